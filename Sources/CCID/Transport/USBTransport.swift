@@ -1,0 +1,82 @@
+/// The USB pipes of one CCID interface, as the driver sees them.
+///
+/// The driver in this module speaks CCID over any `USBTransport`: the libusb transport for a
+/// reader on a desk, or the in-memory transport of `CardSimulator` for tests, benchmarks and the
+/// demo. Implementations must honour Swift task cancellation: when the calling task is
+/// cancelled, a pending transfer is cancelled and the call throws ``USBTransportError/cancelled``.
+public protocol USBTransport: Sendable {
+    /// Writes one whole CCID message to the bulk-OUT endpoint.
+    func bulkOut(_ data: [UInt8], timeout: Duration) async throws(USBTransportError)
+
+    /// Reads one bulk-IN transfer (one whole CCID message, ended by a short packet) of at most
+    /// `maxLength` bytes.
+    func bulkIn(maxLength: Int, timeout: Duration) async throws(USBTransportError) -> [UInt8]
+
+    /// Reads one interrupt-IN transfer. Throws ``USBTransportError/noInterruptEndpoint`` when the
+    /// interface has none.
+    func interruptIn(maxLength: Int, timeout: Duration) async throws(USBTransportError) -> [UInt8]
+
+    /// Performs a control transfer on the default pipe. For device-to-host requests the answer is
+    /// returned; for host-to-device requests the result is empty.
+    func control(_ request: USBControlRequest, timeout: Duration) async throws(USBTransportError) -> [UInt8]
+}
+
+/// A USB control request (the SETUP packet plus, host-to-device, its data stage).
+public struct USBControlRequest: Sendable, Hashable {
+    public var requestType: UInt8
+    public var request: UInt8
+    public var value: UInt16
+    public var index: UInt16
+    /// Bytes sent in the data stage (host-to-device) or the number of bytes asked for
+    /// (device-to-host, `length`).
+    public var data: [UInt8]
+    public var length: UInt16
+
+    public init(requestType: UInt8, request: UInt8, value: UInt16, index: UInt16, data: [UInt8] = [], length: UInt16 = 0) {
+        self.requestType = requestType
+        self.request = request
+        self.value = value
+        self.index = index
+        self.data = data
+        self.length = length
+    }
+
+    /// True when the data stage flows from the device to the host (bit 7 of bmRequestType).
+    public var isDeviceToHost: Bool { requestType & 0x80 != 0 }
+}
+
+/// What can go wrong on the USB side, independent of the CCID protocol.
+public enum USBTransportError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The transfer did not complete within its timeout.
+    case timeout(endpoint: String, after: Duration)
+    /// The calling task was cancelled and the transfer was cancelled with it.
+    case cancelled
+    /// The endpoint stalled (the device refused the request).
+    case stall(endpoint: String)
+    /// The device is gone (unplugged or reset).
+    case noDevice
+    /// The device sent more bytes than were asked for.
+    case overflow(endpoint: String)
+    /// The interface has no interrupt-IN endpoint.
+    case noInterruptEndpoint
+    /// The interface is claimed by someone else (another process or a kernel driver).
+    case busy(detail: String)
+    /// The operating system refused access (permissions).
+    case accessDenied(detail: String)
+    /// Any other I/O failure, with the underlying description.
+    case io(String)
+
+    public var description: String {
+        switch self {
+        case .timeout(let endpoint, let after): "USB \(endpoint) transfer timed out after \(after)"
+        case .cancelled: "USB transfer cancelled"
+        case .stall(let endpoint): "USB \(endpoint) endpoint stalled"
+        case .noDevice: "USB device is gone (unplugged?)"
+        case .overflow(let endpoint): "USB \(endpoint) transfer overflowed its buffer"
+        case .noInterruptEndpoint: "the CCID interface has no interrupt-IN endpoint"
+        case .busy(let detail): "USB interface is busy: \(detail)"
+        case .accessDenied(let detail): "USB access denied: \(detail)"
+        case .io(let detail): "USB I/O error: \(detail)"
+        }
+    }
+}

@@ -1,0 +1,1 @@
+/// CardFlow core module.

@@ -1,0 +1,1 @@
+/// Virtual readers and cards.
