@@ -1,0 +1,44 @@
+import ArgumentParser
+import CCID
+import CardFlow
+import CardSimulator
+
+/// cardctl's exit codes: 0 ok, 1 card/status error, 2 usage or bad input, 3 reader or
+/// transport error, 130 cancelled.
+enum ExitStatus: Int32 {
+    case ok = 0
+    case cardError = 1
+    case usage = 2
+    case readerError = 3
+    case cancelled = 130
+
+    static func of(_ error: any Error) -> ExitStatus {
+        switch error {
+        case is CancellationError: return .cancelled
+        case is CardStatusError, is APDUExchangeError, is CardChannelError, is ExpectedStatusMismatch: return .cardError
+        case let error as CCIDDriverError:
+            switch error {
+            case .noCard, .cardMute, .t1Failure, .invalidATR: return .cardError
+            case .transport(.cancelled, _): return .cancelled
+            default: return .readerError
+            }
+        case is USBTransportError, is ReaderSelectionError: return .readerError
+        case is HexParseError, is APDUParseError, is APDULengthError, is SimulatorSpecificationError, is InputError:
+            return .usage
+        default: return .readerError
+        }
+    }
+}
+
+/// The card answered, but not with the status word `--expect-sw` asked for.
+struct ExpectedStatusMismatch: Error, CustomStringConvertible {
+    let expected: StatusWord
+    let received: StatusWord
+    let command: CommandAPDU
+    var description: String { "expected SW \(expected.hexString) but the card answered \(received) to \(command)" }
+}
+
+/// Bad input on the command line or stdin.
+struct InputError: Error, CustomStringConvertible {
+    let description: String
+}

@@ -1,0 +1,454 @@
+import Logging
+
+/// The host side of one USB CCID interface: it frames commands, matches answers by bSeq,
+/// follows time extensions, chains extended APDUs, runs T=1 for TPDU readers, and aborts a
+/// transfer when the calling task is cancelled.
+///
+/// One driver serves one CCID interface (a "reader"); commands to it are serialised in arrival
+/// order. It moves bytes: APDU semantics (status words, GET RESPONSE) live in `CardFlow`.
+///
+/// ```swift
+/// let driver = CCIDDriver(transport: transport, descriptor: descriptor, logger: logger)
+/// let atr = try await driver.powerOn()
+/// let response = try await driver.transmit([0x00, 0xA4, 0x04, 0x00, 0x00])
+/// ```
+public actor CCIDDriver {
+    public nonisolated let descriptor: CCIDClassDescriptor
+    public nonisolated let configuration: CCIDDriverConfiguration
+    public nonisolated let interfaceNumber: UInt8
+    private let transport: any USBTransport
+    private let logger: Logger
+    private let readBufferLength: Int
+
+    private var nextSequence: UInt8 = 0
+    private var t1Sessions: [UInt8: T1HostProtocol] = [:]
+    private var poweredSlots: Set<UInt8> = []
+
+    // FIFO admission: one exchange at a time, in the order callers arrived.
+    private var busy = false
+    private var waiters: [(id: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
+    private var nextWaiterID: UInt64 = 0
+
+    public init(transport: any USBTransport, descriptor: CCIDClassDescriptor, interfaceNumber: UInt8 = 0,
+                configuration: CCIDDriverConfiguration = CCIDDriverConfiguration(),
+                logger: Logger = Logger(label: "cardflow.ccid")) {
+        self.transport = transport
+        self.descriptor = descriptor
+        self.interfaceNumber = interfaceNumber
+        self.configuration = configuration
+        self.logger = logger
+        // Large enough for the longest message the reader may send, in whole 64-byte packets.
+        let longest = max(Int(descriptor.maxMessageLength), ccidHeaderLength + 261)
+        readBufferLength = (longest + 63) / 64 * 64
+    }
+
+    /// The exchange level in use.
+    public nonisolated var exchangeLevel: CCIDExchangeLevel { descriptor.exchangeLevel }
+
+    // MARK: - Public operations
+
+    /// Asks the reader for the slot's state (card present, powered).
+    public func slotStatus(slot: UInt8 = 0) async throws -> CCIDSlotState {
+        try await exclusively {
+            let response = try await exchange(.getSlotStatus, slot: slot, timeout: configuration.readTimeout, failureIsError: false)
+            // ICC_MUTE on GetSlotStatus only says "no card"; the presence bits are what count.
+            if let error = response.slotError, error != .iccMute {
+                throw CCIDDriverError.slotError(error, state: response.state, during: .getSlotStatus)
+            }
+            if response.state.icc == .absent { poweredSlots.remove(slot); t1Sessions[slot] = nil }
+            return response.state
+        }
+    }
+
+    /// Powers the card on and returns its ATR. For TPDU readers this also sets up T=1
+    /// (SetParameters and the IFSD exchange unless the reader does them itself).
+    public func powerOn(slot: UInt8 = 0) async throws -> [UInt8] {
+        try await exclusively {
+            if exchangeLevel == .character {
+                throw CCIDDriverError.unsupportedReader("character-level readers are not supported; CardFlow needs a TPDU or APDU level reader")
+            }
+            let atr = try await powerOnSelectingVoltage(slot: slot)
+            poweredSlots.insert(slot)
+            t1Sessions[slot] = nil
+            if exchangeLevel == .tpdu { try await setUpT1(slot: slot, atr: atr) }
+            logger.debug("card powered on", metadata: ["slot": "\(slot)", "atrLength": "\(atr.count)"])
+            return atr
+        }
+    }
+
+    /// Powers the card off.
+    public func powerOff(slot: UInt8 = 0) async throws {
+        try await exclusively {
+            poweredSlots.remove(slot)
+            t1Sessions[slot] = nil
+            _ = try await exchange(.iccPowerOff, slot: slot, timeout: configuration.readTimeout)
+        }
+    }
+
+    /// Sends one command APDU and returns the response APDU bytes (data and status word),
+    /// using the reader's exchange level.
+    public func transmit(_ apdu: [UInt8], slot: UInt8 = 0) async throws -> [UInt8] {
+        try await exclusively {
+            guard poweredSlots.contains(slot) else { throw CCIDDriverError.cardNotPowered(slot: slot) }
+            switch exchangeLevel {
+            case .shortAPDU: return try await transmitShort(apdu, slot: slot)
+            case .extendedAPDU: return try await transmitExtended(apdu, slot: slot)
+            case .tpdu: return try await transmitT1(apdu, slot: slot)
+            case .character:
+                throw CCIDDriverError.unsupportedReader("character-level readers are not supported")
+            }
+        }
+    }
+
+    /// Sends a vendor command through PC_to_RDR_Escape and returns the reader's answer.
+    public func escape(_ data: [UInt8], slot: UInt8 = 0) async throws -> [UInt8] {
+        try await exclusively {
+            let response = try await exchange(.escape(data), slot: slot, timeout: configuration.readTimeout)
+            guard case .escape(let answer) = response.kind else {
+                throw CCIDDriverError.unexpectedResponse(response.messageType, during: .escape)
+            }
+            return answer
+        }
+    }
+
+    /// Reads one card event from the interrupt endpoint, or nil when none came within `timeout`.
+    public func readInterrupt(timeout: Duration) async throws -> CCIDInterruptMessage? {
+        let bytes: [UInt8]
+        do throws(USBTransportError) {
+            bytes = try await transport.interruptIn(maxLength: 64, timeout: timeout)
+        } catch .timeout {
+            return nil
+        } catch {
+            throw CCIDDriverError.transport(error, during: .getSlotStatus)
+        }
+        do {
+            return try CCIDInterruptMessage(decoding: bytes, slotCount: descriptor.slotCount)
+        } catch {
+            throw CCIDDriverError.malformedResponse(error, during: .getSlotStatus)
+        }
+    }
+
+    // MARK: - Serialisation
+
+    private func exclusively<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        try await acquire()
+        defer { release() }
+        try Task.checkCancellation()
+        return try await body()
+    }
+
+    private func acquire() async throws {
+        if !busy {
+            busy = true
+            return
+        }
+        let id = nextWaiterID
+        nextWaiterID &+= 1
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                if Task.isCancelled {
+                    continuation.resume(throwing: CancellationError())
+                } else {
+                    waiters.append((id, continuation))
+                }
+            }
+        } onCancel: {
+            Task { await self.cancelWaiter(id) }
+        }
+    }
+
+    private func release() {
+        if waiters.isEmpty {
+            busy = false
+        } else {
+            // Ownership passes straight to the next waiter, so nobody can overtake it.
+            waiters.removeFirst().continuation.resume()
+        }
+    }
+
+    private func cancelWaiter(_ id: UInt64) {
+        guard let index = waiters.firstIndex(where: { $0.id == id }) else { return }
+        waiters.remove(at: index).continuation.resume(throwing: CancellationError())
+    }
+
+    // MARK: - Message exchange
+
+    /// Sends one command and returns its answer, following time extensions, discarding stale
+    /// frames, and aborting on cancellation.
+    private func exchange(_ kind: CCIDCommand.Kind, slot: UInt8, timeout: Duration,
+                          failureIsError: Bool = true) async throws -> CCIDResponse {
+        guard Int(slot) < descriptor.slotCount else { throw CCIDDriverError.noSuchSlot(slot, slotCount: descriptor.slotCount) }
+        let sequence = nextSequence
+        nextSequence &+= 1
+        let command = CCIDCommand(slot: slot, sequence: sequence, kind: kind)
+        let type = command.messageType
+        let encoded = command.encoded()
+        if logger.logLevel <= .trace {
+            logger.trace("CCID >", metadata: ["type": "\(type)", "seq": "\(sequence)", "length": "\(encoded.count)"])
+        }
+        do throws(USBTransportError) {
+            try await transport.bulkOut(encoded, timeout: configuration.writeTimeout)
+        } catch .cancelled {
+            await abort(slot: slot, sequence: sequence)
+            throw CancellationError()
+        } catch {
+            throw CCIDDriverError.transport(error, during: type)
+        }
+
+        var currentTimeout = timeout
+        var extensions = 0
+        var discarded = 0
+        while true {
+            let bytes: [UInt8]
+            do throws(USBTransportError) {
+                bytes = try await transport.bulkIn(maxLength: readBufferLength, timeout: currentTimeout)
+            } catch .cancelled {
+                await abort(slot: slot, sequence: sequence)
+                throw CancellationError()
+            } catch {
+                throw CCIDDriverError.transport(error, during: type)
+            }
+            let response: CCIDResponse
+            do {
+                response = try CCIDResponse(decoding: bytes)
+            } catch {
+                throw CCIDDriverError.malformedResponse(error, during: type)
+            }
+            if response.sequence != sequence || response.slot != slot {
+                let previous = sequence &- 1
+                let tolerated = configuration.quirks.contains(.acceptsPreviousSequence)
+                    && response.sequence == previous && response.slot == slot
+                    && response.messageType == type.responseType
+                if !tolerated {
+                    discarded += 1
+                    logger.debug("discarding CCID frame with wrong bSeq/bSlot",
+                                 metadata: ["expected": "\(sequence)", "received": "\(response.sequence)", "slot": "\(response.slot)"])
+                    guard discarded <= configuration.maxDiscardedFrames else {
+                        throw CCIDDriverError.sequenceMismatch(expected: sequence, received: response.sequence, during: type)
+                    }
+                    continue
+                }
+            }
+            if response.state.command == .timeExtension {
+                extensions += 1
+                guard extensions <= configuration.maxTimeExtensions else {
+                    throw CCIDDriverError.timeExtensionLimitExceeded(count: extensions, during: type)
+                }
+                // bError carries the multiplier; the next read waits that much longer.
+                let multiplier = response.errorCode == 0 || response.errorCode == 0xFF ? 1 : Int(response.errorCode)
+                currentTimeout = timeout * multiplier
+                logger.trace("CCID time extension", metadata: ["multiplier": "\(multiplier)"])
+                continue
+            }
+            let expected = type.responseType
+            guard response.messageType == expected || (response.messageType == .slotStatus && response.state.command == .failed) else {
+                throw CCIDDriverError.unexpectedResponse(response.messageType, during: type)
+            }
+            if failureIsError, let error = response.slotError {
+                throw mapFailure(error, state: response.state, during: type)
+            }
+            return response
+        }
+    }
+
+    private func mapFailure(_ error: CCIDSlotError, state: CCIDSlotState, during type: CCIDMessageType) -> CCIDDriverError {
+        if state.icc == .absent {
+            poweredSlots.removeAll()
+            t1Sessions.removeAll()
+            return .noCard
+        }
+        if error == .iccMute { return .cardMute(during: type) }
+        return .slotError(error, state: state, during: type)
+    }
+
+    /// The CCID abort handshake: control ABORT, then PC_to_RDR_Abort with the same bSlot/bSeq,
+    /// then read until its SlotStatus arrives. Runs in a fresh task because the caller's task is
+    /// already cancelled and would refuse the transfers.
+    private func abort(slot: UInt8, sequence: UInt8) async {
+        let transport = self.transport
+        let interface = interfaceNumber
+        let timeout = configuration.abortTimeout
+        let maxFrames = configuration.maxDiscardedFrames + 2
+        let logger = self.logger
+        let completed = await Task {
+            let control = CCIDClassRequest.abort(slot: slot, sequence: sequence).controlRequest(interface: interface)
+            _ = try? await transport.control(control, timeout: timeout)
+            let command = CCIDCommand(slot: slot, sequence: sequence, kind: .abort).encoded()
+            guard (try? await transport.bulkOut(command, timeout: timeout)) != nil else { return false }
+            for _ in 0..<maxFrames {
+                guard let bytes = try? await transport.bulkIn(maxLength: 1024, timeout: timeout) else { return false }
+                if let response = try? CCIDResponse(decoding: bytes), response.messageType == .slotStatus,
+                   response.sequence == sequence, response.slot == slot {
+                    return true
+                }
+            }
+            return false
+        }.value
+        if completed {
+            logger.debug("CCID abort handshake completed", metadata: ["seq": "\(sequence)"])
+        } else {
+            logger.warning("CCID abort handshake did not complete; the reader may need a reset", metadata: ["seq": "\(sequence)"])
+        }
+    }
+
+    // MARK: - Power on
+
+    private func powerOnSelectingVoltage(slot: UInt8) async throws -> [UInt8] {
+        let automatic = descriptor.features.contains(.automaticVoltageSelection) || descriptor.features.contains(.automaticActivation)
+        var selections: [CCIDPowerSelect] = []
+        if automatic {
+            selections = [.automatic]
+        } else {
+            // pcsc-lite's order: 5 V, then 1.8 V, then 3 V, skipping voltages the reader lacks.
+            if descriptor.voltageSupport & 0x01 != 0 { selections.append(.volts5) }
+            if descriptor.voltageSupport & 0x04 != 0 { selections.append(.volts1_8) }
+            if descriptor.voltageSupport & 0x02 != 0 { selections.append(.volts3) }
+            if selections.isEmpty { selections = [.automatic] }
+        }
+        var lastError: any Error = CCIDDriverError.noCard
+        for select in selections {
+            do {
+                let response = try await exchange(.iccPowerOn(select), slot: slot, timeout: configuration.powerOnTimeout)
+                guard case .dataBlock(_, let atr) = response.kind else {
+                    throw CCIDDriverError.unexpectedResponse(response.messageType, during: .iccPowerOn)
+                }
+                return atr
+            } catch CCIDDriverError.noCard {
+                throw CCIDDriverError.noCard
+            } catch let error as CCIDDriverError {
+                guard case .slotError = error else { throw error }
+                lastError = error
+            }
+        }
+        throw lastError
+    }
+
+    private func setUpT1(slot: UInt8, atr bytes: [UInt8]) async throws {
+        let atr: AnswerToReset
+        do { atr = try AnswerToReset(bytes: bytes) } catch { throw CCIDDriverError.invalidATR(error) }
+        guard atr.offersT1, descriptor.protocols.contains(.t1) else {
+            throw CCIDDriverError.unsupportedReader("TPDU exchange needs T=1; this card or reader offers only T=0")
+        }
+        if !descriptor.features.contains(.automaticParameterNegotiation) {
+            let parameters = CCIDProtocolParameters.t1(
+                findexDindex: atr.ta1 ?? 0x11, tcckst: atr.t1UsesCRC ? 0x11 : 0x10, guardTime: 0,
+                waitingIntegers: atr.t1WaitingIntegers ?? 0x4D, clockStop: 0, ifsc: UInt8(atr.t1IFSC), nad: 0)
+            let response = try await exchange(.setParameters(parameters), slot: slot, timeout: configuration.readTimeout,
+                                              failureIsError: false)
+            if let error = response.slotError {
+                if response.state.icc == .absent { throw CCIDDriverError.noCard }
+                // pcsc-lite treats "parameter not changeable" (1...127) and "not supported" as non-fatal.
+                logger.debug("SetParameters refused; continuing with the reader's parameters", metadata: ["error": "\(error)"])
+            }
+        }
+        let ifsd = Int(min(max(descriptor.maxIFSD, 1), 254))
+        var t1 = T1HostProtocol(ifsc: atr.t1IFSC, ifsd: 32, checksum: atr.t1UsesCRC ? .crc : .lrc)
+        if !descriptor.features.contains(.automaticIFSDExchange) {
+            let negotiation = t1.beginIFSDNegotiation(ifsd: ifsd)
+            _ = try await runT1(&t1, first: negotiation, slot: slot)
+        }
+        t1Sessions[slot] = t1
+    }
+
+    // MARK: - Exchange levels
+
+    private func xfrBlock(_ data: [UInt8], slot: UInt8, bwi: UInt8 = 0, level: UInt16 = CCIDLevelParameter.complete,
+                          timeout: Duration? = nil) async throws -> (chain: UInt8, data: [UInt8]) {
+        let response = try await exchange(.xfrBlock(blockWaitingTimeMultiplier: bwi, levelParameter: level, data: data),
+                                          slot: slot, timeout: timeout ?? configuration.readTimeout)
+        guard case .dataBlock(let chain, let payload) = response.kind else {
+            throw CCIDDriverError.unexpectedResponse(response.messageType, during: .xfrBlock)
+        }
+        return (chain, payload)
+    }
+
+    private func transmitShort(_ apdu: [UInt8], slot: UInt8) async throws -> [UInt8] {
+        guard apdu.count <= descriptor.maxPayloadPerMessage else {
+            throw CCIDDriverError.commandTooLong(length: apdu.count, maximum: descriptor.maxPayloadPerMessage)
+        }
+        let first = try await xfrBlock(apdu, slot: slot)
+        return try await collectChainedResponse(first, slot: slot)
+    }
+
+    private func transmitExtended(_ apdu: [UInt8], slot: UInt8) async throws -> [UInt8] {
+        let chunk = descriptor.maxPayloadPerMessage
+        guard apdu.count > chunk else {
+            return try await collectChainedResponse(try await xfrBlock(apdu, slot: slot), slot: slot)
+        }
+        guard apdu.count <= 65_544 else { throw CCIDDriverError.commandTooLong(length: apdu.count, maximum: 65_544) }
+        var offset = 0
+        var answer: (chain: UInt8, data: [UInt8]) = (0, [])
+        while offset < apdu.count {
+            let end = min(offset + chunk, apdu.count)
+            let level: UInt16 = offset == 0 ? CCIDLevelParameter.begins
+                : (end == apdu.count ? CCIDLevelParameter.ends : CCIDLevelParameter.continues)
+            answer = try await xfrBlock(Array(apdu[offset..<end]), slot: slot, level: level)
+            offset = end
+            if offset < apdu.count {
+                // Between command parts the reader sends an empty DataBlock asking for more.
+                guard answer.data.isEmpty else {
+                    throw CCIDDriverError.chainingViolation("reader answered a partial command with \(answer.data.count) data bytes")
+                }
+            }
+        }
+        return try await collectChainedResponse(answer, slot: slot)
+    }
+
+    /// Follows bChainParameter until the response is complete, bounded in size.
+    private func collectChainedResponse(_ first: (chain: UInt8, data: [UInt8]), slot: UInt8) async throws -> [UInt8] {
+        switch first.chain {
+        case CCIDChainParameter.complete: return first.data
+        case CCIDChainParameter.begins: break
+        default:
+            throw CCIDDriverError.chainingViolation("first response part has bChainParameter 0x\(hex2(first.chain))")
+        }
+        var response = first.data
+        while true {
+            let part = try await xfrBlock([], slot: slot, level: CCIDLevelParameter.nextResponsePart)
+            response += part.data
+            guard response.count <= configuration.maxResponseLength else {
+                throw CCIDDriverError.responseTooLong(length: response.count, maximum: configuration.maxResponseLength)
+            }
+            switch part.chain {
+            case CCIDChainParameter.ends: return response
+            case CCIDChainParameter.continues:
+                guard !part.data.isEmpty else { throw CCIDDriverError.chainingViolation("empty continuation part") }
+            default:
+                throw CCIDDriverError.chainingViolation("response part has bChainParameter 0x\(hex2(part.chain))")
+            }
+        }
+    }
+
+    private func transmitT1(_ apdu: [UInt8], slot: UInt8) async throws -> [UInt8] {
+        guard var t1 = t1Sessions[slot] else { throw CCIDDriverError.cardNotPowered(slot: slot) }
+        defer { if poweredSlots.contains(slot) { t1Sessions[slot] = t1 } }
+        let first = t1.begin(command: apdu)
+        return try await runT1(&t1, first: first, slot: slot)
+    }
+
+    /// Drives the T=1 state machine: each block travels in one XfrBlock, with bBWI set to the
+    /// card's waiting time extension.
+    private func runT1(_ t1: inout T1HostProtocol, first: T1HostAction, slot: UInt8) async throws -> [UInt8] {
+        var action = first
+        for _ in 0..<configuration.maxT1Blocks {
+            switch action {
+            case .send(let block, let multiplier):
+                do {
+                    let answer = try await xfrBlock(block, slot: slot, bwi: multiplier > 1 ? multiplier : 0,
+                                                    timeout: configuration.readTimeout * Int(max(multiplier, 1)))
+                    action = t1.receive(answer.data)
+                } catch CCIDDriverError.cardMute {
+                    action = t1.timeoutOccurred()
+                } catch CCIDDriverError.slotError(.parityError, _, _) {
+                    action = t1.timeoutOccurred()
+                }
+            case .completed(let response):
+                return response
+            case .failed(let error):
+                t1.reset()
+                throw CCIDDriverError.t1Failure("\(error)")
+            }
+        }
+        throw CCIDDriverError.t1Failure("more than \(configuration.maxT1Blocks) blocks for one APDU")
+    }
+}

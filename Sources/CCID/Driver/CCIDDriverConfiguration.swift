@@ -1,0 +1,34 @@
+/// Timeouts, bounds and reader quirks of a ``CCIDDriver``.
+public struct CCIDDriverConfiguration: Sendable, Hashable {
+    /// Read timeout of an ordinary command (pcsc-lite CCID: 3 s).
+    public var readTimeout: Duration = .seconds(3)
+    /// Read timeout of IccPowerOn (activating a card can take long).
+    public var powerOnTimeout: Duration = .seconds(10)
+    /// Write timeout of bulk-OUT transfers.
+    public var writeTimeout: Duration = .seconds(5)
+    /// How many time-extension frames one command may receive before the driver gives up.
+    public var maxTimeExtensions: Int = 64
+    /// Frames with a wrong bSeq/bSlot discarded before the exchange fails (pcsc-lite: 10).
+    public var maxDiscardedFrames: Int = 10
+    /// Largest response APDU accepted over extended chaining.
+    public var maxResponseLength: Int = 65_538
+    /// Bound on the number of T=1 blocks one APDU may take.
+    public var maxT1Blocks: Int = 4096
+    /// Time allowed for the abort handshake after a cancelled transfer.
+    public var abortTimeout: Duration = .seconds(1)
+    /// Reader quirks.
+    public var quirks: CCIDQuirks = []
+
+    public init() {}
+}
+
+/// Behaviours of real readers that deviate from the CCID specification.
+public struct CCIDQuirks: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    /// The reader may answer with the previous command's bSeq (ACR122U after writes > 64 bytes).
+    public static let acceptsPreviousSequence = CCIDQuirks(rawValue: 1 << 0)
+    /// The reader must not receive SET_INTERFACE (ACR122U).
+    public static let noSetInterface = CCIDQuirks(rawValue: 1 << 1)
+}

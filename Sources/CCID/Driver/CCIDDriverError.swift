@@ -1,0 +1,65 @@
+/// Errors of the CCID driver layer. Each says which message failed and why.
+public enum CCIDDriverError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The USB transport failed (timeout, stall, unplug, cancellation…).
+    case transport(USBTransportError, during: CCIDMessageType)
+    /// The reader sent bytes that are not a valid CCID message.
+    case malformedResponse(CCIDFrameError, during: CCIDMessageType)
+    /// The reader kept answering with the wrong bSeq (or bSlot); frames were discarded.
+    case sequenceMismatch(expected: UInt8, received: UInt8, during: CCIDMessageType)
+    /// The reader answered with a message type that does not belong to the command.
+    case unexpectedResponse(CCIDMessageType, during: CCIDMessageType)
+    /// The reader reported a failed command.
+    case slotError(CCIDSlotError, state: CCIDSlotState, during: CCIDMessageType)
+    /// No card in the slot (or, contactless, no tag in the field).
+    case noCard
+    /// The card is present but did not answer (ICC_MUTE with a card present).
+    case cardMute(during: CCIDMessageType)
+    /// The command does not fit the reader's exchange level or message size.
+    case commandTooLong(length: Int, maximum: Int)
+    /// The response exceeded the size this driver accepts.
+    case responseTooLong(length: Int, maximum: Int)
+    /// The reader asked for more time more often than the configured cap allows.
+    case timeExtensionLimitExceeded(count: Int, during: CCIDMessageType)
+    /// Extended-APDU chaining went wrong (the reader broke the wLevelParameter/bChainParameter rules).
+    case chainingViolation(String)
+    /// The T=1 block protocol failed beyond recovery; the card must be reset.
+    case t1Failure(String)
+    /// The card's ATR cannot be used (TPDU readers need it to set up T=1).
+    case invalidATR(ATRParseError)
+    /// This reader or card cannot be driven (character-level exchange, T=0 on a TPDU reader…).
+    case unsupportedReader(String)
+    /// The slot index does not exist on this reader.
+    case noSuchSlot(UInt8, slotCount: Int)
+    /// The card was not powered on before an exchange.
+    case cardNotPowered(slot: UInt8)
+
+    public var description: String {
+        switch self {
+        case .transport(let error, let type): "\(error) (during \(type))"
+        case .malformedResponse(let error, let type): "malformed reader response to \(type): \(error)"
+        case .sequenceMismatch(let expected, let received, let type):
+            "reader answered \(type) with bSeq 0x\(hex2(received)), expected 0x\(hex2(expected))"
+        case .unexpectedResponse(let got, let type): "reader answered \(type) with \(got)"
+        case .slotError(let error, let state, let type): "reader failed \(type): \(error), \(state)"
+        case .noCard: "no card in the reader"
+        case .cardMute(let type): "the card did not answer (\(type))"
+        case .commandTooLong(let length, let maximum): "command of \(length) bytes exceeds the reader's limit of \(maximum)"
+        case .responseTooLong(let length, let maximum): "response of \(length) bytes exceeds the limit of \(maximum)"
+        case .timeExtensionLimitExceeded(let count, let type): "reader requested \(count) time extensions for \(type); giving up"
+        case .chainingViolation(let detail): "extended APDU chaining failed: \(detail)"
+        case .t1Failure(let detail): "T=1 protocol failure: \(detail)"
+        case .invalidATR(let error): "invalid ATR: \(error)"
+        case .unsupportedReader(let detail): "unsupported reader: \(detail)"
+        case .noSuchSlot(let slot, let count): "slot \(slot) does not exist (reader has \(count))"
+        case .cardNotPowered(let slot): "the card in slot \(slot) is not powered on"
+        }
+    }
+
+    /// True when the error means the card is gone from the reader.
+    public var isCardRemoved: Bool {
+        switch self {
+        case .noCard: true
+        default: false
+        }
+    }
+}

@@ -1,1 +1,0 @@
-/// CardFlow core module.

@@ -1,0 +1,575 @@
+import CCID
+import Logging
+
+/// A simulated USB CCID reader. It speaks the USB side of CCID: it takes bulk-OUT messages and
+/// produces bulk-IN, interrupt-IN and control answers, so the driver code that runs against a
+/// real reader runs unchanged against it.
+///
+/// ```swift
+/// let reader = VirtualCCIDReader(configuration: .level(.shortAPDU))
+/// await reader.insert(ISO7816Card(seed: 1))
+/// let transport = InMemoryUSBTransport(reader: reader)
+/// let driver = CCIDDriver(transport: transport, descriptor: reader.configuration.descriptor)
+/// ```
+///
+/// Cards come and go with ``insert(_:slot:)`` and ``removeCard(slot:)`` (queuing
+/// NotifySlotChange), or on a schedule with ``liftCard(afterAPDUs:slot:returnAfter:replacement:)``.
+/// Misbehaviour is injected with ``inject(_:)``.
+public actor VirtualCCIDReader {
+    public nonisolated let configuration: VirtualReaderConfiguration
+    private let clock: any SimulationClock
+    private let logger: Logger
+    private let part3 = PCSCPart3Responder()
+
+    private var slots: [VirtualSlot]
+    private var bulkInQueue: [(bytes: [UInt8], readyAt: Duration)] = []
+    private var interruptQueue: [[UInt8]] = []
+    private var faults: [ReaderFault] = []
+    private var unplugged = false
+    private var stallNextRead = false
+    private var random: SplitMixRandom
+    private var waiters: [UInt64: (channel: Channel, continuation: CheckedContinuation<Void, Never>, timer: Task<Void, Never>?)] = [:]
+    private var nextWaiterID: UInt64 = 0
+
+    // Scheduled card movement (slot 0 of `lift-after=N`, `return-after=MS`, `swap`).
+    private var liftPlan: (slot: Int, remainingAPDUs: Int, returnAfter: Duration?, replacement: (any VirtualCard)?)?
+    private var scheduledReturn: (slot: Int, at: Duration, card: any VirtualCard)?
+
+    /// Counters for tests and benchmarks.
+    public private(set) var commandsReceived = 0
+    public private(set) var apdusProcessed = 0
+
+    private enum Channel { case bulkIn, interrupt }
+
+    public init(configuration: VirtualReaderConfiguration = VirtualReaderConfiguration(),
+                clock: any SimulationClock = RealTimeSimulationClock(),
+                logger: Logger = Logger(label: "cardflow.simulator")) {
+        self.configuration = configuration
+        self.clock = clock
+        self.logger = logger
+        slots = Array(repeating: VirtualSlot(), count: configuration.descriptor.slotCount)
+        random = SplitMixRandom(seed: configuration.seed)
+    }
+
+    // MARK: - Cards
+
+    /// Puts a card on the reader (queues NotifySlotChange).
+    public func insert(_ card: any VirtualCard, slot: Int = 0) {
+        guard slots.indices.contains(slot) else { return }
+        slots[slot].cardLeft()
+        slots[slot].card = card
+        notifySlotChange(slot: slot)
+    }
+
+    /// Takes the card away (queues NotifySlotChange) and returns it with its current contents.
+    @discardableResult
+    public func removeCard(slot: Int = 0) -> (any VirtualCard)? {
+        guard slots.indices.contains(slot), let card = slots[slot].card else { return nil }
+        slots[slot].cardLeft()
+        notifySlotChange(slot: slot)
+        return card
+    }
+
+    /// The card in a slot, with its current contents (nil when empty).
+    public func card(slot: Int = 0) -> (any VirtualCard)? {
+        applyScheduledEvents()
+        return slots.indices.contains(slot) ? slots[slot].card : nil
+    }
+
+    /// After `apdus` more APDUs reach the card, it leaves the field. With `returnAfter` it comes
+    /// back after that long, or `replacement` comes instead (a different card of the same kind).
+    public func liftCard(afterAPDUs apdus: Int, slot: Int = 0, returnAfter: Duration? = nil,
+                         replacement: (any VirtualCard)? = nil) {
+        liftPlan = (slot, max(0, apdus), returnAfter, replacement)
+        if apdus <= 0 { executeLift() }
+    }
+
+    /// Queues a misbehaviour for the next command(s).
+    public func inject(_ fault: ReaderFault) {
+        faults.append(fault)
+    }
+
+    /// Unplugs the reader: every pending and later transfer fails with `noDevice`.
+    public func unplug() {
+        unplugged = true
+        wakeAll()
+    }
+
+    // MARK: - USB side
+
+    /// Handles one bulk-OUT transfer.
+    public func receiveBulkOut(_ bytes: [UInt8]) throws(USBTransportError) {
+        guard !unplugged else { throw .noDevice }
+        applyScheduledEvents()
+        commandsReceived += 1
+        if takeFault(.unplug) {
+            unplug()
+            throw .noDevice
+        }
+        let command: CCIDCommand
+        do {
+            command = try CCIDCommand(decoding: bytes)
+        } catch {
+            answerMalformed(bytes, error: error)
+            return
+        }
+        if takeFault(.noResponse) { return }
+        if takeFault(.staleFrame) {
+            let stale = CCIDResponse(slot: command.slot, sequence: command.sequence &- 1, state: .init(icc: .presentActive, command: .processed),
+                                     kind: .slotStatus(clockStatus: 0))
+            enqueue(stale.encoded(), delay: .zero)
+        }
+        guard slots.indices.contains(Int(command.slot)) else {
+            reply(failure(command, error: .badParameter(offset: 5), icc: .absent), delay: configuration.timing.readerOnlyTime)
+            return
+        }
+        if bytes.count > Int(configuration.descriptor.maxMessageLength) {
+            reply(failure(command, error: .badParameter(offset: 1), icc: slots[Int(command.slot)].iccStatus),
+                  delay: configuration.timing.readerOnlyTime)
+            return
+        }
+        if takeFault(.hardwareError) {
+            interruptQueue.append(CCIDInterruptMessage.hardwareError(slot: command.slot, sequence: command.sequence, code: 0x01).encoded())
+            wake(.interrupt)
+            reply(failure(command, error: .hardwareError, icc: slots[Int(command.slot)].iccStatus), delay: configuration.timing.readerOnlyTime)
+            return
+        }
+        handle(command)
+    }
+
+    /// Returns the next bulk-IN message once it is due, or throws `timeout` when none is due
+    /// within `timeout`.
+    public func nextBulkIn(maxLength: Int, timeout: Duration) async throws(USBTransportError) -> [UInt8] {
+        let deadline = clock.now() + timeout
+        while true {
+            guard !unplugged else { throw .noDevice }
+            if stallNextRead {
+                stallNextRead = false
+                throw .stall(endpoint: "bulk-IN")
+            }
+            if let head = bulkInQueue.first {
+                let now = clock.now()
+                if head.readyAt > now {
+                    let wakeAt = min(head.readyAt, deadline)
+                    do { try await clock.sleep(until: wakeAt) } catch { throw USBTransportError.cancelled }
+                    if wakeAt == deadline && head.readyAt > deadline { throw .timeout(endpoint: "bulk-IN", after: timeout) }
+                    continue
+                }
+                bulkInQueue.removeFirst()
+                guard head.bytes.count <= maxLength else { throw .overflow(endpoint: "bulk-IN") }
+                return head.bytes
+            }
+            guard clock.now() < deadline else { throw .timeout(endpoint: "bulk-IN", after: timeout) }
+            if Task.isCancelled { throw .cancelled }
+            await waitForData(.bulkIn, until: deadline)
+            if Task.isCancelled && bulkInQueue.isEmpty { throw .cancelled }
+        }
+    }
+
+    /// Returns the next interrupt-IN message (card events), or throws `timeout`.
+    public func nextInterrupt(maxLength: Int, timeout: Duration) async throws(USBTransportError) -> [UInt8] {
+        guard configuration.hasInterruptEndpoint else { throw .noInterruptEndpoint }
+        let deadline = clock.now() + timeout
+        while true {
+            guard !unplugged else { throw .noDevice }
+            applyScheduledEvents()
+            if !interruptQueue.isEmpty {
+                let message = interruptQueue.removeFirst()
+                return Array(message.prefix(maxLength))
+            }
+            guard clock.now() < deadline else { throw .timeout(endpoint: "interrupt-IN", after: timeout) }
+            if Task.isCancelled { throw .cancelled }
+            // Wake for a scheduled card return too, so its notification is not late.
+            let wakeAt = min(deadline, scheduledReturn?.at ?? deadline)
+            await waitForData(.interrupt, until: wakeAt)
+            if Task.isCancelled && interruptQueue.isEmpty { throw .cancelled }
+        }
+    }
+
+    /// Handles a control transfer on the default pipe.
+    public func control(_ request: USBControlRequest) throws(USBTransportError) -> [UInt8] {
+        guard !unplugged else { throw .noDevice }
+        switch CCIDClassRequest(request) {
+        case .abort:
+            // The bulk-OUT half does the work; the control half only has to be accepted.
+            return []
+        case .getClockFrequencies:
+            guard configuration.descriptor.numClockSupported > 0 else { throw .stall(endpoint: "control") }
+            return CCIDClassRequest.encodeValues(Array(repeating: configuration.descriptor.defaultClock,
+                                                       count: Int(configuration.descriptor.numClockSupported)))
+        case .getDataRates:
+            guard configuration.descriptor.numDataRatesSupported > 0 else { throw .stall(endpoint: "control") }
+            return CCIDClassRequest.encodeValues(Array(repeating: configuration.descriptor.dataRate,
+                                                       count: Int(configuration.descriptor.numDataRatesSupported)))
+        case nil:
+            throw .stall(endpoint: "control")
+        }
+    }
+
+    // MARK: - Command handling
+
+    private func handle(_ command: CCIDCommand) {
+        let index = Int(command.slot)
+        let readerTime = configuration.timing.readerOnlyTime
+        switch command.kind {
+        case .getSlotStatus:
+            reply(status(command, icc: slots[index].iccStatus), delay: readerTime)
+        case .iccPowerOn:
+            guard var card = slots[index].card else {
+                reply(CCIDResponse(slot: command.slot, sequence: command.sequence, state: .init(icc: .absent, command: .failed),
+                                   errorCode: CCIDSlotError.iccMute.rawValue, kind: .dataBlock(chainParameter: 0, data: [])), delay: readerTime)
+                return
+            }
+            card.powerOn()
+            slots[index].card = card
+            slots[index].powered = true
+            slots[index].commandChain = nil
+            slots[index].pendingResponse = []
+            if configuration.descriptor.exchangeLevel == .tpdu {
+                slots[index].t1 = T1CardEndpoint(ifsc: 254)
+            }
+            reply(dataBlock(command, data: answerToReset(for: card)), delay: readerTime)
+        case .iccPowerOff:
+            if slots[index].card != nil {
+                slots[index].powered = false
+                slots[index].t1 = nil
+                slots[index].commandChain = nil
+                slots[index].pendingResponse = []
+            }
+            reply(status(command, icc: slots[index].iccStatus), delay: readerTime)
+        case .xfrBlock(_, let level, let data):
+            handleXfrBlock(command, level: level, data: data)
+        case .getParameters:
+            reply(parameters(command, slots[index].parameters), delay: readerTime)
+        case .resetParameters:
+            slots[index].parameters = .defaultT1
+            reply(parameters(command, slots[index].parameters), delay: readerTime)
+        case .setParameters(let requested):
+            slots[index].parameters = requested
+            reply(parameters(command, requested), delay: readerTime)
+        case .escape(let data):
+            if data.isEmpty {
+                reply(CCIDResponse(slot: command.slot, sequence: command.sequence,
+                                   state: .init(icc: slots[index].iccStatus, command: .processed),
+                                   kind: .escape(Array(configuration.firmwareVersion.utf8))), delay: readerTime)
+            } else {
+                reply(failure(command, error: .commandNotSupported, icc: slots[index].iccStatus), delay: readerTime)
+            }
+        case .abort:
+            abortPending(slot: command.slot, sequence: command.sequence)
+            reply(status(command, icc: slots[index].iccStatus), delay: .zero)
+        case .setDataRateAndClockFrequency:
+            reply(CCIDResponse(slot: command.slot, sequence: command.sequence,
+                               state: .init(icc: slots[index].iccStatus, command: .processed),
+                               kind: .dataRateAndClockFrequency(clockFrequency: configuration.descriptor.defaultClock,
+                                                                dataRate: configuration.descriptor.dataRate)), delay: readerTime)
+        case .iccClock, .t0APDU, .mechanical, .secure:
+            reply(failure(command, error: .commandNotSupported, icc: slots[index].iccStatus), delay: readerTime)
+        }
+    }
+
+    private func handleXfrBlock(_ command: CCIDCommand, level: UInt16, data: [UInt8]) {
+        let index = Int(command.slot)
+        let readerTime = configuration.timing.readerOnlyTime
+        guard slots[index].card != nil else {
+            reply(failure(command, error: .iccMute, icc: .absent), delay: readerTime)
+            return
+        }
+        guard slots[index].powered else {
+            reply(failure(command, error: .iccMute, icc: .presentInactive), delay: readerTime)
+            return
+        }
+        if takeFault(.iccMute) {
+            reply(failure(command, error: .iccMute, icc: .presentActive), delay: readerTime)
+            return
+        }
+        let maxPayload = configuration.descriptor.maxPayloadPerMessage
+        switch configuration.descriptor.exchangeLevel {
+        case .character:
+            reply(failure(command, error: .commandNotSupported, icc: .presentActive), delay: readerTime)
+        case .tpdu:
+            guard var t1 = slots[index].t1 else {
+                reply(failure(command, error: .iccMute, icc: .presentActive), delay: readerTime)
+                return
+            }
+            if takeFault(.corruptT1Block) { t1.corruptNextBlockChecksum() }
+            let event = t1.receive(data)
+            switch event {
+            case .send(let block):
+                slots[index].t1 = t1
+                reply(dataBlock(command, data: block), delay: readerTime, cardExchange: true)
+            case .commandComplete(let apdu):
+                slots[index].t1 = t1
+                let (response, time) = processAPDU(apdu, slot: index, usbMessages: 1)
+                guard var endpoint = slots[index].t1 else {
+                    // The card left during the exchange.
+                    reply(failure(command, error: .iccMute, icc: slots[index].iccStatus), delay: time)
+                    return
+                }
+                let block = endpoint.respond(with: response)
+                slots[index].t1 = endpoint
+                reply(dataBlock(command, data: block), delay: time, cardExchange: true)
+            }
+        case .shortAPDU, .extendedAPDU:
+            let extended = configuration.descriptor.exchangeLevel == .extendedAPDU
+            switch level {
+            case CCIDLevelParameter.complete:
+                slots[index].commandChain = nil
+                let (response, time) = processAPDU(data, slot: index, usbMessages: 1)
+                deliver(response, for: command, slot: index, delay: time)
+            case CCIDLevelParameter.begins where extended:
+                slots[index].commandChain = data
+                reply(dataBlock(command, data: [], chain: CCIDChainParameter.expectsMore), delay: readerTime)
+            case CCIDLevelParameter.continues where extended && slots[index].commandChain != nil:
+                slots[index].commandChain! += data
+                reply(dataBlock(command, data: [], chain: CCIDChainParameter.expectsMore), delay: readerTime)
+            case CCIDLevelParameter.ends where extended && slots[index].commandChain != nil:
+                let apdu = slots[index].commandChain! + data
+                slots[index].commandChain = nil
+                // Earlier parts were answered with their own reader time; this one carries the card exchange.
+                let (response, time) = processAPDU(apdu, slot: index, usbMessages: 1)
+                deliver(response, for: command, slot: index, delay: time)
+            case CCIDLevelParameter.nextResponsePart where !slots[index].pendingResponse.isEmpty:
+                let pending = slots[index].pendingResponse
+                let part = Array(pending.prefix(maxPayload))
+                slots[index].pendingResponse = Array(pending.dropFirst(part.count))
+                let chain = slots[index].pendingResponse.isEmpty ? CCIDChainParameter.ends : CCIDChainParameter.continues
+                reply(dataBlock(command, data: part, chain: chain), delay: readerTime)
+            default:
+                // A chaining step out of order: the offending field is wLevelParameter (offset 8).
+                slots[index].commandChain = nil
+                reply(failure(command, error: .badParameter(offset: 8), icc: .presentActive), delay: readerTime)
+            }
+        }
+    }
+
+    /// Sends a response APDU, chaining it over several DataBlocks when it exceeds one message.
+    private func deliver(_ response: [UInt8], for command: CCIDCommand, slot index: Int, delay: Duration) {
+        let maxPayload = configuration.descriptor.maxPayloadPerMessage
+        guard slots[index].card != nil || response.isEmpty == false else {
+            reply(failure(command, error: .iccMute, icc: .absent), delay: delay)
+            return
+        }
+        if response.count <= maxPayload {
+            reply(dataBlock(command, data: response), delay: delay, cardExchange: true)
+        } else {
+            slots[index].pendingResponse = Array(response.dropFirst(maxPayload))
+            reply(dataBlock(command, data: Array(response.prefix(maxPayload)), chain: CCIDChainParameter.begins),
+                  delay: delay, cardExchange: true)
+        }
+    }
+
+    /// Runs one APDU on the card (PC/SC part 3 pseudo-APDUs are answered by the reader) and
+    /// returns the answer with the time the exchange takes.
+    private func processAPDU(_ apdu: [UInt8], slot index: Int, usbMessages: Int) -> ([UInt8], Duration) {
+        guard var card = slots[index].card else { return ([], configuration.timing.readerOnlyTime) }
+        apdusProcessed += 1
+        let response: [UInt8]
+        let cardTime: Duration
+        if let answer = part3.response(to: apdu, card: card) {
+            response = answer
+            cardTime = .zero
+        } else {
+            cardTime = card.processingTime(for: apdu)
+            response = card.process(apdu)
+            slots[index].card = card
+        }
+        let time = configuration.timing.exchangeTime(commandLength: apdu.count, responseLength: response.count,
+                                                     cardTime: cardTime, usbMessages: usbMessages)
+        if var plan = liftPlan, plan.slot == index {
+            plan.remainingAPDUs -= 1
+            liftPlan = plan
+            if plan.remainingAPDUs <= 0 { executeLift() }
+        }
+        return (response, time)
+    }
+
+    // MARK: - Scheduled card movement
+
+    private func executeLift() {
+        guard let plan = liftPlan else { return }
+        liftPlan = nil
+        guard let card = removeCard(slot: plan.slot) else { return }
+        if let returnAfter = plan.returnAfter {
+            scheduledReturn = (plan.slot, clock.now() + returnAfter, plan.replacement ?? card)
+            wake(.interrupt)
+        }
+    }
+
+    private func applyScheduledEvents() {
+        if let pending = scheduledReturn, clock.now() >= pending.at {
+            scheduledReturn = nil
+            insert(pending.card, slot: pending.slot)
+        }
+    }
+
+    private func notifySlotChange(slot: Int) {
+        let changes = slots.indices.map {
+            CCIDInterruptMessage.SlotChange(slot: $0, cardPresent: slots[$0].card != nil, changed: $0 == slot)
+        }
+        if configuration.hasInterruptEndpoint {
+            interruptQueue.append(CCIDInterruptMessage.slotChange(changes).encoded())
+            wake(.interrupt)
+        }
+    }
+
+    // MARK: - Abort
+
+    private func abortPending(slot: UInt8, sequence: UInt8) {
+        // An answer not yet delivered for the aborted command becomes "command aborted", now.
+        for position in bulkInQueue.indices {
+            guard let response = try? CCIDResponse(decoding: bulkInQueue[position].bytes),
+                  response.slot == slot, response.sequence == sequence else { continue }
+            var aborted = response
+            aborted.state = .init(icc: aborted.state.icc, command: .failed)
+            aborted.errorCode = CCIDSlotError.commandAborted.rawValue
+            if case .dataBlock = aborted.kind { aborted.kind = .dataBlock(chainParameter: 0, data: []) }
+            bulkInQueue[position] = (aborted.encoded(), clock.now())
+        }
+        // The card's half-finished chained command or response is dropped.
+        slots[Int(slot)].commandChain = nil
+        slots[Int(slot)].pendingResponse = []
+    }
+
+    // MARK: - Replies
+
+    private func reply(_ response: CCIDResponse, delay: Duration, cardExchange: Bool = false) {
+        var response = response
+        if response.state.command == .processed { response.errorCode = configuration.errorCodeOnSuccess }
+        if cardExchange, let index = faults.firstIndex(where: { if case .timeExtensions = $0 { true } else { false } }),
+           case .timeExtensions(let count, let multiplier) = faults.remove(at: index) {
+            for _ in 0..<count {
+                let extensionFrame = CCIDResponse(slot: response.slot, sequence: response.sequence,
+                                                  state: .init(icc: .presentActive, command: .timeExtension),
+                                                  errorCode: multiplier, kind: .dataBlock(chainParameter: 0, data: []))
+                enqueue(extensionFrame.encoded(), delay: .zero)
+            }
+        }
+        if takeFault(.wrongSequence) { response.sequence &+= 1 }
+        var bytes = response.encoded()
+        if takeFault(.shortResponse) { bytes = Array(bytes.prefix(max(1, bytes.count / 2))) }
+        if takeFault(.garbledResponse) {
+            let length = Int(random.next() % 40) + 1
+            bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+        }
+        if takeFault(.stall) { stallNextRead = true }
+        enqueue(bytes, delay: delay)
+    }
+
+    private func answerMalformed(_ bytes: [UInt8], error: CCIDFrameError) {
+        // Copy bSlot/bSeq when the header got through, as a reader does.
+        let slot = bytes.count > 5 ? bytes[5] : 0
+        let sequence = bytes.count > 6 ? bytes[6] : 0
+        let code: CCIDSlotError
+        switch error {
+        case .unknownMessageType: code = .commandNotSupported
+        case .invalidField(_, let offset, _): code = .badParameter(offset: UInt8(offset))
+        default: code = .badParameter(offset: 1)
+        }
+        let icc = slots.indices.contains(Int(slot)) ? slots[Int(slot)].iccStatus : .absent
+        let response = CCIDResponse(slot: slot, sequence: sequence, state: .init(icc: icc, command: .failed),
+                                    errorCode: code.rawValue, kind: .slotStatus(clockStatus: 0))
+        enqueue(response.encoded(), delay: configuration.timing.readerOnlyTime)
+    }
+
+    private func enqueue(_ bytes: [UInt8], delay: Duration) {
+        bulkInQueue.append((bytes, delay == .zero ? .zero : clock.now() + delay))
+        wake(.bulkIn)
+    }
+
+    private func takeFault(_ fault: ReaderFault) -> Bool {
+        guard let index = faults.firstIndex(of: fault) else { return false }
+        faults.remove(at: index)
+        return true
+    }
+
+    private func status(_ command: CCIDCommand, icc: CCIDSlotState.ICCStatus) -> CCIDResponse {
+        CCIDResponse(slot: command.slot, sequence: command.sequence, state: .init(icc: icc, command: .processed),
+                     kind: .slotStatus(clockStatus: 0))
+    }
+
+    private func dataBlock(_ command: CCIDCommand, data: [UInt8], chain: UInt8 = CCIDChainParameter.complete) -> CCIDResponse {
+        CCIDResponse(slot: command.slot, sequence: command.sequence, state: .init(icc: .presentActive, command: .processed),
+                     kind: .dataBlock(chainParameter: chain, data: data))
+    }
+
+    private func parameters(_ command: CCIDCommand, _ parameters: CCIDProtocolParameters) -> CCIDResponse {
+        CCIDResponse(slot: command.slot, sequence: command.sequence,
+                     state: .init(icc: slots[Int(command.slot)].iccStatus, command: .processed), kind: .parameters(parameters))
+    }
+
+    /// A failed answer of the type the command expects (DataBlock for card exchanges).
+    private func failure(_ command: CCIDCommand, error: CCIDSlotError, icc: CCIDSlotState.ICCStatus) -> CCIDResponse {
+        let kind: CCIDResponse.Kind
+        switch command.messageType.responseType {
+        case .dataBlock: kind = .dataBlock(chainParameter: 0, data: [])
+        case .parameters: kind = .parameters(.other(protocolNumber: 0, data: []))
+        case .escapeResponse: kind = .escape([])
+        default: kind = .slotStatus(clockStatus: 0)
+        }
+        return CCIDResponse(slot: command.slot, sequence: command.sequence, state: .init(icc: icc, command: .failed),
+                            errorCode: error.rawValue, kind: kind)
+    }
+
+    private func answerToReset(for card: any VirtualCard) -> [UInt8] {
+        ContactlessATR.atr(for: card.technology)
+    }
+
+    // MARK: - Waiting
+
+    private func waitForData(_ channel: Channel, until deadline: Duration) async {
+        let id = nextWaiterID
+        nextWaiterID &+= 1
+        let clock = self.clock
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                if Task.isCancelled {
+                    continuation.resume()
+                    return
+                }
+                let timer = Task {
+                    try? await clock.sleep(until: deadline)
+                    self.expire(id)
+                }
+                waiters[id] = (channel, continuation, timer)
+            }
+        } onCancel: {
+            Task { await self.expire(id) }
+        }
+    }
+
+    private func expire(_ id: UInt64) {
+        guard let waiter = waiters.removeValue(forKey: id) else { return }
+        waiter.timer?.cancel()
+        waiter.continuation.resume()
+    }
+
+    private func wake(_ channel: Channel) {
+        for (id, waiter) in waiters where waiter.channel == channel {
+            waiters[id] = nil
+            waiter.timer?.cancel()
+            waiter.continuation.resume()
+        }
+    }
+
+    private func wakeAll() {
+        for (_, waiter) in waiters {
+            waiter.timer?.cancel()
+            waiter.continuation.resume()
+        }
+        waiters.removeAll()
+    }
+}
+
+/// SplitMix64: a tiny deterministic generator for reproducible garbage.
+struct SplitMixRandom: Sendable {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

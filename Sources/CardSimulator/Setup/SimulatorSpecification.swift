@@ -1,0 +1,114 @@
+/// A simulated reader described by a `sim[:CARD][,option=value...]` selector, as `cardctl
+/// --reader` and `cardd` take it.
+///
+/// ```swift
+/// let spec = try SimulatorSpecification(parsing: "sim:iso7816,latency=200,lift-after=3,return-after=500")
+/// ```
+public struct SimulatorSpecification: Sendable, Hashable {
+    /// Which card model sits on the reader (`none` for an empty reader).
+    public var cardKind: SimulatedCardKind
+    /// A descriptor dump to mimic (`profile=PATH`).
+    public var profilePath: String?
+    /// Extra latency per exchange (`latency=MS`).
+    public var latency: Duration = .zero
+    /// The card leaves after this many APDUs (`lift-after=N`).
+    public var liftAfter: Int?
+    /// The card comes back this long after leaving (`return-after=MS`).
+    public var returnAfter: Duration?
+    /// A different card of the same kind comes back instead (`swap`).
+    public var swap = false
+    /// Seed for the card's identity and every random choice (`seed=N`).
+    public var seed: UInt64 = 1
+    /// The card's contents are loaded from and saved to this file (`state=PATH`).
+    public var statePath: String?
+
+    public init(cardKind: SimulatedCardKind = .iso7816) {
+        self.cardKind = cardKind
+    }
+
+    /// Parses a selector. Errors name the part that is wrong.
+    public init(parsing selector: String) throws(SimulatorSpecificationError) {
+        let parts = selector.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        let head = parts[0]
+        guard head == "sim" || head.hasPrefix("sim:") else { throw .notSimulatorSelector(selector) }
+        var kind = SimulatedCardKind.iso7816
+        if head.hasPrefix("sim:") {
+            let name = String(head.dropFirst(4))
+            guard let parsed = SimulatedCardKind(rawValue: name) else { throw .unknownCardKind(name) }
+            kind = parsed
+        }
+        self.init(cardKind: kind)
+        for option in parts.dropFirst() {
+            let pieces = option.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            let key = pieces[0]
+            let value = pieces.count == 2 ? pieces[1] : nil
+            func require() throws(SimulatorSpecificationError) -> String {
+                guard let value, !value.isEmpty else { throw .missingValue(option: key) }
+                return value
+            }
+            func milliseconds() throws(SimulatorSpecificationError) -> Duration {
+                let text = try require()
+                guard let number = Int(text), number >= 0 else { throw .invalidValue(option: key, value: text, expected: "milliseconds (a whole number >= 0)") }
+                return .milliseconds(number)
+            }
+            switch key {
+            case "profile": profilePath = try require()
+            case "latency": latency = try milliseconds()
+            case "lift-after":
+                let text = try require()
+                guard let count = Int(text), count >= 0 else { throw .invalidValue(option: key, value: text, expected: "a number of APDUs >= 0") }
+                liftAfter = count
+            case "return-after": returnAfter = try milliseconds()
+            case "swap":
+                guard value == nil else { throw .invalidValue(option: key, value: value ?? "", expected: "no value") }
+                swap = true
+            case "seed":
+                let text = try require()
+                guard let number = UInt64(text) else { throw .invalidValue(option: key, value: text, expected: "an unsigned integer") }
+                seed = number
+            case "state": statePath = try require()
+            case "":
+                throw .emptyOption
+            default:
+                throw .unknownOption(key)
+            }
+        }
+        if swap, returnAfter == nil { throw .invalidValue(option: "swap", value: "", expected: "return-after=MS as well") }
+        if returnAfter != nil, liftAfter == nil { throw .invalidValue(option: "return-after", value: "", expected: "lift-after=N as well") }
+    }
+}
+
+/// Card models the simulator can put on a reader.
+public enum SimulatedCardKind: String, Sendable, Hashable, CaseIterable {
+    case iso7816
+    case desfire
+    case ton
+    case ndef4
+    case type2
+    case iso15693
+    case none
+}
+
+/// A `sim:` selector that cannot be used.
+public enum SimulatorSpecificationError: Error, Sendable, Hashable, CustomStringConvertible {
+    case notSimulatorSelector(String)
+    case unknownCardKind(String)
+    case unknownOption(String)
+    case missingValue(option: String)
+    case invalidValue(option: String, value: String, expected: String)
+    case emptyOption
+    case cardKindUnavailable(SimulatedCardKind)
+
+    public var description: String {
+        switch self {
+        case .notSimulatorSelector(let text): "'\(text)' is not a simulator selector (expected sim[:CARD][,option=value...])"
+        case .unknownCardKind(let kind):
+            "unknown simulated card '\(kind)'; known: \(SimulatedCardKind.allCases.map(\.rawValue).joined(separator: ", "))"
+        case .unknownOption(let key): "unknown simulator option '\(key)'; known: profile, latency, lift-after, return-after, swap, seed, state"
+        case .missingValue(let key): "simulator option '\(key)' needs a value (\(key)=...)"
+        case .invalidValue(let key, let value, let expected): "simulator option '\(key)' has value '\(value)'; expected \(expected)"
+        case .emptyOption: "empty simulator option (two commas in a row?)"
+        case .cardKindUnavailable(let kind): "the simulated '\(kind.rawValue)' card model is not part of this build yet"
+        }
+    }
+}
