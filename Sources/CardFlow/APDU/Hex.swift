@@ -1,0 +1,92 @@
+/// Why parsing hexadecimal text into bytes failed.
+public enum HexParseError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The text holds no hex digits at all (it is empty or only whitespace).
+    case empty
+    /// The text holds an odd number of hex digits, so the last byte is incomplete.
+    case oddDigitCount(Int)
+    /// The text holds a character that is neither an ASCII hex digit nor whitespace.
+    ///
+    /// `position` is 1-based and counts characters of the original string, whitespace included,
+    /// so it points at what a person sees in an editor.
+    case invalidCharacter(Character, position: Int)
+
+    public var description: String {
+        switch self {
+        case .empty:
+            return "hex text is empty"
+        case .oddDigitCount(let count):
+            return "hex text has an odd number of digits (\(count))"
+        case .invalidCharacter(let character, let position):
+            return "invalid character \(String(reflecting: String(character))) at position \(position) in hex text"
+        }
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Parses hexadecimal text such as `"00A40400 07 A0000002471001 00"`.
+    ///
+    /// Upper- and lower-case digits are accepted and whitespace may appear anywhere, also between
+    /// the two digits of one byte. There is no `0x` prefix.
+    ///
+    /// - Throws: ``HexParseError`` when the text is empty, holds a non-hex character, or has an odd
+    ///   number of digits.
+    public init(hex text: String) throws(HexParseError) {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count / 2)
+        var highNibble: UInt8?
+        var digitCount = 0
+        var position = 0
+        for character in text {
+            position += 1
+            if character.isWhitespace { continue }
+            guard let nibble = Self.asciiHexDigitValue(character) else {
+                throw .invalidCharacter(character, position: position)
+            }
+            digitCount += 1
+            if let high = highNibble {
+                bytes.append(high << 4 | nibble)
+                highNibble = nil
+            } else {
+                highNibble = nibble
+            }
+        }
+        guard digitCount > 0 else { throw .empty }
+        guard highNibble == nil else { throw .oddDigitCount(digitCount) }
+        self = bytes
+    }
+
+    // `Character.hexDigitValue` also accepts full-width digits; APDU text is plain ASCII.
+    private static func asciiHexDigitValue(_ character: Character) -> UInt8? {
+        guard let ascii = character.asciiValue else { return nil }
+        switch ascii {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return ascii - UInt8(ascii: "0")
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return ascii - UInt8(ascii: "A") + 10
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return ascii - UInt8(ascii: "a") + 10
+        default: return nil
+        }
+    }
+}
+
+extension Collection where Element == UInt8 {
+    /// The bytes as compact upper-case hex, e.g. `"00A4"`. Empty for no bytes.
+    public var hexString: String {
+        hexText(separatedBySpaces: false)
+    }
+
+    /// The bytes as upper-case hex with one space between bytes, e.g. `"00 A4"`. Empty for no bytes.
+    public var spacedHexString: String {
+        hexText(separatedBySpaces: true)
+    }
+
+    private func hexText(separatedBySpaces: Bool) -> String {
+        let digits: [UInt8] = Array("0123456789ABCDEF".utf8)
+        var ascii: [UInt8] = []
+        ascii.reserveCapacity(count * 3)
+        for byte in self {
+            if separatedBySpaces && !ascii.isEmpty { ascii.append(UInt8(ascii: " ")) }
+            ascii.append(digits[Int(byte >> 4)])
+            ascii.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: ascii, as: UTF8.self)
+    }
+}
