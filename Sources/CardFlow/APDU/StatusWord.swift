@@ -71,8 +71,8 @@ public struct StatusWord: RawRepresentable, Hashable, Sendable, CustomStringConv
     /// What ISO/IEC 7816-4 says the status word means, for the common ones; `nil` for others
     /// (which are often proprietary).
     public var meaning: String? {
-        if let count = bytesAvailable { return "\(count) response bytes still available" }
-        if let count = correctLength { return "wrong Le field; \(count) bytes available" }
+        if let count = bytesAvailable { return "\(count) response \(count == 1 ? "byte" : "bytes") still available" }
+        if let count = correctLength { return "wrong Le field; \(count) \(count == 1 ? "byte" : "bytes") available" }
         if let counter { return "verification failed, counter \(counter)" }
         return Self.meanings[rawValue]
     }
