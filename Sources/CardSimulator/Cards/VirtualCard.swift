@@ -1,0 +1,37 @@
+/// A simulated card model.
+///
+/// Card models are value types owned by a virtual reader (an actor), which serialises access.
+/// A model parses command APDUs itself, from the ISO/IEC 7816-4 rules and the card's own
+/// specification, independently of the client's APDU types, so that client bugs show up.
+public protocol VirtualCard: Sendable {
+    /// The model family, for example `"iso7816"`, `"desfire"` or `"ton"`.
+    ///
+    /// Persisted card states record it, so that a state file is never loaded into another model.
+    var kind: String { get }
+
+    /// What the reader sees on RF: ISO-DEP type A (ATS), type B, a storage tag, or a contact
+    /// card with an explicit ATR.
+    var technology: ContactlessTechnology { get }
+
+    /// The anti-collision UID (4, 7 or 10 bytes for ISO 14443; 8 bytes for ISO 15693;
+    /// the 4-byte PUPI for type B).
+    var uid: [UInt8] { get }
+
+    /// Field on / reset: clears volatile state (selection, authentication, pending responses).
+    mutating func powerOn()
+
+    /// Processes one command APDU and returns the response APDU (data followed by SW1 SW2).
+    ///
+    /// Must never trap, whatever the input bytes.
+    mutating func process(_ command: [UInt8]) -> [UInt8]
+
+    /// The time the card itself needs to answer `command`, for the reader's timing model.
+    ///
+    /// The default implementation returns `.zero`.
+    func processingTime(for command: [UInt8]) -> Duration
+}
+
+extension VirtualCard {
+    /// Default card processing time: none.
+    public func processingTime(for command: [UInt8]) -> Duration { .zero }
+}
