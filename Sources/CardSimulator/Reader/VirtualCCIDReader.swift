@@ -34,6 +34,7 @@ public actor VirtualCCIDReader {
     // Scheduled card movement (slot 0 of `lift-after=N`, `return-after=MS`, `swap`).
     private var liftPlan: (slot: Int, remainingAPDUs: Int, returnAfter: Duration?, replacement: (any VirtualCard)?)?
     private var scheduledReturn: (slot: Int, at: Duration, card: any VirtualCard)?
+    private var lastRemovedCards: [Int: any VirtualCard] = [:]
 
     /// Counters for tests and benchmarks.
     public private(set) var commandsReceived = 0
@@ -65,6 +66,7 @@ public actor VirtualCCIDReader {
     @discardableResult
     public func removeCard(slot: Int = 0) -> (any VirtualCard)? {
         guard slots.indices.contains(slot), let card = slots[slot].card else { return nil }
+        lastRemovedCards[slot] = card
         slots[slot].cardLeft()
         notifySlotChange(slot: slot)
         return card
@@ -74,6 +76,14 @@ public actor VirtualCCIDReader {
     public func card(slot: Int = 0) -> (any VirtualCard)? {
         applyScheduledEvents()
         return slots.indices.contains(slot) ? slots[slot].card : nil
+    }
+
+    /// The card in the slot, or, when the slot is empty, the card that last left it (for saving
+    /// its contents after it was lifted).
+    public func lastKnownCard(slot: Int = 0) -> (any VirtualCard)? {
+        applyScheduledEvents()
+        guard slots.indices.contains(slot) else { return nil }
+        return slots[slot].card ?? lastRemovedCards[slot]
     }
 
     /// After `apdus` more APDUs reach the card, it leaves the field. With `returnAfter` it comes

@@ -1,0 +1,14 @@
+import ArgumentParser
+
+/// `cardctl`: talk to smart cards and NFC cards through CCID readers or the built-in simulator.
+struct CardCtl: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cardctl",
+        abstract: "Talk to smart cards and NFC cards through USB CCID readers or the built-in simulator.",
+        discussion: """
+            Exit codes: 0 ok, 1 card or status-word error, 2 usage or bad input, 3 reader or transport error, 130 cancelled.
+            Global options (--reader, --json, --trace, --timeout) may come before or after the subcommand.
+            """,
+        subcommands: [ListCommand.self, APDUCommand.self, ShellCommand.self]
+    )
+}

@@ -1,0 +1,118 @@
+import CCID
+import Logging
+
+/// The simulated readers and card a ``SimulatorSpecification`` describes, built and ready for
+/// the driver: one ``VirtualCCIDReader`` per CCID interface of the mimicked reader, the card on
+/// the first.
+///
+/// ```swift
+/// let setup = try SimulatorSetup(specification: try SimulatorSpecification(parsing: "sim:iso7816"))
+/// let reader = setup.readers[0]
+/// let driver = CCIDDriver(transport: InMemoryUSBTransport(reader: reader.reader), descriptor: reader.descriptor)
+/// ...
+/// try await setup.saveCardState()   // when state=PATH was given
+/// ```
+public struct SimulatorSetup: Sendable {
+    /// One simulated CCID interface.
+    public struct Reader: Sendable {
+        public let reader: VirtualCCIDReader
+        public let interfaceNumber: UInt8
+        /// Readable name, e.g. "ACR1252 Dual Reader PICC".
+        public let name: String
+        public var descriptor: CCIDClassDescriptor { reader.configuration.descriptor }
+        public var configuration: VirtualReaderConfiguration { reader.configuration }
+    }
+
+    public let specification: SimulatorSpecification
+    public let readers: [Reader]
+    private let stateStore: CardStateStore?
+
+    public init(specification: SimulatorSpecification, clock: any SimulationClock = RealTimeSimulationClock(),
+                logger: Logger = Logger(label: "cardflow.simulator")) async throws {
+        self.specification = specification
+        var configurations: [(VirtualReaderConfiguration, UInt8, String)] = []
+        if let path = specification.profilePath {
+            let profile = try ReaderProfile(contentsOfFile: path)
+            for interface in profile.interfaces {
+                let descriptor = try CCIDClassDescriptor(bytes: interface.classDescriptorBytes)
+                let name = interface.name ?? profile.product ?? "Simulated reader"
+                var configuration = VirtualReaderConfiguration(
+                    name: name, manufacturer: profile.manufacturer ?? "", vendorID: profile.vendorID,
+                    productID: profile.productID, bcdDevice: profile.bcdDevice, descriptor: descriptor,
+                    hasInterruptEndpoint: interface.numberOfEndpoints >= 3, seed: specification.seed)
+                configuration.timing.extraLatency = specification.latency
+                configurations.append((configuration, interface.interfaceNumber, name))
+            }
+            guard !configurations.isEmpty else { throw SimulatorSetupError.profileWithoutInterfaces(path) }
+        } else {
+            var configuration = VirtualReaderConfiguration(seed: specification.seed)
+            configuration.timing.extraLatency = specification.latency
+            configurations.append((configuration, 0, configuration.name))
+        }
+        readers = configurations.map { configuration, interface, name in
+            Reader(reader: VirtualCCIDReader(configuration: configuration, clock: clock, logger: logger),
+                   interfaceNumber: interface, name: name)
+        }
+        stateStore = specification.statePath.map { CardStateStore(path: $0) }
+
+        guard let card = try Self.initialCard(for: specification, store: stateStore) else { return }
+        let first = readers[0].reader
+        await first.insert(card)
+        if let lift = specification.liftAfter {
+            var replacement: (any VirtualCard)?
+            if specification.swap {
+                replacement = try Self.makeCard(specification.cardKind, seed: specification.seed &+ 0x5EED)
+            }
+            await first.liftCard(afterAPDUs: lift, returnAfter: specification.returnAfter, replacement: replacement)
+        }
+    }
+
+    /// Writes the card's contents to the `state=PATH` file (no-op without one). The card saved
+    /// is the one on the reader, or the one that last left it.
+    public func saveCardState() async throws {
+        guard let stateStore, let card = await readers[0].reader.lastKnownCard(slot: 0) else { return }
+        guard let persistent = card as? any PersistentVirtualCard else {
+            throw SimulatorSetupError.cardNotPersistent(card.kind)
+        }
+        try stateStore.save(persistent)
+    }
+
+    /// A fresh card of the given kind (nil for `none`).
+    public static func makeCard(_ kind: SimulatedCardKind, seed: UInt64) throws -> (any VirtualCard)? {
+        switch kind {
+        case .iso7816: return ISO7816Card(seed: seed)
+        case .none: return nil
+        case .desfire, .ton, .ndef4, .type2, .iso15693:
+            throw SimulatorSpecificationError.cardKindUnavailable(kind)
+        }
+    }
+
+    private static func initialCard(for specification: SimulatorSpecification, store: CardStateStore?) throws -> (any VirtualCard)? {
+        guard let store, store.exists else { return try makeCard(specification.cardKind, seed: specification.seed) }
+        let kind = try store.storedKind()
+        guard kind == specification.cardKind.rawValue else {
+            throw SimulatorSetupError.stateOfAnotherKind(path: store.path, stored: kind, requested: specification.cardKind.rawValue)
+        }
+        switch specification.cardKind {
+        case .iso7816: return try store.load(ISO7816Card.self)
+        case .none: return nil
+        case .desfire, .ton, .ndef4, .type2, .iso15693: throw SimulatorSpecificationError.cardKindUnavailable(specification.cardKind)
+        }
+    }
+}
+
+/// Why a simulator could not be set up.
+public enum SimulatorSetupError: Error, Sendable, Hashable, CustomStringConvertible {
+    case profileWithoutInterfaces(String)
+    case stateOfAnotherKind(path: String, stored: String, requested: String)
+    case cardNotPersistent(String)
+
+    public var description: String {
+        switch self {
+        case .profileWithoutInterfaces(let path): "reader profile \(path) describes no CCID interface"
+        case .stateOfAnotherKind(let path, let stored, let requested):
+            "state file \(path) holds a '\(stored)' card, not a '\(requested)' card; use another path or the matching card kind"
+        case .cardNotPersistent(let kind): "the simulated '\(kind)' card cannot be saved"
+        }
+    }
+}
