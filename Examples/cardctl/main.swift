@@ -6,22 +6,19 @@ import Foundation
 let subcommandNames: Set<String> = ["list", "apdu", "shell", "help"]
 let arguments = ArgumentOrder.normalise(Array(CommandLine.arguments.dropFirst()), subcommands: subcommandNames)
 
-let command: any ParsableCommand
-do {
-    command = try CardCtl.parseAsRoot(arguments)
-} catch {
-    let code = CardCtl.exitCode(for: error)
-    if code == .success {
-        print(CardCtl.fullMessage(for: error))
-        exit(0)
+/// Parses and runs the command; returns the process exit status.
+@Sendable func runCardCtl() async -> Int32 {
+    let command: any ParsableCommand
+    do {
+        command = try CardCtl.parseAsRoot(arguments)
+    } catch {
+        if CardCtl.exitCode(for: error) == .success {
+            Output.standardOutput(CardCtl.fullMessage(for: error))
+            return ExitStatus.ok.rawValue
+        }
+        Output.standardError(CardCtl.fullMessage(for: error))
+        return ExitStatus.usage.rawValue
     }
-    FileHandle.standardError.write(Data((CardCtl.fullMessage(for: error) + "\n").utf8))
-    exit(ExitStatus.usage.rawValue)
-}
-
-// SIGINT cancels the running command; the command's cancellation path stops the transfer.
-signal(SIGINT, SIG_IGN)
-let work = Task<Int32, Never> {
     do {
         if var asyncCommand = command as? any AsyncParsableCommand {
             try await asyncCommand.run()
@@ -30,24 +27,24 @@ let work = Task<Int32, Never> {
             try syncCommand.run()
         }
         return ExitStatus.ok.rawValue
+    } catch let exit as ExitCode {
+        return exit.rawValue
     } catch {
         let status = ExitStatus.of(error)
-        if status == .cancelled {
-            FileHandle.standardError.write(Data("cancelled\n".utf8))
-        } else if let exit = error as? ExitCode {
-            return exit.rawValue
-        } else {
-            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
-        }
+        Output.standardError(status == .cancelled ? "cancelled" : "error: \(error)")
         return status.rawValue
     }
 }
+
+// SIGINT cancels the running command; its cancellation path stops the USB transfer.
+signal(SIGINT, SIG_IGN)
+let work = Task<Int32, Never> { await runCardCtl() }
 let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .main)
 interrupt.setEventHandler {
     work.cancel()
-    // Should a blocking call ignore cancellation, still honour the user's interrupt promptly.
+    // Should a blocking call ignore cancellation, still honour the interrupt promptly.
     DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(400)) {
-        FileHandle.standardError.write(Data("cancelled\n".utf8))
+        Output.standardError("cancelled")
         exit(ExitStatus.cancelled.rawValue)
     }
 }

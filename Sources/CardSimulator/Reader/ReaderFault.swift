@@ -22,6 +22,9 @@ public enum ReaderFault: Sendable, Hashable {
     case noResponse
     /// The reader is unplugged when the next command arrives.
     case unplug
+    /// TPDU readers: the card asks for a T=1 waiting time extension (S(WTX) request) before
+    /// its next answer.
+    case cardWaitingTimeExtension(multiplier: UInt8)
     /// TPDU readers: the next T=1 block from the card has a bad checksum.
     case corruptT1Block
 }

@@ -316,9 +316,23 @@ public actor VirtualCCIDReader {
                     reply(failure(command, error: .iccMute, icc: slots[index].iccStatus), delay: time)
                     return
                 }
+                if let multiplier = takeCardWaitingTimeExtension() {
+                    // The card asks for more time with S(WTX) and answers once the host grants it.
+                    slots[index].pendingT1Response = response
+                    let block = endpoint.requestWaitingTimeExtension(multiplier: multiplier)
+                    slots[index].t1 = endpoint
+                    reply(dataBlock(command, data: block), delay: time, cardExchange: true)
+                    return
+                }
                 let block = endpoint.respond(with: response)
                 slots[index].t1 = endpoint
                 reply(dataBlock(command, data: block), delay: time, cardExchange: true)
+            case .waitingTimeExtensionGranted:
+                let response = slots[index].pendingT1Response ?? [0x6F, 0x00]
+                slots[index].pendingT1Response = nil
+                let block = t1.respond(with: response)
+                slots[index].t1 = t1
+                reply(dataBlock(command, data: block), delay: readerTime, cardExchange: true)
             }
         case .shortAPDU, .extendedAPDU:
             let extended = configuration.descriptor.exchangeLevel == .extendedAPDU
@@ -485,6 +499,12 @@ public actor VirtualCCIDReader {
     private func enqueue(_ bytes: [UInt8], delay: Duration) {
         bulkInQueue.append((bytes, delay == .zero ? .zero : clock.now() + delay))
         wake(.bulkIn)
+    }
+
+    private func takeCardWaitingTimeExtension() -> UInt8? {
+        guard let index = faults.firstIndex(where: { if case .cardWaitingTimeExtension = $0 { true } else { false } }),
+              case .cardWaitingTimeExtension(let multiplier) = faults.remove(at: index) else { return nil }
+        return multiplier
     }
 
     private func takeFault(_ fault: ReaderFault) -> Bool {

@@ -6,6 +6,8 @@ struct VirtualSlot: Sendable {
     var powered = false
     /// Card side of T=1 for TPDU readers (set at power-on).
     var t1: T1CardEndpoint?
+    /// TPDU readers: the answer held back while the card's S(WTX) request is outstanding.
+    var pendingT1Response: [UInt8]?
     /// Command parts received so far with wLevelParameter chaining.
     var commandChain: [UInt8]?
     /// Response bytes still to be fetched with wLevelParameter 0x0010.
@@ -21,6 +23,7 @@ struct VirtualSlot: Sendable {
         card = nil
         powered = false
         t1 = nil
+        pendingT1Response = nil
         commandChain = nil
         pendingResponse = []
     }
