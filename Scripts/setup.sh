@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what CardFlow needs on a fresh Debian machine (Swift itself comes from swift.org or
+# the machine image: /opt/swift). Safe to run again.
+set -euo pipefail
+packages=(pkg-config libusb-1.0-0-dev libssl-dev)
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo_cmd=""
+  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+if ! command -v swift >/dev/null 2>&1; then
+  if [ -x /opt/swift/usr/bin/swift ]; then
+    echo "swift is in /opt/swift/usr/bin: add it to PATH (export PATH=/opt/swift/usr/bin:\$PATH)" >&2
+  else
+    echo "Swift 6.1 or later is needed: https://www.swift.org/install/linux/" >&2
+  fi
+  exit 1
+fi
