@@ -347,3 +347,40 @@ import Testing
         #expect(host.receiveSequence == 0)
     }
 }
+
+/// Resynchronisation asked for by the caller (after an abandoned exchange).
+@Suite struct T1HostResynchronisationTests {
+    @Test func resynchronisationOnRequestCompletesAndResetsSequenceNumbers() {
+        var host = T1HostProtocol()
+        _ = host.begin(command: [0x00, 0xA4, 0x04, 0x00])
+        _ = host.receive(withLRC([0x00, 0x00, 0x02, 0x90, 0x00]))
+        #expect(host.sendSequence == 1)
+        // Abandon the next exchange half-way.
+        _ = host.begin(command: [0x00, 0xB0, 0x00, 0x00])
+        #expect(host.beginResynchronisation() == .send([0x00, 0xC0, 0x00, 0xC0], waitingTimeMultiplier: 1))
+        // Sequence numbers change only once the card confirms.
+        #expect(host.sendSequence == 1)
+        #expect(host.receive([0x00, 0xE0, 0x00, 0xE0]) == .completed([]))
+        #expect(host.sendSequence == 0)
+        #expect(host.receiveSequence == 0)
+        #expect(sentBlock(host.begin(command: [0x00, 0xB0, 0x00, 0x00]))?.prefix(2) == [0x00, 0x00])
+    }
+
+    @Test func resynchronisationOnRequestRecoversFromAHaltedState() {
+        var host = T1HostProtocol()
+        _ = host.begin(command: [0x00, 0xA4, 0x04, 0x00])
+        #expect(host.receive([0x00, 0xC2, 0x00, 0xC2]) == .failed(.cardAborted))
+        #expect(sentBlock(host.beginResynchronisation()) == [0x00, 0xC0, 0x00, 0xC0])
+        #expect(host.receive([0x00, 0xE0, 0x00, 0xE0]) == .completed([]))
+        #expect(!host.requiresCardReset)
+    }
+
+    @Test func unansweredResynchronisationOnRequestFails() {
+        var host = T1HostProtocol()
+        #expect(sentBlock(host.beginResynchronisation()) == [0x00, 0xC0, 0x00, 0xC0])
+        #expect(sentBlock(host.timeoutOccurred()) == [0x00, 0xC0, 0x00, 0xC0])
+        #expect(sentBlock(host.receive([0x00, 0x80, 0x00, 0x80])) == [0x00, 0xC0, 0x00, 0xC0])
+        #expect(host.timeoutOccurred() == .failed(.resynchronisationFailed(attempts: 3)))
+        #expect(host.requiresCardReset)
+    }
+}
