@@ -1,6 +1,6 @@
 // Host (interface device) side of the T=1 block protocol, ISO/IEC 7816-3 §11.6, as a pure step
 // machine: the caller transmits each block it is given and feeds back what the card answered.
-// The rule numbers in comments refer to ISO/IEC 7816-3 §11.6.2 and §11.6.3.
+// Rule numbers in comments are those of ISO/IEC 7816-3 §11.6 (as openct and pcsc-lite cite them).
 
 /// What the caller of ``T1HostProtocol`` does next.
 public enum T1HostAction: Sendable, Hashable {
