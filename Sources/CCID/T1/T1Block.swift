@@ -223,7 +223,8 @@ public enum T1Error: Error, Sendable, Hashable, CustomStringConvertible {
     case ifsdNegotiationFailed(requested: UInt8)
     /// The card's chained response grew beyond the configured limit.
     case responseTooLong(limit: Int)
-    /// An earlier exchange failed; the card must be reset and ``T1HostProtocol/reset()`` called.
+    /// An earlier exchange failed; reset the card and call ``T1HostProtocol/reset()`` (or try
+    /// ``T1HostProtocol/beginResynchronisation()``).
     case cardResetRequired
 
     // MARK: Misuse
@@ -251,6 +252,7 @@ public enum T1Error: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// A one-line explanation for logs and error messages.
     public var description: String {
         switch self {
         case let .blockTooShort(length, minimum):

@@ -1,6 +1,6 @@
 // Host (interface device) side of the T=1 block protocol, ISO/IEC 7816-3 §11.6, as a pure step
 // machine: the caller transmits each block it is given and feeds back what the card answered.
-// The rule numbers in comments refer to ISO/IEC 7816-3 §11.6.2 and §11.6.3.
+// Rule numbers in comments are those of ISO/IEC 7816-3 §11.6 (as openct and pcsc-lite cite them).
 
 /// What the caller of ``T1HostProtocol`` does next.
 public enum T1HostAction: Sendable, Hashable {
@@ -32,6 +32,9 @@ public enum T1HostAction: Sendable, Hashable {
 /// R-block naming the I-block in flight makes us resend it. The `retryLimit`-th consecutive
 /// failure starts resynchronisation with S(RESYNCH request); after it the whole command is sent
 /// again. After `resynchronisationLimit` attempts in one exchange the exchange fails.
+///
+/// After a failure the card must be reset (then call ``reset()``); ``beginResynchronisation()``
+/// is the lighter way back after an exchange the caller abandoned.
 public struct T1HostProtocol: Sendable {
     /// IFSC to start from: the card's TA3 (or 32) from the ATR, clamped to 1...254.
     public let initialIFSC: Int
@@ -84,6 +87,9 @@ public struct T1HostProtocol: Sendable {
     private var response: [UInt8] = []
     private var consecutiveFailures = 0
     private var resynchronisations = 0
+    /// True when the resynchronisation was asked for by the caller, not started by error
+    /// recovery: it completes on S(RESYNCH response) instead of resending a command.
+    private var resynchronisingOnRequest = false
 
     /// Creates the host side for a card whose ATR selected T=1.
     ///
@@ -155,6 +161,19 @@ public struct T1HostProtocol: Sendable {
         let value = UInt8(ifsd)
         stage = .negotiatingIFSD(value)
         return transmit(supervisory(.ifs, isResponse: false, information: [value]))
+    }
+
+    /// Resynchronises with the card: S(RESYNCH request), and on S(RESYNCH response) both sides
+    /// start again from N(S) = N(R) = 0. Completes with an empty response.
+    ///
+    /// Allowed in any state. Use it to get back in step after an exchange was abandoned (the
+    /// calling task was cancelled, the reader reported an error) without resetting the card; an
+    /// exchange in progress is dropped. Fails like any resynchronisation after
+    /// `resynchronisationLimit` unanswered attempts.
+    public mutating func beginResynchronisation() -> T1HostAction {
+        clearExchange()
+        resynchronisingOnRequest = true
+        return resynchronise()
     }
 
     /// Feeds one block received from the card (the abData of the reader's DataBlock).
@@ -331,7 +350,8 @@ public struct T1HostProtocol: Sendable {
         }
     }
 
-    /// Rule 6 (resynchronisation): S(RESYNCH request), as long as attempts remain.
+    /// Rule 6 (resynchronisation): S(RESYNCH request), as long as attempts remain. Sequence numbers
+    /// are reset only when the card confirms.
     private mutating func resynchronise() -> T1HostAction {
         guard resynchronisations < resynchronisationLimit else {
             return fail(.resynchronisationFailed(attempts: resynchronisations))
@@ -347,6 +367,11 @@ public struct T1HostProtocol: Sendable {
     private mutating func restartAfterResynchronisation() -> T1HostAction {
         sendSequence = 0
         receiveSequence = 0
+        if resynchronisingOnRequest {
+            stage = .idle
+            clearExchange()
+            return .completed([])
+        }
         acknowledgedLength = 0
         response = []
         consecutiveFailures = 0
@@ -384,6 +409,7 @@ public struct T1HostProtocol: Sendable {
         response = []
         consecutiveFailures = 0
         resynchronisations = 0
+        resynchronisingOnRequest = false
     }
 
     // MARK: - Blocks
