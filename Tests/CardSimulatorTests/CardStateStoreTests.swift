@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import CardSimulator
+import CardSimulator
 
 #if canImport(Glibc)
 import Glibc

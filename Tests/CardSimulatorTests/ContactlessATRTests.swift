@@ -1,5 +1,5 @@
 import Testing
-@testable import CardSimulator
+import CardSimulator
 
 @Suite("PC/SC part 3 ATR synthesis")
 struct ContactlessATRTests {

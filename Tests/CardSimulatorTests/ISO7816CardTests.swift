@@ -1,5 +1,5 @@
 import Testing
-@testable import CardSimulator
+import CardSimulator
 
 @Suite("ISO 7816-4 card model")
 struct ISO7816CardTests {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import CardSimulator
+import CardSimulator
 
 /// Test-side decoder of the 54-byte CCID class descriptor (offsets from the CCID spec table),
 /// independent of the production encoder.
