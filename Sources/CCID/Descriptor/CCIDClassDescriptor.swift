@@ -69,7 +69,8 @@ public struct CCIDClassDescriptor: Sendable, Hashable {
     public init(bytes: [UInt8]) throws(CCIDDescriptorError) {
         guard bytes.count >= Self.length else { throw .tooShort(bytes.count) }
         guard bytes[0] == Self.length else { throw .wrongLength(bytes[0]) }
-        guard bytes[1] == Self.descriptorType else { throw .wrongType(bytes[1]) }
+        // Some real readers (5 of the pcsc-lite corpus) report type 0xFF; pcsc-lite goes by length.
+        guard bytes[1] == Self.descriptorType || bytes[1] == 0xFF else { throw .wrongType(bytes[1]) }
         bcdCCID = bytes.littleEndianUInt16(at: 2)
         maxSlotIndex = bytes[4]
         voltageSupport = bytes[5]
