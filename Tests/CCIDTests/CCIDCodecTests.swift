@@ -1,5 +1,6 @@
 import Testing
 @testable import CCID
+import CardSimulator
 
 /// Byte-exact frames for every CCID message (CCID rev 1.1 section 6; reference ccid.md 2.2-2.8).
 @Suite("CCID message codec")
@@ -98,7 +99,7 @@ struct CCIDCodecTests {
     }
 
     @Test func randomBytesNeverCrashTheDecoders() {
-        var random = TestRandom(seed: 42)
+        var random = SeededRandom(seed: 42)
         var decoded = 0
         for _ in 0..<20_000 {
             let length = Int(random.next() % 24)
@@ -145,18 +146,5 @@ struct CCIDCodecTests {
         #expect(rates == USBControlRequest(requestType: 0xA1, request: 0x03, value: 0, index: 1, length: 8))
         #expect(CCIDClassRequest.decodeValues([0xA0, 0x0F, 0, 0, 0x00, 0x2A, 0, 0, 0xFF]) == [4000, 10752])
         #expect(CCIDClassRequest.encodeValues([4000]) == [0xA0, 0x0F, 0, 0])
-    }
-}
-
-/// SplitMix64, so randomised tests are reproducible.
-struct TestRandom {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -201,7 +201,7 @@ struct CCIDDriverTests {
     }
 
     @Test func randomFaultsNeverCrashOrHang() async throws {
-        var random = TestRandom(seed: 7)
+        var random = SeededRandom(seed: 7)
         let faults: [ReaderFault] = [.garbledResponse, .shortResponse, .staleFrame, .wrongSequence, .noResponse,
                                      .iccMute, .timeExtensions(count: 2, multiplier: 1), .stall]
         var configuration = SimulatedReaderHarness.fastFailing

@@ -24,20 +24,7 @@ func patternedCommand(length: Int) -> [UInt8] {
     (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 5) }
 }
 
-/// SplitMix64: a small seeded generator so randomised tests are reproducible.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+typealias SplitMix64 = SeededRandom
 
 /// Connects a T1HostProtocol to a T1CardEndpoint block by block, like a TPDU reader would, with
 /// optional faults on the wire in both directions.

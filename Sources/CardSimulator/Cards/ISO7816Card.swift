@@ -100,12 +100,8 @@ public struct ISO7816Card: PersistentVirtualCard, Hashable {
     /// A deterministic 7-byte type A UID: manufacturer byte `04` followed by six bytes of a
     /// SplitMix64 sequence seeded with `seed`.
     public static func uid(fromSeed seed: UInt64) -> [UInt8] {
-        var state = seed
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        z ^= z >> 31
+        var random = SeededRandom(seed: seed)
+        let z = random.next()
         return [0x04] + (0..<6).map { UInt8(truncatingIfNeeded: z >> (8 * UInt64($0))) }
     }
 

@@ -27,7 +27,7 @@ public actor VirtualCCIDReader {
     private var faults: [ReaderFault] = []
     private var unplugged = false
     private var stallNextRead = false
-    private var random: SplitMixRandom
+    private var random: SeededRandom
     private var waiters: [UInt64: (channel: Channel, continuation: CheckedContinuation<Void, Never>, timer: Task<Void, Never>?)] = [:]
     private var nextWaiterID: UInt64 = 0
 
@@ -49,7 +49,7 @@ public actor VirtualCCIDReader {
         self.clock = clock
         self.logger = logger
         slots = Array(repeating: VirtualSlot(), count: configuration.descriptor.slotCount)
-        random = SplitMixRandom(seed: configuration.seed)
+        random = SeededRandom(seed: configuration.seed)
     }
 
     // MARK: - Cards
@@ -588,18 +588,5 @@ public actor VirtualCCIDReader {
             waiter.continuation.resume()
         }
         waiters.removeAll()
-    }
-}
-
-/// SplitMix64: a tiny deterministic generator for reproducible garbage.
-struct SplitMixRandom: Sendable {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
