@@ -1,0 +1,317 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What a finished `cardctl` run left behind.
+struct CardctlResult: Sendable, CustomStringConvertible {
+    let arguments: [String]
+    let status: Int32
+    let stdout: String
+    let stderr: String
+
+    /// Output lines, without the empty string after the final newline.
+    var stdoutLines: [String] { Self.lines(stdout) }
+    var stderrLines: [String] { Self.lines(stderr) }
+
+    static func lines(_ text: String) -> [String] {
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if lines.last == "" { lines.removeLast() }
+        return lines
+    }
+
+    var description: String {
+        "cardctl \(arguments.joined(separator: " ")) → exit \(status)\n--- stdout\n\(stdout)--- stderr\n\(stderr)---"
+    }
+}
+
+/// Why a `cardctl` run could not be observed.
+struct CardctlHarnessError: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// Where the `cardctl` binary built with this test product lives.
+enum CardctlExecutable {
+    /// The `cardctl` next to the test product (same `.build…/debug` directory), or the one
+    /// `CARDCTL_EXECUTABLE` names.
+    static func locate() throws -> URL {
+        let fileManager = FileManager.default
+        if let override = ProcessInfo.processInfo.environment["CARDCTL_EXECUTABLE"], !override.isEmpty {
+            guard fileManager.isExecutableFile(atPath: override) else {
+                throw CardctlHarnessError(description: "CARDCTL_EXECUTABLE=\(override) is not an executable file")
+            }
+            return URL(fileURLWithPath: override)
+        }
+        var searched: [String] = []
+        for start in startingDirectories() {
+            // The test bundle is `<products>/X.xctest` (a file on Linux, a directory with
+            // Contents/MacOS inside on macOS): walk a few levels up to the products directory.
+            var directory = start.standardizedFileURL
+            for _ in 0..<4 {
+                let candidate = directory.appendingPathComponent("cardctl")
+                searched.append(candidate.path)
+                var isDirectory: ObjCBool = false
+                if fileManager.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+                   fileManager.isExecutableFile(atPath: candidate.path) {
+                    return candidate
+                }
+                let parent = directory.deletingLastPathComponent()
+                if parent.path == directory.path { break }
+                directory = parent
+            }
+        }
+        throw CardctlHarnessError(description: """
+            cardctl executable not found next to the test product; build it with the tests \
+            (swift build --build-tests) or set CARDCTL_EXECUTABLE. Looked at:
+            \(Array(Set(searched)).sorted().joined(separator: "\n"))
+            """)
+    }
+
+    private static func startingDirectories() -> [URL] {
+        var starts: [URL] = []
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            starts.append(bundle.bundleURL.deletingLastPathComponent())
+        }
+        if let executable = Bundle.main.executableURL {
+            starts.append(executable.deletingLastPathComponent())
+        }
+        starts.append(Bundle.main.bundleURL)
+        #if os(Linux)
+        if let resolved = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            starts.append(URL(fileURLWithPath: resolved).deletingLastPathComponent())
+        }
+        #endif
+        if let first = CommandLine.arguments.first, first.contains("/") {
+            let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
+            starts.append(URL(fileURLWithPath: first, relativeTo: cwd).deletingLastPathComponent())
+        }
+        return starts
+    }
+}
+
+/// A running `cardctl`: stdin is a pipe (or /dev/null), stdout and stderr are collected by
+/// reader threads so a full pipe can never block the child.
+final class CardctlProcess: @unchecked Sendable {
+    /// Longest a run may take before it is killed and the test fails.
+    static let defaultTimeout: Duration = .seconds(20)
+
+    let arguments: [String]
+    private let process = Process()
+    private let input: Pipe?
+    private let output = CollectedOutput()
+    private let errors = CollectedOutput()
+
+    /// Starts `cardctl arguments`. With `interactiveInput` the test writes stdin itself
+    /// (``send(_:)``, ``closeInput()``); otherwise `input` (if any) is written and closed at
+    /// once, and without either stdin is /dev/null.
+    init(_ arguments: [String], input text: String? = nil, interactiveInput: Bool = false) throws {
+        self.arguments = arguments
+        process.executableURL = try CardctlExecutable.locate()
+        process.arguments = arguments
+        if text != nil || interactiveInput {
+            let pipe = Pipe()
+            input = pipe
+            process.standardInput = pipe
+        } else {
+            input = nil
+            process.standardInput = FileHandle.nullDevice
+        }
+        let stdoutPipe = Pipe()
+        let stderrPipe = Pipe()
+        process.standardOutput = stdoutPipe
+        process.standardError = stderrPipe
+        try process.run()
+        output.drain(stdoutPipe.fileHandleForReading)
+        errors.drain(stderrPipe.fileHandleForReading)
+        if let text {
+            send(text)
+            if !interactiveInput { closeInput() }
+        }
+    }
+
+    /// A test that stops early (a failed `#require`, a thrown error) must not leave cardctl running.
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    /// Writes `text` to the child's stdin.
+    func send(_ text: String) {
+        input?.fileHandleForWriting.write(Data(text.utf8))
+    }
+
+    /// Closes the child's stdin (end of input).
+    func closeInput() {
+        try? input?.fileHandleForWriting.close()
+    }
+
+    var isRunning: Bool { process.isRunning }
+
+    /// Sends SIGINT, as Ctrl-C in a terminal would.
+    func interrupt() {
+        kill(process.processIdentifier, SIGINT)
+    }
+
+    /// Waits for the next complete stdout line (the output so far is consumed line by line).
+    func nextOutputLine(timeout: Duration = .seconds(10)) async -> String? {
+        await output.nextLine(deadline: ContinuousClock.now + timeout)
+    }
+
+    /// Waits for the process to end; kills it and throws when it takes longer than `timeout`.
+    func waitForExit(timeout: Duration = CardctlProcess.defaultTimeout) async throws -> CardctlResult {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            if ContinuousClock.now >= deadline {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                _ = await output.waitForEnd(deadline: ContinuousClock.now + .seconds(2))
+                _ = await errors.waitForEnd(deadline: ContinuousClock.now + .seconds(2))
+                throw CardctlHarnessError(description: """
+                    cardctl \(arguments.joined(separator: " ")) did not finish within \(timeout); killed it.
+                    --- stdout so far
+                    \(output.text)--- stderr so far
+                    \(errors.text)---
+                    """)
+            }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        process.waitUntilExit()
+        closeInput()
+        let outputEnded = await output.waitForEnd(deadline: ContinuousClock.now + .seconds(5))
+        let errorsEnded = await errors.waitForEnd(deadline: ContinuousClock.now + .seconds(5))
+        guard outputEnded, errorsEnded else {
+            throw CardctlHarnessError(description: "cardctl exited but its output pipes stayed open")
+        }
+        return CardctlResult(arguments: arguments, status: process.terminationStatus,
+                             stdout: output.text, stderr: errors.text)
+    }
+
+    /// Runs `cardctl arguments` to completion (at most `timeout`).
+    static func run(_ arguments: [String], input: String? = nil,
+                    timeout: Duration = defaultTimeout) async throws -> CardctlResult {
+        try await CardctlProcess(arguments, input: input).waitForExit(timeout: timeout)
+    }
+}
+
+/// Bytes read from one pipe by a thread of its own.
+private final class CollectedOutput: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+    private var consumedLines = 0
+    private var ended = false
+
+    func drain(_ handle: FileHandle) {
+        let thread = Thread { [self] in
+            while true {
+                let chunk = handle.availableData
+                lock.withLock {
+                    if chunk.isEmpty { ended = true } else { data.append(chunk) }
+                }
+                if chunk.isEmpty { break }
+            }
+        }
+        thread.start()
+    }
+
+    var text: String {
+        lock.withLock { String(decoding: data, as: UTF8.self) }
+    }
+
+    private var isEnded: Bool { lock.withLock { ended } }
+
+    /// The next complete line not handed out yet, if there is one.
+    private func takeLine() -> String? {
+        lock.withLock {
+            let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            // The last piece is an incomplete line (or "" after a final newline).
+            guard lines.count - 1 > consumedLines else { return nil }
+            consumedLines += 1
+            return String(lines[consumedLines - 1])
+        }
+    }
+
+    func nextLine(deadline: ContinuousClock.Instant) async -> String? {
+        while true {
+            if let line = takeLine() { return line }
+            if isEnded || ContinuousClock.now >= deadline { return takeLine() }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    func waitForEnd(deadline: ContinuousClock.Instant) async -> Bool {
+        while true {
+            if isEnded { return true }
+            if ContinuousClock.now >= deadline { return false }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+}
+
+/// Helpers shared by the suites.
+enum Fixtures {
+    /// The package root (this file is Tests/CardctlTests/CardctlProcess.swift).
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Tests/Fixtures/ccid-readers in this repository, if present.
+    static let readerDumps = packageRoot.appendingPathComponent("Tests/Fixtures/ccid-readers")
+
+    static func readerDump(_ name: String) -> URL { readerDumps.appendingPathComponent(name) }
+
+    static var hasReaderDumps: Bool {
+        FileManager.default.fileExists(atPath: readerDump("ACR122U_PICC.txt").path)
+    }
+
+    /// A fresh empty directory for one test; remove it with ``removeDirectory(_:)``.
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("cardctl-tests-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    static func removeDirectory(_ url: URL) {
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    /// Parses `text` as a JSON array of objects.
+    static func jsonObjects(_ text: String) throws -> [[String: Any]] {
+        let value = try JSONSerialization.jsonObject(with: Data(text.utf8))
+        guard let array = value as? [[String: Any]] else {
+            throw CardctlHarnessError(description: "expected a JSON array of objects, got: \(text)")
+        }
+        return array
+    }
+}
+
+/// APDUs and answers of the simulated iso7816 card (Sources/CardSimulator/Cards/ISO7816Card.swift).
+enum Card {
+    /// SELECT by AID A0 00 00 02 47 10 01 (the default application), FCI requested.
+    static let selectApplication = "00A4040007A0000002471001"
+    /// Its FCI: 6F { 83 7001, 84 AID }.
+    static let applicationFCI = "6F0D830270018407A0000002471001"
+    /// SELECT of an AID the card does not hold.
+    static let selectUnknownApplication = "00A4040007A0000002479999"
+    /// SELECT EF 0101 / 0103 under the current DF, no response data.
+    static let selectEF0101 = "00A4020C020101"
+    static let selectEF0103 = "00A4020C020103"
+    /// READ BINARY of the first `count` bytes of the current EF.
+    static func readBinary(_ count: Int) -> String { "00B00000" + hex([UInt8(count)]) }
+    /// EF 0101's initial content, bytes 00…1F.
+    static let ef0101 = (0..<32).map { UInt8($0) }
+
+    static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        bytes.map { byte in
+            let digits = String(byte, radix: 16, uppercase: true)
+            return digits.count == 1 ? "0" + digits : digits
+        }.joined()
+    }
+}

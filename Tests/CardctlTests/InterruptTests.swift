@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+
+@Suite("cardctl SIGINT")
+struct InterruptTests {
+    @Test("SIGINT during a long apdu run: exit 130 within 1 s, 'cancelled' on stderr")
+    func interruptLongRun() async throws {
+        // 20 APDUs at 200 ms each take 4 s or more.
+        let apdus = Array(repeating: Card.selectApplication, count: 20)
+        let run = try CardctlProcess(["apdu", "--reader", "sim:iso7816,latency=200"] + apdus)
+        try await Task.sleep(for: .seconds(1))
+        try #require(run.isRunning, "cardctl finished before the signal; the work is not long enough")
+
+        let clock = ContinuousClock()
+        let signalled = clock.now
+        run.interrupt()
+        let result = try await run.waitForExit(timeout: .seconds(10))
+        let elapsed = clock.now - signalled
+
+        #expect(result.status == 130, "\(result)")
+        #expect(elapsed <= .seconds(1), "exit took \(elapsed) after SIGINT")
+        #expect(result.stderr.contains("cancelled"), "\(result)")
+        #expect(result.stdoutLines.count < apdus.count, "the run should have stopped early: \(result)")
+    }
+
+    @Test("SIGINT while the shell waits for input: exit 130")
+    func interruptIdleShell() async throws {
+        let shell = try CardctlProcess(["shell"], interactiveInput: true)
+        shell.send(Card.selectApplication + "\n")
+        #expect(await shell.nextOutputLine() == Card.applicationFCI + "9000")
+        let clock = ContinuousClock()
+        let signalled = clock.now
+        shell.interrupt()
+        let result = try await shell.waitForExit(timeout: .seconds(10))
+        #expect(result.status == 130, "\(result)")
+        #expect(clock.now - signalled <= .seconds(1))
+        #expect(result.stderr.contains("cancelled"), "\(result)")
+    }
+}

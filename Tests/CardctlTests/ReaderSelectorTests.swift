@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+
+@Suite("cardctl --reader selectors")
+struct ReaderSelectorTests {
+    @Test("card models not in this build: a clear error, exit 2",
+          arguments: ["desfire", "ton", "ndef4", "type2", "iso15693"])
+    func unavailableCardKinds(kind: String) async throws {
+        let result = try await CardctlProcess.run(["list", "--reader", "sim:\(kind)"])
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stdout.isEmpty, "\(result)")
+        #expect(result.stderr.contains("'\(kind)'"), "the message should name the card model: \(result)")
+    }
+
+    @Test("usb selectors: exit 3, the libusb transport is not in this build", arguments: [
+        ["list", "--reader", "usb"],
+        ["--reader", "usb:072F:2200", "list"],
+        ["apdu", Card.selectApplication, "--reader", "usb:1:4"],
+    ])
+    func usbUnavailable(arguments: [String]) async throws {
+        let result = try await CardctlProcess.run(arguments)
+        #expect(result.status == 3, "\(result)")
+        #expect(result.stderr.contains("libusb"), "\(result)")
+    }
+
+    @Test("bad sim: selectors: exit 2 with a message", arguments: [
+        "sim:nosuchcard", "sim:iso7816,bogus=1", "sim:iso7816,latency=abc", "sim:iso7816,lift-after=-1",
+        "sim:iso7816,seed=x", "sim:iso7816,,seed=1", "sim:iso7816,swap", "sim:iso7816,return-after=10",
+    ])
+    func badSimulatorSelectors(selector: String) async throws {
+        let result = try await CardctlProcess.run(["list", "--reader", selector])
+        #expect(result.status == 2, "\(result)")
+        #expect(!result.stderr.isEmpty, "\(result)")
+    }
+
+    @Test("bad non-sim selectors: exit 2 (usage), like other bad selectors",
+          arguments: ["foo", "usb:1:2:3", "usb:GGGG:0000", "simulator"])
+    func badOtherSelectors(selector: String) async throws {
+        let result = try await CardctlProcess.run(["list", "--reader", selector])
+        #expect(!result.stderr.isEmpty, "\(result)")
+        withKnownIssue("cardctl maps ReaderSelectionError.invalidSelector to exit 3 (reader error), not 2") {
+            #expect(result.status == 2, "\(result)")
+        }
+    }
+
+    @Test("lift-after=1: the second APDU fails with a non-zero exit and a clear message")
+    func liftAfterOne() async throws {
+        let result = try await CardctlProcess.run([
+            "apdu", "--reader", "sim:iso7816,lift-after=1", Card.selectApplication, Card.selectEF0101,
+        ])
+        #expect(result.status != 0, "\(result)")
+        #expect(result.status == 1, "card gone is a card error: \(result)")
+        #expect(result.stdoutLines == ["\(Card.applicationFCI) 9000"], "the first answer is printed: \(result)")
+        #expect(result.stderr.contains("no card"), "\(result)")
+    }
+
+    @Test("sim:none: apdu fails with a non-zero exit and says there is no card")
+    func noCard() async throws {
+        let result = try await CardctlProcess.run(["apdu", "--reader", "sim:none", Card.selectApplication])
+        #expect(result.status != 0, "\(result)")
+        #expect(result.stdout.isEmpty, "\(result)")
+        #expect(result.stderr.contains("no card"), "\(result)")
+    }
+}
+
+@Suite("cardctl state=PATH")
+struct CardStateTests {
+    @Test("UPDATE BINARY in one run is seen by READ BINARY in the next")
+    func persistsAcrossRuns() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { Fixtures.removeDirectory(directory) }
+        let state = directory.appendingPathComponent("card.json").path
+        let reader = "sim:iso7816,state=\(state)"
+
+        let write = try await CardctlProcess.run([
+            "apdu", "--reader", reader, Card.selectApplication, Card.selectEF0101, "00D6000004DEADBEEF",
+        ])
+        #expect(write.status == 0, "\(write)")
+        #expect(write.stdoutLines.last == "9000", "\(write)")
+        #expect(FileManager.default.fileExists(atPath: state), "the state file is written")
+
+        let read = try await CardctlProcess.run([
+            "apdu", Card.selectApplication, Card.selectEF0101, Card.readBinary(8), "--reader", reader,
+        ])
+        #expect(read.status == 0, "\(read)")
+        #expect(read.stdoutLines.last == "DEADBEEF04050607 9000", "\(read)")
+
+        // A card without state=PATH is fresh.
+        let fresh = try await CardctlProcess.run(["apdu", Card.selectApplication, Card.selectEF0101, Card.readBinary(8)])
+        #expect(fresh.stdoutLines.last == "0001020304050607 9000", "\(fresh)")
+    }
+
+    enum Corruption: String, CaseIterable, Sendable {
+        case garbage, empty, truncated, missingFields
+    }
+
+    @Test("a corrupt state file is an error and is left unchanged", arguments: Corruption.allCases)
+    func corruptStateFile(corruption: Corruption) async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { Fixtures.removeDirectory(directory) }
+        let state = directory.appendingPathComponent("card.json")
+        let contents: Data
+        switch corruption {
+        case .garbage: contents = Data("{not json at all".utf8)
+        case .empty: contents = Data()
+        case .missingFields: contents = Data(#"{"format": 1, "kind": "iso7816", "card": {}}"#.utf8)
+        case .truncated:
+            // A real state file, cut in half.
+            let saved = try await CardctlProcess.run(["apdu", "--reader", "sim:iso7816,state=\(state.path)", Card.selectApplication])
+            try #require(saved.status == 0, "\(saved)")
+            let whole = try Data(contentsOf: state)
+            contents = whole.prefix(whole.count / 2)
+        }
+        try contents.write(to: state)
+
+        let result = try await CardctlProcess.run([
+            "apdu", "--reader", "sim:iso7816,state=\(state.path)", Card.selectApplication, Card.selectEF0101, "00D6000004DEADBEEF",
+        ])
+        #expect(result.status != 0, "\(result)")
+        #expect(result.stderr.contains("corrupt"), "\(result)")
+        #expect(try Data(contentsOf: state) == contents, "the state file must not be touched")
+    }
+}
