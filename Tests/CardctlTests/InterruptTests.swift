@@ -5,8 +5,8 @@ import Testing
 struct InterruptTests {
     @Test("SIGINT during a long apdu run: exit 130 within 1 s, 'cancelled' on stderr")
     func interruptLongRun() async throws {
-        // 20 APDUs at 200 ms each take 4 s or more.
-        let apdus = Array(repeating: Card.selectApplication, count: 20)
+        // 100 APDUs at 200 ms each take 20 s or more, far longer than the wait below even under load.
+        let apdus = Array(repeating: Card.selectApplication, count: 100)
         let run = try CardctlProcess(["apdu", "--reader", "sim:iso7816,latency=200"] + apdus)
         try await Task.sleep(for: .seconds(1))
         try #require(run.isRunning, "cardctl finished before the signal; the work is not long enough")
