@@ -106,6 +106,9 @@ final class CardctlProcess: @unchecked Sendable {
     private let input: Pipe?
     private let output = CollectedOutput()
     private let errors = CollectedOutput()
+    /// When the process ended and when SIGINT was sent, taken on non-cooperative threads so a
+    /// busy Swift concurrency pool (other tests) cannot distort them.
+    private let timing = Timing()
 
     /// Starts `cardctl arguments`. With `interactiveInput` the test writes stdin itself
     /// (``send(_:)``, ``closeInput()``); otherwise `input` (if any) is written and closed at
@@ -126,6 +129,8 @@ final class CardctlProcess: @unchecked Sendable {
         let stderrPipe = Pipe()
         process.standardOutput = stdoutPipe
         process.standardError = stderrPipe
+        let timing = timing
+        process.terminationHandler = { _ in timing.markExit() }
         try process.run()
         output.drain(stdoutPipe.fileHandleForReading)
         errors.drain(stderrPipe.fileHandleForReading)
@@ -155,9 +160,29 @@ final class CardctlProcess: @unchecked Sendable {
 
     var isRunning: Bool { process.isRunning }
 
-    /// Sends SIGINT, as Ctrl-C in a terminal would.
+    /// Sends SIGINT now, as Ctrl-C in a terminal would.
     func interrupt() {
+        timing.markInterrupt(stillRunning: timing.exitTime == nil)
         kill(process.processIdentifier, SIGINT)
+    }
+
+    /// Sends SIGINT `delay` after now, from a Dispatch thread (on time even when the test's
+    /// own task is starved).
+    func interrupt(after delay: Duration) {
+        let pid = process.processIdentifier
+        let timing = timing
+        let nanoseconds = Int(delay.components.seconds) * 1_000_000_000 + Int(delay.components.attoseconds / 1_000_000_000)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
+            timing.markInterrupt(stillRunning: timing.exitTime == nil)
+            kill(pid, SIGINT)
+        }
+    }
+
+    /// After ``waitForExit(timeout:)``: whether the process was still running when SIGINT was
+    /// sent, and how long after the signal it ended (nil if no signal was sent).
+    var interruptOutcome: (wasRunning: Bool, exitDelay: Duration)? {
+        guard let interrupt = timing.interruptTime, let exit = timing.exitTime else { return nil }
+        return (timing.runningAtInterrupt, exit - interrupt)
     }
 
     /// Waits for the next complete stdout line (the output so far is consumed line by line).
@@ -199,6 +224,31 @@ final class CardctlProcess: @unchecked Sendable {
                     timeout: Duration = defaultTimeout) async throws -> CardctlResult {
         try await CardctlProcess(arguments, input: input).waitForExit(timeout: timeout)
     }
+}
+
+/// Instants recorded from Foundation's and Dispatch's threads.
+private final class Timing: @unchecked Sendable {
+    private let lock = NSLock()
+    private var exit: ContinuousClock.Instant?
+    private var interrupt: ContinuousClock.Instant?
+    private var running = false
+
+    func markExit() {
+        let now = ContinuousClock.now
+        lock.withLock { exit = now }
+    }
+
+    func markInterrupt(stillRunning: Bool) {
+        let now = ContinuousClock.now
+        lock.withLock {
+            interrupt = now
+            running = stillRunning
+        }
+    }
+
+    var exitTime: ContinuousClock.Instant? { lock.withLock { exit } }
+    var interruptTime: ContinuousClock.Instant? { lock.withLock { interrupt } }
+    var runningAtInterrupt: Bool { lock.withLock { running } }
 }
 
 /// Bytes read from one pipe by a thread of its own.

@@ -8,17 +8,13 @@ struct InterruptTests {
         // 100 APDUs at 200 ms each take 20 s or more, far longer than the wait below even under load.
         let apdus = Array(repeating: Card.selectApplication, count: 100)
         let run = try CardctlProcess(["apdu", "--reader", "sim:iso7816,latency=200"] + apdus)
-        try await Task.sleep(for: .seconds(1))
-        try #require(run.isRunning, "cardctl finished before the signal; the work is not long enough")
+        run.interrupt(after: .seconds(1))
+        let result = try await run.waitForExit(timeout: .seconds(15))
+        let outcome = try #require(run.interruptOutcome, "SIGINT was never sent: \(result)")
 
-        let clock = ContinuousClock()
-        let signalled = clock.now
-        run.interrupt()
-        let result = try await run.waitForExit(timeout: .seconds(10))
-        let elapsed = clock.now - signalled
-
+        try #require(outcome.wasRunning, "cardctl finished before the signal; the work is not long enough: \(result)")
         #expect(result.status == 130, "\(result)")
-        #expect(elapsed <= .seconds(1), "exit took \(elapsed) after SIGINT")
+        #expect(outcome.exitDelay <= .seconds(1), "exit took \(outcome.exitDelay) after SIGINT")
         #expect(result.stderr.contains("cancelled"), "\(result)")
         #expect(result.stdoutLines.count < apdus.count, "the run should have stopped early: \(result)")
     }
@@ -28,12 +24,12 @@ struct InterruptTests {
         let shell = try CardctlProcess(["shell"], interactiveInput: true)
         shell.send(Card.selectApplication + "\n")
         #expect(await shell.nextOutputLine() == Card.applicationFCI + "9000")
-        let clock = ContinuousClock()
-        let signalled = clock.now
         shell.interrupt()
         let result = try await shell.waitForExit(timeout: .seconds(10))
+        let outcome = try #require(shell.interruptOutcome)
+        #expect(outcome.wasRunning, "\(result)")
         #expect(result.status == 130, "\(result)")
-        #expect(clock.now - signalled <= .seconds(1))
+        #expect(outcome.exitDelay <= .seconds(1), "exit took \(outcome.exitDelay) after SIGINT")
         #expect(result.stderr.contains("cancelled"), "\(result)")
     }
 }
