@@ -22,8 +22,10 @@ enum ExitStatus: Int32 {
             case .transport(.cancelled, _): return .cancelled
             default: return .readerError
             }
+        case ReaderSelectionError.invalidSelector: return .usage
         case is USBTransportError, is ReaderSelectionError: return .readerError
-        case is HexParseError, is APDUParseError, is APDULengthError, is SimulatorSpecificationError, is InputError:
+        case is HexParseError, is APDUParseError, is APDULengthError, is SimulatorSpecificationError, is InputError,
+             is ReaderProfileError, is CardStateError, is SimulatorSetupError:
             return .usage
         default: return .readerError
         }

@@ -29,11 +29,26 @@ let arguments = ArgumentOrder.normalise(Array(CommandLine.arguments.dropFirst())
         return ExitStatus.ok.rawValue
     } catch let exit as ExitCode {
         return exit.rawValue
+    } catch where isArgumentParserOutcome(error) {
+        // Help and usage requests surface from run(): print them as ArgumentParser would.
+        let code = CardCtl.exitCode(for: error)
+        if code == .success {
+            Output.standardOutput(CardCtl.fullMessage(for: error))
+            return ExitStatus.ok.rawValue
+        }
+        Output.standardError(CardCtl.fullMessage(for: error))
+        return ExitStatus.usage.rawValue
     } catch {
         let status = ExitStatus.of(error)
         Output.standardError(status == .cancelled ? "cancelled" : "error: \(error)")
         return status.rawValue
     }
+}
+
+/// True for errors that ArgumentParser raises itself (help requested, validation, usage).
+func isArgumentParserOutcome(_ error: any Error) -> Bool {
+    if error is ValidationError || error is CleanExit { return true }
+    return String(reflecting: type(of: error)).hasPrefix("ArgumentParser.")
 }
 
 // SIGINT cancels the running command; its cancellation path stops the USB transfer.

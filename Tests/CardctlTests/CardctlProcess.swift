@@ -209,6 +209,12 @@ final class CardctlProcess: @unchecked Sendable {
             try? await Task.sleep(for: .milliseconds(5))
         }
         process.waitUntilExit()
+        // Foundation runs the termination handler (which stamps the exit time) asynchronously,
+        // possibly after isRunning turned false: wait for it, bounded.
+        let stampDeadline = ContinuousClock.now + .seconds(2)
+        while timing.exitTime == nil, ContinuousClock.now < stampDeadline {
+            try? await Task.sleep(for: .milliseconds(2))
+        }
         closeInput()
         let outputEnded = await output.waitForEnd(deadline: ContinuousClock.now + .seconds(5))
         let errorsEnded = await errors.waitForEnd(deadline: ContinuousClock.now + .seconds(5))

@@ -38,9 +38,7 @@ struct ReaderSelectorTests {
     func badOtherSelectors(selector: String) async throws {
         let result = try await CardctlProcess.run(["list", "--reader", selector])
         #expect(!result.stderr.isEmpty, "\(result)")
-        withKnownIssue("cardctl maps ReaderSelectionError.invalidSelector to exit 3 (reader error), not 2") {
-            #expect(result.status == 2, "\(result)")
-        }
+        #expect(result.status == 2, "\(result)")
     }
 
     @Test("lift-after=1: the second APDU fails with a non-zero exit and a clear message")
