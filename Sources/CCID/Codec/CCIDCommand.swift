@@ -81,17 +81,7 @@ public struct CCIDCommand: Sendable, Hashable {
             payload.appendLittleEndian(clock)
             payload.appendLittleEndian(rate)
         }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(ccidHeaderLength + payload.count)
-        bytes.append(messageType.rawValue)
-        bytes.appendLittleEndian(UInt32(payload.count))
-        bytes.append(slot)
-        bytes.append(sequence)
-        bytes.append(specific.0)
-        bytes.append(specific.1)
-        bytes.append(specific.2)
-        bytes.append(contentsOf: payload)
-        return bytes
+        return CCIDFraming.encode(type: messageType, slot: slot, sequence: sequence, fields: specific, payload: payload)
     }
 
     /// Decodes a bulk-OUT message, as a reader does.
@@ -99,13 +89,7 @@ public struct CCIDCommand: Sendable, Hashable {
     /// Errors follow what a reader must report: an unknown type, a `dwLength` that disagrees with
     /// the transfer, or a fixed-size command with another payload size.
     public init(decoding bytes: [UInt8]) throws(CCIDFrameError) {
-        guard bytes.count >= ccidHeaderLength else { throw .truncatedHeader(received: bytes.count) }
-        let declared = Int(bytes.littleEndianUInt32(at: 1))
-        guard declared == bytes.count - ccidHeaderLength else {
-            throw .lengthMismatch(declared: declared, received: bytes.count - ccidHeaderLength)
-        }
-        guard let type = CCIDMessageType(rawValue: bytes[0]), type.isCommand else { throw .unknownMessageType(bytes[0]) }
-        let payload = Array(bytes[ccidHeaderLength...])
+        let (type, payload) = try CCIDFraming.decode(bytes, commands: true)
         func requireEmpty() throws(CCIDFrameError) {
             guard payload.isEmpty else { throw .invalidPayloadLength(type, length: payload.count, expected: "0") }
         }

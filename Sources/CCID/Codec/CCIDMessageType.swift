@@ -64,3 +64,34 @@ public enum CCIDMessageType: UInt8, Sendable, CaseIterable, CustomStringConverti
 
 /// Size of the header every CCID bulk message starts with.
 public let ccidHeaderLength = 10
+
+/// The 10-byte header framing shared by both directions: encodes it in front of a payload and
+/// checks, on decoding, that `dwLength` matches the transfer and the type suits the direction.
+enum CCIDFraming {
+    static func encode(type: CCIDMessageType, slot: UInt8, sequence: UInt8,
+                       fields: (UInt8, UInt8, UInt8), payload: [UInt8]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(ccidHeaderLength + payload.count)
+        bytes.append(type.rawValue)
+        bytes.appendLittleEndian(UInt32(payload.count))
+        bytes.append(slot)
+        bytes.append(sequence)
+        bytes.append(fields.0)
+        bytes.append(fields.1)
+        bytes.append(fields.2)
+        bytes.append(contentsOf: payload)
+        return bytes
+    }
+
+    static func decode(_ bytes: [UInt8], commands: Bool) throws(CCIDFrameError) -> (type: CCIDMessageType, payload: [UInt8]) {
+        guard bytes.count >= ccidHeaderLength else { throw .truncatedHeader(received: bytes.count) }
+        let declared = Int(bytes.littleEndianUInt32(at: 1))
+        guard declared == bytes.count - ccidHeaderLength else {
+            throw .lengthMismatch(declared: declared, received: bytes.count - ccidHeaderLength)
+        }
+        guard let type = CCIDMessageType(rawValue: bytes[0]), type.isCommand == commands else {
+            throw .unknownMessageType(bytes[0])
+        }
+        return (type, Array(bytes[ccidHeaderLength...]))
+    }
+}

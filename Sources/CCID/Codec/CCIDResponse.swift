@@ -58,28 +58,13 @@ public struct CCIDResponse: Sendable, Hashable {
             payload.appendLittleEndian(clock)
             payload.appendLittleEndian(rate)
         }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(ccidHeaderLength + payload.count)
-        bytes.append(messageType.rawValue)
-        bytes.appendLittleEndian(UInt32(payload.count))
-        bytes.append(slot)
-        bytes.append(sequence)
-        bytes.append(state.rawValue)
-        bytes.append(errorCode)
-        bytes.append(byte9)
-        bytes.append(contentsOf: payload)
-        return bytes
+        return CCIDFraming.encode(type: messageType, slot: slot, sequence: sequence,
+                                  fields: (state.rawValue, errorCode, byte9), payload: payload)
     }
 
     /// Decodes a bulk-IN message, as the host does.
     public init(decoding bytes: [UInt8]) throws(CCIDFrameError) {
-        guard bytes.count >= ccidHeaderLength else { throw .truncatedHeader(received: bytes.count) }
-        let declared = Int(bytes.littleEndianUInt32(at: 1))
-        guard declared == bytes.count - ccidHeaderLength else {
-            throw .lengthMismatch(declared: declared, received: bytes.count - ccidHeaderLength)
-        }
-        guard let type = CCIDMessageType(rawValue: bytes[0]), !type.isCommand else { throw .unknownMessageType(bytes[0]) }
-        let payload = Array(bytes[ccidHeaderLength...])
+        let (type, payload) = try CCIDFraming.decode(bytes, commands: false)
         let byte9 = bytes[9]
         let state = CCIDSlotState(rawValue: bytes[7])
         let kind: Kind

@@ -245,16 +245,16 @@ public actor CCIDDriver {
                 throw CCIDDriverError.unexpectedResponse(response.messageType, during: type)
             }
             if failureIsError, let error = response.slotError {
-                throw mapFailure(error, state: response.state, during: type)
+                throw mapFailure(error, state: response.state, slot: slot, during: type)
             }
             return response
         }
     }
 
-    private func mapFailure(_ error: CCIDSlotError, state: CCIDSlotState, during type: CCIDMessageType) -> CCIDDriverError {
+    private func mapFailure(_ error: CCIDSlotError, state: CCIDSlotState, slot: UInt8, during type: CCIDMessageType) -> CCIDDriverError {
         if state.icc == .absent {
-            poweredSlots.removeAll()
-            t1Sessions.removeAll()
+            poweredSlots.remove(slot)
+            t1Sessions[slot] = nil
             return .noCard
         }
         if error == .iccMute { return .cardMute(during: type) }

@@ -6,7 +6,7 @@ public protocol SimulationClock: Sendable {
     /// Time elapsed since the clock's origin.
     func now() -> Duration
     /// Suspends until `deadline` (measured from the origin); throws on task cancellation.
-    func sleep(until deadline: Duration) async throws
+    func suspend(until deadline: Duration) async throws
 }
 
 /// Real time, measured from when the clock was made.
@@ -18,7 +18,7 @@ public struct RealTimeSimulationClock: SimulationClock {
 
     public func now() -> Duration { origin.duration(to: clock.now) }
 
-    public func sleep(until deadline: Duration) async throws {
+    public func suspend(until deadline: Duration) async throws {
         try await clock.sleep(until: origin.advanced(by: deadline), tolerance: nil)
     }
 }
@@ -39,7 +39,7 @@ public actor ManualSimulationClock: SimulationClock {
 
     private let mirror = Atomic<Int64>(0)
 
-    public func sleep(until deadline: Duration) async throws {
+    public func suspend(until deadline: Duration) async throws {
         if deadline <= current { return }
         let id = nextID
         nextID += 1

@@ -161,7 +161,7 @@ public actor VirtualCCIDReader {
                 let now = clock.now()
                 if head.readyAt > now {
                     let wakeAt = min(head.readyAt, deadline)
-                    do { try await clock.sleep(until: wakeAt) } catch { throw USBTransportError.cancelled }
+                    do { try await clock.suspend(until: wakeAt) } catch { throw USBTransportError.cancelled }
                     if wakeAt == deadline && head.readyAt > deadline { throw .timeout(endpoint: "bulk-IN", after: timeout) }
                     continue
                 }
@@ -370,8 +370,9 @@ public actor VirtualCCIDReader {
     /// Sends a response APDU, chaining it over several DataBlocks when it exceeds one message.
     private func deliver(_ response: [UInt8], for command: CCIDCommand, slot index: Int, delay: Duration) {
         let maxPayload = configuration.descriptor.maxPayloadPerMessage
-        guard slots[index].card != nil || response.isEmpty == false else {
-            reply(failure(command, error: .iccMute, icc: .absent), delay: delay)
+        // An empty answer means the card was gone before the command reached it.
+        guard !response.isEmpty else {
+            reply(failure(command, error: .iccMute, icc: slots[index].iccStatus), delay: delay)
             return
         }
         if response.count <= maxPayload {
@@ -558,7 +559,7 @@ public actor VirtualCCIDReader {
                     return
                 }
                 let timer = Task {
-                    try? await clock.sleep(until: deadline)
+                    try? await clock.suspend(until: deadline)
                     self.expire(id)
                 }
                 waiters[id] = (channel, continuation, timer)
