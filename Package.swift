@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "CardFlow", targets: ["CardFlow"]),
         .library(name: "CCID", targets: ["CCID"]),
         .library(name: "CardSimulator", targets: ["CardSimulator"]),
+        .library(name: "CardSimulatorUSB", targets: ["CardSimulatorUSB"]),
         .executable(name: "cardctl", targets: ["cardctl"]),
     ],
     dependencies: [
@@ -15,10 +16,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
+        .systemLibrary(name: "CLibUSB", pkgConfig: "libusb-1.0", providers: [.apt(["libusb-1.0-0-dev"])]),
+        .systemLibrary(name: "CUMockdev", pkgConfig: "umockdev-1.0", providers: [.apt(["libumockdev-dev"])]),
         // USB CCID driver: message codec, class descriptor, exchange levels, T=1, transports.
         .target(
             name: "CCID",
-            dependencies: [.product(name: "Logging", package: "swift-log")]
+            dependencies: ["CLibUSB", .product(name: "Logging", package: "swift-log")]
         ),
         // Core: APDUs, card channels, errors (sessions and flows arrive with later work).
         .target(
@@ -30,10 +33,17 @@ let package = Package(
             name: "CardSimulator",
             dependencies: ["CardFlow", "CCID", .product(name: "Logging", package: "swift-log")]
         ),
+        // umockdev-based USB device emulation (C): presents a CCID reader to libusb programs.
+        .target(name: "CCIDEmulator", dependencies: ["CUMockdev"]),
+        // Exposes a CardSimulator virtual reader as a USB device through CCIDEmulator.
+        .target(
+            name: "CardSimulatorUSB",
+            dependencies: ["CardSimulator", "CCID", "CCIDEmulator", .product(name: "Logging", package: "swift-log")]
+        ),
         .executableTarget(
             name: "cardctl",
             dependencies: [
-                "CardFlow", "CCID", "CardSimulator",
+                "CardFlow", "CCID", "CardSimulator", "CardSimulatorUSB",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -43,6 +53,7 @@ let package = Package(
         .testTarget(name: "CCIDTests", dependencies: ["CCID", "CardSimulator", "CardFlow"]),
         .testTarget(name: "CardSimulatorTests", dependencies: ["CardSimulator", "CardFlow", "CCID"]),
         .testTarget(name: "CardctlTests", dependencies: ["cardctl"]),
+        .testTarget(name: "USBIntegrationTests", dependencies: ["CCID", "CardFlow", "CardSimulator", "CardSimulatorUSB", "CLibUSB"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -5,4 +5,5 @@ cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 bash Scripts/setup.sh
 swift build --build-tests
-swift test --skip-build --disable-xctest
+# The libusb integration tests need the umockdev preload; the other tests do not mind it.
+umockdev-wrapper swift test --skip-build --disable-xctest
