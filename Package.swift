@@ -14,6 +14,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
     ],
     targets: [
         .systemLibrary(name: "CLibUSB", pkgConfig: "libusb-1.0", providers: [.apt(["libusb-1.0-0-dev"])]),
@@ -26,7 +27,11 @@ let package = Package(
         // Core: APDUs, card channels, errors (sessions and flows arrive with later work).
         .target(
             name: "CardFlow",
-            dependencies: ["CCID", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "CCID",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]
         ),
         // Virtual CCID readers and cards speaking the USB side of the protocol.
         .target(
@@ -49,7 +54,11 @@ let package = Package(
             ],
             path: "Examples/cardctl"
         ),
-        .testTarget(name: "CardFlowTests", dependencies: ["CardFlow", "CardSimulator", "CCID"]),
+        .testTarget(name: "CardFlowTests", dependencies: [
+            "CardFlow", "CardSimulator", "CCID",
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "CCIDTests", dependencies: ["CCID", "CardSimulator", "CardFlow"]),
         .testTarget(name: "CardSimulatorTests", dependencies: ["CardSimulator", "CardFlow", "CCID"]),
         .testTarget(name: "CardctlTests", dependencies: ["cardctl"]),
