@@ -1,3 +1,4 @@
+import CardFlow
 import Testing
 import CCID
 import CardSimulator
@@ -151,7 +152,7 @@ struct CCIDDriverTests {
     }
 
     @Test func liftedCardReturnsOnSchedule() async throws {
-        let clock = ManualSimulationClock()
+        let clock = ManualClock()
         let harness = await SimulatedReaderHarness(clock: clock)
         await harness.reader.liftCard(afterAPDUs: 1, returnAfter: .milliseconds(500))
         _ = try await harness.driver.powerOn()
@@ -167,7 +168,7 @@ struct CCIDDriverTests {
     @Test func cancellationAbortsTheTransferAndLeavesTheReaderUsable() async throws {
         var configuration = VirtualReaderConfiguration()
         configuration.timing.extraLatency = .seconds(30)
-        let clock = ManualSimulationClock()
+        let clock = ManualClock()
         var patient = SimulatedReaderHarness.fastFailing
         patient.readTimeout = .seconds(60)
         let harness = await SimulatedReaderHarness(configuration, clock: clock, driverConfiguration: patient)

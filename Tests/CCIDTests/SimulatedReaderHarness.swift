@@ -1,3 +1,4 @@
+import CardFlow
 import CCID
 import CardSimulator
 
@@ -8,7 +9,7 @@ struct SimulatedReaderHarness {
 
     init(_ configuration: VirtualReaderConfiguration = VirtualReaderConfiguration(),
          card: (any VirtualCard)? = ISO7816Card(seed: 1),
-         clock: any SimulationClock = RealTimeSimulationClock(),
+         clock: any ElapsedClock = RealClock(),
          driverConfiguration: CCIDDriverConfiguration = Self.fastFailing) async {
         reader = VirtualCCIDReader(configuration: configuration, clock: clock)
         if let card { await reader.insert(card) }

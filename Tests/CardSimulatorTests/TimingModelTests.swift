@@ -1,3 +1,4 @@
+import CardFlow
 import Testing
 import CCID
 import CardSimulator
@@ -32,7 +33,7 @@ struct TimingModelTests {
     }
 
     @Test func readerAnswersWhenTheModelSaysSo() async throws {
-        let clock = ManualSimulationClock()
+        let clock = ManualClock()
         var configuration = VirtualReaderConfiguration()
         configuration.timing = TimingModel(usbRoundTrip: .milliseconds(1), extraLatency: .milliseconds(200))
         let reader = VirtualCCIDReader(configuration: configuration, clock: clock)

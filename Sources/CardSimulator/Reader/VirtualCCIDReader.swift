@@ -1,3 +1,4 @@
+import CardFlow
 import CCID
 import Logging
 
@@ -17,7 +18,7 @@ import Logging
 /// Misbehaviour is injected with ``inject(_:)``.
 public actor VirtualCCIDReader {
     public nonisolated let configuration: VirtualReaderConfiguration
-    private let clock: any SimulationClock
+    private let clock: any ElapsedClock
     private let logger: Logger
     private let part3 = PCSCPart3Responder()
 
@@ -43,7 +44,7 @@ public actor VirtualCCIDReader {
     private enum Channel { case bulkIn, interrupt }
 
     public init(configuration: VirtualReaderConfiguration = VirtualReaderConfiguration(),
-                clock: any SimulationClock = RealTimeSimulationClock(),
+                clock: any ElapsedClock = RealClock(),
                 logger: Logger = Logger(label: "cardflow.simulator")) {
         self.configuration = configuration
         self.clock = clock

@@ -1,3 +1,4 @@
+import CardFlow
 import CCID
 import Logging
 
@@ -27,7 +28,7 @@ public struct SimulatorSetup: Sendable {
     public let readers: [Reader]
     private let stateStore: CardStateStore?
 
-    public init(specification: SimulatorSpecification, clock: any SimulationClock = RealTimeSimulationClock(),
+    public init(specification: SimulatorSpecification, clock: any ElapsedClock = RealClock(),
                 logger: Logger = Logger(label: "cardflow.simulator")) async throws {
         self.specification = specification
         var configurations: [(VirtualReaderConfiguration, UInt8, String)] = []

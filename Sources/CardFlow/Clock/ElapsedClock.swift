@@ -1,8 +1,9 @@
 import Synchronization
 
-/// The clock a simulated reader lives by. The reader's timing model, scheduled card returns
-/// and read timeouts use it, so tests can run simulated time without waiting.
-public protocol SimulationClock: Sendable {
+/// A clock measured as time elapsed since its origin, which every CardFlow component that
+/// waits uses: session cooldowns and timeouts, the simulated reader's timing model and card
+/// returns. Tests substitute ``ManualClock`` to run time-dependent behaviour without waiting.
+public protocol ElapsedClock: Sendable {
     /// Time elapsed since the clock's origin.
     func now() -> Duration
     /// Suspends until `deadline` (measured from the origin); throws on task cancellation.
@@ -10,7 +11,7 @@ public protocol SimulationClock: Sendable {
 }
 
 /// Real time, measured from when the clock was made.
-public struct RealTimeSimulationClock: SimulationClock {
+public struct RealClock: ElapsedClock {
     private let clock = ContinuousClock()
     private let origin: ContinuousClock.Instant
 
@@ -25,7 +26,7 @@ public struct RealTimeSimulationClock: SimulationClock {
 
 /// A clock that only moves when told to: sleepers wake when ``advance(by:)`` passes their
 /// deadline. For deterministic tests of timeouts, latency and card returns.
-public actor ManualSimulationClock: SimulationClock {
+public actor ManualClock: ElapsedClock {
     private var current: Duration = .zero
     private var sleepers: [(id: UInt64, deadline: Duration, continuation: CheckedContinuation<Void, any Error>)] = []
     private var nextID: UInt64 = 0
