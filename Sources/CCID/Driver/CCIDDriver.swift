@@ -24,10 +24,8 @@ public actor CCIDDriver {
     private var t1Sessions: [UInt8: T1HostProtocol] = [:]
     private var poweredSlots: Set<UInt8> = []
 
-    // FIFO admission: one exchange at a time, in the order callers arrived.
-    private var busy = false
-    private var waiters: [(id: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
-    private var nextWaiterID: UInt64 = 0
+    // One exchange at a time, in the order callers arrived.
+    private var admission = FIFOAdmission()
 
     public init(transport: any USBTransport, descriptor: CCIDClassDescriptor, interfaceNumber: UInt8 = 0,
                 configuration: CCIDDriverConfiguration = CCIDDriverConfiguration(),
@@ -138,37 +136,26 @@ public actor CCIDDriver {
     }
 
     private func acquire() async throws {
-        if !busy {
-            busy = true
-            return
-        }
-        let id = nextWaiterID
-        nextWaiterID &+= 1
+        guard let ticket = admission.tryEnter() else { return }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 if Task.isCancelled {
                     continuation.resume(throwing: CancellationError())
                 } else {
-                    waiters.append((id, continuation))
+                    admission.enqueue(ticket, continuation)
                 }
             }
         } onCancel: {
-            Task { await self.cancelWaiter(id) }
+            Task { await self.cancelWaiter(ticket) }
         }
     }
 
     private func release() {
-        if waiters.isEmpty {
-            busy = false
-        } else {
-            // Ownership passes straight to the next waiter, so nobody can overtake it.
-            waiters.removeFirst().continuation.resume()
-        }
+        admission.leave()
     }
 
-    private func cancelWaiter(_ id: UInt64) {
-        guard let index = waiters.firstIndex(where: { $0.id == id }) else { return }
-        waiters.remove(at: index).continuation.resume(throwing: CancellationError())
+    private func cancelWaiter(_ ticket: UInt64) {
+        admission.cancel(ticket)
     }
 
     // MARK: - Message exchange

@@ -1,0 +1,144 @@
+import Logging
+
+/// Runs a flow's steps on one card, recovering when the card is lifted and put back.
+struct FlowRunner<Output: Sendable> {
+    let flow: Flow<Output>
+    let reader: Reader
+    let policy: SessionPolicy
+    let events: FlowEventSink
+
+    func run() async throws -> Output {
+        let clock = policy.clock
+        let bound = flow.deadline
+        return try await withDeadline(bound, clock: clock, what: "flow") {
+            try await runSteps()
+        }
+    }
+
+    private func runSteps() async throws -> Output {
+        try await reader.enterSession()
+        var session: CardSession?
+        do {
+            try await reader.honourCooldown(policy)
+            let opened = try await reader.openSession(policy: policy, events: events)
+            session = opened
+            events.emit(.connected(await opened.identity))
+            let result = try await runSteps(on: opened)
+            await finish(session)
+            return result
+        } catch {
+            await finish(session)
+            if session == nil { await reader.leaveSession(clock: policy.clock) }
+            throw error
+        }
+    }
+
+    /// Runs finalizers and closes the session, even when the flow was cancelled.
+    private func finish(_ session: CardSession?) async {
+        let finalizers = flow.finalizers
+        await Task {
+            for finalizer in finalizers { await finalizer(session) }
+            await session?.close()
+        }.value
+    }
+
+    private func runSteps(on session: CardSession) async throws -> Output {
+        let steps = flow.steps
+        let total = steps.count
+        let cardKey = await session.identity.key
+        var value: any Sendable = ()
+        var index = 0
+        while index < total {
+            let step = steps[index]
+            events.emit(.stepStarted(index: index, total: total, name: step.name))
+            value = try await runStep(step, index: index, input: value, session: session, cardKey: cardKey)
+            events.emit(.stepFinished(index: index, total: total, name: step.name))
+            index += 1
+            if policy.reconnectBetweenSteps, index < total {
+                try await withCardRecovery(index: index, session: session, cardKey: cardKey) {
+                    try await session.reconnect()
+                }
+            }
+        }
+        return value as! Output
+    }
+
+    /// One step with its retries and card-loss recovery, bounded by the step timeout.
+    private func runStep(_ step: FlowStep, index: Int, input: any Sendable, session: CardSession,
+                         cardKey: [UInt8]) async throws -> any Sendable {
+        let policy = self.policy
+        let events = self.events
+        let retry = step.retry ?? policy.retries
+        let runner = self
+        return try await withDeadline(policy.stepTimeout, clock: policy.clock, what: "step \(index + 1) (\(step.name))") {
+            var attempt = 0
+            var interrupted = false
+            while true {
+                do {
+                    if interrupted, !step.idempotent {
+                        // The step may have taken effect before the card left: ask the step.
+                        guard let verify = step.verify else {
+                            throw SessionError.unverifiableStepInterrupted(step: index, name: step.name)
+                        }
+                        if let done = try await verify(input, session) { return done }
+                    }
+                    return try await step.body(input, session)
+                } catch let error where error.meansCardLost {
+                    interrupted = true
+                    events.emit(.cardLost(index: index))
+                    try await runner.recoverCard(session: session, cardKey: cardKey)
+                    events.emit(.resumed(index: index))
+                } catch let error as SessionError {
+                    throw FlowError(stepIndex: index, stepName: step.name, underlying: error)
+                } catch is CancellationError {
+                    throw CancellationError()
+                } catch {
+                    attempt += 1
+                    guard attempt <= retry.attempts else {
+                        throw FlowError(stepIndex: index, stepName: step.name, underlying: error)
+                    }
+                    events.emit(.retrying(index: index, attempt: attempt, reason: String(describing: error)))
+                    let pause = retry.delay(beforeRetry: attempt)
+                    if pause > .zero { try await policy.clock.suspend(until: policy.clock.now() + pause) }
+                }
+            }
+        }
+    }
+
+    /// Runs `operation`, recovering the card once if it is lost during it.
+    private func withCardRecovery(index: Int, session: CardSession, cardKey: [UInt8],
+                                  _ operation: () async throws -> Void) async throws {
+        do {
+            try await operation()
+        } catch let error where error.meansCardLost {
+            events.emit(.cardLost(index: index))
+            try await recoverCard(session: session, cardKey: cardKey)
+            events.emit(.resumed(index: index))
+        }
+    }
+
+    /// Waits (bounded) for the flow's own card: other cards are reported and left alone.
+    func recoverCard(session: CardSession, cardKey: [UInt8]) async throws {
+        let clock = policy.clock
+        let deadline = clock.now() + policy.cardReturnTimeout
+        await reader.noteCardLost()
+        while true {
+            events.emit(.waitingForCard)
+            do {
+                try await reader.waitForPresence(.present, until: deadline, policy: policy)
+            } catch SessionError.noCard {
+                throw SessionError.cardDidNotReturn(waited: policy.cardReturnTimeout)
+            }
+            do {
+                if try await session.resume(expecting: cardKey) { return }
+                events.emit(.wrongCard(await session.identity))
+                // Leave the other card alone until it goes away.
+                try await reader.waitForPresence(.absent, until: deadline, policy: policy)
+            } catch let error where error.meansCardLost {
+                await reader.noteCardLost()
+            } catch SessionError.timedOut {
+                throw SessionError.cardDidNotReturn(waited: policy.cardReturnTimeout)
+            }
+        }
+    }
+}

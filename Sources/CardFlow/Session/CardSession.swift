@@ -1,0 +1,109 @@
+import CCID
+import Logging
+
+/// One powered card on a reader. APDUs are serialised; the session knows the card's identity,
+/// can power-cycle it (``reconnect()``) and replays what the application registered
+/// (selection, authentication) so that the card is back in the state the next step expects.
+///
+/// Get one from ``Reader/withSession(policy:_:)``, ``Reader/connect(policy:)`` or a flow step.
+public actor CardSession: CardChannel {
+    public nonisolated let reader: Reader
+    public private(set) var identity: CardIdentity
+    let policy: SessionPolicy
+    private let events: FlowEventSink?
+    private var restorations: [@Sendable (CardSession) async throws -> Void] = []
+    private var closed = false
+
+    init(reader: Reader, atr: [UInt8], policy: SessionPolicy, events: FlowEventSink?) {
+        self.reader = reader
+        self.identity = CardIdentity(atr: atr, uid: nil, key: atr)
+        self.policy = policy
+        self.events = events
+    }
+
+    /// Sends one command APDU as given (no 61xx/6Cxx handling), bounded by the policy's APDU
+    /// timeout. Cancelling the calling task aborts the exchange.
+    public func transmit(_ command: CommandAPDU) async throws -> ResponseAPDU {
+        guard !closed else { throw SessionError.sessionClosed }
+        let driver = reader.driver
+        let slot = reader.slot
+        do {
+            return try await withDeadline(policy.apduTimeout, clock: policy.clock, what: "APDU INS \([command.ins].hexString)") {
+                try await CCIDCardChannel(driver: driver, slot: slot).transmit(command)
+            }
+        } catch {
+            if error.meansCardLost { await reader.noteCardLost() }
+            throw error
+        }
+    }
+
+    /// Sends a command APDU following 61xx (GET RESPONSE) and 6Cxx (corrected Le) within the
+    /// policy's bounds.
+    public func send(_ command: CommandAPDU) async throws -> ResponseAPDU {
+        try await send(command, policy: policy.responseChaining)
+    }
+
+    /// Registers work to replay after the card is power-cycled or comes back (for example
+    /// SELECT of the application, then authentication). Replayed in registration order.
+    public func onReconnect(_ restoration: @escaping @Sendable (CardSession) async throws -> Void) {
+        restorations.append(restoration)
+    }
+
+    /// Reports progress within the current flow step (0...1) to the flow's progress stream.
+    public func reportProgress(_ fraction: Double) {
+        events?.emit(.progress(min(max(fraction, 0), 1)))
+    }
+
+    /// Power-cycles the card and replays the registered restorations.
+    public func reconnect() async throws {
+        guard !closed else { throw SessionError.sessionClosed }
+        try? await reader.driver.powerOff(slot: reader.slot)
+        let atr = try await reader.driver.powerOn(slot: reader.slot)
+        identity.atr = atr
+        try await replayRestorations()
+    }
+
+    /// Powers the card off and hands the reader to the next session. Safe to call twice; runs
+    /// to completion even when the calling task is cancelled.
+    public func close() async {
+        guard !closed else { return }
+        closed = true
+        let reader = self.reader
+        let clock = policy.clock
+        await Task {
+            try? await reader.driver.powerOff(slot: reader.slot)
+            await reader.leaveSession(clock: clock)
+        }.value
+    }
+
+    public var isClosed: Bool { closed }
+
+    // MARK: - Identity and recovery (used by flows)
+
+    /// Reads the UID (PC/SC part 3 `FF CA`) and computes the identity key.
+    func establishIdentity() async throws {
+        if let answer = try? await transmit(CommandAPDU(cla: 0xFF, ins: 0xCA, p1: 0x00, p2: 0x00, le: 256)),
+           answer.statusWord.isSuccess, !answer.data.isEmpty {
+            identity.uid = answer.data
+        }
+        identity.key = try await policy.identity.resolve(self)
+    }
+
+    /// After the card came back: power it on, check it is the same card, replay restorations.
+    /// Returns false (and leaves the card powered off) when it is another card.
+    func resume(expecting key: [UInt8]) async throws -> Bool {
+        let atr = try await reader.driver.powerOn(slot: reader.slot)
+        identity = CardIdentity(atr: atr, uid: nil, key: atr)
+        try await establishIdentity()
+        guard identity.key == key else {
+            try? await reader.driver.powerOff(slot: reader.slot)
+            return false
+        }
+        try await replayRestorations()
+        return true
+    }
+
+    private func replayRestorations() async throws {
+        for restoration in restorations { try await restoration(self) }
+    }
+}

@@ -1,0 +1,52 @@
+import CCID
+
+/// Errors of readers, sessions and flows. Card errors (status words) and driver errors keep
+/// their own types and reach the caller unchanged, or wrapped in ``FlowError`` with the step.
+public enum SessionError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// No card arrived within the connect timeout.
+    case noCard(waited: Duration)
+    /// The card left and did not come back within the card-return timeout.
+    case cardDidNotReturn(waited: Duration)
+    /// A step or APDU exceeded its time bound.
+    case timedOut(what: String, after: Duration)
+    /// The session was closed; no more APDUs.
+    case sessionClosed
+    /// The card was lifted during a step that is not idempotent and offers no verification, so
+    /// it cannot be known whether the step took effect.
+    case unverifiableStepInterrupted(step: Int, name: String)
+
+    public var description: String {
+        switch self {
+        case .noCard(let waited): "no card on the reader after waiting \(waited)"
+        case .cardDidNotReturn(let waited): "the card left and did not come back within \(waited)"
+        case .timedOut(let what, let after): "\(what) timed out after \(after)"
+        case .sessionClosed: "the card session is closed"
+        case .unverifiableStepInterrupted(let step, let name):
+            "the card left during step \(step + 1) (\(name)), which is not idempotent and cannot be verified; not retried"
+        }
+    }
+}
+
+/// A flow step failed; carries the step and the underlying error.
+public struct FlowError: Error, Sendable, CustomStringConvertible {
+    public let stepIndex: Int
+    public let stepName: String
+    public let underlying: any Error
+
+    public var description: String { "step \(stepIndex + 1) (\(stepName)) failed: \(underlying)" }
+}
+
+extension Error {
+    /// True when the error means the card is no longer there (lifted, or not answering).
+    var meansCardLost: Bool {
+        switch self {
+        case let error as CCIDDriverError:
+            switch error {
+            case .noCard, .cardMute, .cardNotPowered: return true
+            default: return false
+            }
+        case let error as FlowError: return error.underlying.meansCardLost
+        default: return false
+        }
+    }
+}

@@ -1,0 +1,56 @@
+/// How a ``Reader`` runs sessions and flows: pauses, bounds and recovery.
+///
+/// ```swift
+/// var policy = SessionPolicy()
+/// policy.cooldown = .milliseconds(500)      // the seed library slept 5 s; make it a policy
+/// policy.reconnectBetweenSteps = true
+/// policy.retries = RetryPolicy(attempts: 2, backoff: .milliseconds(200))
+/// ```
+public struct SessionPolicy: Sendable {
+    /// Minimum pause between the end of one session on a reader and the start of the next.
+    public var cooldown: Duration = .zero
+    /// Power-cycle the card and replay the registered restorations between flow steps.
+    public var reconnectBetweenSteps = false
+    /// How long ``Reader/connect(policy:)`` waits for a card.
+    public var connectTimeout: Duration = .seconds(30)
+    /// Bound on one APDU exchange (nil: only the driver's own read timeout applies).
+    public var apduTimeout: Duration? = nil
+    /// Bound on one flow step, retries included (nil: unbounded).
+    public var stepTimeout: Duration? = nil
+    /// How long a flow waits for the same card to come back after it left mid-flow.
+    public var cardReturnTimeout: Duration = .seconds(30)
+    /// Retries of a failed step for errors other than card loss (card loss is recovered by
+    /// waiting for the card instead).
+    public var retries = RetryPolicy(attempts: 0, backoff: .zero)
+    /// Bounds on 61xx / 6Cxx continuation for ``CardSession/send(_:)``.
+    public var responseChaining = ResponseChainingPolicy.default
+    /// How often card presence is polled when the reader has no interrupt endpoint.
+    public var presencePollInterval: Duration = .milliseconds(400)
+    /// How a card is recognised when it comes back (UID by default).
+    public var identity: CardIdentityResolver = .uid
+    /// The clock cooldowns, timeouts and backoffs are measured with.
+    public var clock: any ElapsedClock = RealClock()
+
+    public init() {}
+
+    /// The defaults: no cooldown, no reconnect between steps, 30 s to find a card.
+    public static var `default`: SessionPolicy { SessionPolicy() }
+}
+
+/// Retries with a fixed, then doubling, backoff.
+public struct RetryPolicy: Sendable, Hashable {
+    /// Additional attempts after the first failure.
+    public var attempts: Int
+    /// Pause before the first retry; doubled for each further retry.
+    public var backoff: Duration
+
+    public init(attempts: Int, backoff: Duration) {
+        self.attempts = max(0, attempts)
+        self.backoff = backoff
+    }
+
+    /// The pause before retry number `retry` (1-based).
+    public func delay(beforeRetry retry: Int) -> Duration {
+        backoff * (1 << min(max(retry - 1, 0), 16))
+    }
+}

@@ -1,0 +1,152 @@
+import Testing
+import CCID
+import CardFlow
+import CardSimulator
+
+let selectApp = try! CommandAPDU(hex: "00A4040007A0000002471001")
+let readFirstFile = try! CommandAPDU(hex: "00B0810020")
+let firstFileContents = (0..<32).map { UInt8($0) }
+
+/// A reader with a card on it, simulated, for session and flow tests.
+func simulatedReader(card: (any VirtualCard)? = ISO7816Card(seed: 1), latency: Duration = .zero,
+                     clock: any ElapsedClock = RealClock()) async -> (Reader, VirtualCCIDReader) {
+    var configuration = VirtualReaderConfiguration()
+    configuration.timing.extraLatency = latency
+    let virtual = VirtualCCIDReader(configuration: configuration, clock: clock)
+    if let card { await virtual.insert(card) }
+    var driver = CCIDDriverConfiguration()
+    driver.readTimeout = .seconds(60)
+    return (Reader.simulated(virtual, driverConfiguration: driver), virtual)
+}
+
+@Suite("Reader and CardSession")
+struct SessionTests {
+    @Test func plainAsyncAwaitSession() async throws {
+        let (reader, _) = await simulatedReader()
+        let data = try await reader.withSession { session in
+            _ = try await session.send(selectApp)
+            return try await session.send(readFirstFile).data
+        }
+        #expect(data == firstFileContents)
+    }
+
+    @Test func sessionKnowsTheCardIdentity() async throws {
+        let (reader, _) = await simulatedReader(card: ISO7816Card(seed: 9))
+        let identity = try await reader.withSession { session in await session.identity }
+        #expect(identity.uid == ISO7816Card.uid(fromSeed: 9))
+        #expect(identity.atr == [0x3B, 0x81, 0x80, 0x01, 0x80, 0x80])
+        #expect(identity.key == identity.uid)
+    }
+
+    @Test func presenceStreamStartsWithTheCurrentState() async throws {
+        let (reader, virtual) = await simulatedReader(card: nil)
+        var events = await reader.cardPresence().makeAsyncIterator()
+        #expect(await events.next() == .absent)
+        await virtual.insert(ISO7816Card(seed: 2))
+        #expect(await events.next() == .present)
+        await virtual.removeCard()
+        #expect(await events.next() == .absent)
+    }
+
+    @Test func connectWaitsForACard() async throws {
+        let (reader, virtual) = await simulatedReader(card: nil)
+        let session = Task { try await reader.withSession { session in await session.identity.uid } }
+        try await Task.sleep(for: .milliseconds(50))
+        await virtual.insert(ISO7816Card(seed: 4))
+        #expect(try await session.value == ISO7816Card.uid(fromSeed: 4))
+    }
+
+    @Test func connectGivesUpAfterItsTimeout() async throws {
+        let clock = ManualClock()
+        let (reader, _) = await simulatedReader(card: nil)
+        var policy = SessionPolicy()
+        policy.connectTimeout = .seconds(5)
+        policy.clock = clock
+        let attempt = Task { try await reader.withSession(policy: policy) { _ in () } }
+        while await clock.sleeperCount == 0 { await Task.yield() }
+        await clock.advance(by: .seconds(5))
+        await #expect(throws: SessionError.noCard(waited: .seconds(5))) { try await attempt.value }
+    }
+
+    @Test func cooldownSeparatesSessions() async throws {
+        let clock = ManualClock()
+        let (reader, _) = await simulatedReader()
+        var policy = SessionPolicy()
+        policy.cooldown = .seconds(5)
+        policy.clock = clock
+        try await reader.withSession(policy: policy) { _ in () }
+        let second = Task { try await reader.withSession(policy: policy) { _ in "second" } }
+        while await clock.sleeperCount == 0 { await Task.yield() }
+        await clock.advance(by: .seconds(4))
+        #expect(await clock.sleeperCount == 1, "still cooling down after 4 s")
+        await clock.advance(by: .seconds(1))
+        #expect(try await second.value == "second")
+    }
+
+    @Test func cancellingASessionMidAPDUReturnsPromptlyAndFreesTheReader() async throws {
+        let (reader, virtual) = await simulatedReader(latency: .seconds(20))
+        let started = ContinuousClock.now
+        let pending = Task { try await reader.withSession { session in try await session.send(selectApp) } }
+        // Power-on and FF CA take 20 s each here; cancel during the first.
+        try await Task.sleep(for: .milliseconds(50))
+        pending.cancel()
+        await #expect(throws: CancellationError.self) { try await pending.value }
+        #expect(ContinuousClock.now - started < .seconds(2))
+        // The reader serves the next session (the slow card is replaced by a quick reader).
+        _ = virtual
+        let state = try await reader.driver.slotStatus()
+        #expect(state.icc != .absent)
+    }
+
+    @Test func apduTimeoutIsTyped() async throws {
+        let (reader, virtual) = await simulatedReader()
+        var policy = SessionPolicy()
+        policy.apduTimeout = .milliseconds(100)
+        await #expect(throws: SessionError.timedOut(what: "APDU INS A4", after: .milliseconds(100))) {
+            try await reader.withSession(policy: policy) { session in
+                await virtual.inject(.noResponse)
+                return try await session.send(selectApp)
+            }
+        }
+    }
+
+    @Test func sessionsOnOneReaderAreServedInSubmissionOrder() async throws {
+        let (reader, _) = await simulatedReader()
+        let order = OrderLog()
+        // Hold the reader so that all 100 requests queue up before any runs.
+        let gate = try await reader.connect()
+        var tasks: [Task<Void, any Error>] = []
+        for index in 0..<100 {
+            tasks.append(Task {
+                try await reader.withSession { session in
+                    _ = try await session.send(selectApp)
+                    await order.append(index)
+                }
+            })
+            // Let each task reach the queue before the next is created.
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        await gate.close()
+        for task in tasks { try await task.value }
+        #expect(await order.values == Array(0..<100))
+    }
+
+    @Test func eightReadersRunInParallel() async throws {
+        var readers: [Reader] = []
+        for _ in 0..<8 { readers.append(await simulatedReader(latency: .milliseconds(100)).0) }
+        let started = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for reader in readers {
+                group.addTask { _ = try await reader.withSession { session in try await session.send(selectApp) } }
+            }
+            try await group.waitForAll()
+        }
+        // Each session takes 3 exchanges of 100 ms; serialised, 8 readers would need 2.4 s.
+        #expect(ContinuousClock.now - started < .milliseconds(1500))
+    }
+}
+
+actor OrderLog {
+    private(set) var values: [Int] = []
+    func append(_ value: Int) { values.append(value) }
+}
