@@ -7,7 +7,11 @@ struct APDUCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apdu",
         abstract: "Send command APDUs (hex) to the card in one session and print each answer.",
-        discussion: "Exit status is 0 whenever the card answered, whatever the status word, unless --expect-sw says otherwise.")
+        discussion: """
+            Exit status is 0 whenever the card answered, whatever the status word, unless --expect-sw says otherwise.
+            The APDUs run as a flow: with --wait MS, a card lifted mid-command is waited for and, when the same card
+            is back, the interrupted APDU is sent again (another card is reported and left alone).
+            """)
 
     @OptionGroup var global: GlobalOptions
 
@@ -17,14 +21,21 @@ struct APDUCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Do not follow 61xx with GET RESPONSE nor re-issue on 6Cxx.")
     var raw = false
 
+    @Option(name: .long, help: ArgumentHelp("Send the list of APDUs this many times in the same session.", valueName: "N"))
+    var `repeat`: Int = 1
+
     @Argument(help: ArgumentHelp("Command APDUs in hex (spaces allowed inside a quoted argument).", valueName: "HEX"))
     var apdus: [String]
 
-    struct Answer: Encodable {
+    struct Answer: Encodable, Sendable {
         let command: String
         let data: String
         let sw: String
         let meaning: String?
+    }
+
+    func validate() throws {
+        guard `repeat` >= 1 else { throw ValidationError("--repeat must be 1 or more") }
     }
 
     func run() async throws {
@@ -36,31 +47,65 @@ struct APDUCommand: AsyncParsableCommand {
             }
             return StatusWord(value)
         }
-        let session = try await CommandSession.start(global, traceToStandardError: global.json)
-        var answers: [Answer] = []
-        var failure: (any Error)?
-        do {
-            for command in commands {
-                let response = raw ? try await session.channel.transmit(command) : try await session.channel.send(command)
-                let answer = Answer(command: command.encoded().hexString, data: response.data.hexString,
-                                    sw: response.statusWord.hexString, meaning: response.statusWord.meaning)
-                answers.append(answer)
-                if !global.json {
-                    Output.standardOutput(answer.data.isEmpty ? answer.sw : "\(answer.data) \(answer.sw)")
-                }
-                if let expected, response.statusWord != expected {
-                    throw ExpectedStatusMismatch(expected: expected, received: response.statusWord, command: command)
+        let logger = CommandLogging.logger(trace: global.trace)
+        let connection = try await ReaderConnection.open(global, logger: logger)
+        let reader = try connection.primary
+        let answers = AnswerLog()
+        let flow = makeFlow(commands, repeating: `repeat`, expected: expected, answers: answers)
+        let run = reader.run(flow, policy: global.policy)
+        let progress = Task { [json = global.json, trace = global.trace] in
+            // Recovery events always go to stderr (unless --json); with --trace, every event.
+            for await event in run.progress {
+                switch event {
+                case .waitingForCard, .cardLost, .wrongCard, .resumed, .retrying:
+                    if !json { Output.standardError("cardctl: \(event)") }
+                default:
+                    if trace { Output.standardError("cardctl: \(event)") }
                 }
             }
-        } catch {
-            failure = error
         }
-        try await session.end()
+        var failure: (any Error)?
+        do { try await run.value } catch { failure = error }
+        await progress.value
+        try await connection.close()
         if global.json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            Output.standardOutput(String(decoding: try encoder.encode(answers), as: UTF8.self))
+            Output.standardOutput(String(decoding: try encoder.encode(await answers.all), as: UTF8.self))
         }
-        if let failure { throw failure }
+        if let failure { throw (failure as? FlowError)?.underlying ?? failure }
     }
+
+    /// One flow step per APDU (and repetition): each prints its answer as soon as it has it.
+    private func makeFlow(_ commands: [CommandAPDU], repeating count: Int, expected: StatusWord?,
+                          answers: AnswerLog) -> Flow<Void> {
+        let sequence = Array(repeating: commands, count: count).flatMap { $0 }
+        let json = global.json, raw = self.raw, global = self.global
+        @Sendable func exchange(_ command: CommandAPDU, _ session: CardSession) async throws {
+            let channel = traced(session, global, toStandardError: json)
+            let response = raw ? try await channel.transmit(command) : try await channel.send(command, policy: .default)
+            let answer = Answer(command: command.encoded().hexString, data: response.data.hexString,
+                                sw: response.statusWord.hexString, meaning: response.statusWord.meaning)
+            await answers.append(answer)
+            if command.ins == 0xA4, response.statusWord.isSuccess {
+                // A card that comes back after being lifted gets this selection again.
+                await session.onReconnect(key: "selection") { session in _ = try await session.send(command) }
+            }
+            if !json { Output.standardOutput(answer.data.isEmpty ? answer.sw : "\(answer.data) \(answer.sw)") }
+            if let expected, response.statusWord != expected {
+                throw ExpectedStatusMismatch(expected: expected, received: response.statusWord, command: command)
+            }
+        }
+        var flow = Flow.start("APDU 1") { session in try await exchange(sequence[0], session) }
+        for (index, command) in sequence.enumerated().dropFirst() {
+            flow = flow.then("APDU \(index + 1)") { _, session in try await exchange(command, session) }
+        }
+        return flow
+    }
+}
+
+/// Answers in order, for --json.
+actor AnswerLog {
+    private(set) var all: [APDUCommand.Answer] = []
+    func append(_ answer: APDUCommand.Answer) { all.append(answer) }
 }

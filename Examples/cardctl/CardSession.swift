@@ -2,29 +2,31 @@ import CCID
 import CardFlow
 import Foundation
 
-/// One powered card session on the primary reader, for `apdu` and `shell`.
+/// One card session on the primary reader, for `shell`.
 struct CommandSession {
     let connection: ReaderConnection
+    let session: CardSession
     let channel: any CardChannel
-    let driver: CCIDDriver
 
     static func start(_ global: GlobalOptions, traceToStandardError: Bool) async throws -> CommandSession {
         let logger = CommandLogging.logger(trace: global.trace)
         let connection = try await ReaderConnection.open(global, logger: logger)
-        let driver = try connection.primary.driver
-        _ = try await driver.powerOn()
-        var channel: any CardChannel = CCIDCardChannel(driver: driver)
-        if global.trace {
-            channel = TracingChannel(base: channel, write: traceToStandardError ? Output.standardError : Output.standardOutput)
-        }
-        return CommandSession(connection: connection, channel: channel, driver: driver)
+        let session = try await connection.primary.connect(policy: global.policy)
+        return CommandSession(connection: connection, session: session,
+                              channel: traced(session, global, toStandardError: traceToStandardError))
     }
 
     /// Powers the card off (it may be gone already) and saves simulated state.
     func end() async throws {
-        try? await driver.powerOff()
+        await session.close()
         try await connection.close()
     }
+}
+
+/// The session as a channel, printing the exchange when `--trace` is given.
+func traced(_ channel: any CardChannel, _ global: GlobalOptions, toStandardError: Bool) -> any CardChannel {
+    guard global.trace else { return channel }
+    return TracingChannel(base: channel, write: toStandardError ? Output.standardError : Output.standardOutput)
 }
 
 /// Line output, flushed per line so pipes see answers at once.

@@ -15,6 +15,12 @@ enum ExitStatus: Int32 {
     static func of(_ error: any Error) -> ExitStatus {
         switch error {
         case is CancellationError: return .cancelled
+        case let error as FlowError: return of(error.underlying)
+        case let error as SessionError:
+            switch error {
+            case .noCard, .cardDidNotReturn, .unverifiableStepInterrupted: return .cardError
+            case .timedOut, .sessionClosed: return .readerError
+            }
         case is CardStatusError, is APDUExchangeError, is CardChannelError, is ExpectedStatusMismatch: return .cardError
         case let error as CCIDDriverError:
             switch error {

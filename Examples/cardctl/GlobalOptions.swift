@@ -1,4 +1,5 @@
 import ArgumentParser
+import CardFlow
 
 /// Options every subcommand accepts, before or after the subcommand name.
 struct GlobalOptions: ParsableArguments {
@@ -13,15 +14,40 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: .long, help: "Print every APDU exchanged.")
     var trace = false
 
-    @Option(name: .long, help: ArgumentHelp("Timeout of one reader exchange, in milliseconds.", valueName: "MS"))
+    @Option(name: .long, help: ArgumentHelp("Timeout of one APDU exchange, in milliseconds.", valueName: "MS"))
     var timeout: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Pause between sessions on a reader, in milliseconds.", valueName: "MS"))
+    var cooldown: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Retries of a failed step (not of a lifted card), with doubling backoff from 100 ms.", valueName: "N"))
+    var retries: Int?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "How long to wait for a card to arrive, or to come back when lifted mid-command, in milliseconds (default 0: fail at once).",
+        valueName: "MS"))
+    var wait: Int?
 
     func validate() throws {
         if let timeout, timeout <= 0 { throw ValidationError("--timeout must be a positive number of milliseconds") }
+        if let cooldown, cooldown < 0 { throw ValidationError("--cooldown must be 0 or more milliseconds") }
+        if let retries, retries < 0 { throw ValidationError("--retries must be 0 or more") }
+        if let wait, wait < 0 { throw ValidationError("--wait must be 0 or more milliseconds") }
+    }
+
+    /// The session policy these options describe.
+    var policy: SessionPolicy {
+        var policy = SessionPolicy()
+        policy.apduTimeout = timeout.map { .milliseconds($0) }
+        policy.cooldown = .milliseconds(cooldown ?? 0)
+        policy.retries = RetryPolicy(attempts: retries ?? 0, backoff: .milliseconds(100))
+        policy.connectTimeout = .milliseconds(wait ?? 0)
+        policy.cardReturnTimeout = .milliseconds(wait ?? 0)
+        return policy
     }
 
     /// Names of options that take a value, and of flags, so they can be moved after the
     /// subcommand when given before it.
-    static let valueOptions: Set<String> = ["--reader", "--timeout"]
+    static let valueOptions: Set<String> = ["--reader", "--timeout", "--cooldown", "--retries", "--wait"]
     static let flags: Set<String> = ["--json", "--trace"]
 }

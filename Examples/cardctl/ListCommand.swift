@@ -26,7 +26,7 @@ struct ListCommand: AsyncParsableCommand {
         let connection = try await ReaderConnection.open(global, logger: logger)
         var listings: [Listing] = []
         for reader in connection.readers {
-            let descriptor = reader.driver.descriptor
+            let descriptor = reader.info.descriptor
             var atr: String?
             let state = try await reader.driver.slotStatus()
             if state.icc != .absent {
@@ -39,7 +39,7 @@ struct ListCommand: AsyncParsableCommand {
                 }
             }
             listings.append(Listing(
-                name: reader.name, vendorID: hex4(reader.vendorID), productID: hex4(reader.productID),
+                name: reader.info.name, vendorID: hex4(reader.info.vendorID), productID: hex4(reader.info.productID),
                 exchangeLevel: descriptor.exchangeLevel.rawValue, maxMessageLength: Int(descriptor.maxMessageLength),
                 slots: descriptor.slotCount, protocols: descriptor.protocols.names,
                 cardPresent: state.icc != .absent, atr: atr))

@@ -36,8 +36,8 @@ struct FlowTests {
 
     @Test func cardLiftedMidFlowAndReturnedResumesTheStep() async throws {
         let (reader, virtual) = await simulatedReader()
-        // Identity (FF CA) and SELECT pass; the card leaves right after, and returns 100 ms later.
-        await virtual.liftCard(afterAPDUs: 2, returnAfter: .milliseconds(100))
+        // SELECT passes; the card leaves right after, and returns 100 ms later.
+        await virtual.liftCard(afterAPDUs: 1, returnAfter: .milliseconds(100))
         let flow = Flow.start("select") { session in
                 await session.onReconnect { session in _ = try await session.send(selectApp) }
                 return try await session.send(selectApp).statusWord
@@ -56,7 +56,7 @@ struct FlowTests {
     @Test func aDifferentCardIsReportedAndNotWrittenTo() async throws {
         let (reader, virtual) = await simulatedReader(card: ISO7816Card(seed: 1))
         let stranger = ISO7816Card(seed: 2)
-        await virtual.liftCard(afterAPDUs: 2, returnAfter: .milliseconds(50), replacement: stranger)
+        await virtual.liftCard(afterAPDUs: 1, returnAfter: .milliseconds(50), replacement: stranger)
         let write = try CommandAPDU(hex: "00D6810002CAFE")
         let flow = Flow.start("select") { session in
                 await session.onReconnect { session in _ = try await session.send(selectApp) }
@@ -81,7 +81,7 @@ struct FlowTests {
 
     @Test func cardThatNeverReturnsGivesABoundedTypedError() async throws {
         let (reader, virtual) = await simulatedReader()
-        await virtual.liftCard(afterAPDUs: 2)
+        await virtual.liftCard(afterAPDUs: 1)
         var policy = SessionPolicy()
         policy.cardReturnTimeout = .milliseconds(200)
         let run = reader.run(Self.readFlow, policy: policy)
@@ -93,7 +93,7 @@ struct FlowTests {
 
     @Test func nonIdempotentStepIsVerifiedBeforeItIsRetried() async throws {
         let (reader, virtual) = await simulatedReader()
-        await virtual.liftCard(afterAPDUs: 3, returnAfter: .milliseconds(50))
+        await virtual.liftCard(afterAPDUs: 2, returnAfter: .milliseconds(50))
         let write = try CommandAPDU(hex: "00D6810002BEEF")
         let verifications = OrderLog()
         let flow = Flow.start("select") { session in
@@ -114,7 +114,7 @@ struct FlowTests {
         #expect(await verifications.values == [1])
 
         // Without a verification the flow refuses to guess.
-        await virtual.liftCard(afterAPDUs: 3, returnAfter: .milliseconds(50))
+        await virtual.liftCard(afterAPDUs: 2, returnAfter: .milliseconds(50))
         let blind = Flow.start("select") { session in try await session.send(selectApp).statusWord }
             .then("write", idempotent: false) { _, session in
                 let status = try await session.send(write).statusWord

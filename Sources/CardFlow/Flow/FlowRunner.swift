@@ -86,6 +86,8 @@ struct FlowRunner<Output: Sendable> {
                 } catch let error where error.meansCardLost {
                     interrupted = true
                     events.emit(.cardLost(index: index))
+                    // A zero card-return timeout turns recovery off: the loss is the answer.
+                    guard policy.cardReturnTimeout > .zero else { throw error }
                     try await runner.recoverCard(session: session, cardKey: cardKey)
                     events.emit(.resumed(index: index))
                 } catch let error as SessionError {
@@ -112,6 +114,7 @@ struct FlowRunner<Output: Sendable> {
             try await operation()
         } catch let error where error.meansCardLost {
             events.emit(.cardLost(index: index))
+            guard policy.cardReturnTimeout > .zero else { throw error }
             try await recoverCard(session: session, cardKey: cardKey)
             events.emit(.resumed(index: index))
         }

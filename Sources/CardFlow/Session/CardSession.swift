@@ -11,7 +11,7 @@ public actor CardSession: CardChannel {
     public private(set) var identity: CardIdentity
     let policy: SessionPolicy
     private let events: FlowEventSink?
-    private var restorations: [@Sendable (CardSession) async throws -> Void] = []
+    private var restorations: [(key: String?, restore: @Sendable (CardSession) async throws -> Void)] = []
     private var closed = false
 
     init(reader: Reader, atr: [UInt8], policy: SessionPolicy, events: FlowEventSink?) {
@@ -46,7 +46,17 @@ public actor CardSession: CardChannel {
     /// Registers work to replay after the card is power-cycled or comes back (for example
     /// SELECT of the application, then authentication). Replayed in registration order.
     public func onReconnect(_ restoration: @escaping @Sendable (CardSession) async throws -> Void) {
-        restorations.append(restoration)
+        restorations.append((nil, restoration))
+    }
+
+    /// Registers a restoration under `key`, replacing an earlier one with the same key (for
+    /// example "selection": only the latest SELECT needs replaying).
+    public func onReconnect(key: String, _ restoration: @escaping @Sendable (CardSession) async throws -> Void) {
+        if let index = restorations.firstIndex(where: { $0.key == key }) {
+            restorations[index].restore = restoration
+        } else {
+            restorations.append((key, restoration))
+        }
     }
 
     /// Reports progress within the current flow step (0...1) to the flow's progress stream.
@@ -104,6 +114,6 @@ public actor CardSession: CardChannel {
     }
 
     private func replayRestorations() async throws {
-        for restoration in restorations { try await restoration(self) }
+        for restoration in restorations { try await restoration.restore(self) }
     }
 }

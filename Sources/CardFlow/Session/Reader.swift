@@ -65,13 +65,12 @@ public actor Reader {
 
     private func unsubscribe(_ id: UInt64) {
         subscribers[id] = nil
-        if subscribers.isEmpty {
-            monitor?.cancel()
-            monitor = nil
-        }
+        stopMonitorIfIdle()
     }
 
     private func publish(_ state: CardPresence) {
+        // Waiters re-check the reader themselves; a notification only wakes them early.
+        wakePresenceWaiters()
         guard state != presence else { return }
         presence = state
         for continuation in subscribers.values { continuation.yield(state) }
@@ -82,38 +81,44 @@ public actor Reader {
         publish(.absent)
     }
 
+    private var monitorWanted: Bool { !subscribers.isEmpty || !presenceWaiters.isEmpty }
+
+    private func stopMonitorIfIdle() {
+        guard !monitorWanted else { return }
+        monitor?.cancel()
+        monitor = nil
+    }
+
+    /// Watches the reader while someone cares: the interrupt endpoint wakes it (NotifySlotChange),
+    /// readers without one are polled; the reader's slot status is the truth either way, so a
+    /// stale notification cannot flip the state.
     private func startMonitorIfNeeded() {
         guard monitor == nil else { return }
         let driver = self.driver
         let slot = self.slot
         let interval = presencePollInterval
         monitor = Task { [weak self] in
-            // The first report is the state now; then interrupt messages, or polling.
-            if let state = try? await driver.slotStatus(slot: slot) {
-                await self?.publish(state.icc == .absent ? .absent : .present)
-            }
             var polling = false
             while !Task.isCancelled {
-                if !polling {
-                    do {
-                        if case .slotChange(let changes)? = try await driver.readInterrupt(timeout: .seconds(1)),
-                           let change = changes.first(where: { $0.slot == Int(slot) }) {
-                            await self?.publish(change.cardPresent ? .present : .absent)
-                        }
-                        continue
-                    } catch CCIDDriverError.transport(.noInterruptEndpoint, _) {
-                        polling = true
-                    } catch is CancellationError {
-                        return
-                    } catch {
-                        // Reader gone or broken: stop monitoring; sessions report the error.
-                        await self?.finishSubscribers()
-                        return
-                    }
-                }
-                try? await Task.sleep(for: interval)
                 if let state = try? await driver.slotStatus(slot: slot) {
                     await self?.publish(state.icc == .absent ? .absent : .present)
+                }
+                if polling {
+                    try? await Task.sleep(for: interval)
+                    continue
+                }
+                do {
+                    _ = try await driver.readInterrupt(timeout: .seconds(1))
+                } catch CCIDDriverError.transport(.noInterruptEndpoint, _) {
+                    polling = true
+                } catch is CancellationError {
+                    return
+                } catch CCIDDriverError.transport(.cancelled, _) {
+                    return
+                } catch {
+                    // Reader gone or broken: stop monitoring; sessions report the error.
+                    await self?.finishSubscribers()
+                    return
                 }
             }
         }
@@ -122,7 +127,50 @@ public actor Reader {
     private func finishSubscribers() {
         for continuation in subscribers.values { continuation.finish() }
         subscribers.removeAll()
+        wakePresenceWaiters()
         monitor = nil
+    }
+
+    // Tasks waiting for a presence change, woken by publish() or by their timer.
+    private var presenceWaiters: [UInt64: (continuation: CheckedContinuation<Void, Never>, timer: Task<Void, Never>)] = [:]
+    private var nextPresenceWaiter: UInt64 = 0
+
+    private func wakePresenceWaiters() {
+        let waiters = presenceWaiters
+        presenceWaiters.removeAll()
+        for waiter in waiters.values {
+            waiter.timer.cancel()
+            waiter.continuation.resume()
+        }
+    }
+
+    /// Suspends until a presence notification or `deadline` on `clock`, whichever comes first.
+    private func awaitPresenceNotification(until deadline: Duration, clock: any ElapsedClock) async {
+        let id = nextPresenceWaiter
+        nextPresenceWaiter += 1
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                if Task.isCancelled {
+                    continuation.resume()
+                    return
+                }
+                let timer = Task {
+                    try? await clock.suspend(until: deadline)
+                    self.expirePresenceWaiter(id)
+                }
+                presenceWaiters[id] = (continuation, timer)
+                startMonitorIfNeeded()
+            }
+        } onCancel: {
+            Task { await self.expirePresenceWaiter(id) }
+        }
+        stopMonitorIfIdle()
+    }
+
+    private func expirePresenceWaiter(_ id: UInt64) {
+        guard let waiter = presenceWaiters.removeValue(forKey: id) else { return }
+        waiter.timer.cancel()
+        waiter.continuation.resume()
     }
 
     // MARK: - Sessions
@@ -185,28 +233,20 @@ public actor Reader {
         }
     }
 
-    /// Waits until presence equals `wanted`, or throws when `deadline` passes.
+    /// Waits until presence equals `wanted`, or throws when `deadline` passes. The reader is
+    /// asked directly each time; notifications (or the poll interval) say when to ask again.
     func waitForPresence(_ wanted: CardPresence, until deadline: Duration, policy: SessionPolicy) async throws {
         let clock = policy.clock
-        let stream = cardPresence()
         let waited = max(.zero, deadline - clock.now())
-        let reached: Bool = try await withThrowingTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                for await state in stream where state == wanted { return true }
-                return false
-            }
-            group.addTask {
-                try await clock.suspend(until: deadline)
-                return false
-            }
-            defer { group.cancelAll() }
-            return try await group.next() ?? false
-        }
-        try Task.checkCancellation()
-        guard reached else {
-            // The monitor may lag a poll interval: ask the reader once more before giving up.
+        while true {
             if try await currentPresence() == wanted { return }
-            throw wanted == .present ? SessionError.noCard(waited: waited) : SessionError.timedOut(what: "waiting for the card to leave", after: waited)
+            try Task.checkCancellation()
+            let now = clock.now()
+            guard now < deadline else {
+                throw wanted == .present ? SessionError.noCard(waited: waited)
+                    : SessionError.timedOut(what: "waiting for the card to leave", after: waited)
+            }
+            await awaitPresenceNotification(until: min(deadline, now + policy.presencePollInterval), clock: clock)
         }
     }
 

@@ -17,7 +17,8 @@ public struct SessionPolicy: Sendable {
     public var apduTimeout: Duration? = nil
     /// Bound on one flow step, retries included (nil: unbounded).
     public var stepTimeout: Duration? = nil
-    /// How long a flow waits for the same card to come back after it left mid-flow.
+    /// How long a flow waits for the same card to come back after it left mid-flow; zero turns
+    /// recovery off (the card-loss error ends the flow).
     public var cardReturnTimeout: Duration = .seconds(30)
     /// Retries of a failed step for errors other than card loss (card loss is recovered by
     /// waiting for the card instead).

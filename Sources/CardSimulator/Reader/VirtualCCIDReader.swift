@@ -389,13 +389,16 @@ public actor VirtualCCIDReader {
     /// returns the answer with the time the exchange takes.
     private func processAPDU(_ apdu: [UInt8], slot index: Int, usbMessages: Int) -> ([UInt8], Duration) {
         guard var card = slots[index].card else { return ([], configuration.timing.readerOnlyTime) }
-        apdusProcessed += 1
         let response: [UInt8]
         let cardTime: Duration
         if let answer = part3.response(to: apdu, card: card) {
-            response = answer
-            cardTime = .zero
+            // Answered by the reader itself: the card sees nothing, so it does not count as one
+            // of the card's APDUs (lift-after counts what reaches the card).
+            let time = configuration.timing.exchangeTime(commandLength: apdu.count, responseLength: answer.count,
+                                                         cardTime: .zero, usbMessages: usbMessages)
+            return (answer, time)
         } else {
+            apdusProcessed += 1
             cardTime = card.processingTime(for: apdu)
             response = card.process(apdu)
             slots[index].card = card
