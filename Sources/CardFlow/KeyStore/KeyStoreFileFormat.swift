@@ -53,7 +53,7 @@ enum KeyStoreFileFormat {
                 SecretEntry(name: name, value: secret.bytes.hexString)
             })
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         // Strings, integers and arrays of them always encode.
         let data = (try? encoder.encode(document)) ?? Data()
         return Array(data) + [UInt8(ascii: "\n")]
