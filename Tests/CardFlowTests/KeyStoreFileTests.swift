@@ -113,9 +113,10 @@ struct KeyStoreFileTests {
         #expect(try await store.listing().isEmpty)
         #expect(try await store.key(in: KeySlot(0)) == nil)
         #expect(try directory.entries().isEmpty)
+        // Deleting from a store that does not exist creates nothing either.
         await #expect(throws: KeyStoreError.keyNotFound(try KeySlot(0))) { try await store.deleteKey(in: KeySlot(0)) }
-        // A failed delete still leaves nothing behind but the (empty) directory.
-        #expect(!FileManager.default.fileExists(atPath: directory.path("sub/keys.json")))
+        await #expect(throws: KeyStoreError.secretNotFound(name: "x")) { try await store.deleteSecret(named: "x") }
+        #expect(try directory.entries().isEmpty)
     }
 
     @Test func createsTheFileWithMode0600AndDirectoriesWith0700() async throws {
@@ -333,6 +334,27 @@ struct KeyStoreFileTests {
             try await group.waitForAll()
         }
         #expect(try await FileKeyStore(path: path).listing().secrets.count == 100)
+    }
+
+    @Test func secretNamesWithSlashesRoundTrip() async throws {
+        let directory = try KeyStoreDirectory()
+        try await FileKeyStore(path: directory.path()).setSecret(SecretBytes([1, 2]), named: "site/app:key@v1+x")
+        #expect(try await FileKeyStore(path: directory.path()).secret(named: "site/app:key@v1+x") == SecretBytes([1, 2]))
+        #expect(try String(decoding: fileBytes(directory.path()), as: UTF8.self).contains("\"site/app:key@v1+x\""))
+    }
+
+    @Test func systemErrorsAreTyped() async throws {
+        let directory = try KeyStoreDirectory()
+        // A regular file where the store's directory should be.
+        try writeFile(directory.path("plain"), "x")
+        let path = directory.path("plain/keys.json")
+        let store = FileKeyStore(path: path)
+        await #expect(throws: KeyStoreError.readFailed(path: path, errno: ENOTDIR)) { try await store.listing() }
+        await #expect(throws: KeyStoreError.writeFailed(path: path, step: "open directory", errno: ENOTDIR)) {
+            try await store.setSecret(SecretBytes([1]), named: "a")
+        }
+        #expect(KeyStoreError.readFailed(path: path, errno: ENOTDIR).description == "cannot read key store \(path): Not a directory")
+        #expect(try directory.entries() == ["plain"])
     }
 
     @Test func defaultPathFollowsXDGThenHome() throws {

@@ -115,7 +115,13 @@ public actor FileKeyStore: KeyStore {
     /// is written when reading or `modify` fails.
     private func change(_ modify: (inout KeyStoreContents) throws(KeyStoreError) -> Void) throws(KeyStoreError) {
         let directory = KeyStoreFileIO.split(path).directory
-        try KeyStoreFileIO.createDirectory(directory, for: path)
+        if access(directory, F_OK) != 0 {
+            // No directory, so no file: a change that fails on an empty store (deleting what is
+            // not there) should fail before anything is created.
+            var empty = KeyStoreContents()
+            try modify(&empty)
+            try KeyStoreFileIO.createDirectory(directory, for: path)
+        }
         try KeyStoreFileIO.withExclusiveLock(onDirectory: directory, for: path) { descriptor throws(KeyStoreError) in
             var contents = try load()
             try modify(&contents)

@@ -69,7 +69,8 @@ enum KeyStoreFileIO {
     }
 
     /// Runs `body` while holding an exclusive `flock` on `directory`, handing it the directory's
-    /// descriptor. Writers of the same key store, in this process or another, take turns.
+    /// descriptor. Writers of the same key store, in this process or another, take turns. On file
+    /// systems that do not support `flock`, `body` runs without the lock.
     static func withExclusiveLock<Result>(
         onDirectory directory: String,
         for path: String,
@@ -78,10 +79,19 @@ enum KeyStoreFileIO {
         let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { throw .writeFailed(path: path, step: "open directory", errno: errno) }
         defer { close(descriptor) }
+        var locked = true
         while flock(descriptor, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw .writeFailed(path: path, step: "lock directory", errno: errno) }
+            let code = errno
+            if code == EINTR { continue }
+            // File systems without flock (some network mounts): go on with the actor's
+            // in-process serialisation only.
+            guard code == ENOLCK || code == EOPNOTSUPP || code == ENOTSUP else {
+                throw .writeFailed(path: path, step: "lock directory", errno: code)
+            }
+            locked = false
+            break
         }
-        defer { flock(descriptor, LOCK_UN) }
+        defer { if locked { flock(descriptor, LOCK_UN) } }
         return try body(descriptor)
     }
 
