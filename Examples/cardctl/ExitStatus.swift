@@ -31,7 +31,7 @@ enum ExitStatus: Int32 {
         case ReaderSelectionError.invalidSelector: return .usage
         case is USBTransportError, is ReaderSelectionError: return .readerError
         case is HexParseError, is APDUParseError, is APDULengthError, is SimulatorSpecificationError, is InputError,
-             is ReaderProfileError, is CardStateError, is SimulatorSetupError:
+             is ReaderProfileError, is CardStateError, is SimulatorSetupError, is KeyStoreError:
             return .usage
         default: return .readerError
         }

@@ -120,11 +120,13 @@ struct FlowRunner<Output: Sendable> {
         }
     }
 
-    /// Waits (bounded) for the flow's own card: other cards are reported and left alone.
+    /// Waits (bounded) for the flow's own card: other cards are reported and left alone (only
+    /// identified, never sent the step's commands).
     func recoverCard(session: CardSession, cardKey: [UInt8]) async throws {
         let clock = policy.clock
         let deadline = clock.now() + policy.cardReturnTimeout
         await reader.noteCardLost()
+        var lastWrongKey: [UInt8]?
         while true {
             events.emit(.waitingForCard)
             do {
@@ -132,15 +134,24 @@ struct FlowRunner<Output: Sendable> {
             } catch SessionError.noCard {
                 throw SessionError.cardDidNotReturn(waited: policy.cardReturnTimeout)
             }
+            // A card is there: identify it; while it is another card, look again whenever the
+            // reader reports a change or a poll interval passes (a quick swap may show no gap).
             do {
-                if try await session.resume(expecting: cardKey) { return }
-                events.emit(.wrongCard(await session.identity))
-                // Leave the other card alone until it goes away.
-                try await reader.waitForPresence(.absent, until: deadline, policy: policy)
+                while true {
+                    if try await session.resume(expecting: cardKey) { return }
+                    let stranger = await session.identity
+                    if stranger.key != lastWrongKey {
+                        events.emit(.wrongCard(stranger))
+                        lastWrongKey = stranger.key
+                    }
+                    let now = clock.now()
+                    guard now < deadline else { throw SessionError.cardDidNotReturn(waited: policy.cardReturnTimeout) }
+                    await reader.awaitPresenceNotification(until: min(deadline, now + policy.presencePollInterval), clock: clock)
+                    try Task.checkCancellation()
+                    if try await reader.currentPresence() == .absent { break }
+                }
             } catch let error where error.meansCardLost {
                 await reader.noteCardLost()
-            } catch SessionError.timedOut {
-                throw SessionError.cardDidNotReturn(waited: policy.cardReturnTimeout)
             }
         }
     }

@@ -92,9 +92,13 @@ public actor CardSession: CardChannel {
 
     /// Reads the UID (PC/SC part 3 `FF CA`) and computes the identity key.
     func establishIdentity() async throws {
-        if let answer = try? await transmit(CommandAPDU(cla: 0xFF, ins: 0xCA, p1: 0x00, p2: 0x00, le: 256)),
-           answer.statusWord.isSuccess, !answer.data.isEmpty {
-            identity.uid = answer.data
+        do {
+            let answer = try await transmit(CommandAPDU(cla: 0xFF, ins: 0xCA, p1: 0x00, p2: 0x00, le: 256))
+            if answer.statusWord.isSuccess, !answer.data.isEmpty { identity.uid = answer.data }
+        } catch let error where error is CancellationError || error.meansCardLost {
+            throw error
+        } catch {
+            // Readers without PC/SC part 3 GET DATA: the ATR identifies the card instead.
         }
         identity.key = try await policy.identity.resolve(self)
     }

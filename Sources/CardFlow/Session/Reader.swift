@@ -145,7 +145,7 @@ public actor Reader {
     }
 
     /// Suspends until a presence notification or `deadline` on `clock`, whichever comes first.
-    private func awaitPresenceNotification(until deadline: Duration, clock: any ElapsedClock) async {
+    func awaitPresenceNotification(until deadline: Duration, clock: any ElapsedClock) async {
         let id = nextPresenceWaiter
         nextPresenceWaiter += 1
         await withTaskCancellationHandler {

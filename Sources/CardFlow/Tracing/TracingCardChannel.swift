@@ -1,0 +1,88 @@
+import Logging
+
+/// A ``CardChannel`` that logs every exchange with another channel at `trace` level, in the
+/// shape cardctl's `--trace` prints:
+///
+/// ```text
+/// >>> Send apdu 00 A4 04 00 07 A0 00 00 02 47 10 01 00
+/// SW1-SW2: 90, 00
+/// APDU Response: 6F 0D 83 02 70 01 84 07 A0 00 00 02 47 10 01
+/// ```
+///
+/// Each line is one log record. Records carry the metadata `apdu.ins` (e.g. `"A4"`); the status
+/// and response records add `apdu.sw` (e.g. `"9000"`), the response record `apdu.length` (data
+/// bytes); any record with hidden bytes has `apdu.redacted: "true"`. A failed exchange logs
+/// `APDU exchange failed: <error>` with `error.type`. The send line is logged before the command
+/// goes out, so a hanging exchange shows what it was waiting for.
+///
+/// Secrets are hidden by ``APDURedaction`` rules given by the layers that know them; hidden bytes
+/// appear as `**`. A GET RESPONSE (INS C0) after a `61xx` answer inherits the response redaction
+/// of the command that started the chain.
+///
+/// When the logger's level is above `trace`, the channel only forwards: nothing is formatted
+/// and no redaction rule runs.
+///
+/// ```swift
+/// var logger = Logger(label: "cardflow.apdu")
+/// logger.logLevel = .trace
+/// let channel = TracingCardChannel(wrapping: CCIDCardChannel(driver: driver), logger: logger,
+///                                  redaction: .instruction(0xC4))
+/// let answer = try await channel.send(selectCommand)
+/// ```
+///
+/// Use one traced channel for one card conversation at a time, as with any channel: exchanges
+/// sent concurrently interleave in the log and confuse GET RESPONSE redaction.
+public struct TracingCardChannel: CardChannel {
+    /// The channel the exchanges go to.
+    public let base: any CardChannel
+    /// Where the trace goes; its metadata (a reader name, say) is on every record.
+    public let logger: Logger
+    /// What the trace hides.
+    public let redaction: APDURedaction
+    private let getResponseRedaction = GetResponseRedaction()
+
+    public init(wrapping base: any CardChannel, logger: Logger, redaction: APDURedaction = .none) {
+        self.base = base
+        self.logger = logger
+        self.redaction = redaction
+    }
+
+    public func transmit(_ command: CommandAPDU) async throws -> ResponseAPDU {
+        guard logger.logLevel <= .trace else {
+            getResponseRedaction.recordUntraced()
+            return try await base.transmit(command)
+        }
+
+        let ranges = redaction.hidesNothing ? .none : redaction.ranges(for: command)
+        let responseRanges = ranges.responseData + getResponseRedaction.carriedRanges(for: command)
+        let instruction = Logger.MetadataValue.string([command.ins].hexString)
+
+        var sendMetadata: Logger.Metadata = ["apdu.ins": instruction]
+        let sendLine = APDUTraceText.sendLine(command, hiding: ranges.commandData)
+        if sendLine.contains(APDUTraceText.redactedByte) { sendMetadata["apdu.redacted"] = "true" }
+        logger.trace("\(sendLine)", metadata: sendMetadata)
+
+        let response: ResponseAPDU
+        do {
+            response = try await base.transmit(command)
+        } catch {
+            getResponseRedaction.recordTraced(command, ownRanges: ranges.responseData, response: nil)
+            logger.trace("APDU exchange failed: \(error)", metadata: [
+                "apdu.ins": instruction,
+                "error.type": "\(String(describing: type(of: error)))",
+            ])
+            throw error
+        }
+        getResponseRedaction.recordTraced(command, ownRanges: ranges.responseData, response: response)
+
+        let statusWord = Logger.MetadataValue.string(response.statusWord.hexString)
+        logger.trace("\(APDUTraceText.statusLine(response))", metadata: ["apdu.ins": instruction, "apdu.sw": statusWord])
+        var responseMetadata: Logger.Metadata = [
+            "apdu.ins": instruction, "apdu.sw": statusWord, "apdu.length": "\(response.data.count)",
+        ]
+        let responseLine = APDUTraceText.responseLine(response, hiding: responseRanges)
+        if responseLine.contains(APDUTraceText.redactedByte) { responseMetadata["apdu.redacted"] = "true" }
+        logger.trace("\(responseLine)", metadata: responseMetadata)
+        return response
+    }
+}

@@ -1,0 +1,153 @@
+import CardFlow
+import Logging
+import Testing
+
+@Suite("TracingCardChannel: trace lines, metadata, redaction, cost when off")
+struct TracingCardChannelTests {
+    static let select = "00A4040007A000000247100100"
+    static let fci = "6F0D830270018407A0000002471001"
+
+    @Test func logsTheFamiliarThreeLinesWithMetadata() async throws {
+        let log = CapturedLog()
+        let base = try ExchangeScriptChannel(answers: [Self.fci + "9000"])
+        let channel = TracingCardChannel(wrapping: base, logger: log.logger(metadata: ["reader": "sim"]))
+        let response = try await channel.transmit(CommandAPDU(hex: Self.select))
+        #expect(response == (try ResponseAPDU(hex: Self.fci + "9000")))
+        #expect(log.all == [
+            CapturedLogRecord(level: .trace, message: ">>> Send apdu 00 A4 04 00 07 A0 00 00 02 47 10 01 00",
+                              metadata: ["reader": "sim", "apdu.ins": "A4"]),
+            CapturedLogRecord(level: .trace, message: "SW1-SW2: 90, 00",
+                              metadata: ["reader": "sim", "apdu.ins": "A4", "apdu.sw": "9000"]),
+            CapturedLogRecord(level: .trace, message: "APDU Response: 6F 0D 83 02 70 01 84 07 A0 00 00 02 47 10 01",
+                              metadata: ["reader": "sim", "apdu.ins": "A4", "apdu.sw": "9000", "apdu.length": "15"]),
+        ])
+        #expect(await base.sent == [try CommandAPDU(hex: Self.select)])
+    }
+
+    @Test func answersWithoutDataSayNoData() async throws {
+        let log = CapturedLog()
+        let channel = TracingCardChannel(wrapping: try ExchangeScriptChannel(answers: ["6A82"]), logger: log.logger())
+        _ = try await channel.transmit(CommandAPDU(hex: "00A4020C020101"))
+        #expect(log.messages == [">>> Send apdu 00 A4 02 0C 02 01 01", "SW1-SW2: 6A, 82", "APDU Response: (no data)"])
+        #expect(log.all[2].metadata["apdu.sw"] == "6A82")
+        #expect(log.all[2].metadata["apdu.length"] == "0")
+    }
+
+    @Test func redactsTheDataOfAnInstruction() async throws {
+        let log = CapturedLog()
+        let base = try ExchangeScriptChannel(answers: ["9100", "9000"])
+        let channel = TracingCardChannel(wrapping: base, logger: log.logger(), redaction: .instruction(0xC4))
+        // DESFire ChangeKey, ISO-wrapped: key number 01, then 16 bytes of cryptogram.
+        let changeKey = try CommandAPDU(cla: 0x90, ins: 0xC4, p1: 0, p2: 0, data: [0x01] + Array(0xA0...0xAF), le: 256)
+        _ = try await channel.transmit(changeKey)
+        _ = try await channel.transmit(CommandAPDU(hex: "00A4020C020101"))
+        #expect(log.messages == [
+            ">>> Send apdu 90 C4 00 00 11 " + Array(repeating: "**", count: 17).joined(separator: " ") + " 00",
+            "SW1-SW2: 91, 00",
+            "APDU Response: (no data)",
+            ">>> Send apdu 00 A4 02 0C 02 01 01",
+            "SW1-SW2: 90, 00",
+            "APDU Response: (no data)",
+        ])
+        #expect(log.all[0].metadata["apdu.redacted"] == "true")
+        #expect(log.all[3].metadata["apdu.redacted"] == nil)
+        // The channel below still gets the real bytes.
+        #expect(await base.sent.first == changeKey)
+    }
+
+    @Test func redactsChosenRangesOfCommandAndResponseData() async throws {
+        let log = CapturedLog()
+        let redaction = APDURedaction { command in
+            command.ins == 0x88 ? .init(commandData: [1..<3], responseData: [0..<2, 4..<100]) : .none
+        }
+        let channel = TracingCardChannel(
+            wrapping: try ExchangeScriptChannel(answers: ["1122334455669000"]), logger: log.logger(), redaction: redaction)
+        _ = try await channel.transmit(CommandAPDU(hex: "00880000 04 AABBCCDD 00"))
+        #expect(log.messages == [
+            ">>> Send apdu 00 88 00 00 04 AA ** ** DD 00",
+            "SW1-SW2: 90, 00",
+            "APDU Response: ** ** 33 44 ** **",
+        ])
+        #expect(log.all[2].metadata["apdu.redacted"] == "true")
+    }
+
+    @Test func redactionFindsTheDataBehindExtendedLengthFields() async throws {
+        let log = CapturedLog()
+        let channel = TracingCardChannel(
+            wrapping: try ExchangeScriptChannel(answers: ["9000"]), logger: log.logger(),
+            redaction: APDURedaction { _ in .init(commandData: [0..<1, 299..<300]) })
+        let command = try CommandAPDU(cla: 0, ins: 0xDA, p1: 0, p2: 0, data: Array(repeating: 0x5A, count: 300))
+        _ = try await channel.transmit(command)
+        let expected = ["00", "DA", "00", "00", "00", "01", "2C", "**"] + Array(repeating: "5A", count: 298) + ["**"]
+        #expect(log.messages.first == ">>> Send apdu " + expected.joined(separator: " "))
+    }
+
+    @Test func combinedRedactionsHideWhatEitherHides() async throws {
+        let log = CapturedLog()
+        let redaction = APDURedaction.instruction(0x20).combined(with: .instruction(0xCA, commandData: false, responseData: true))
+        let channel = TracingCardChannel(
+            wrapping: try ExchangeScriptChannel(answers: ["9000", "C0FFEE9000"]), logger: log.logger(), redaction: redaction)
+        _ = try await channel.transmit(CommandAPDU(hex: "0020008104 31323334"))
+        _ = try await channel.transmit(CommandAPDU(hex: "00CA0101 00"))
+        #expect(log.messages == [
+            ">>> Send apdu 00 20 00 81 04 ** ** ** **", "SW1-SW2: 90, 00", "APDU Response: (no data)",
+            ">>> Send apdu 00 CA 01 01 00", "SW1-SW2: 90, 00", "APDU Response: ** ** **",
+        ])
+        #expect(APDURedaction.instruction(0x20, cla: 0x80).ranges(for: try CommandAPDU(hex: "0020008104 31323334")).isEmpty)
+    }
+
+    @Test func getResponseRoundsInheritTheResponseRedaction() async throws {
+        let log = CapturedLog()
+        // Response bytes 2..<6 of INS CA are secret; the card sends 3 bytes, then 61 05.
+        let redaction = APDURedaction { command in command.ins == 0xCA ? .init(responseData: [2..<6]) : .none }
+        let base = try ExchangeScriptChannel(answers: ["010203 6105", "0405060708 9000", "AABB 9000"])
+        let channel = TracingCardChannel(wrapping: base, logger: log.logger(), redaction: redaction)
+        let response = try await channel.send(CommandAPDU(hex: "00CA0101 00"))
+        #expect(response.data == [1, 2, 3, 4, 5, 6, 7, 8])
+        // A GET RESPONSE that continues nothing is not redacted.
+        _ = try await channel.transmit(CommandAPDU(hex: "00C00000 02"))
+        #expect(log.messages == [
+            ">>> Send apdu 00 CA 01 01 00", "SW1-SW2: 61, 05", "APDU Response: 01 02 **",
+            ">>> Send apdu 00 C0 00 00 05", "SW1-SW2: 90, 00", "APDU Response: ** ** ** 07 08",
+            ">>> Send apdu 00 C0 00 00 02", "SW1-SW2: 90, 00", "APDU Response: AA BB",
+        ])
+    }
+
+    @Test func costsNothingWhenTraceIsOff() async throws {
+        let log = CapturedLog(level: .debug)
+        let asked = CallCounter()
+        let redaction = APDURedaction { _ in
+            asked.increment()
+            return .none
+        }
+        let channel = TracingCardChannel(
+            wrapping: try ExchangeScriptChannel(answers: ["9000", "6A82"]), logger: log.logger(), redaction: redaction)
+        _ = try await channel.transmit(CommandAPDU(hex: Self.select))
+        _ = try await channel.transmit(CommandAPDU(hex: Self.select))
+        #expect(log.all.isEmpty)
+        #expect(asked.value == 0)
+    }
+
+    @Test func aGetResponseAfterUntracedExchangesIsHiddenWhole() async throws {
+        let log = CapturedLog(level: .info)
+        let channel = TracingCardChannel(
+            wrapping: try ExchangeScriptChannel(answers: ["01 6102", "0203 9000"]), logger: log.logger(),
+            redaction: .instruction(0xCA, commandData: false, responseData: true))
+        _ = try await channel.transmit(CommandAPDU(hex: "00CA0101 00"))
+        // Tracing switches on between the command and its GET RESPONSE.
+        log.logLevel = .trace
+        _ = try await channel.transmit(CommandAPDU(hex: "00C00000 02"))
+        #expect(log.messages == [">>> Send apdu 00 C0 00 00 02", "SW1-SW2: 90, 00", "APDU Response: ** **"])
+    }
+
+    @Test func logsFailedExchangesAndRethrows() async throws {
+        let log = CapturedLog()
+        let channel = TracingCardChannel(
+            wrapping: ExchangeScriptChannel([.fail(SimulatedTransportError())]), logger: log.logger())
+        await #expect(throws: SimulatedTransportError.self) { try await channel.transmit(CommandAPDU(hex: Self.select)) }
+        #expect(log.all.count == 2)
+        #expect(log.all.last == CapturedLogRecord(
+            level: .trace, message: "APDU exchange failed: reader unplugged",
+            metadata: ["apdu.ins": "A4", "error.type": "SimulatedTransportError"]))
+    }
+}
