@@ -48,7 +48,7 @@ struct APDUCommand: AsyncParsableCommand {
             return StatusWord(value)
         }
         let logger = CommandLogging.logger(trace: global.trace)
-        let connection = try await ReaderConnection.open(global, logger: logger)
+        let connection = try await ReaderConnection.open(global, logger: logger, traceToStandardError: global.json)
         let reader = try connection.primary
         let answers = AnswerLog()
         let flow = makeFlow(commands, repeating: `repeat`, expected: expected, answers: answers)
@@ -80,9 +80,9 @@ struct APDUCommand: AsyncParsableCommand {
     private func makeFlow(_ commands: [CommandAPDU], repeating count: Int, expected: StatusWord?,
                           answers: AnswerLog) -> Flow<Void> {
         let sequence = Array(repeating: commands, count: count).flatMap { $0 }
-        let json = global.json, raw = self.raw, global = self.global
+        let json = global.json, raw = self.raw
         @Sendable func exchange(_ command: CommandAPDU, _ session: CardSession) async throws {
-            let channel = traced(session, global, toStandardError: json)
+            let channel: any CardChannel = session
             let response = raw ? try await channel.transmit(command) : try await channel.send(command, policy: .default)
             let answer = Answer(command: command.encoded().hexString, data: response.data.hexString,
                                 sw: response.statusWord.hexString, meaning: response.statusWord.meaning)

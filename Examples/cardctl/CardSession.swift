@@ -10,10 +10,10 @@ struct CommandSession {
 
     static func start(_ global: GlobalOptions, traceToStandardError: Bool) async throws -> CommandSession {
         let logger = CommandLogging.logger(trace: global.trace)
-        let connection = try await ReaderConnection.open(global, logger: logger)
+        let connection = try await ReaderConnection.open(global, logger: logger,
+                                                         traceToStandardError: traceToStandardError)
         let session = try await connection.primary.connect(policy: global.policy)
-        return CommandSession(connection: connection, session: session,
-                              channel: traced(session, global, toStandardError: traceToStandardError))
+        return CommandSession(connection: connection, session: session, channel: session)
     }
 
     /// Powers the card off (it may be gone already) and saves simulated state.
@@ -21,12 +21,6 @@ struct CommandSession {
         await session.close()
         try await connection.close()
     }
-}
-
-/// The session as a channel, printing the exchange when `--trace` is given.
-func traced(_ channel: any CardChannel, _ global: GlobalOptions, toStandardError: Bool) -> any CardChannel {
-    guard global.trace else { return channel }
-    return TracingChannel(base: channel, write: toStandardError ? Output.standardError : Output.standardOutput)
 }
 
 /// Line output, flushed per line so pipes see answers at once.

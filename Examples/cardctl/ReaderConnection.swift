@@ -8,13 +8,21 @@ struct ReaderConnection {
     let readers: [Reader]
     private let simulator: SimulatorSetup?
 
-    static func open(_ options: GlobalOptions, logger: Logger) async throws -> ReaderConnection {
+    /// With `--trace`, the readers' APDU trace is printed (to stderr when stdout carries data).
+    static func open(_ options: GlobalOptions, logger: Logger, traceToStandardError: Bool = false) async throws -> ReaderConnection {
+        var apduLogger = logger
+        if options.trace {
+            let write = traceToStandardError ? Output.standardError : Output.standardOutput
+            apduLogger = Logger(label: "cardctl.apdu") { _ in APDUTraceHandler(write: write) }
+            apduLogger.logLevel = .trace
+        }
         var configuration = CCIDDriverConfiguration()
         if let timeout = options.timeout { configuration.readTimeout = .milliseconds(timeout) }
         switch try ReaderSelector(parsing: options.reader) {
         case .simulator(let specification):
             let setup = try await SimulatorSetup(specification: specification, logger: logger)
-            return ReaderConnection(readers: setup.cardFlowReaders(driverConfiguration: configuration, logger: logger),
+            return ReaderConnection(readers: setup.cardFlowReaders(driverConfiguration: configuration, logger: logger,
+                                                                   apduLogger: apduLogger),
                                     simulator: setup)
         case .usbFirst, .usbVendorProduct, .usbBusDevice:
             throw ReaderSelectionError.usbTransportUnavailable

@@ -1,5 +1,6 @@
 import CCID
 import Logging
+import Metrics
 
 /// One powered card on a reader. APDUs are serialised; the session knows the card's identity,
 /// can power-cycle it (``reconnect()``) and replays what the application registered
@@ -13,23 +14,39 @@ public actor CardSession: CardChannel {
     private let events: FlowEventSink?
     private var restorations: [(key: String?, restore: @Sendable (CardSession) async throws -> Void)] = []
     private var closed = false
+    private var redaction = APDURedaction.none
+    /// CCID exchange, traced (swift-log at trace, secrets redacted) and measured (swift-metrics).
+    private var channel: any CardChannel
 
     init(reader: Reader, atr: [UInt8], policy: SessionPolicy, events: FlowEventSink?) {
         self.reader = reader
         self.identity = CardIdentity(atr: atr, uid: nil, key: atr)
         self.policy = policy
         self.events = events
+        self.channel = Self.makeChannel(reader: reader, redaction: .none)
+    }
+
+    private static func makeChannel(reader: Reader, redaction: APDURedaction) -> any CardChannel {
+        let exchange = CCIDCardChannel(driver: reader.driver, slot: reader.slot)
+        let traced = TracingCardChannel(wrapping: exchange, logger: reader.logger, redaction: redaction)
+        return MetricsCardChannel(wrapping: traced, readerName: reader.info.name, factory: reader.metricsFactory)
+    }
+
+    /// Adds a redaction rule for tracing: the layer that knows which bytes are secret (keys,
+    /// PINs, cryptograms) says so, and the trace shows `**` instead.
+    public func addRedaction(_ rule: APDURedaction) {
+        redaction = redaction.combined(with: rule)
+        channel = Self.makeChannel(reader: reader, redaction: redaction)
     }
 
     /// Sends one command APDU as given (no 61xx/6Cxx handling), bounded by the policy's APDU
     /// timeout. Cancelling the calling task aborts the exchange.
     public func transmit(_ command: CommandAPDU) async throws -> ResponseAPDU {
         guard !closed else { throw SessionError.sessionClosed }
-        let driver = reader.driver
-        let slot = reader.slot
+        let channel = self.channel
         do {
             return try await withDeadline(policy.apduTimeout, clock: policy.clock, what: "APDU INS \([command.ins].hexString)") {
-                try await CCIDCardChannel(driver: driver, slot: slot).transmit(command)
+                try await channel.transmit(command)
             }
         } catch {
             if error.meansCardLost { await reader.noteCardLost() }

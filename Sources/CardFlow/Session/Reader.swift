@@ -1,5 +1,6 @@
 import CCID
 import Logging
+import Metrics
 
 /// One card reader: its identity, its card presence, and the sessions run on it.
 ///
@@ -16,6 +17,7 @@ public actor Reader {
     public nonisolated let driver: CCIDDriver
     public nonisolated let slot: UInt8
     let logger: Logger
+    let metricsFactory: any MetricsFactory
 
     private var admission = FIFOAdmission()
     private var lastSessionEnd: Duration?
@@ -27,10 +29,15 @@ public actor Reader {
     private var monitor: Task<Void, Never>?
     private var presencePollInterval: Duration = .milliseconds(400)
 
-    public init(info: ReaderInfo, driver: CCIDDriver, slot: UInt8 = 0, logger: Logger = Logger(label: "cardflow.reader")) {
+    /// - Parameters:
+    ///   - logger: reader events at debug; every APDU at trace (secrets redacted).
+    ///   - metricsFactory: where APDU counters and timers go (the bootstrapped system by default).
+    public init(info: ReaderInfo, driver: CCIDDriver, slot: UInt8 = 0, logger: Logger = Logger(label: "cardflow.reader"),
+                metricsFactory: any MetricsFactory = MetricsSystem.factory) {
         self.info = info
         self.driver = driver
         self.slot = slot
+        self.metricsFactory = metricsFactory
         var logger = logger
         logger[metadataKey: "reader"] = "\(info.name)"
         self.logger = logger

@@ -19,14 +19,17 @@ extension Reader {
 
 extension SimulatorSetup {
     /// CardFlow readers for every simulated interface, ids `sim:0`, `sim:1`, …
+    ///
+    /// - Parameter apduLogger: the readers' logger (APDU trace at `trace`); `logger` when nil.
     public func cardFlowReaders(driverConfiguration: CCIDDriverConfiguration = CCIDDriverConfiguration(),
-                                logger: Logger = Logger(label: "cardflow.reader")) -> [CardFlow.Reader] {
+                                logger: Logger = Logger(label: "cardflow.reader"),
+                                apduLogger: Logger? = nil) -> [CardFlow.Reader] {
         readers.enumerated().map { index, simulated in
             let driver = CCIDDriver(transport: InMemoryUSBTransport(reader: simulated.reader), descriptor: simulated.descriptor,
                                     interfaceNumber: simulated.interfaceNumber, configuration: driverConfiguration, logger: logger)
             let info = ReaderInfo(id: "sim:\(index)", name: simulated.name, vendorID: simulated.configuration.vendorID,
                                   productID: simulated.configuration.productID, descriptor: simulated.descriptor)
-            return CardFlow.Reader(info: info, driver: driver, logger: logger)
+            return CardFlow.Reader(info: info, driver: driver, logger: apduLogger ?? logger)
         }
     }
 }
