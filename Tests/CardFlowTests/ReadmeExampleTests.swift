@@ -47,6 +47,15 @@ struct ReadmeExampleTests {
         #expect(try await run.value == 32)
         #expect(await events.value.last == .completed)
 
+        let directory = "/tmp/cardflow-readme-\(UInt64.random(in: 0...UInt64.max))"
+        let keys = FileKeyStore(path: directory + "/keys.json")
+        try await keys.setKey(try StoredKey(algorithm: .aes128, bytes: Array(repeating: 1, count: 16), version: 1), in: try KeySlot(2))
+        try await keys.setSecret(try SecretBytes([1, 2, 3]), named: "ton.hmac.0001")
+        #expect(String(describing: try await keys.listing()).contains("01010101") == false)
+        try await reader.withSession { session in
+            await session.addRedaction(.instruction(0xC4, commandData: true))
+        }
+
         let driver = CCIDDriver(transport: InMemoryUSBTransport(reader: virtual), descriptor: virtual.configuration.descriptor)
         let atr = try await driver.powerOn()
         #expect(atr == [0x3B, 0x81, 0x80, 0x01, 0x80, 0x80])
