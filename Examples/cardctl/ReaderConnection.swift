@@ -6,7 +6,9 @@ import Logging
 /// The readers a `--reader` selector names, as CardFlow readers.
 struct ReaderConnection {
     let readers: [Reader]
-    private let simulator: SimulatorSetup?
+    private var simulator: SimulatorSetup?
+    private var usb: (context: LibUSBContext, transports: [LibUSBTransport])?
+    private var selectorText = ""
 
     /// With `--trace`, the readers' APDU trace is printed (to stderr when stdout carries data).
     static func open(_ options: GlobalOptions, logger: Logger, traceToStandardError: Bool = false) async throws -> ReaderConnection {
@@ -21,24 +23,52 @@ struct ReaderConnection {
         switch try ReaderSelector(parsing: options.reader) {
         case .simulator(let specification):
             let setup = try await SimulatorSetup(specification: specification, logger: logger)
-            return ReaderConnection(readers: setup.cardFlowReaders(driverConfiguration: configuration, logger: logger,
-                                                                   apduLogger: apduLogger),
-                                    simulator: setup)
-        case .usbFirst, .usbVendorProduct, .usbBusDevice:
-            throw ReaderSelectionError.usbTransportUnavailable
+            var connection = ReaderConnection(readers: setup.cardFlowReaders(driverConfiguration: configuration, logger: logger,
+                                                                             apduLogger: apduLogger))
+            connection.simulator = setup
+            connection.selectorText = options.reader
+            return connection
+        case .usb(let selector):
+            let context = try LibUSBContext(logger: logger)
+            do {
+                var matching = try context.readers().filter { selector.matches($0) }
+                // `usb` means "the first reader" for card commands, but list shows them all.
+                if case .first = selector {} else if let chosen = selector.select(from: matching) { matching = [chosen] }
+                var readers: [Reader] = []
+                var transports: [LibUSBTransport] = []
+                for description in matching {
+                    let (transport, driver) = try context.openDriver(for: description, configuration: configuration, logger: logger)
+                    transports.append(transport)
+                    let info = ReaderInfo(id: "usb:\(description.bus):\(description.address):\(description.interfaceNumber)",
+                                          name: description.name, vendorID: description.vendorID,
+                                          productID: description.productID, descriptor: driver.descriptor)
+                    readers.append(Reader(info: info, driver: driver, logger: apduLogger))
+                }
+                var connection = ReaderConnection(readers: readers)
+                connection.usb = (context, transports)
+                connection.selectorText = options.reader
+                return connection
+            } catch {
+                context.close()
+                throw error
+            }
         }
     }
 
     /// The reader card commands go to: the first one.
     var primary: Reader {
         get throws {
-            guard let first = readers.first else { throw ReaderSelectionError.noReader }
+            guard let first = readers.first else { throw ReaderSelectionError.noReader(selectorText) }
             return first
         }
     }
 
     /// Persists the simulated card's contents when `state=PATH` was given.
     func close() async throws {
+        if let usb {
+            for transport in usb.transports { transport.close() }
+            usb.context.close()
+        }
         try await simulator?.saveCardState()
     }
 }

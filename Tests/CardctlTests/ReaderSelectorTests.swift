@@ -12,15 +12,21 @@ struct ReaderSelectorTests {
         #expect(result.stderr.contains("'\(kind)'"), "the message should name the card model: \(result)")
     }
 
-    @Test("usb selectors: exit 3, the libusb transport is not in this build", arguments: [
-        ["list", "--reader", "usb"],
-        ["--reader", "usb:072F:2200", "list"],
-        ["apdu", Card.selectApplication, "--reader", "usb:1:4"],
+    @Test("usb selectors that match no reader: list prints none, card commands exit 3", arguments: [
+        ["apdu", Card.selectApplication, "--reader", "usb:FFFE:FFFE"],
+        ["--reader", "usb:250:127", "shell"],
+        ["apdu", Card.selectApplication, "--reader", "usb:serial=NO-SUCH-READER"],
     ])
-    func usbUnavailable(arguments: [String]) async throws {
+    func usbNoMatchingReader(arguments: [String]) async throws {
         let result = try await CardctlProcess.run(arguments)
         #expect(result.status == 3, "\(result)")
-        #expect(result.stderr.contains("libusb"), "\(result)")
+        #expect(result.stderr.contains("no reader matches"), "\(result)")
+    }
+
+    @Test func usbListWithNoMatchingReaderIsEmpty() async throws {
+        let result = try await CardctlProcess.run(["list", "--json", "--reader", "usb:FFFE:FFFE"])
+        #expect(result.status == 0, "\(result)")
+        #expect(try Fixtures.jsonObjects(result.stdout).isEmpty, "\(result)")
     }
 
     @Test("bad sim: selectors: exit 2 with a message", arguments: [
