@@ -34,6 +34,24 @@ int ccid_emu_in_mock_environment(void)
     return 1;
 }
 
+char *emu_terminate_attributes(const char *record)
+{
+    GString *out = g_string_new(NULL);
+    const char *line = record;
+    while (*line != '\0') {
+        const char *end = strchr(line, '\n');
+        size_t length = end != NULL ? (size_t)(end - line) : strlen(line);
+        g_string_append_len(out, line, (gssize)length);
+        if (length > 3 && strncmp(line, "A: ", 3) == 0)
+            g_string_append(out, "\\n");
+        if (end == NULL)
+            break;
+        g_string_append_c(out, '\n');
+        line = end + 1;
+    }
+    return g_string_free(out, FALSE);
+}
+
 /* ---- control thread ----
  * umockdev 0.17.16 creates its uevent sender (a libudev object) on first use, and libudev
  * objects must stay on one thread; every testbed call goes through this thread. */
@@ -133,7 +151,9 @@ typedef struct add_hub_job {
 static void add_root_hub(ccid_emu_bed *bed, void *data)
 {
     add_hub_job *job = data;
-    char *record = root_hub_record(job->bus);
+    char *raw = root_hub_record(job->bus);
+    char *record = emu_terminate_attributes(raw);
+    g_free(raw);
     GError *error = NULL;
     if (!umockdev_testbed_add_from_string(bed->testbed, record, &error)) {
         job->error = emu_strdup_error("cannot add the root hub of bus %d: %s", job->bus, error->message);

@@ -117,6 +117,8 @@ char *emu_hex(const uint8_t *data, size_t length);
 typedef void (*emu_job_fn)(ccid_emu_bed *bed, void *data);
 void emu_run_on_control_thread(ccid_emu_bed *bed, emu_job_fn fn, void *data);
 char *emu_strdup_error(const char *format, ...) G_GNUC_PRINTF(1, 2);
+/* Ends every "A:" value of a device record with an (escaped) newline, as sysfs files end. */
+char *emu_terminate_attributes(const char *record);
 
 /* reader.c */
 ccid_emu_reader *emu_reader_new(ccid_emu_bed *bed, int bus, int address, const ccid_emu_reader_info *info,

@@ -1284,7 +1284,10 @@ static char *reader_record(const ccid_emu_reader *r, const ccid_emu_reader_info 
 
     g_free(hex_device);
     g_free(hex_config);
-    return g_string_free(s, FALSE);
+    char *raw = g_string_free(s, FALSE);
+    char *record = emu_terminate_attributes(raw);
+    g_free(raw);
+    return record;
 }
 
 typedef struct add_job {
