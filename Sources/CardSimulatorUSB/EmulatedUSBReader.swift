@@ -167,10 +167,13 @@ public final class EmulatedUSBReader: Sendable {
 public struct EmulatedUSBStatistics: Sendable, Hashable {
     /// usbdevfs requests received.
     public var ioctls: UInt64
+    /// URBs (transfers) accepted.
     public var urbsSubmitted: UInt64
+    /// Completed URBs handed back to clients.
     public var urbsReaped: UInt64
     /// Non-blocking reaps answered "nothing there" (EAGAIN): the polling cost of idle clients.
     public var emptyReaps: UInt64
+    /// Completed transfers per endpoint kind (control: on the default pipe).
     public var bulkOutTransfers: UInt64
     public var bulkInTransfers: UInt64
     public var interruptTransfers: UInt64

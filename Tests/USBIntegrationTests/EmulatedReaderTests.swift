@@ -149,6 +149,43 @@ extension USBIntegration {
             #expect(afterRelease == 0, "\(errorName(afterRelease))")
         }
 
+        @Test func kernelDriverQueriesResetAndConfiguration() async throws {
+            guard let testbed = try MockEnvironment.testbed() else { return }
+            let device = try await Self.plugIn(testbed)
+            defer { device.close() }
+            let usb = try LibUSB()
+            let results = try await offPool { () throws -> [String: Int32] in
+                let handle = try usb.open(device)
+                defer { handle.close() }
+                var results: [String: Int32] = [:]
+                results["active before claim"] = libusb_kernel_driver_active(handle.raw, 0)
+                results["detach"] = libusb_detach_kernel_driver(handle.raw, 0)
+                results["attach"] = libusb_attach_kernel_driver(handle.raw, 0)
+                var configuration: Int32 = -1
+                results["get configuration"] = libusb_get_configuration(handle.raw, &configuration)
+                results["configuration"] = configuration
+                results["set configuration"] = libusb_set_configuration(handle.raw, 1)
+                results["claim"] = handle.claim()
+                results["set alt setting"] = libusb_set_interface_alt_setting(handle.raw, 0, 0)
+                results["reset"] = libusb_reset_device(handle.raw)
+                let status = try handle.exchange(CCIDCommand(slot: 0, sequence: 4, kind: .getSlotStatus))
+                results["sequence after reset"] = Int32(status.sequence)
+                results["release"] = libusb_release_interface(handle.raw, 0) // auto-detach re-attaches: nothing to attach
+                return results
+            }
+            #expect(results["active before claim"] == 0, "no kernel driver is bound")
+            #expect(results["detach"] == LIBUSB_ERROR_NOT_FOUND.rawValue)
+            #expect(results["attach"] == LIBUSB_ERROR_NOT_FOUND.rawValue)
+            #expect(results["get configuration"] == 0 && results["configuration"] == 1)
+            #expect(results["set configuration"] == 0)
+            #expect(results["claim"] == 0)
+            #expect(results["set alt setting"] == 0)
+            #expect(results["reset"] == 0)
+            #expect(results["sequence after reset"] == 4)
+            #expect(results["release"] == 0)
+            #expect(device.statistics.unknownIoctls == 0)
+        }
+
         @Test func unplugEndsPendingTransfersWithNoDevice() async throws {
             guard let testbed = try MockEnvironment.testbed() else { return }
             let device = try await Self.plugIn(testbed)
@@ -250,6 +287,43 @@ extension USBIntegration {
             #expect(again == LIBUSB_ERROR_PIPE.rawValue, "halted until cleared: \(errorName(again))")
             #expect(cleared == 0)
             #expect(try CCIDResponse(decoding: response).sequence == 5)
+        }
+
+        @Test func shortBuffersOverflowOrContinue() async throws {
+            guard let testbed = try MockEnvironment.testbed() else { return }
+            let device = try await Self.plugIn(testbed)
+            defer { device.close() }
+            let usb = try LibUSB()
+            let (overflow, chunks) = try await offPool { () throws -> (Int32, [[UInt8]]) in
+                let handle = try usb.open(device)
+                defer { handle.close() }
+                try check(handle.claim(), "claim")
+                // A 10-byte SlotStatus into a 5-byte buffer: the device babbles.
+                try check(handle.bulkOut(CCIDCommand(slot: 0, sequence: 1, kind: .getSlotStatus).encoded()), "bulk OUT")
+                let (overflow, _) = handle.bulkIn(maxLength: 5)
+                // 200 bytes of EF 0102 (212-byte DataBlock) read in 64-byte transfers: the message
+                // continues in the next transfer until a short one ends it.
+                _ = try handle.exchange(CCIDCommand(slot: 0, sequence: 2, kind: .iccPowerOn(.automatic)))
+                _ = try handle.exchange(CCIDCommand(slot: 0, sequence: 2, kind: .xfrBlock(
+                    blockWaitingTimeMultiplier: 0, levelParameter: 0, data: Self.selectApplication)))
+                let readBinary: [UInt8] = [0x00, 0xB0, 0x82, 0x00, 0xC8]
+                try check(handle.bulkOut(CCIDCommand(slot: 0, sequence: 3, kind: .xfrBlock(
+                    blockWaitingTimeMultiplier: 0, levelParameter: 0, data: readBinary)).encoded()), "bulk OUT")
+                var chunks: [[UInt8]] = []
+                repeat {
+                    let (result, chunk) = handle.bulkIn(maxLength: 64)
+                    try check(result, "bulk IN chunk")
+                    chunks.append(chunk)
+                } while chunks.last?.count == 64 && chunks.count < 10
+                return (overflow, chunks)
+            }
+            #expect(overflow == LIBUSB_ERROR_OVERFLOW.rawValue, "\(errorName(overflow))")
+            #expect(chunks.map(\.count) == [64, 64, 64, 20])
+            let response = try CCIDResponse(decoding: chunks.flatMap { $0 })
+            guard case .dataBlock(_, let data) = response.kind else { Issue.record("\(response)"); return }
+            #expect(data.count == 202)
+            #expect(Array(data.prefix(4)) == [0, 1, 2, 3])
+            #expect(data.suffix(2) == [0x90, 0x00])
         }
 
         @Test func hotplugArrivedAndLeft() async throws {
