@@ -1,2 +1,0 @@
-#include "ccid_emulator.h"
-int ccid_emulator_available(void) { return 0; }
