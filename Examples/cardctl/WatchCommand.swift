@@ -36,7 +36,8 @@ struct WatchCommand: AsyncParsableCommand {
                     for await presence in await reader.cardPresence() {
                         emit(Event(reader: reader.info.name, event: presence == .present ? "cardPresent" : "cardAbsent", uid: nil))
                     }
-                    emit(Event(reader: reader.info.name, event: "readerRemoved", uid: nil))
+                    // The stream also ends when watch is interrupted; that is not a removal.
+                    if !Task.isCancelled { emit(Event(reader: reader.info.name, event: "readerRemoved", uid: nil)) }
                 }
             }
             try await group.waitForAll()

@@ -106,8 +106,9 @@ public actor Reader {
         let interval = presencePollInterval
         monitor = Task { [weak self] in
             var polling = false
+            var askReader = true
             while !Task.isCancelled {
-                if let state = try? await driver.slotStatus(slot: slot) {
+                if askReader, let state = try? await driver.slotStatus(slot: slot) {
                     await self?.publish(state.icc == .absent ? .absent : .present)
                 }
                 if polling {
@@ -115,7 +116,8 @@ public actor Reader {
                     continue
                 }
                 do {
-                    _ = try await driver.readInterrupt(timeout: .seconds(1))
+                    // Ask the reader again only when it announced something (nil: read timed out).
+                    askReader = try await driver.readInterrupt(timeout: .seconds(30)) != nil
                 } catch CCIDDriverError.transport(.noInterruptEndpoint, _) {
                     polling = true
                 } catch is CancellationError {
