@@ -377,18 +377,13 @@ extension USBIntegration {
             let notification = AsyncTransfer(handle: handle, endpoint: 0x83, length: 8, interrupt: true)
             try check(notification.submit(), "submit interrupt")
             let reapsBefore = device.statistics.emptyReaps
-            let (cpu, wall) = try await offPool { () -> (Duration, Duration) in
-                let cpuStart = processCPUTime()
-                let start = ContinuousClock.now
-                usb.handleEvents(timeout: .seconds(1)) { false }
-                return (processCPUTime() - cpuStart, ContinuousClock.now - start)
-            }
-            let share = cpu / wall
+            _ = try await offPool { usb.handleEvents(timeout: .seconds(1)) { false } }
+            // Process CPU time would include the other suites running in parallel, so idleness
+            // is judged by what spinning would cost: reaps that find nothing. (Measured CPU is
+            // reported in the issue notes: 0 ticks in 10 s for `cardctl watch`.)
             let emptyReaps = device.statistics.emptyReaps - reapsBefore
-            print("idle with a pending interrupt URB: \(String(format: "%.1f", share * 100)) % of a core "
-                  + "(\(cpu) CPU in \(wall)), \(emptyReaps) empty reaps")
             #expect(!notification.isCompleted)
-            #expect(share < 0.20)
+            #expect(emptyReaps < 50, "libusb polled the idle device \(emptyReaps) times in 1 s")
             _ = notification.cancel()
             _ = try await offPool { usb.handleEvents(timeout: .seconds(2)) { notification.isCompleted } }
         }

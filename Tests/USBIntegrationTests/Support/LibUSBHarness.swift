@@ -245,11 +245,3 @@ func statusName(_ status: libusb_transfer_status) -> String {
     }
 }
 
-/// CPU time this process used (all threads: the test, libusb, umockdev's worker, the pumps).
-func processCPUTime() -> Duration {
-    var usage = rusage()
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    let micros = Int64(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1_000_000
-        + Int64(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec)
-    return .microseconds(micros)
-}
