@@ -199,3 +199,29 @@ extension USBIntegration.LibUSBDriverTests {
         await reader.close()
     }
 }
+
+extension USBIntegration.LibUSBDriverTests {
+    @Test func registryOpensArrivingReadersAndDropsLeavingOnes() async throws {
+        guard let testbed = try MockEnvironment.testbed() else { return }
+        let registry = try USBReaderRegistry()
+        var events = await registry.events().makeAsyncIterator()
+        let serial = "REG\(UInt32.random(in: 0...UInt32.max))"
+        let virtual = VirtualCCIDReader(configuration: VirtualReaderConfiguration(serialNumber: serial))
+        await virtual.insert(ISO7816Card(seed: 8))
+        let emulated = try testbed.attach(virtual)
+        var added: Reader?
+        while let event = await events.next() {
+            if case .added(let reader) = event, reader.info.vendorID == 0x072F { added = reader; break }
+        }
+        let reader = try #require(added)
+        let uid = try await reader.withSession { session in await session.identity.uid }
+        #expect(uid == ISO7816Card.uid(fromSeed: 8))
+        await emulated.unplug()
+        var removed = false
+        while let event = await events.next() {
+            if case .removed(let info) = event, info.id == reader.info.id { removed = true; break }
+        }
+        #expect(removed)
+        await registry.close()
+    }
+}

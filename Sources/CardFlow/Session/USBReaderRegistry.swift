@@ -1,0 +1,81 @@
+import CCID
+import Logging
+
+/// USB CCID readers as they are plugged in and out: each reader that arrives is opened (quirks
+/// applied, interface claimed) and becomes a ``Reader``; one that leaves is closed and removed.
+///
+/// ```swift
+/// let registry = try USBReaderRegistry(logger: logger)
+/// for await event in await registry.events() {
+///     switch event {
+///     case .added(let reader): print("reader", reader.info.name)
+///     case .removed(let info): print("gone", info.name)
+///     }
+/// }
+/// ```
+///
+/// A reader that cannot be opened (claimed by pcscd, no permission) is logged with the fix and
+/// skipped; it is tried again when it is plugged in again.
+public actor USBReaderRegistry: ReaderRegistry {
+    private let context: LibUSBContext
+    private let registry = ManagedReaderRegistry()
+    private let configuration: CCIDDriverConfiguration
+    private let logger: Logger
+    private var opened: [String: (transport: LibUSBTransport, bus: UInt8, address: UInt8)] = [:]
+
+    /// Opens libusb and starts watching (hotplug, or enumeration polling where hotplug is
+    /// unavailable).
+    public init(configuration: CCIDDriverConfiguration = CCIDDriverConfiguration(),
+                pollingInterval: Duration = .seconds(1), logger: Logger = Logger(label: "cardflow.usb")) throws {
+        context = try LibUSBContext(logger: logger)
+        self.configuration = configuration
+        self.logger = logger
+        // The stream ends when the context is closed, which ends this task.
+        let events = context.readerEvents(pollingInterval: pollingInterval)
+        Task { [weak self] in
+            for await event in events {
+                guard let self else { return }
+                await self.handle(event)
+            }
+        }
+    }
+
+    public func readers() async -> [Reader] { await registry.readers() }
+
+    public func events() async -> AsyncStream<ReaderRegistryEvent> { await registry.events() }
+
+    /// Closes every reader and libusb.
+    public func close() async {
+        for (id, entry) in opened {
+            entry.transport.close()
+            await registry.remove(id: id)
+        }
+        opened.removeAll()
+        context.close()
+    }
+
+    private func handle(_ event: USBReaderEvent) async {
+        switch event {
+        case .arrived(let description):
+            let id = "usb:\(description.bus):\(description.address):\(description.interfaceNumber)"
+            guard opened[id] == nil else { return }
+            do {
+                let (transport, driver) = try context.openDriver(for: description, configuration: configuration, logger: logger)
+                opened[id] = (transport, description.bus, description.address)
+                let info = ReaderInfo(id: id, name: description.name, vendorID: description.vendorID,
+                                      productID: description.productID, descriptor: driver.descriptor)
+                await registry.add(Reader(info: info, driver: driver, logger: logger))
+                logger.info("reader added", metadata: ["reader": "\(description.name)", "id": "\(id)"])
+            } catch {
+                logger.error("cannot open reader", metadata: ["reader": "\(description.name)", "error": "\(error)"])
+            }
+        case .left(let bus, let address):
+            for (id, entry) in opened where entry.bus == bus && entry.address == address {
+                entry.transport.close()
+                opened[id] = nil
+                await registry.remove(id: id)
+                logger.info("reader removed", metadata: ["id": "\(id)"])
+            }
+        }
+    }
+}
