@@ -7,3 +7,6 @@ bash Scripts/setup.sh
 swift build --build-tests
 # The libusb integration tests need the umockdev preload; the other tests do not mind it.
 umockdev-wrapper swift test --skip-build --disable-xctest
+# pcscd + libccid drive the simulated USB reader (ATR, SCardTransmit): the emulated device is
+# real enough for the reference CCID stack.
+bash Scripts/pcscd-check.sh
