@@ -18,7 +18,7 @@ enum ExitStatus: Int32 {
         case let error as FlowError: return of(error.underlying)
         case let error as SessionError:
             switch error {
-            case .noCard, .cardDidNotReturn, .unverifiableStepInterrupted: return .cardError
+            case .noCard, .cardNotActivated, .cardDidNotReturn, .unverifiableStepInterrupted: return .cardError
             case .timedOut, .sessionClosed: return .readerError
             }
         case is CardStatusError, is APDUExchangeError, is CardChannelError, is ExpectedStatusMismatch: return .cardError

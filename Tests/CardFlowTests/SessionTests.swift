@@ -165,3 +165,14 @@ actor OrderLog {
     private(set) var values: [Int] = []
     func append(_ value: Int) { values.append(value) }
 }
+
+extension SessionTests {
+    @Test func twoCardsInTheFieldGiveATypedError() async throws {
+        let (reader, virtual) = await simulatedReader()
+        await virtual.setExtraCardsInField(1)
+        await #expect(throws: SessionError.cardNotActivated) { try await reader.withSession { _ in () } }
+        // One card again: sessions work.
+        await virtual.setExtraCardsInField(0)
+        #expect(try await reader.withSession { session in try await session.send(selectApp).statusWord } == .success)
+    }
+}

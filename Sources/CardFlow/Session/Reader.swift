@@ -233,6 +233,8 @@ public actor Reader {
                 let session = CardSession(reader: self, atr: atr, policy: policy, events: events)
                 try await session.establishIdentity()
                 return session
+            } catch CCIDDriverError.cardMute(during: .iccPowerOn) {
+                throw SessionError.cardNotActivated
             } catch CCIDDriverError.noCard {
                 // The card left between the presence check and power-on: wait again.
                 publish(.absent)

@@ -5,6 +5,9 @@ import CCID
 public enum SessionError: Error, Sendable, Hashable, CustomStringConvertible {
     /// No card arrived within the connect timeout.
     case noCard(waited: Duration)
+    /// A card is on the reader but could not be activated: usually several cards in the field at
+    /// once (the reader cannot single one out), else a card the reader cannot talk to.
+    case cardNotActivated
     /// The card left and did not come back within the card-return timeout.
     case cardDidNotReturn(waited: Duration)
     /// A step or APDU exceeded its time bound.
@@ -18,6 +21,8 @@ public enum SessionError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .noCard(let waited): "no card on the reader after waiting \(waited)"
+        case .cardNotActivated:
+            "a card is on the reader but could not be activated: present one card at a time (several cards in the field?)"
         case .cardDidNotReturn(let waited): "the card left and did not come back within \(waited)"
         case .timedOut(let what, let after): "\(what) timed out after \(after)"
         case .sessionClosed: "the card session is closed"

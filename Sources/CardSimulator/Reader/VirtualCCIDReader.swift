@@ -79,6 +79,15 @@ public actor VirtualCCIDReader {
         return slots.indices.contains(slot) ? slots[slot].card : nil
     }
 
+    /// Puts (or takes away) additional cards in the reader's field next to the card in the
+    /// slot. While there are any, the reader cannot activate a card: power-on fails (card present,
+    /// mute), which sessions report as a typed error.
+    public func setExtraCardsInField(_ count: Int, slot: Int = 0) {
+        guard slots.indices.contains(slot) else { return }
+        slots[slot].extraCardsInField = max(0, count)
+        if count > 0 { slots[slot].powered = false }
+    }
+
     /// The card in the slot, or, when the slot is empty, the card that last left it (for saving
     /// its contents after it was lifted).
     public func lastKnownCard(slot: Int = 0) -> (any VirtualCard)? {
@@ -229,6 +238,15 @@ public actor VirtualCCIDReader {
             guard var card = slots[index].card else {
                 reply(CCIDResponse(slot: command.slot, sequence: command.sequence, state: .init(icc: .absent, command: .failed),
                                    errorCode: CCIDSlotError.iccMute.rawValue, kind: .dataBlock(chainParameter: 0, data: [])), delay: readerTime)
+                return
+            }
+            if slots[index].extraCardsInField > 0 {
+                // Two cards answer the anticollision: the reader cannot activate either, and
+                // reports a present but mute card, as contactless readers do.
+                reply(CCIDResponse(slot: command.slot, sequence: command.sequence,
+                                   state: .init(icc: .presentInactive, command: .failed),
+                                   errorCode: CCIDSlotError.iccMute.rawValue, kind: .dataBlock(chainParameter: 0, data: [])),
+                      delay: readerTime)
                 return
             }
             card.powerOn()

@@ -13,6 +13,8 @@ struct VirtualSlot: Sendable {
     /// Response bytes still to be fetched with wLevelParameter 0x0010.
     var pendingResponse: [UInt8] = []
     var parameters: CCIDProtocolParameters = .defaultT1
+    /// Other cards in the field at the same time (anticollision cannot single one out).
+    var extraCardsInField = 0
 
     var iccStatus: CCIDSlotState.ICCStatus {
         guard card != nil else { return .absent }
