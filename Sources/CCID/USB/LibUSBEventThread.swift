@@ -68,6 +68,8 @@ final class LibUSBEventThread: Sendable {
             let result = libusb_handle_events_timeout_completed(context, &timeout, nil)
             if result < 0 && result != LIBUSB_ERROR_INTERRUPTED.rawValue {
                 logger.error("libusb event handling failed", metadata: ["error": "\(LibUSBErrorMapping.name(result))"])
+                // This is a dedicated OS thread, not async code: pausing it after an error keeps
+                // a broken context from spinning.
                 usleep(Self.errorPauseMicroseconds)
             }
         }
