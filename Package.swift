@@ -15,9 +15,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
     ],
     targets: [
         .systemLibrary(name: "CLibUSB", pkgConfig: "libusb-1.0", providers: [.apt(["libusb-1.0-0-dev"])]),
+        .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CUMockdev", pkgConfig: "umockdev-1.0", providers: [.apt(["libumockdev-dev"])]),
         // USB CCID driver: message codec, class descriptor, exchange levels, T=1, transports.
         .target(
@@ -38,6 +40,17 @@ let package = Package(
             name: "CardSimulator",
             dependencies: ["CardFlow", "CCID", .product(name: "Logging", package: "swift-log")]
         ),
+        // Cryptographic primitives card protocols share (DESFire, TON): AES, CMAC, 3DES, CRCs.
+        .target(
+            name: "CardCrypto",
+            dependencies: [
+                "CLibCrypto",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        // NFC Forum NDEF messages and records.
+        .target(name: "NDEF"),
         // umockdev-based USB device emulation (C): presents a CCID reader to libusb programs.
         .target(name: "CCIDEmulator", dependencies: ["CUMockdev"]),
         // Exposes a CardSimulator virtual reader as a USB device through CCIDEmulator.
@@ -48,7 +61,7 @@ let package = Package(
         .executableTarget(
             name: "cardctl",
             dependencies: [
-                "CardFlow", "CCID", "CardSimulator", "CardSimulatorUSB",
+                "CardFlow", "CCID", "CardSimulator", "CardSimulatorUSB", "NDEF",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -62,6 +75,8 @@ let package = Package(
         .testTarget(name: "CCIDTests", dependencies: ["CCID", "CardSimulator", "CardFlow"]),
         .testTarget(name: "CardSimulatorTests", dependencies: ["CardSimulator", "CardFlow", "CCID"]),
         .testTarget(name: "CardctlTests", dependencies: ["cardctl"]),
+        .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto"]),
+        .testTarget(name: "NDEFTests", dependencies: ["NDEF"]),
         .testTarget(name: "USBIntegrationTests", dependencies: ["CCID", "CardFlow", "CardSimulator", "CardSimulatorUSB", "CLibUSB"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,3 @@
+#include <openssl/evp.h>
+#include <openssl/err.h>
+#include <openssl/crypto.h>

@@ -1,0 +1,2 @@
+/// Placeholder replaced by the CardCrypto implementation.
+import CLibCrypto
