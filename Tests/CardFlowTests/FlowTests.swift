@@ -192,3 +192,25 @@ struct FlowTests {
         #expect(await virtual.commandsReceived - before >= 7)
     }
 }
+
+extension FlowTests {
+    @Test func stepsReportProgressFractions() async throws {
+        let (reader, _) = await simulatedReader()
+        let flow = Flow.start("long read") { session in
+            _ = try await session.send(selectApp)
+            for part in 1...4 {
+                _ = try await session.send(readFirstFile)
+                await session.reportProgress(Double(part) / 4)
+            }
+            return 4
+        }
+        let run = reader.run(flow)
+        let (log, collector) = collect(run)
+        #expect(try await run.value == 4)
+        await collector.value
+        let fractions = await log.events.compactMap { event -> Double? in
+            if case .progress(let fraction) = event { fraction } else { nil }
+        }
+        #expect(fractions == [0.25, 0.5, 0.75, 1.0])
+    }
+}
