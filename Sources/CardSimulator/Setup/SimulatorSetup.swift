@@ -62,7 +62,8 @@ public struct SimulatorSetup: Sendable {
         if let lift = specification.liftAfter {
             var replacement: (any VirtualCard)?
             if specification.swap {
-                replacement = try Self.makeCard(specification.cardKind, seed: specification.seed &+ 0x5EED)
+                replacement = try Self.makeCard(specification.cardKind, seed: specification.seed &+ 0x5EED,
+                                                capacity: specification.capacity)
             }
             await first.liftCard(afterAPDUs: lift, returnAfter: specification.returnAfter, replacement: replacement)
         }
@@ -79,25 +80,29 @@ public struct SimulatorSetup: Sendable {
     }
 
     /// A fresh card of the given kind (nil for `none`).
-    public static func makeCard(_ kind: SimulatedCardKind, seed: UInt64) throws -> (any VirtualCard)? {
+    public static func makeCard(_ kind: SimulatedCardKind, seed: UInt64, capacity: Int? = nil) throws -> (any VirtualCard)? {
         switch kind {
         case .iso7816: return ISO7816Card(seed: seed)
+        case .ndef4: return NDEFType4Tag(seed: seed, capacity: capacity ?? 1024)
         case .none: return nil
-        case .desfire, .ton, .ndef4, .type2, .iso15693:
+        case .desfire, .ton, .type2, .iso15693:
             throw SimulatorSpecificationError.cardKindUnavailable(kind)
         }
     }
 
     private static func initialCard(for specification: SimulatorSpecification, store: CardStateStore?) throws -> (any VirtualCard)? {
-        guard let store, store.exists else { return try makeCard(specification.cardKind, seed: specification.seed) }
+        guard let store, store.exists else {
+            return try makeCard(specification.cardKind, seed: specification.seed, capacity: specification.capacity)
+        }
         let kind = try store.storedKind()
         guard kind == specification.cardKind.rawValue else {
             throw SimulatorSetupError.stateOfAnotherKind(path: store.path, stored: kind, requested: specification.cardKind.rawValue)
         }
         switch specification.cardKind {
         case .iso7816: return try store.load(ISO7816Card.self)
+        case .ndef4: return try store.load(NDEFType4Tag.self)
         case .none: return nil
-        case .desfire, .ton, .ndef4, .type2, .iso15693: throw SimulatorSpecificationError.cardKindUnavailable(specification.cardKind)
+        case .desfire, .ton, .type2, .iso15693: throw SimulatorSpecificationError.cardKindUnavailable(specification.cardKind)
         }
     }
 }

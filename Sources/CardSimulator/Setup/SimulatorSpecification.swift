@@ -21,6 +21,8 @@ public struct SimulatorSpecification: Sendable, Hashable {
     public var seed: UInt64 = 1
     /// The card's contents are loaded from and saved to this file (`state=PATH`).
     public var statePath: String?
+    /// Memory size of tags that have one (`capacity=N` bytes; `ndef4`: the NDEF file).
+    public var capacity: Int?
 
     public init(cardKind: SimulatedCardKind = .iso7816) {
         self.cardKind = cardKind
@@ -67,6 +69,12 @@ public struct SimulatorSpecification: Sendable, Hashable {
                 guard let number = UInt64(text) else { throw .invalidValue(option: key, value: text, expected: "an unsigned integer") }
                 seed = number
             case "state": statePath = try require()
+            case "capacity":
+                let text = try require()
+                guard let bytes = Int(text), (3...0x7FFF).contains(bytes) else {
+                    throw .invalidValue(option: key, value: text, expected: "a size in bytes from 3 to 32767")
+                }
+                capacity = bytes
             case "":
                 throw .emptyOption
             default:
@@ -104,7 +112,7 @@ public enum SimulatorSpecificationError: Error, Sendable, Hashable, CustomString
         case .notSimulatorSelector(let text): "'\(text)' is not a simulator selector (expected sim[:CARD][,option=value...])"
         case .unknownCardKind(let kind):
             "unknown simulated card '\(kind)'; known: \(SimulatedCardKind.allCases.map(\.rawValue).joined(separator: ", "))"
-        case .unknownOption(let key): "unknown simulator option '\(key)'; known: profile, latency, lift-after, return-after, swap, seed, state"
+        case .unknownOption(let key): "unknown simulator option '\(key)'; known: profile, latency, lift-after, return-after, swap, seed, state, capacity"
         case .missingValue(let key): "simulator option '\(key)' needs a value (\(key)=...)"
         case .invalidValue(let key, let value, let expected): "simulator option '\(key)' has value '\(value)'; expected \(expected)"
         case .emptyOption: "empty simulator option (two commas in a row?)"
