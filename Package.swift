@@ -49,8 +49,8 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
-        // NFC Forum NDEF messages and records.
-        .target(name: "NDEF"),
+        // NFC Forum NDEF messages and records, and NDEF on NFC Forum tags (through CardFlow sessions).
+        .target(name: "NDEF", dependencies: ["CardFlow"]),
         // umockdev-based USB device emulation (C): presents a CCID reader to libusb programs.
         .target(name: "CCIDEmulator", dependencies: ["CUMockdev"]),
         // Exposes a CardSimulator virtual reader as a USB device through CCIDEmulator.
@@ -76,7 +76,7 @@ let package = Package(
         .testTarget(name: "CardSimulatorTests", dependencies: ["CardSimulator", "CardFlow", "CCID"]),
         .testTarget(name: "CardctlTests", dependencies: ["cardctl"]),
         .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto"]),
-        .testTarget(name: "NDEFTests", dependencies: ["NDEF"]),
+        .testTarget(name: "NDEFTests", dependencies: ["NDEF", "CardFlow", "CardSimulator"]),
         .testTarget(name: "USBIntegrationTests", dependencies: ["CCID", "CardFlow", "CardSimulator", "CardSimulatorUSB", "CLibUSB"]),
     ],
     swiftLanguageModes: [.v6]
