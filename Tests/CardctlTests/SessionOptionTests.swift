@@ -7,6 +7,8 @@ struct SessionOptionTests {
     func repeatInterrupted() async throws {
         let run = try CardctlProcess(["--reader", "sim:iso7816,latency=200", "apdu", "--repeat", "100", Card.selectApplication])
         try await Task.sleep(for: .seconds(1))
+        // At least one answer is out: the process is surely past its start-up.
+        _ = await run.nextOutputLine(timeout: .seconds(10))
         run.interrupt()
         let result = try await run.waitForExit(timeout: .seconds(10))
         let outcome = try #require(run.interruptOutcome)

@@ -29,9 +29,16 @@ public protocol VirtualCard: Sendable {
     ///
     /// The default implementation returns `.zero`.
     func processingTime(for command: [UInt8]) -> Duration
+
+    /// PC/SC part 3 `FF` instructions the reader hands to this model instead of answering them
+    /// itself: storage tags implement READ/UPDATE BINARY (`B0`, `D6`) on their own memory.
+    var readerPassThroughInstructions: Set<UInt8> { get }
 }
 
 extension VirtualCard {
     /// Default card processing time: none.
     public func processingTime(for command: [UInt8]) -> Duration { .zero }
+
+    /// Default: the reader answers every `FF` pseudo-APDU itself.
+    public var readerPassThroughInstructions: Set<UInt8> { [] }
 }

@@ -409,7 +409,9 @@ public actor VirtualCCIDReader {
         guard var card = slots[index].card else { return ([], configuration.timing.readerOnlyTime) }
         let response: [UInt8]
         let cardTime: Duration
-        if let answer = part3.response(to: apdu, card: card) {
+        let responder = card.readerPassThroughInstructions.isEmpty ? part3
+            : PCSCPart3Responder(passThroughInstructions: card.readerPassThroughInstructions)
+        if let answer = responder.response(to: apdu, card: card) {
             // Answered by the reader itself: the card sees nothing, so it does not count as one
             // of the card's APDUs (lift-after counts what reaches the card).
             let time = configuration.timing.exchangeTime(commandLength: apdu.count, responseLength: answer.count,

@@ -84,8 +84,9 @@ public struct SimulatorSetup: Sendable {
         switch kind {
         case .iso7816: return ISO7816Card(seed: seed)
         case .ndef4: return NDEFType4Tag(seed: seed, capacity: capacity ?? 1024)
+        case .type2: return NDEFType2Tag(seed: seed, dataAreaSize: capacity ?? 144)
         case .none: return nil
-        case .desfire, .ton, .type2, .iso15693:
+        case .desfire, .ton, .iso15693:
             throw SimulatorSpecificationError.cardKindUnavailable(kind)
         }
     }
@@ -101,8 +102,9 @@ public struct SimulatorSetup: Sendable {
         switch specification.cardKind {
         case .iso7816: return try store.load(ISO7816Card.self)
         case .ndef4: return try store.load(NDEFType4Tag.self)
+        case .type2: return try store.load(NDEFType2Tag.self)
         case .none: return nil
-        case .desfire, .ton, .type2, .iso15693: throw SimulatorSpecificationError.cardKindUnavailable(specification.cardKind)
+        case .desfire, .ton, .iso15693: throw SimulatorSpecificationError.cardKindUnavailable(specification.cardKind)
         }
     }
 }

@@ -1,0 +1,113 @@
+import CardFlow
+
+/// NDEF on an NFC Forum Type 2 Tag (NTAG, Ultralight) through a PC/SC reader's part 3
+/// pseudo-APDUs: `FF B0 00 page 10` reads four pages, `FF D6 00 page 04` writes one.
+///
+/// The capability container (page 3) gives the data area size and access; the data area holds
+/// TLVs (NULL 00, Lock Control 01, Memory Control 02, NDEF 03, Proprietary FD, Terminator FE).
+/// Writing sets the NDEF TLV's length to 0 first and to the real length last, so a tag lifted
+/// mid-write never holds a partial message that reads as valid.
+public struct Type2Tag: Sendable {
+    public let channel: any CardChannel
+
+    public init(channel: any CardChannel) {
+        self.channel = channel
+    }
+
+    /// The capability container: magic E1, version, data area size, write access.
+    public func capabilityContainer() async throws -> (version: UInt8, dataAreaSize: Int, writable: Bool) {
+        let page = try await readPages(from: 3).prefix(4)
+        let cc = Array(page)
+        guard cc[0] == 0xE1 else { throw NDEFTagError.malformedCapabilityContainer("magic number \(cc[0]) is not E1") }
+        guard cc[1] >> 4 == 1 else { throw NDEFTagError.malformedCapabilityContainer("unsupported version \(cc[1] >> 4).\(cc[1] & 0x0F)") }
+        return (cc[1], Int(cc[2]) * 8, cc[3] == 0x00)
+    }
+
+    /// The NDEF message bytes (empty when the NDEF TLV is empty).
+    public func readMessageBytes() async throws -> [UInt8] {
+        let (_, size, _) = try await capabilityContainer()
+        let area = try await readDataArea(size: size)
+        guard let location = try Self.locateNDEF(in: area) else { throw NDEFTagError.malformedNDEFFile("no NDEF TLV in the data area") }
+        guard location.valueOffset + location.length <= area.count else {
+            throw NDEFTagError.malformedNDEFFile("NDEF TLV length \(location.length) runs past the data area")
+        }
+        return Array(area[location.valueOffset..<location.valueOffset + location.length])
+    }
+
+    /// Replaces the NDEF message.
+    public func writeMessageBytes(_ message: [UInt8]) async throws {
+        let (_, size, writable) = try await capabilityContainer()
+        guard writable else { throw NDEFTagError.readOnly }
+        let area = try await readDataArea(size: size)
+        // Keep the TLVs that precede the NDEF TLV (lock/memory control) in place.
+        let start = try Self.locateNDEF(in: area)?.tlvOffset ?? 0
+        let header: [UInt8] = message.count < 0xFF ? [0x03, UInt8(message.count)]
+            : [0x03, 0xFF, UInt8(message.count >> 8), UInt8(message.count & 0xFF)]
+        let tlv = header + message + [0xFE]
+        guard start + tlv.count <= size else {
+            throw NDEFTagError.messageTooLarge(size: message.count, capacity: size - start - header.count - 1)
+        }
+        var image = area
+        image.replaceSubrange(start..<start + tlv.count, with: tlv)
+        // First the pages with an empty NDEF TLV, then the message, then the real length.
+        var emptied = image
+        emptied.replaceSubrange(start..<start + header.count, with: header.count == 2 ? [0x03, 0x00] : [0x03, 0xFF, 0x00, 0x00])
+        let firstPage = start / 4
+        let headerEndPage = (start + header.count - 1) / 4
+        for page in firstPage...headerEndPage { try await writePage(4 + page, Array(emptied[page * 4..<page * 4 + 4])) }
+        let lastPage = (start + tlv.count - 1) / 4
+        if headerEndPage < lastPage {
+            for page in (headerEndPage + 1)...lastPage { try await writePage(4 + page, Array(image[page * 4..<page * 4 + 4])) }
+        }
+        for page in firstPage...headerEndPage { try await writePage(4 + page, Array(image[page * 4..<page * 4 + 4])) }
+    }
+
+    /// Where the NDEF TLV is: offset of its T byte, of its value, and its length.
+    static func locateNDEF(in area: [UInt8]) throws -> (tlvOffset: Int, valueOffset: Int, length: Int)? {
+        var offset = 0
+        while offset < area.count {
+            let tag = area[offset]
+            switch tag {
+            case 0x00: offset += 1; continue
+            case 0xFE: return nil
+            default: break
+            }
+            guard offset + 1 < area.count else { throw NDEFTagError.malformedNDEFFile("TLV at \(offset) has no length") }
+            var length = Int(area[offset + 1])
+            var valueOffset = offset + 2
+            if length == 0xFF {
+                guard offset + 3 < area.count else { throw NDEFTagError.malformedNDEFFile("3-byte TLV length at \(offset) is cut") }
+                length = Int(area[offset + 2]) << 8 | Int(area[offset + 3])
+                valueOffset = offset + 4
+            }
+            if tag == 0x03 { return (offset, valueOffset, length) }
+            offset = valueOffset + length
+        }
+        return nil
+    }
+
+    private func readDataArea(size: Int) async throws -> [UInt8] {
+        var area: [UInt8] = []
+        area.reserveCapacity(size)
+        while area.count < size {
+            area += try await readPages(from: 4 + area.count / 4)
+        }
+        return Array(area.prefix(size))
+    }
+
+    private func readPages(from page: Int) async throws -> [UInt8] {
+        let command = try CommandAPDU(cla: 0xFF, ins: 0xB0, p1: 0x00, p2: UInt8(page), le: 16)
+        let response = try await channel.transmit(command)
+        try response.throwIfNotSuccess(for: command)
+        guard response.data.count == 16 else {
+            throw NDEFTagError.malformedNDEFFile("page read at \(page) returned \(response.data.count) bytes, 16 expected")
+        }
+        return response.data
+    }
+
+    private func writePage(_ page: Int, _ bytes: [UInt8]) async throws {
+        let command = try CommandAPDU(cla: 0xFF, ins: 0xD6, p1: 0x00, p2: UInt8(page), data: bytes)
+        let response = try await channel.transmit(command)
+        try response.throwIfNotSuccess(for: command)
+    }
+}
