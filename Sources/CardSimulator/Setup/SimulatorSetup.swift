@@ -85,8 +85,9 @@ public struct SimulatorSetup: Sendable {
         case .iso7816: return ISO7816Card(seed: seed)
         case .ndef4: return NDEFType4Tag(seed: seed, capacity: capacity ?? 1024)
         case .type2: return NDEFType2Tag(seed: seed, dataAreaSize: capacity ?? 144)
+        case .iso15693: return ISO15693Tag(seed: seed, blockCount: capacity.map { max(1, $0 / 4) } ?? 28)
         case .none: return nil
-        case .desfire, .ton, .iso15693:
+        case .desfire, .ton:
             throw SimulatorSpecificationError.cardKindUnavailable(kind)
         }
     }
@@ -103,8 +104,9 @@ public struct SimulatorSetup: Sendable {
         case .iso7816: return try store.load(ISO7816Card.self)
         case .ndef4: return try store.load(NDEFType4Tag.self)
         case .type2: return try store.load(NDEFType2Tag.self)
+        case .iso15693: return try store.load(ISO15693Tag.self)
         case .none: return nil
-        case .desfire, .ton, .iso15693: throw SimulatorSpecificationError.cardKindUnavailable(specification.cardKind)
+        case .desfire, .ton: throw SimulatorSpecificationError.cardKindUnavailable(specification.cardKind)
         }
     }
 }
