@@ -51,6 +51,8 @@ let package = Package(
         ),
         // NFC Forum NDEF messages and records, and NDEF on NFC Forum tags (through CardFlow sessions).
         .target(name: "NDEF", dependencies: ["CardFlow"]),
+        // ISO 15693 vicinity tags through CCID readers (PC/SC part 3 block access, FF C2 exchange).
+        .target(name: "ISO15693", dependencies: ["CardFlow"]),
         // umockdev-based USB device emulation (C): presents a CCID reader to libusb programs.
         .target(name: "CCIDEmulator", dependencies: ["CUMockdev"]),
         // Exposes a CardSimulator virtual reader as a USB device through CCIDEmulator.
@@ -77,6 +79,7 @@ let package = Package(
         .testTarget(name: "CardctlTests", dependencies: ["cardctl"]),
         .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto"]),
         .testTarget(name: "NDEFTests", dependencies: ["NDEF", "CardFlow", "CardSimulator"]),
+        .testTarget(name: "ISO15693Tests", dependencies: ["ISO15693", "CardFlow", "CardSimulator"]),
         .testTarget(name: "USBIntegrationTests", dependencies: ["CCID", "CardFlow", "CardSimulator", "CardSimulatorUSB", "CLibUSB"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,188 @@
+import CardFlow
+
+/// An ISO/IEC 15693 tag on a CCID reader: UID through PC/SC `FF CA`, blocks through PC/SC part 3
+/// READ/UPDATE BINARY (`FF B0` / `FF D6`, P2 = block number), and raw ISO 15693-3 requests (system
+/// information, lock) through the transparent exchange `FF C2` where the reader offers it.
+///
+/// ```swift
+/// let data = try await reader.withSession { session in
+///     let tag = ISO15693Tag(channel: session, byteOrder: .reversedPerBlock)
+///     let info = try await tag.systemInformation()
+///     return try await tag.readBlocks(0, count: info.blockCount)
+/// }
+/// ```
+public struct ISO15693Tag: Sendable {
+    /// How a block's bytes map to the caller's bytes. The seed's tags stored 4-byte blocks
+    /// reversed: `.reversedPerBlock` turns them around on read and write.
+    public enum ByteOrder: Sendable, Hashable {
+        case asStored
+        case reversedPerBlock
+    }
+
+    public let channel: any CardChannel
+    public let byteOrder: ByteOrder
+
+    public init(channel: any CardChannel, byteOrder: ByteOrder = .asStored) {
+        self.channel = channel
+        self.byteOrder = byteOrder
+    }
+
+    /// The 8-byte UID, most significant byte (E0) first.
+    public func uid() async throws -> [UInt8] {
+        let command = try CommandAPDU(cla: 0xFF, ins: 0xCA, p1: 0x00, p2: 0x00, le: 256)
+        let response = try await channel.transmit(command)
+        try response.throwIfNotSuccess(for: command)
+        guard response.data.count == 8 else { throw ISO15693Error.unexpectedUID(response.data) }
+        return response.data
+    }
+
+    /// GET SYSTEM INFORMATION through the transparent exchange: block size and count.
+    public func systemInformation() async throws -> ISO15693SystemInformation {
+        let answer = try await transceive([0x02, 0x2B])
+        return try ISO15693SystemInformation(response: answer)
+    }
+
+    /// Reads `count` blocks from `first` (READ BINARY; one block per APDU keeps within every
+    /// reader's response buffer).
+    public func readBlocks(_ first: Int, count: Int, blockSize: Int? = nil) async throws -> [UInt8] {
+        let size = try await resolvedBlockSize(blockSize)
+        var data: [UInt8] = []
+        for block in first..<first + count {
+            let command = try CommandAPDU(cla: 0xFF, ins: 0xB0, p1: 0x00, p2: UInt8(block), le: size)
+            let response = try await channel.transmit(command)
+            try response.throwIfNotSuccess(for: command)
+            guard response.data.count == size else { throw ISO15693Error.wrongBlockLength(block: block, length: response.data.count) }
+            data += byteOrder == .reversedPerBlock ? response.data.reversed() : response.data
+        }
+        return data
+    }
+
+    /// Writes `data` block by block from `first` (single-block writes: many tags disable
+    /// multi-block write).
+    public func writeBlocks(_ first: Int, data: [UInt8], blockSize: Int? = nil) async throws {
+        let size = try await resolvedBlockSize(blockSize)
+        guard data.count % size == 0 else { throw ISO15693Error.notWholeBlocks(length: data.count, blockSize: size) }
+        for index in 0..<data.count / size {
+            var block = Array(data[index * size..<(index + 1) * size])
+            if byteOrder == .reversedPerBlock { block.reverse() }
+            let command = try CommandAPDU(cla: 0xFF, ins: 0xD6, p1: 0x00, p2: UInt8(first + index), data: block)
+            let response = try await channel.transmit(command)
+            if response.statusWord == StatusWord(0x6982) { throw ISO15693Error.blockLocked(first + index) }
+            try response.throwIfNotSuccess(for: command)
+        }
+    }
+
+    /// LOCK BLOCK (permanent) through the transparent exchange.
+    public func lockBlock(_ block: Int) async throws {
+        _ = try await transceive([0x02, 0x22, UInt8(block)])
+    }
+
+    /// One raw ISO 15693-3 request in a transparent exchange; returns the response after its
+    /// flags byte, or throws the tag's error code.
+    public func transceive(_ request: [UInt8]) async throws -> [UInt8] {
+        let objects: [UInt8] = [0x95, UInt8(request.count)] + request
+        let command = try CommandAPDU(cla: 0xFF, ins: 0xC2, p1: 0x00, p2: 0x01, data: objects, le: 256)
+        let response = try await channel.transmit(command)
+        try response.throwIfNotSuccess(for: command)
+        let reply = response.data
+        // C0 03 <failing object> <SW1 SW2>, then 92/96/97 objects.
+        guard reply.count >= 5, reply[0] == 0xC0, reply[1] == 0x03 else { throw ISO15693Error.malformedExchange(reply) }
+        guard reply[2] == 0x00 else { throw ISO15693Error.exchangeFailed(sw: UInt16(reply[3]) << 8 | UInt16(reply[4])) }
+        var offset = 5
+        while offset + 1 < reply.count {
+            let tag = reply[offset], length = Int(reply[offset + 1])
+            guard offset + 2 + length <= reply.count else { throw ISO15693Error.malformedExchange(reply) }
+            if tag == 0x97 {
+                let frame = Array(reply[offset + 2..<offset + 2 + length])
+                guard let flags = frame.first else { throw ISO15693Error.noResponse }
+                if flags & 0x01 != 0 { throw ISO15693Error.tagError(code: frame.count > 1 ? frame[1] : 0) }
+                return Array(frame.dropFirst())
+            }
+            offset += 2 + length
+        }
+        throw ISO15693Error.noResponse
+    }
+
+    private func resolvedBlockSize(_ given: Int?) async throws -> Int {
+        if let given { return given }
+        return try await systemInformation().blockSize
+    }
+}
+
+/// GET SYSTEM INFORMATION, decoded (ISO 15693-3 10.3.12).
+public struct ISO15693SystemInformation: Sendable, Hashable {
+    public var uid: [UInt8]
+    public var dsfid: UInt8?
+    public var afi: UInt8?
+    public var blockCount: Int
+    public var blockSize: Int
+    public var icReference: UInt8?
+
+    /// Parses the response after the flags byte: info flags, UID (LSB first), then the fields
+    /// the info flags announce.
+    public init(response: [UInt8]) throws(ISO15693Error) {
+        guard response.count >= 9 else { throw .malformedSystemInformation(response) }
+        let info = response[0]
+        uid = Array(response[1..<9].reversed())
+        var offset = 9
+        func next() throws(ISO15693Error) -> UInt8 {
+            guard offset < response.count else { throw .malformedSystemInformation(response) }
+            defer { offset += 1 }
+            return response[offset]
+        }
+        dsfid = info & 0x01 != 0 ? try next() : nil
+        afi = info & 0x02 != 0 ? try next() : nil
+        guard info & 0x04 != 0 else { throw .noMemorySize }
+        blockCount = Int(try next()) + 1
+        blockSize = Int(try next() & 0x1F) + 1
+        icReference = info & 0x08 != 0 ? try next() : nil
+    }
+}
+
+/// ISO 15693 failures with what the tag or reader said.
+public enum ISO15693Error: Error, Sendable, Hashable, CustomStringConvertible {
+    case unexpectedUID([UInt8])
+    case wrongBlockLength(block: Int, length: Int)
+    case notWholeBlocks(length: Int, blockSize: Int)
+    case blockLocked(Int)
+    case malformedExchange([UInt8])
+    case exchangeFailed(sw: UInt16)
+    case noResponse
+    case tagError(code: UInt8)
+    case malformedSystemInformation([UInt8])
+    case noMemorySize
+    case differentTag(expected: [UInt8], found: [UInt8])
+    case verificationFailed(expected: [UInt8], found: [UInt8])
+
+    public var description: String {
+        switch self {
+        case .unexpectedUID(let bytes): "the reader returned a \(bytes.count)-byte UID; ISO 15693 UIDs have 8"
+        case .wrongBlockLength(let block, let length): "block \(block) came back with \(length) bytes"
+        case .notWholeBlocks(let length, let size): "\(length) bytes are not whole \(size)-byte blocks"
+        case .blockLocked(let block): "block \(block) is locked"
+        case .malformedExchange: "the reader's transparent-exchange answer is malformed"
+        case .exchangeFailed(let sw): "the transparent exchange failed with \(String(sw, radix: 16, uppercase: true))"
+        case .noResponse: "the tag did not answer"
+        case .tagError(let code): "the tag answered error 0x\(String(code, radix: 16, uppercase: true))" + Self.meaning(code)
+        case .malformedSystemInformation: "GET SYSTEM INFORMATION answer is malformed"
+        case .noMemorySize: "the tag does not report its memory size"
+        case .verificationFailed(let expected, let found):
+            "read-back differs from what was written (\(expected.count) bytes written, \(zip(expected, found).filter { $0 != $1 }.count) differ)"
+        case .differentTag(let expected, let found):
+            "another tag (\(found.map { String($0, radix: 16) }.joined())) is on the reader, not \(expected.map { String($0, radix: 16) }.joined())"
+        }
+    }
+
+    private static func meaning(_ code: UInt8) -> String {
+        switch code {
+        case 0x01: " (command not supported)"
+        case 0x02: " (command not recognised)"
+        case 0x10: " (block not available)"
+        case 0x11: " (block already locked)"
+        case 0x12: " (block locked, cannot be changed)"
+        case 0x13: " (programming failed)"
+        case 0x14: " (lock failed)"
+        default: ""
+        }
+    }
+}
