@@ -63,7 +63,7 @@ let package = Package(
         .executableTarget(
             name: "cardctl",
             dependencies: [
-                "CardFlow", "CCID", "CardSimulator", "CardSimulatorUSB", "NDEF",
+                "CardFlow", "CCID", "CardSimulator", "CardSimulatorUSB", "NDEF", "ISO15693",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -2,6 +2,7 @@ import ArgumentParser
 import CCID
 import CardFlow
 import CardSimulator
+import ISO15693
 
 /// cardctl's exit codes: 0 ok, 1 card/status error, 2 usage or bad input, 3 reader or
 /// transport error, 130 cancelled.
@@ -16,6 +17,7 @@ enum ExitStatus: Int32 {
         switch error {
         case is CancellationError: return .cancelled
         case let error as FlowError: return of(error.underlying)
+        case is ISO15693Error: return .cardError
         case let error as SessionError:
             switch error {
             case .noCard, .cardNotActivated, .cardDidNotReturn, .unverifiableStepInterrupted: return .cardError
