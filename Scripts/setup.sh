@@ -13,6 +13,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo_cmd apt-get update
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y --no-install-recommends "${missing[@]}"
 fi
+python3 -m pip install --quiet ndeflib
 if ! command -v swift >/dev/null 2>&1; then
   if [ -x /opt/swift/usr/bin/swift ]; then
     echo "swift is in /opt/swift/usr/bin: add it to PATH (export PATH=/opt/swift/usr/bin:\$PATH)" >&2
