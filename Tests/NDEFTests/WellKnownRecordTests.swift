@@ -180,4 +180,25 @@ struct WellKnownRecordTests {
         #expect(try AndroidApplicationRecord(NDEFRecord(tnf: .external, type: Array("Android.com:PKG".utf8), payload: [0x61])).packageName == "a")
         #expect(throws: NDEFDecodingError.self) { try AndroidApplicationRecord(external.record) }
     }
+
+    @Test("seeded random payloads under every view's type never crash; strict-accepted ones re-encode")
+    func randomPayloads() throws {
+        var generator = SeededGenerator(seed: 0x5445_5854)
+        for _ in 0..<3000 {
+            let payload = (0..<Int.random(in: 0...40, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            for mode in [NDEFDecodingMode.strict, .lenient] {
+                if let text = try? TextRecord(NDEFRecord(wellKnown: "T", payload: payload), mode: mode), mode == .strict {
+                    #expect(try TextRecord(text.record) == text)
+                }
+                if let uri = try? URIRecord(NDEFRecord(wellKnown: "U", payload: payload), mode: mode), mode == .strict {
+                    #expect(try URIRecord(uri.record).uri == uri.uri)
+                }
+                _ = try? SmartPosterRecord(NDEFRecord(wellKnown: "Sp", payload: payload), mode: mode)
+                _ = try? SmartPosterRecord(NDEFRecord(wellKnown: "Sp", payload: bytes("91010255 00") + payload), mode: mode)
+                _ = try? AndroidApplicationRecord(NDEFRecord(tnf: .external, type: Array("android.com:pkg".utf8), payload: payload), mode: mode)
+                _ = try? MIMERecord(NDEFRecord(tnf: .media, type: payload), mode: mode)
+                _ = try? ExternalTypeRecord(NDEFRecord(tnf: .external, type: payload), mode: mode)
+            }
+        }
+    }
 }
