@@ -99,6 +99,9 @@ struct NdeflibCrossCheckTests {
             }
             messages.append(records)
         }
+        // Every URI prefix, and Text in both encodings, whatever the generator picked.
+        messages.append(URIRecord.prefixes.map { URIRecord($0 + "x/ä").record })
+        messages.append([try TextRecord("Grüße 😀", language: "de", encoding: .utf16).record, try TextRecord("Grüße 😀", language: "de").record])
         return messages
     }
 
