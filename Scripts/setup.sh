@@ -13,6 +13,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo_cmd apt-get update
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y --no-install-recommends "${missing[@]}"
 fi
+# ndeflib: the independent NDEF implementation the NDEF tests cross-check against. Debian's own
+# python3 refuses user pip installs (PEP 668); allow it there, it is one pure-Python package.
+if ! python3 -c 'import ndef' 2>/dev/null; then
+  python3 -m pip install --quiet ndeflib 2>/dev/null || python3 -m pip install --quiet --break-system-packages ndeflib
+fi
 if ! command -v swift >/dev/null 2>&1; then
   if [ -x /opt/swift/usr/bin/swift ]; then
     echo "swift is in /opt/swift/usr/bin: add it to PATH (export PATH=/opt/swift/usr/bin:\$PATH)" >&2

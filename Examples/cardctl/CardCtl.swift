@@ -9,6 +9,7 @@ struct CardCtl: AsyncParsableCommand {
             Exit codes: 0 ok, 1 card or status-word error, 2 usage or bad input, 3 reader or transport error, 130 cancelled.
             Global options (--reader, --json, --trace, --timeout, --cooldown, --retries, --wait) may come before or after the subcommand.
             """,
-        subcommands: [ListCommand.self, APDUCommand.self, ShellCommand.self, WatchCommand.self, KeyCommand.self, SimulateCommand.self, ISO15693Command.self]
+        subcommands: [ListCommand.self, APDUCommand.self, ShellCommand.self, WatchCommand.self, KeyCommand.self,
+                      SimulateCommand.self, NDEFCommand.self, ISO15693Command.self]
     )
 }

@@ -3,6 +3,7 @@ import CCID
 import CardFlow
 import CardSimulator
 import ISO15693
+import NDEF
 
 /// cardctl's exit codes: 0 ok, 1 card/status error, 2 usage or bad input, 3 reader or
 /// transport error, 130 cancelled.
@@ -33,7 +34,8 @@ enum ExitStatus: Int32 {
         case ReaderSelectionError.invalidSelector: return .usage
         case is USBTransportError, is ReaderSelectionError: return .readerError
         case is HexParseError, is APDUParseError, is APDULengthError, is SimulatorSpecificationError, is InputError,
-             is ReaderProfileError, is CardStateError, is SimulatorSetupError, is KeyStoreError:
+             is ReaderProfileError, is CardStateError, is SimulatorSetupError, is KeyStoreError,
+             is NDEFDecodingError, is NDEFEncodingError:
             return .usage
         default: return .readerError
         }
