@@ -18,7 +18,7 @@ enum ExitStatus: Int32 {
         switch error {
         case is CancellationError: return .cancelled
         case let error as FlowError: return of(error.underlying)
-        case is ISO15693Error: return .cardError
+        case is ISO15693Error, is NDEFTagError: return .cardError
         case let error as SessionError:
             switch error {
             case .noCard, .cardNotActivated, .cardDidNotReturn, .unverifiableStepInterrupted: return .cardError

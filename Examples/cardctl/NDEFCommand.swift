@@ -9,14 +9,11 @@ struct NDEFCommand: AsyncParsableCommand {
         commandName: "ndef",
         abstract: "Decode and encode NFC Forum NDEF messages.",
         discussion: """
-            Works on bytes given in hex; reading and writing tags comes with the tag models. \
-            Exit code 2 for bad hex or bytes that are not a valid NDEF message.
+            decode/encode work on bytes given in hex; read/write use the tag on the reader (NFC Forum Type 4 or \
+            Type 2, detected). Exit code 2 for bad hex or bytes that are not a valid NDEF message.
             """,
-        subcommands: [Decode.self, Encode.self]
+        subcommands: [Decode.self, Encode.self, Read.self, Write.self]
     )
-
-    // `cardctl --json ndef decode …` arrives as `ndef --json decode …`.
-    @OptionGroup(visibility: .hidden) var output: OutputOptions
 
     /// `--json`, for `ndef decode`.
     struct OutputOptions: ParsableArguments {
@@ -61,6 +58,15 @@ struct NDEFCommand: AsyncParsableCommand {
 
         @OptionGroup var output: OutputOptions
 
+        @OptionGroup var record: RecordOptions
+
+        func run() async throws {
+            Output.standardOutput(try NDEFMessage([try record.record()]).encoded().hexString)
+        }
+    }
+
+    /// The one record `ndef encode` and `ndef write` build from their options.
+    struct RecordOptions: ParsableArguments {
         @Option(name: .long, help: ArgumentHelp("A URI record (the longest URI prefix is abbreviated).", valueName: "URL"))
         var uri: String?
 
@@ -92,7 +98,7 @@ struct NDEFCommand: AsyncParsableCommand {
             }
         }
 
-        func run() async throws {
+        func record() throws -> NDEFRecord {
             let record: NDEFRecord
             if let uri {
                 record = URIRecord(uri).record
@@ -105,7 +111,7 @@ struct NDEFCommand: AsyncParsableCommand {
             } else {
                 throw ValidationError("give exactly one of --uri, --text, --mime or --external")
             }
-            Output.standardOutput(try NDEFMessage([record]).encoded().hexString)
+            return record
         }
 
         private func payload() throws -> [UInt8] {
@@ -115,6 +121,7 @@ struct NDEFCommand: AsyncParsableCommand {
             return try [UInt8](hex: data)
         }
     }
+
 
     /// One record in `ndef decode --json`: fields in hex, Text and URI values decoded.
     struct RecordSummary: Encodable {
@@ -186,5 +193,75 @@ struct NDEFCommand: AsyncParsableCommand {
         guard argument == "-" else { return try [UInt8](hex: argument) }
         let input = FileHandle.standardInput.readDataToEndOfFile()
         return try [UInt8](hex: String(decoding: input, as: UTF8.self))
+    }
+}
+
+
+extension NDEFCommand {
+    /// `cardctl ndef read [--json]`: the NDEF message on the tag (Type 4 or Type 2).
+    struct Read: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "read", abstract: "Read the NDEF message from the tag on the reader.")
+        @OptionGroup var global: GlobalOptions
+        @Flag(name: .long, help: "Accept what real tags contain when unambiguous.") var lenient = false
+
+        func run() async throws {
+            let bytes = try await withNDEFTag(global) { tag in try await tag.readMessageBytes() }
+            let mode: NDEFDecodingMode = lenient ? .lenient : .strict
+            let message = try NDEFMessage(decoding: bytes, mode: mode)
+            if global.json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                Output.standardOutput(String(decoding: try encoder.encode(message.records.map { RecordSummary($0, mode: mode) }), as: UTF8.self))
+            } else {
+                for (index, record) in message.records.enumerated() {
+                    for line in NDEFCommand.describe(record, index: index, mode: mode) { Output.standardOutput(line) }
+                }
+            }
+        }
+    }
+
+    /// `cardctl ndef write --uri URL | --text TEXT | --mime TYPE --data HEX | --external TYPE --data HEX | --message HEX`.
+    struct Write: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "write", abstract: "Write an NDEF message to the tag on the reader.")
+        @OptionGroup var global: GlobalOptions
+        @Option(name: .long, help: ArgumentHelp("A whole NDEF message in hex (instead of the record options).", valueName: "HEX"))
+        var message: String?
+        @Option(name: .long, help: ArgumentHelp("A URI record.", valueName: "URL")) var uri: String?
+        @Option(name: .long, help: ArgumentHelp("A Text record (UTF-8).", valueName: "TEXT")) var text: String?
+        @Option(name: .long, help: ArgumentHelp("Language code of --text (default en).", valueName: "CODE")) var lang: String?
+        @Option(name: .long, help: ArgumentHelp("A media-type record of this type, with --data.", valueName: "TYPE")) var mime: String?
+        @Option(name: .long, help: ArgumentHelp("Payload of --mime, in hex.", valueName: "HEX")) var data: String?
+
+        func run() async throws {
+            let bytes: [UInt8]
+            if let message {
+                bytes = try [UInt8](hex: message)
+                _ = try NDEFMessage(decoding: bytes, mode: .strict)   // refuse to write garbage
+            } else {
+                let record: NDEFRecord
+                if let uri { record = URIRecord(uri).record }
+                else if let text { record = try TextRecord(text, language: lang ?? "en").record }
+                else if let mime { record = try MIMERecord(mediaType: mime, data: try [UInt8](hex: data ?? "")).record }
+                else { throw ValidationError("give one of --uri, --text, --mime or --message") }
+                bytes = try NDEFMessage([record]).encoded()
+            }
+            try await withNDEFTag(global) { tag in try await tag.writeMessageBytes(bytes) }
+        }
+    }
+}
+
+/// Opens a session, detects the NDEF tag type, runs `body`, closes everything.
+private func withNDEFTag<T: Sendable>(_ global: GlobalOptions, _ body: @escaping @Sendable (NDEFTag) async throws -> T) async throws -> T {
+    let logger = CommandLogging.logger(trace: global.trace)
+    let connection = try await ReaderConnection.open(global, logger: logger)
+    do {
+        let value = try await connection.primary.withSession(policy: global.policy) { session in
+            try await body(try await NDEFTag.detect(on: session))
+        }
+        try await connection.close()
+        return value
+    } catch {
+        try? await connection.close()
+        throw error
     }
 }

@@ -1,0 +1,44 @@
+import CardFlow
+
+/// An NDEF-capable NFC Forum tag of whichever type the card turns out to be.
+///
+/// ```swift
+/// let bytes = try await reader.withSession { session in try await NDEFTag.detect(on: session).readMessageBytes() }
+/// let message = try NDEFMessage(decoding: bytes)
+/// ```
+public enum NDEFTag: Sendable {
+    case type4(Type4Tag)
+    case type2(Type2Tag)
+
+    /// Tries Type 4 (the NDEF Tag Application), then Type 2 (a capability container on page 3).
+    public static func detect(on channel: any CardChannel) async throws -> NDEFTag {
+        let type4 = Type4Tag(channel: channel)
+        do {
+            _ = try await type4.capabilityContainer()
+            return .type4(type4)
+        } catch NDEFTagError.notAnNDEFTag {
+        } catch is CardStatusError {
+        }
+        let type2 = Type2Tag(channel: channel)
+        do {
+            _ = try await type2.capabilityContainer()
+            return .type2(type2)
+        } catch {
+            throw NDEFTagError.notAnNDEFTag
+        }
+    }
+
+    public func readMessageBytes() async throws -> [UInt8] {
+        switch self {
+        case .type4(let tag): try await tag.readMessageBytes()
+        case .type2(let tag): try await tag.readMessageBytes()
+        }
+    }
+
+    public func writeMessageBytes(_ message: [UInt8]) async throws {
+        switch self {
+        case .type4(let tag): try await tag.writeMessageBytes(message)
+        case .type2(let tag): try await tag.writeMessageBytes(message)
+        }
+    }
+}
