@@ -50,7 +50,7 @@ let package = Package(
             ]
         ),
         // NFC Forum NDEF messages and records, and NDEF on NFC Forum tags (through CardFlow sessions).
-        .target(name: "NDEF", dependencies: ["CardFlow"]),
+        .target(name: "NDEF", dependencies: ["CardFlow", "ISO15693"]),
         // ISO 15693 vicinity tags through CCID readers (PC/SC part 3 block access, FF C2 exchange).
         .target(name: "ISO15693", dependencies: ["CardFlow"]),
         // umockdev-based USB device emulation (C): presents a CCID reader to libusb programs.

@@ -18,14 +18,23 @@ public struct ISO15693Tag: PersistentVirtualCard, Hashable {
     public private(set) var lockedBlocks: Set<Int>
     public let multipleBlockWrite: Bool
 
+    /// - Parameter ndefFormatted: start with an NFC Forum Type 5 capability container (E1 40
+    ///   size 00) and an empty NDEF TLV instead of the patterned test data.
     public init(seed: UInt64 = 0, blockSize: Int = 4, blockCount: Int = 28, multipleBlockWrite: Bool = false,
-                lockedBlocks: Set<Int> = []) {
+                lockedBlocks: Set<Int> = [], ndefFormatted: Bool = false) {
         let tail = ISO7816Card.uid(fromSeed: seed).suffix(6)
         uid = [0xE0, 0x04] + tail
         let size = min(max(blockSize, 1), 32)
         self.blockSize = size
         let count = min(max(blockCount, 1), 256)
-        blocks = (0..<count).map { index in (0..<size).map { UInt8(truncatingIfNeeded: index * 16 + $0) } }
+        var blocks = (0..<count).map { index in (0..<size).map { UInt8(truncatingIfNeeded: index * 16 + $0) } }
+        if ndefFormatted {
+            var memory = [UInt8](repeating: 0, count: count * size)
+            let area = min(count * size, 255 * 8)
+            memory.replaceSubrange(0..<min(7, memory.count), with: [0xE1, 0x40, UInt8(area / 8), 0x00, 0x03, 0x00, 0xFE].prefix(memory.count))
+            blocks = (0..<count).map { Array(memory[$0 * size..<($0 + 1) * size]) }
+        }
+        self.blocks = blocks
         self.lockedBlocks = lockedBlocks
         self.multipleBlockWrite = multipleBlockWrite
     }

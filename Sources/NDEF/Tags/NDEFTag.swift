@@ -9,9 +9,16 @@ import CardFlow
 public enum NDEFTag: Sendable {
     case type4(Type4Tag)
     case type2(Type2Tag)
+    case type5(Type5Tag)
 
-    /// Tries Type 4 (the NDEF Tag Application), then Type 2 (a capability container on page 3).
+    /// ISO 15693 tags (8-byte UID starting E0) are Type 5; otherwise tries Type 4 (the NDEF Tag
+    /// Application), then Type 2 (a capability container on page 3).
     public static func detect(on channel: any CardChannel) async throws -> NDEFTag {
+        let type5 = Type5Tag(channel: channel)
+        if let uid = try? await type5.tag.uid(), uid.first == 0xE0 {
+            _ = try await type5.capabilityContainer()
+            return .type5(type5)
+        }
         let type4 = Type4Tag(channel: channel)
         do {
             _ = try await type4.capabilityContainer()
@@ -32,6 +39,7 @@ public enum NDEFTag: Sendable {
         switch self {
         case .type4(let tag): try await tag.readMessageBytes()
         case .type2(let tag): try await tag.readMessageBytes()
+        case .type5(let tag): try await tag.readMessageBytes()
         }
     }
 
@@ -39,6 +47,7 @@ public enum NDEFTag: Sendable {
         switch self {
         case .type4(let tag): try await tag.writeMessageBytes(message)
         case .type2(let tag): try await tag.writeMessageBytes(message)
+        case .type5(let tag): try await tag.writeMessageBytes(message)
         }
     }
 }
