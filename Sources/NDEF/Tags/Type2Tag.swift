@@ -15,12 +15,15 @@ public struct Type2Tag: Sendable {
     }
 
     /// The capability container: magic E1, version, data area size, write access.
+    /// Writable means: CC write access 00 and no static lock bit set for the data pages (4-15).
     public func capabilityContainer() async throws -> (version: UInt8, dataAreaSize: Int, writable: Bool) {
-        let page = try await readPages(from: 3).prefix(4)
-        let cc = Array(page)
+        let pages = try await readPages(from: 2)
+        let lockBits = UInt16(pages[2]) | UInt16(pages[3]) << 8
+        let cc = Array(pages[4..<8])
         guard cc[0] == 0xE1 else { throw NDEFTagError.malformedCapabilityContainer("magic number \(cc[0]) is not E1") }
         guard cc[1] >> 4 == 1 else { throw NDEFTagError.malformedCapabilityContainer("unsupported version \(cc[1] >> 4).\(cc[1] & 0x0F)") }
-        return (cc[1], Int(cc[2]) * 8, cc[3] == 0x00)
+        let dataPagesLocked = lockBits & 0xFFF0 != 0
+        return (cc[1], Int(cc[2]) * 8, cc[3] == 0x00 && !dataPagesLocked)
     }
 
     /// The NDEF message bytes (empty when the NDEF TLV is empty).
