@@ -1,0 +1,85 @@
+// Real-time benchmarks that package-benchmark's sampling does not suit: the simulator's latency
+// model (how close the stack gets to the model's bound) and multi-reader scaling. Prints JSON.
+//
+// Usage: cardflow-bench [--apdus N] [--scaling-apdus N]
+import BenchSupport
+import CCID
+import CardFlow
+import CardSimulator
+import Foundation
+
+func seconds(_ d: Duration) -> Double {
+    Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+}
+
+func argument(_ name: String, default value: Int) -> Int {
+    let args = CommandLine.arguments
+    if let i = args.firstIndex(of: name), i + 1 < args.count, let n = Int(args[i + 1]) { return n }
+    return value
+}
+
+let apdus = argument("--apdus", default: 200)
+let scalingAPDUs = argument("--scaling-apdus", default: 200)
+let clock = ContinuousClock()
+
+/// Times `count` APDUs through a CardSession (tracing off) and returns APDU/s.
+func sessionRate(_ session: CardSession, _ exchange: Exchange, count: Int) async throws -> Double {
+    for _ in 0..<5 { _ = try await session.transmit(exchange.command) }  // warm-up
+    let start = clock.now
+    for _ in 0..<count {
+        let response = try await session.transmit(exchange.command)
+        precondition(response.statusWord == .success)
+    }
+    return Double(count) / seconds(start.duration(to: clock.now))
+}
+
+// 3. Latency-model efficiency: achieved APDU/s divided by the model's bound 1 / exchangeTime.
+var latency: [[String: Any]] = []
+for rate in [106, 424] {
+    for exchange in [Exchange.tiny, Exchange.medium] {
+        let timing = TimingModel.fullSpeedReader(rfBitRate: rate)
+        let reader = await makeReader(level: .shortAPDU, exchange: exchange, logLevel: .info, timing: timing)
+        let session = try await reader.connect()
+        let achieved = try await sessionRate(session, exchange, count: apdus)
+        await session.close()
+        let bound = 1 / seconds(timing.exchangeTime(commandLength: exchange.commandLength,
+                                                     responseLength: exchange.responseLength, cardTime: .zero))
+        latency.append(["name": "Latency-\(rate)k-\(exchange.name)", "rfBitRate": rate,
+                        "commandLength": exchange.commandLength, "responseLength": exchange.responseLength,
+                        "apdus": apdus, "achievedAPDUsPerSecond": achieved, "modelBoundAPDUsPerSecond": bound,
+                        "efficiency": achieved / bound])
+    }
+}
+
+// 4. Multi-reader scaling: N readers, each with its own driver and session, in parallel, 1 ms USB.
+var scaling: [[String: Any]] = []
+var single = 0.0
+for n in [1, 2, 4, 8] {
+    let timing = TimingModel(usbRoundTrip: .milliseconds(1))
+    var sessions: [CardSession] = []
+    for i in 0..<n {
+        let reader = await makeReader(level: .shortAPDU, exchange: .tiny, logLevel: .info, timing: timing, id: "sim:\(i)")
+        sessions.append(try await reader.connect())
+    }
+    let start = clock.now
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for session in sessions {
+            group.addTask {
+                for _ in 0..<scalingAPDUs {
+                    let response = try await session.transmit(Exchange.tiny.command)
+                    precondition(response.statusWord == .success)
+                }
+            }
+        }
+        try await group.waitForAll()
+    }
+    let total = Double(n * scalingAPDUs) / seconds(start.duration(to: clock.now))
+    for session in sessions { await session.close() }
+    if n == 1 { single = total }
+    scaling.append(["name": "Scaling-\(n)", "readers": n, "apdusPerReader": scalingAPDUs,
+                    "totalAPDUsPerSecond": total, "efficiency": total / (Double(n) * single)])
+}
+
+let output: [String: Any] = ["latencyModel": latency, "scaling": scaling]
+let data = try JSONSerialization.data(withJSONObject: output, options: [.prettyPrinted, .sortedKeys])
+print(String(decoding: data, as: UTF8.self))
