@@ -33,6 +33,14 @@ func sessionRate(_ session: CardSession, _ exchange: Exchange, count: Int) async
     return Double(count) / seconds(start.duration(to: clock.now))
 }
 
+/// The same number of plain sleeps of `duration` (what the simulator's RealClock does once per
+/// exchange): the timer's own floor, to tell stack overhead from sleep overshoot.
+func sleepRate(_ duration: Duration, count: Int) async throws -> Double {
+    let start = clock.now
+    for _ in 0..<count { try await clock.sleep(for: duration) }
+    return Double(count) / seconds(start.duration(to: clock.now))
+}
+
 // 3. Latency-model efficiency: achieved APDU/s divided by the model's bound 1 / exchangeTime.
 var latency: [[String: Any]] = []
 for rate in [106, 424] {
@@ -42,12 +50,15 @@ for rate in [106, 424] {
         let session = try await reader.connect()
         let achieved = try await sessionRate(session, exchange, count: apdus)
         await session.close()
-        let bound = 1 / seconds(timing.exchangeTime(commandLength: exchange.commandLength,
-                                                     responseLength: exchange.responseLength, cardTime: .zero))
+        let exchangeTime = timing.exchangeTime(commandLength: exchange.commandLength,
+                                               responseLength: exchange.responseLength, cardTime: .zero)
+        let bound = 1 / seconds(exchangeTime)
+        let timerFloor = try await sleepRate(exchangeTime, count: apdus)
         latency.append(["name": "Latency-\(rate)k-\(exchange.name)", "rfBitRate": rate,
                         "commandLength": exchange.commandLength, "responseLength": exchange.responseLength,
                         "apdus": apdus, "achievedAPDUsPerSecond": achieved, "modelBoundAPDUsPerSecond": bound,
-                        "efficiency": achieved / bound])
+                        "efficiency": achieved / bound, "sleepOnlyAPDUsPerSecond": timerFloor,
+                        "efficiencyVsSleepOnly": achieved / timerFloor])
     }
 }
 
