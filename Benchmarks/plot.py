@@ -34,13 +34,13 @@ def read_percentiles(results):
 
 
 def per_apdu(data, name):
-    """(ns per APDU at p50, APDU/s, mallocs per APDU at p50) or None."""
+    """(ns per APDU at p50, APDU/s, mallocs per APDU at p50, ns per APDU at p0) or None."""
     b = data.get(name)
     if not b or "wallClock" not in b:
         return None
     ns = b["wallClock"][50] / BATCH
     mallocs = b.get("mallocCountTotal", {}).get(50)
-    return ns, 1e9 / ns, (mallocs / BATCH if mallocs is not None else None)
+    return ns, 1e9 / ns, (mallocs / BATCH if mallocs is not None else None), b["wallClock"][0] / BATCH
 
 
 def parse_usb(results):
@@ -98,16 +98,19 @@ def main():
                 continue
             session[name] = r
             overhead = r[0] / base[0] - 1
+            overhead_min = r[3] / base[3] - 1  # p0: least disturbed by other load on the machine
             target, verdict = "", ""
             if kind == "Session-TraceOff":
                 target = "< 5 % vs driver"
-                verdict = "✅" if overhead < 0.05 else "❌"
+                verdict = "✅" if max(overhead, overhead_min) < 0.05 else "❌"
             rows.append(("2 session", f"{name}: APDU/s (p50)", fmt(r[1]), "", ""))
-            rows.append(("2 session", f"{name}: time/APDU vs Driver-Short-{ex}", f"{overhead * 100:+.1f} %", target, verdict))
+            rows.append(("2 session", f"{name}: time/APDU vs Driver-Short-{ex} (p50; p0)",
+                         f"{overhead * 100:+.1f} %; {overhead_min * 100:+.1f} %", target, verdict))
             rows.append(("2 session", f"{name}: mallocs/APDU (p50)", fmt(r[2], 1), "", ""))
         on, off = session.get(f"Session-TraceOn-Short-{ex}"), session.get(f"Session-TraceOff-Short-{ex}")
         if on and off:
-            rows.append(("2 session", f"tracing on vs off ({ex})", f"{(on[0] / off[0] - 1) * 100:+.1f} %", "", ""))
+            rows.append(("2 session", f"tracing on vs off ({ex}) (p50; p0)",
+                         f"{(on[0] / off[0] - 1) * 100:+.1f} %; {(on[3] / off[3] - 1) * 100:+.1f} %", "", ""))
 
     # 3. Latency model
     for case in rt["latencyModel"]:
@@ -117,6 +120,10 @@ def main():
                      "≥ 0.99", "✅" if e >= 0.99 else "❌"))
         rows.append(("3 latency", f"{case['name']}: achieved / sleep-only loop",
                      f"{case['efficiencyVsSleepOnly']:.3f} (sleep-only {fmt(case['sleepOnlyAPDUsPerSecond'])}/s)", "", ""))
+        if "ccidMessagesPerAPDU" in case:
+            m = case["ccidMessagesPerAPDU"]
+            rows.append(("3 latency", f"{case['name']}: CCID messages per APDU (reader's counter)", f"{m:.3f}",
+                         "1", "✅" if abs(m - 1) < 0.005 else "❌"))
 
     # 4. Scaling
     for case in rt["scaling"]:
@@ -133,11 +140,16 @@ def main():
 
     out = ["# CardFlow benchmark results", "",
            f"- Date: {args.date}", f"- Command: `{args.command}`", f"- Machine: {args.machine}",
-           f"- package-benchmark samples are batches of {BATCH} APDUs; per-APDU figures are p50 / {BATCH}.",
+           f"- package-benchmark samples are batches of {BATCH} APDUs; per-APDU figures are p50 / {BATCH}"
+           " (p0 / {BATCH} where noted: the least disturbed sample; this machine is shared, so wall-clock"
+           " figures vary by tens of percent between runs, mallocs do not).",
            "- Metric definitions: [Benchmarks/README.md](../README.md). Chart: [latest.png](latest.png).", "",
            "| Section | Metric | Value | Target | Ratio / verdict |", "|---|---|---|---|---|"]
     out += [f"| {s} | {m} | {v} | {t} | {r} |" for s, m, v, t, r in rows]
-    out += ["", "![CardFlow benchmarks](latest.png)", ""]
+    out += ["", "Reading the latency rows: the simulator realises the timing model with one `Task.sleep` per exchange,"
+            " so achieved / bound also contains the timer's overshoot on this machine; the sleep-only loop (plain"
+            " sleeps of exactly the modelled time) is that floor, and the reader's message counter shows"
+            " whether the stack adds round trips.", "", "![CardFlow benchmarks](latest.png)", ""]
     with open(os.path.join(args.results, "latest.md"), "w") as f:
         f.write("\n".join(out))
 
