@@ -141,7 +141,7 @@ def main():
     out = ["# CardFlow benchmark results", "",
            f"- Date: {args.date}", f"- Command: `{args.command}`", f"- Machine: {args.machine}",
            f"- package-benchmark samples are batches of {BATCH} APDUs; per-APDU figures are p50 / {BATCH}"
-           " (p0 / {BATCH} where noted: the least disturbed sample; this machine is shared, so wall-clock"
+           f" (p0 / {BATCH} where noted: the least disturbed sample; this machine is shared, so wall-clock"
            " figures vary by tens of percent between runs, mallocs do not).",
            "- Metric definitions: [Benchmarks/README.md](../README.md). Chart: [latest.png](latest.png).", "",
            "| Section | Metric | Value | Target | Ratio / verdict |", "|---|---|---|---|---|"]
@@ -149,7 +149,8 @@ def main():
     out += ["", "Reading the latency rows: the simulator realises the timing model with one `Task.sleep` per exchange,"
             " so achieved / bound also contains the timer's overshoot on this machine; the sleep-only loop (plain"
             " sleeps of exactly the modelled time) is that floor, and the reader's message counter shows"
-            " whether the stack adds round trips.", "", "![CardFlow benchmarks](latest.png)", ""]
+            " whether the stack adds round trips. The USB ratio comes from one 500-APDU run of each client under umockdev"
+            " and varies strongly with machine load.", "", "![CardFlow benchmarks](latest.png)", ""]
     with open(os.path.join(args.results, "latest.md"), "w") as f:
         f.write("\n".join(out))
 
