@@ -79,14 +79,19 @@ extension Collection where Element == UInt8 {
     }
 
     private func hexText(separatedBySpaces: Bool) -> String {
-        let digits: [UInt8] = Array("0123456789ABCDEF".utf8)
         var ascii: [UInt8] = []
         ascii.reserveCapacity(count * 3)
         for byte in self {
             if separatedBySpaces && !ascii.isEmpty { ascii.append(UInt8(ascii: " ")) }
-            ascii.append(digits[Int(byte >> 4)])
-            ascii.append(digits[Int(byte & 0x0F)])
+            ascii.append(hexDigit(byte >> 4))
+            ascii.append(hexDigit(byte & 0x0F))
         }
         return String(decoding: ascii, as: UTF8.self)
     }
+}
+
+/// The upper-case ASCII hex digit of a nibble (no table to allocate).
+@inline(__always)
+func hexDigit(_ nibble: UInt8) -> UInt8 {
+    nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") + nibble - 10
 }

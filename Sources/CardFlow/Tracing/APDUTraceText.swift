@@ -26,18 +26,21 @@ enum APDUTraceText {
 
     /// Spaced upper-case hex of `bytes`, showing `**` for bytes inside `hidden` (and inside `limit`).
     static func spacedHex(_ bytes: [UInt8], hiding hidden: [Range<Int>], within limit: Range<Int>) -> String {
-        let visible = hidden.isEmpty ? nil : visibility(count: bytes.count, hiding: hidden, within: limit)
-        var text = ""
-        text.reserveCapacity(bytes.count * 3)
+        guard !hidden.isEmpty else { return bytes.spacedHexString }
+        let visible = visibility(count: bytes.count, hiding: hidden, within: limit)
+        // Built as ASCII bytes and decoded once: one allocation, not several per byte.
+        var ascii: [UInt8] = []
+        ascii.reserveCapacity(bytes.count * 3)
         for (index, byte) in bytes.enumerated() {
-            if index > 0 { text += " " }
-            if let visible, !visible[index] {
-                text += redactedByte
+            if index > 0 { ascii.append(UInt8(ascii: " ")) }
+            if !visible[index] {
+                ascii += [UInt8(ascii: "*"), UInt8(ascii: "*")]
             } else {
-                text += [byte].hexString
+                ascii.append(hexDigit(byte >> 4))
+                ascii.append(hexDigit(byte & 0x0F))
             }
         }
-        return text
+        return String(decoding: ascii, as: UTF8.self)
     }
 
     private static func visibility(count: Int, hiding hidden: [Range<Int>], within limit: Range<Int>) -> [Bool] {
