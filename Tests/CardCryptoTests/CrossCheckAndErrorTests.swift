@@ -72,6 +72,24 @@ import Testing
         }
     }
 
+    /// The shared, fetched-once EVP_CIPHER is used from many tasks at once; every result must match the serial one.
+    @Test func concurrentTripleDESUse() async throws {
+        let cipher = try TripleDESCipher(key: hex("0123456789ABCDEF 23456789ABCDEF01 456789ABCDEF0123"))
+        let iv = hex("0001020304050607")
+        var generator = SeededGenerator(state: 99)
+        let inputs = (0..<64).map { _ in generator.bytes(64) }
+        let serial = try inputs.map { try cipher.encryptCBC($0, iv: iv) }
+        let concurrent = try await withThrowingTaskGroup(of: (Int, [UInt8]).self) { group in
+            for (index, input) in inputs.enumerated() {
+                group.addTask { (index, try cipher.encryptCBC(input, iv: iv)) }
+            }
+            var results = [[UInt8]](repeating: [], count: inputs.count)
+            for try await (index, output) in group { results[index] = output }
+            return results
+        }
+        #expect(concurrent == serial)
+    }
+
     @Test func twoKeyExpandsToK1K2K1() throws {
         var generator = SeededGenerator(state: 7)
         let k1 = generator.bytes(8), k2 = generator.bytes(8)
