@@ -1,2 +1,0 @@
-/// Placeholder replaced by the CardCrypto implementation.
-import CLibCrypto
