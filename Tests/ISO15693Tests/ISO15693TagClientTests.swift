@@ -79,3 +79,11 @@ extension ISO15693TagClientTests {
         #expect(onReader.blocks == stranger.blocks, "nothing was written to the other tag")
     }
 }
+
+extension ISO15693TagClientTests {
+    @Test func readmeExample() async throws {
+        let (reader, _) = await reader(CardSimulator.ISO15693Tag(seed: 6))
+        let result = try await reader.run(ISO15693Exchange.flow(byteOrder: .reversedPerBlock) { data in data.reversed() }).value
+        #expect(result.written.count == result.read.count)
+    }
+}

@@ -38,3 +38,21 @@ struct Type5TagTests {
         }
     }
 }
+
+/// The README's NFC tag example, compiled and run.
+@Suite("README NFC example")
+struct ReadmeNFCExampleTests {
+    @Test func example() async throws {
+        let virtual = VirtualCCIDReader()
+        await virtual.insert(NDEFType4Tag(seed: 1))
+        let reader = Reader.simulated(virtual)
+        try await reader.withSession { session in
+            try await NDEFTag.detect(on: session).writeMessageBytes(try NDEFMessage([URIRecord("https://example.org").record]).encoded())
+        }
+        let message = try await reader.withSession { session in
+            try NDEFMessage(decoding: try await NDEFTag.detect(on: session).readMessageBytes())
+        }
+        let uri = try URIRecord(message.records[0]).uri
+        #expect(uri == "https://example.org")
+    }
+}
