@@ -86,8 +86,8 @@ struct NDEFCommand: AsyncParsableCommand {
         var data: String?
 
         func validate() throws {
-            let kinds = [uri, text, mime, external].compactMap { $0 }
-            guard kinds.count == 1 else {
+            // None is checked by record() (ndef write may take --message instead).
+            guard [uri, text, mime, external].compactMap({ $0 }).count <= 1 else {
                 throw ValidationError("give exactly one of --uri, --text, --mime or --external")
             }
             if lang != nil, text == nil { throw ValidationError("--lang goes with --text") }
@@ -226,24 +226,18 @@ extension NDEFCommand {
         @OptionGroup var global: GlobalOptions
         @Option(name: .long, help: ArgumentHelp("A whole NDEF message in hex (instead of the record options).", valueName: "HEX"))
         var message: String?
-        @Option(name: .long, help: ArgumentHelp("A URI record.", valueName: "URL")) var uri: String?
-        @Option(name: .long, help: ArgumentHelp("A Text record (UTF-8).", valueName: "TEXT")) var text: String?
-        @Option(name: .long, help: ArgumentHelp("Language code of --text (default en).", valueName: "CODE")) var lang: String?
-        @Option(name: .long, help: ArgumentHelp("A media-type record of this type, with --data.", valueName: "TYPE")) var mime: String?
-        @Option(name: .long, help: ArgumentHelp("Payload of --mime, in hex.", valueName: "HEX")) var data: String?
+        @OptionGroup var record: RecordOptions
 
         func run() async throws {
             let bytes: [UInt8]
             if let message {
+                guard [record.uri, record.text, record.mime, record.external].allSatisfy({ $0 == nil }) else {
+                    throw ValidationError("give either --message or one record option")
+                }
                 bytes = try [UInt8](hex: message)
                 _ = try NDEFMessage(decoding: bytes, mode: .strict)   // refuse to write garbage
             } else {
-                let record: NDEFRecord
-                if let uri { record = URIRecord(uri).record }
-                else if let text { record = try TextRecord(text, language: lang ?? "en").record }
-                else if let mime { record = try MIMERecord(mediaType: mime, data: try [UInt8](hex: data ?? "")).record }
-                else { throw ValidationError("give one of --uri, --text, --mime or --message") }
-                bytes = try NDEFMessage([record]).encoded()
+                bytes = try NDEFMessage([try record.record()]).encoded()
             }
             try await withNDEFTag(global) { tag in try await tag.writeMessageBytes(bytes) }
         }
