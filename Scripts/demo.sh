@@ -11,3 +11,13 @@ set -x
 "$cardctl" --reader sim:iso7816 apdu --trace 00A4040007A0000002471001 00B0810020
 printf '00A4040007A0000002471001\n00B0820000\nnot-hex\n00B0830010\n' | "$cardctl" --reader 'sim:iso7816,latency=5' shell
 "$cardctl" --reader 'sim:iso7816,profile=Tests/Fixtures/ccid-readers/ACR122U_PICC.txt' list
+# A card lifted mid-run and put back: waited for, selection replayed, run completed.
+"$cardctl" --reader 'sim:iso7816,lift-after=2,return-after=300' --wait 2000 apdu 00A4040007A0000002471001 00B0810004 00B0810004
+# NFC tags: NDEF on a Type 4 tag (state kept in a file), and the ISO 15693 exchange.
+state=$(mktemp -d)
+"$cardctl" --reader "sim:ndef4,state=$state/tag.json" ndef write --uri https://example.org
+"$cardctl" --reader "sim:ndef4,state=$state/tag.json" ndef read --json
+"$cardctl" --reader "sim:iso15693,state=$state/15693.json" iso15693 exchange --via 'tr 0-9 5-9A-E'
+rm -rf "$state"
+# The same driver over real libusb, against a simulated USB reader (umockdev).
+"$cardctl" simulate --card iso7816 -- "$cardctl" --reader usb apdu --trace 00A4040007A0000002471001
