@@ -72,6 +72,28 @@ public struct ISO15693Tag: Sendable {
         }
     }
 
+    /// READ MULTIPLE BLOCKS (0x23) through the transparent exchange, addressed to `uid` when
+    /// given (flags 0x22: addressed, high data rate), else non-addressed (0x02).
+    public func readMultipleBlocks(_ first: Int, count: Int, blockSize: Int, uid: [UInt8]? = nil) async throws -> [UInt8] {
+        guard (1...256).contains(count), first + count <= 256 else { throw ISO15693Error.notWholeBlocks(length: count, blockSize: blockSize) }
+        let data = try await transceive(request(command: 0x23, uid: uid, parameters: [UInt8(first), UInt8(count - 1)]))
+        guard data.count == count * blockSize else { throw ISO15693Error.wrongBlockLength(block: first, length: data.count) }
+        return byteOrder == .reversedPerBlock
+            ? (0..<count).flatMap { data[$0 * blockSize..<($0 + 1) * blockSize].reversed() } : data
+    }
+
+    /// WRITE SINGLE BLOCK (0x21) through the transparent exchange, addressed when `uid` is given.
+    public func writeBlockDirectly(_ block: Int, data: [UInt8], uid: [UInt8]? = nil) async throws {
+        let stored = byteOrder == .reversedPerBlock ? Array(data.reversed()) : data
+        _ = try await transceive(request(command: 0x21, uid: uid, parameters: [UInt8(block)] + stored))
+    }
+
+    /// An ISO 15693-3 request frame: flags, command, the UID LSB first when addressed, parameters.
+    private func request(command: UInt8, uid: [UInt8]?, parameters: [UInt8]) -> [UInt8] {
+        guard let uid else { return [0x02, command] + parameters }
+        return [0x22, command] + uid.reversed() + parameters
+    }
+
     /// LOCK BLOCK (permanent) through the transparent exchange.
     public func lockBlock(_ block: Int) async throws {
         _ = try await transceive([0x02, 0x22, UInt8(block)])

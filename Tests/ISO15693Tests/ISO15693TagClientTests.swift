@@ -87,3 +87,23 @@ extension ISO15693TagClientTests {
         #expect(result.written.count == result.read.count)
     }
 }
+
+extension ISO15693TagClientTests {
+    @Test func addressedRequestsThroughTheTransparentExchange() async throws {
+        let (reader, virtual) = await reader(CardSimulator.ISO15693Tag(seed: 7, blockSize: 4, blockCount: 16))
+        try await reader.withSession { session in
+            let tag = ISO15693.ISO15693Tag(channel: session)
+            let uid = try await tag.uid()
+            #expect(try await tag.readMultipleBlocks(1, count: 3, blockSize: 4, uid: uid)
+                    == [0x10, 0x11, 0x12, 0x13, 0x20, 0x21, 0x22, 0x23, 0x30, 0x31, 0x32, 0x33])
+            try await tag.writeBlockDirectly(9, data: [9, 8, 7, 6], uid: uid)
+            #expect(try await tag.readMultipleBlocks(9, count: 1, blockSize: 4) == [9, 8, 7, 6])
+            // Addressed to another UID: the tag stays silent.
+            await #expect(throws: ISO15693Error.noResponse) {
+                try await tag.writeBlockDirectly(9, data: [0, 0, 0, 0], uid: [0xE0, 0x04, 1, 2, 3, 4, 5, 6])
+            }
+        }
+        let stored = try #require(await virtual.card() as? CardSimulator.ISO15693Tag)
+        #expect(stored.blocks[9] == [9, 8, 7, 6])
+    }
+}

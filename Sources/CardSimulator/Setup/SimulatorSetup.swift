@@ -63,7 +63,7 @@ public struct SimulatorSetup: Sendable {
             var replacement: (any VirtualCard)?
             if specification.swap {
                 replacement = try Self.makeCard(specification.cardKind, seed: specification.seed &+ 0x5EED,
-                                                capacity: specification.capacity)
+                                                capacity: specification.capacity, specification: specification)
             }
             await first.liftCard(afterAPDUs: lift, returnAfter: specification.returnAfter, replacement: replacement)
         }
@@ -80,12 +80,17 @@ public struct SimulatorSetup: Sendable {
     }
 
     /// A fresh card of the given kind (nil for `none`).
-    public static func makeCard(_ kind: SimulatedCardKind, seed: UInt64, capacity: Int? = nil) throws -> (any VirtualCard)? {
+    public static func makeCard(_ kind: SimulatedCardKind, seed: UInt64, capacity: Int? = nil,
+                                specification: SimulatorSpecification? = nil) throws -> (any VirtualCard)? {
         switch kind {
         case .iso7816: return ISO7816Card(seed: seed)
         case .ndef4: return NDEFType4Tag(seed: seed, capacity: capacity ?? 1024)
         case .type2: return NDEFType2Tag(seed: seed, dataAreaSize: capacity ?? 144)
-        case .iso15693: return ISO15693Tag(seed: seed, blockCount: capacity.map { max(1, $0 / 4) } ?? 28)
+        case .iso15693:
+            let blockSize = specification?.blockSize ?? 4
+            return ISO15693Tag(seed: seed, blockSize: blockSize, blockCount: capacity.map { max(1, $0 / blockSize) } ?? 28,
+                               multipleBlockWrite: specification?.multipleBlockWrite ?? false,
+                               lockedBlocks: specification?.lockedBlocks ?? [], ndefFormatted: specification?.ndefFormatted ?? false)
         case .none: return nil
         case .desfire, .ton:
             throw SimulatorSpecificationError.cardKindUnavailable(kind)
@@ -94,7 +99,8 @@ public struct SimulatorSetup: Sendable {
 
     private static func initialCard(for specification: SimulatorSpecification, store: CardStateStore?) throws -> (any VirtualCard)? {
         guard let store, store.exists else {
-            return try makeCard(specification.cardKind, seed: specification.seed, capacity: specification.capacity)
+            return try makeCard(specification.cardKind, seed: specification.seed, capacity: specification.capacity,
+                                specification: specification)
         }
         let kind = try store.storedKind()
         guard kind == specification.cardKind.rawValue else {

@@ -23,6 +23,14 @@ public struct SimulatorSpecification: Sendable, Hashable {
     public var statePath: String?
     /// Memory size of tags that have one (`capacity=N` bytes; `ndef4`: the NDEF file).
     public var capacity: Int?
+    /// ISO 15693 tags: bytes per block (`block-size=N`).
+    public var blockSize: Int?
+    /// ISO 15693 tags: blocks locked from the start (`locked=3+5`).
+    public var lockedBlocks: Set<Int> = []
+    /// ISO 15693 tags: accept multi-block writes (`multi-write`); off by default, as on many tags.
+    public var multipleBlockWrite = false
+    /// ISO 15693 tags: formatted for NDEF (Type 5 capability container) (`ndef`).
+    public var ndefFormatted = false
 
     public init(cardKind: SimulatedCardKind = .iso7816) {
         self.cardKind = cardKind
@@ -69,6 +77,23 @@ public struct SimulatorSpecification: Sendable, Hashable {
                 guard let number = UInt64(text) else { throw .invalidValue(option: key, value: text, expected: "an unsigned integer") }
                 seed = number
             case "state": statePath = try require()
+            case "block-size":
+                let text = try require()
+                guard let size = Int(text), (1...32).contains(size) else { throw .invalidValue(option: key, value: text, expected: "1 to 32 bytes") }
+                blockSize = size
+            case "locked":
+                let text = try require()
+                let numbers = text.split(separator: "+").map { Int($0) }
+                guard !numbers.isEmpty, numbers.allSatisfy({ $0 != nil && (0...255).contains($0!) }) else {
+                    throw .invalidValue(option: key, value: text, expected: "block numbers joined by +, e.g. 3+5")
+                }
+                lockedBlocks = Set(numbers.compactMap { $0 })
+            case "multi-write":
+                guard value == nil else { throw .invalidValue(option: key, value: value ?? "", expected: "no value") }
+                multipleBlockWrite = true
+            case "ndef":
+                guard value == nil else { throw .invalidValue(option: key, value: value ?? "", expected: "no value") }
+                ndefFormatted = true
             case "capacity":
                 let text = try require()
                 guard let bytes = Int(text), (3...0x7FFF).contains(bytes) else {
@@ -112,7 +137,7 @@ public enum SimulatorSpecificationError: Error, Sendable, Hashable, CustomString
         case .notSimulatorSelector(let text): "'\(text)' is not a simulator selector (expected sim[:CARD][,option=value...])"
         case .unknownCardKind(let kind):
             "unknown simulated card '\(kind)'; known: \(SimulatedCardKind.allCases.map(\.rawValue).joined(separator: ", "))"
-        case .unknownOption(let key): "unknown simulator option '\(key)'; known: profile, latency, lift-after, return-after, swap, seed, state, capacity"
+        case .unknownOption(let key): "unknown simulator option '\(key)'; known: profile, latency, lift-after, return-after, swap, seed, state, capacity, block-size, locked, multi-write, ndef"
         case .missingValue(let key): "simulator option '\(key)' needs a value (\(key)=...)"
         case .invalidValue(let key, let value, let expected): "simulator option '\(key)' has value '\(value)'; expected \(expected)"
         case .emptyOption: "empty simulator option (two commas in a row?)"
