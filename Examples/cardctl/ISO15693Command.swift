@@ -134,19 +134,10 @@ struct ISO15693Command: AsyncParsableCommand {
     }
 }
 
-/// Opens the session, runs `body` on the tag, closes everything.
+/// Runs `body` on the ISO 15693 tag of a session on the primary reader.
 private func withTag<T: Sendable>(_ global: GlobalOptions, _ order: ISO15693Tag.ByteOrder,
                                   _ body: @escaping @Sendable (ISO15693Tag) async throws -> T) async throws -> T {
-    let logger = CommandLogging.logger(trace: global.trace)
-    let connection = try await ReaderConnection.open(global, logger: logger)
-    do {
-        let value = try await connection.primary.withSession(policy: global.policy) { session in
-            try await body(ISO15693Tag(channel: session, byteOrder: order))
-        }
-        try await connection.close()
-        return value
-    } catch {
-        try? await connection.close()
-        throw error
+    try await ReaderConnection.withPrimarySession(global) { session in
+        try await body(ISO15693Tag(channel: session, byteOrder: order))
     }
 }

@@ -244,18 +244,9 @@ extension NDEFCommand {
     }
 }
 
-/// Opens a session, detects the NDEF tag type, runs `body`, closes everything.
+/// Runs `body` on the NDEF tag (type detected) of a session on the primary reader.
 private func withNDEFTag<T: Sendable>(_ global: GlobalOptions, _ body: @escaping @Sendable (NDEFTag) async throws -> T) async throws -> T {
-    let logger = CommandLogging.logger(trace: global.trace)
-    let connection = try await ReaderConnection.open(global, logger: logger)
-    do {
-        let value = try await connection.primary.withSession(policy: global.policy) { session in
-            try await body(try await NDEFTag.detect(on: session))
-        }
-        try await connection.close()
-        return value
-    } catch {
-        try? await connection.close()
-        throw error
+    try await ReaderConnection.withPrimarySession(global) { session in
+        try await body(try await NDEFTag.detect(on: session))
     }
 }

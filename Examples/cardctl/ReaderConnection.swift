@@ -71,4 +71,19 @@ struct ReaderConnection {
         }
         try await simulator?.saveCardState()
     }
+
+    /// Opens the readers, runs `body` in a session on the primary reader with the options'
+    /// policy, and closes everything however `body` ends.
+    static func withPrimarySession<T: Sendable>(_ global: GlobalOptions,
+                                                _ body: @escaping @Sendable (CardSession) async throws -> T) async throws -> T {
+        let connection = try await open(global, logger: CommandLogging.logger(trace: global.trace))
+        do {
+            let value = try await connection.primary.withSession(policy: global.policy, body)
+            try await connection.close()
+            return value
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
 }

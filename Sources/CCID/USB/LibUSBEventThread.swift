@@ -18,13 +18,15 @@ final class LibUSBEventThread: Sendable {
     private let started = Atomic<Bool>(false)
     /// Signalled by the thread when its loop has ended; `stop()` waits on it (a join).
     private let finished = DispatchSemaphore(value: 0)
+    /// Signalled by `stop()`, so the pause after an event-loop error ends as soon as stopping is asked.
+    private let stopSignal = DispatchSemaphore(value: 0)
     private let thread = Mutex<Thread?>(nil)
 
     /// How long one `libusb_handle_events_timeout_completed` call may sleep. Wake-ups come from
     /// events and from `stop()`; this bound is only a safety net, so it can be long.
     private static let sleepSeconds = 30
     /// Pause after an unexpected event-loop error, so a persistent one cannot become a busy loop.
-    private static let errorPauseMicroseconds: UInt32 = 100_000
+    private static let errorPause = DispatchTimeInterval.milliseconds(100)
 
     init(context: OpaquePointer, logger: Logger) {
         self.context = context
@@ -54,6 +56,7 @@ final class LibUSBEventThread: Sendable {
         // The interrupt flag stays set until a handle_events call consumes it, so a thread that is
         // between two calls still returns at once.
         libusb_interrupt_event_handler(context)
+        stopSignal.signal()
         if isCurrentThread {
             logger.error("libusb event thread asked to stop itself; not waiting for it")
             return
@@ -68,9 +71,9 @@ final class LibUSBEventThread: Sendable {
             let result = libusb_handle_events_timeout_completed(context, &timeout, nil)
             if result < 0 && result != LIBUSB_ERROR_INTERRUPTED.rawValue {
                 logger.error("libusb event handling failed", metadata: ["error": "\(LibUSBErrorMapping.name(result))"])
-                // This is a dedicated OS thread, not async code: pausing it after an error keeps
-                // a broken context from spinning.
-                usleep(Self.errorPauseMicroseconds)
+                // Pause (a dedicated OS thread, not async code) so a broken context cannot spin;
+                // a stop request ends the pause at once.
+                _ = stopSignal.wait(timeout: .now() + Self.errorPause)
             }
         }
         logger.debug("libusb event thread stopped")
