@@ -3,8 +3,7 @@ import CLibCrypto
 /// An OpenSSL 3 `EVP_CIPHER` fetched once from the default provider and shared for the life of the process.
 ///
 /// Each operation creates its own `EVP_CIPHER_CTX`, so no mutable OpenSSL state is ever shared.
-// @unchecked: wraps an immutable EVP_CIPHER pointer, which OpenSSL 3 documents as safe to share between threads.
-final class OpenSSLCipherAlgorithm: @unchecked Sendable {
+final class OpenSSLCipherAlgorithm: Sendable {
     /// Three-key triple DES (EDE) in ECB mode, 24-byte key.
     static let desEDE3ECB = OpenSSLCipherAlgorithm(name: "DES-EDE3-ECB")
     /// Three-key triple DES (EDE) in CBC mode, 24-byte key, 8-byte IV.
@@ -12,7 +11,8 @@ final class OpenSSLCipherAlgorithm: @unchecked Sendable {
 
     /// OpenSSL's algorithm name.
     let name: String
-    private let cipher: OpaquePointer?
+    // An immutable EVP_CIPHER, which OpenSSL 3 documents as safe to share between threads.
+    nonisolated(unsafe) private let cipher: OpaquePointer?
     private let fetchFailure: String?
 
     private init(name: String) {

@@ -224,8 +224,8 @@ final class BridgeContext: Sendable {
 
 /// A C reader object: it lives as long as the bed, and its C entry points are thread-safe,
 /// which the compiler cannot see through a raw pointer.
-struct ReaderPointer: @unchecked Sendable {
-    let raw: OpaquePointer
+struct ReaderPointer: Sendable {
+    nonisolated(unsafe) let raw: OpaquePointer
 
     func pushBulkIn(_ bytes: [UInt8]) -> Int32 {
         bytes.withUnsafeBufferPointer { ccid_emu_reader_push_bulk_in(raw, $0.baseAddress, $0.count) }

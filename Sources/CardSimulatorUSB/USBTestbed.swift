@@ -158,6 +158,6 @@ public enum USBEmulationError: Error, Sendable, Hashable, CustomStringConvertibl
 
 /// The C bed: fixed for the process's life, and its C entry points are thread-safe, which the
 /// compiler cannot see through a raw pointer.
-struct BedPointer: @unchecked Sendable {
-    let raw: OpaquePointer
+struct BedPointer: Sendable {
+    nonisolated(unsafe) let raw: OpaquePointer
 }
