@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "CCID", targets: ["CCID"]),
         .library(name: "CardSimulator", targets: ["CardSimulator"]),
         .library(name: "CardSimulatorUSB", targets: ["CardSimulatorUSB"]),
+        .library(name: "DESFire", targets: ["DESFire"]),
+        .library(name: "TONCard", targets: ["TONCard"]),
         .executable(name: "cardctl", targets: ["cardctl"]),
     ],
     dependencies: [
@@ -38,7 +40,11 @@ let package = Package(
         // Virtual CCID readers and cards speaking the USB side of the protocol.
         .target(
             name: "CardSimulator",
-            dependencies: ["CardFlow", "CCID", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "CardFlow", "CCID", "CardCrypto",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // Cryptographic primitives card protocols share (DESFire, TON): AES, CMAC, 3DES, CRCs.
         .target(
@@ -53,6 +59,16 @@ let package = Package(
         .target(name: "NDEF", dependencies: ["CardFlow", "ISO15693"]),
         // ISO 15693 vicinity tags through CCID readers (PC/SC part 3 block access, FF C2 exchange).
         .target(name: "ISO15693", dependencies: ["CardFlow"]),
+        // MIFARE DESFire EV1 client: ISO-wrapped native commands, authentication, secure messaging, flows.
+        .target(name: "DESFire", dependencies: [
+            "CardFlow", "CardCrypto", .product(name: "Logging", package: "swift-log"),
+        ]),
+        // TON Labs security card client (TonWalletApplet + CoinManager): operations, activation, HMAC, keychain.
+        .target(name: "TONCard", dependencies: [
+            "CardFlow", "CardCrypto",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // umockdev-based USB device emulation (C): presents a CCID reader to libusb programs.
         .target(name: "CCIDEmulator", dependencies: ["CUMockdev"]),
         // Exposes a CardSimulator virtual reader as a USB device through CCIDEmulator.
@@ -63,7 +79,7 @@ let package = Package(
         .executableTarget(
             name: "cardctl",
             dependencies: [
-                "CardFlow", "CCID", "CardSimulator", "CardSimulatorUSB", "NDEF", "ISO15693",
+                "CardFlow", "CCID", "CardSimulator", "CardSimulatorUSB", "NDEF", "ISO15693", "DESFire", "TONCard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -80,6 +96,10 @@ let package = Package(
         .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto"]),
         .testTarget(name: "NDEFTests", dependencies: ["NDEF", "CardFlow", "CardSimulator"], exclude: ["ndeflib_crosscheck.py"]),
         .testTarget(name: "ISO15693Tests", dependencies: ["ISO15693", "CardFlow", "CardSimulator"]),
+        .testTarget(name: "DESFireTests", dependencies: ["DESFire", "CardFlow", "CardSimulator", "CardCrypto"]),
+        .testTarget(name: "TONCardTests", dependencies: [
+            "TONCard", "CardFlow", "CardSimulator", "CardCrypto", .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         .testTarget(name: "USBIntegrationTests", dependencies: ["CCID", "CardFlow", "CardSimulator", "CardSimulatorUSB", "CLibUSB"]),
     ],
     swiftLanguageModes: [.v6]

@@ -31,6 +31,12 @@ public struct SimulatorSpecification: Sendable, Hashable {
     public var multipleBlockWrite = false
     /// ISO 15693 tags: formatted for NDEF (Type 5 capability container) (`ndef`).
     public var ndefFormatted = false
+    /// DESFire: the card answers anti-collision with a fresh random UID each time it is powered
+    /// (`random-uid`); only GetCardUID after authentication reveals the real one.
+    public var randomUID = false
+    /// TON card: a JSON file of factory activation data (`activation=PATH`) with the keys
+    /// `serialNumber`, `password`, `commonSecret` and `iv`; vector A of the reference by default.
+    public var activationPath: String?
 
     public init(cardKind: SimulatedCardKind = .iso7816) {
         self.cardKind = cardKind
@@ -94,6 +100,10 @@ public struct SimulatorSpecification: Sendable, Hashable {
             case "ndef":
                 guard value == nil else { throw .invalidValue(option: key, value: value ?? "", expected: "no value") }
                 ndefFormatted = true
+            case "random-uid":
+                guard value == nil else { throw .invalidValue(option: key, value: value ?? "", expected: "no value") }
+                randomUID = true
+            case "activation": activationPath = try require()
             case "capacity":
                 let text = try require()
                 guard let bytes = Int(text), (3...0x7FFF).contains(bytes) else {
@@ -137,7 +147,7 @@ public enum SimulatorSpecificationError: Error, Sendable, Hashable, CustomString
         case .notSimulatorSelector(let text): "'\(text)' is not a simulator selector (expected sim[:CARD][,option=value...])"
         case .unknownCardKind(let kind):
             "unknown simulated card '\(kind)'; known: \(SimulatedCardKind.allCases.map(\.rawValue).joined(separator: ", "))"
-        case .unknownOption(let key): "unknown simulator option '\(key)'; known: profile, latency, lift-after, return-after, swap, seed, state, capacity, block-size, locked, multi-write, ndef"
+        case .unknownOption(let key): "unknown simulator option '\(key)'; known: profile, latency, lift-after, return-after, swap, seed, state, capacity, block-size, locked, multi-write, ndef, random-uid, activation"
         case .missingValue(let key): "simulator option '\(key)' needs a value (\(key)=...)"
         case .invalidValue(let key, let value, let expected): "simulator option '\(key)' has value '\(value)'; expected \(expected)"
         case .emptyOption: "empty simulator option (two commas in a row?)"

@@ -1,0 +1,1 @@
+// MIFARE DESFire EV1 client. Sources arrive with issue 5.

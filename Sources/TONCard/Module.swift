@@ -1,0 +1,1 @@
+// TON Labs security card client. Sources arrive with issue 6.

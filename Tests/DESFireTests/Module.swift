@@ -1,0 +1,1 @@
+// Tests of the DESFire client (issue 5).

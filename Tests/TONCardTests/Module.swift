@@ -1,0 +1,1 @@
+// Tests of the TON card client (issue 6).
