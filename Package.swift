@@ -11,13 +11,19 @@ let package = Package(
         .library(name: "CardSimulatorUSB", targets: ["CardSimulatorUSB"]),
         .library(name: "DESFire", targets: ["DESFire"]),
         .library(name: "TONCard", targets: ["TONCard"]),
+        .library(name: "CardDaemon", targets: ["CardDaemon"]),
         .executable(name: "cardctl", targets: ["cardctl"]),
+        .executable(name: "cardd", targets: ["cardd"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         .systemLibrary(name: "CLibUSB", pkgConfig: "libusb-1.0", providers: [.apt(["libusb-1.0-0-dev"])]),
@@ -76,6 +82,29 @@ let package = Package(
             name: "CardSimulatorUSB",
             dependencies: ["CardSimulator", "CCID", "CCIDEmulator", .product(name: "Logging", package: "swift-log")]
         ),
+        // The cardd daemon's parts: configuration, reader supervision, job log, control socket, metrics.
+        .target(name: "CardDaemon", dependencies: [
+            "CardFlow", "CCID", "CardSimulator", "NDEF", "ISO15693",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+        ]),
+        .executableTarget(
+            name: "cardd",
+            dependencies: [
+                "CardDaemon", "CardFlow",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Examples/cardd",
+            exclude: ["README.md", "cardd.service", "60-cardflow-readers.rules", "cardd.example.json"]
+        ),
         .executableTarget(
             name: "cardctl",
             dependencies: [
@@ -92,7 +121,7 @@ let package = Package(
         ]),
         .testTarget(name: "CCIDTests", dependencies: ["CCID", "CardSimulator", "CardFlow"]),
         .testTarget(name: "CardSimulatorTests", dependencies: ["CardSimulator", "CardFlow", "CCID"]),
-        .testTarget(name: "CardctlTests", dependencies: ["cardctl"]),
+        .testTarget(name: "CardctlTests", dependencies: ["cardctl", "cardd"]),
         .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto"]),
         .testTarget(name: "NDEFTests", dependencies: ["NDEF", "CardFlow", "CardSimulator"], exclude: ["ndeflib_crosscheck.py"]),
         .testTarget(name: "ISO15693Tests", dependencies: ["ISO15693", "CardFlow", "CardSimulator"]),
@@ -100,6 +129,7 @@ let package = Package(
         .testTarget(name: "TONCardTests", dependencies: [
             "TONCard", "CardFlow", "CardSimulator", "CardCrypto", .product(name: "Crypto", package: "swift-crypto"),
         ]),
+        .testTarget(name: "CardDaemonTests", dependencies: ["CardDaemon", "CardFlow", "CardSimulator"]),
         .testTarget(name: "USBIntegrationTests", dependencies: ["CCID", "CardFlow", "CardSimulator", "CardSimulatorUSB", "CLibUSB"]),
     ],
     swiftLanguageModes: [.v6]

@@ -40,11 +40,12 @@ struct CardctlHarnessError: Error, CustomStringConvertible {
 enum CardctlExecutable {
     /// The `cardctl` next to the test product (same `.build…/debug` directory), or the one
     /// `CARDCTL_EXECUTABLE` names.
-    static func locate() throws -> URL {
+    static func locate(_ name: String = "cardctl") throws -> URL {
         let fileManager = FileManager.default
-        if let override = ProcessInfo.processInfo.environment["CARDCTL_EXECUTABLE"], !override.isEmpty {
+        let variable = name.uppercased() + "_EXECUTABLE"
+        if let override = ProcessInfo.processInfo.environment[variable], !override.isEmpty {
             guard fileManager.isExecutableFile(atPath: override) else {
-                throw CardctlHarnessError(description: "CARDCTL_EXECUTABLE=\(override) is not an executable file")
+                throw CardctlHarnessError(description: "\(variable)=\(override) is not an executable file")
             }
             return URL(fileURLWithPath: override)
         }
@@ -54,7 +55,7 @@ enum CardctlExecutable {
             // Contents/MacOS inside on macOS): walk a few levels up to the products directory.
             var directory = start.standardizedFileURL
             for _ in 0..<4 {
-                let candidate = directory.appendingPathComponent("cardctl")
+                let candidate = directory.appendingPathComponent(name)
                 searched.append(candidate.path)
                 var isDirectory: ObjCBool = false
                 if fileManager.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
@@ -67,8 +68,8 @@ enum CardctlExecutable {
             }
         }
         throw CardctlHarnessError(description: """
-            cardctl executable not found next to the test product; build it with the tests \
-            (swift build --build-tests) or set CARDCTL_EXECUTABLE. Looked at:
+            \(name) executable not found next to the test product; build it with the tests \
+            (swift build --build-tests) or set \(variable). Looked at:
             \(Array(Set(searched)).sorted().joined(separator: "\n"))
             """)
     }
@@ -113,9 +114,10 @@ final class CardctlProcess: @unchecked Sendable {
     /// Starts `cardctl arguments`. With `interactiveInput` the test writes stdin itself
     /// (``send(_:)``, ``closeInput()``); otherwise `input` (if any) is written and closed at
     /// once, and without either stdin is /dev/null.
-    init(_ arguments: [String], input text: String? = nil, interactiveInput: Bool = false) throws {
+    init(_ arguments: [String], input text: String? = nil, interactiveInput: Bool = false,
+         executable: String = "cardctl") throws {
         self.arguments = arguments
-        process.executableURL = try CardctlExecutable.locate()
+        process.executableURL = try CardctlExecutable.locate(executable)
         process.arguments = arguments
         if text != nil || interactiveInput {
             let pipe = Pipe()
@@ -159,6 +161,11 @@ final class CardctlProcess: @unchecked Sendable {
     }
 
     var isRunning: Bool { process.isRunning }
+
+    /// Sends `signal` (SIGTERM, SIGKILL, SIGHUP…) now.
+    func send(signal: Int32) {
+        kill(process.processIdentifier, signal)
+    }
 
     /// Sends SIGINT now, as Ctrl-C in a terminal would.
     func interrupt() {

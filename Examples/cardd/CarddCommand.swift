@@ -1,0 +1,119 @@
+import ArgumentParser
+import CardDaemon
+import CardFlow
+import CardSimulator
+import Foundation
+import Logging
+import ServiceLifecycle
+
+@main
+struct CarddCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cardd",
+        abstract: "Runs card flows on CCID readers as cards arrive, with a control socket and a job log.",
+        discussion: """
+            With --simulate, virtual cards of each kind arrive on simulated readers and leave again, \
+            and the configured rules run on them (a 'report' rule for every card when no configuration is given).
+            Control socket: JSON lines, e.g. {"id":1,"op":"readers"}; see Examples/cardd/README.md.
+            """)
+
+    @Option(name: .long, help: "Configuration file (JSON).")
+    var config: String?
+
+    @Option(name: .long, help: "Control socket path (default: /run/cardd/cardd.sock as root, else $XDG_RUNTIME_DIR/cardd.sock).")
+    var socket: String?
+
+    @Option(name: .long, help: "Job log (SQLite) path, or 'none'.")
+    var jobLog: String?
+
+    @Flag(name: .long, help: "Run against simulated readers and cards instead of the configured readers.")
+    var simulate = false
+
+    @Option(name: .long, help: "Simulated readers (--simulate).")
+    var readers = 2
+
+    @Option(name: .long, help: "Milliseconds a simulated card stays on its reader.")
+    var dwell = 1500
+
+    @Option(name: .long, help: "Milliseconds a simulated reader stays empty between cards.")
+    var gap = 500
+
+    @Option(name: .long, help: "Stop after this many simulated card arrivals (default: run until stopped).")
+    var arrivals: Int?
+
+    @Option(name: .long, help: "Simulated card kinds, comma-separated (default: every kind the simulator has).")
+    var kinds: String?
+
+    @Option(name: .long, help: "Log format: plain or json.")
+    var logFormat: LogFormat = .plain
+
+    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: String = "info"
+
+    @Flag(name: .long, help: "Do not print job progress on the terminal (--simulate prints it by default).")
+    var quiet = false
+
+    func validate() throws {
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown log level '\(logLevel)'") }
+        if let arrivals, arrivals < 1 { throw ValidationError("--arrivals must be at least 1") }
+        if readers < 1 || readers > 64 { throw ValidationError("--readers must be 1 to 64") }
+        if dwell < 0 || gap < 0 { throw ValidationError("--dwell and --gap must be >= 0") }
+    }
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        let format = logFormat
+        LoggingSystem.bootstrap { label in
+            var handler: any LogHandler = format == .json ? JSONLineLogHandler(label: label) : StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "cardd")
+        var configuration = DaemonConfiguration(rules: [CardRule(name: "report", flow: .report)])
+        if let config {
+            do {
+                configuration = try DaemonConfiguration(contentsOfFile: config)
+            } catch {
+                throw ValidationError(error.description)
+            }
+        }
+        var simulation: SimulationSchedule?
+        if simulate {
+            var chosen = SimulationSchedule.availableKinds
+            if let kinds {
+                chosen = try kinds.split(separator: ",").map { name in
+                    guard let kind = SimulatedCardKind(rawValue: String(name)), kind != .none else {
+                        throw ValidationError("unknown card kind '\(name)'; known: \(SimulationSchedule.availableKinds.map(\.rawValue).joined(separator: ", "))")
+                    }
+                    return kind
+                }
+            }
+            simulation = try SimulationSchedule(readerCount: readers, kinds: chosen, dwell: .milliseconds(dwell),
+                                                gap: .milliseconds(gap), arrivals: arrivals, logger: logger)
+        }
+        let socketPath = socket ?? configuration.socket ?? DaemonConfiguration.defaultSocketPath()
+        let logPath: String? = switch jobLog ?? configuration.jobLog {
+        case "none": nil
+        case let path?: path
+        case nil: DaemonConfiguration.defaultJobLogPath()
+        }
+        let store = ConfigurationStore(configuration, path: config)
+        let showProgress = simulate && !quiet
+        let daemon = try CardDaemon(configuration: store, socketPath: socketPath, jobLogPath: logPath,
+                                    simulation: simulation, logger: logger)
+        if showProgress {
+            let events = await daemon.bus.subscribe()
+            Task { await TerminalProgress().show(events) }
+        }
+        let group = ServiceGroup(configuration: .init(
+            services: [.init(service: daemon, successTerminationBehavior: .gracefullyShutdownGroup)],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger))
+        try await group.run()
+    }
+}
+
+enum LogFormat: String, ExpressibleByArgument {
+    case plain
+    case json
+}

@@ -1,0 +1,98 @@
+import CardFlow
+import Foundation
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+/// The daemon as a swift-service-lifecycle `Service`: readers and their supervisors, the job
+/// log, the control socket, the `--simulate` schedule, and `SIGHUP` reloads.
+///
+/// On graceful shutdown (`SIGTERM`/`SIGINT` through the `ServiceGroup`) running jobs are
+/// cancelled (the APDU in flight is aborted and the card powered off), readers are released,
+/// and the socket file is removed. Run it in a group:
+///
+/// ```swift
+/// let daemon = try CardDaemon(configuration: store, logger: logger)
+/// let group = ServiceGroup(configuration: .init(
+///     services: [.init(service: daemon, successTerminationBehavior: .gracefullyShutdownGroup)],
+///     gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+/// try await group.run()
+/// ```
+public struct CardDaemon: Service {
+    public let configuration: ConfigurationStore
+    public let socketPath: String
+    public let jobLog: JobLog?
+    public let bus = EventBus()
+    public let metrics: DaemonMetrics
+    public let jobs: JobCenter
+    public let fleet: ReaderFleet
+    let simulation: SimulationSchedule?
+    let logger: Logger
+    /// Called once the socket listens (tests and the terminal progress view wait for it).
+    let onReady: @Sendable () async -> Void
+
+    /// - Parameters:
+    ///   - simulation: the `--simulate` readers and schedule, which replace the configured readers.
+    ///   - jobLogPath: nil runs without a persistent log (the `jobs` request then fails).
+    public init(configuration: ConfigurationStore, socketPath: String, jobLogPath: String?,
+                simulation: SimulationSchedule? = nil, metrics: DaemonMetrics = DaemonMetrics(),
+                logger: Logger, onReady: @escaping @Sendable () async -> Void = {}) throws {
+        self.configuration = configuration
+        self.socketPath = socketPath
+        self.jobLog = try jobLogPath.map { try JobLog(path: $0) }
+        self.metrics = metrics
+        self.simulation = simulation
+        self.logger = logger
+        self.onReady = onReady
+        let bus = self.bus
+        jobs = JobCenter(log: jobLog, bus: bus, metrics: metrics, logger: logger)
+        fleet = ReaderFleet(jobs: jobs, bus: bus, metrics: metrics, logger: logger,
+                            configuration: { [configuration] in await configuration.current })
+    }
+
+    public func run() async throws {
+        let selectors = simulation == nil ? await configuration.current.readers : []
+        try await fleet.start(selectors: selectors, simulated: simulation?.readers ?? [])
+        let server = ControlServer(path: socketPath, handler: ControlRequestHandler(
+            fleet: fleet, jobs: jobs, bus: bus, log: jobLog, metrics: metrics), logger: logger)
+        let channel = try await server.bind()
+        logger.info("cardd listening", metadata: ["socket": "\(socketPath)"])
+        await onReady()
+        do {
+            try await cancelWhenGracefulShutdown {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { try await server.serve(channel) }
+                    group.addTask { await self.reloadOnHangup() }
+                    if let simulation {
+                        try await simulation.run()
+                        // A bounded simulation (--arrivals) ends the daemon once its last job is done.
+                        while !(await jobs.runningJobs.isEmpty) { try await Task.sleep(for: .milliseconds(50)) }
+                        if simulation.arrivals != nil { group.cancelAll() }
+                    }
+                    try await group.next()
+                    group.cancelAll()
+                }
+            }
+        } catch is CancellationError {
+            // Shutdown.
+        } catch {
+            await shutdown()
+            throw error
+        }
+        await shutdown()
+    }
+
+    private func shutdown() async {
+        logger.info("cardd stopping: cancelling jobs and releasing readers")
+        await jobs.cancelAll()
+        await fleet.stop()
+        await bus.finish()
+        unlink(socketPath)
+    }
+
+    private func reloadOnHangup() async {
+        for await _ in await UnixSignalsSequence(trapping: .sighup) {
+            await configuration.reload(logger: logger)
+        }
+    }
+}

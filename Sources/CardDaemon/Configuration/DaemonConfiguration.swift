@@ -1,0 +1,130 @@
+import Foundation
+
+/// What `cardd` runs: which readers it watches, which flow runs on which card, and where it
+/// keeps its socket, job log and keys. Loaded from a JSON file; `SIGHUP` reloads it.
+///
+/// ```json
+/// {
+///   "readers": ["usb"],
+///   "socket": "/run/cardd/cardd.sock",
+///   "jobLog": "/var/lib/cardd/jobs.sqlite",
+///   "cooldownMilliseconds": 200,
+///   "rules": [
+///     { "name": "posters", "match": { "aid": "D2760000850101" },
+///       "flow": { "kind": "ndef-write", "uri": "https://example.com" } },
+///     { "name": "everything else", "match": {}, "flow": { "kind": "report" } }
+///   ]
+/// }
+/// ```
+public struct DaemonConfiguration: Sendable, Hashable, Codable {
+    /// Reader selectors: `usb` (every CCID reader, with hotplug), `usb:VVVV:PPPP`, `usb:serial=X`, or `sim:…`.
+    public var readers: [String]
+    /// The control socket; ``DaemonConfiguration/defaultSocketPath()`` when nil.
+    public var socket: String?
+    /// The SQLite job log; ``DaemonConfiguration/defaultJobLogPath()`` when nil.
+    public var jobLog: String?
+    /// The key store file that flows take their keys from, by slot.
+    public var keyStore: String?
+    /// Pause between two sessions on one reader.
+    public var cooldownMilliseconds: Int
+    /// How long a flow waits for a lifted card to come back.
+    public var cardReturnMilliseconds: Int
+    /// Rules tried in order when a card arrives; the first match runs.
+    public var rules: [CardRule]
+
+    public init(readers: [String] = ["usb"], socket: String? = nil, jobLog: String? = nil, keyStore: String? = nil,
+                cooldownMilliseconds: Int = 0, cardReturnMilliseconds: Int = 10_000, rules: [CardRule] = []) {
+        self.readers = readers
+        self.socket = socket
+        self.jobLog = jobLog
+        self.keyStore = keyStore
+        self.cooldownMilliseconds = cooldownMilliseconds
+        self.cardReturnMilliseconds = cardReturnMilliseconds
+        self.rules = rules
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case readers, socket, jobLog, keyStore, cooldownMilliseconds, cardReturnMilliseconds, rules
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        readers = try container.decodeIfPresent([String].self, forKey: .readers) ?? ["usb"]
+        socket = try container.decodeIfPresent(String.self, forKey: .socket)
+        jobLog = try container.decodeIfPresent(String.self, forKey: .jobLog)
+        keyStore = try container.decodeIfPresent(String.self, forKey: .keyStore)
+        cooldownMilliseconds = try container.decodeIfPresent(Int.self, forKey: .cooldownMilliseconds) ?? 0
+        cardReturnMilliseconds = try container.decodeIfPresent(Int.self, forKey: .cardReturnMilliseconds) ?? 10_000
+        rules = try container.decodeIfPresent([CardRule].self, forKey: .rules) ?? []
+        guard cooldownMilliseconds >= 0, cardReturnMilliseconds >= 0 else {
+            throw DecodingError.dataCorrupted(.init(codingPath: [CodingKeys.cooldownMilliseconds],
+                                                    debugDescription: "durations must be >= 0"))
+        }
+    }
+
+    /// Reads and checks a configuration file.
+    public init(contentsOfFile path: String) throws(DaemonConfigurationError) {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw .unreadable(path: path, reason: error.localizedDescription)
+        }
+        do {
+            self = try JSONDecoder().decode(DaemonConfiguration.self, from: data)
+        } catch let error as DecodingError {
+            throw .invalid(path: path, reason: DaemonConfigurationError.describe(error))
+        } catch {
+            throw .invalid(path: path, reason: String(describing: error))
+        }
+    }
+
+    /// The rule for a card, or nil when none matches.
+    public func rule(for card: CardFacts) -> CardRule? {
+        rules.first { $0.match.matches(card) }
+    }
+
+    /// `/run/cardd/cardd.sock` for root, else `$XDG_RUNTIME_DIR/cardd.sock`, else `/tmp/cardd-UID/cardd.sock`.
+    public static func defaultSocketPath() -> String {
+        if getuid() == 0 { return "/run/cardd/cardd.sock" }
+        if let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
+            return runtime + "/cardd.sock"
+        }
+        return "/tmp/cardd-\(getuid())/cardd.sock"
+    }
+
+    /// `/var/lib/cardd/jobs.sqlite` for root, else `~/.local/state/cardd/jobs.sqlite`.
+    public static func defaultJobLogPath() -> String {
+        if getuid() == 0 { return "/var/lib/cardd/jobs.sqlite" }
+        return NSHomeDirectory() + "/.local/state/cardd/jobs.sqlite"
+    }
+}
+
+/// A configuration file that cannot be used.
+public enum DaemonConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
+    case unreadable(path: String, reason: String)
+    case invalid(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .unreadable(let path, let reason): "cannot read configuration \(path): \(reason)"
+        case .invalid(let path, let reason): "configuration \(path) is invalid: \(reason)"
+        }
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            return keys.isEmpty ? "top level" : String(keys.drop { $0 == "." })
+        }
+        switch error {
+        case .dataCorrupted(let context): return "\(path(context)): \(context.debugDescription)"
+        case .keyNotFound(let key, let context):
+            let hint = context.debugDescription.hasPrefix("No value associated") ? "" : " (\(context.debugDescription))"
+            return "\(path(context)): missing key '\(key.stringValue)'\(hint)"
+        case .typeMismatch(_, let context): return "\(path(context)): \(context.debugDescription)"
+        case .valueNotFound(_, let context): return "\(path(context)): \(context.debugDescription)"
+        @unknown default: return String(describing: error)
+        }
+    }
+}

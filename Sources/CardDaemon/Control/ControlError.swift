@@ -1,0 +1,14 @@
+/// An error answer on the control socket: `{"id":…,"ok":false,"error":{"code":…,"message":…}}`.
+public struct ControlError: Error, Sendable, Hashable {
+    /// Machine-readable: `badJSON`, `lineTooLong`, `unknownOp`, `badRequest`, `unknownReader`,
+    /// `unknownJob`, `jobLogUnavailable`, `internal`.
+    public var code: String
+    public var message: String
+
+    public init(_ code: String, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    var json: JSONValue { ["code": .string(code), "message": .string(message)] }
+}

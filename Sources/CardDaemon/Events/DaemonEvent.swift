@@ -1,0 +1,38 @@
+/// Something the daemon reports on its event stream (control socket `events`) and its log.
+public enum DaemonEvent: Sendable, Hashable {
+    case readerAdded(id: String, name: String)
+    case readerRemoved(id: String)
+    case cardArrived(reader: String)
+    case cardLeft(reader: String)
+    case jobStarted(JobID, reader: String, flow: String, rule: String?)
+    /// A flow event of a running job, in the words of ``CardFlow/FlowEvent``.
+    case jobProgress(JobID, kind: String, detail: String, fraction: Double?)
+    case jobFinished(JobID, state: JobState, error: String?)
+
+    /// The job the event belongs to, if any.
+    public var jobID: JobID? {
+        switch self {
+        case .jobStarted(let id, _, _, _), .jobProgress(let id, _, _, _), .jobFinished(let id, _, _): id
+        default: nil
+        }
+    }
+
+    /// A JSON-ready dictionary: `{"event": "...", ...}`.
+    public var fields: [String: JSONValue] {
+        switch self {
+        case .readerAdded(let id, let name): ["event": "readerAdded", "reader": .string(id), "name": .string(name)]
+        case .readerRemoved(let id): ["event": "readerRemoved", "reader": .string(id)]
+        case .cardArrived(let reader): ["event": "cardArrived", "reader": .string(reader)]
+        case .cardLeft(let reader): ["event": "cardLeft", "reader": .string(reader)]
+        case .jobStarted(let id, let reader, let flow, let rule):
+            ["event": "jobStarted", "job": .number(Double(id)), "reader": .string(reader), "flow": .string(flow),
+             "rule": rule.map(JSONValue.string) ?? .null]
+        case .jobProgress(let id, let kind, let detail, let fraction):
+            ["event": "jobProgress", "job": .number(Double(id)), "kind": .string(kind), "detail": .string(detail),
+             "fraction": fraction.map(JSONValue.number) ?? .null]
+        case .jobFinished(let id, let state, let error):
+            ["event": "jobFinished", "job": .number(Double(id)), "state": .string(state.rawValue),
+             "error": error.map(JSONValue.string) ?? .null]
+        }
+    }
+}

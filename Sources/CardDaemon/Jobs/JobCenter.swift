@@ -1,0 +1,142 @@
+import CardFlow
+import Logging
+
+/// Runs jobs on readers, records them in the job log, publishes their progress, and cancels
+/// them on request.
+///
+/// A job that cannot be logged (a full disk) still runs; the failure is logged and counted, and
+/// the job gets an id that only lives in memory.
+public actor JobCenter {
+    private let log: JobLog?
+    private let bus: EventBus
+    private let metrics: DaemonMetrics
+    private let logger: Logger
+    private var running: [JobID: Task<JobState, Never>] = [:]
+    private var nextEphemeralID: JobID = -1
+
+    public init(log: JobLog?, bus: EventBus, metrics: DaemonMetrics, logger: Logger) {
+        self.log = log
+        self.bus = bus
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    /// Starts `specification` on `reader` and returns the job's id at once.
+    @discardableResult
+    public func submit(_ specification: FlowSpecification, on reader: Reader, rule: String?, trigger: JobTrigger,
+                       policy: SessionPolicy) async -> JobID {
+        let id = await beginRecord(reader: reader.info.id, rule: rule, flow: specification.kind, trigger: trigger)
+        await bus.publish(.jobStarted(id, reader: reader.info.id, flow: specification.kind, rule: rule))
+        logger.info("job started", metadata: ["job": "\(id)", "reader": "\(reader.info.id)", "flow": "\(specification.kind)",
+                                              "rule": "\(rule ?? "-")"])
+        let run = reader.run(FlowCatalog.flow(for: specification), policy: policy)
+        let started = ContinuousClock.now
+        let task = Task { [log, bus, metrics, logger] in
+            let forwarding = Task {
+                for await event in run.progress {
+                    await Self.record(event, job: id, log: log, bus: bus, logger: logger)
+                }
+            }
+            let state: JobState
+            var outcome: JobOutcome?
+            var failure: String?
+            do {
+                outcome = try await run.value
+                state = .succeeded
+            } catch is CancellationError {
+                state = .cancelled
+                failure = "cancelled"
+            } catch {
+                state = Task.isCancelled ? .cancelled : .failed
+                failure = String(describing: error)
+            }
+            await forwarding.value
+            if let log {
+                do {
+                    try await log.finish(id, state: state, outcome: outcome, error: failure)
+                } catch {
+                    logger.error("job log write failed", metadata: ["job": "\(id)", "error": "\(error)"])
+                    metrics.jobLogFailure()
+                }
+            }
+            metrics.jobFinished(flow: specification.kind, state: state, duration: ContinuousClock.now - started)
+            logger.info("job finished", metadata: ["job": "\(id)", "state": "\(state.rawValue)", "error": "\(failure ?? "-")"])
+            await bus.publish(.jobFinished(id, state: state, error: failure))
+            return state
+        }
+        running[id] = task
+        Task { _ = await task.value; self.forget(id) }
+        return id
+    }
+
+    /// Cancels a running job: the APDU in flight is aborted and the card powered off. False when
+    /// no such job runs.
+    public func cancel(_ id: JobID) -> Bool {
+        guard let task = running[id] else { return false }
+        task.cancel()
+        return true
+    }
+
+    /// Cancels every running job and waits for them to end (shutdown).
+    public func cancelAll() async {
+        let tasks = Array(running.values)
+        for task in tasks { task.cancel() }
+        for task in tasks { _ = await task.value }
+    }
+
+    /// Waits for a job to end; nil when it is not running (any more).
+    public func wait(for id: JobID) async -> JobState? {
+        guard let task = running[id] else { return nil }
+        return await task.value
+    }
+
+    public var runningJobs: [JobID] { running.keys.sorted() }
+
+    private func forget(_ id: JobID) {
+        running[id] = nil
+    }
+
+    private func beginRecord(reader: String, rule: String?, flow: String, trigger: JobTrigger) async -> JobID {
+        if let log {
+            do {
+                return try await log.begin(reader: reader, rule: rule, flow: flow, trigger: trigger)
+            } catch {
+                logger.error("job log write failed; the job runs unlogged", metadata: ["error": "\(error)"])
+                metrics.jobLogFailure()
+            }
+        }
+        defer { nextEphemeralID -= 1 }
+        return nextEphemeralID
+    }
+
+    private static func record(_ event: FlowEvent, job id: JobID, log: JobLog?, bus: EventBus, logger: Logger) async {
+        let (kind, completedStep, fraction) = describe(event)
+        await bus.publish(.jobProgress(id, kind: kind, detail: event.description, fraction: fraction))
+        logger.debug("job progress", metadata: ["job": "\(id)", "event": "\(event.description)"])
+        guard let log, id >= 0 else { return }
+        do {
+            if case .connected(let identity) = event {
+                try await log.recordCard(id, atr: identity.atr, uid: identity.uid)
+            }
+            try await log.recordEvent(id, kind: kind, detail: event.description, completedStep: completedStep)
+        } catch {
+            logger.error("job log write failed", metadata: ["job": "\(id)", "error": "\(error)"])
+        }
+    }
+
+    private static func describe(_ event: FlowEvent) -> (kind: String, completedStep: String?, fraction: Double?) {
+        switch event {
+        case .waitingForCard: ("waitingForCard", nil, nil)
+        case .connected: ("connected", nil, nil)
+        case .stepStarted: ("stepStarted", nil, nil)
+        case .stepFinished(_, _, let name): ("stepFinished", name, nil)
+        case .retrying: ("retrying", nil, nil)
+        case .cardLost: ("cardLost", nil, nil)
+        case .wrongCard: ("wrongCard", nil, nil)
+        case .resumed: ("resumed", nil, nil)
+        case .progress(let fraction): ("progress", nil, fraction)
+        case .completed: ("completed", nil, 1)
+        case .failed: ("failed", nil, nil)
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import CoreMetrics
+import Metrics
+import Prometheus
+
+/// The daemon's own metrics (jobs, cards, readers, job-log failures); the readers add APDU
+/// counters, bytes and status words through the same factory. ``exposition()`` renders the
+/// Prometheus text format the control socket's `metrics` request and `--metrics-port` serve.
+public struct DaemonMetrics: Sendable {
+    public let registry: PrometheusCollectorRegistry
+    public let factory: any MetricsFactory
+
+    /// A registry of its own (tests), or the one the process bootstrapped `MetricsSystem` with.
+    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+        self.registry = registry
+        self.factory = PrometheusMetricsFactory(registry: registry)
+    }
+
+    func jobFinished(flow: String, state: JobState, duration: Duration) {
+        Counter(label: "cardd_jobs_total", dimensions: [("flow", flow), ("state", state.rawValue)], factory: factory).increment()
+        Timer(label: "cardd_flow_duration_seconds", dimensions: [("flow", flow)], factory: factory)
+            .recordNanoseconds(duration.nanoseconds)
+    }
+
+    func cardSeen(reader: String) {
+        Counter(label: "cardd_cards_seen_total", dimensions: [("reader", reader)], factory: factory).increment()
+    }
+
+    func readers(_ count: Int) {
+        Gauge(label: "cardd_readers", factory: factory).record(count)
+    }
+
+    func jobLogFailure() {
+        Counter(label: "cardd_job_log_failures_total", factory: factory).increment()
+    }
+
+    func controlRequest(_ operation: String, ok: Bool) {
+        Counter(label: "cardd_control_requests_total", dimensions: [("op", operation), ("ok", ok ? "true" : "false")],
+                factory: factory).increment()
+    }
+
+    /// Prometheus text exposition of everything in the registry.
+    public func exposition() -> String {
+        registry.emitToString()
+    }
+}
+
+extension Duration {
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}

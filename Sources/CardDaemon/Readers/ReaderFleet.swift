@@ -1,0 +1,145 @@
+import CCID
+import CardFlow
+import CardSimulator
+import Logging
+
+/// Every reader the configuration names, each with its own ``ReaderSupervisor``: USB readers
+/// as they are plugged in and out (hotplug), simulated readers for `sim:` selectors.
+public actor ReaderFleet {
+    private let jobs: JobCenter
+    private let bus: EventBus
+    private let metrics: DaemonMetrics
+    private let logger: Logger
+    private let configuration: @Sendable () async -> DaemonConfiguration
+    private var supervisors: [String: (reader: Reader, task: Task<Void, Never>)] = [:]
+    private var registryTasks: [Task<Void, Never>] = []
+    private var usbRegistry: USBReaderRegistry?
+    private var simulators: [SimulatorSetup] = []
+
+    public init(jobs: JobCenter, bus: EventBus, metrics: DaemonMetrics, logger: Logger,
+                configuration: @escaping @Sendable () async -> DaemonConfiguration) {
+        self.jobs = jobs
+        self.bus = bus
+        self.metrics = metrics
+        self.logger = logger
+        self.configuration = configuration
+    }
+
+    /// Opens what `selectors` name and starts watching. Simulated readers (`sim:`) come from
+    /// `simulated` when given (the `--simulate` schedule's readers), else from the selector.
+    public func start(selectors: [String], simulated: [Reader] = []) async throws {
+        let managed = ManagedReaderRegistry(readers: simulated)
+        var usbSelectors: [USBReaderSelector] = []
+        for selector in selectors {
+            if selector == "sim" || selector.hasPrefix("sim:") {
+                let setup = try await SimulatorSetup(specification: try SimulatorSpecification(parsing: selector), logger: logger)
+                simulators.append(setup)
+                let offset = await managed.readers().count
+                for (index, reader) in setup.readers.enumerated() {
+                    await managed.add(CardFlow.Reader.simulated(reader.reader, id: "sim:\(offset + index)",
+                                                                interfaceNumber: reader.interfaceNumber, name: reader.name,
+                                                                logger: logger))
+                }
+            } else {
+                let parsed = try USBReaderSelector(parsing: selector)
+                // ReaderInfo carries no serial number, so cardd cannot tell readers apart by it yet.
+                if case .serialNumber = parsed { throw ReaderFleetError.unsupportedSelector(selector) }
+                usbSelectors.append(parsed)
+            }
+        }
+        watch(managed, accept: { _ in true })
+        if !usbSelectors.isEmpty {
+            let registry = try USBReaderRegistry(logger: logger)
+            usbRegistry = registry
+            let accepted = usbSelectors
+            watch(registry) { info in accepted.contains { Self.selector($0, accepts: info) } }
+        }
+    }
+
+    /// The readers supervised now.
+    public func readers() -> [ReaderInfo] {
+        supervisors.values.map(\.reader.info).sorted { $0.id < $1.id }
+    }
+
+    /// The reader with this id.
+    public func reader(id: String) -> Reader? {
+        supervisors[id]?.reader
+    }
+
+    /// Stops every supervisor, closes USB, and saves simulated card states.
+    public func stop() async {
+        for task in registryTasks { task.cancel() }
+        for entry in supervisors.values { entry.task.cancel() }
+        for entry in supervisors.values { await entry.task.value }
+        supervisors.removeAll()
+        await usbRegistry?.close()
+        for setup in simulators {
+            do { try await setup.saveCardState() } catch {
+                logger.error("could not save the simulated card", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    private func watch(_ registry: any ReaderRegistry, accept: @escaping @Sendable (ReaderInfo) -> Bool) {
+        registryTasks.append(Task {
+            for await event in await registry.events() {
+                switch event {
+                case .added(let reader) where accept(reader.info): await self.add(reader)
+                case .added: continue
+                case .removed(let info): await self.remove(info.id)
+                }
+            }
+        })
+    }
+
+    private func add(_ reader: Reader) async {
+        let id = reader.info.id
+        if let previous = supervisors[id] { previous.task.cancel() }
+        let supervisor = ReaderSupervisor(reader: reader, configuration: configuration, jobs: jobs, bus: bus,
+                                          metrics: metrics, policy: await policy(), logger: logger)
+        supervisors[id] = (reader, Task { await supervisor.run() })
+        metrics.readers(supervisors.count)
+        logger.info("reader added", metadata: ["reader": "\(id)", "name": "\(reader.info.name)"])
+        await bus.publish(.readerAdded(id: id, name: reader.info.name))
+    }
+
+    private func remove(_ id: String) async {
+        guard let entry = supervisors.removeValue(forKey: id) else { return }
+        entry.task.cancel()
+        metrics.readers(supervisors.count)
+        logger.info("reader removed", metadata: ["reader": "\(id)"])
+        await bus.publish(.readerRemoved(id: id))
+    }
+
+    /// The session policy from the configuration: short connect timeout for triggered jobs, the
+    /// configured cooldown and card-return bound.
+    public func policy() async -> SessionPolicy {
+        let configuration = await configuration()
+        var policy = SessionPolicy()
+        policy.cooldown = .milliseconds(configuration.cooldownMilliseconds)
+        policy.cardReturnTimeout = .milliseconds(configuration.cardReturnMilliseconds)
+        policy.connectTimeout = .seconds(5)
+        return policy
+    }
+
+    static func selector(_ selector: USBReaderSelector, accepts info: ReaderInfo) -> Bool {
+        switch selector {
+        case .first: true
+        case .serialNumber: false
+        case .vendorProduct(let vendorID, let productID): info.vendorID == vendorID && info.productID == productID
+        case .busAddress(let bus, let address): info.id.hasPrefix("usb:\(bus):\(address):")
+        }
+    }
+}
+
+/// A reader selector the daemon cannot use.
+public enum ReaderFleetError: Error, Sendable, Hashable, CustomStringConvertible {
+    case unsupportedSelector(String)
+
+    public var description: String {
+        switch self {
+        case .unsupportedSelector(let selector):
+            "cardd cannot select readers by serial number ('\(selector)'); use usb:VVVV:PPPP or usb:BUS:DEV"
+        }
+    }
+}

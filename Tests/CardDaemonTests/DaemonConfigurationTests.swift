@@ -1,0 +1,78 @@
+import CardDaemon
+import Foundation
+import Testing
+
+@Suite("cardd configuration")
+struct DaemonConfigurationTests {
+    static let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Examples/cardd/cardd.example.json").path
+
+    @Test func theShippedExampleLoads() throws {
+        let configuration = try DaemonConfiguration(contentsOfFile: Self.example)
+        #expect(configuration.readers == ["usb"])
+        #expect(configuration.rules.map(\.name) == ["posters", "vicinity badges", "everything else"])
+        #expect(configuration.rules[0].flow == .ndefWrite(.uri("https://example.com/welcome")))
+        #expect(configuration.rules[0].match.aid == [0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01])
+        #expect(configuration.rules[1].flow == .iso15693Read(first: 0, count: 4))
+        #expect(configuration.cooldownMilliseconds == 200)
+    }
+
+    @Test func rulesMatchInOrder() throws {
+        let configuration = try decode("""
+            {"rules": [
+              {"name": "a", "match": {"atrPrefix": "3B8F", "uidLength": 7}, "flow": {"kind": "report"}},
+              {"name": "b", "match": {"aid": "A000000247"}, "flow": {"kind": "ndef-read"}},
+              {"name": "c", "match": {}, "flow": {"kind": "apdu", "apdus": ["00A4040000"], "expect": "6A82"}}
+            ]}
+            """)
+        let sevenByteUID = CardFacts(atr: [0x3B, 0x8F, 0x80], uid: [1, 2, 3, 4, 5, 6, 7])
+        #expect(configuration.rule(for: sevenByteUID)?.name == "a")
+        let withAID = CardFacts(atr: [0x3B, 0x81], uid: [1, 2, 3, 4], selectableAIDs: [[0xA0, 0x00, 0x00, 0x02, 0x47]])
+        #expect(configuration.rule(for: withAID)?.name == "b")
+        #expect(configuration.rule(for: CardFacts(atr: [0x3B], uid: nil))?.name == "c")
+        #expect(configuration.rules[2].flow == .apdus([[0x00, 0xA4, 0x04, 0x00, 0x00]], expect: 0x6A82))
+    }
+
+    @Test func badFilesAreRejectedWithThePlace() throws {
+        let cases: [(String, String)] = [
+            (#"{"rules": [{"name": "x", "flow": {"kind": "explode"}}]}"#, "unknown flow kind 'explode'"),
+            (#"{"rules": [{"name": "x", "match": {"aid": "XYZ"}, "flow": {"kind": "report"}}]}"#, "rules[0].match.aid"),
+            (#"{"rules": [{"name": "x", "flow": {"kind": "apdu", "apdus": []}}]}"#, "1 to 1024 APDUs"),
+            (#"{"rules": [{"name": "x", "flow": {"kind": "apdu", "apdus": ["00A4040000"], "expect": "90"}}]}"#, "4 hex digits"),
+            (#"{"rules": [{"name": "x", "flow": {"kind": "ndef-write"}}]}"#, "'uri' or 'text'"),
+            (#"{"cooldownMilliseconds": -1}"#, ">= 0"),
+            (#"{"readers": "usb"}"#, "readers"),
+            ("not json", "invalid"),
+        ]
+        for (text, expected) in cases {
+            let path = try temporaryFile(text)
+            #expect {
+                _ = try DaemonConfiguration(contentsOfFile: path)
+            } throws: { error in
+                "\(error)".contains(expected)
+            }
+        }
+        #expect(throws: DaemonConfigurationError.self) { try DaemonConfiguration(contentsOfFile: "/nonexistent/cardd.json") }
+    }
+
+    @Test func flowsRoundTripThroughJSON() throws {
+        let flows: [FlowSpecification] = [
+            .report, .ndefRead, .ndefWrite(.text("hi")), .ndefWrite(.uri("https://x.org")),
+            .apdus([[0x00, 0xB0, 0x00, 0x00, 0x10]], expect: nil), .iso15693Read(first: 2, count: 3),
+        ]
+        for flow in flows {
+            let data = try JSONEncoder().encode(flow)
+            #expect(try JSONDecoder().decode(FlowSpecification.self, from: data) == flow)
+        }
+    }
+
+    private func decode(_ text: String) throws -> DaemonConfiguration {
+        try DaemonConfiguration(contentsOfFile: try temporaryFile(text))
+    }
+
+    private func temporaryFile(_ text: String) throws -> String {
+        let path = NSTemporaryDirectory() + "cardd-config-\(UUID().uuidString).json"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+}
