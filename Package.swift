@@ -108,7 +108,7 @@ let package = Package(
         .executableTarget(
             name: "cardctl",
             dependencies: [
-                "CardFlow", "CCID", "CardSimulator", "CardSimulatorUSB", "NDEF", "ISO15693", "DESFire", "TONCard",
+                "CardFlow", "CCID", "CardSimulator", "CardSimulatorUSB", "NDEF", "ISO15693", "DESFire", "TONCard", "CardDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

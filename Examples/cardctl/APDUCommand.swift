@@ -1,4 +1,5 @@
 import ArgumentParser
+import CardDaemon
 import CardFlow
 import Foundation
 
@@ -47,6 +48,10 @@ struct APDUCommand: AsyncParsableCommand {
             }
             return StatusWord(value)
         }
+        if let socket = global.socket {
+            try await runThroughDaemon(socket: socket, commands: commands, expected: expected)
+            return
+        }
         let logger = CommandLogging.logger(trace: global.trace)
         let connection = try await ReaderConnection.open(global, logger: logger, traceToStandardError: global.json)
         let reader = try connection.primary
@@ -74,6 +79,37 @@ struct APDUCommand: AsyncParsableCommand {
             Output.standardOutput(String(decoding: try encoder.encode(await answers.all), as: UTF8.self))
         }
         if let failure { throw (failure as? FlowError)?.underlying ?? failure }
+    }
+
+    /// `--socket`: the APDUs run as a cardd job on the reader `--reader` names in cardd's list
+    /// (`sim:0`, `usb:1:4:0`), and the job's record comes back.
+    private func runThroughDaemon(socket: String, commands: [CommandAPDU], expected: StatusWord?) async throws {
+        let sequence = Array(repeating: commands, count: `repeat`).flatMap { $0 }
+        var request: [String: JSONValue] = [
+            "op": "apdu", "reader": .string(global.reader), "follow": .bool(true),
+            "apdus": .array(sequence.map { .string($0.encoded().hexString) }),
+        ]
+        if let expected { request["expect"] = .string(expected.hexString) }
+        let json = global.json
+        let record = try await DaemonConnection.request(socket: socket, .object(request)) { line in
+            guard !json, let event = line["event"], event["event"] == "jobProgress",
+                  let kind = event["kind"]?.stringValue,
+                  ["waitingForCard", "cardLost", "wrongCard", "resumed", "retrying"].contains(kind) else { return }
+            Output.standardError("cardctl: \(event["detail"]?.stringValue ?? kind)")
+        }
+        if json {
+            Output.standardOutput(DaemonConnection.pretty(record))
+        } else {
+            let responses = record["outcome"]?["values"]?["responses"]?.stringValue ?? ""
+            for response in responses.split(separator: " ") {
+                let bytes = try [UInt8](hex: String(response))
+                let data = bytes.dropLast(2).hexString, sw = bytes.suffix(2).hexString
+                Output.standardOutput(data.isEmpty ? sw : "\(data) \(sw)")
+            }
+        }
+        if record["state"] != "succeeded" {
+            throw DaemonRequestError(code: "jobFailed", message: "job \(record["id"]?.intValue ?? 0) \(record["state"]?.stringValue ?? "?"): \(record["error"]?.stringValue ?? "")")
+        }
     }
 
     /// One flow step per APDU (and repetition): each prints its answer as soon as it has it.

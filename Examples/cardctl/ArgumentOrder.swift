@@ -44,6 +44,6 @@ enum ArgumentOrder {
 }
 
 /// The name a command is invoked by.
-private func invocationName(of command: any ParsableCommand.Type) -> String {
+func invocationName(of command: any ParsableCommand.Type) -> String {
     command.configuration.commandName ?? String(describing: command).lowercased()
 }

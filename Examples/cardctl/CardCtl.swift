@@ -7,9 +7,9 @@ struct CardCtl: AsyncParsableCommand {
         abstract: "Talk to smart cards and NFC cards through USB CCID readers or the built-in simulator.",
         discussion: """
             Exit codes: 0 ok, 1 card or status-word error, 2 usage or bad input, 3 reader or transport error, 130 cancelled.
-            Global options (--reader, --json, --trace, --timeout, --cooldown, --retries, --wait) may come before or after the subcommand.
+            Global options (--reader, --json, --trace, --timeout, --cooldown, --retries, --wait, --socket) may come before or after the subcommand.
             """,
         subcommands: [ListCommand.self, APDUCommand.self, ShellCommand.self, WatchCommand.self, KeyCommand.self,
-                      SimulateCommand.self, NDEFCommand.self, ISO15693Command.self]
+                      SimulateCommand.self, NDEFCommand.self, ISO15693Command.self, JobsCommand.self]
     )
 }

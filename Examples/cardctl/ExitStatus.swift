@@ -1,5 +1,6 @@
 import ArgumentParser
 import CCID
+import CardDaemon
 import CardFlow
 import CardSimulator
 import ISO15693
@@ -32,6 +33,9 @@ enum ExitStatus: Int32 {
             default: return .readerError
             }
         case ReaderSelectionError.invalidSelector: return .usage
+        case is ControlClientError: return .readerError
+        case let error as DaemonRequestError:
+            return ["badRequest", "badJSON", "unknownOp", "unknownJob", "lineTooLong"].contains(error.code) ? .usage : .readerError
         case is USBTransportError, is ReaderSelectionError: return .readerError
         case is HexParseError, is APDUParseError, is APDULengthError, is SimulatorSpecificationError, is InputError,
              is ReaderProfileError, is CardStateError, is SimulatorSetupError, is KeyStoreError,

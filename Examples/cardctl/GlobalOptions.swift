@@ -28,6 +28,11 @@ struct GlobalOptions: ParsableArguments {
         valueName: "MS"))
     var wait: Int?
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Talk to a running cardd through its control socket instead of opening readers (jobs, apdu).",
+        valueName: "PATH"))
+    var socket: String?
+
     func validate() throws {
         if let timeout, timeout <= 0 { throw ValidationError("--timeout must be a positive number of milliseconds") }
         if let cooldown, cooldown < 0 { throw ValidationError("--cooldown must be 0 or more milliseconds") }
@@ -48,6 +53,6 @@ struct GlobalOptions: ParsableArguments {
 
     /// Names of options that take a value, and of flags, so they can be moved after the
     /// subcommand when given before it.
-    static let valueOptions: Set<String> = ["--reader", "--timeout", "--cooldown", "--retries", "--wait"]
+    static let valueOptions: Set<String> = ["--reader", "--timeout", "--cooldown", "--retries", "--wait", "--socket"]
     static let flags: Set<String> = ["--json", "--trace"]
 }

@@ -66,7 +66,7 @@ public struct CardDaemon: Service {
                     if let simulation {
                         try await simulation.run()
                         // A bounded simulation (--arrivals) ends the daemon once its last job is done.
-                        while !(await jobs.runningJobs.isEmpty) { try await Task.sleep(for: .milliseconds(50)) }
+                        await jobs.waitUntilIdle()
                         if simulation.arrivals != nil { group.cancelAll() }
                     }
                     try await group.next()

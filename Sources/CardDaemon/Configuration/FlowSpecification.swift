@@ -4,7 +4,7 @@
 public enum FlowSpecification: Sendable, Hashable, Codable {
     /// Identify the card (ATR, UID) and record it; nothing is written.
     case report
-    /// Send these APDUs in order; each must answer `expect` (9000 by default).
+    /// Send these APDUs in order; with `expect`, every answer must carry that status word.
     case apdus([[UInt8]], expect: UInt16?)
     /// Write an NDEF message with one URI or text record (Type 2, 4 or 5 tags).
     case ndefWrite(NDEFContent)

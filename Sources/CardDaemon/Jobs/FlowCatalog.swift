@@ -23,9 +23,9 @@ public enum FlowCatalog {
                     let command = try CommandAPDU(bytes: bytes)
                     let response = try await session.send(command)
                     answers.append(response.encoded().hexString)
-                    if response.statusWord.rawValue != (expect ?? 0x9000) {
+                    if let expect, response.statusWord.rawValue != expect {
                         throw DaemonFlowError.unexpectedStatus(apdu: index, statusWord: response.statusWord.rawValue,
-                                                               expected: expect ?? 0x9000)
+                                                               expected: expect)
                     }
                     await session.reportProgress(Double(index + 1) / Double(apdus.count))
                 }

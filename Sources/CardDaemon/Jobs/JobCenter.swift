@@ -13,6 +13,7 @@ public actor JobCenter {
     private let logger: Logger
     private var running: [JobID: Task<JobState, Never>] = [:]
     private var nextEphemeralID: JobID = -1
+    private var idleWaiters: [CheckedContinuation<Void, Never>] = []
 
     public init(log: JobLog?, bus: EventBus, metrics: DaemonMetrics, logger: Logger) {
         self.log = log
@@ -92,8 +93,18 @@ public actor JobCenter {
 
     public var runningJobs: [JobID] { running.keys.sorted() }
 
+    /// Returns once no job runs.
+    public func waitUntilIdle() async {
+        guard !running.isEmpty else { return }
+        await withCheckedContinuation { idleWaiters.append($0) }
+    }
+
     private func forget(_ id: JobID) {
         running[id] = nil
+        if running.isEmpty {
+            for waiter in idleWaiters { waiter.resume() }
+            idleWaiters.removeAll()
+        }
     }
 
     private func beginRecord(reader: String, rule: String?, flow: String, trigger: JobTrigger) async -> JobID {

@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The cardd binary as operators run it: signals, restarts, and its job log read back through
+/// `cardctl jobs` over the control socket.
+@Suite("cardd process", .serialized)
+struct CarddProcessTests {
+    /// A reader whose card answers slowly and a rule with many APDUs: a job that runs for seconds.
+    static func slowConfiguration(folder: String) throws -> String {
+        let apdus = Array(repeating: "\"00A4040007A0000002471001\"", count: 100).joined(separator: ",")
+        let text = """
+            {"readers": ["sim:iso7816,latency=100"], "rules": [
+              {"name": "slow", "flow": {"kind": "apdu", "apdus": [\(apdus)]}}]}
+            """
+        let path = folder + "/cardd.json"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    static func folder() throws -> String {
+        let path = "/tmp/cardd-proc-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    static func jobs(socket: String) async throws -> [[String: Any]] {
+        let result = try await CardctlProcess.run(["jobs", "--json", "--socket", socket])
+        guard result.status == 0 else { return [] }
+        return (try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]]) ?? []
+    }
+
+    /// Polls `cardctl jobs` until a job satisfies `condition` (10 s at most).
+    static func waitForJob(socket: String, _ condition: ([String: Any]) -> Bool) async throws -> [String: Any] {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if let job = try await jobs(socket: socket).first(where: condition) { return job }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw CardctlHarnessError(description: "no job matched within 10 s")
+    }
+
+    /// Starts cardd with only an empty simulated reader on the same job log, to read it back.
+    static func restartedJobs(folder: String) async throws -> [[String: Any]] {
+        let config = folder + "/empty.json"
+        try Data(#"{"readers": ["sim:none"], "rules": []}"#.utf8).write(to: URL(fileURLWithPath: config))
+        let daemon = try CardctlProcess(["--config", config, "--socket", folder + "/cardd.sock", "--job-log", folder + "/jobs.sqlite"],
+                                        executable: "cardd")
+        defer { daemon.send(signal: SIGTERM) }
+        _ = try await waitForSocket(folder + "/cardd.sock")
+        let jobs = try await jobs(socket: folder + "/cardd.sock")
+        daemon.send(signal: SIGTERM)
+        let result = try await daemon.waitForExit(timeout: .seconds(10))
+        #expect(result.status == 0, "\(result)")
+        return jobs
+    }
+
+    static func waitForSocket(_ path: String) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(15)
+        while ContinuousClock.now < deadline {
+            if FileManager.default.fileExists(atPath: path) { return true }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw CardctlHarnessError(description: "cardd did not open \(path) within 15 s")
+    }
+
+    static func start(folder: String) throws -> CardctlProcess {
+        try CardctlProcess(["--config", try slowConfiguration(folder: folder), "--socket", folder + "/cardd.sock",
+                            "--job-log", folder + "/jobs.sqlite"], executable: "cardd")
+    }
+
+    @Test func sigtermMidFlowStopsGracefullyAndTheLogShowsTheStepReached() async throws {
+        let folder = try Self.folder()
+        let daemon = try Self.start(folder: folder)
+        _ = try await Self.waitForSocket(folder + "/cardd.sock")
+        let running = try await Self.waitForJob(socket: folder + "/cardd.sock") {
+            $0["state"] as? String == "running" && $0["lastStep"] as? String == "identify"
+        }
+        let signalled = ContinuousClock.now
+        daemon.send(signal: SIGTERM)
+        let result = try await daemon.waitForExit(timeout: .seconds(10))
+        #expect(result.status == 0, "\(result)")
+        #expect(ContinuousClock.now - signalled < .seconds(5), "graceful shutdown is bounded")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/cardd.sock"))
+
+        let jobs = try await Self.restartedJobs(folder: folder)
+        let job = try #require(jobs.first { $0["id"] as? Int == running["id"] as? Int })
+        #expect(job["state"] as? String == "cancelled")
+        #expect(job["lastStep"] as? String == "identify")
+        #expect(job["cardUID"] as? String != nil)
+    }
+
+    @Test func sigkillMidFlowLeavesAnIntactLogMarkedInterrupted() async throws {
+        let folder = try Self.folder()
+        let daemon = try Self.start(folder: folder)
+        _ = try await Self.waitForSocket(folder + "/cardd.sock")
+        let running = try await Self.waitForJob(socket: folder + "/cardd.sock") {
+            $0["state"] as? String == "running" && $0["lastStep"] as? String == "identify"
+        }
+        daemon.send(signal: SIGKILL)
+        _ = try? await daemon.waitForExit(timeout: .seconds(5))
+
+        let jobs = try await Self.restartedJobs(folder: folder)
+        let job = try #require(jobs.first { $0["id"] as? Int == running["id"] as? Int })
+        #expect(job["state"] as? String == "interrupted")
+        #expect(job["lastStep"] as? String == "identify")
+        // The restart itself appended nothing and lost nothing.
+        #expect(jobs.count == 1)
+    }
+
+    @Test func sighupReloadsTheRulesAndABadFileKeepsTheOldOnes() async throws {
+        let folder = try Self.folder()
+        let config = folder + "/cardd.json"
+        try Data(#"{"readers": ["sim:none"], "rules": []}"#.utf8).write(to: URL(fileURLWithPath: config))
+        let daemon = try CardctlProcess(["--config", config, "--socket", folder + "/cardd.sock", "--job-log", "none"],
+                                        executable: "cardd")
+        _ = try await Self.waitForSocket(folder + "/cardd.sock")
+        try Data("{ broken".utf8).write(to: URL(fileURLWithPath: config))
+        daemon.send(signal: SIGHUP)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(daemon.isRunning, "a bad configuration does not stop the daemon")
+        let ping = try await CardctlProcess.run(["jobs", "--socket", folder + "/cardd.sock"])
+        #expect(ping.status == 3, "no job log: the daemon answers with an error, and keeps serving\n\(ping)")
+        #expect(ping.stderr.contains("jobLogUnavailable"))
+        daemon.send(signal: SIGTERM)
+        let result = try await daemon.waitForExit(timeout: .seconds(10))
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("configuration reload failed"), "\(result.stderr)")
+    }
+}
