@@ -5,7 +5,9 @@ cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 bash Scripts/setup.sh
 swift build --product cardctl
+swift build --product cardd
 cardctl=".build/debug/cardctl"
+cardd=".build/debug/cardd"
 set -x
 "$cardctl" --reader sim:iso7816 list --json
 "$cardctl" --reader sim:iso7816 apdu --trace 00A4040007A0000002471001 00B0810020
@@ -21,3 +23,16 @@ state=$(mktemp -d)
 rm -rf "$state"
 # The same driver over real libusb, against a simulated USB reader (umockdev).
 "$cardctl" simulate --card iso7816 -- "$cardctl" --reader usb apdu --trace 00A4040007A0000002471001
+# The daemon: virtual cards of every kind arrive on two simulated readers and the configured
+# rules run on them; the job log is read back through the control socket while it runs.
+daemon=$(mktemp -d)
+"$cardd" --simulate --arrivals 10 --dwell 400 --gap 200 --socket "$daemon/cardd.sock" --job-log "$daemon/jobs.sqlite" &
+cardd_pid=$!
+wait "$cardd_pid"
+"$cardd" --simulate --readers 1 --kinds iso7816 --dwell 60000 --quiet --socket "$daemon/cardd.sock" --job-log "$daemon/jobs.sqlite" 2>/dev/null &
+cardd_pid=$!
+for _ in $(seq 100); do [ -S "$daemon/cardd.sock" ] && break; sleep 0.1; done
+"$cardctl" --socket "$daemon/cardd.sock" --reader sim:0 apdu 00A4040007A0000002471001
+"$cardctl" --socket "$daemon/cardd.sock" jobs --limit 14
+kill -TERM "$cardd_pid"; wait "$cardd_pid"
+rm -rf "$daemon"

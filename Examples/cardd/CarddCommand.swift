@@ -13,7 +13,8 @@ struct CarddCommand: AsyncParsableCommand {
         abstract: "Runs card flows on CCID readers as cards arrive, with a control socket and a job log.",
         discussion: """
             With --simulate, virtual cards of each kind arrive on simulated readers and leave again, \
-            and the configured rules run on them (a 'report' rule for every card when no configuration is given).
+            and the configured rules run on them (without --config: NDEF writes on Type 2 and 4 tags, block reads \
+            on ISO 15693 tags, a report of every other card).
             Control socket: JSON lines, e.g. {"id":1,"op":"readers"}; see Examples/cardd/README.md.
             """)
 
@@ -47,21 +48,21 @@ struct CarddCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Log format: plain or json.")
     var logFormat: LogFormat = .plain
 
-    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
-    var logLevel: String = "info"
+    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical (default: info; warning under --simulate, which shows progress instead).")
+    var logLevel: String?
 
     @Flag(name: .long, help: "Do not print job progress on the terminal (--simulate prints it by default).")
     var quiet = false
 
     func validate() throws {
-        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown log level '\(logLevel)'") }
+        if let logLevel, Logger.Level(rawValue: logLevel) == nil { throw ValidationError("unknown log level '\(logLevel)'") }
         if let arrivals, arrivals < 1 { throw ValidationError("--arrivals must be at least 1") }
         if readers < 1 || readers > 64 { throw ValidationError("--readers must be 1 to 64") }
         if dwell < 0 || gap < 0 { throw ValidationError("--dwell and --gap must be >= 0") }
     }
 
     func run() async throws {
-        let level = Logger.Level(rawValue: logLevel) ?? .info
+        let level = logLevel.flatMap(Logger.Level.init(rawValue:)) ?? (simulate && !quiet ? .warning : .info)
         let format = logFormat
         LoggingSystem.bootstrap { label in
             var handler: any LogHandler = format == .json ? JSONLineLogHandler(label: label) : StreamLogHandler.standardError(label: label)
@@ -69,7 +70,8 @@ struct CarddCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "cardd")
-        var configuration = DaemonConfiguration(rules: [CardRule(name: "report", flow: .report)])
+        var configuration = simulate ? DaemonConfiguration.simulationDefault
+            : DaemonConfiguration(rules: [CardRule(name: "report", flow: .report)])
         if let config {
             do {
                 configuration = try DaemonConfiguration(contentsOfFile: config)
