@@ -17,10 +17,14 @@ import CardCrypto
 /// ```
 ///
 /// Factory state: PICC master key DES 16×00 (version 0), PICC key settings 0x0F, no
-/// applications, ``DESFireMemory/capacity`` bytes free. Random numbers (RndB, random UIDs) come
+/// applications, ``memoryCapacity`` bytes free. Random numbers (RndB, random UIDs) come
 /// from a generator seeded by `seed`; tests can fix the next RndB with ``nextChallengeOverride``.
 public struct DESFireCard: PersistentVirtualCard {
     public static let persistentKind = "desfire"
+    /// User memory of the emulated EV1 8K card after FormatPICC, in bytes (GetFreeMemory on a
+    /// factory card). Only files are charged, in 32-byte blocks (backup files twice); application
+    /// and key overheads of real cards are not public.
+    public static let memoryCapacity = 7936
     /// Largest response data per frame (EV1 frame size 64 minus protocol overhead).
     public static let maxResponseFrame = 59
 
