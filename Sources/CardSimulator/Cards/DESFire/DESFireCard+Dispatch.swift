@@ -1,5 +1,7 @@
 /// ISO 7816 unwrapping, frame chaining and command dispatch.
 extension DESFireCard {
+    /// Answers one APDU: an ISO-wrapped native command `90 INS 00 00 [Lc data] 00` with
+    /// `data 91 SW2`, an ISO SELECT by DF name with `90 00`, anything else with an ISO 7816 error.
     public mutating func process(_ command: [UInt8]) -> [UInt8] {
         guard let apdu = ISO7816CommandAPDU(parsing: command) else { return [0x67, 0x00] }
         if apdu.cla == 0x00, apdu.ins == 0xA4 { return isoSelect(apdu) }

@@ -28,7 +28,9 @@ public struct DESFireCard: PersistentVirtualCard {
     /// Largest response data per frame (EV1 frame size 64 minus protocol overhead).
     public static let maxResponseFrame = 59
 
+    /// `"desfire"`.
     public var kind: String { Self.persistentKind }
+    /// ISO-DEP type A with the DESFire EV1 ATS.
     public var technology: ContactlessTechnology { .desfireTypeA }
 
     /// The card's real 7-byte UID (NXP, first byte 0x04), as GetVersion and GetCardUID report it.
@@ -84,6 +86,8 @@ public struct DESFireCard: PersistentVirtualCard {
     /// The AIDs of the applications present, in creation order.
     public var applicationIDs: [UInt32] { applications.map(\.aid) }
 
+    /// Field on: the PICC level is selected, the session, pending frames and uncommitted changes
+    /// are gone, and a random-ID card draws a new ID.
     public mutating func powerOn() {
         selectedAID = 0
         session = nil
@@ -118,6 +122,7 @@ public struct DESFireCard: PersistentVirtualCard {
         case realUID, randomUID, picc, applications, allocatedMemory, randomState, productionBatch
     }
 
+    /// Restores the persistent part (applications, files, keys, memory, UID, random state).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         realUID = try container.decode([UInt8].self, forKey: .realUID)
@@ -130,6 +135,7 @@ public struct DESFireCard: PersistentVirtualCard {
         if randomUID { currentRandomID = drawRandomID() }
     }
 
+    /// Saves the persistent part; volatile state (selection, session, transaction) is not saved.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(realUID, forKey: .realUID)
