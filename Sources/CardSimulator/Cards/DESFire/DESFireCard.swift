@@ -20,6 +20,7 @@ import CardCrypto
 /// applications, ``memoryCapacity`` bytes free. Random numbers (RndB, random UIDs) come
 /// from a generator seeded by `seed`; tests can fix the next RndB with ``nextChallengeOverride``.
 public struct DESFireCard: PersistentVirtualCard {
+    /// The state-file kind, `"desfire"`.
     public static let persistentKind = "desfire"
     /// User memory of the emulated EV1 8K card after FormatPICC, in bytes (GetFreeMemory on a
     /// factory card). Only files are charged, in 32-byte blocks (backup files twice); application
