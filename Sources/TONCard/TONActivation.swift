@@ -1,0 +1,84 @@
+import CardFlow
+
+/// Card activation as one resumable ``Flow`` (the seed's activation chain without its
+/// `sleep(5)`: pacing between steps is the ``SessionPolicy``'s cooldown and reconnect).
+///
+/// Steps: root key status → generate the seed if there is none → the applet must wait for
+/// two-factor authentication → the hashes of the encrypted common secret and password must
+/// match the activation data (and the serial number is read) → VERIFY_PASSWORD and store the
+/// HMAC key under the serial number → CHANGE_PIN 5555 → `pin` → the applet must be personalized.
+///
+/// ```swift
+/// var policy = SessionPolicy()
+/// policy.identity = TONActivation.serialNumberIdentity   // recognise the card by its serial
+/// let flow = TONActivation.flow(activation: activation, pin: try TONPin("1234"), hmacKeys: keys)
+/// let run = reader.run(flow, policy: policy)
+/// for await event in run.progress { print(event) }
+/// let state = try await run.value                         // .personalized
+/// ```
+public enum TONActivation {
+    /// The seed's result of a successful activation.
+    public static let successMessage = TONAppletState.personalized.message
+
+    /// The activation flow; its value is the final applet state (always `.personalized`).
+    public static func flow(activation: TONActivationData, pin: TONPin = .default,
+                            hmacKeys: TONHmacKeyStore) -> Flow<TONAppletState> {
+        @Sendable func wallet(_ session: CardSession) -> TONWallet { TONWallet(channel: session, hmacKeys: hmacKeys) }
+        let pinIsDefault = pin == .default
+        return Flow.start("root key status") { session in
+            try await wallet(session).coinManager.rootKeyStatus()
+        }
+        .then("generate seed", idempotent: false, verify: { _, session in
+            // Done when the seed exists (whoever made it).
+            try await wallet(session).coinManager.rootKeyStatus() ? () : nil
+        }) { generated, session in
+            guard !generated else { return }
+            let manager = wallet(session).coinManager
+            try await manager.resetWallet()
+            try await manager.generateSeed(pin: .default)
+        }
+        .then("applet state") { _, session in
+            try await wallet(session).selectAndRequire(.waitingForAuthentication)
+        }
+        .then("check hashes") { _, session in
+            let wallet = wallet(session)
+            try await wallet.selectAndCheck(.getHashOfEncryptedCommonSecret)
+            try await wallet.checkActivationHashes(activation)
+            return try await wallet.readSerialNumber()
+        }
+        .then("verify password", idempotent: false, verify: { serial, session in
+            // Done when the applet is past two-factor authentication; the key is derived again.
+            guard try await wallet(session).appletState() == .personalized else { return nil }
+            try await hmacKeys.createKey(from: activation, serialNumber: serial)
+            return serial
+        }) { serial, session in
+            try await wallet(session).verifyPassword(activation)
+            try await hmacKeys.createKey(from: activation, serialNumber: serial)
+            return serial
+        }
+        // Changing 5555 to 5555 can be repeated; another PIN cannot be told apart from a
+        // failure after the card left, so that step is not resumed blindly.
+        .then("set PIN", idempotent: pinIsDefault) { _, session in
+            try await wallet(session).coinManager.changePin(old: .default, new: pin)
+        }
+        .then("personalized") { _, session in
+            let wallet = wallet(session)
+            try await wallet.selectAndRequire(.personalized)
+            return TONAppletState.personalized
+        }
+    }
+
+    /// Recognises a TON card by its 24-digit serial number (S_T, GET_SERIAL_NUMBER); a card
+    /// whose applet cannot be selected (no seed yet) is recognised by UID or ATR instead.
+    public static let serialNumberIdentity = CardIdentityResolver { session in
+        // Transport errors (card lifted, cancellation) propagate; only refusals fall back.
+        if try await session.transmit(TONCommands.selectApplet).statusWord.isSuccess {
+            let answer = try await session.transmit(TONCommands.getSerialNumber)
+            if answer.statusWord.isSuccess, let serial = try? TONSerialNumber(wireBytes: answer.data) {
+                return Array("ton-sn:".utf8) + serial.wireBytes
+            }
+        }
+        let identity = await session.identity
+        return identity.uid ?? identity.atr
+    }
+}
