@@ -92,7 +92,7 @@ let package = Package(
         ]),
         .testTarget(name: "CCIDTests", dependencies: ["CCID", "CardSimulator", "CardFlow"]),
         .testTarget(name: "CardSimulatorTests", dependencies: ["CardSimulator", "CardFlow", "CCID"]),
-        .testTarget(name: "CardctlTests", dependencies: ["cardctl"]),
+        .testTarget(name: "CardctlTests", dependencies: ["cardctl", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto"]),
         .testTarget(name: "NDEFTests", dependencies: ["NDEF", "CardFlow", "CardSimulator"], exclude: ["ndeflib_crosscheck.py"]),
         .testTarget(name: "ISO15693Tests", dependencies: ["ISO15693", "CardFlow", "CardSimulator"]),

@@ -50,7 +50,7 @@ extension TONWallet {
         try await exchange(try TONCommands.verifyPassword(activation))
         try await coinManager.changePin(old: .default, new: pin)
         try await selectApplet()
-        try await readState()
+        _ = try await readState()
         let serial = try await readSerialNumber()
         try await hmacKeys.createKey(from: activation, serialNumber: serial)
         let state = try await readState()
