@@ -91,7 +91,9 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "CCIDTests", dependencies: ["CCID", "CardSimulator", "CardFlow"]),
-        .testTarget(name: "CardSimulatorTests", dependencies: ["CardSimulator", "CardFlow", "CCID"]),
+        .testTarget(name: "CardSimulatorTests", dependencies: [
+            "CardSimulator", "CardFlow", "CCID", .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         .testTarget(name: "CardctlTests", dependencies: ["cardctl", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto"]),
         .testTarget(name: "NDEFTests", dependencies: ["NDEF", "CardFlow", "CardSimulator"], exclude: ["ndeflib_crosscheck.py"]),
