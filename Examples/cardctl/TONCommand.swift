@@ -56,7 +56,7 @@ struct TONCommand: AsyncParsableCommand {
                 let connection = try await ReaderConnection.open(options.global, logger: CommandLogging.logger(trace: options.global.trace))
                 let reader = try connection.primary
                 var policy = options.global.policy
-                policy.identity = TONActivation.serialNumberIdentity
+                policy.identity = TONActivation.cardIdentity
                 let run = reader.run(TONActivation.flow(activation: data, pin: pin, hmacKeys: keys), policy: policy)
                 let progress = Task { [quiet = options.global.json] in
                     for await event in run.progress {

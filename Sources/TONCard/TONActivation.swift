@@ -10,7 +10,7 @@ import CardFlow
 ///
 /// ```swift
 /// var policy = SessionPolicy()
-/// policy.identity = TONActivation.serialNumberIdentity   // recognise the card by its serial
+/// policy.identity = TONActivation.cardIdentity           // recognise the card by its CSN
 /// let flow = TONActivation.flow(activation: activation, pin: try TONPin("1234"), hmacKeys: keys)
 /// let run = reader.run(flow, policy: policy)
 /// for await event in run.progress { print(event) }
@@ -68,8 +68,23 @@ public enum TONActivation {
         }
     }
 
-    /// Recognises a TON card by its 24-digit serial number (S_T, GET_SERIAL_NUMBER); a card
-    /// whose applet cannot be selected (no seed yet) is recognised by UID or ATR instead.
+    /// Recognises a TON card by the CoinManager's card serial number (S_C, GET_CSN), which
+    /// every card answers in every state. Use it for activation: the applet's 24-digit serial
+    /// cannot be read before the seed exists (SELECT answers `6F02`), so an identity read
+    /// before and after the flow's seed step would differ.
+    public static let cardIdentity = CardIdentityResolver { session in
+        // Transport errors (card lifted, cancellation) propagate; only refusals fall back.
+        if try await session.transmit(TONCommands.selectCoinManager).statusWord.isSuccess {
+            let answer = try await session.transmit(TONCommands.getCSN)
+            if answer.statusWord.isSuccess, !answer.data.isEmpty { return Array("ton-csn:".utf8) + answer.data }
+        }
+        let identity = await session.identity
+        return identity.uid ?? identity.atr
+    }
+
+    /// Recognises an activated TON card by its 24-digit serial number (S_T, GET_SERIAL_NUMBER),
+    /// the number its HMAC key is stored under; a card whose applet cannot be selected (no seed
+    /// yet) is recognised by UID or ATR instead (so use ``cardIdentity`` for activation).
     public static let serialNumberIdentity = CardIdentityResolver { session in
         // Transport errors (card lifted, cancellation) propagate; only refusals fall back.
         if try await session.transmit(TONCommands.selectApplet).statusWord.isSuccess {
