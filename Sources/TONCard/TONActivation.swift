@@ -23,46 +23,51 @@ public enum TONActivation {
     /// The activation flow; its value is the final applet state (always `.personalized`).
     public static func flow(activation: TONActivationData, pin: TONPin = .default,
                             hmacKeys: TONHmacKeyStore) -> Flow<TONAppletState> {
-        @Sendable func wallet(_ session: CardSession) -> TONWallet { TONWallet(channel: session, hmacKeys: hmacKeys) }
+        // Every step hides the password and PINs from traces (a session opened after the card
+        // came back starts without the rule; adding it again is harmless).
+        @Sendable func wallet(_ session: CardSession) async -> TONWallet {
+            await session.addRedaction(TONWallet.redaction)
+            return TONWallet(channel: session, hmacKeys: hmacKeys)
+        }
         let pinIsDefault = pin == .default
         return Flow.start("root key status") { session in
-            try await wallet(session).coinManager.rootKeyStatus()
+            try await (await wallet(session)).coinManager.rootKeyStatus()
         }
         .then("generate seed", idempotent: false, verify: { (_: Bool, session: CardSession) -> Void? in
             // Done when the seed exists (whoever made it).
-            try await wallet(session).coinManager.rootKeyStatus() ? () : nil
+            try await (await wallet(session)).coinManager.rootKeyStatus() ? () : nil
         }) { (generated: Bool, session: CardSession) in
             guard !generated else { return }
-            let manager = wallet(session).coinManager
+            let manager = await wallet(session).coinManager
             try await manager.resetWallet()
             try await manager.generateSeed(pin: .default)
         }
         .then("applet state") { (_: Void, session: CardSession) in
-            try await wallet(session).selectAndRequire(.waitingForAuthentication)
+            try await (await wallet(session)).selectAndRequire(.waitingForAuthentication)
         }
         .then("check hashes") { (_: Void, session: CardSession) -> TONSerialNumber in
-            let wallet = wallet(session)
+            let wallet = await wallet(session)
             try await wallet.selectAndCheck(.getHashOfEncryptedCommonSecret)
             try await wallet.checkActivationHashes(activation)
             return try await wallet.readSerialNumber()
         }
         .then("verify password", idempotent: false, verify: { (serial: TONSerialNumber, session: CardSession) -> TONSerialNumber? in
             // Done when the applet is past two-factor authentication; the key is derived again.
-            guard try await wallet(session).appletState() == .personalized else { return nil }
+            guard try await (await wallet(session)).appletState() == .personalized else { return nil }
             try await hmacKeys.createKey(from: activation, serialNumber: serial)
             return serial
         }) { (serial: TONSerialNumber, session: CardSession) -> TONSerialNumber in
-            try await wallet(session).verifyPassword(activation)
+            try await (await wallet(session)).verifyPassword(activation)
             try await hmacKeys.createKey(from: activation, serialNumber: serial)
             return serial
         }
         // Changing 5555 to 5555 can be repeated; another PIN cannot be told apart from a
         // failure after the card left, so that step is not resumed blindly.
         .then("set PIN", idempotent: pinIsDefault) { (_: TONSerialNumber, session: CardSession) in
-            try await wallet(session).coinManager.changePin(old: .default, new: pin)
+            try await (await wallet(session)).coinManager.changePin(old: .default, new: pin)
         }
         .then("personalized") { (_: Void, session: CardSession) -> TONAppletState in
-            let wallet = wallet(session)
+            let wallet = await wallet(session)
             try await wallet.selectAndRequire(.personalized)
             return TONAppletState.personalized
         }

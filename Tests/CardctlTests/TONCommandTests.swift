@@ -116,6 +116,21 @@ struct TONCommandTests {
         }
     }
 
+    @Test func tracesHideThePasswordAndThePin() async throws {
+        try await withCard { card in
+            let activation = try await card.run(["ton", "activate", "--password", Self.password, "--common-secret", Self.commonSecret,
+                                                 "--iv", Self.iv, "--pin", "2468", "--trace"])
+            #expect(activation.status == 0, "\(activation)")
+            let lines = activation.stdoutLines + activation.stderrLines
+            #expect(lines.contains { $0.hasPrefix(">>> Send apdu B0 92 00 00 90 ** ** **") }, "\(activation)")
+            #expect(!(activation.stdout + activation.stderr).contains("F4 B0 72 E1 DF 2D"), "\(activation)")
+            #expect(!(activation.stdout + activation.stderr).contains("32 34 36 38"), "\(activation)")
+            let verify = try await card.run(["ton", "verify-pin", "2468", "--trace"])
+            #expect(verify.status == 0, "\(verify)")
+            #expect((verify.stdoutLines + verify.stderrLines).contains { $0.hasPrefix(">>> Send apdu B0 A2 00 00 44 ** ** ** ** ") }, "\(verify)")
+        }
+    }
+
     @Test func badInputIsALibraryErrorWithExitCode2() async throws {
         try await withCard { card in
             let result = try await card.run(["ton", "activate", "--password", "00", "--common-secret", Self.commonSecret,

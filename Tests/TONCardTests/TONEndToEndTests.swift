@@ -83,6 +83,21 @@ struct TONEndToEndTests {
         #expect(lost && resumed)
     }
 
+    @Test func activationIsCancellable() async throws {
+        let setup = await setup()
+        // No card: the flow waits for one until cancelled.
+        _ = await setup.virtual.removeCard()
+        var policy = SessionPolicy()
+        policy.connectTimeout = .seconds(30)
+        let run = setup.reader.run(TONActivation.flow(activation: try VectorA.activation(), hmacKeys: setup.keys), policy: policy)
+        for await event in run.progress {
+            if case .waitingForCard = event { break }
+        }
+        run.cancel()
+        await #expect(throws: (any Error).self) { _ = try await run.value }
+        #expect(try await setup.keys.serialNumbers().isEmpty)
+    }
+
     @Test func activationWithOtherPinAndSpoiledData() async throws {
         let setup = try await activated(pin: "1234")
         do {
