@@ -83,6 +83,22 @@ struct TONEndToEndTests {
         #expect(lost && resumed)
     }
 
+    @Test func activationPacedByThePolicy() async throws {
+        let setup = await setup()
+        var policy = SessionPolicy()
+        policy.identity = TONActivation.cardIdentity
+        // The seed slept 5 s between NFC sessions; here the policy power-cycles between steps.
+        policy.reconnectBetweenSteps = true
+        policy.cooldown = .milliseconds(10)
+        let run = setup.reader.run(TONActivation.flow(activation: try VectorA.activation(), pin: try TONPin("1357"), hmacKeys: setup.keys),
+                                   policy: policy)
+        #expect(try await run.value == .personalized)
+        try await setup.session { wallet in
+            try await wallet.verifyPin(try TONPin("1357"))
+            #expect(try await wallet.signForDefaultPath([1]).count == 64)
+        }
+    }
+
     @Test func activationIsCancellable() async throws {
         let setup = await setup()
         // No card: the flow waits for one until cancelled.
