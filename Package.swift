@@ -120,8 +120,10 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "CCIDTests", dependencies: ["CCID", "CardSimulator", "CardFlow"]),
-        .testTarget(name: "CardSimulatorTests", dependencies: ["CardSimulator", "CardFlow", "CCID", "CardCrypto"]),
-        .testTarget(name: "CardctlTests", dependencies: ["cardctl", "cardd"]),
+        .testTarget(name: "CardSimulatorTests", dependencies: [
+            "CardSimulator", "CardFlow", "CCID", "CardCrypto", .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+        .testTarget(name: "CardctlTests", dependencies: ["cardctl", "cardd", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto"]),
         .testTarget(name: "NDEFTests", dependencies: ["NDEF", "CardFlow", "CardSimulator"], exclude: ["ndeflib_crosscheck.py"]),
         .testTarget(name: "ISO15693Tests", dependencies: ["ISO15693", "CardFlow", "CardSimulator"]),

@@ -91,10 +91,10 @@ public struct SimulatorSetup: Sendable {
             return ISO15693Tag(seed: seed, blockSize: blockSize, blockCount: capacity.map { max(1, $0 / blockSize) } ?? 28,
                                multipleBlockWrite: specification?.multipleBlockWrite ?? false,
                                lockedBlocks: specification?.lockedBlocks ?? [], ndefFormatted: specification?.ndefFormatted ?? false)
+        case .ton:
+            return TONCard(seed: seed, factoryData: try specification?.activationPath.map(TONFactoryData.init(contentsOfFile:)) ?? .vectorA)
         case .none: return nil
         case .desfire: return DESFireCard(seed: seed, randomUID: specification?.randomUID ?? false)
-        case .ton:
-            throw SimulatorSpecificationError.cardKindUnavailable(kind)
         }
     }
 
@@ -112,9 +112,9 @@ public struct SimulatorSetup: Sendable {
         case .ndef4: return try store.load(NDEFType4Tag.self)
         case .type2: return try store.load(NDEFType2Tag.self)
         case .iso15693: return try store.load(ISO15693Tag.self)
+        case .ton: return try store.load(TONCard.self)
         case .none: return nil
         case .desfire: return try store.load(DESFireCard.self)
-        case .ton: throw SimulatorSpecificationError.cardKindUnavailable(specification.cardKind)
         }
     }
 }

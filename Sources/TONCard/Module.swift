@@ -1,1 +1,0 @@
-// TON Labs security card client. Sources arrive with issue 6.

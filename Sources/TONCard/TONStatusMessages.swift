@@ -1,0 +1,71 @@
+import CardFlow
+
+/// The messages of the card's status words (section 7.1): the Swift seed's texts, with the
+/// Android texts where the Swift map is wrong or silent (6F07, 9B01, 9B03, A001, A002).
+public enum TONStatusMessages {
+    /// The text for `status`, or `"Unknown card status word."`.
+    public static func message(for status: StatusWord) -> String {
+        messages[status.rawValue] ?? "Unknown card status word."
+    }
+
+    static let messages: [UInt16: String] = [
+        0x6700: "Wrong length.",
+        0x6999: "Applet select failed.",
+        0x6100: "Response bytes remaining.",
+        0x6E00: "CLA value not supported.",
+        0x6884: "Command chaining not supported.",
+        0x6986: "Command not allowed (no current EF).",
+        0x6985: "Conditions of use not satisﬁed.",
+        0x6C00: "Correct Expected Length (Le).",
+        0x6984: "Data invalid.",
+        0x6A84: "Not enough memory space in the ﬁle.",
+        0x6983: "File invalid.",
+        0x6A82: "File not found.",
+        0x6A81: "Function not supported.",
+        0x6A86: "Incorrect parameters (P1,P2).",
+        0x6D00: "INS value not supported.",
+        0x6881: "Card does not support the operation on the speciﬁed logical channel.",
+        0x6883: "Record not found.",
+        0x6882: "Card does not support secure messaging.",
+        0x6982: "Security condition not satisﬁed.",
+        0x6F00: "Command aborted, No precise diagnosis.",
+        0x6A80: "Wrong data.",
+        0x6B00: "Wrong parameter(s) P1-P2",
+        0x4F00: "Internal buffer is null or too small.",
+        0x4F01: "Personalization is not finished.",
+        0x4F02: "Internal error: incorrect offset.",
+        0x4F03: "Internal error: incorrect payload value.",
+        0x5F00: "Incorrect password for card authentication.",
+        0x5F01: "Incorrect password, card is locked.",
+        0x6F01: "Set coin type failed.",
+        0x6F02: "Set curve failed.",
+        0x6F03: "Get coin pub data failed.",
+        0x6F04: "Sign data failed.",
+        0x6F07: "Incorrect PIN (from Ton wallet applet).",
+        0x6F08: "PIN tries expired.",
+        0x9B01: "Incorrect PIN (from Coin manager).",
+        0x9B02: "Update PIN error (for CHANGE_PIN) or wallet status not support to export (for GENERATE SEED).",
+        0x9B03: "Load seed error.",
+        0x7F00: "Incorrect key index.",
+        0x7F01: "Incorrect key chunk start or length.",
+        0x7F02: "Incorrect key chunk length.",
+        0x7F03: "Not enough space.",
+        0x7F04: "Key size unknown.",
+        0x7F05: "Key length incorrect.",
+        0x7F06: "Hmac exists already.",
+        0x7F07: "Incorrect key index to change.",
+        0x7F08: "Max number of keys (1023) is exceeded.",
+        0x7F09: "Delete key chunk is not finished.",
+        0x8F01: "Incorrect sault.",
+        0x8F02: "Data integrity corrupted.",
+        0x8F03: "Incorrect apdu hmac. ",
+        0x8F04: "Apdu Hmac verification tries expired.",
+        0x6F09: "Too big length of recovery data.",
+        0x6F0A: "Incorrect start or length of recovery data piece in internal buffer.",
+        0x6F0B: "Hash of recovery data is incorrect. ",
+        0x6F0C: "Recovery data already exists.",
+        0x6F0D: "Recovery data does not exist",
+        0xA001: "Serial number does not exist. You must set it.",
+        0xA002: "Serial number must be a hex string of format 0X0Y0Z ..., where X,Y,Z (etc) are > =0 and <=9.",
+    ]
+}

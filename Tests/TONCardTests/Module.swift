@@ -1,1 +1,0 @@
-// Tests of the TON card client (issue 6).
