@@ -127,7 +127,7 @@ public struct TONCard: PersistentVirtualCard, Hashable {
     /// A card as it leaves the factory: applet in state `27` personalised from `factoryData`,
     /// no seed, PIN `5555`.
     ///
-    /// Factory data that does not validate (see ``TONFactoryData/validated()``) gives an
+    /// Factory data that does not validate (24 digits; 128, 32, 16 bytes of hex) gives an
     /// applet in state `07` instead, with nothing set.
     public init(seed: UInt64, factoryData: TONFactoryData = .vectorA) {
         self.init(blankWithSeed: seed)
