@@ -283,4 +283,29 @@ struct TONCardKeychainTests {
         #expect(session.sw(bytes("00B0000001")) == 0x6985)
         #expect(session.sw(bytes("00A4000C023F00")) == 0x6A86)
     }
+
+    @Test func resetKeychainForgetsTheKeyToChangeButNotTheLastDeletionLength() {
+        var session = Self.withKeys([[1, 2, 3], [4, 5]])
+        _ = Self.delete(index: 0, from: &session)
+        #expect(session.protected(0xB5, payload: [0, 0]).sw == 0x9000)
+        #expect(session.protected(0xBC).sw == 0x9000)
+        #expect(session.protected(0xB6, p1: 0, payload: [1, 9]).sw == 0x7F07)
+        #expect(Self.add([6], to: &session) == ([0, 1], 0x9000))
+        #expect(session.protected(0xB7, payload: [0, 0], le: 2) == ([0, 3], 0x9000), "stale since before the reset")
+    }
+
+    @Test func orderOfChecks() {
+        var session = Self.withKeys([[1, 2, 3]])
+        #expect(session.protected(0xBB, payload: [0, 9], le: 0x20).sw == 0x6700, "GET_HMAC: Le before the index")
+        #expect(session.protected(0xB1, payload: S.mac([7]), le: 2).sw == 0x6700, "GET_KEY_INDEX: Le before the search")
+        #expect(session.protected(0xB7, payload: [0, 9], le: 1).sw == 0x7F00, "INITIATE_DELETE: index before Le")
+        #expect(session.protected(0xB7, payload: [0, 0], le: 1).sw == 0x6700)
+        #expect(session.state == 0x17)
+        #expect(session.protected(0xB2, payload: [0, 9, 0, 0], le: 0).sw == 0x7F00, "GET_KEY_CHUNK: index before range")
+        // INITIATE_CHANGE keeps the received count: a P1 01 chunk continues it.
+        #expect(session.protected(0xB5, payload: [0, 0]).sw == 0x9000)
+        #expect(session.protected(0xB6, p1: 0, payload: [2, 8, 8]).sw == 0x9000)
+        #expect(session.protected(0xB5, payload: [0, 0]).sw == 0x9000)
+        #expect(session.protected(0xB6, p1: 1, payload: [2, 8, 8]).sw == 0x7F02, "2 + 2 > 3")
+    }
 }

@@ -7,11 +7,11 @@ extension TONCard {
         return [appletState.rawValue]
     }
 
-    /// GET_SERIAL_NUMBER `C2`: 24 digit values, `Le` 18; `A0 01` when not set.
+    /// GET_SERIAL_NUMBER `C2`: 24 digit values, `Le` 18; `A0 01` (checked first) when not set.
     func getSerialNumber(_ apdu: ISO7816CommandAPDU) throws(StatusWord) -> [UInt8] {
+        guard let serialNumber else { throw StatusWord(TONStatus.serialNumberNotSet) }
         try apdu.requireNoData()
         try apdu.requireLe(24)
-        guard let serialNumber else { throw StatusWord(TONStatus.serialNumberNotSet) }
         return serialNumber
     }
 
