@@ -64,12 +64,12 @@ struct TONCardSimulatorTests {
         #expect(session.sw([0xB0, 0x92, 0x00, 0x00, 0x8F] + [UInt8](repeating: 0, count: 0x8F)) == 0x6700)
         #expect(session.sw(bytes("B09300001F")) == 0x6700)
         #expect(session.sw(bytes("B095000000")) == 0x6700)
-        #expect(session.sw(bytes("B09500000100 20")) == 0x6700)
+        #expect(session.send(bytes("B09500000100 20")) == (S.h3, 0x9000), "data ignored")
         #expect(session.card.passwordFailures == 0, "length errors are not password failures")
         var installed = S(card: .installed(seed: 1))
         installed.generateSeed()
         #expect(installed.sw([0xB0, 0x91, 0x00, 0x00, 0x7F] + [UInt8](repeating: 0, count: 0x7F)) == 0x6700)
         #expect(installed.sw([0xB0, 0x94, 0x00, 0x00, 0x21] + [UInt8](repeating: 0, count: 0x21)) == 0x6700)
-        #expect(installed.sw(bytes("B090000001 00")) == 0x6700)
+        #expect(installed.sw(bytes("B090000001 00")) == 0x4F01, "data ignored; nothing set yet")
     }
 }

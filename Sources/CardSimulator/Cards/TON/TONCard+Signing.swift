@@ -33,7 +33,6 @@ extension TONCard {
     /// GET_PUBLIC_KEY_WITH_DEFAULT_HD_PATH `A7`: 32 bytes, `Le` 20.
     func getPublicKeyForDefaultPath(_ apdu: ISO7816CommandAPDU) throws(StatusWord) -> [UInt8] {
         try requirePINNotExpired()
-        try apdu.requireNoData()
         try apdu.requireLe(32)
         return try publicKey(index: 0)
     }
