@@ -229,4 +229,83 @@ struct TONCardKeychainTests {
         #expect(full.protected(0xB1, payload: S.mac([0xF5, 0x01]), le: 4) == ([0x01, 0xF4, 0, 2], 0x9000))
         #expect(Self.read(index: 1021, length: 2, from: &full) == [0xFE, 0x03])
     }
+
+    @Test func changeEdgeCases() {
+        // A fresh applet's change index is 0 (not −1): with no key there, chunks do not fit.
+        var fresh = Self.withKeys([])
+        #expect(fresh.protected(0xB6, p1: 0, payload: [1, 1]).sw == 0x7F02)
+        #expect(fresh.protected(0xB6, p1: 2, payload: S.mac([1]), le: 2).sw == 0x8F02, "0 of 0 bytes received")
+        #expect(fresh.protected(0xB6, p1: 2, payload: S.mac([]), le: 2) == ([0, 0], 0x9000),
+                "the applet's quirk: an empty change of the absent key 0 succeeds as a no-op")
+        #expect(fresh.protected(0xB6, p1: 2, payload: S.mac([]), le: 2).sw == 0x7F07)
+        // Changing a key to itself: the MAC exists already.
+        var session = Self.withKeys([[1, 2], [3, 4]])
+        #expect(session.protected(0xB5, payload: [0, 0]).sw == 0x9000)
+        #expect(session.protected(0xB6, p1: 0, payload: [2, 1, 2]).sw == 0x9000)
+        #expect(session.protected(0xB6, p1: 2, payload: S.mac([1, 2]), le: 2).sw == 0x7F06)
+        // Changing to another existing key's bytes: same.
+        #expect(session.protected(0xB6, p1: 0, payload: [2, 3, 4]).sw == 0x9000)
+        #expect(session.protected(0xB6, p1: 2, payload: S.mac([3, 4]), le: 2).sw == 0x7F06)
+        #expect(session.protected(0xB6, p1: 0, payload: [2, 5, 6]).sw == 0x9000)
+        #expect(session.protected(0xB6, p1: 2, payload: S.mac([5, 6]), le: 2) == ([0, 2], 0x9000))
+        #expect(session.protected(0xB1, payload: S.mac([5, 6]), le: 4) == ([0, 0, 0, 2], 0x9000))
+        #expect(session.protected(0xB0, payload: S.mac([5, 6])).sw == 0x9000)
+        #expect(session.protected(0xB1, payload: S.mac([1, 2]), le: 4).sw == 0x7F00)
+    }
+
+    @Test func deleteTheOnlyKeyAndTwelveAlignedRecords() {
+        var single = Self.withKeys([[7, 7, 7]])
+        let (length, chunks, records) = Self.delete(index: 0, from: &single)
+        #expect(length == [0, 0], "stale length of a fresh applet")
+        #expect(chunks == 1 && records == 1)
+        #expect(single.protected(0xB8, le: 2).data == [0, 0])
+        #expect(single.protected(0xBA, le: 2).data == [0, 0])
+        #expect(Self.add([7, 7, 7], to: &single) == ([0, 1], 0x9000), "the same key can be added again")
+
+        // 13 keys, delete index 0: 12 following records ⇒ 1 packet + an empty tail ⇒ 2 calls.
+        let keys = (0..<13).map { [UInt8($0), 0xEE] }
+        var session = Self.withKeys(keys)
+        #expect(session.protected(0xB7, payload: [0, 0], le: 2) == ([0, 2], 0x9000))
+        #expect(session.protected(0xE2, le: 2).data == [0, 1])
+        #expect(session.protected(0xE1, le: 2).data == [0, 0], "24 bytes to move: no full packet")
+        #expect(session.protected(0xB2, payload: [0, 12, 0, 0], le: 2) == ([12, 0xEE], 0x9000), "readable mid-deletion")
+        let finished = Self.finishDelete(&session)
+        #expect(finished.chunks == 1 && finished.records == 2)
+        #expect(session.protected(0xE4, le: 2).sw == 0x6D00, "back in state 17")
+        for index in 0..<12 {
+            #expect(Self.read(index: index, length: 2, from: &session) == keys[index + 1])
+        }
+    }
+
+    @Test func nothingSelectedOrWrongApplet() {
+        var session = S()
+        #expect(session.sw(bytes("80CB800005DFFF02810300")) == 0x6985)
+        #expect(session.sw(bytes("00B0000001")) == 0x6985)
+        #expect(session.sw(bytes("00A4000C023F00")) == 0x6A86)
+    }
+
+    @Test func resetKeychainForgetsTheKeyToChangeButNotTheLastDeletionLength() {
+        var session = Self.withKeys([[1, 2, 3], [4, 5]])
+        _ = Self.delete(index: 0, from: &session)
+        #expect(session.protected(0xB5, payload: [0, 0]).sw == 0x9000)
+        #expect(session.protected(0xBC).sw == 0x9000)
+        #expect(session.protected(0xB6, p1: 0, payload: [1, 9]).sw == 0x7F07)
+        #expect(Self.add([6], to: &session) == ([0, 1], 0x9000))
+        #expect(session.protected(0xB7, payload: [0, 0], le: 2) == ([0, 3], 0x9000), "stale since before the reset")
+    }
+
+    @Test func orderOfChecks() {
+        var session = Self.withKeys([[1, 2, 3]])
+        #expect(session.protected(0xBB, payload: [0, 9], le: 0x20).sw == 0x6700, "GET_HMAC: Le before the index")
+        #expect(session.protected(0xB1, payload: S.mac([7]), le: 2).sw == 0x6700, "GET_KEY_INDEX: Le before the search")
+        #expect(session.protected(0xB7, payload: [0, 9], le: 1).sw == 0x7F00, "INITIATE_DELETE: index before Le")
+        #expect(session.protected(0xB7, payload: [0, 0], le: 1).sw == 0x6700)
+        #expect(session.state == 0x17)
+        #expect(session.protected(0xB2, payload: [0, 9, 0, 0], le: 0).sw == 0x7F00, "GET_KEY_CHUNK: index before range")
+        // INITIATE_CHANGE keeps the received count: a P1 01 chunk continues it.
+        #expect(session.protected(0xB5, payload: [0, 0]).sw == 0x9000)
+        #expect(session.protected(0xB6, p1: 0, payload: [2, 8, 8]).sw == 0x9000)
+        #expect(session.protected(0xB5, payload: [0, 0]).sw == 0x9000)
+        #expect(session.protected(0xB6, p1: 1, payload: [2, 8, 8]).sw == 0x7F02, "2 + 2 > 3")
+    }
 }

@@ -78,7 +78,7 @@ struct TONCardPersistenceTests {
     @Test func randomBytesNeverTrap() {
         var generator = SeededRandom(seed: 0x70C4)
         let prefixes: [[UInt8]] = [[0xB0], [0x80, 0xCB, 0x80, 0x00], [0x00, 0xA4, 0x04, 0x00], [0xB0, 0xB4], [0xB0, 0xA3]]
-        for start in [S.activated(seed: 1), TONCardKeychainTests.withKeys([[1], [2, 3]], seed: 2), S(card: .installed(seed: 3))] {
+        for start in [S.activated(seed: 1), TONCardKeychainTests.withKeys([[1], [2, 3]], seed: 2)] + TONCardStateTests.cards().map(\.1) {
             var session = start
             for round in 0..<4000 {
                 var command: [UInt8]

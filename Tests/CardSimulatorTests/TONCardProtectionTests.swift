@@ -73,6 +73,8 @@ struct TONCardProtectionTests {
         #expect(session.protected(0xA2, payload: Array("1111".utf8)).sw == 0x6F08, "the 10th")
         #expect(session.send(bytes("B0A7000020")).sw == 0x6F08)
         #expect(session.send(bytes("B0A000000130 20")).sw == 0x6F08)
+        #expect(session.send(bytes("B0A7000000")).sw == 0x6F08, "checked before Le")
+        #expect(session.send(bytes("B0A0000020")).sw == 0x6F08, "checked before Lc")
         #expect(session.protected(0xA2, payload: Array("5555".utf8)).sw == 0x6F08,
                 "the CoinManager has no tries left: even the right PIN fails")
         #expect(session.sw(S.selectCoinManager) == 0x9000)

@@ -2,16 +2,14 @@
 extension TONCard {
     /// GET_APP_INFO `C1`: the state byte, `Le` 01.
     func getAppInfo(_ apdu: ISO7816CommandAPDU) throws(StatusWord) -> [UInt8] {
-        try apdu.requireNoData()
         try apdu.requireLe(1)
         return [appletState.rawValue]
     }
 
-    /// GET_SERIAL_NUMBER `C2`: 24 digit values, `Le` 18; `A0 01` when not set.
+    /// GET_SERIAL_NUMBER `C2`: 24 digit values, `Le` 18; `A0 01` (checked first) when not set.
     func getSerialNumber(_ apdu: ISO7816CommandAPDU) throws(StatusWord) -> [UInt8] {
-        try apdu.requireNoData()
-        try apdu.requireLe(24)
         guard let serialNumber else { throw StatusWord(TONStatus.serialNumberNotSet) }
+        try apdu.requireLe(24)
         return serialNumber
     }
 
@@ -36,7 +34,6 @@ extension TONCard {
 
     /// FINISH_PERS `90`: state `07` → `27` once B1, ECS and the serial number are set (`4F 01`).
     mutating func finishPersonalisation(_ apdu: ISO7816CommandAPDU) throws(StatusWord) {
-        try apdu.requireNoData()
         guard encryptedPassword != nil, encryptedCommonSecret != nil, serialNumber != nil else {
             throw StatusWord(TONStatus.personalizationNotFinished)
         }
@@ -45,7 +42,6 @@ extension TONCard {
 
     /// GET_HASH_OF_ENCRYPTED_PASSWORD `93`: SHA256(B1), `Le` 20.
     func getHashOfEncryptedPassword(_ apdu: ISO7816CommandAPDU) throws(StatusWord) -> [UInt8] {
-        try apdu.requireNoData()
         try apdu.requireLe(32)
         // An unset field is the applet's zero-filled array.
         return TONActivationCrypto.sha256(encryptedPassword ?? [UInt8](repeating: 0, count: 128))
@@ -53,7 +49,6 @@ extension TONCard {
 
     /// GET_HASH_OF_ENCRYPTED_COMMON_SECRET `95`: SHA256(ECS), `Le` 20.
     func getHashOfEncryptedCommonSecret(_ apdu: ISO7816CommandAPDU) throws(StatusWord) -> [UInt8] {
-        try apdu.requireNoData()
         try apdu.requireLe(32)
         return TONActivationCrypto.sha256(encryptedCommonSecret ?? [UInt8](repeating: 0, count: 32))
     }
@@ -81,11 +76,6 @@ extension TONCard {
 }
 
 extension ISO7816CommandAPDU {
-    /// `67 00` unless the command has no data field.
-    func requireNoData() throws(StatusWord) {
-        guard data.isEmpty else { throw StatusWord(TONStatus.wrongLength) }
-    }
-
     /// `67 00` unless `Le` is present and codes exactly `count` bytes (the applet's
     /// `setOutgoing() != expected` check; `Le = 00` means 256).
     func requireLe(_ count: Int) throws(StatusWord) {

@@ -64,9 +64,8 @@ extension TONCard {
             keychain.indexToChange = -1
             throw StatusWord(TONStatus.incorrectKeyIndex)
         }
+        // The received count is not reset here: a P1 00 chunk does that.
         keychain.indexToChange = index
-        keychain.received = 0
-        keychain.buffer = []
     }
 
     /// CHANGE_KEY_CHUNK `B6`: as ADD_KEY_CHUNK, for a key of the same length as the one
@@ -191,14 +190,14 @@ extension TONCard {
         guard macOfKey(key) == mac else { throw StatusWord(TONStatus.dataIntegrityCorrupted) }
     }
 
-    /// GET_HMAC `BB`: payload index, `Le` 22; MAC (32) | length (2).
+    /// GET_HMAC `BB`: payload index, `Le` 22 (checked before the index); MAC (32) | length (2).
     mutating func getHMAC(_ apdu: ISO7816CommandAPDU) throws(StatusWord) -> [UInt8] {
         let payload = try verifyProtected(apdu.data, payloadLength: 2)
+        try apdu.requireLe(34)
         let index = Self.index(payload)
         guard index < keychain.count, let range = keychain.range(of: index) else {
             throw StatusWord(TONStatus.incorrectKeyIndex)
         }
-        try apdu.requireLe(34)
         return keychain.macs[index] + TONResponse.uint16(range.count)
     }
 

@@ -2,7 +2,6 @@
 extension TONCard {
     /// GET_SAULT `BD`: the current sault, `Le` 20; does not renew it.
     func getSault(_ apdu: ISO7816CommandAPDU) throws(StatusWord) -> [UInt8] {
-        try apdu.requireNoData()
         try apdu.requireLe(32)
         return sault
     }

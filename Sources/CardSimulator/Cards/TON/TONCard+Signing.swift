@@ -32,22 +32,28 @@ extension TONCard {
 
     /// GET_PUBLIC_KEY_WITH_DEFAULT_HD_PATH `A7`: 32 bytes, `Le` 20.
     func getPublicKeyForDefaultPath(_ apdu: ISO7816CommandAPDU) throws(StatusWord) -> [UInt8] {
-        try apdu.requireNoData()
+        try requirePINNotExpired()
         try apdu.requireLe(32)
         return try publicKey(index: 0)
     }
 
     /// GET_PUBLIC_KEY `A0`: index as 1…10 ASCII digits (`67 00` beyond 10), `Le` 20;
-    /// a malformed index or a missing seed gives `6F 03`.
+    /// a malformed index or a missing seed gives `6F 03`; `6F 08` (checked first) once the
+    /// PIN tries are used up.
     func getPublicKey(_ apdu: ISO7816CommandAPDU) throws(StatusWord) -> [UInt8] {
+        try requirePINNotExpired()
         guard (1...10).contains(apdu.data.count) else { throw StatusWord(TONStatus.wrongLength) }
         try apdu.requireLe(32)
         guard let index = Self.parseIndex(apdu.data[...]) else { throw StatusWord(TONStatus.getCoinPubDataFailed) }
         return try publicKey(index: index)
     }
 
-    private func publicKey(index: UInt32) throws(StatusWord) -> [UInt8] {
+    /// `6F 08` once 10 consecutive VERIFY_PIN failed: the applet checks this first.
+    private func requirePINNotExpired() throws(StatusWord) {
         guard pinFailures < Self.maxPINTries else { throw StatusWord(TONStatus.pinTriesExpired) }
+    }
+
+    private func publicKey(index: UInt32) throws(StatusWord) -> [UInt8] {
         guard let key = signingKey(index: index) else { throw StatusWord(TONStatus.getCoinPubDataFailed) }
         return Array(key.publicKey.rawRepresentation)
     }

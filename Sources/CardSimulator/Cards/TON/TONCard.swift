@@ -26,9 +26,10 @@
 /// CoinManager or none: `6A 82`). Before any selection, other commands answer `69 85`.
 ///
 /// **TON applet.** Class `B0` (else `6E 00`); instructions outside the current state's set
-/// (``TONAppletState/acceptedInstructions``) answer `6D 00`. Every handler checks `Lc` and an
-/// exact `Le` (`67 00`), except GET_KEY_CHUNK and GET_RECOVERY_DATA_PART whose `Le` is the
-/// amount wanted. HMAC-protected commands carry `payload | sault | HMAC-SHA256_K(payload | sault)`
+/// (``TONAppletState/acceptedInstructions``) answer `6D 00`. Handlers that take data check
+/// `Lc` and handlers that answer data check for an exact `Le` (`67 00`), except GET_KEY_CHUNK
+/// and GET_RECOVERY_DATA_PART whose `Le` is the amount wanted; as in the applet, a data field
+/// sent to a command that takes none is ignored. HMAC-protected commands carry `payload | sault | HMAC-SHA256_K(payload | sault)`
 /// and are checked in the applet's order: length (`67 00`), sault (`8F 01`; the sault is
 /// renewed after every comparison, GET_SAULT does not renew it), MAC (`8F 03`, the 20th
 /// consecutive failure blocks the applet with `8F 04`). VERIFY_PASSWORD: 19 failures answer
@@ -127,7 +128,7 @@ public struct TONCard: PersistentVirtualCard, Hashable {
     /// A card as it leaves the factory: applet in state `27` personalised from `factoryData`,
     /// no seed, PIN `5555`.
     ///
-    /// Factory data that does not validate (see ``TONFactoryData/validated()``) gives an
+    /// Factory data that does not validate (24 digits; 128, 32, 16 bytes of hex) gives an
     /// applet in state `07` instead, with nothing set.
     public init(seed: UInt64, factoryData: TONFactoryData = .vectorA) {
         self.init(blankWithSeed: seed)

@@ -27,7 +27,7 @@ public struct TONFactoryData: Codable, Sendable, Hashable {
     /// The AES-CBC initialisation vector, 16 bytes, as hex.
     public var iv: String
 
-    /// Creates factory data from its four fields (not validated; see ``validated()``).
+    /// Creates factory data from its four fields (checked when a card is made or the file is read).
     public init(serialNumber: String, password: String, commonSecret: String, iv: String) {
         self.serialNumber = serialNumber
         self.password = password

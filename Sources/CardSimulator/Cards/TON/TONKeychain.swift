@@ -95,9 +95,13 @@ public struct TONKeychain: Sendable, Hashable, Codable {
         macs[index] = mac
     }
 
-    /// Clears keys and cursors.
+    /// RESET_KEYCHAIN: clears keys and cursors; no key is chosen for a change any more. As on
+    /// the card, the last reported deletion length survives.
     mutating func reset() {
+        let staleLength = lengthToDelete
         self = TONKeychain()
+        indexToChange = -1
+        lengthToDelete = staleLength
     }
 
     /// INITIATE_DELETE_KEY for an existing `index`; returns the length it reports.

@@ -60,7 +60,6 @@ extension TONCard {
     /// GET_RECOVERY_DATA_HASH `D3`, `Le` 20.
     func getRecoveryDataHash(_ apdu: ISO7816CommandAPDU) throws(StatusWord) -> [UInt8] {
         guard recoveryData.isSet else { throw StatusWord(TONStatus.recoveryDataMissing) }
-        try apdu.requireNoData()
         try apdu.requireLe(32)
         return TONActivationCrypto.sha256(recoveryData.data)
     }
@@ -68,20 +67,17 @@ extension TONCard {
     /// GET_RECOVERY_DATA_LEN `D4`, `Le` 02.
     func getRecoveryDataLength(_ apdu: ISO7816CommandAPDU) throws(StatusWord) -> [UInt8] {
         guard recoveryData.isSet else { throw StatusWord(TONStatus.recoveryDataMissing) }
-        try apdu.requireNoData()
         try apdu.requireLe(2)
         return TONResponse.uint16(recoveryData.length)
     }
 
     /// RESET_RECOVERY_DATA `D5`.
     mutating func resetRecoveryData(_ apdu: ISO7816CommandAPDU) throws(StatusWord) {
-        try apdu.requireNoData()
         recoveryData.reset()
     }
 
     /// IS_RECOVERY_DATA_SET `D6`, `Le` 01.
     func isRecoveryDataSet(_ apdu: ISO7816CommandAPDU) throws(StatusWord) -> [UInt8] {
-        try apdu.requireNoData()
         try apdu.requireLe(1)
         return [recoveryData.isSet ? 1 : 0]
     }
