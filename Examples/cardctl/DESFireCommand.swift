@@ -230,13 +230,10 @@ struct DESFireChangeKey: AsyncParsableCommand {
     var oldKeyHex: String?
     func run() async throws {
         let aid = try application.aid()
-        var newKeyOptions = DESFireKeyOptions()
-        newKeyOptions.keyHex = newKeyHex
-        newKeyOptions.keyASCII = newKeyASCII
-        newKeyOptions.keySlot = newKeySlot
-        newKeyOptions.keyType = newKeyType
-        newKeyOptions.keyStore = keys.keyStore
-        let given = try await newKeyOptions.requiredKey()
+        guard let given = try await DESFireKeyOptions.resolve(hex: newKeyHex, ascii: newKeyASCII, slot: newKeySlot, type: newKeyType,
+                                                              store: keys.keyStore, option: "--new-key") else {
+            throw InputError(description: "give the new key with --new-key, --new-key-ascii or --new-key-slot")
+        }
         let newKey = try DESFireKey(type: given.type, bytes: given.bytes, version: newKeyVersion ?? (given.type == .aes ? given.version : nil))
         let authKey = try await keys.key() ?? (aid == .picc ? keys.piccKey() : nil)
         guard let authKey else { throw InputError(description: "give the authentication key with --key, --key-ascii or --key-slot") }

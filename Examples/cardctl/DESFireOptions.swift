@@ -24,16 +24,20 @@ struct DESFireKeyOptions: ParsableArguments {
 
     /// The key given with --key, --key-ascii or --key-slot, or nil.
     func key() async throws -> DESFireKey? {
-        let given = [keyHex != nil, keyASCII != nil, keySlot != nil].filter { $0 }.count
-        guard given <= 1 else { throw InputError(description: "give only one of --key, --key-ascii, --key-slot") }
-        if let keySlot {
-            let store = try keyStore.map { FileKeyStore(path: $0) } ?? FileKeyStore()
-            return try await DESFireKey(slot: try KeySlot(keySlot), in: store)
+        try await Self.resolve(hex: keyHex, ascii: keyASCII, slot: keySlot, type: keyType, store: keyStore, option: "--key")
+    }
+
+    /// A key from exactly one of hex, ASCII or a key store slot (nil when none is given).
+    static func resolve(hex: String?, ascii: String?, slot: Int?, type: String?, store: String?, option: String) async throws -> DESFireKey? {
+        let given = [hex != nil, ascii != nil, slot != nil].filter { $0 }.count
+        guard given <= 1 else { throw InputError(description: "give only one of \(option), \(option)-ascii, \(option)-slot") }
+        if let slot {
+            let keyStore = try store.map { FileKeyStore(path: $0) } ?? FileKeyStore()
+            return try await DESFireKey(slot: try KeySlot(slot), in: keyStore)
         }
-        if let keyHex { return try Self.parse(hex: keyHex, type: keyType, option: "--key") }
-        if let keyASCII {
-            let type = try Self.type(keyType, length: keyASCII.utf8.count)
-            return try DESFireKey(type: type, ascii: keyASCII)
+        if let hex { return try Self.parse(hex: hex, type: type, option: option) }
+        if let ascii {
+            return try DESFireKey(type: try Self.type(type, length: ascii.utf8.count), ascii: ascii)
         }
         return nil
     }
