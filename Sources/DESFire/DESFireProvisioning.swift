@@ -157,17 +157,20 @@ public struct DESFireProvisioning: Sendable {
 
     /// PICC level, authenticated with the PICC master key (skipped when already so).
     func enterPICC(_ client: DESFireClient) async throws {
-        if await client.selectedApplication == .picc, await client.authenticatedKeyNumber == 0,
-           await client.lastAuthentication?.key == piccKey { return }
-        try await client.selectApplication(.picc)
-        try await client.authenticate(keyNumber: 0, key: piccKey)
+        try await enter(client, .picc, key: piccKey)
     }
 
     /// The application, authenticated with its new key 0 (skipped when already so).
     func enterApplication(_ client: DESFireClient) async throws {
-        if await client.selectedApplication == application, await client.authenticatedKeyNumber == 0,
-           await client.lastAuthentication?.key == key { return }
-        try await client.selectApplication(application)
+        try await enter(client, application, key: key)
+    }
+
+    /// Selects `aid` unless it is selected (a selection survives errors and ended sessions), then
+    /// authenticates with key 0 unless that session is open.
+    private func enter(_ client: DESFireClient, _ aid: DESFireApplicationID, key: DESFireKey) async throws {
+        let selected = await client.selectedApplication == aid
+        if selected, await client.authenticatedKeyNumber == 0, await client.lastAuthentication?.key == key { return }
+        if !selected { try await client.selectApplication(aid) }
         try await client.authenticate(keyNumber: 0, key: key)
     }
 }

@@ -14,8 +14,9 @@ extension DESFireClient {
     /// await client.enableRecovery(on: session)
     /// ```
     public func enableRecovery(on session: CardSession) async {
-        await session.onReconnect(key: "desfire") { [self] _ in
-            try await self.restoreAfterReconnect()
+        // Weak: the session must not keep its client (and so itself) alive after it closes.
+        await session.onReconnect(key: "desfire") { [weak self] _ in
+            try await self?.restoreAfterReconnect()
         }
     }
 
