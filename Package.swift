@@ -91,7 +91,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "CCIDTests", dependencies: ["CCID", "CardSimulator", "CardFlow"]),
-        .testTarget(name: "CardSimulatorTests", dependencies: ["CardSimulator", "CardFlow", "CCID"]),
+        .testTarget(name: "CardSimulatorTests", dependencies: ["CardSimulator", "CardFlow", "CCID", "CardCrypto"]),
         .testTarget(name: "CardctlTests", dependencies: ["cardctl"]),
         .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto"]),
         .testTarget(name: "NDEFTests", dependencies: ["NDEF", "CardFlow", "CardSimulator"], exclude: ["ndeflib_crosscheck.py"]),

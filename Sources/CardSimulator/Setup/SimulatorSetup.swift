@@ -92,7 +92,8 @@ public struct SimulatorSetup: Sendable {
                                multipleBlockWrite: specification?.multipleBlockWrite ?? false,
                                lockedBlocks: specification?.lockedBlocks ?? [], ndefFormatted: specification?.ndefFormatted ?? false)
         case .none: return nil
-        case .desfire, .ton:
+        case .desfire: return DESFireCard(seed: seed, randomUID: specification?.randomUID ?? false)
+        case .ton:
             throw SimulatorSpecificationError.cardKindUnavailable(kind)
         }
     }
@@ -112,7 +113,8 @@ public struct SimulatorSetup: Sendable {
         case .type2: return try store.load(NDEFType2Tag.self)
         case .iso15693: return try store.load(ISO15693Tag.self)
         case .none: return nil
-        case .desfire, .ton: throw SimulatorSpecificationError.cardKindUnavailable(specification.cardKind)
+        case .desfire: return try store.load(DESFireCard.self)
+        case .ton: throw SimulatorSpecificationError.cardKindUnavailable(specification.cardKind)
         }
     }
 }

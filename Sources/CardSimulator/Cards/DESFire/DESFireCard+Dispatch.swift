@@ -1,0 +1,171 @@
+/// ISO 7816 unwrapping, frame chaining and command dispatch.
+extension DESFireCard {
+    public mutating func process(_ command: [UInt8]) -> [UInt8] {
+        guard let apdu = ISO7816CommandAPDU(parsing: command) else { return [0x67, 0x00] }
+        guard apdu.cla == 0x90 else { return apdu.cla == 0x00 ? [0x6D, 0x00] : [0x6E, 0x00] }
+        guard apdu.p1 == 0, apdu.p2 == 0 else { return [0x6A, 0x86] }
+        let ins = apdu.ins
+        let data = apdu.data
+        if ins == 0xAF { return continueFrames(data) }
+        // A new command abandons whatever chain or authentication was in progress.
+        pendingFrames = []
+        pendingCommand = nil
+        pendingAuthentication = nil
+        return execute(ins, data)
+    }
+
+    /// `90 AF`: the next response frame, the second authentication pass, or more command data.
+    private mutating func continueFrames(_ data: [UInt8]) -> [UInt8] {
+        if !pendingFrames.isEmpty {
+            guard data.isEmpty else {
+                pendingFrames = []
+                return fail(.lengthError)
+            }
+            let frame = pendingFrames.removeFirst()
+            return frame + [0x91, pendingFrames.isEmpty ? 0x00 : 0xAF]
+        }
+        if let authentication = pendingAuthentication {
+            pendingAuthentication = nil
+            do throws(DESFireCardStatus) {
+                let reply = try completeAuthentication(authentication, token: data)
+                return reply + [0x91, 0x00]
+            } catch {
+                return fail(error)
+            }
+        }
+        if let pending = pendingCommand {
+            pendingCommand = nil
+            return execute(pending.ins, pending.data + data)
+        }
+        return fail(.illegalCommand)
+    }
+
+    /// Runs a complete (or first-frame) native command and frames its answer.
+    private mutating func execute(_ ins: UInt8, _ data: [UInt8]) -> [UInt8] {
+        do throws(DESFireCardStatus) {
+            let reply = try dispatch(ins, data)
+            if let expected = reply.needsMoreData {
+                guard data.count < expected else { throw DESFireCardStatus.lengthError }
+                pendingCommand = (ins, data)
+                return [0x91, 0xAF]
+            }
+            if reply.expectsAdditionalFrame { return reply.data + [0x91, 0xAF] }
+            let wire = try DESFireSecureMessaging.wrapResponse(reply.data, protection: reply.protection, session: &session)
+            return frame(wire, sizes: reply.frameSizes)
+        } catch {
+            return fail(error)
+        }
+    }
+
+    /// Splits a response into frames, returns the first and keeps the rest for `90 AF`.
+    private mutating func frame(_ wire: [UInt8], sizes: [Int]?) -> [UInt8] {
+        var frames: [[UInt8]] = []
+        var rest = wire[...]
+        if let sizes {
+            for size in sizes where rest.count > size {
+                frames.append(Array(rest.prefix(size)))
+                rest = rest.dropFirst(size)
+            }
+            frames.append(Array(rest))
+        } else {
+            repeat {
+                frames.append(Array(rest.prefix(Self.maxResponseFrame)))
+                rest = rest.dropFirst(Self.maxResponseFrame)
+            } while !rest.isEmpty
+        }
+        let first = frames.removeFirst()
+        pendingFrames = frames
+        return first + [0x91, frames.isEmpty ? 0x00 : 0xAF]
+    }
+
+    /// An error answer: no MAC, the session ends and the pending transaction is aborted.
+    mutating func fail(_ status: DESFireCardStatus) -> [UInt8] {
+        session = nil
+        pendingAuthentication = nil
+        pendingCommand = nil
+        pendingFrames = []
+        transaction = DESFireTransaction()
+        return [0x91, status.rawValue]
+    }
+
+    private mutating func dispatch(_ ins: UInt8, _ data: [UInt8]) throws(DESFireCardStatus) -> DESFireReply {
+        switch ins {
+        case 0x0A, 0x1A, 0xAA: return try beginAuthentication(ins, data)
+        case 0x5A: return try selectApplication(data)
+        // Commands whose data carries its own protection.
+        case 0x54: return try changeKeySettings(data)
+        case 0xC4: return try changeKey(data)
+        case 0x5F: return try changeFileSettings(data)
+        case 0x3D: return try writeData(data)
+        case 0x3B: return try writeRecord(data)
+        case 0x0C, 0xDC, 0x1C: return try changeValue(ins, data)
+        default: break
+        }
+        // Plain commands: in an EV1 session the command's CMAC advances the IV (not sent).
+        guard Self.plainCommands.contains(ins) else { throw .illegalCommand }
+        if session != nil { try DESFireSecureMessaging.advance(&session!, over: [ins] + data) }
+        switch ins {
+        case 0x60: return try getVersion(data)
+        case 0x51: return try getCardUID(data)
+        case 0xFC: return try formatPICC(data)
+        case 0x6E: return try getFreeMemory(data)
+        case 0x6A: return try getApplicationIDs(data)
+        case 0x6D: return try getDFNames(data)
+        case 0xCA: return try createApplication(data)
+        case 0xDA: return try deleteApplication(data)
+        case 0x45: return try getKeySettings(data)
+        case 0x64: return try getKeyVersion(data)
+        case 0x6F: return try getFileIDs(data)
+        case 0x61: return try getISOFileIDs(data)
+        case 0xF5: return try getFileSettings(data)
+        case 0xCD, 0xCB: return try createDataFile(ins, data)
+        case 0xCC: return try createValueFile(data)
+        case 0xC1, 0xC0: return try createRecordFile(ins, data)
+        case 0xDF: return try deleteFile(data)
+        case 0xBD: return try readData(data)
+        case 0x6C: return try getValue(data)
+        case 0xBB: return try readRecords(data)
+        case 0xEB: return try clearRecordFile(data)
+        case 0xC7: return try commitTransaction(data)
+        case 0xA7: return try abortTransaction(data)
+        default: throw .illegalCommand
+        }
+    }
+
+    private static let plainCommands: Set<UInt8> = [
+        0x60, 0x51, 0xFC, 0x6E, 0x6A, 0x6D, 0xCA, 0xDA, 0x45, 0x64, 0x6F, 0x61, 0xF5,
+        0xCD, 0xCB, 0xCC, 0xC1, 0xC0, 0xDF, 0xBD, 0x6C, 0xBB, 0xEB, 0xC7, 0xA7,
+    ]
+
+    // MARK: Shared checks
+
+    /// The selected application (or the PICC level).
+    var current: DESFireApplication {
+        get { selectedAID == 0 ? picc : (applications.first { $0.aid == selectedAID } ?? picc) }
+        set {
+            if selectedAID == 0 {
+                picc = newValue
+            } else if let index = applications.firstIndex(where: { $0.aid == selectedAID }) {
+                applications[index] = newValue
+            }
+        }
+    }
+
+    /// Whether the session was opened with key 0 of the current level.
+    var authenticatedWithMasterKey: Bool { session?.keyNumber == 0 }
+
+    func requireLength(_ data: [UInt8], _ count: Int) throws(DESFireCardStatus) {
+        guard data.count == count else { throw .lengthError }
+    }
+
+    /// Master-key authentication unless `free`: no session → AE, another key → AE.
+    func requireMasterKey(unless free: Bool) throws(DESFireCardStatus) {
+        guard !free else { return }
+        guard authenticatedWithMasterKey else { throw .authenticationError }
+    }
+
+    /// Application-level command: an application must be selected.
+    func requireApplication() throws(DESFireCardStatus) {
+        guard selectedAID != 0 else { throw .permissionDenied }
+    }
+}

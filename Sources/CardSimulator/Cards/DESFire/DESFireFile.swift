@@ -1,0 +1,75 @@
+/// A file of a DESFire application, with its committed content.
+///
+/// Pending (uncommitted) changes of backup, value and record files live in
+/// ``DESFireTransaction``, which is volatile.
+struct DESFireFile: Codable, Sendable, Hashable {
+    /// The file type byte GetFileSettings reports.
+    enum FileType: UInt8, Codable, Sendable, Hashable {
+        case standard = 0x00, backup = 0x01, value = 0x02, linearRecord = 0x03, cyclicRecord = 0x04
+    }
+
+    /// Value file parameters and committed value.
+    struct ValueState: Codable, Sendable, Hashable {
+        var lower: Int32
+        var upper: Int32
+        var value: Int32
+        /// Bit 0 of the create byte: LimitedCredit enabled.
+        var limitedCreditEnabled: Bool
+        /// The amount LimitedCredit may still add (the debits of the last committed transaction).
+        var limitedCreditValue: Int32
+    }
+
+    /// Record file parameters and committed records, oldest first.
+    struct RecordState: Codable, Sendable, Hashable {
+        var recordSize: Int
+        var maxRecords: Int
+        var records: [[UInt8]]
+
+        /// A cyclic file keeps one slot free for the record being written (spec §5.5).
+        func capacity(cyclic: Bool) -> Int { cyclic ? maxRecords - 1 : maxRecords }
+    }
+
+    var number: UInt8
+    var type: FileType
+    var isoFileID: UInt16?
+    var communication: UInt8
+    var accessRights: DESFireAccessRights
+    /// Standard and backup files: committed content.
+    var data: [UInt8]
+    var valueState: ValueState?
+    var recordState: RecordState?
+
+    var mode: DESFireCommunicationMode { DESFireCommunicationMode(fileSetting: communication) }
+    var isDataFile: Bool { type == .standard || type == .backup }
+    var isRecordFile: Bool { type == .linearRecord || type == .cyclicRecord }
+
+    /// GetFileSettings answer (spec §5.5).
+    var settings: [UInt8] {
+        var out: [UInt8] = [type.rawValue, communication] + accessRights.bytes
+        switch type {
+        case .standard, .backup:
+            out += DESFireBytes.le24(data.count)
+        case .value:
+            let state = valueState ?? ValueState(lower: 0, upper: 0, value: 0, limitedCreditEnabled: false, limitedCreditValue: 0)
+            out += DESFireBytes.le32(state.lower) + DESFireBytes.le32(state.upper)
+            out += DESFireBytes.le32(state.limitedCreditValue) + [state.limitedCreditEnabled ? 0x01 : 0x00]
+        case .linearRecord, .cyclicRecord:
+            let state = recordState ?? RecordState(recordSize: 0, maxRecords: 0, records: [])
+            out += DESFireBytes.le24(state.recordSize) + DESFireBytes.le24(state.maxRecords)
+            out += DESFireBytes.le24(state.records.count)
+        }
+        return out
+    }
+
+    /// Non-volatile memory the file occupies: whole 32-byte blocks, at least one; backup files
+    /// hold two copies.
+    var allocatedBytes: Int {
+        switch type {
+        case .standard: DESFireMemory.blocks(data.count)
+        case .backup: 2 * DESFireMemory.blocks(data.count)
+        case .value: DESFireMemory.blocks(4)
+        case .linearRecord, .cyclicRecord:
+            DESFireMemory.blocks((recordState?.recordSize ?? 0) * (recordState?.maxRecords ?? 0))
+        }
+    }
+}
