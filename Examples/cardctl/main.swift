@@ -3,7 +3,7 @@ import Dispatch
 import Foundation
 
 // Global options may precede the subcommand; ArgumentParser expects them after it.
-let subcommandNames: Set<String> = ["list", "apdu", "shell", "watch", "key", "simulate", "ndef", "iso15693", "help"]
+let subcommandNames: Set<String> = ["list", "apdu", "shell", "watch", "key", "simulate", "ndef", "iso15693", "desfire", "help"]
 let arguments = ArgumentOrder.normalise(Array(CommandLine.arguments.dropFirst()), subcommands: subcommandNames)
 
 /// Parses and runs the command; returns the process exit status.

@@ -128,14 +128,20 @@ extension DESFireClient {
         } else {
             candidates = Array(stride(from: longest, through: max(0, longest - blockSize), by: -1))
         }
-        for length in candidates {
+        func valid(_ length: Int) -> Bool {
+            guard length >= 0 else { return false }
             let tail = plaintext[(length + crcLength)...]
             // Known lengths are padded with zeros; unknown ones may use 0x80 then zeros.
             let zeros = tail.allSatisfy { $0 == 0 }
                 || (knownLength == nil && tail.first == 0x80 && tail.dropFirst().allSatisfy { $0 == 0 })
-            guard zeros else { continue }
-            let data = Array(plaintext[..<length])
-            if check(data) == Array(plaintext[length..<(length + crcLength)]) { return data }
+            return zeros && check(Array(plaintext[..<length])) == Array(plaintext[length..<(length + crcLength)])
+        }
+        for length in candidates where valid(length) {
+            // A CRC without final XOR over data ‖ its own CRC is zero, so data ‖ CRC followed by zero
+            // padding looks valid too: prefer the shorter reading while it is also valid.
+            var found = length
+            while knownLength == nil, valid(found - crcLength) { found -= crcLength }
+            return Array(plaintext[..<found])
         }
         return nil
     }
