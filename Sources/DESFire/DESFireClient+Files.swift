@@ -6,6 +6,15 @@ extension DESFireClient {
         try await exchange(.getFileIDs)
     }
 
+    /// GetISOFileIDs (`61`): the ISO file IDs of the selected application's files.
+    public func getISOFileIDs() async throws -> [UInt16] {
+        let data = try await exchange(.getISOFileIDs)
+        guard data.count % 2 == 0 else {
+            throw DESFireError.malformedResponse(command: .getISOFileIDs, reason: "\(data.count) bytes is not a list of 2-byte IDs")
+        }
+        return stride(from: 0, to: data.count, by: 2).map { UInt16(data[$0]) | UInt16(data[$0 + 1]) << 8 }
+    }
+
     /// GetFileSettings (`F5`); the answer is cached for comm-mode decisions.
     public func getFileSettings(file: UInt8) async throws -> DESFireFileSettings {
         let settings = try DESFireFileSettings(response: try await exchange(.getFileSettings, data: [try fileNumber(file)]))

@@ -46,11 +46,30 @@ extension DESFireClient {
     }
 
     /// CreateApplication (`CA`) with `keyCount` keys (0...14) of `keyType`; `settings` is the key settings byte.
+    /// With `isoFileID` the application gets an ISO 7816 file ID (KS2 bit 5) and optionally a DF name (1...16 bytes).
     public func createApplication(_ aid: DESFireApplicationID, settings: UInt8 = 0x0F, keyCount: Int,
-                                  keyType: DESFireKeyType) async throws {
+                                  keyType: DESFireKeyType, isoFileID: UInt16? = nil, dfName: [UInt8] = []) async throws {
         guard (0...14).contains(keyCount) else { throw DESFireError.invalidArgument("key count \(keyCount) is outside 0...14") }
         guard aid != .picc else { throw DESFireError.invalidArgument("000000 is the PICC level, not an application") }
-        _ = try await exchange(.createApplication, data: aid.wire + [settings, UInt8(keyCount) | keyType.cryptoFlag])
+        guard dfName.count <= 16, dfName.isEmpty || isoFileID != nil else {
+            throw DESFireError.invalidArgument("a DF name has 1...16 bytes and needs an ISO file ID")
+        }
+        var data = aid.wire + [settings, UInt8(keyCount) | keyType.cryptoFlag | (isoFileID == nil ? 0 : 0x20)]
+        if let isoFileID { data += littleEndian(UInt32(isoFileID), count: 2) + dfName }
+        _ = try await exchange(.createApplication, data: data)
+    }
+
+    /// GetDFNames (`6D`): per application its AID, ISO file ID and DF name (one AF frame each).
+    public func getDFNames() async throws -> [(aid: DESFireApplicationID, isoFileID: UInt16, dfName: [UInt8])] {
+        // The frames are concatenated by the transport, so entries are split by the card's framing here.
+        var entries: [(aid: DESFireApplicationID, isoFileID: UInt16, dfName: [UInt8])] = []
+        for frame in try await exchangeFrames(.getDFNames) where !frame.isEmpty {
+            guard frame.count >= 5 else {
+                throw DESFireError.malformedResponse(command: .getDFNames, reason: "entry of \(frame.count) bytes")
+            }
+            entries.append((DESFireApplicationID(wire: frame[0..<3]), UInt16(frame[3]) | UInt16(frame[4]) << 8, Array(frame[5...])))
+        }
+        return entries
     }
 
     /// DeleteApplication (`DA`). Deleting the selected application ends the session.

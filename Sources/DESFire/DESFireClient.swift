@@ -74,6 +74,11 @@ public actor DESFireClient {
     /// Sends a native message (command byte + body) with command-direction chaining and collects an
     /// AF-chained answer. An error status drops the session and throws.
     func transceive(_ command: DESFireCommand, _ body: [UInt8]) async throws -> [UInt8] {
+        try await transceiveFrames(command, body).flatMap { $0 }
+    }
+
+    /// As ``transceive(_:_:)``, keeping the answer's frames apart (GetDFNames sends one entry per frame).
+    func transceiveFrames(_ command: DESFireCommand, _ body: [UInt8]) async throws -> [[UInt8]] {
         var chunks: [[UInt8]] = stride(from: 0, to: body.count, by: maxFrameDataLength).map {
             Array(body[$0..<min($0 + maxFrameDataLength, body.count)])
         }
@@ -92,16 +97,14 @@ public actor DESFireClient {
                 throw DESFireError.malformedResponse(command: command, reason: "data in the middle of a chained command")
             }
         }
-        var collected = answer.data
-        var frames = 1
+        var collected = [answer.data]
         while answer.status == 0xAF {
-            frames += 1
-            guard frames <= 256 else {
+            guard collected.count < 256 else {
                 session = nil
                 throw DESFireError.malformedResponse(command: command, reason: "more than 256 answer frames")
             }
             answer = try await transmitFrame(0xAF, [], command: command)
-            collected += answer.data
+            collected.append(answer.data)
         }
         try fail(answer.status, command)
         return collected

@@ -36,6 +36,20 @@ extension DESFireClient {
         return try unprotect(command, answer, response)
     }
 
+    /// A plain command whose answer frames are returned separately, the secure-messaging trailer removed.
+    func exchangeFrames(_ command: DESFireCommand) async throws -> [[UInt8]] {
+        let body = try protect(command, header: [], data: [], protection: .plain)
+        var frames = try await transceiveFrames(command, body)
+        let data = try unprotect(command, frames.flatMap { $0 }, .plain)
+        // Drop the trailer (CMAC) from the end of the last frames.
+        var excess = frames.reduce(0) { $0 + $1.count } - data.count
+        while excess > 0, let last = frames.popLast() {
+            if last.count > excess { frames.append(Array(last.dropLast(excess))) }
+            excess -= min(excess, last.count)
+        }
+        return frames
+    }
+
     private func protect(_ command: DESFireCommand, header: [UInt8], data: [UInt8],
                          protection: DESFireCommandProtection) throws(DESFireError) -> [UInt8] {
         guard var secure = session else {

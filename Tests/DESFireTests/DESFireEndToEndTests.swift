@@ -229,6 +229,26 @@ struct DESFireEndToEndTests {
         }
     }
 
+    @Test("applications with ISO file IDs and DF names: GetDFNames, GetISOFileIDs")
+    func dfNames() async throws {
+        let (reader, _) = try await Self.reader()
+        try await reader.withSession(policy: Self.policy) { session in
+            let client = DESFireClient(channel: session)
+            try await client.selectApplication(.picc)
+            try await client.authenticate(keyNumber: 0, key: .defaultDES)
+            try await client.createApplication(try DESFireApplicationID(hex: "123456"), settings: 0x2F, keyCount: 14, keyType: .des,
+                                               isoFileID: 0x2345, dfName: Array("aid123456".utf8))
+            try await client.createApplication(try DESFireApplicationID(hex: "654321"), keyCount: 1, keyType: .aes,
+                                               isoFileID: 0x2346, dfName: Array("second".utf8))
+            let names = try await client.getDFNames()
+            #expect(names.map(\.aid.description) == ["123456", "654321"])
+            #expect(names.map(\.isoFileID) == [0x2345, 0x2346])
+            #expect(names.map { String(decoding: $0.dfName, as: UTF8.self) } == ["aid123456", "second"])
+            try await client.selectApplication(try DESFireApplicationID(hex: "654321"))
+            #expect(try await client.getISOFileIDs().isEmpty)
+        }
+    }
+
     @Test("a card lifted mid-command is reported as card loss, not as a DESFire error")
     func liftedMidCommand() async throws {
         let (reader, _) = try await Self.reader("sim:desfire,lift-after=4")
