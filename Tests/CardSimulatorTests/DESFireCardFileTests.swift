@@ -219,4 +219,39 @@ struct DESFireCardFileTests {
         #expect(card.send(0x61) == DESFireAnswer(data: h("04 E1 05 E1"), status: 0x00))
         #expect(card.send(0x45) == DESFireAnswer(data: h("2F 0E"), status: 0x00))
     }
+
+    @Test("Re-authentication does not abort a pending transaction (write with key 1, authenticate key 0, commit)")
+    func reauthenticationKeepsTransaction() throws {
+        var card = Self.card()
+        // Read free, Write key 1, R/W key 1, Change 0.
+        #expect(card.send(0xCB, h("02 00 10 E1 08 00 00")).status == 0x00)
+        let zero = DESFireCardSecureMessagingTests.zeroAES
+        let (key1, _) = try HostSession.authenticate(&card, command: 0xAA, keyNumber: 1, key: zero, rndA: [UInt8](repeating: 5, count: 16))
+        let host = try #require(key1)
+        try host.commandCMAC(h("3D 02 00 00 00 02 00 00 AB CD"))
+        #expect(try host.responseData(card.send(0x3D, h("02 00 00 00 02 00 00 AB CD"))) == [])
+        let (key0, _) = try HostSession.authenticate(&card, command: 0xAA, keyNumber: 0, key: zero, rndA: [UInt8](repeating: 6, count: 16))
+        let second = try #require(key0)
+        try second.commandCMAC([0xC7])
+        #expect(try second.responseData(card.send(0xC7)) == [])
+        try second.commandCMAC(h("BD 02 00 00 00 02 00 00"))
+        #expect(try second.responseData(card.send(0xBD, h("02 00 00 00 02 00 00"))) == h("AB CD"))
+    }
+
+    @Test("Limited credit value follows the debits of the last committed transaction")
+    func limitedCreditValue() {
+        var card = Self.card()
+        #expect(card.send(0xCC, h("03 00 EE EE 00 00 00 00 10 27 00 00 00 00 00 00 01")).status == 0x00)
+        for _ in 0..<15 {
+            #expect(card.send(0x0C, h("03 64 00 00 00")).status == 0x00)
+            #expect(card.send(0xDC, h("03 61 00 00 00")).status == 0x00)
+            #expect(card.send(0xC7).status == 0x00)
+        }
+        #expect(Array(card.send(0xF5, [0x03]).data[12..<16]) == h("61 00 00 00"))
+        #expect(card.send(0x6C, [0x03]).data == DESFireBytes.le32(45))
+        // A transaction without debits leaves it unchanged.
+        #expect(card.send(0x0C, h("03 01 00 00 00")).status == 0x00)
+        #expect(card.send(0xC7).status == 0x00)
+        #expect(Array(card.send(0xF5, [0x03]).data[12..<16]) == h("61 00 00 00"))
+    }
 }

@@ -31,7 +31,7 @@ struct DESFireCardPICCTests {
     func wrapping() {
         var card = DESFireCard(seed: 1)
         card.powerOn()
-        #expect(card.process(h("00 A4 04 00 07 D2 76 00 00 85 01 00")) == h("6D 00"))
+        #expect(card.process(h("00 B0 00 00 00")) == h("6D 00"))
         #expect(card.process(h("80 60 00 00 00")) == h("6E 00"))
         #expect(card.process(h("90 60 01 00 00")) == h("6A 86"))
         #expect(card.process(h("90 5A 00 00 05 00 00 00")) == h("67 00"))
@@ -39,6 +39,22 @@ struct DESFireCardPICCTests {
         #expect(card.process(h("90 99 00 00 00")) == h("91 1C"))
         #expect(card.process(h("90 5A 00 00 02 00 00 00")) == h("91 7E"))
         #expect(card.process(h("90 5A 00 00 03 01 02 03 00")) == h("91 A0"))
+    }
+
+    @Test("ISO SELECT by DF name: the PICC name selects the PICC level, an application's name the application")
+    func isoSelect() throws {
+        var card = DESFireCard(seed: 1)
+        card.powerOn()
+        #expect(card.process(h("00 A4 04 00 07 D2 76 00 00 85 01 00")) == h("90 00"))
+        #expect(card.send(0xCA, h("01 00 00 0F 21 10 E1 A0 00 00 00 01")).status == 0x00)
+        #expect(card.process(h("00 A4 04 00 05 A0 00 00 00 01 00")) == h("90 00"))
+        #expect(card.send(0x45) == DESFireAnswer(data: h("0F 01"), status: 0x00))
+        #expect(card.send(0xCD, h("01 01 E1 00 EE EE 08 00 00")).status == 0x00)
+        #expect(card.process(h("00 A4 04 00 05 A0 00 00 00 02 00")) == h("6A 82"))
+        #expect(card.process(h("00 A4 02 00 02 E1 01 00")) == h("6A 86"))
+        #expect(card.process(h("00 A4 04 00 07 D2 76 00 00 85 01 00")) == h("90 00"))
+        #expect(card.send(0x6F).status == 0x9D)
+        #expect(card.send(0x6A).data == h("01 00 00"))
     }
 
     @Test("Applications: 28 maximum (CE), duplicates (DE), deletion keeps memory until FormatPICC")
@@ -250,7 +266,7 @@ struct DESFireCardPICCTests {
         #expect(first != second)
         #expect(card.realUID == DESFireCard(seed: 11).uid)
         let getVersion = card.exchange(0x60)
-        #expect(Array(getVersion.data[14..<21]) == card.realUID)
+        #expect(Array(getVersion.data[14..<21]) == [UInt8](repeating: 0, count: 7))
         var (session, _) = try HostSession.authenticate(&card, command: 0x1A, keyNumber: 0, key: .des([UInt8](repeating: 0, count: 16)),
                                                         rndA: h("01 02 03 04 05 06 07 08"))
         var host = try #require(session)

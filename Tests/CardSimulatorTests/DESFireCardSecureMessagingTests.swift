@@ -258,4 +258,32 @@ struct DESFireCardSecureMessagingTests {
         try host.commandCMAC([0x6C, 0x09])
         #expect(try host.decipherResponse(card.send(0x6C, [0x09]), length: 4) == h("64 00 00 00"))
     }
+
+    @Test("EV1 CMAC over chained responses: GetApplicationIDs and GetDFNames across frames")
+    func chainedResponseCMAC() throws {
+        var card = DESFireCard(seed: 12)
+        card.powerOn()
+        for aid in 1...20 {
+            #expect(card.send(0xCA, [UInt8(aid), 0x00, 0x00, 0x0F, 0x21, UInt8(aid), 0x10, 0x44, 0x46, UInt8(aid)]).status == 0x00)
+        }
+        let (session, _) = try HostSession.authenticate(&card, command: 0x1A, keyNumber: 0, key: Self.zeroDES, rndA: h("01 02 03 04 05 06 07 08"))
+        let host = try #require(session)
+        try host.commandCMAC([0x6A])
+        let ids = card.exchange(0x6A)
+        #expect(try host.responseData(ids) == (1...20).flatMap { [UInt8($0), 0, 0] })
+        try host.commandCMAC([0x6D])
+        let first = card.send(0x6D)
+        #expect(first.status == 0xAF && first.data == h("01 00 00 01 10 44 46 01"))
+        var all = first.data
+        var frames = 1
+        var next = first
+        while next.status == 0xAF {
+            next = card.send(0xAF)
+            all += next.data
+            frames += 1
+        }
+        #expect(frames == 20)
+        let names = try host.responseData(DESFireAnswer(data: all, status: next.status))
+        #expect(names == (1...20).flatMap { [UInt8($0), 0, 0, UInt8($0), 0x10, 0x44, 0x46, UInt8($0)] })
+    }
 }

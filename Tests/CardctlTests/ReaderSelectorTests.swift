@@ -4,12 +4,20 @@ import Testing
 @Suite("cardctl --reader selectors")
 struct ReaderSelectorTests {
     @Test("card models not in this build: a clear error, exit 2",
-          arguments: ["desfire", "ton"])
+          arguments: ["ton"])
     func unavailableCardKinds(kind: String) async throws {
         let result = try await CardctlProcess.run(["list", "--reader", "sim:\(kind)"])
         #expect(result.status == 2, "\(result)")
         #expect(result.stdout.isEmpty, "\(result)")
         #expect(result.stderr.contains("'\(kind)'"), "the message should name the card model: \(result)")
+    }
+
+    @Test("sim:desfire answers ISO-wrapped native commands through the reader stack")
+    func desfireSimulator() async throws {
+        let result = try await CardctlProcess.run(["apdu", "905A00000300000000", "9060000000", "--reader", "sim:desfire"])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("9100"), "\(result)")
+        #expect(result.stdout.contains("04010101001A05 91AF"), "\(result)")
     }
 
     @Test("usb selectors that match no reader: list prints none, card commands exit 3", arguments: [

@@ -1,7 +1,10 @@
 /// ISO 7816 unwrapping, frame chaining and command dispatch.
 extension DESFireCard {
+    /// Answers one APDU: an ISO-wrapped native command `90 INS 00 00 [Lc data] 00` with
+    /// `data 91 SW2`, an ISO SELECT by DF name with `90 00`, anything else with an ISO 7816 error.
     public mutating func process(_ command: [UInt8]) -> [UInt8] {
         guard let apdu = ISO7816CommandAPDU(parsing: command) else { return [0x67, 0x00] }
+        if apdu.cla == 0x00, apdu.ins == 0xA4 { return isoSelect(apdu) }
         guard apdu.cla == 0x90 else { return apdu.cla == 0x00 ? [0x6D, 0x00] : [0x6E, 0x00] }
         guard apdu.p1 == 0, apdu.p2 == 0 else { return [0x6A, 0x86] }
         let ins = apdu.ins
@@ -13,6 +16,32 @@ extension DESFireCard {
         pendingAuthentication = nil
         return execute(ins, data)
     }
+
+    /// ISO SELECT by DF name (`00 A4 04 00 Lc name [Le]`): the DESFire PICC name
+    /// `D2760000850100` selects the PICC level (libfreefare does this at connect), an application's
+    /// DF name selects it. Like SelectApplication it ends the session and the transaction.
+    private mutating func isoSelect(_ apdu: ISO7816CommandAPDU) -> [UInt8] {
+        guard apdu.p1 == 0x04, apdu.p2 == 0x00 || apdu.p2 == 0x0C else { return [0x6A, 0x86] }
+        guard (1...16).contains(apdu.data.count) else { return [0x67, 0x00] }
+        pendingFrames = []
+        pendingCommand = nil
+        pendingAuthentication = nil
+        let target: UInt32
+        if apdu.data == Self.piccDFName {
+            target = 0
+        } else if let application = applications.first(where: { $0.dfName == apdu.data }) {
+            target = application.aid
+        } else {
+            return [0x6A, 0x82]
+        }
+        session = nil
+        transaction = DESFireTransaction()
+        selectedAID = target
+        return [0x90, 0x00]
+    }
+
+    /// The ISO DF name of the PICC level.
+    static let piccDFName: [UInt8] = [0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x00]
 
     /// `90 AF`: the next response frame, the second authentication pass, or more command data.
     private mutating func continueFrames(_ data: [UInt8]) -> [UInt8] {

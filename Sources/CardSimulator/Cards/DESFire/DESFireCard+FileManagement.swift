@@ -34,6 +34,9 @@ extension DESFireCard {
     mutating func createDataFile(_ ins: UInt8, _ data: [UInt8]) throws(DESFireCardStatus) -> DESFireReply {
         let (number, isoFileID, body) = try fileHeader(data, bodyLength: 6)
         let size = DESFireBytes.readLE24(body, at: 3)
+        // Checked before the content is allocated, so that a huge size costs nothing.
+        try checkNewFile(number: number, isoFileID: isoFileID, communication: body[0],
+                         allocatedBytes: DESFireMemory.blocks(size) * (ins == 0xCB ? 2 : 1))
         let file = DESFireFile(number: number, type: ins == 0xCD ? .standard : .backup, isoFileID: isoFileID,
                                communication: body[0], accessRights: DESFireAccessRights(raw: DESFireBytes.readLE16(body, at: 1)),
                                data: [UInt8](repeating: 0, count: size), valueState: nil, recordState: nil)
@@ -156,14 +159,21 @@ extension DESFireCard {
         }
     }
 
-    /// Adds a file after the number, duplicate, comm and memory checks.
+    /// The number, comm setting, duplicate and memory checks of a new file.
+    private func checkNewFile(number: UInt8, isoFileID: UInt16?, communication: UInt8,
+                              allocatedBytes: Int) throws(DESFireCardStatus) {
+        guard number <= Self.maxFileNumber, communication <= 0x03 else { throw .parameterError }
+        guard current.fileIndex(number) == nil else { throw .duplicateError }
+        if let isoFileID, current.files.contains(where: { $0.isoFileID == isoFileID }) { throw .duplicateError }
+        guard allocatedBytes <= freeMemory else { throw .outOfMemory }
+    }
+
+    /// Adds a file after the checks of ``checkNewFile(number:isoFileID:communication:allocatedBytes:)``
+    /// and charges its memory.
     private mutating func add(_ file: DESFireFile) throws(DESFireCardStatus) {
-        guard file.number <= Self.maxFileNumber, file.communication <= 0x03 else { throw .parameterError }
-        guard current.fileIndex(file.number) == nil else { throw .duplicateError }
-        if let id = file.isoFileID, current.files.contains(where: { $0.isoFileID == id }) { throw .duplicateError }
-        let size = file.allocatedBytes
-        guard size <= freeMemory else { throw .outOfMemory }
-        allocatedMemory += size
+        try checkNewFile(number: file.number, isoFileID: file.isoFileID, communication: file.communication,
+                         allocatedBytes: file.allocatedBytes)
+        allocatedMemory += file.allocatedBytes
         current.files.append(file)
     }
 }

@@ -8,9 +8,12 @@ extension DESFireCard {
     static let productionWeekYear: [UInt8] = [0x49, 0x13]
 
     /// GetVersion (60): always three frames, 7 + 7 + 14 bytes (plus the CMAC in an EV1 session).
+    /// A random-ID card reports its UID as zeros here: only GetCardUID, after authentication,
+    /// reveals it (that is what the random ID is for).
     mutating func getVersion(_ data: [UInt8]) throws(DESFireCardStatus) -> DESFireReply {
         try requireLength(data, 0)
-        let bytes = Self.hardwareVersion + Self.softwareVersion + realUID + productionBatch + Self.productionWeekYear
+        let reportedUID = randomUID ? [UInt8](repeating: 0, count: realUID.count) : realUID
+        let bytes = Self.hardwareVersion + Self.softwareVersion + reportedUID + productionBatch + Self.productionWeekYear
         return DESFireReply(data: bytes, protection: .plain, frameSizes: [7, 7])
     }
 

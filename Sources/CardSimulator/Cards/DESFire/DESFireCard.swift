@@ -17,14 +17,21 @@ import CardCrypto
 /// ```
 ///
 /// Factory state: PICC master key DES 16×00 (version 0), PICC key settings 0x0F, no
-/// applications, ``DESFireMemory/capacity`` bytes free. Random numbers (RndB, random UIDs) come
+/// applications, ``memoryCapacity`` bytes free. Random numbers (RndB, random UIDs) come
 /// from a generator seeded by `seed`; tests can fix the next RndB with ``nextChallengeOverride``.
 public struct DESFireCard: PersistentVirtualCard {
+    /// The state-file kind, `"desfire"`.
     public static let persistentKind = "desfire"
+    /// User memory of the emulated EV1 8K card after FormatPICC, in bytes (GetFreeMemory on a
+    /// factory card). Only files are charged, in 32-byte blocks (backup files twice); application
+    /// and key overheads of real cards are not public.
+    public static let memoryCapacity = 7936
     /// Largest response data per frame (EV1 frame size 64 minus protocol overhead).
     public static let maxResponseFrame = 59
 
+    /// `"desfire"`.
     public var kind: String { Self.persistentKind }
+    /// ISO-DEP type A with the DESFire EV1 ATS.
     public var technology: ContactlessTechnology { .desfireTypeA }
 
     /// The card's real 7-byte UID (NXP, first byte 0x04), as GetVersion and GetCardUID report it.
@@ -80,6 +87,8 @@ public struct DESFireCard: PersistentVirtualCard {
     /// The AIDs of the applications present, in creation order.
     public var applicationIDs: [UInt32] { applications.map(\.aid) }
 
+    /// Field on: the PICC level is selected, the session, pending frames and uncommitted changes
+    /// are gone, and a random-ID card draws a new ID.
     public mutating func powerOn() {
         selectedAID = 0
         session = nil
@@ -114,6 +123,7 @@ public struct DESFireCard: PersistentVirtualCard {
         case realUID, randomUID, picc, applications, allocatedMemory, randomState, productionBatch
     }
 
+    /// Restores the persistent part (applications, files, keys, memory, UID, random state).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         realUID = try container.decode([UInt8].self, forKey: .realUID)
@@ -126,6 +136,7 @@ public struct DESFireCard: PersistentVirtualCard {
         if randomUID { currentRandomID = drawRandomID() }
     }
 
+    /// Saves the persistent part; volatile state (selection, session, transaction) is not saved.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(realUID, forKey: .realUID)

@@ -2,7 +2,7 @@
 ///
 /// Thrown by the command handlers; every code except ``ok`` and ``additionalFrame`` ends the
 /// authenticated session and aborts the pending transaction, as on a real card.
-public enum DESFireCardStatus: UInt8, Error, Sendable, Hashable, CaseIterable {
+enum DESFireCardStatus: UInt8, Error, Sendable, Hashable, CaseIterable {
     case ok = 0x00
     case noChanges = 0x0C
     case outOfMemory = 0x0E

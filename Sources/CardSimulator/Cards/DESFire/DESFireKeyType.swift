@@ -1,6 +1,6 @@
 /// The cipher family of a DESFire key, coded as bits 7…6 of the key-count byte (CreateApplication
 /// KS2, GetKeySettings) and of the ChangeKey key-number byte at PICC level.
-public enum DESFireKeyType: UInt8, Codable, Sendable, Hashable {
+enum DESFireKeyType: UInt8, Codable, Sendable, Hashable {
     /// DES or 2K3DES (16 bytes; DES when both halves are equal ignoring the version bits).
     case des = 0x00
     /// 3K3DES (24 bytes).
