@@ -121,6 +121,26 @@ struct DESFireCommandTests {
         #expect(try await run(["free-memory"])["freeMemory"] as? Int == before)
     }
 
+    @Test("keys from key store slots, like uFR's key index")
+    func keySlots() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { Fixtures.removeDirectory(directory) }
+        let store = directory.appendingPathComponent("keys.json").path
+        let reader = "sim:desfire,state=\(directory.appendingPathComponent("card.json").path)"
+        let set = try await CardctlProcess.run(["key", "set", "5", "aes128", Self.key, "--key-store", store])
+        #expect(set.status == 0, "\(set)")
+        let provision = try await CardctlProcess.run(["--reader", reader, "desfire", "provision", "--aid", "010203", "--file", "1",
+                                                      "--size", "32", "--comm", "mac", "--key-slot", "5", "--key-store", store,
+                                                      "--data", "0102030405"])
+        #expect(provision.status == 0, "\(provision)")
+        let read = try await CardctlProcess.run(["--reader", reader, "desfire", "read", "--aid", "010203", "--file", "1", "--length", "5",
+                                                 "--key", Self.key, "--hex"])
+        #expect(read.stdoutLines == ["0102030405"], "\(read)")
+        let empty = try await CardctlProcess.run(["--reader", reader, "desfire", "read", "--aid", "010203", "--file", "1",
+                                                  "--key-slot", "6", "--key-store", store])
+        #expect(empty.status == 2, "\(empty)")
+    }
+
     @Test("bad input is a usage error")
     func badInput() async throws {
         let badAID = try await CardctlProcess.run(["--reader", "sim:desfire", "desfire", "read", "--aid", "0102", "--file", "1"])
