@@ -254,7 +254,7 @@ struct DESFireEndToEndTests {
         let (reader, _) = try await Self.reader("sim:desfire,lift-after=4")
         var policy = Self.policy
         policy.cardReturnTimeout = .zero
-        await #expect(throws: (any Error).self) {
+        let error = await #expect(throws: (any Error).self) {
             try await reader.withSession(policy: policy) { session in
                 let client = DESFireClient(channel: session)
                 try await client.selectApplication(.picc)
@@ -263,6 +263,7 @@ struct DESFireEndToEndTests {
                 _ = try await client.getFreeMemory()
             }
         }
+        #expect(!(error is DESFireError), "card loss must surface as the transport's error, not as a DESFire error: \(String(describing: error))")
     }
 
     static let text = Array("CARDFLOW TEST DATA".utf8)
@@ -310,8 +311,12 @@ struct DESFireEndToEndTests {
     func provisionLiftedAnywhere(_ lift: Int) async throws {
         let (reader, _) = try await Self.reader("sim:desfire,lift-after=\(lift),return-after=30")
         let plan = try Self.provisioning()
-        let (result, _) = await Self.collect(reader.run(plan.flow(), policy: plan.policy(base: Self.policy)))
+        let (result, events) = await Self.collect(reader.run(plan.flow(), policy: plan.policy(base: Self.policy)))
         #expect(try result.get().readBack == Self.text)
+        // The flow sends 18 APDUs (UID query included); lifted before the last one, the flow must have resumed.
+        if lift <= 16 {
+            #expect(events.contains { if case .resumed = $0 { true } else { false } }, "lift-after=\(lift): \(events)")
+        }
     }
 
     @Test("provision on a random-UID card is recognised by GetCardUID when it comes back")
