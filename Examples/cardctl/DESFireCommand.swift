@@ -29,9 +29,10 @@ func withDESFire<T: Sendable>(_ global: GlobalOptions,
 }
 
 /// Selects `aid` and authenticates with `key` (key number `keyNumber`) when a key is given.
-func enter(_ client: DESFireClient, aid: DESFireApplicationID, keyNumber: UInt8, key: DESFireKey?) async throws {
+func enter(_ client: DESFireClient, aid: DESFireApplicationID, keyNumber: UInt8, key: DESFireKey?,
+           method: DESFireAuthenticationMethod = .automatic) async throws {
     try await client.selectApplication(aid)
-    if let key { try await client.authenticate(keyNumber: keyNumber, key: key) }
+    if let key { try await client.authenticate(keyNumber: keyNumber, key: key, method: method) }
 }
 
 struct DESFireFormat: AsyncParsableCommand {
@@ -39,9 +40,10 @@ struct DESFireFormat: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var keys: DESFireKeyOptions
     func run() async throws {
+        let method = try keys.method()
         let picc = try await keys.key() ?? keys.piccKey()
         try await withDESFire(global) { client in
-            try await enter(client, aid: .picc, keyNumber: 0, key: picc)
+            try await enter(client, aid: .picc, keyNumber: 0, key: picc, method: method)
             try await client.formatPICC()
         }
         Output.standardOutput(global.json ? #"{"formatted":true}"# : "card formatted")
@@ -56,12 +58,13 @@ struct DESFireDESToAES: AsyncParsableCommand {
     @OptionGroup var keys: DESFireKeyOptions
     @Option(name: .customLong("key-version"), help: "Version of the new AES key.") var version: UInt8 = 0
     func run() async throws {
+        let method = try keys.method()
         let picc = try keys.piccKey()
         let given = try await keys.key()
         let newKey = try DESFireKey(type: .aes, bytes: (given ?? .defaultAES).bytes, version: version)
         guard newKey.type == .aes, given.map({ $0.type == .aes }) ?? true else { throw InputError(description: "the new key must be AES") }
         try await withDESFire(global) { client in
-            try await enter(client, aid: .picc, keyNumber: 0, key: picc)
+            try await enter(client, aid: .picc, keyNumber: 0, key: picc, method: method)
             try await client.changeKey(keyNumber: 0, to: newKey)
         }
         Output.standardOutput(global.json ? #"{"piccKeyType":"AES","version":\#(version)}"# : "PICC master key is now AES (version \(version))")
@@ -87,12 +90,13 @@ struct DESFireCreateApp: AsyncParsableCommand {
     @Option(name: .customLong("settings"), help: ArgumentHelp("Key settings byte in hex.", valueName: "HEX")) var settings: String = "0F"
     @Flag(name: .customLong("no-auth"), help: "Do not authenticate with the PICC master key.") var noAuth = false
     func run() async throws {
+        let method = try keys.method()
         let aid = try application.aid()
         guard let type = DESFireKeyType(name: appKeyType) else { throw InputError(description: "unknown key type '\(appKeyType)'") }
         guard let settingsByte = UInt8(settings, radix: 16) else { throw InputError(description: "--settings is one hex byte") }
         let picc = noAuth ? nil : try keys.piccKey()
         try await withDESFire(global) { client in
-            try await enter(client, aid: .picc, keyNumber: 0, key: picc)
+            try await enter(client, aid: .picc, keyNumber: 0, key: picc, method: method)
             try await client.createApplication(aid, settings: settingsByte, keyCount: keyCount, keyType: type)
         }
         Output.standardOutput(global.json ? #"{"aid":"\#(aid)","keyCount":\#(keyCount),"keyType":"\#(type)"}"# : "application \(aid) created")
@@ -111,12 +115,13 @@ struct DESFireCreateFile: AsyncParsableCommand {
     var access: String = "0000"
     @Flag(help: "Create a backup data file instead.") var backup = false
     func run() async throws {
+        let method = try keys.method()
         let aid = try application.aid()
         guard let mode = DESFireCommMode(name: comm) else { throw InputError(description: "--comm is plain, mac or enc") }
         guard access.count == 4, let rights = UInt16(access, radix: 16) else { throw InputError(description: "--access is 4 hex digits") }
         let key = try await keys.key()
         try await withDESFire(global) { client in
-            try await enter(client, aid: aid, keyNumber: keys.keyNumber, key: key)
+            try await enter(client, aid: aid, keyNumber: keys.keyNumber, key: key, method: method)
             try await client.createDataFile(file: file, size: size, commMode: mode, accessRights: DESFireAccessRights(rawValue: rights), backup: backup)
         }
         Output.standardOutput(global.json ? #"{"aid":"\#(aid)","file":\#(file),"size":\#(size),"comm":"\#(mode)"}"# : "file \(file) created in \(aid)")
@@ -130,10 +135,11 @@ struct DESFireFileSettingsCommand: AsyncParsableCommand {
     @OptionGroup var keys: DESFireKeyOptions
     @Option(help: "File number 0-31.") var file: UInt8
     func run() async throws {
+        let method = try keys.method()
         let aid = try application.aid()
         let key = try await keys.key()
         let settings = try await withDESFire(global) { client in
-            try await enter(client, aid: aid, keyNumber: keys.keyNumber, key: key)
+            try await enter(client, aid: aid, keyNumber: keys.keyNumber, key: key, method: method)
             return try await client.getFileSettings(file: file)
         }
         guard global.json else { return Output.standardOutput("\(settings)") }
@@ -164,6 +170,7 @@ struct DESFireRead: AsyncParsableCommand {
     @Option(help: "Force the comm mode: plain, mac or enc (default: from the file's settings).") var comm: String?
     @Flag(help: "Always print hex.") var hex = false
     func run() async throws {
+        let method = try keys.method()
         let aid = try application.aid()
         let mode = try comm.map { name in
             guard let mode = DESFireCommMode(name: name) else { throw InputError(description: "--comm is plain, mac or enc") }
@@ -171,7 +178,7 @@ struct DESFireRead: AsyncParsableCommand {
         }
         let key = try await keys.key()
         let data = try await withDESFire(global) { client in
-            try await enter(client, aid: aid, keyNumber: keys.keyNumber, key: key)
+            try await enter(client, aid: aid, keyNumber: keys.keyNumber, key: key, method: method)
             return try await client.readData(file: file, offset: offset, length: length, commMode: mode)
         }
         let text = DESFireJSON.printableText(data)
@@ -195,6 +202,7 @@ struct DESFireWrite: AsyncParsableCommand {
     @Option(help: "First byte.") var offset: Int = 0
     @Option(help: "Force the comm mode: plain, mac or enc (default: from the file's settings).") var comm: String?
     func run() async throws {
+        let method = try keys.method()
         let aid = try application.aid()
         let bytes = try input.bytes()
         let mode = try comm.map { name in
@@ -203,7 +211,7 @@ struct DESFireWrite: AsyncParsableCommand {
         }
         let key = try await keys.key()
         try await withDESFire(global) { client in
-            try await enter(client, aid: aid, keyNumber: keys.keyNumber, key: key)
+            try await enter(client, aid: aid, keyNumber: keys.keyNumber, key: key, method: method)
             let settings = try await client.getFileSettings(file: file)
             try await client.writeData(file: file, offset: offset, data: bytes, commMode: mode)
             if case .backup = settings.kind { try await client.commitTransaction() }
@@ -229,6 +237,7 @@ struct DESFireChangeKey: AsyncParsableCommand {
     @Option(name: .customLong("old-key"), help: ArgumentHelp("Current value of the key being changed (when it is not the authenticated one).", valueName: "HEX"))
     var oldKeyHex: String?
     func run() async throws {
+        let method = try keys.method()
         let aid = try application.aid()
         guard let given = try await DESFireKeyOptions.resolve(hex: newKeyHex, ascii: newKeyASCII, slot: newKeySlot, type: newKeyType,
                                                               store: keys.keyStore, option: "--new-key") else {
@@ -240,7 +249,7 @@ struct DESFireChangeKey: AsyncParsableCommand {
         let oldKey = try oldKeyHex.map { try DESFireKeyOptions.parse(hex: $0, type: newKeyType ?? (newKey.type == .des ? "des" : newKey.type.rawValue), option: "--old-key") }
         let target = changeKeyNumber ?? keys.keyNumber
         try await withDESFire(global) { client in
-            try await enter(client, aid: aid, keyNumber: keys.keyNumber, key: authKey)
+            try await enter(client, aid: aid, keyNumber: keys.keyNumber, key: authKey, method: method)
             try await client.changeKey(keyNumber: target, to: newKey, oldKey: oldKey)
         }
         Output.standardOutput(global.json ? #"{"aid":"\#(aid)","keyNo":\#(target),"keyType":"\#(newKey.type)","version":\#(newKey.version)}"#
@@ -254,10 +263,11 @@ struct DESFireUID: AsyncParsableCommand {
     @OptionGroup var application: DESFireApplicationOption
     @OptionGroup var keys: DESFireKeyOptions
     func run() async throws {
+        let method = try keys.method()
         let aid = try application.aid()
         let key = try await keys.key() ?? keys.piccKey()
         let uid = try await withDESFire(global) { client in
-            try await enter(client, aid: aid, keyNumber: keys.keyNumber, key: key)
+            try await enter(client, aid: aid, keyNumber: keys.keyNumber, key: key, method: method)
             return try await client.getCardUID()
         }
         Output.standardOutput(global.json ? #"{"uid":"\#(uid.hexString)"}"# : uid.hexString)
@@ -286,9 +296,10 @@ struct DESFireApps: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var keys: DESFireKeyOptions
     func run() async throws {
+        let method = try keys.method()
         let key = keys.piccKeyHex == nil ? nil : try keys.piccKey()
         let aids = try await withDESFire(global) { client in
-            try await enter(client, aid: .picc, keyNumber: 0, key: key)
+            try await enter(client, aid: .picc, keyNumber: 0, key: key, method: method)
             return try await client.getApplicationIDs()
         }
         if global.json {
@@ -305,10 +316,11 @@ struct DESFireFiles: AsyncParsableCommand {
     @OptionGroup var application: DESFireApplicationOption
     @OptionGroup var keys: DESFireKeyOptions
     func run() async throws {
+        let method = try keys.method()
         let aid = try application.aid()
         let key = try await keys.key()
         let files = try await withDESFire(global) { client in
-            try await enter(client, aid: aid, keyNumber: keys.keyNumber, key: key)
+            try await enter(client, aid: aid, keyNumber: keys.keyNumber, key: key, method: method)
             return try await client.getFileIDs()
         }
         if global.json {

@@ -19,8 +19,21 @@ struct DESFireKeyOptions: ParsableArguments {
     var keyStore: String?
     @Option(name: .customLong("picc-key"), help: ArgumentHelp("PICC master key in hex (default DES 8 x 00).", valueName: "HEX"))
     var piccKeyHex: String?
+    @Option(name: .customLong("auth"), help: ArgumentHelp("Authentication: auto (AES → AA, DES family → 1A), legacy (0A), iso (1A) or aes (AA).", valueName: "MODE"))
+    var auth: String = "auto"
     @Option(name: .customLong("picc-key-type"), help: ArgumentHelp("Type of --picc-key (default from the length: 8 DES, 16 AES, 24 3K3DES).", valueName: "TYPE"))
     var piccKeyType: String?
+
+    /// The authentication command chosen with --auth.
+    func method() throws -> DESFireAuthenticationMethod {
+        switch auth.lowercased() {
+        case "auto": return .automatic
+        case "legacy", "0a": return .legacy
+        case "iso", "1a": return .iso
+        case "aes", "aa": return .aes
+        default: throw InputError(description: "--auth is auto, legacy, iso or aes")
+        }
+    }
 
     /// The key given with --key, --key-ascii or --key-slot, or nil.
     func key() async throws -> DESFireKey? {

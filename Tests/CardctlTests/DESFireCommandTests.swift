@@ -141,6 +141,32 @@ struct DESFireCommandTests {
         #expect(empty.status == 2, "\(empty)")
     }
 
+    @Test("--auth legacy authenticates with 0A; a 2K3DES application works in MAC mode")
+    func legacyAuthentication() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { Fixtures.removeDirectory(directory) }
+        let reader = "sim:desfire,state=\(directory.appendingPathComponent("card.json").path)"
+        let key3DES = "0123456789ABCDEFFEDCBA9876543210"
+        for arguments in [
+            ["format", "--auth", "legacy"],
+            ["uid", "--auth", "legacy"],
+            ["create-app", "--aid", "0A0B0C", "--app-key-type", "2k3des", "--auth", "legacy"],
+            ["change-key", "--aid", "0A0B0C", "--key", String(repeating: "00", count: 16), "--key-type", "2k3des",
+             "--new-key", key3DES, "--new-key-type", "2k3des", "--auth", "legacy"],
+            ["create-file", "--aid", "0A0B0C", "--key", key3DES, "--key-type", "2k3des", "--auth", "legacy",
+             "--file", "3", "--size", "16", "--comm", "mac"],
+            ["write", "--aid", "0A0B0C", "--key", key3DES, "--key-type", "2k3des", "--auth", "legacy", "--file", "3", "--text", "legacy"],
+        ] {
+            let result = try await CardctlProcess.run(["--reader", reader, "desfire"] + arguments)
+            #expect(result.status == 0, "\(result)")
+        }
+        let read = try await CardctlProcess.run(["--reader", reader, "desfire", "read", "--aid", "0A0B0C", "--key", key3DES,
+                                                 "--key-type", "2k3des", "--file", "3"])
+        #expect(read.stdoutLines == ["legacy"], "\(read)")
+        let badAuth = try await CardctlProcess.run(["--reader", reader, "desfire", "uid", "--auth", "bogus"])
+        #expect(badAuth.status == 2, "\(badAuth)")
+    }
+
     @Test("bad input is a usage error")
     func badInput() async throws {
         let badAID = try await CardctlProcess.run(["--reader", "sim:desfire", "desfire", "read", "--aid", "0102", "--file", "1"])
