@@ -139,4 +139,31 @@ struct DESFireCardErrorTests {
         #expect(card.send(0xC7).status == 0x00)
         #expect(try host.decipherResponse(card.send(0xBB, h("02 00 00 00 00 00 00")), length: 4) == h("DE AD BE EF"))
     }
+
+    @Test("ChangeKeySettings / ChangeFileSettings: wrong key → AE, corrupted cryptogram → 1E, wrong length → 7E")
+    func encipheredSettingsErrors() throws {
+        var (card, host) = try Self.sessionCard()
+        var cryptogram = try host.encipher(header: [0x54], data: [0x0F])
+        cryptogram[0] ^= 0x80
+        #expect(card.send(0x54, cryptogram).status == 0x1E)
+
+        (card, host) = try Self.sessionCard()
+        #expect(card.send(0x54, Array(try host.encipher(header: [0x54], data: [0x0F]).prefix(8))).status == 0x7E)
+
+        (card, _) = try Self.sessionCard()
+        let (key1, _) = try HostSession.authenticate(&card, command: 0xAA, keyNumber: 1, key: Self.zeroAES, rndA: [UInt8](repeating: 4, count: 16))
+        let other = try #require(key1)
+        // Key 1 is neither the master key nor the files' change key (key 0).
+        #expect(card.send(0x54, try other.encipher(header: [0x54], data: [0x0F])).status == 0xAE)
+        let (again, _) = try HostSession.authenticate(&card, command: 0xAA, keyNumber: 1, key: Self.zeroAES, rndA: [UInt8](repeating: 4, count: 16))
+        let second = try #require(again)
+        #expect(card.send(0x5F, [0x01] + (try second.encipher(header: [0x5F, 0x01], data: h("00 EE EE")))).status == 0xAE)
+
+        (card, host) = try Self.sessionCard()
+        var settings = try host.encipher(header: [0x5F, 0x01], data: h("00 EE EE"))
+        settings[settings.count - 1] ^= 0x01
+        #expect(card.send(0x5F, [0x01] + settings).status == 0x1E)
+        (card, host) = try Self.sessionCard()
+        #expect(card.send(0x5F, h("01 00 EE EE")).status == 0x7E)
+    }
 }
