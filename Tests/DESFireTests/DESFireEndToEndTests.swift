@@ -366,3 +366,50 @@ struct DESFireEndToEndTests {
         #expect(perSecond > 10)
     }
 }
+
+extension DESFireEndToEndTests {
+    @Test("more negative paths: count CE, wrong old key 1E, frozen settings 9D, value limits BE, limited credit 9D")
+    func moreNegatives() async throws {
+        let (reader, _) = try await Self.reader()
+        let key = try DESFireKey(type: .aes, bytes: Self.appKeys[.aes]!)
+        try await reader.withSession(policy: Self.policy) { session in
+            let client = DESFireClient(channel: session)
+            try await client.authenticate(keyNumber: 0, key: .defaultDES)
+            try await client.formatPICC()
+            for index in 1...28 {
+                try await client.createApplication(try DESFireApplicationID(UInt32(index)), keyCount: 1, keyType: .des)
+            }
+            await #expect(throws: DESFireError.cardStatus(.countError, command: .createApplication)) {
+                try await client.createApplication(try DESFireApplicationID(29), keyCount: 1, keyType: .des)
+            }
+            try await client.authenticate(keyNumber: 0, key: .defaultDES)
+            try await client.formatPICC()
+            let aid = try DESFireApplicationID(hex: "ABCDEF")
+            try await client.createApplication(aid, settings: 0x0F, keyCount: 2, keyType: .aes)
+            try await client.selectApplication(aid)
+            try await client.authenticate(keyNumber: 0, key: .defaultAES)
+            // Changing key 1 with a wrong "old" value: the card's CRC over the new key fails.
+            await #expect(throws: DESFireError.cardStatus(.integrityError, command: .changeKey)) {
+                try await client.changeKey(keyNumber: 1, to: key, oldKey: key)
+            }
+            try await client.authenticate(keyNumber: 0, key: .defaultAES)
+            let rights = DESFireAccessRights(read: 0, write: 0, readWrite: 0, change: 0)
+            try await client.createValueFile(file: 1, commMode: .mac, accessRights: rights, lowerLimit: 0, upperLimit: 100, value: 50)
+            await #expect(throws: DESFireError.cardStatus(.boundaryError, command: .debit)) {
+                try await client.debit(file: 1, amount: 60)
+            }
+            try await client.authenticate(keyNumber: 0, key: .defaultAES)
+            await #expect(throws: DESFireError.cardStatus(.permissionDenied, command: .limitedCredit)) {
+                try await client.limitedCredit(file: 1, amount: 1)
+            }
+            try await client.authenticate(keyNumber: 0, key: .defaultAES)
+            #expect(try await client.getValue(file: 1) == 50)
+            // Freeze the key settings: a further change is refused.
+            try await client.changeKeySettings(0x07)
+            await #expect(throws: DESFireError.cardStatus(.permissionDenied, command: .changeKeySettings)) {
+                try await client.changeKeySettings(0x0F)
+            }
+            #expect(await !client.isAuthenticated)
+        }
+    }
+}
