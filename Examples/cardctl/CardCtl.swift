@@ -10,6 +10,7 @@ struct CardCtl: AsyncParsableCommand {
             Global options (--reader, --json, --trace, --timeout, --cooldown, --retries, --wait, --socket) may come before or after the subcommand.
             """,
         subcommands: [ListCommand.self, APDUCommand.self, ShellCommand.self, WatchCommand.self, KeyCommand.self,
-                      SimulateCommand.self, NDEFCommand.self, ISO15693Command.self, TONCommand.self, JobsCommand.self]
+                      SimulateCommand.self, NDEFCommand.self, ISO15693Command.self, DESFireCommand.self, TONCommand.self,
+                      JobsCommand.self]
     )
 }

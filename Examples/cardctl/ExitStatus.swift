@@ -3,6 +3,7 @@ import CCID
 import CardDaemon
 import CardFlow
 import CardSimulator
+import DESFire
 import ISO15693
 import NDEF
 
@@ -20,6 +21,9 @@ enum ExitStatus: Int32 {
         case is CancellationError: return .cancelled
         case let error as FlowError: return of(error.underlying)
         case is ISO15693Error, is NDEFTagError: return .cardError
+        case let error as DESFireError:
+            if case .invalidArgument = error { return .usage }
+            return .cardError
         case let error as SessionError:
             switch error {
             case .noCard, .cardNotActivated, .cardDidNotReturn, .unverifiableStepInterrupted: return .cardError

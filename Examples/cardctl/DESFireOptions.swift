@@ -1,0 +1,149 @@
+import ArgumentParser
+import CardFlow
+import DESFire
+import Foundation
+
+/// Options shared by the `desfire` subcommands: application, key sources, data.
+struct DESFireKeyOptions: ParsableArguments {
+    @Option(name: .customLong("key"), help: ArgumentHelp("Key in hex (16 bytes: AES unless --key-type says otherwise).", valueName: "HEX"))
+    var keyHex: String?
+    @Option(name: .customLong("key-ascii"), help: ArgumentHelp("Key as ASCII text.", valueName: "TEXT"))
+    var keyASCII: String?
+    @Option(name: .customLong("key-slot"), help: ArgumentHelp("Key from key store slot 0-15 (like uFR's key index).", valueName: "N"))
+    var keySlot: Int?
+    @Option(name: .customLong("key-type"), help: ArgumentHelp("aes, des, 2k3des or 3k3des (default from the length: 8 DES, 16 AES, 24 3K3DES).", valueName: "TYPE"))
+    var keyType: String?
+    @Option(name: .customLong("key-no"), help: "Key number to authenticate with.")
+    var keyNumber: UInt8 = 0
+    @Option(name: .customLong("key-store"), help: ArgumentHelp("Key store file for --key-slot.", valueName: "PATH"))
+    var keyStore: String?
+    @Option(name: .customLong("picc-key"), help: ArgumentHelp("PICC master key in hex (default DES 8 x 00).", valueName: "HEX"))
+    var piccKeyHex: String?
+    @Option(name: .customLong("auth"), help: ArgumentHelp("Authentication: auto (AES → AA, DES family → 1A), legacy (0A), iso (1A) or aes (AA).", valueName: "MODE"))
+    var auth: String = "auto"
+    @Option(name: .customLong("picc-key-type"), help: ArgumentHelp("Type of --picc-key (default from the length: 8 DES, 16 AES, 24 3K3DES).", valueName: "TYPE"))
+    var piccKeyType: String?
+
+    /// The authentication command chosen with --auth.
+    func method() throws -> DESFireAuthenticationMethod {
+        switch auth.lowercased() {
+        case "auto": return .automatic
+        case "legacy", "0a": return .legacy
+        case "iso", "1a": return .iso
+        case "aes", "aa": return .aes
+        default: throw InputError(description: "--auth is auto, legacy, iso or aes")
+        }
+    }
+
+    /// The key given with --key, --key-ascii or --key-slot, or nil.
+    func key() async throws -> DESFireKey? {
+        try await Self.resolve(hex: keyHex, ascii: keyASCII, slot: keySlot, type: keyType, store: keyStore, option: "--key")
+    }
+
+    /// A key from exactly one of hex, ASCII or a key store slot (nil when none is given).
+    static func resolve(hex: String?, ascii: String?, slot: Int?, type: String?, store: String?, option: String) async throws -> DESFireKey? {
+        let given = [hex != nil, ascii != nil, slot != nil].filter { $0 }.count
+        guard given <= 1 else { throw InputError(description: "give only one of \(option), \(option)-ascii, \(option)-slot") }
+        if let slot {
+            let keyStore = try store.map { FileKeyStore(path: $0) } ?? FileKeyStore()
+            return try await DESFireKey(slot: try KeySlot(slot), in: keyStore)
+        }
+        if let hex { return try Self.parse(hex: hex, type: type, option: option) }
+        if let ascii {
+            return try DESFireKey(type: try Self.type(type, length: ascii.utf8.count), ascii: ascii)
+        }
+        return nil
+    }
+
+    func requiredKey() async throws -> DESFireKey {
+        guard let key = try await key() else { throw InputError(description: "give the key with --key, --key-ascii or --key-slot") }
+        return key
+    }
+
+    /// The PICC master key (--picc-key, default DES 8 x 00).
+    func piccKey() throws -> DESFireKey {
+        guard let piccKeyHex else { return .defaultDES }
+        return try Self.parse(hex: piccKeyHex, type: piccKeyType, option: "--picc-key")
+    }
+
+    static func parse(hex: String, type: String?, option: String) throws -> DESFireKey {
+        let bytes: [UInt8]
+        do { bytes = try [UInt8](hex: hex) } catch { throw InputError(description: "\(option) is not hex: \(error)") }
+        return try DESFireKey(type: try Self.type(type, length: bytes.count), bytes: bytes)
+    }
+
+    static func type(_ name: String?, length: Int) throws -> DESFireKeyType {
+        if let name {
+            guard let type = DESFireKeyType(name: name) else { throw InputError(description: "unknown key type '\(name)' (aes, des, 2k3des, 3k3des)") }
+            return type
+        }
+        switch length {
+        case 8: return .des
+        case 16: return .aes
+        case 24: return .threeKey3DES
+        default: throw InputError(description: "a key has 8, 16 or 24 bytes, not \(length)")
+        }
+    }
+}
+
+/// `--aid HEX`.
+struct DESFireApplicationOption: ParsableArguments {
+    @Option(name: .customLong("aid"), help: ArgumentHelp("Application ID, 6 hex digits (000000: PICC level).", valueName: "HEX"))
+    var aidHex: String = "000000"
+
+    func aid() throws -> DESFireApplicationID { try DESFireApplicationID(hex: aidHex) }
+}
+
+/// `--data HEX` or `--text STRING`.
+struct DESFireDataOptions: ParsableArguments {
+    @Option(name: .customLong("data"), help: ArgumentHelp("Data in hex.", valueName: "HEX"))
+    var dataHex: String?
+    @Option(name: .customLong("text"), help: ArgumentHelp("Data as UTF-8 text.", valueName: "STRING"))
+    var text: String?
+
+    func bytes() throws -> [UInt8] {
+        switch (dataHex, text) {
+        case (let hex?, nil): return try [UInt8](hex: hex)
+        case (nil, let text?): return Array(text.utf8)
+        default: throw InputError(description: "give the data with exactly one of --data or --text")
+        }
+    }
+}
+
+/// JSON helpers for the `desfire` commands (no Foundation encoder needed for flat objects).
+enum DESFireJSON {
+    static func string(_ text: String) -> String {
+        var escaped = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": escaped += "\\\""
+            case "\\": escaped += "\\\\"
+            case "\n": escaped += "\\n"
+            case "\r": escaped += "\\r"
+            case "\t": escaped += "\\t"
+            default:
+                if scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16)
+                    escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    escaped.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return escaped + "\""
+    }
+
+    /// An object from ordered key/raw-JSON-value pairs.
+    static func object(_ pairs: [(String, String)]) -> String {
+        "{" + pairs.map { "\(string($0.0)):\($0.1)" }.joined(separator: ",") + "}"
+    }
+
+    /// The data as text when it is printable UTF-8 after trailing zero padding is removed.
+    static func printableText(_ data: [UInt8]) -> String? {
+        var trimmed = data
+        while trimmed.last == 0 { trimmed.removeLast() }
+        guard !trimmed.isEmpty, let text = String(bytes: trimmed, encoding: .utf8),
+              text.unicodeScalars.allSatisfy({ $0.value >= 0x20 || $0 == "\n" || $0 == "\t" }) else { return nil }
+        return text
+    }
+}

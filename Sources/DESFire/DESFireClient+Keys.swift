@@ -1,0 +1,59 @@
+import CardCrypto
+import CardFlow
+
+extension DESFireClient {
+    /// GetKeySettings (`45`) of the selected level.
+    public func getKeySettings() async throws -> DESFireKeySettings {
+        try DESFireKeySettings(response: try await exchange(.getKeySettings))
+    }
+
+    /// ChangeKeySettings (`54`): needs the master key session of the level; enciphered.
+    public func changeKeySettings(_ settings: UInt8) async throws {
+        _ = try await exchange(.changeKeySettings, data: [settings], protection: .enciphered)
+    }
+
+    /// GetKeyVersion (`64`) of key `keyNumber` of the selected level.
+    public func getKeyVersion(keyNumber: UInt8) async throws -> UInt8 {
+        let data = try await exchange(.getKeyVersion, data: [keyNumber])
+        guard data.count == 1 else {
+            throw DESFireError.malformedResponse(command: .getKeyVersion, reason: "expected 1 byte, got \(data.count)")
+        }
+        return data[0]
+    }
+
+    /// ChangeKey (`C4`) of key `keyNumber` to `newKey` (§4.7).
+    ///
+    /// Changing the authenticated key needs only `newKey` and ends the session; changing another key
+    /// needs its current value `oldKey`. At the PICC level the new key's type goes into the key number
+    /// byte, so `changeKey(keyNumber: 0, to: aesKey)` after authenticating with the DES PICC key is
+    /// the DES → AES switch.
+    public func changeKey(keyNumber: UInt8, to newKey: DESFireKey, oldKey: DESFireKey? = nil) async throws {
+        guard let secure = session else { throw DESFireError.notAuthenticated(command: .changeKey) }
+        guard keyNumber <= 0x0D else { throw DESFireError.invalidArgument("key number \(keyNumber) is outside 0...13") }
+        let atPICC = selectedApplication == .picc
+        let keyNumberByte = keyNumber | (atPICC ? newKey.type.cryptoFlag : 0)
+        let same = keyNumber == secure.keyNumber
+        let newBytes = newKey.cardBytes
+        var keyPart: [UInt8]
+        if same {
+            keyPart = newBytes
+        } else {
+            guard let oldKey else { throw DESFireError.invalidArgument("changing key \(keyNumber) needs its current value") }
+            var oldBytes = oldKey.cardBytes
+            if oldBytes.count < newBytes.count { oldBytes += oldBytes.prefix(newBytes.count - oldBytes.count) }
+            keyPart = zip(newBytes, oldBytes.prefix(newBytes.count)).map { $0 ^ $1 }
+        }
+        if newKey.type == .aes { keyPart.append(newKey.version) }
+        let cryptogram: [UInt8]
+        switch secure.flavour {
+        case .ev1:
+            cryptogram = keyPart + DESFireCRC32.bytes([DESFireCommand.changeKey.rawValue, keyNumberByte] + keyPart)
+                + (same ? [] : DESFireCRC32.bytes(newBytes))
+        case .legacy:
+            cryptogram = keyPart + CRC16A.bytes(keyPart) + (same ? [] : CRC16A.bytes(newBytes))
+        }
+        _ = try await exchange(.changeKey, header: [keyNumberByte], data: cryptogram, protection: .cryptogram,
+                               response: same ? .endsSession : .plain)
+        if same { lastAuthentication = nil }
+    }
+}

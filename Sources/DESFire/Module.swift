@@ -1,1 +1,0 @@
-// MIFARE DESFire EV1 client. Sources arrive with issue 5.

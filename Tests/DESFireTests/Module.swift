@@ -1,1 +1,0 @@
-// Tests of the DESFire client (issue 5).
