@@ -66,7 +66,7 @@ public actor Reader {
     public func currentPresence() async throws -> CardPresence {
         let state = try await driver.slotStatus(slot: slot)
         let now: CardPresence = state.icc == .absent ? .absent : .present
-        publish(now)
+        publish(now, announced: false)
         return now
     }
 
@@ -75,17 +75,21 @@ public actor Reader {
         stopMonitorIfIdle()
     }
 
-    private func publish(_ state: CardPresence) {
+    /// Records the presence the reader reported. Waiters wake on a change, or when the reader
+    /// announced a slot change (a swap reads present → present); a plain status read that finds
+    /// nothing new wakes nobody, or a waiter that restarts the monitor would wake itself forever.
+    private func publish(_ state: CardPresence, announced: Bool) {
+        let changed = state != presence
         // Waiters re-check the reader themselves; a notification only wakes them early.
-        wakePresenceWaiters()
-        guard state != presence else { return }
+        if changed || announced { wakePresenceWaiters() }
+        guard changed else { return }
         presence = state
         for continuation in subscribers.values { continuation.yield(state) }
     }
 
     /// Marks the card gone at once (a session saw it leave) without waiting for the monitor.
     func noteCardLost() {
-        publish(.absent)
+        publish(.absent, announced: true)
     }
 
     private var monitorWanted: Bool { !subscribers.isEmpty || !presenceWaiters.isEmpty }
@@ -107,9 +111,10 @@ public actor Reader {
         monitor = Task { [weak self] in
             var polling = false
             var askReader = true
+            var announced = false
             while !Task.isCancelled {
                 if askReader, let state = try? await driver.slotStatus(slot: slot) {
-                    await self?.publish(state.icc == .absent ? .absent : .present)
+                    await self?.publish(state.icc == .absent ? .absent : .present, announced: announced)
                 }
                 if polling {
                     try? await Task.sleep(for: interval)
@@ -118,6 +123,7 @@ public actor Reader {
                 do {
                     // Ask the reader again only when it announced something (nil: read timed out).
                     askReader = try await driver.readInterrupt(timeout: .seconds(30)) != nil
+                    announced = askReader
                 } catch CCIDDriverError.transport(.noInterruptEndpoint, _) {
                     polling = true
                 } catch is CancellationError {
@@ -237,7 +243,7 @@ public actor Reader {
                 throw SessionError.cardNotActivated
             } catch CCIDDriverError.noCard {
                 // The card left between the presence check and power-on: wait again.
-                publish(.absent)
+                publish(.absent, announced: true)
                 events?.emit(.waitingForCard)
                 try await waitForPresence(.present, until: deadline, policy: policy)
             }
