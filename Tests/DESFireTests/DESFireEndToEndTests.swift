@@ -344,27 +344,6 @@ struct DESFireEndToEndTests {
             #expect(applications.isEmpty)
         }
     }
-
-    @Test("throughput: enciphered 32-byte ReadData round trips on the zero-latency simulator")
-    func throughput() async throws {
-        let (reader, _) = try await Self.reader()
-        let plan = try Self.provisioning()
-        _ = try await reader.run(plan.flow(), policy: plan.policy(base: Self.policy)).value
-        let count = 200
-        let elapsed = try await reader.withSession(policy: Self.policy) { session in
-            let client = DESFireClient(channel: session)
-            try await client.selectApplication(plan.application)
-            try await client.authenticate(keyNumber: 0, key: plan.key)
-            _ = try await client.getFileSettings(file: 1)
-            let clock = ContinuousClock()
-            let start = clock.now
-            for _ in 0..<count { _ = try await client.readData(file: 1, offset: 0, length: 32) }
-            return clock.now - start
-        }
-        let perSecond = Double(count) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-        print("DESFire enciphered 32-byte ReadData: \(Int(perSecond)) round trips per second")
-        #expect(perSecond > 10)
-    }
 }
 
 extension DESFireEndToEndTests {
