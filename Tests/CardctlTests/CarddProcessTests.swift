@@ -46,12 +46,15 @@ struct CarddProcessTests {
 
     /// Starts cardd with only an empty simulated reader on the same job log, to read it back.
     static func restartedJobs(folder: String) async throws -> [[String: Any]] {
+        // A killed daemon leaves its socket file behind: without this, the wait below would
+        // return before the new daemon listens.
+        unlink(folder + "/cardd.sock")
         let config = folder + "/empty.json"
         try Data(#"{"readers": ["sim:none"], "rules": []}"#.utf8).write(to: URL(fileURLWithPath: config))
         let daemon = try CardctlProcess(["--config", config, "--socket", folder + "/cardd.sock", "--job-log", folder + "/jobs.sqlite"],
                                         executable: "cardd")
         defer { daemon.send(signal: SIGTERM) }
-        _ = try await waitForSocket(folder + "/cardd.sock")
+        _ = try await waitForSocket(folder + "/cardd.sock", daemon: daemon)
         let jobs = try await jobs(socket: folder + "/cardd.sock")
         daemon.send(signal: SIGTERM)
         let result = try await daemon.waitForExit(timeout: .seconds(10))
@@ -59,13 +62,17 @@ struct CarddProcessTests {
         return jobs
     }
 
-    static func waitForSocket(_ path: String) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(15)
+    static func waitForSocket(_ path: String, daemon: CardctlProcess) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
             if FileManager.default.fileExists(atPath: path) { return true }
+            if !daemon.isRunning {
+                let result = try await daemon.waitForExit(timeout: .seconds(5))
+                throw CardctlHarnessError(description: "cardd ended before opening \(path):\n\(result)")
+            }
             try await Task.sleep(for: .milliseconds(50))
         }
-        throw CardctlHarnessError(description: "cardd did not open \(path) within 15 s")
+        throw CardctlHarnessError(description: "cardd did not open \(path) within 30 s")
     }
 
     static func start(folder: String) throws -> CardctlProcess {
@@ -76,7 +83,7 @@ struct CarddProcessTests {
     @Test func sigtermMidFlowStopsGracefullyAndTheLogShowsTheStepReached() async throws {
         let folder = try Self.folder()
         let daemon = try Self.start(folder: folder)
-        _ = try await Self.waitForSocket(folder + "/cardd.sock")
+        _ = try await Self.waitForSocket(folder + "/cardd.sock", daemon: daemon)
         let running = try await Self.waitForJob(socket: folder + "/cardd.sock") {
             $0["state"] as? String == "running" && $0["lastStep"] as? String == "identify"
         }
@@ -97,7 +104,7 @@ struct CarddProcessTests {
     @Test func sigkillMidFlowLeavesAnIntactLogMarkedInterrupted() async throws {
         let folder = try Self.folder()
         let daemon = try Self.start(folder: folder)
-        _ = try await Self.waitForSocket(folder + "/cardd.sock")
+        _ = try await Self.waitForSocket(folder + "/cardd.sock", daemon: daemon)
         let running = try await Self.waitForJob(socket: folder + "/cardd.sock") {
             $0["state"] as? String == "running" && $0["lastStep"] as? String == "identify"
         }
@@ -118,7 +125,7 @@ struct CarddProcessTests {
         try Data(#"{"readers": ["sim:none"], "rules": []}"#.utf8).write(to: URL(fileURLWithPath: config))
         let daemon = try CardctlProcess(["--config", config, "--socket", folder + "/cardd.sock", "--job-log", "none"],
                                         executable: "cardd")
-        _ = try await Self.waitForSocket(folder + "/cardd.sock")
+        _ = try await Self.waitForSocket(folder + "/cardd.sock", daemon: daemon)
         try Data("{ broken".utf8).write(to: URL(fileURLWithPath: config))
         daemon.send(signal: SIGHUP)
         try await Task.sleep(for: .milliseconds(300))

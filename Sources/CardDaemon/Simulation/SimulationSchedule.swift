@@ -59,7 +59,7 @@ public struct SimulationSchedule: Sendable {
                 // Reader i handles arrivals i, i+n, i+2n, … so that the total is exact.
                 let share = total.map { ($0 - index + virtualReaders.count - 1) / virtualReaders.count }
                 group.addTask {
-                    try await clock.sleep(for: gap * Double(index) / Double(virtualReaders.count))
+                    try await clock.pause(for: gap * Double(index) / Double(virtualReaders.count))
                     var arrival = 0
                     while share.map({ arrival < $0 }) ?? true {
                         let kind = kinds[(arrival * virtualReaders.count + index) % kinds.count]
@@ -67,9 +67,9 @@ public struct SimulationSchedule: Sendable {
                         if let card = try SimulatorSetup.makeCard(kind, seed: seed) {
                             await virtual.insert(card)
                         }
-                        try await clock.sleep(for: dwell)
+                        try await clock.pause(for: dwell)
                         _ = await virtual.removeCard()
-                        try await clock.sleep(for: gap)
+                        try await clock.pause(for: gap)
                         arrival += 1
                     }
                 }
@@ -80,7 +80,7 @@ public struct SimulationSchedule: Sendable {
 }
 
 extension ElapsedClock {
-    func sleep(for duration: Duration) async throws {
+    func pause(for duration: Duration) async throws {
         try await suspend(until: now() + duration)
     }
 }

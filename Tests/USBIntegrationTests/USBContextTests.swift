@@ -1,8 +1,10 @@
 import Testing
 @testable import CCID
 
-/// These run against whatever USB bus the host has (usually none in CI); they never assert on
-/// how many readers there are.
+/// These run against whatever USB bus the host has (under umockdev: the emulated one); they never
+/// assert on how many readers there are. They live in the serialized USB suite because creating
+/// and tearing down libusb contexts while other tests wait for hotplug events disturbs them.
+extension USBIntegration {
 @Suite("libusb context")
 struct USBContextTests {
     @Test func opensListsAndCloses() throws {
@@ -30,7 +32,7 @@ struct USBContextTests {
         let context = try LibUSBContext()
         defer { context.close() }
         // Address 0 is never given to a configured device.
-        let ghost = USBReaderSelectorTests.reader(bus: 0, address: 0, vendorID: 0x072F, productID: 0x2200,
+        let ghost = ghostReader(bus: 0, address: 0, vendorID: 0x072F, productID: 0x2200,
                                                   serial: nil, interface: 0)
         #expect(throws: USBTransportError.noDevice) { try context.openTransport(for: ghost) }
         #expect {
@@ -44,7 +46,7 @@ struct USBContextTests {
     @Test func openingOnAClosedContextFails() throws {
         let context = try LibUSBContext()
         context.close()
-        let ghost = USBReaderSelectorTests.reader(bus: 0, address: 0, vendorID: 1, productID: 2, serial: nil, interface: 0)
+        let ghost = ghostReader(bus: 0, address: 0, vendorID: 1, productID: 2, serial: nil, interface: 0)
         #expect(throws: USBTransportError.io("the libusb context is closed")) { try context.openTransport(for: ghost) }
     }
 
@@ -91,4 +93,15 @@ struct USBContextTests {
         for await _ in context.readerEvents() { count += 1 }
         #expect(count == 0)
     }
+}
+}
+
+/// A reader description no device matches.
+private func ghostReader(bus: UInt8, address: UInt8, vendorID: UInt16, productID: UInt16, serial: String?,
+                         interface: UInt8) -> USBReaderDescription {
+    USBReaderDescription(
+        bus: bus, address: address, vendorID: vendorID, productID: productID, bcdDevice: 0x0100,
+        serialNumber: serial, interfaceNumber: interface,
+        descriptor: CCIDClassDescriptor(features: CCIDFeatures(rawValue: 0x0002_0040), maxMessageLength: 271),
+        endpoints: USBCCIDEndpoints(bulkOut: 0x02, bulkOutMaxPacketSize: 64, bulkIn: 0x82, bulkInMaxPacketSize: 64))
 }
