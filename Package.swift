@@ -84,7 +84,7 @@ let package = Package(
         ),
         // The cardd daemon's parts: configuration, reader supervision, job log, control socket, metrics.
         .target(name: "CardDaemon", dependencies: [
-            "CardFlow", "CCID", "CardSimulator", "NDEF", "ISO15693",
+            "CardFlow", "CCID", "CardSimulator", "NDEF", "ISO15693", "DESFire",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),

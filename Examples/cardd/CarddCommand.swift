@@ -100,8 +100,15 @@ struct CarddCommand: AsyncParsableCommand {
         case nil: DaemonConfiguration.defaultJobLogPath()
         }
         let store = ConfigurationStore(configuration, path: config)
+        let keys: (any KeyStore)? = if let path = configuration.keyStore {
+            FileKeyStore(path: path)
+        } else if simulate && config == nil {
+            try await DaemonConfiguration.simulationKeys()
+        } else {
+            nil
+        }
         let showProgress = simulate && !quiet
-        let daemon = try CardDaemon(configuration: store, socketPath: socketPath, jobLogPath: logPath,
+        let daemon = try CardDaemon(configuration: store, socketPath: socketPath, jobLogPath: logPath, keys: keys,
                                     simulation: simulation, logger: logger)
         if showProgress {
             let events = await daemon.bus.subscribe()

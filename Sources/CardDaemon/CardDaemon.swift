@@ -34,7 +34,8 @@ public struct CardDaemon: Service {
     /// - Parameters:
     ///   - simulation: the `--simulate` readers and schedule, which replace the configured readers.
     ///   - jobLogPath: nil runs without a persistent log (the `jobs` request then fails).
-    public init(configuration: ConfigurationStore, socketPath: String, jobLogPath: String?,
+    ///   - keys: where flows take their keys (by slot); nil when no flow needs any.
+    public init(configuration: ConfigurationStore, socketPath: String, jobLogPath: String?, keys: (any KeyStore)? = nil,
                 simulation: SimulationSchedule? = nil, metrics: DaemonMetrics = DaemonMetrics(),
                 logger: Logger, onReady: @escaping @Sendable () async -> Void = {}) throws {
         self.configuration = configuration
@@ -45,7 +46,7 @@ public struct CardDaemon: Service {
         self.logger = logger
         self.onReady = onReady
         let bus = self.bus
-        jobs = JobCenter(log: jobLog, bus: bus, metrics: metrics, logger: logger)
+        jobs = JobCenter(log: jobLog, keys: keys, bus: bus, metrics: metrics, logger: logger)
         fleet = ReaderFleet(jobs: jobs, bus: bus, metrics: metrics, logger: logger,
                             configuration: { [configuration] in await configuration.current })
     }

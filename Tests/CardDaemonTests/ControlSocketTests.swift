@@ -1,4 +1,5 @@
 import CardDaemon
+import CardFlow
 import Foundation
 import Logging
 import Testing
@@ -80,6 +81,39 @@ struct ControlSocketTests {
         }
     }
 
+    static let desfireRule = CardRule(
+        name: "badges", match: CardMatch(aid: [0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x00]),
+        flow: .desfireProvision(DESFireProvisioningRule(aid: [0x0A, 0x0B, 0x0C], file: 2, size: 48, comm: "enc",
+                                                        keySlot: 4, data: Array("door 17".utf8))))
+
+    @Test func aDESFireCardIsProvisionedWithAKeyFromTheKeyStore() async throws {
+        let keys = InMemoryKeyStore()
+        try await keys.setKey(try StoredKey(algorithm: .aes128, bytes: Array(1...16), version: 2), in: try KeySlot(4))
+        try await DaemonHarness.run(readers: ["sim:desfire"], rules: [Self.desfireRule], keys: keys) { harness in
+            let record = try await harness.waitForJob { $0.rule == "badges" && $0.state != .running }
+            #expect(record.state == .succeeded, "\(record.error ?? "")")
+            #expect(record.lastStep == "read back")
+            #expect(record.outcome?.values["aid"] == "0A0B0C")
+            #expect(record.outcome?.values["written"] == "7 bytes")
+            // The key never reaches the job log.
+            let events = try await harness.daemon.jobLog?.events(of: record.id) ?? []
+            #expect(!events.contains { $0.detail.contains("0102030405060708") })
+        }
+    }
+
+    @Test func aMissingKeyFailsTheJobBeforeTheCardIsTouched() async throws {
+        try await DaemonHarness.run(readers: ["sim:desfire"], rules: [Self.desfireRule], keys: InMemoryKeyStore()) { harness in
+            let record = try await harness.waitForJob { $0.rule == "badges" && $0.state != .running }
+            #expect(record.state == .failed)
+            #expect(record.error?.contains("empty") == true, "\(record.error ?? "")")
+            #expect(record.lastStep == nil)
+        }
+        try await DaemonHarness.run(readers: ["sim:desfire"], rules: [Self.desfireRule], keys: nil) { harness in
+            let record = try await harness.waitForJob { $0.rule == "badges" && $0.state != .running }
+            #expect(record.error?.contains("key store") == true, "\(record.error ?? "")")
+        }
+    }
+
     @Test func aRunningJobCanBeCancelled() async throws {
         try await DaemonHarness.run(readers: ["sim:iso7816,latency=50"], rules: []) { harness in
             let client = try await ControlClient.connect(path: harness.socket)
@@ -118,14 +152,14 @@ struct DaemonHarness {
     let daemon: CardDaemon
 
     static func run(readers: [String], rules: [CardRule] = [CardRule(name: "report", flow: .report)],
-                    _ body: (DaemonHarness) async throws -> Void) async throws {
+                    keys: (any KeyStore)? = nil, _ body: (DaemonHarness) async throws -> Void) async throws {
         let folder = "/tmp/cardd-test-\(UUID().uuidString.prefix(8))"
         let configuration = DaemonConfiguration(readers: readers, rules: rules)
         let (ready, readyContinuation) = AsyncStream<Void>.makeStream()
         var logger = Logger(label: "cardd.test")
         logger.logLevel = .warning
         let daemon = try CardDaemon(configuration: ConfigurationStore(configuration, path: nil),
-                                    socketPath: folder + "/cardd.sock", jobLogPath: folder + "/jobs.sqlite",
+                                    socketPath: folder + "/cardd.sock", jobLogPath: folder + "/jobs.sqlite", keys: keys,
                                     logger: logger, onReady: { readyContinuation.yield() })
         let task = Task { try await daemon.run() }
         for await _ in ready { break }

@@ -43,6 +43,11 @@ struct DaemonConfigurationTests {
             (#"{"cooldownMilliseconds": -1}"#, ">= 0"),
             (#"{"readers": "usb"}"#, "readers"),
             ("not json", "invalid"),
+            (#"{"rules": [{"name": "x", "flow": {"kind": "desfire-provision", "aid": "0102", "file": 1, "size": 8, "keySlot": 1, "text": "a"}}]}"#, "3 bytes"),
+            (#"{"rules": [{"name": "x", "flow": {"kind": "desfire-provision", "aid": "010203", "file": 1, "size": 2, "keySlot": 1, "text": "abc"}}]}"#, "1 to 2 bytes"),
+            (#"{"rules": [{"name": "x", "flow": {"kind": "desfire-provision", "aid": "010203", "file": 1, "size": 8, "keySlot": 16, "text": "a"}}]}"#, "slot from 0 to 15"),
+            (#"{"rules": [{"name": "x", "flow": {"kind": "desfire-provision", "aid": "010203", "file": 1, "size": 8, "comm": "rot13", "keySlot": 1, "text": "a"}}]}"#, "plain, mac or enc"),
+            (#"{"rules": [{"name": "x", "flow": {"kind": "desfire-provision", "aid": "010203", "file": 1, "size": 8, "keySlot": 1, "key": "00112233"}}]}"#, "data"),
         ]
         for (text, expected) in cases {
             let path = try temporaryFile(text)
@@ -59,6 +64,8 @@ struct DaemonConfigurationTests {
         let flows: [FlowSpecification] = [
             .report, .ndefRead, .ndefWrite(.text("hi")), .ndefWrite(.uri("https://x.org")),
             .apdus([[0x00, 0xB0, 0x00, 0x00, 0x10]], expect: nil), .iso15693Read(first: 2, count: 3),
+            .desfireProvision(DESFireProvisioningRule(aid: [1, 2, 3], file: 1, size: 16, comm: "mac", keySlot: 2,
+                                                      piccKeySlot: 3, data: [0xCA, 0xFE])),
         ]
         for flow in flows {
             let data = try JSONEncoder().encode(flow)

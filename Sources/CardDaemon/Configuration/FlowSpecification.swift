@@ -12,6 +12,9 @@ public enum FlowSpecification: Sendable, Hashable, Codable {
     case ndefRead
     /// Read `count` blocks from `first` of an ISO 15693 tag.
     case iso15693Read(first: Int, count: Int)
+    /// Provision a MIFARE DESFire EV1 card: format, AES application, key 0 from a key-store slot,
+    /// a standard file, write and read back.
+    case desfireProvision(DESFireProvisioningRule)
 
     /// What an NDEF write puts on the tag.
     public enum NDEFContent: Sendable, Hashable {
@@ -27,6 +30,7 @@ public enum FlowSpecification: Sendable, Hashable, Codable {
         case .ndefWrite: "ndef-write"
         case .ndefRead: "ndef-read"
         case .iso15693Read: "iso15693-read"
+        case .desfireProvision: "desfire-provision"
         }
     }
 
@@ -35,11 +39,13 @@ public enum FlowSpecification: Sendable, Hashable, Codable {
     public var writesToCard: Bool {
         switch self {
         case .report, .ndefRead, .iso15693Read: false
-        case .apdus, .ndefWrite: true
+        case .apdus, .ndefWrite, .desfireProvision: true
         }
     }
 
     enum CodingKeys: String, CodingKey { case kind, apdus, expect, uri, text, first, count }
+
+    private static let kinds = "report, apdu, ndef-write, ndef-read, iso15693-read, desfire-provision"
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -71,6 +77,7 @@ public enum FlowSpecification: Sendable, Hashable, Codable {
                                                                       debugDescription: "ndef-write needs 'uri' or 'text'"))
             }
         case "ndef-read": self = .ndefRead
+        case "desfire-provision": self = .desfireProvision(try DESFireProvisioningRule(from: decoder))
         case "iso15693-read":
             let first = try container.decodeIfPresent(Int.self, forKey: .first) ?? 0
             let count = try container.decodeIfPresent(Int.self, forKey: .count) ?? 1
@@ -82,7 +89,7 @@ public enum FlowSpecification: Sendable, Hashable, Codable {
         default:
             throw DecodingError.dataCorruptedError(
                 forKey: .kind, in: container,
-                debugDescription: "unknown flow kind '\(kind)'; known: report, apdu, ndef-write, ndef-read, iso15693-read")
+                debugDescription: "unknown flow kind '\(kind)'; known: \(Self.kinds)")
         }
     }
 
@@ -99,6 +106,8 @@ public enum FlowSpecification: Sendable, Hashable, Codable {
         case .iso15693Read(let first, let count):
             try container.encode(first, forKey: .first)
             try container.encode(count, forKey: .count)
+        case .desfireProvision(let rule):
+            try rule.encode(to: encoder)
         }
     }
 }

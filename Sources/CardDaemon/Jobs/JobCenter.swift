@@ -8,6 +8,7 @@ import Logging
 /// the job gets an id that only lives in memory.
 public actor JobCenter {
     private let log: JobLog?
+    private let keys: (any KeyStore)?
     private let bus: EventBus
     private let metrics: DaemonMetrics
     private let logger: Logger
@@ -15,8 +16,9 @@ public actor JobCenter {
     private var nextEphemeralID: JobID = -1
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
 
-    public init(log: JobLog?, bus: EventBus, metrics: DaemonMetrics, logger: Logger) {
+    public init(log: JobLog?, keys: (any KeyStore)?, bus: EventBus, metrics: DaemonMetrics, logger: Logger) {
         self.log = log
+        self.keys = keys
         self.bus = bus
         self.metrics = metrics
         self.logger = logger
@@ -30,9 +32,17 @@ public actor JobCenter {
         await bus.publish(.jobStarted(id, reader: reader.info.id, flow: specification.kind, rule: rule))
         logger.info("job started", metadata: ["job": "\(id)", "reader": "\(reader.info.id)", "flow": "\(specification.kind)",
                                               "rule": "\(rule ?? "-")"])
-        let run = reader.run(FlowCatalog.flow(for: specification), policy: policy)
         let started = ContinuousClock.now
-        let task = Task { [log, bus, metrics, logger] in
+        let task = Task { [log, bus, metrics, logger, keys] in
+            let run: FlowRun<JobOutcome>
+            do {
+                let job = try await FlowCatalog.job(for: specification, keys: keys)
+                run = reader.run(job.flow, policy: job.policy(policy))
+            } catch {
+                // A missing key or a bad parameter: the job fails before touching the card.
+                return await Self.failEarly(id, error: error, flow: specification.kind, log: log, bus: bus,
+                                            metrics: metrics, logger: logger)
+            }
             let forwarding = Task {
                 for await event in run.progress {
                     await Self.record(event, job: id, log: log, bus: bus, logger: logger)
@@ -118,6 +128,18 @@ public actor JobCenter {
         }
         defer { nextEphemeralID -= 1 }
         return nextEphemeralID
+    }
+
+    private static func failEarly(_ id: JobID, error: any Error, flow: String, log: JobLog?, bus: EventBus,
+                                  metrics: DaemonMetrics, logger: Logger) async -> JobState {
+        let reason = String(describing: error)
+        if let log, id >= 0 {
+            do { try await log.finish(id, state: .failed, error: reason) } catch { metrics.jobLogFailure() }
+        }
+        metrics.jobFinished(flow: flow, state: .failed, duration: .zero)
+        logger.warning("job failed before it started", metadata: ["job": "\(id)", "error": "\(reason)"])
+        await bus.publish(.jobFinished(id, state: .failed, error: reason))
+        return .failed
     }
 
     private static func record(_ event: FlowEvent, job id: JobID, log: JobLog?, bus: EventBus, logger: Logger) async {

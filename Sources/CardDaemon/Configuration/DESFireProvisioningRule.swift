@@ -1,0 +1,68 @@
+/// The parameters of a `desfire-provision` flow, as a rule or request gives them:
+///
+/// ```json
+/// {"kind": "desfire-provision", "aid": "010203", "file": 1, "size": 64, "comm": "enc",
+///  "keySlot": 2, "piccKeySlot": 1, "text": "door 17"}
+/// ```
+///
+/// Keys are named by key-store slot only (`keySlot`: the application's AES key 0; `piccKeySlot`:
+/// the card master key, factory DES 8×00 when absent), so they never appear in the configuration,
+/// the job log or the logs.
+public struct DESFireProvisioningRule: Sendable, Hashable, Codable {
+    public var aid: [UInt8]
+    public var file: UInt8
+    public var size: Int
+    /// `plain`, `mac` or `enc`.
+    public var comm: String
+    public var keySlot: Int
+    public var piccKeySlot: Int?
+    public var data: [UInt8]
+
+    public init(aid: [UInt8], file: UInt8, size: Int, comm: String, keySlot: Int, piccKeySlot: Int? = nil, data: [UInt8]) {
+        self.aid = aid
+        self.file = file
+        self.size = size
+        self.comm = comm
+        self.keySlot = keySlot
+        self.piccKeySlot = piccKeySlot
+        self.data = data
+    }
+
+    enum CodingKeys: String, CodingKey { case aid, file, size, comm, keySlot, piccKeySlot, data, text }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        aid = try container.decode(HexBytes.self, forKey: .aid).bytes
+        file = try container.decode(UInt8.self, forKey: .file)
+        size = try container.decode(Int.self, forKey: .size)
+        comm = try container.decodeIfPresent(String.self, forKey: .comm) ?? "enc"
+        keySlot = try container.decode(Int.self, forKey: .keySlot)
+        piccKeySlot = try container.decodeIfPresent(Int.self, forKey: .piccKeySlot)
+        if let text = try container.decodeIfPresent(String.self, forKey: .text) {
+            data = Array(text.utf8)
+        } else {
+            data = try container.decode(HexBytes.self, forKey: .data).bytes
+        }
+        func fail(_ key: CodingKeys, _ message: String) -> DecodingError {
+            DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: message)
+        }
+        guard aid.count == 3, aid != [0, 0, 0] else { throw fail(.aid, "an application ID of 3 bytes other than 000000") }
+        guard file <= 31 else { throw fail(.file, "a file number from 0 to 31") }
+        guard (1...7936).contains(size) else { throw fail(.size, "a file size from 1 to 7936 bytes") }
+        guard ["plain", "mac", "enc"].contains(comm) else { throw fail(.comm, "plain, mac or enc") }
+        guard (0...15).contains(keySlot) else { throw fail(.keySlot, "a key-store slot from 0 to 15") }
+        if let piccKeySlot, !(0...15).contains(piccKeySlot) { throw fail(.piccKeySlot, "a key-store slot from 0 to 15") }
+        guard !data.isEmpty, data.count <= size else { throw fail(.data, "1 to \(size) bytes of data (or text)") }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(HexBytes(aid), forKey: .aid)
+        try container.encode(file, forKey: .file)
+        try container.encode(size, forKey: .size)
+        try container.encode(comm, forKey: .comm)
+        try container.encode(keySlot, forKey: .keySlot)
+        try container.encodeIfPresent(piccKeySlot, forKey: .piccKeySlot)
+        try container.encode(HexBytes(data), forKey: .data)
+    }
+}
