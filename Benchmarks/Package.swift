@@ -14,13 +14,15 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
-        // Shared by both benchmark programs: a fixed-answer card and reader/driver setup.
+        // Shared by both benchmark programs: a fixed-answer card, reader/driver setup, DESFire and TON card setups.
         .target(
             name: "BenchSupport",
             dependencies: [
                 .product(name: "CardFlow", package: "CardFlow"),
                 .product(name: "CCID", package: "CardFlow"),
                 .product(name: "CardSimulator", package: "CardFlow"),
+                .product(name: "DESFire", package: "CardFlow"),
+                .product(name: "TONCard", package: "CardFlow"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/BenchSupport"
@@ -34,6 +36,8 @@ let package = Package(
                 .product(name: "CardFlow", package: "CardFlow"),
                 .product(name: "CCID", package: "CardFlow"),
                 .product(name: "CardSimulator", package: "CardFlow"),
+                .product(name: "DESFire", package: "CardFlow"),
+                .product(name: "TONCard", package: "CardFlow"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/StackBench",
@@ -47,6 +51,7 @@ let package = Package(
                 .product(name: "CardFlow", package: "CardFlow"),
                 .product(name: "CCID", package: "CardFlow"),
                 .product(name: "CardSimulator", package: "CardFlow"),
+                .product(name: "DESFire", package: "CardFlow"),
             ],
             path: "Sources/cardflow-bench"
         ),

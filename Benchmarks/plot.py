@@ -4,12 +4,16 @@
 Inputs (written by Benchmarks/run):
   raw/*.histogram.percentiles.tsv  package-benchmark percentiles per benchmark and metric
                                    (every sample is BATCH APDUs)
-  cardflow-bench.json              latency-model efficiency and multi-reader scaling
+                                   (card-level benchmarks DESFire-*/TON-*: every sample is CARD_BATCH operations)
+  cardflow-bench.json              latency-model efficiency, multi-reader scaling, DESFire provisioning
   usb.txt                          Benchmarks/usb/run.sh output (or a note that it was skipped)
 """
 import argparse, glob, json, os, re
 
 BATCH = 100  # APDUs per package-benchmark sample (StackBench.swift `batch`)
+CARD_BATCH = 10  # card operations per sample of the DESFire-*/TON-* benchmarks (CardBenchmarks.swift `cardBatch`)
+CARD_BENCHMARKS = ["DESFire-ReadData-Enc-32B", "DESFire-ReadData-Enc-256B", "DESFire-WriteData-Enc-32B",
+                   "DESFire-WriteData-Enc-256B", "TON-SignDefaultPath-32B"]
 UNITS = {"ns": 1, "μs": 1e3, "us": 1e3, "ms": 1e6, "s": 1e9, "#": 1, "K": 1e3, "M": 1e6, "G": 1e9}
 
 
@@ -33,14 +37,15 @@ def read_percentiles(results):
     return data
 
 
-def per_apdu(data, name):
-    """(ns per APDU at p50, APDU/s, mallocs per APDU at p50, ns per APDU at p0) or None."""
+def per_apdu(data, name, batch=BATCH):
+    """(ns per APDU at p50, APDU/s, mallocs per APDU at p50, ns per APDU at p0) or None
+    (per operation with batch=CARD_BATCH)."""
     b = data.get(name)
     if not b or "wallClock" not in b:
         return None
-    ns = b["wallClock"][50] / BATCH
+    ns = b["wallClock"][50] / batch
     mallocs = b.get("mallocCountTotal", {}).get(50)
-    return ns, 1e9 / ns, (mallocs / BATCH if mallocs is not None else None), b["wallClock"][0] / BATCH
+    return ns, 1e9 / ns, (mallocs / batch if mallocs is not None else None), b["wallClock"][0] / batch
 
 
 def parse_usb(results):
@@ -130,6 +135,28 @@ def main():
         rows.append(("4 scaling", f"{case['name']}: T(N) / (N × T(1))",
                      f"{case['efficiency']:.3f} ({fmt(case['totalAPDUsPerSecond'])} APDU/s total)", "≈ 1", ""))
 
+    # 5. Card level (package-benchmark): the issue gives no targets for these.
+    cards = {}
+    for name in CARD_BENCHMARKS:
+        r = per_apdu(data, name, CARD_BATCH)
+        if not r:
+            rows.append(("5 cards", f"{name}: ops/s (p50)", "not measured", "—", ""))
+            continue
+        cards[name] = r
+        rows.append(("5 cards", f"{name}: ops/s (p50)", f"{fmt(r[1])} ({r[0] / 1000:,.1f} µs/op)", "—", ""))
+        rows.append(("5 cards", f"{name}: mallocs/op (p50)", fmt(r[2], 1), "—", ""))
+
+    # 6. DESFire provisioning flow on a modelled reader (cardflow-bench)
+    prov = rt.get("provision")
+    if prov:
+        rows.append(("6 provision", f"{prov['name']}: APDUs (card APDUs; CCID messages)",
+                     f"{prov['apdus']} ({prov['cardAPDUs']}; {prov['ccidMessages']})", "—", ""))
+        rows.append(("6 provision", f"{prov['name']}: simulated wall time (median of {len(prov['wallSecondsRuns'])} runs)",
+                     f"{prov['wallSeconds'] * 1000:,.1f} ms (model sum {prov['modelSeconds'] * 1000:,.1f} ms;"
+                     f" zero latency {prov['zeroLatencyWallSeconds'] * 1000:,.1f} ms)", "—", ""))
+    else:
+        rows.append(("6 provision", "DESFire-Provision-106k", "not measured", "—", ""))
+
     # USB
     usb, note = parse_usb(args.results)
     if usb:
@@ -157,7 +184,7 @@ def main():
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(2, 2, figsize=(13, 9))
+    fig, axes = plt.subplots(3, 2, figsize=(13, 13))
     ax = axes[0][0]
     names = list(driver) + list(session)
     rates = [(driver.get(n) or session.get(n))[1] for n in names]
@@ -183,8 +210,21 @@ def main():
     ax2 = ax.twinx()
     ax2.plot([str(c["readers"]) for c in sc], [c["efficiency"] for c in sc], "ro-", label="efficiency")
     ax2.set_ylim(0, 1.2); ax2.set_ylabel("T(N) / (N × T(1))")
+    ax = axes[2][0]
+    card_names = list(cards)
+    ax.barh(card_names, [cards[n][1] for n in card_names], color="tab:purple")
+    ax.set_xlabel("operations/s (p50)"); ax.set_title("5. DESFire enciphered I/O, TON signing (zero latency)")
+    ax.tick_params(axis="y", labelsize=7)
+    ax = axes[2][1]
+    ax.barh(card_names, [cards[n][2] or 0 for n in card_names], color="tab:purple")
+    ax.set_xlabel("mallocs per operation (p50)"); ax.set_title("5. Allocations per operation")
+    ax.tick_params(axis="y", labelsize=7)
+    if prov:
+        fig.text(0.5, 0.005, f"6. DESFire provision flow, full-speed USB reader at 106 kbit/s: {prov['apdus']} APDUs,"
+                 f" {prov['wallSeconds'] * 1000:,.1f} ms (timing model {prov['modelSeconds'] * 1000:,.1f} ms;"
+                 f" zero latency {prov['zeroLatencyWallSeconds'] * 1000:,.1f} ms)", ha="center", va="bottom", fontsize=10)
     fig.suptitle(f"CardFlow benchmarks, {args.date}")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.02, 1, 1))
     fig.savefig(os.path.join(args.results, "latest.png"), dpi=90)
 
 

@@ -68,4 +68,7 @@ let benchmarks: @Sendable () -> Void = {
             precondition(done == batch)
         }
     }
+
+    // 5. Card level: DESFire enciphered file I/O and TON signing (CardBenchmarks.swift).
+    registerCardBenchmarks()
 }

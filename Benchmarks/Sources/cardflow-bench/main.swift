@@ -1,5 +1,6 @@
 // Real-time benchmarks that package-benchmark's sampling does not suit: the simulator's latency
-// model (how close the stack gets to the model's bound) and multi-reader scaling. Prints JSON.
+// model (how close the stack gets to the model's bound), multi-reader scaling and the DESFire
+// provisioning flow on a modelled reader. Prints JSON.
 //
 // Usage: cardflow-bench [--apdus N] [--scaling-apdus N]
 import BenchSupport
@@ -96,6 +97,21 @@ for n in [1, 2, 4, 8] {
                     "totalAPDUsPerSecond": total, "efficiency": total / (Double(n) * single)])
 }
 
-let output: [String: Any] = ["latencyModel": latency, "scaling": scaling]
+// 6. DESFire provisioning flow: APDU count and time on a full-speed USB reader at 106 kbit/s.
+//    The first run, at zero latency, warms up and gives the stack's own time for the flow.
+let zeroRun = try await provisionRun(timing: .zero)
+let provisionTiming = TimingModel.fullSpeedReader(rfBitRate: 106)
+var provisionRuns: [ProvisionRun] = []
+for _ in 0..<3 { provisionRuns.append(try await provisionRun(timing: provisionTiming)) }
+let medianRun = provisionRuns.sorted { $0.wallTime < $1.wallTime }[provisionRuns.count / 2]
+let provision: [String: Any] = [
+    "name": "DESFire-Provision-106k", "rfBitRate": 106, "usbRoundTripMs": 1,
+    "apdus": medianRun.apdus, "cardAPDUs": medianRun.cardAPDUs, "ccidMessages": medianRun.ccidMessages,
+    "modelSeconds": seconds(medianRun.modelTime), "wallSeconds": seconds(medianRun.wallTime),
+    "wallSecondsRuns": provisionRuns.map { seconds($0.wallTime) },
+    "zeroLatencyWallSeconds": seconds(zeroRun.wallTime), "zeroLatencyAPDUs": zeroRun.apdus,
+]
+
+let output: [String: Any] = ["latencyModel": latency, "scaling": scaling, "provision": provision]
 let data = try JSONSerialization.data(withJSONObject: output, options: [.prettyPrinted, .sortedKeys])
 print(String(decoding: data, as: UTF8.self))

@@ -1,0 +1,52 @@
+import Benchmark
+import BenchSupport
+import CardFlow
+import DESFire
+import TONCard
+
+/// Every card-level sample runs `cardBatch` operations; the runner divides wall clock and mallocs
+/// by `cardBatch` to get per-operation figures.
+let cardBatch = 10
+
+/// DESFire file I/O and TON signing through the whole stack (client → CardSession → CCID driver →
+/// in-memory transport → virtual reader at zero latency → card model). Each iteration sets up a
+/// fresh card outside the measured region.
+func registerCardBenchmarks() {
+    // AES-authenticated, enciphered (CMAC/IV chained, CRC32, AES-CBC) ReadData and WriteData.
+    for length in [32, 256] {
+        Benchmark("DESFire-ReadData-Enc-\(length)B") { benchmark in
+            let (client, session) = try await DESFireBench.authenticatedClient(commMode: .enciphered)
+            benchmark.startMeasurement()
+            for _ in 0..<cardBatch {
+                let data = try await client.readData(file: DESFireBench.file, offset: 0, length: length, commMode: .enciphered)
+                precondition(data.count == length)
+            }
+            benchmark.stopMeasurement()
+            await session.close()
+        }
+        Benchmark("DESFire-WriteData-Enc-\(length)B") { benchmark in
+            let (client, session) = try await DESFireBench.authenticatedClient(commMode: .enciphered)
+            let data = (0..<length).map { UInt8(truncatingIfNeeded: $0) }
+            benchmark.startMeasurement()
+            for _ in 0..<cardBatch {
+                try await client.writeData(file: DESFireBench.file, offset: 0, data: data, commMode: .enciphered)
+            }
+            benchmark.stopMeasurement()
+            await session.close()
+        }
+    }
+
+    // HMAC-protected signing (SIGN_SHORT_MESSAGE_WITH_DEFAULT_PATH after VERIFY_PIN, with the
+    // sault fetch and HMAC of every protected APDU) on an activated card.
+    Benchmark("TON-SignDefaultPath-32B") { benchmark in
+        let (wallet, session) = try await TONBench.verifiedWallet()
+        let message = [UInt8](repeating: 0x42, count: 32)
+        benchmark.startMeasurement()
+        for _ in 0..<cardBatch {
+            let signature = try await wallet.signForDefaultPath(message)
+            precondition(signature.count == 64)
+        }
+        benchmark.stopMeasurement()
+        await session.close()
+    }
+}
