@@ -1,6 +1,7 @@
 import CardFlow
 import Foundation
 import Logging
+import NIOCore
 import ServiceLifecycle
 import UnixSignals
 
@@ -27,6 +28,8 @@ public struct CardDaemon: Service {
     public let jobs: JobCenter
     public let fleet: ReaderFleet
     let simulation: SimulationSchedule?
+    /// The loopback port `GET /metrics` is served on, once bound (configuration `metricsPort`).
+    public let metricsEndpoint = MetricsEndpoint()
     let logger: Logger
     /// Called once the socket listens (tests and the terminal progress view wait for it).
     let onReady: @Sendable () async -> Void
@@ -58,11 +61,22 @@ public struct CardDaemon: Service {
             fleet: fleet, jobs: jobs, bus: bus, log: jobLog, metrics: metrics), logger: logger)
         let channel = try await server.bind()
         logger.info("cardd listening", metadata: ["socket": "\(socketPath)"])
+        let metricsServer = MetricsHTTPServer(metrics: metrics, logger: logger)
+        let metricsChannel: NIOAsyncChannel<MetricsHTTPServer.Connection, Never>?
+        if let port = await configuration.current.metricsPort {
+            let bound = try await metricsServer.bind(port: port)
+            metricsChannel = bound
+            await metricsEndpoint.set(bound.channel.localAddress?.port)
+            logger.info("metrics served", metadata: ["url": "http://127.0.0.1:\(bound.channel.localAddress?.port ?? port)/metrics"])
+        } else {
+            metricsChannel = nil
+        }
         await onReady()
         do {
             try await cancelWhenGracefulShutdown {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask { try await server.serve(channel) }
+                    if let metricsChannel { group.addTask { try await metricsServer.serve(metricsChannel) } }
                     group.addTask { await self.reloadOnHangup() }
                     if let simulation {
                         try await simulation.run()
@@ -96,4 +110,10 @@ public struct CardDaemon: Service {
             await configuration.reload(logger: logger)
         }
     }
+}
+
+/// Where the metrics HTTP server listens, once it does.
+public actor MetricsEndpoint {
+    public private(set) var port: Int?
+    func set(_ port: Int?) { self.port = port }
 }

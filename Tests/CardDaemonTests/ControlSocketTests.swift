@@ -1,6 +1,9 @@
 import CardDaemon
 import CardFlow
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Logging
 import Testing
 
@@ -133,6 +136,19 @@ struct ControlSocketTests {
         }
     }
 
+    @Test func metricsAreServedOverLoopbackHTTP() async throws {
+        try await DaemonHarness.run(readers: ["sim:iso7816"], metricsPort: 0) { harness in
+            _ = try await harness.waitForJob { $0.state == .succeeded }
+            let port = try #require(await harness.daemon.metricsEndpoint.port)
+            let (body, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/metrics")!)
+            #expect((response as? HTTPURLResponse)?.statusCode == 200)
+            let text = String(decoding: body, as: UTF8.self)
+            #expect(text.contains("cardd_jobs_total"), "\(text)")
+            let (_, missing) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/other")!)
+            #expect((missing as? HTTPURLResponse)?.statusCode == 404)
+        }
+    }
+
     @Test func theSocketIsOwnerOnly() async throws {
         try await DaemonHarness.run(readers: ["sim:none"]) { harness in
             let attributes = try FileManager.default.attributesOfItem(atPath: harness.socket)
@@ -152,9 +168,10 @@ struct DaemonHarness {
     let daemon: CardDaemon
 
     static func run(readers: [String], rules: [CardRule] = [CardRule(name: "report", flow: .report)],
-                    keys: (any KeyStore)? = nil, _ body: (DaemonHarness) async throws -> Void) async throws {
+                    keys: (any KeyStore)? = nil, metricsPort: Int? = nil,
+                    _ body: (DaemonHarness) async throws -> Void) async throws {
         let folder = "/tmp/cardd-test-\(UUID().uuidString.prefix(8))"
-        let configuration = DaemonConfiguration(readers: readers, rules: rules)
+        let configuration = DaemonConfiguration(readers: readers, metricsPort: metricsPort, rules: rules)
         let (ready, readyContinuation) = AsyncStream<Void>.makeStream()
         var logger = Logger(label: "cardd.test")
         logger.logLevel = .warning

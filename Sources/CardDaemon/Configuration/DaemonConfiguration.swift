@@ -25,6 +25,8 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
     public var jobLog: String?
     /// The key store file that flows take their keys from, by slot.
     public var keyStore: String?
+    /// Serve `GET /metrics` on 127.0.0.1 at this port (off when nil).
+    public var metricsPort: Int?
     /// Pause between two sessions on one reader.
     public var cooldownMilliseconds: Int
     /// How long a flow waits for a lifted card to come back.
@@ -33,8 +35,10 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
     public var rules: [CardRule]
 
     public init(readers: [String] = ["usb"], socket: String? = nil, jobLog: String? = nil, keyStore: String? = nil,
-                cooldownMilliseconds: Int = 0, cardReturnMilliseconds: Int = 10_000, rules: [CardRule] = []) {
+                metricsPort: Int? = nil, cooldownMilliseconds: Int = 0, cardReturnMilliseconds: Int = 10_000,
+                rules: [CardRule] = []) {
         self.readers = readers
+        self.metricsPort = metricsPort
         self.socket = socket
         self.jobLog = jobLog
         self.keyStore = keyStore
@@ -44,7 +48,7 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case readers, socket, jobLog, keyStore, cooldownMilliseconds, cardReturnMilliseconds, rules
+        case readers, socket, jobLog, keyStore, metricsPort, cooldownMilliseconds, cardReturnMilliseconds, rules
     }
 
     public init(from decoder: any Decoder) throws {
@@ -53,6 +57,10 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
         socket = try container.decodeIfPresent(String.self, forKey: .socket)
         jobLog = try container.decodeIfPresent(String.self, forKey: .jobLog)
         keyStore = try container.decodeIfPresent(String.self, forKey: .keyStore)
+        metricsPort = try container.decodeIfPresent(Int.self, forKey: .metricsPort)
+        if let metricsPort, !(0...65_535).contains(metricsPort) {
+            throw DecodingError.dataCorrupted(.init(codingPath: [CodingKeys.metricsPort], debugDescription: "a TCP port from 0 to 65535"))
+        }
         cooldownMilliseconds = try container.decodeIfPresent(Int.self, forKey: .cooldownMilliseconds) ?? 0
         cardReturnMilliseconds = try container.decodeIfPresent(Int.self, forKey: .cardReturnMilliseconds) ?? 10_000
         rules = try container.decodeIfPresent([CardRule].self, forKey: .rules) ?? []
