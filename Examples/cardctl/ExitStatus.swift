@@ -42,7 +42,7 @@ enum ExitStatus: Int32 {
             return ["badRequest", "badJSON", "unknownOp", "unknownJob", "lineTooLong"].contains(error.code) ? .usage : .readerError
         case is USBTransportError, is ReaderSelectionError: return .readerError
         case is HexParseError, is APDUParseError, is APDULengthError, is SimulatorSpecificationError, is InputError,
-             is ReaderProfileError, is CardStateError, is SimulatorSetupError, is KeyStoreError,
+             is ReaderProfileError, is CardStateError, is SimulatorSetupError, is KeyStoreError, is TONFactoryDataError,
              is NDEFDecodingError, is NDEFEncodingError:
             return .usage
         default: return .readerError
