@@ -58,16 +58,9 @@ struct APDUCommand: AsyncParsableCommand {
         let answers = AnswerLog()
         let flow = makeFlow(commands, repeating: `repeat`, expected: expected, answers: answers)
         let run = reader.run(flow, policy: global.policy)
+        // Recovery events always go to stderr (unless --json); with --trace, every event.
         let progress = Task { [json = global.json, trace = global.trace] in
-            // Recovery events always go to stderr (unless --json); with --trace, every event.
-            for await event in run.progress {
-                switch event {
-                case .waitingForCard, .cardLost, .wrongCard, .resumed, .retrying:
-                    if !json { Output.standardError("cardctl: \(event)") }
-                default:
-                    if trace { Output.standardError("cardctl: \(event)") }
-                }
-            }
+            await FlowProgressView.show(run.progress, trace: trace, json: json, bar: false)
         }
         var failure: (any Error)?
         do { try await run.value } catch { failure = error }

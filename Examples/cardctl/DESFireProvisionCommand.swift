@@ -40,10 +40,13 @@ struct DESFireProvision: AsyncParsableCommand {
                                                          traceToStandardError: true)
         let reader = try connection.primary
         let run = reader.run(provisioning.flow(), policy: provisioning.policy(base: base))
-        let collector = Task { () -> [String] in
+        let collector = Task { [trace = global.trace] () -> [String] in
+            // Every event on stderr as a line (a bar on a terminal instead, unless --trace); all in the JSON.
+            let terminal = FlowProgressView.standardErrorIsTerminal
+            var view = FlowProgressView(trace: trace || !terminal, json: false, terminal: terminal)
             var events: [String] = []
             for await event in run.progress {
-                Output.standardError("cardctl: \(event)")
+                view.handle(event)
                 events.append(Self.json(event))
             }
             return events

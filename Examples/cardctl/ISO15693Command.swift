@@ -79,14 +79,8 @@ struct ISO15693Command: AsyncParsableCommand {
             let command = via
             let flow = ISO15693Exchange.flow(byteOrder: order.byteOrder) { data in try await Self.pipe(data, through: command) }
             let run = reader.run(flow, policy: global.policy)
-            let progress = Task { [json = global.json] in
-                for await event in run.progress {
-                    switch event {
-                    case .waitingForCard, .cardLost, .wrongCard, .resumed, .retrying:
-                        if !json { Output.standardError("cardctl: \(event)") }
-                    default: break
-                    }
-                }
+            let progress = Task { [json = global.json, trace = global.trace] in
+                await FlowProgressView.show(run.progress, trace: trace, json: json)
             }
             var failure: (any Error)?
             var result: ISO15693Exchange.Result?

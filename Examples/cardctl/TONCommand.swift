@@ -58,14 +58,9 @@ struct TONCommand: AsyncParsableCommand {
                 var policy = options.global.policy
                 policy.identity = TONActivation.cardIdentity
                 let run = reader.run(TONActivation.flow(activation: data, pin: pin, hmacKeys: keys), policy: policy)
-                let progress = Task { [quiet = options.global.json] in
-                    for await event in run.progress {
-                        switch event {
-                        case .waitingForCard, .cardLost, .wrongCard, .resumed, .retrying, .stepStarted:
-                            if !quiet { Output.standardError("cardctl: \(event)") }
-                        default: break
-                        }
-                    }
+                // Steps and recovery on stderr; a progress bar on a terminal.
+                let progress = Task { [json = options.global.json, trace = options.global.trace] in
+                    await FlowProgressView.show(run.progress, trace: trace, json: json)
                 }
                 var failure: (any Error)?
                 var state: TONAppletState?
