@@ -39,5 +39,18 @@ public struct RelayConfiguration: Sendable {
         guard lower.hasPrefix("ws://") || lower.hasPrefix("wss://"), url.split(separator: "/").count >= 2 else {
             throw .invalidURL(url)
         }
+        if usesTLS, hostIsIPLiteral {
+            // The TLS stack verifies (and sends as SNI) a host name; it refuses IP literals.
+            throw .invalidURL("\(url) (wss:// needs a host name that the certificate names, not an IP address)")
+        }
+    }
+
+    /// Whether the URL's host is an IPv4 or IPv6 literal.
+    var hostIsIPLiteral: Bool {
+        guard let schemeEnd = url.range(of: "://") else { return false }
+        let authority = url[schemeEnd.upperBound...].prefix { $0 != "/" && $0 != "?" }
+        if authority.hasPrefix("[") { return true }
+        let host = authority.split(separator: ":", maxSplits: 1).first ?? ""
+        return !host.isEmpty && host.allSatisfy { $0.isNumber || $0 == "." }
     }
 }

@@ -126,7 +126,7 @@ struct RelayEndToEndTests {
             _ = try await connection.next()
             try await connection.send(json: ["v": 1, "type": "apdu", "id": 1, "apdu": "9060000000"])
             _ = try await connection.next()
-            connection.drop()
+            try connection.drop()
         }
         defer { Task { await server.stop() } }
         let (reader, _) = try await Self.reader("sim:desfire")

@@ -59,7 +59,7 @@ struct RelayTLSTests {
         defer { try? FileManager.default.removeItem(at: certificates.directory) }
         let server = try await TestRelayServer.start(tls: try certificates.serverContext(), behaviour: DESFireRelayService.behaviour())
         defer { Task { await server.stop() } }
-        let url = "wss://127.0.0.1:\(server.port)/sync"
+        let url = "wss://localhost:\(server.port)/sync"
 
         let (untrustingReader, _) = try await RelayEndToEndTests.reader("sim:desfire")
         var untrusting = RelayConfiguration(url: url, aids: [DESFireRelayService.piccAID])
@@ -78,10 +78,21 @@ struct RelayTLSTests {
         #expect(events.contains(.syncing(1.0)))
     }
 
+    @Test("wss:// to an IP address is refused up front (TLS verifies a host name)")
+    func ipLiteral() async throws {
+        let (reader, _) = try await RelayEndToEndTests.reader("sim:desfire")
+        let configuration = RelayConfiguration(url: "wss://127.0.0.1:1/sync", aids: [DESFireRelayService.piccAID])
+        let (result, _) = await RelayEndToEndTests.sync(configuration, on: reader)
+        guard case .failure(let error) = result, case .invalidURL = error as? RelayError else {
+            Issue.record("expected invalidURL, got \(result)")
+            return
+        }
+    }
+
     @Test("an unreadable CA file is a typed error")
     func badCAFile() async throws {
         let (reader, _) = try await RelayEndToEndTests.reader("sim:desfire")
-        let configuration = RelayConfiguration(url: "wss://127.0.0.1:1/sync", caFile: "/nonexistent/ca.pem",
+        let configuration = RelayConfiguration(url: "wss://localhost:1/sync", caFile: "/nonexistent/ca.pem",
                                                aids: [DESFireRelayService.piccAID])
         let (result, _) = await RelayEndToEndTests.sync(configuration, on: reader)
         guard case .failure(let error) = result, case .invalidCAFile = error as? RelayError else {

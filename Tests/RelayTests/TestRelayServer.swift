@@ -73,9 +73,11 @@ struct ServiceConnection: Sendable {
         try await outbound.write(WebSocketFrame(fin: true, opcode: .binary, data: ByteBuffer(bytes: bytes)))
     }
 
+    struct Dropped: Error {}
+
     /// Closes the connection abruptly (no close handshake): the service "drops" the client.
-    func drop() {
-        outbound.finish()
+    func drop() throws -> Never {
+        throw Dropped()
     }
 }
 
@@ -184,31 +186,35 @@ final class TestRelayServer: Sendable {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     var text = ByteBuffer()
-                    for try await frame in inbound {
-                        switch frame.opcode {
-                        case .text, .continuation:
-                            var data = frame.unmaskedData
-                            text.writeBuffer(&data)
-                            guard frame.fin else { continue }
-                            let string = String(buffer: text)
-                            text.clear()
-                            if let message = try? JSONDecoder().decode(ClientMessage.self, from: Data(string.utf8)) {
-                                await log.record(message)
-                                await messages.push(message)
-                            } else {
-                                await log.recordUnparsable(string)
+                    do {
+                        for try await frame in inbound {
+                            switch frame.opcode {
+                            case .text, .continuation:
+                                var data = frame.unmaskedData
+                                text.writeBuffer(&data)
+                                guard frame.fin else { continue }
+                                let string = String(buffer: text)
+                                text.clear()
+                                if let message = try? JSONDecoder().decode(ClientMessage.self, from: Data(string.utf8)) {
+                                    await log.record(message)
+                                    await messages.push(message)
+                                } else {
+                                    await log.recordUnparsable(string)
+                                }
+                            case .ping:
+                                try await outbound.write(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData))
+                            case .connectionClose:
+                                await messages.finish()
+                                var data = frame.unmaskedData
+                                let code = data.readSlice(length: 2) ?? ByteBuffer()
+                                try? await outbound.write(WebSocketFrame(fin: true, opcode: .connectionClose, data: code))
+                                return
+                            default:
+                                break
                             }
-                        case .ping:
-                            try await outbound.write(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData))
-                        case .connectionClose:
-                            await messages.finish()
-                            var data = frame.unmaskedData
-                            let code = data.readSlice(length: 2) ?? ByteBuffer()
-                            try? await outbound.write(WebSocketFrame(fin: true, opcode: .connectionClose, data: code))
-                            return
-                        default:
-                            break
                         }
+                    } catch {
+                        // The client vanished: the behaviour sees the end of its messages.
                     }
                     await messages.finish()
                 }
