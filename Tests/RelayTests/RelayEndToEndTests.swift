@@ -192,6 +192,20 @@ struct RelayEndToEndTests {
         #expect(await server.log.waitUntil { await $0.types.contains("error") })
     }
 
+    @Test("an oversize message is refused with a typed reason")
+    func oversizeMessage() async throws {
+        let server = try await TestRelayServer.start { connection in
+            _ = try await connection.next()
+            try await connection.send(#"{"v":1,"type":"done","message":""# + String(repeating: "x", count: 4000) + #""}"#)
+            _ = try? await connection.next()
+        }
+        defer { Task { await server.stop() } }
+        let (reader, _) = try await Self.reader("sim:desfire")
+        let (result, _) = await Self.sync(Self.configuration(server, limits: RelayLimits(maxAPDUSize: 256)), on: reader)
+        guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
+        #expect(error as? RelayError == .protocolViolation(.messageTooLarge))
+    }
+
     @Test("a binary frame is refused")
     func binaryFrame() async throws {
         let server = try await TestRelayServer.start { connection in
@@ -245,7 +259,9 @@ struct RelayEndToEndTests {
         let waiter = Task { try await run.result }
         // Wait until the service has been greeted (the gate took one slow APDU), then cancel
         // while GetVersion is in flight.
-        #expect(await server.log.waitUntil { await $0.types.contains("hello") })
+        // (Power-on, UID and SELECT take 1.5 s each here; allow for a loaded machine.)
+        let greeted = await server.log.waitUntil(timeout: .seconds(30)) { await $0.types.contains("hello") }
+        try #require(greeted)
         try await Task.sleep(for: .milliseconds(200))
         let cancelledAt = ContinuousClock.now
         waiter.cancel()
@@ -254,7 +270,7 @@ struct RelayEndToEndTests {
         guard case .failure(let error) = outcome else { Issue.record("expected cancellation"); return }
         #expect(error is CancellationError)
         #expect(took < .milliseconds(1400), "the APDU in flight was not aborted (\(took))")
-        #expect(await server.log.waitUntil { await $0.types.contains("cancel") })
+        #expect(await server.log.waitUntil(timeout: .seconds(10)) { await $0.types.contains("cancel") })
         // The reader serves the next session.
         #expect(try await DESFireRelayService.readBack(on: reader) == nil)
     }
