@@ -60,6 +60,13 @@ public struct RelayRun: Sendable {
         policy.retries = RetryPolicy(attempts: 0, backoff: .zero)
         task = Task {
             defer { continuation.finish() }
+            // A bad URL is known before the card is touched.
+            do {
+                try client.configuration.validateURL()
+            } catch let error as RelayError {
+                continuation.yield(.failed(error.description))
+                throw error
+            }
             let sync = RelaySync(configuration: client.configuration, logger: client.logger, events: continuation)
             let flow = Flow.start("relay") { session in try await sync.run(on: session) }
             let run = reader.run(flow, policy: policy)

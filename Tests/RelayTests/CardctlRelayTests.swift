@@ -75,4 +75,17 @@ struct CardctlRelayTests {
         #expect(run.stdout.contains(#""error":"unsupportedCard""#))
         #expect(await server.log.connections == 0)
     }
+
+    @Test("bad options exit 2; no service listening exits 3")
+    func failures() async throws {
+        let badURL = try await Self.cardctl(["--reader", "sim:desfire", "relay", "--url", "http://example.com/sync",
+                                             "--aid", "D2760000850100"])
+        #expect(badURL.status == 2, "\(badURL.stderr)")
+        let badAID = try await Self.cardctl(["--reader", "sim:desfire", "relay", "--url", "ws://127.0.0.1:1/sync", "--aid", "D27"])
+        #expect(badAID.status == 2, "\(badAID.stderr)")
+        let refused = try await Self.cardctl(["--reader", "sim:desfire", "relay", "--url", "ws://127.0.0.1:1/sync",
+                                              "--aid", "D2760000850100", "--json"])
+        #expect(refused.status == 3, "\(refused.stderr)")
+        #expect(refused.stdout.contains(#""error":"connectionFailed""#))
+    }
 }

@@ -97,6 +97,8 @@ struct RelayEndToEndTests {
         #expect(reason.contains("did not come back"))
         #expect(await server.log.types.contains("cardLost"))
         #expect(!(await server.log.types.contains("cardReset")))
+        // The service is told the client gave up.
+        #expect(await server.log.waitUntil { await $0.types.contains("error") })
         // The stranger got no application.
         #expect(try await DESFireRelayService.readBack(on: reader) == nil)
     }
