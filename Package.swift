@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "DESFire", targets: ["DESFire"]),
         .library(name: "TONCard", targets: ["TONCard"]),
         .library(name: "CardDaemon", targets: ["CardDaemon"]),
+        .library(name: "Relay", targets: ["Relay"]),
         .executable(name: "cardctl", targets: ["cardctl"]),
         .executable(name: "cardd", targets: ["cardd"]),
     ],
@@ -24,6 +25,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
     ],
     targets: [
         .systemLibrary(name: "CLibUSB", pkgConfig: "libusb-1.0", providers: [.apt(["libusb-1.0-0-dev"])]),
@@ -95,6 +99,14 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
+        // Remote APDU relay: a WebSocket service drives the card through us (gate, recovery, limits).
+        .target(name: "Relay", dependencies: [
+            "CardFlow", "CCID",
+            .product(name: "WSClient", package: "swift-websocket"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .executableTarget(
             name: "cardd",
             dependencies: [
@@ -109,7 +121,7 @@ let package = Package(
         .executableTarget(
             name: "cardctl",
             dependencies: [
-                "CardFlow", "CCID", "CardSimulator", "CardSimulatorUSB", "NDEF", "ISO15693", "DESFire", "TONCard", "CardDaemon",
+                "CardFlow", "CCID", "CardSimulator", "CardSimulatorUSB", "NDEF", "ISO15693", "DESFire", "TONCard", "CardDaemon", "Relay",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -131,6 +143,14 @@ let package = Package(
         .testTarget(name: "DESFireTests", dependencies: ["DESFire", "CardFlow", "CardSimulator", "CardCrypto"]),
         .testTarget(name: "TONCardTests", dependencies: [
             "TONCard", "CardFlow", "CardSimulator", "CardCrypto", .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+        .testTarget(name: "RelayTests", dependencies: [
+            "Relay", "CardFlow", "CardSimulator", "DESFire", "CardCrypto", "cardctl",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOWebSocket", package: "swift-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
         .testTarget(name: "CardDaemonTests", dependencies: ["CardDaemon", "CardFlow", "CardSimulator"]),
         .testTarget(name: "USBIntegrationTests", dependencies: ["CCID", "CardFlow", "CardSimulator", "CardSimulatorUSB", "CLibUSB", "CardDaemon"]),

@@ -1,0 +1,135 @@
+import CardFlow
+import Logging
+
+/// Relays a remote service's APDUs to a card: the card is admitted by SELECTing the configured
+/// application, the service gets the card's identity over WebSocket and sends APDUs, the client
+/// returns the card's answers, until the service says done or failed. A card lifted mid-sync is
+/// waited for (``SessionPolicy/cardReturnTimeout``), other cards are reported and left alone, and
+/// the service is told the card was reset when it is back.
+///
+/// ```swift
+/// let client = RelayClient(configuration: RelayConfiguration(url: "wss://sync.example.com/sync", bearerToken: token))
+/// let run = client.start(on: reader)
+/// Task { for await event in run.progress { print(event) } }
+/// let result = try await run.result      // RelayError tells why it failed
+/// ```
+public struct RelayClient: Sendable {
+    public var configuration: RelayConfiguration
+    public var logger: Logger
+
+    public init(configuration: RelayConfiguration, logger: Logger = Logger(label: "cardflow.relay")) {
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// Starts a sync on the reader's card. Retries of the policy are not used (the service
+    /// decides what to do again); its card-return timeout bounds the wait for a lifted card.
+    public func start(on reader: Reader, policy: SessionPolicy = .default) -> RelayRun {
+        RelayRun(client: self, reader: reader, policy: policy)
+    }
+
+    /// Runs a sync and returns its result (progress events are not observed).
+    public func run(on reader: Reader, policy: SessionPolicy = .default) async throws -> RelayResult {
+        try await start(on: reader, policy: policy).result
+    }
+}
+
+/// How a sync that completed went.
+public struct RelayResult: Sendable, Hashable {
+    /// The card synced.
+    public let identity: CardIdentity
+    /// The service's closing message, if any.
+    public let message: String?
+    /// APDUs the service sent to the card.
+    public let apduCount: Int
+    /// How often the card left and came back.
+    public let resumes: Int
+}
+
+/// A running sync: its events and its result. Cancelling the task that awaits ``result`` (or
+/// calling ``cancel()``) tells the service, aborts the APDU in flight and frees the reader.
+public struct RelayRun: Sendable {
+    /// Events from waiting for the card to completed or failed; ends after the last.
+    public let progress: AsyncStream<RelayEvent>
+    private let task: Task<RelayResult, any Error>
+
+    init(client: RelayClient, reader: Reader, policy: SessionPolicy) {
+        let (stream, continuation) = AsyncStream<RelayEvent>.makeStream()
+        progress = stream
+        var policy = policy
+        policy.retries = RetryPolicy(attempts: 0, backoff: .zero)
+        task = Task {
+            defer { continuation.finish() }
+            // A bad URL is known before the card is touched.
+            do {
+                try client.configuration.validateURL()
+            } catch let error as RelayError {
+                continuation.yield(.failed(error.description))
+                throw error
+            }
+            let sync = RelaySync(configuration: client.configuration, logger: client.logger, events: continuation)
+            let flow = Flow.start("relay") { session in try await sync.run(on: session) }
+            let run = reader.run(flow, policy: policy)
+            let forwarding = Task {
+                for await event in run.progress {
+                    switch event {
+                    case .waitingForCard: continuation.yield(.waitingForCard)
+                    case .wrongCard(let identity): continuation.yield(.wrongCard(identity))
+                    case .progress(let fraction): continuation.yield(.syncing(fraction))
+                    default: break
+                    }
+                }
+            }
+            do {
+                let message = try await run.value
+                await forwarding.value
+                // Closing runs to completion even when this task is cancelled now.
+                await Task { await sync.finish(final: nil) }.value
+                guard let identity = await sync.identity else { throw RelayError.card("no card identity") }
+                let result = RelayResult(identity: identity, message: message, apduCount: await sync.apduCount,
+                                         resumes: await sync.resumes)
+                continuation.yield(.completed(message: message))
+                return result
+            } catch {
+                await forwarding.value
+                let cancelled = Task.isCancelled || error is CancellationError
+                let relayError = Self.relayError(error)
+                let final: RelayClientMessage?
+                if cancelled {
+                    final = .cancel(reason: "cancelled on the client")
+                } else if case .serviceFailed = relayError {
+                    final = nil
+                } else {
+                    final = .error(reason: relayError.description)
+                }
+                await Task { await sync.finish(final: final) }.value
+                continuation.yield(.failed(cancelled ? "cancelled" : relayError.description))
+                if cancelled { throw CancellationError() }
+                throw relayError
+            }
+        }
+    }
+
+    /// The sync's result; throws ``RelayError`` (or `CancellationError` when cancelled).
+    public var result: RelayResult {
+        get async throws {
+            try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                task.cancel()
+            }
+        }
+    }
+
+    /// Stops the sync: the service is told, the APDU in flight aborted, the session closed.
+    public func cancel() {
+        task.cancel()
+    }
+
+    /// Flow and session errors as relay errors (the relay's own come wrapped in the flow step).
+    static func relayError(_ error: any Error) -> RelayError {
+        if let error = error as? RelayError { return error }
+        if let error = error as? FlowError { return relayError(error.underlying) }
+        return .card(String(describing: error))
+    }
+}
