@@ -28,6 +28,12 @@ func withDESFire<T: Sendable>(_ global: GlobalOptions,
     }
 }
 
+/// The comm mode a `--comm` option names.
+func parseCommMode(_ name: String) throws -> DESFireCommMode {
+    guard let mode = DESFireCommMode(name: name) else { throw InputError(description: "--comm is plain, mac or enc") }
+    return mode
+}
+
 /// Selects `aid` and authenticates with `key` (key number `keyNumber`) when a key is given.
 func enter(_ client: DESFireClient, aid: DESFireApplicationID, keyNumber: UInt8, key: DESFireKey?,
            method: DESFireAuthenticationMethod = .automatic) async throws {
@@ -117,7 +123,7 @@ struct DESFireCreateFile: AsyncParsableCommand {
     func run() async throws {
         let method = try keys.method()
         let aid = try application.aid()
-        guard let mode = DESFireCommMode(name: comm) else { throw InputError(description: "--comm is plain, mac or enc") }
+        let mode = try parseCommMode(comm)
         guard access.count == 4, let rights = UInt16(access, radix: 16) else { throw InputError(description: "--access is 4 hex digits") }
         let key = try await keys.key()
         try await withDESFire(global) { client in
@@ -172,10 +178,7 @@ struct DESFireRead: AsyncParsableCommand {
     func run() async throws {
         let method = try keys.method()
         let aid = try application.aid()
-        let mode = try comm.map { name in
-            guard let mode = DESFireCommMode(name: name) else { throw InputError(description: "--comm is plain, mac or enc") }
-            return mode
-        }
+        let mode = try comm.map(parseCommMode)
         let key = try await keys.key()
         let data = try await withDESFire(global) { client in
             try await enter(client, aid: aid, keyNumber: keys.keyNumber, key: key, method: method)
@@ -205,10 +208,7 @@ struct DESFireWrite: AsyncParsableCommand {
         let method = try keys.method()
         let aid = try application.aid()
         let bytes = try input.bytes()
-        let mode = try comm.map { name in
-            guard let mode = DESFireCommMode(name: name) else { throw InputError(description: "--comm is plain, mac or enc") }
-            return mode
-        }
+        let mode = try comm.map(parseCommMode)
         let key = try await keys.key()
         try await withDESFire(global) { client in
             try await enter(client, aid: aid, keyNumber: keys.keyNumber, key: key, method: method)

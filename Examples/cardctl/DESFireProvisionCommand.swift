@@ -25,7 +25,7 @@ struct DESFireProvision: AsyncParsableCommand {
 
     func run() async throws {
         let aid = try DESFireApplicationID(hex: aidHex)
-        guard let mode = DESFireCommMode(name: comm) else { throw InputError(description: "--comm is plain, mac or enc") }
+        let mode = try parseCommMode(comm)
         let key = try await keys.requiredKey()
         guard key.type == .aes else { throw InputError(description: "the application key must be AES (16 bytes)") }
         let provisioning = DESFireProvisioning(application: aid, file: file, size: size, commMode: mode, key: key,
