@@ -1,7 +1,6 @@
 import ArgumentParser
 import CardSimulator
 import CardSimulatorUSB
-import Dispatch
 import Foundation
 import Logging
 import Synchronization
@@ -120,21 +119,10 @@ struct SimulateCommand: AsyncParsableCommand {
             Output.standardError("cardctl simulate: \(command[0]): command not found")
             return 127
         }
-        // main.swift cancels the command on SIGINT; the child decides how to end, so pass the
-        // signal on. SIGTERM would end cardctl at once: catch it too and pass it on.
-        signal(SIGTERM, SIG_IGN)
-        defer { signal(SIGTERM, SIG_DFL) }
-        let child = Mutex<pid_t>(0)
-        let forwarders = [SIGINT, SIGTERM].map { number in
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                let pid = child.withLock { $0 }
-                if pid > 0 { kill(pid, number) }
-            }
-            source.resume()
-            return source
-        }
-        defer { forwarders.forEach { $0.cancel() } }
+        // The child decides how to end: SIGINT and SIGTERM go to it (main.swift's SIGINT source
+        // also defers to it while it runs).
+        let savedActions = ChildSignalForwarding.install()
+        defer { ChildSignalForwarding.restore(savedActions) }
 
         // posix_spawn rather than Foundation's Process: the child must start with default
         // signal dispositions and an empty mask, not cardctl's ignored SIGINT/SIGTERM.
@@ -157,7 +145,7 @@ struct SimulateCommand: AsyncParsableCommand {
             Output.standardError("cardctl simulate: \(command[0]): \(String(cString: strerror(spawned)))")
             return spawned == ENOENT ? 127 : 126
         }
-        child.withLock { $0 = pid }
+        ChildSignalForwarding.started(pid)
         let spawnedPID = pid
 
         // Wait on a thread of its own: waitpid blocks.
@@ -168,7 +156,6 @@ struct SimulateCommand: AsyncParsableCommand {
                 continuation.resume(returning: raw)
             }.start()
         }
-        child.withLock { $0 = 0 }
         let signalNumber = status & 0x7f
         return signalNumber == 0 ? (status >> 8) & 0xff : 128 + signalNumber
     }

@@ -57,6 +57,8 @@ func isArgumentParserOutcome(_ error: any Error) -> Bool {
 let work = Task<Int32, Never> { await runCardCtl() }
 let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .main)
 interrupt.setEventHandler {
+    // `simulate`'s child owns SIGINT while it runs (should this source see the signal first).
+    if ChildSignalForwarding.hasChild, ChildSignalForwarding.deliver(SIGINT) { return }
     work.cancel()
     // Should a blocking call ignore cancellation, still honour the interrupt promptly.
     DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(400)) {

@@ -62,7 +62,9 @@ extension USBIntegration {
         @Test func signalsArePassedOn() async throws {
             guard try MockEnvironment.testbed() != nil else { return }
             for (number, code) in [(SIGTERM, 9), (SIGINT, 5)] {
-                let script = "trap 'exit \(code)' \(number == SIGTERM ? "TERM" : "INT"); echo ready; while :; do sleep 0.05; done"
+                // Bounded: a signal that never arrives ends the child after ~30 s with 3, not a hang.
+                let script = "trap 'exit \(code)' \(number == SIGTERM ? "TERM" : "INT"); echo ready; "
+                    + "i=0; while [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; exit 3"
                 let run = try await Cardctl.run(["simulate", "--", "sh", "-c", script], signalWhenReady: number)
                 #expect(run.status == Int32(code), "signal \(number): \(run)")
             }
