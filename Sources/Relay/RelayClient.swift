@@ -56,21 +56,18 @@ public struct RelayRun: Sendable {
     init(client: RelayClient, reader: Reader, policy: SessionPolicy) {
         let (stream, continuation) = AsyncStream<RelayEvent>.makeStream()
         progress = stream
-        var policy = policy
-        policy.retries = RetryPolicy(attempts: 0, backoff: .zero)
         task = Task {
             defer { continuation.finish() }
             // A bad URL is known before the card is touched.
+            let job: RelayJob
             do {
-                try client.configuration.validateURL()
-            } catch let error as RelayError {
-                continuation.yield(.failed(error.description))
+                job = try client.job(events: continuation)
+            } catch {
+                continuation.yield(.failed(String(describing: error)))
                 throw error
             }
-            let sync = RelaySync(configuration: client.configuration, logger: client.logger, events: continuation)
-            let flow = Flow.start("relay") { session in try await sync.run(on: session) }
-            let run = reader.run(flow, policy: policy)
-            let forwarding = Task {
+            let run = reader.run(job.flow, policy: job.policy(base: policy))
+            let flowEvents = Task {
                 for await event in run.progress {
                     switch event {
                     case .waitingForCard: continuation.yield(.waitingForCard)
@@ -81,31 +78,18 @@ public struct RelayRun: Sendable {
                 }
             }
             do {
-                let message = try await run.value
-                await forwarding.value
-                // Closing runs to completion even when this task is cancelled now.
-                await Task { await sync.finish(final: nil) }.value
-                guard let identity = await sync.identity else { throw RelayError.card("no card identity") }
-                let result = RelayResult(identity: identity, message: message, apduCount: await sync.apduCount,
-                                         resumes: await sync.resumes)
-                continuation.yield(.completed(message: message))
+                let result = try await run.value
+                await flowEvents.value
+                await job.finish(after: nil)
+                continuation.yield(.completed(message: result.message))
                 return result
             } catch {
-                await forwarding.value
+                await flowEvents.value
                 let cancelled = Task.isCancelled || error is CancellationError
-                let relayError = Self.relayError(error)
-                let final: RelayClientMessage?
-                if cancelled {
-                    final = .cancel(reason: "cancelled on the client")
-                } else if case .serviceFailed = relayError {
-                    final = nil
-                } else {
-                    final = .error(reason: relayError.description)
-                }
-                await Task { await sync.finish(final: final) }.value
-                continuation.yield(.failed(cancelled ? "cancelled" : relayError.description))
+                await job.finish(after: error)
+                continuation.yield(.failed(cancelled ? "cancelled" : RelayJob.relayError(error).description))
                 if cancelled { throw CancellationError() }
-                throw relayError
+                throw RelayJob.relayError(error)
             }
         }
     }
@@ -124,12 +108,5 @@ public struct RelayRun: Sendable {
     /// Stops the sync: the service is told, the APDU in flight aborted, the session closed.
     public func cancel() {
         task.cancel()
-    }
-
-    /// Flow and session errors as relay errors (the relay's own come wrapped in the flow step).
-    static func relayError(_ error: any Error) -> RelayError {
-        if let error = error as? RelayError { return error }
-        if let error = error as? FlowError { return relayError(error.underlying) }
-        return .card(String(describing: error))
     }
 }

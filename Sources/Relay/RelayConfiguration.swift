@@ -34,7 +34,10 @@ public struct RelayConfiguration: Sendable {
     /// Whether the URL asks for TLS.
     var usesTLS: Bool { url.lowercased().hasPrefix("wss://") }
 
-    func validateURL() throws(RelayError) {
+    /// Checks the URL before anything is contacted: ws:// or wss://, and a host name for wss://.
+    ///
+    /// - Throws: ``RelayError/invalidURL(_:)`` with the reason.
+    public func validateURL() throws(RelayError) {
         let lower = url.lowercased()
         guard lower.hasPrefix("ws://") || lower.hasPrefix("wss://"), url.split(separator: "/").count >= 2 else {
             throw .invalidURL(url)

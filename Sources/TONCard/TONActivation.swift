@@ -23,6 +23,22 @@ public enum TONActivation {
     /// The activation flow; its value is the final applet state (always `.personalized`).
     public static func flow(activation: TONActivationData, pin: TONPin = .default,
                             hmacKeys: TONHmacKeyStore) -> Flow<TONAppletState> {
+        flow(activationFor: { _ in activation }, pin: pin, hmacKeys: hmacKeys)
+    }
+
+    /// The activation flow for a station that activates many cards: `activationFor` finds the
+    /// card's activation data (the backend gives it per serial number) when the flow first
+    /// needs it — after the seed exists, so the applet's serial number can be read — e.g. from
+    /// a key store under the serial. It runs again when the card came back after a lift.
+    ///
+    /// ```swift
+    /// let flow = TONActivation.flow(activationFor: { session in
+    ///     let serial = try await TONWallet(channel: session, hmacKeys: keys).serialNumber()
+    ///     return try await activationData(for: serial)          // the caller's lookup
+    /// }, hmacKeys: keys)
+    /// ```
+    public static func flow(activationFor activationData: @escaping @Sendable (CardSession) async throws -> TONActivationData,
+                            pin: TONPin = .default, hmacKeys: TONHmacKeyStore) -> Flow<TONAppletState> {
         // Every step hides the password and PINs from traces (a session opened after the card
         // came back starts without the rule; adding it again is harmless).
         @Sendable func wallet(_ session: CardSession) async -> TONWallet {
@@ -45,21 +61,22 @@ public enum TONActivation {
         .then("applet state") { (_: Void, session: CardSession) in
             try await (await wallet(session)).selectAndRequire(.waitingForAuthentication)
         }
-        .then("check hashes") { (_: Void, session: CardSession) -> TONSerialNumber in
+        .then("check hashes") { (_: Void, session: CardSession) -> CheckedCard in
+            let activation = try await activationData(session)
             let wallet = await wallet(session)
             try await wallet.selectAndCheck(.getHashOfEncryptedCommonSecret)
             try await wallet.checkActivationHashes(activation)
-            return try await wallet.readSerialNumber()
+            return CheckedCard(serial: try await wallet.readSerialNumber(), activation: activation)
         }
-        .then("verify password", idempotent: false, verify: { (serial: TONSerialNumber, session: CardSession) -> TONSerialNumber? in
+        .then("verify password", idempotent: false, verify: { (card: CheckedCard, session: CardSession) -> TONSerialNumber? in
             // Done when the applet is past two-factor authentication; the key is derived again.
             guard try await (await wallet(session)).appletState() == .personalized else { return nil }
-            try await hmacKeys.createKey(from: activation, serialNumber: serial)
-            return serial
-        }) { (serial: TONSerialNumber, session: CardSession) -> TONSerialNumber in
-            try await (await wallet(session)).verifyPassword(activation)
-            try await hmacKeys.createKey(from: activation, serialNumber: serial)
-            return serial
+            try await hmacKeys.createKey(from: card.activation, serialNumber: card.serial)
+            return card.serial
+        }) { (card: CheckedCard, session: CardSession) -> TONSerialNumber in
+            try await (await wallet(session)).verifyPassword(card.activation)
+            try await hmacKeys.createKey(from: card.activation, serialNumber: card.serial)
+            return card.serial
         }
         // Changing 5555 to 5555 can be repeated; another PIN cannot be told apart from a
         // failure after the card left, so that step is not resumed blindly.
@@ -71,6 +88,12 @@ public enum TONActivation {
             try await wallet.selectAndRequire(.personalized)
             return TONAppletState.personalized
         }
+    }
+
+    /// What "check hashes" passes on: the card's serial and the activation data that matched it.
+    struct CheckedCard: Sendable {
+        let serial: TONSerialNumber
+        let activation: TONActivationData
     }
 
     /// Recognises a TON card by the CoinManager's card serial number (S_C, GET_CSN), which

@@ -32,6 +32,16 @@ public struct TONActivationData: Sendable, CustomStringConvertible {
         try self.init(password: password, commonSecret: commonSecret, iv: iv)
     }
 
+    /// The 176-byte form P1 ‖ CS ‖ IV, as a key store keeps it (e.g. cardd's secret
+    /// `ton.activation.<serial>`, set with `cardctl key set-secret`).
+    public init(packed bytes: [UInt8]) throws(TONError) {
+        guard bytes.count == 176 else { throw .library(code: 30000) }
+        try self.init(password: Array(bytes[0..<128]), commonSecret: Array(bytes[128..<160]), iv: Array(bytes[160..<176]))
+    }
+
+    /// P1 ‖ CS ‖ IV (176 bytes), the form ``init(packed:)`` reads.
+    public var packed: [UInt8] { password + commonSecret + iv }
+
     /// H1 = SHA256(P1).
     public var passwordHash: [UInt8] { Array(SHA256.hash(data: password)) }
 

@@ -48,6 +48,14 @@ struct DaemonConfigurationTests {
             (#"{"rules": [{"name": "x", "flow": {"kind": "desfire-provision", "aid": "010203", "file": 1, "size": 8, "keySlot": 16, "text": "a"}}]}"#, "slot from 0 to 15"),
             (#"{"rules": [{"name": "x", "flow": {"kind": "desfire-provision", "aid": "010203", "file": 1, "size": 8, "comm": "rot13", "keySlot": 1, "text": "a"}}]}"#, "plain, mac or enc"),
             (#"{"rules": [{"name": "x", "flow": {"kind": "desfire-provision", "aid": "010203", "file": 1, "size": 8, "keySlot": 1, "key": "00112233"}}]}"#, "data"),
+            (#"{"rules": [{"name": "x", "flow": {"kind": "ton-activate", "activationSecret": "a b"}}]}"#, "{serial} or {csn}"),
+            (#"{"rules": [{"name": "x", "flow": {"kind": "relay", "url": "http://x.org/sync"}}]}"#, "ws"),
+            (#"{"rules": [{"name": "x", "flow": {"kind": "relay", "url": "wss://127.0.0.1/sync"}}]}"#, "host name"),
+            (#"{"rules": [{"name": "x", "flow": {"kind": "relay", "url": "ws://x.org/s", "aids": ["0102"]}}]}"#, "5 to 16 bytes"),
+            (#"{"rules": [{"name": "x", "flow": {"kind": "relay", "url": "ws://x.org/s", "tokenSecret": "has space"}}]}"#, "secret name"),
+            (#"{"rules": [{"name": "x", "flow": {"kind": "relay", "url": "ws://x.org/s", "maxAPDUs": 0}}]}"#, "APDUs per sync"),
+            (#"{"rules": [{"name": "x", "flow": {"kind": "relay", "url": "ws://x.org/s", "idleTimeoutSeconds": 0}}]}"#, "seconds"),
+            (#"{"rules": [{"name": "x", "flow": {"kind": "teleport"}}]}"#, "ton-activate, relay"),
         ]
         for (text, expected) in cases {
             let path = try temporaryFile(text)
@@ -66,6 +74,11 @@ struct DaemonConfigurationTests {
             .apdus([[0x00, 0xB0, 0x00, 0x00, 0x10]], expect: nil), .iso15693Read(first: 2, count: 3),
             .desfireProvision(DESFireProvisioningRule(aid: [1, 2, 3], file: 1, size: 16, comm: "mac", keySlot: 2,
                                                       piccKeySlot: 3, data: [0xCA, 0xFE])),
+            .tonActivate(TONActivationRule(activationSecret: "ton.activation.{serial}", pinSecret: "ton.pin")),
+            .tonActivate(TONActivationRule(activationSecret: "ton.activation.shared")),
+            .relay(RelayRule(url: "wss://sync.example.com/sync", aids: [[0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01]],
+                             tokenSecret: "relay.token", caFile: "/etc/ca.pem", maxAPDUs: 50, idleTimeoutSeconds: 5)),
+            .relay(RelayRule(url: "ws://127.0.0.1:9/sync")),
         ]
         for flow in flows {
             let data = try JSONEncoder().encode(flow)

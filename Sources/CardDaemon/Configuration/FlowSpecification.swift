@@ -15,6 +15,10 @@ public enum FlowSpecification: Sendable, Hashable, Codable {
     /// Provision a MIFARE DESFire EV1 card: format, AES application, key 0 from a key-store slot,
     /// a standard file, write and read back.
     case desfireProvision(DESFireProvisioningRule)
+    /// Activate a TON Labs security card with activation data from the key store.
+    case tonActivate(TONActivationRule)
+    /// Relay a remote service's APDUs to the card (docs/relay-protocol.md).
+    case relay(RelayRule)
 
     /// What an NDEF write puts on the tag.
     public enum NDEFContent: Sendable, Hashable {
@@ -31,6 +35,8 @@ public enum FlowSpecification: Sendable, Hashable, Codable {
         case .ndefRead: "ndef-read"
         case .iso15693Read: "iso15693-read"
         case .desfireProvision: "desfire-provision"
+        case .tonActivate: "ton-activate"
+        case .relay: "relay"
         }
     }
 
@@ -39,13 +45,13 @@ public enum FlowSpecification: Sendable, Hashable, Codable {
     public var writesToCard: Bool {
         switch self {
         case .report, .ndefRead, .iso15693Read: false
-        case .apdus, .ndefWrite, .desfireProvision: true
+        case .apdus, .ndefWrite, .desfireProvision, .tonActivate, .relay: true
         }
     }
 
     enum CodingKeys: String, CodingKey { case kind, apdus, expect, uri, text, first, count }
 
-    private static let kinds = "report, apdu, ndef-write, ndef-read, iso15693-read, desfire-provision"
+    private static let kinds = "report, apdu, ndef-write, ndef-read, iso15693-read, desfire-provision, ton-activate, relay"
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -78,6 +84,8 @@ public enum FlowSpecification: Sendable, Hashable, Codable {
             }
         case "ndef-read": self = .ndefRead
         case "desfire-provision": self = .desfireProvision(try DESFireProvisioningRule(from: decoder))
+        case "ton-activate": self = .tonActivate(try TONActivationRule(from: decoder))
+        case "relay": self = .relay(try RelayRule(from: decoder))
         case "iso15693-read":
             let first = try container.decodeIfPresent(Int.self, forKey: .first) ?? 0
             let count = try container.decodeIfPresent(Int.self, forKey: .count) ?? 1
@@ -107,6 +115,10 @@ public enum FlowSpecification: Sendable, Hashable, Codable {
             try container.encode(first, forKey: .first)
             try container.encode(count, forKey: .count)
         case .desfireProvision(let rule):
+            try rule.encode(to: encoder)
+        case .tonActivate(let rule):
+            try rule.encode(to: encoder)
+        case .relay(let rule):
             try rule.encode(to: encoder)
         }
     }

@@ -1,27 +1,72 @@
 import CardFlow
 import DESFire
 import ISO15693
+import Logging
 import NDEF
+import Relay
+import TONCard
 
 /// A flow ready to run, with what it needs of the session policy (e.g. DESFire's identity by
-/// GetCardUID).
+/// GetCardUID) and what must happen once it ended (a relay closes its connection).
 public struct FlowJob: Sendable {
     public var flow: Flow<JobOutcome>
     public var policy: @Sendable (SessionPolicy) -> SessionPolicy
+    /// Called once when the flow ended, with its error (nil when it succeeded).
+    public var finish: @Sendable ((any Error)?) async -> Void
+
+    public init(flow: Flow<JobOutcome>, policy: @escaping @Sendable (SessionPolicy) -> SessionPolicy = { $0 },
+                finish: @escaping @Sendable ((any Error)?) async -> Void = { _ in }) {
+        self.flow = flow
+        self.policy = policy
+        self.finish = finish
+    }
 }
 
 /// Builds the CardFlow ``Flow`` a ``FlowSpecification`` names. Every flow starts by recording the
 /// card's identity, so that the job log has it even when a later step fails.
 public enum FlowCatalog {
-    /// The flow with its keys taken from `keys` (flows that need none ignore it).
+    /// The flow with its keys and secrets taken from `keys` (flows that need none ignore it).
     ///
-    /// - Throws: ``DaemonFlowError/noKeyStore`` when a flow needs keys and there is no store;
-    ///   the key store's and DESFire's errors for empty slots or keys of the wrong type.
-    public static func job(for specification: FlowSpecification, keys: (any KeyStore)?) async throws -> FlowJob {
-        guard case .desfireProvision(let rule) = specification else {
-            return FlowJob(flow: keylessFlow(for: specification), policy: { $0 })
+    /// - Throws: ``DaemonFlowError/noKeyStore`` when a flow needs keys and there is no store,
+    ///   ``DaemonFlowError/missingSecret(_:)`` for a secret the flow needs now, the key store's
+    ///   and the card layers' errors for empty slots, keys of the wrong type or bad secrets.
+    public static func job(for specification: FlowSpecification, keys: (any KeyStore)?,
+                           logger: Logger = Logger(label: "cardd.flow")) async throws -> FlowJob {
+        switch specification {
+        case .desfireProvision(let rule):
+            return try await desfireJob(rule, keys: try required(keys))
+        case .tonActivate(let rule):
+            return try await tonActivationJob(rule, keys: try required(keys))
+        case .relay(let rule):
+            var token: String?
+            if let name = rule.tokenSecret {
+                token = String(decoding: try await secret(name, in: try required(keys)), as: UTF8.self)
+            }
+            let relay = try RelayClient(configuration: rule.configuration(token: token), logger: logger).job()
+            let flow = relay.flow.map { result in
+                var values = ["atr": result.identity.atr.hexString, "apdus": "\(result.apduCount)",
+                              "resumes": "\(result.resumes)"]
+                if let uid = result.identity.uid { values["uid"] = uid.hexString }
+                if let message = result.message { values["message"] = message }
+                return JobOutcome(values)
+            }
+            return FlowJob(flow: flow, policy: { relay.policy(base: $0) }, finish: { await relay.finish(after: $0) })
+        default:
+            return FlowJob(flow: keylessFlow(for: specification))
         }
+    }
+
+    private static func required(_ keys: (any KeyStore)?) throws -> any KeyStore {
         guard let keys else { throw DaemonFlowError.noKeyStore }
+        return keys
+    }
+
+    private static func secret(_ name: String, in keys: any KeyStore) async throws -> [UInt8] {
+        guard let secret = try await keys.secret(named: name) else { throw DaemonFlowError.missingSecret(name) }
+        return secret.bytes
+    }
+
+    private static func desfireJob(_ rule: DESFireProvisioningRule, keys: any KeyStore) async throws -> FlowJob {
         let key = try await DESFireKey(slot: try KeySlot(rule.keySlot), in: keys)
         var piccKey = DESFireKey.defaultDES
         if let slot = rule.piccKeySlot { piccKey = try await DESFireKey(slot: try KeySlot(slot), in: keys) }
@@ -35,6 +80,35 @@ public enum FlowCatalog {
                         "written": "\(result.readBack.count) bytes"])
         }
         return FlowJob(flow: flow, policy: { provisioning.policy(base: $0) })
+    }
+
+    private static func tonActivationJob(_ rule: TONActivationRule, keys: any KeyStore) async throws -> FlowJob {
+        var pin = TONPin.default
+        if let name = rule.pinSecret {
+            pin = try TONPin(String(decoding: try await secret(name, in: keys), as: UTF8.self))
+        }
+        let template = rule.activationSecret
+        let perCard = TONActivationRule.placeholders.contains { template.contains($0) }
+        // One secret for every card: a missing or malformed one fails before the card is touched.
+        if !perCard { _ = try TONActivationData(packed: try await secret(template, in: keys)) }
+        let hmacKeys = TONHmacKeyStore(store: keys)
+        let flow = TONActivation.flow(activationFor: { session in
+            var name = template
+            if name.contains("{serial}") {
+                let serial = try await TONWallet(channel: session, hmacKeys: hmacKeys).serialNumber()
+                name = name.replacingOccurrences(of: "{serial}", with: serial.description)
+            }
+            if name.contains("{csn}") {
+                name = name.replacingOccurrences(of: "{csn}", with: try await TONCoinManager(channel: session).csn().hexString)
+            }
+            return try TONActivationData(packed: try await secret(name, in: keys))
+        }, pin: pin, hmacKeys: hmacKeys)
+        .map { state in JobOutcome(["state": state.message]) }
+        return FlowJob(flow: flow, policy: { policy in
+            var policy = policy
+            policy.identity = TONActivation.cardIdentity
+            return policy
+        })
     }
 
     /// The flows that need no keys.
@@ -95,8 +169,8 @@ public enum FlowCatalog {
                 outcome.values["blocks"] = try await tag.readBlocks(first, count: count).hexString
                 return outcome
             }
-        case .desfireProvision:
-            preconditionFailure("job(for:keys:) builds desfire-provision")
+        case .desfireProvision, .tonActivate, .relay:
+            preconditionFailure("job(for:keys:) builds the flows that need keys or a connection")
         }
     }
 }
@@ -106,12 +180,14 @@ public enum DaemonFlowError: Error, Sendable, Hashable, CustomStringConvertible 
     case unexpectedStatus(apdu: Int, statusWord: UInt16, expected: UInt16)
     case readBackMismatch
     case noKeyStore
+    case missingSecret(String)
 
     public var description: String {
         switch self {
         case .unexpectedStatus(let apdu, let sw, let expected):
             "APDU \(apdu + 1) answered \(String(format: "%04X", sw)), expected \(String(format: "%04X", expected))"
         case .readBackMismatch: "the data read back differs from what was written"
+        case .missingSecret(let name): "the key store has no secret '\(name)'"
         case .noKeyStore: "this flow takes its keys from a key store, and cardd has none (set \"keyStore\" in the configuration)"
         }
     }

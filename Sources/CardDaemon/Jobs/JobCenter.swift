@@ -35,8 +35,9 @@ public actor JobCenter {
         let started = ContinuousClock.now
         let task = Task { [log, bus, metrics, logger, keys] in
             let run: FlowRun<JobOutcome>
+            let job: FlowJob
             do {
-                let job = try await FlowCatalog.job(for: specification, keys: keys)
+                job = try await FlowCatalog.job(for: specification, keys: keys, logger: logger)
                 run = reader.run(job.flow, policy: job.policy(policy))
             } catch {
                 // A missing key or a bad parameter: the job fails before touching the card.
@@ -54,12 +55,15 @@ public actor JobCenter {
             do {
                 outcome = try await run.value
                 state = .succeeded
+                await job.finish(nil)
             } catch is CancellationError {
                 state = .cancelled
                 failure = "cancelled"
+                await job.finish(CancellationError())
             } catch {
                 state = Task.isCancelled ? .cancelled : .failed
                 failure = String(describing: error)
+                await job.finish(error)
             }
             await forwarding.value
             if let log {

@@ -3,11 +3,11 @@
 ///
 /// Names appear in listings, logs and file contents, so control characters, spaces and non-ASCII
 /// text are kept out.
-enum SecretNameRule {
-    static let maxLength = 128
+public enum SecretNameRule {
+    public static let maxLength = 128
     private static let punctuation: Set<UInt8> = Set(".-_:@+/".utf8)
 
-    static func isValid(_ name: String) -> Bool {
+    public static func isValid(_ name: String) -> Bool {
         let utf8 = name.utf8
         guard !utf8.isEmpty, utf8.count <= maxLength else { return false }
         return utf8.allSatisfy { byte in
