@@ -10,10 +10,16 @@ struct DaemonConfigurationTests {
     @Test func theShippedExampleLoads() throws {
         let configuration = try DaemonConfiguration(contentsOfFile: Self.example)
         #expect(configuration.readers == ["usb"])
-        #expect(configuration.rules.map(\.name) == ["posters", "vicinity badges", "everything else"])
+        #expect(configuration.rules.map(\.name) == ["posters", "ton wallets", "transponders", "vicinity badges", "everything else"])
         #expect(configuration.rules[0].flow == .ndefWrite(.uri("https://example.com/welcome")))
         #expect(configuration.rules[0].match.aid == [0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01])
-        #expect(configuration.rules[1].flow == .iso15693Read(first: 0, count: 4))
+        #expect(configuration.rules[1].flow == .tonActivate(TONActivationRule(activationSecret: "ton.activation.{serial}",
+                                                                              pinSecret: "ton.pin")))
+        #expect(configuration.rules[2].flow == .relay(RelayRule(url: "wss://sync.example.com/sync",
+                                                                aids: [[0xF0, 0xC0, 0xFF, 0xEE, 0x00, 0x00, 0x01]],
+                                                                tokenSecret: "relay.token", idleTimeoutSeconds: 30)))
+        #expect(configuration.rules[3].flow == .iso15693Read(first: 0, count: 4))
+        #expect(configuration.keyStore == "/etc/cardd/keys.json")
         #expect(configuration.cooldownMilliseconds == 200)
     }
 
