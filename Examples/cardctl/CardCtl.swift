@@ -11,6 +11,6 @@ struct CardCtl: AsyncParsableCommand {
             """,
         subcommands: [ListCommand.self, APDUCommand.self, ShellCommand.self, WatchCommand.self, KeyCommand.self,
                       SimulateCommand.self, NDEFCommand.self, ISO15693Command.self, DESFireCommand.self, TONCommand.self,
-                      JobsCommand.self, RelayCommand.self]
+                      JobsCommand.self, FlowCommand.self, RelayCommand.self]
     )
 }

@@ -29,7 +29,7 @@ struct GlobalOptions: ParsableArguments {
     var wait: Int?
 
     @Option(name: .long, help: ArgumentHelp(
-        "Talk to a running cardd through its control socket instead of opening readers (jobs, apdu).",
+        "Talk to a running cardd through its control socket instead of opening readers (list, watch, apdu, flow, jobs).",
         valueName: "PATH"))
     var socket: String?
 

@@ -17,12 +17,21 @@ struct JobsCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Show one job and its events.", valueName: "N"))
     var job: Int?
 
+    @Option(name: .long, help: ArgumentHelp("Cancel a running job: its APDU in flight is aborted, the card powered off.",
+                                            valueName: "N"))
+    var cancel: Int?
+
     func validate() throws {
         guard (1...10_000).contains(limit) else { throw ValidationError("--limit must be 1 to 10000") }
     }
 
     func run() async throws {
         let socket = global.socket ?? DaemonConfiguration.defaultSocketPath()
+        if let cancel {
+            let answer = try await DaemonConnection.request(socket: socket, ["op": "cancel", "job": .number(Double(cancel))])
+            Output.standardOutput(global.json ? DaemonConnection.pretty(answer) : "job \(cancel) cancelled")
+            return
+        }
         if let job {
             let record = try await DaemonConnection.request(socket: socket, ["op": "job", "job": .number(Double(job))])
             if global.json { Output.standardOutput(DaemonConnection.pretty(record)); return }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CCID
 import CardFlow
+import CardDaemon
 import Foundation
 
 /// `cardctl list`: the readers the selector names, their capabilities and card.
@@ -22,6 +23,19 @@ struct ListCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let socket = global.socket {
+            // cardd's readers, as its jobs name them.
+            let readers = try await DaemonConnection.request(socket: socket, ["op": "readers"])
+            if global.json { Output.standardOutput(DaemonConnection.pretty(readers)); return }
+            guard case .array(let list) = readers else { return }
+            if list.isEmpty { Output.standardOutput("cardd has no readers") }
+            for reader in list {
+                Output.standardOutput("\(reader["id"]?.stringValue ?? "?"): \(reader["name"]?.stringValue ?? "?") "
+                                      + "[\(reader["vendorID"]?.stringValue ?? "?"):\(reader["productID"]?.stringValue ?? "?")] "
+                                      + (reader["exchangeLevel"]?.stringValue ?? ""))
+            }
+            return
+        }
         let logger = CommandLogging.logger(trace: global.trace)
         let connection = try await ReaderConnection.open(global, logger: logger)
         var listings: [Listing] = []

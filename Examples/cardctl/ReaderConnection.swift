@@ -12,6 +12,13 @@ struct ReaderConnection {
 
     /// With `--trace`, the readers' APDU trace is printed (to stderr when stdout carries data).
     static func open(_ options: GlobalOptions, logger: Logger, traceToStandardError: Bool = false) async throws -> ReaderConnection {
+        // Silently opening the readers a running cardd holds would be worse than refusing.
+        if options.socket != nil {
+            throw InputError(description: """
+                --socket works with list, watch, apdu, flow and jobs; this command opens readers itself. \
+                Drop --socket, or run the work as a cardd flow: cardctl --socket PATH --reader ID flow '{"kind":…}'
+                """)
+        }
         var apduLogger = logger
         if options.trace {
             let write = traceToStandardError ? Output.standardError : Output.standardOutput

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CardFlow
+import CardDaemon
 import Foundation
 
 /// `cardctl watch`: reader and card events until interrupted.
@@ -17,6 +18,10 @@ struct WatchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let socket = global.socket {
+            try await watchDaemon(socket: socket)
+            return
+        }
         let logger = CommandLogging.logger(trace: global.trace)
         let connection = try await ReaderConnection.open(global, logger: logger)
         let json = global.json
@@ -44,5 +49,22 @@ struct WatchCommand: AsyncParsableCommand {
         }
         try Task.checkCancellation()
         try await connection.close()
+    }
+
+    /// `--socket`: cardd's events (readers, cards, jobs) until interrupted, one per line.
+    private func watchDaemon(socket: String) async throws {
+        let json = global.json
+        let client = try await ControlClient.connect(path: socket)
+        defer { Task { await client.close() } }
+        try await client.streamEvents { event in
+            guard case .object(var fields) = event else { return }
+            if json {
+                Output.standardOutput(JSONValue.object(fields).jsonLine())
+                return
+            }
+            let name = fields.removeValue(forKey: "event")?.stringValue ?? "event"
+            let details = fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.stringValue ?? $0.value.jsonLine())" }
+            Output.standardOutput(([name] + details).joined(separator: " "))
+        }
     }
 }

@@ -139,3 +139,57 @@ struct CarddProcessTests {
         #expect(result.stderr.contains("configuration reload failed"), "\(result.stderr)")
     }
 }
+
+/// `cardctl --socket` commands against a running cardd: list, watch, flow, jobs --cancel, and
+/// a clear refusal from commands that would open the daemon's readers themselves.
+@Suite("cardctl --socket", .serialized)
+struct CardctlSocketTests {
+    @Test func listFlowWatchAndCancelGoThroughTheDaemon() async throws {
+        let folder = try CarddProcessTests.folder()
+        let config = folder + "/cardd.json"
+        try Data(#"{"readers": ["sim:desfire", "sim:ndef4"], "rules": []}"#.utf8).write(to: URL(fileURLWithPath: config))
+        let socket = folder + "/cardd.sock"
+        let daemon = try CardctlProcess(["--config", config, "--socket", socket, "--job-log", folder + "/jobs.sqlite"],
+                                        executable: "cardd")
+        _ = try await CarddProcessTests.waitForSocket(socket, daemon: daemon)
+
+        let list = try await CardctlProcess.run(["--socket", socket, "list"])
+        #expect(list.status == 0, "\(list)")
+        #expect(list.stdout.contains("sim:0: ") && list.stdout.contains("sim:1: "), "\(list)")
+
+        // Any flow kind of the configuration, on a reader cardd names.
+        let flow = try await CardctlProcess.run(["--socket", socket, "--reader", "sim:1", "flow", #"{"kind":"ndef-write","text":"via cardd"}"#])
+        #expect(flow.status == 0, "\(flow)")
+        #expect(flow.stdout.contains("succeeded sim:1 ndef-write"), "\(flow)")
+        let read = try await CardctlProcess.run(["--socket", socket, "--reader", "sim:1", "--json", "flow", #"{"kind":"ndef-read"}"#])
+        let record = try JSONSerialization.jsonObject(with: Data(read.stdout.utf8)) as? [String: Any]
+        let message = (record?["outcome"] as? [String: Any])?["values"] as? [String: String]
+        #expect(message?["message"]?.contains(Array("via cardd".utf8).map { String(format: "%02X", $0) }.joined()) == true, "\(read)")
+
+        let unknownReader = try await CardctlProcess.run(["--socket", socket, "--reader", "sim:9", "flow", #"{"kind":"report"}"#])
+        #expect(unknownReader.status == 3 && unknownReader.stderr.contains("unknownReader"), "\(unknownReader)")
+        let badKind = try await CardctlProcess.run(["--socket", socket, "--reader", "sim:0", "flow", #"{"kind":"teleport"}"#])
+        #expect(badKind.status != 0 && badKind.stderr.contains("unknown flow kind"), "\(badKind)")
+        let notJSON = try await CardctlProcess.run(["--socket", socket, "flow", "kind=report"])
+        #expect(notJSON.status == 2, "\(notJSON)")
+
+        // Events stream until cardctl is stopped; a job submitted meanwhile shows up.
+        let watch = try CardctlProcess(["--socket", socket, "--json", "watch"])
+        try await Task.sleep(for: .milliseconds(500))
+        _ = try await CardctlProcess.run(["--socket", socket, "--reader", "sim:0", "flow", #"{"kind":"report"}"#])
+        try await Task.sleep(for: .milliseconds(300))
+        watch.send(signal: SIGINT)
+        let watched = try await watch.waitForExit(timeout: .seconds(5))
+        #expect(watched.stdout.contains(#""event":"jobFinished""#), "\(watched)")
+
+        let cancel = try await CardctlProcess.run(["--socket", socket, "jobs", "--cancel", "999"])
+        #expect(cancel.status == 2 && cancel.stderr.contains("not running"), "\(cancel)")
+
+        // A command that opens readers itself refuses --socket instead of ignoring it.
+        let direct = try await CardctlProcess.run(["--socket", socket, "--reader", "sim:ndef4", "ndef", "read"])
+        #expect(direct.status == 2 && direct.stderr.contains("--socket works with"), "\(direct)")
+
+        daemon.send(signal: SIGTERM)
+        #expect(try await daemon.waitForExit(timeout: .seconds(10)).status == 0)
+    }
+}

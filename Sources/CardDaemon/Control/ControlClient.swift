@@ -67,6 +67,24 @@ public struct ControlClient: Sendable {
         throw ControlClientError.closed
     }
 
+    /// Subscribes to the daemon's events (`events` op) and hands each to `onEvent` until the
+    /// daemon closes the connection (``ControlClientError/closed``) or the task is cancelled.
+    public func streamEvents(_ onEvent: @Sendable (JSONValue) async -> Void) async throws {
+        let subscribed = try await request(["op": "events"])
+        guard subscribed["ok"] == .bool(true) else {
+            throw ControlClientError.badAnswer(subscribed["error"]?["message"]?.stringValue ?? subscribed.jsonLine())
+        }
+        while let line = await inbox.next() {
+            try Task.checkCancellation()
+            guard case .line(let text) = line,
+                  let value = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) else {
+                throw ControlClientError.badAnswer("the daemon sent a line that is not JSON")
+            }
+            if let event = value["event"] { await onEvent(event) }
+        }
+        throw ControlClientError.closed
+    }
+
     public func close() async {
         try? await channel.channel.close()
     }
