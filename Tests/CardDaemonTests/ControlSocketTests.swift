@@ -192,10 +192,10 @@ struct DaemonHarness {
         #expect(!FileManager.default.fileExists(atPath: folder + "/cardd.sock"), "the socket file is removed at shutdown")
     }
 
-    /// Polls the job log until a job satisfies `condition` (at most 10 s).
+    /// Polls the job log until a job satisfies `condition` (bounded at 30 s: a hang fails, load does not).
     func waitForJob(_ condition: (JobRecord) -> Bool) async throws -> JobRecord {
         let log = try #require(daemon.jobLog)
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
             if let record = try await log.jobs(limit: 100).first(where: condition) { return record }
             try await Task.sleep(for: .milliseconds(20))

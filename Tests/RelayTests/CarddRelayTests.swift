@@ -72,14 +72,14 @@ struct CarddRelayTests {
         }
         defer { Task { await server.stop() } }
         try await CarddHarness.run(reader: "sim:desfire", rule: Self.rule(server, tokenSecret: nil), keys: nil) { cardd in
-            #expect(await server.log.waitUntil { await $0.types.contains("hello") })
+            #expect(await server.log.waitUntil(timeout: .seconds(30)) { await $0.types.contains("hello") })
             let running = try await cardd.waitForJob { $0.state == .running }
             let client = try await ControlClient.connect(path: cardd.socket)
             let cancelled = try await client.request(["op": "cancel", "job": .number(Double(running.id))])
             #expect(cancelled["result"]?["cancelled"] == .bool(true), "\(cancelled.jsonLine())")
             let record = try await cardd.waitForJob { $0.id == running.id && $0.state != .running }
             #expect(record.state == .cancelled)
-            let told = await server.log.waitUntil { await $0.types.contains("cancel") }
+            let told = await server.log.waitUntil(timeout: .seconds(30)) { await $0.types.contains("cancel") }
             let types = await server.log.types
             #expect(told, "\(types)")
             // The reader still works.
@@ -118,10 +118,10 @@ struct CarddHarness {
         _ = try? await task.value
     }
 
-    /// Polls the job log until a job satisfies `condition` (at most 20 s).
+    /// Polls the job log until a job satisfies `condition` (bounded at 30 s: a hang fails, load does not).
     func waitForJob(_ condition: (JobRecord) -> Bool) async throws -> JobRecord {
         let log = try #require(daemon.jobLog)
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
             if let record = try await log.jobs(limit: 20).first(where: condition) { return record }
             try await Task.sleep(for: .milliseconds(20))
