@@ -1,5 +1,6 @@
 import CardDaemon
 import CardFlow
+import DaemonTestSupport
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -160,48 +161,4 @@ struct ControlSocketTests {
 actor EventLog {
     var lines: [JSONValue] = []
     func append(_ line: JSONValue) { lines.append(line) }
-}
-
-/// Starts a ``CardDaemon`` on a temporary socket and job log, runs a test body, and stops it.
-struct DaemonHarness {
-    let socket: String
-    let daemon: CardDaemon
-
-    static func run(readers: [String], rules: [CardRule] = [CardRule(name: "report", flow: .report)],
-                    keys: (any KeyStore)? = nil, metricsPort: Int? = nil,
-                    _ body: (DaemonHarness) async throws -> Void) async throws {
-        let folder = "/tmp/cardd-test-\(UUID().uuidString.prefix(8))"
-        let configuration = DaemonConfiguration(readers: readers, metricsPort: metricsPort, rules: rules)
-        let (ready, readyContinuation) = AsyncStream<Void>.makeStream()
-        var logger = Logger(label: "cardd.test")
-        logger.logLevel = .warning
-        let daemon = try CardDaemon(configuration: ConfigurationStore(configuration, path: nil),
-                                    socketPath: folder + "/cardd.sock", jobLogPath: folder + "/jobs.sqlite", keys: keys,
-                                    logger: logger, onReady: { readyContinuation.yield() })
-        let task = Task { try await daemon.run() }
-        for await _ in ready { break }
-        do {
-            try await body(DaemonHarness(socket: folder + "/cardd.sock", daemon: daemon))
-        } catch {
-            task.cancel()
-            _ = try? await task.value
-            throw error
-        }
-        task.cancel()
-        _ = try? await task.value
-        #expect(!FileManager.default.fileExists(atPath: folder + "/cardd.sock"), "the socket file is removed at shutdown")
-    }
-
-    /// Polls the job log until a job satisfies `condition` (bounded at 30 s: a hang fails, load does not).
-    func waitForJob(_ condition: (JobRecord) -> Bool) async throws -> JobRecord {
-        let log = try #require(daemon.jobLog)
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            if let record = try await log.jobs(limit: 100).first(where: condition) { return record }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw HarnessTimeout()
-    }
-
-    struct HarnessTimeout: Error {}
 }

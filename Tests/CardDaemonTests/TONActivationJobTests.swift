@@ -1,6 +1,7 @@
 import CardDaemon
 import CardFlow
 import CardSimulator
+import DaemonTestSupport
 import Foundation
 import TONCard
 import Testing

@@ -3,9 +3,10 @@ import Testing
 
 @Suite("cardctl session options")
 struct SessionOptionTests {
-    @Test("apdu --repeat 100 at 200 ms latency, SIGINT after 1 s: exit 130 within 0.5 s")
+    @Test("apdu --repeat 1000 at 200 ms latency, SIGINT after 1 s: exit 130 within 0.5 s")
     func repeatInterrupted() async throws {
-        let run = try CardctlProcess(["--reader", "sim:iso7816,latency=200", "apdu", "--repeat", "100", Card.selectApplication])
+        // 200 s of work: even a test process starved by a loaded machine interrupts it midway.
+        let run = try CardctlProcess(["--reader", "sim:iso7816,latency=200", "apdu", "--repeat", "1000", Card.selectApplication])
         try await Task.sleep(for: .seconds(1))
         // At least one answer is out: the process is surely past its start-up.
         _ = await run.nextOutputLine(timeout: .seconds(10))
@@ -16,7 +17,7 @@ struct SessionOptionTests {
         #expect(result.status == 130, "\(result)")
         #expect(outcome.exitDelay <= .milliseconds(500), "exit took \(outcome.exitDelay) after SIGINT")
         #expect(result.stderr.contains("cancelled"), "\(result)")
-        #expect(result.stdoutLines.count < 100, "\(result)")
+        #expect(result.stdoutLines.count < 1000, "\(result)")
     }
 
     @Test func repeatSendsTheListNTimes() async throws {

@@ -1,5 +1,6 @@
 import CardDaemon
 import CardFlow
+import DaemonTestSupport
 import Foundation
 import Logging
 import Relay
@@ -23,7 +24,7 @@ struct CarddRelayTests {
     @Test func aMatchingCardIsSyncedWithProgressInTheJobLog() async throws {
         let server = try await TestRelayServer.start(behaviour: DESFireRelayService.behaviour())
         defer { Task { await server.stop() } }
-        try await CarddHarness.run(reader: "sim:desfire", rule: Self.rule(server), keys: try await Self.tokenStore()) { cardd in
+        try await DaemonHarness.run(readers: ["sim:desfire"], rules: [Self.rule(server)], keys: try await Self.tokenStore()) { cardd in
             let record = try await cardd.waitForJob { $0.state != .running }
             #expect(record.state == .succeeded, "\(record.error ?? "")")
             #expect(record.flow == "relay" && record.rule == "sync")
@@ -44,7 +45,7 @@ struct CarddRelayTests {
     @Test func aCardWithoutTheApplicationIsRefusedAndTheServiceNeverContacted() async throws {
         let server = try await TestRelayServer.start(behaviour: DESFireRelayService.behaviour())
         defer { Task { await server.stop() } }
-        try await CarddHarness.run(reader: "sim:iso7816", rule: Self.rule(server), keys: try await Self.tokenStore()) { cardd in
+        try await DaemonHarness.run(readers: ["sim:iso7816"], rules: [Self.rule(server)], keys: try await Self.tokenStore()) { cardd in
             let record = try await cardd.waitForJob { $0.state != .running }
             #expect(record.state == .failed)
             #expect(record.error?.contains("unsupported card") == true, "\(record.error ?? "")")
@@ -55,7 +56,7 @@ struct CarddRelayTests {
     @Test func aMissingTokenSecretFailsBeforeTheCardIsTouched() async throws {
         let server = try await TestRelayServer.start(behaviour: DESFireRelayService.behaviour())
         defer { Task { await server.stop() } }
-        try await CarddHarness.run(reader: "sim:desfire", rule: Self.rule(server), keys: InMemoryKeyStore()) { cardd in
+        try await DaemonHarness.run(readers: ["sim:desfire"], rules: [Self.rule(server)], keys: InMemoryKeyStore()) { cardd in
             let record = try await cardd.waitForJob { $0.state != .running }
             #expect(record.state == .failed)
             #expect(record.error?.contains("no secret 'relay.token'") == true, "\(record.error ?? "")")
@@ -71,7 +72,7 @@ struct CarddRelayTests {
             _ = try? await connection.next()
         }
         defer { Task { await server.stop() } }
-        try await CarddHarness.run(reader: "sim:desfire", rule: Self.rule(server, tokenSecret: nil), keys: nil) { cardd in
+        try await DaemonHarness.run(readers: ["sim:desfire"], rules: [Self.rule(server, tokenSecret: nil)], keys: nil) { cardd in
             #expect(await server.log.waitUntil(timeout: .seconds(30)) { await $0.types.contains("hello") })
             let running = try await cardd.waitForJob { $0.state == .running }
             let client = try await ControlClient.connect(path: cardd.socket)
@@ -88,46 +89,4 @@ struct CarddRelayTests {
             await client.close()
         }
     }
-}
-
-/// A ``CardDaemon`` with one simulated reader and one rule, on a temporary socket and job log.
-struct CarddHarness {
-    let socket: String
-    let daemon: CardDaemon
-
-    static func run(reader: String, rule: CardRule, keys: (any KeyStore)?,
-                    _ body: (CarddHarness) async throws -> Void) async throws {
-        let folder = NSTemporaryDirectory() + "cardd-relay-\(UUID().uuidString.prefix(8))"
-        var logger = Logger(label: "cardd.relay-test")
-        logger.logLevel = .error
-        let (ready, readyContinuation) = AsyncStream<Void>.makeStream()
-        let daemon = try CardDaemon(configuration: ConfigurationStore(DaemonConfiguration(readers: [reader], rules: [rule]), path: nil),
-                                    socketPath: folder + "/cardd.sock", jobLogPath: folder + "/jobs.sqlite", keys: keys,
-                                    logger: logger, onReady: { readyContinuation.yield() })
-        let task = Task { try await daemon.run() }
-        for await _ in ready { break }
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        do {
-            try await body(CarddHarness(socket: folder + "/cardd.sock", daemon: daemon))
-        } catch {
-            task.cancel()
-            _ = try? await task.value
-            throw error
-        }
-        task.cancel()
-        _ = try? await task.value
-    }
-
-    /// Polls the job log until a job satisfies `condition` (bounded at 30 s: a hang fails, load does not).
-    func waitForJob(_ condition: (JobRecord) -> Bool) async throws -> JobRecord {
-        let log = try #require(daemon.jobLog)
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            if let record = try await log.jobs(limit: 20).first(where: condition) { return record }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw JobWaitTimeout()
-    }
-
-    struct JobWaitTimeout: Error {}
 }

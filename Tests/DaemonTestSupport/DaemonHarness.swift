@@ -1,0 +1,65 @@
+import CardDaemon
+import CardFlow
+import Foundation
+import Logging
+
+/// Starts a ``CardDaemon`` on a temporary socket and job log, runs a test body, and stops it
+/// (shared by the daemon's and the relay's tests).
+public struct DaemonHarness: Sendable {
+    public let socket: String
+    public let daemon: CardDaemon
+
+    /// What went wrong around the test body.
+    public enum Failure: Error, CustomStringConvertible {
+        case noJobLog
+        case jobWaitTimedOut
+        case socketLeftBehind(String)
+
+        public var description: String {
+            switch self {
+            case .noJobLog: "the daemon has no job log"
+            case .jobWaitTimedOut: "no job matched within 30 s"
+            case .socketLeftBehind(let path): "the socket file \(path) was not removed at shutdown"
+            }
+        }
+    }
+
+    /// Runs `body` against a daemon with these readers, rules and key store; throws when the
+    /// daemon leaves its socket file behind at shutdown.
+    public static func run(readers: [String], rules: [CardRule] = [CardRule(name: "report", flow: .report)],
+                           keys: (any KeyStore)? = nil, metricsPort: Int? = nil,
+                           _ body: (DaemonHarness) async throws -> Void) async throws {
+        let folder = NSTemporaryDirectory() + "cardd-test-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let configuration = DaemonConfiguration(readers: readers, metricsPort: metricsPort, rules: rules)
+        let (ready, readyContinuation) = AsyncStream<Void>.makeStream()
+        var logger = Logger(label: "cardd.test")
+        logger.logLevel = .warning
+        let daemon = try CardDaemon(configuration: ConfigurationStore(configuration, path: nil),
+                                    socketPath: folder + "/cardd.sock", jobLogPath: folder + "/jobs.sqlite", keys: keys,
+                                    logger: logger, onReady: { readyContinuation.yield() })
+        let task = Task { try await daemon.run() }
+        for await _ in ready { break }
+        do {
+            try await body(DaemonHarness(socket: folder + "/cardd.sock", daemon: daemon))
+        } catch {
+            task.cancel()
+            _ = try? await task.value
+            throw error
+        }
+        task.cancel()
+        _ = try? await task.value
+        if FileManager.default.fileExists(atPath: folder + "/cardd.sock") { throw Failure.socketLeftBehind(folder + "/cardd.sock") }
+    }
+
+    /// Polls the job log until a job satisfies `condition` (bounded at 30 s: a hang fails, load does not).
+    public func waitForJob(_ condition: (JobRecord) -> Bool) async throws -> JobRecord {
+        guard let log = daemon.jobLog else { throw Failure.noJobLog }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            if let record = try await log.jobs(limit: 100).first(where: condition) { return record }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw Failure.jobWaitTimedOut
+    }
+}
