@@ -32,7 +32,9 @@ wait "$cardd_pid"
 "$cardd" --simulate --readers 1 --kinds iso7816 --dwell 60000 --quiet --socket "$daemon/cardd.sock" --job-log "$daemon/jobs.sqlite" 2>/dev/null &
 cardd_pid=$!
 for _ in $(seq 100); do [ -S "$daemon/cardd.sock" ] && break; sleep 0.1; done
+"$cardctl" --socket "$daemon/cardd.sock" list
 "$cardctl" --socket "$daemon/cardd.sock" --reader sim:0 apdu 00A4040007A0000002471001
-"$cardctl" --socket "$daemon/cardd.sock" jobs --limit 14
+"$cardctl" --socket "$daemon/cardd.sock" --reader sim:0 flow '{"kind":"report"}'
+"$cardctl" --socket "$daemon/cardd.sock" jobs --limit 15
 kill -TERM "$cardd_pid"; wait "$cardd_pid"
 rm -rf "$daemon"
