@@ -12,12 +12,14 @@ public struct DaemonHarness: Sendable {
     /// What went wrong around the test body.
     public enum Failure: Error, CustomStringConvertible {
         case noJobLog
+        case didNotStart
         case jobWaitTimedOut
         case socketLeftBehind(String)
 
         public var description: String {
             switch self {
             case .noJobLog: "the daemon has no job log"
+            case .didNotStart: "the daemon ended before it was ready"
             case .jobWaitTimedOut: "no job matched within 30 s"
             case .socketLeftBehind(let path): "the socket file \(path) was not removed at shutdown"
             }
@@ -38,8 +40,20 @@ public struct DaemonHarness: Sendable {
         let daemon = try CardDaemon(configuration: ConfigurationStore(configuration, path: nil),
                                     socketPath: folder + "/cardd.sock", jobLogPath: folder + "/jobs.sqlite", keys: keys,
                                     logger: logger, onReady: { readyContinuation.yield() })
-        let task = Task { try await daemon.run() }
-        for await _ in ready { break }
+        // A daemon that fails to start ends the wait for readiness instead of hanging it.
+        let task = Task {
+            defer { readyContinuation.finish() }
+            try await daemon.run()
+        }
+        var started = false
+        for await _ in ready {
+            started = true
+            break
+        }
+        guard started else {
+            try await task.value
+            throw Failure.didNotStart
+        }
         do {
             try await body(DaemonHarness(socket: folder + "/cardd.sock", daemon: daemon))
         } catch {
