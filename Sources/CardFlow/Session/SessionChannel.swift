@@ -21,9 +21,19 @@ final class SessionChannel: Sendable {
         metrics = MetricsCardChannel(wrapping: tracing, readerName: reader.info.name, factory: reader.metricsFactory)
     }
 
-    /// One exchange in one async frame when tracing is off: the layers' steps are synchronous
-    /// calls around the driver's `transmit`.
+    /// One exchange. With tracing off and metrics going nowhere (swift-metrics' no-op factory)
+    /// the layers have nothing to do but note the untraced exchange; otherwise their steps are
+    /// synchronous calls around the driver's `transmit`.
+    @inline(__always)
     func transmit(_ command: CommandAPDU, isolation: isolated (any Actor)? = #isolation) async throws -> ResponseAPDU {
+        guard metrics.records || tracing.isTracing else {
+            tracing.recordUntraced()
+            return try await ccid.exchange(command)
+        }
+        return try await observedTransmit(command)
+    }
+
+    private func observedTransmit(_ command: CommandAPDU, isolation: isolated (any Actor)? = #isolation) async throws -> ResponseAPDU {
         let sent = metrics.recordSending(command)
         let response: ResponseAPDU
         do {

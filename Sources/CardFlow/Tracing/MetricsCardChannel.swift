@@ -43,7 +43,7 @@ public struct MetricsCardChannel: CardChannel {
     private let duration: Timer
     /// False for swift-metrics' no-op factory (the default until `MetricsSystem.bootstrap`):
     /// then nothing is counted, timed or read from the clock.
-    private let records: Bool
+    let records: Bool
 
     /// Whether `statusWord` is neither `9000`, nor `61xx`, nor `6Cxx`: the default error rule.
     public static func isErrorByDefault(_ statusWord: StatusWord) -> Bool {
