@@ -178,8 +178,8 @@ def main():
            "| Section | Metric | Value | Target | Ratio / verdict |", "|---|---|---|---|---|"]
     out += [f"| {s} | {m} | {v} | {t} | {r} |" for s, m, v, t, r in rows]
     out += ["", "Reading the latency rows: the simulated reader keeps the timing model's time with `PreciseClock`"
-            " (a zero-tolerance sleep to 250 µs before the answer is due, then `Task.yield` until it is due; timer slack"
-            " 1 ns), so it answers when the model says rather than a timer overshoot later; the sleep-only loop"
+            " (a zero-tolerance sleep to 250 µs before the answer is due, then a busy-wait until it is due; timer"
+            " slack 1 ns, nice −10), so it answers when the model says rather than a timer overshoot later; the sleep-only loop"
             " (the same clock's sleeps of exactly the modelled time) is the floor, the plain `Task.sleep` loop shows"
             " what the overshoot alone would cost, and the reader's message counter shows"
             " whether the stack adds round trips. The USB ratio comes from one 500-APDU run of each client under umockdev"

@@ -24,7 +24,7 @@ public struct PreciseClock: ElapsedClock {
     /// How long before a deadline the sleeper stops sleeping and starts yielding.
     public let spin: Duration
 
-    public init(spin: Duration = .milliseconds(2)) {
+    public init(spin: Duration = .microseconds(250)) {
         origin = clock.now
         self.spin = spin
     }
