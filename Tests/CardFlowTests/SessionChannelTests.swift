@@ -120,4 +120,35 @@ struct SessionChannelTests {
         await session.close()
         await #expect(throws: SessionError.sessionClosed) { try await session.transmit(readFirstFile) }
     }
+
+    /// A card that answers every command with one byte: no status word.
+    struct OneByteCard: VirtualCard {
+        let kind = "test-one-byte"
+        let technology: ContactlessTechnology = .desfireTypeA
+        let uid: [UInt8] = [0x04, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06]
+        mutating func powerOn() {}
+        mutating func process(_ command: [UInt8]) -> [UInt8] { [0x90] }
+    }
+
+    @Test func anAnswerWithoutAStatusWordIsATypedErrorTracedAndCounted() async throws {
+        let log = CapturedLog(), metrics = CapturingMetricsFactory()
+        let virtual = VirtualCCIDReader(configuration: VirtualReaderConfiguration())
+        await virtual.insert(OneByteCard())
+        let configuration = virtual.configuration
+        let driver = CCIDDriver(transport: InMemoryUSBTransport(reader: virtual), descriptor: configuration.descriptor)
+        let info = ReaderInfo(id: "sim:0", name: "Test Reader", vendorID: configuration.vendorID,
+                              productID: configuration.productID, descriptor: configuration.descriptor)
+        let reader = Reader(info: info, driver: driver, logger: log.logger(), metricsFactory: metrics)
+        try await reader.withSession { session in
+            await #expect(throws: CardChannelError.malformedResponse([0x90], instruction: 0xB0)) {
+                try await session.transmit(readFirstFile)
+            }
+            // The session stays usable: the next exchange fails the same way, not differently.
+            await #expect(throws: CardChannelError.malformedResponse([0x90], instruction: 0xA4)) {
+                try await session.transmit(selectApp)
+            }
+        }
+        #expect(log.all.contains { $0.message.hasPrefix("APDU exchange failed:") && $0.metadata["error.type"] == "CardChannelError" })
+        #expect(metrics.counter("cardflow_apdu_transport_errors", [("reader", "Test Reader"), ("error", "CardChannelError")]) == 2)
+    }
 }
