@@ -21,7 +21,7 @@ import Glibc
 public struct PreciseClock: ElapsedClock {
     private let clock = ContinuousClock()
     private let origin: ContinuousClock.Instant
-    /// How long before a deadline the sleeper stops sleeping and starts yielding.
+    /// How long before a deadline the sleeper stops sleeping and starts busy-waiting.
     public let spin: Duration
 
     public init(spin: Duration = .microseconds(250)) {
