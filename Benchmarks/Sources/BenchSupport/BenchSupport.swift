@@ -65,11 +65,13 @@ public struct Exchange: Sendable {
     public var responseLength: Int { responseDataLength + 2 }
 }
 
-/// A virtual reader of the given level with a fixed-answer card on it.
-public func makeVirtualReader(level: CCIDExchangeLevel, exchange: Exchange, timing: TimingModel = .zero) async -> VirtualCCIDReader {
+/// A virtual reader of the given level with a fixed-answer card on it; `clock` realises its
+/// timing model (``PreciseClock`` for the latency-model benchmark).
+public func makeVirtualReader(level: CCIDExchangeLevel, exchange: Exchange, timing: TimingModel = .zero,
+                              clock: any ElapsedClock = RealClock()) async -> VirtualCCIDReader {
     var configuration = VirtualReaderConfiguration.level(level, maxMessageLength: 271)
     configuration.timing = timing
-    let reader = VirtualCCIDReader(configuration: configuration)
+    let reader = VirtualCCIDReader(configuration: configuration, clock: clock)
     await reader.insert(FixedAnswerCard(dataLength: exchange.responseDataLength))
     return reader
 }

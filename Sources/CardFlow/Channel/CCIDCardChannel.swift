@@ -21,12 +21,21 @@ public struct CCIDCardChannel: CardChannel {
     }
 
     public func transmit(_ command: CommandAPDU) async throws -> ResponseAPDU {
-        let bytes = try await driver.transmit(command.encoded(), slot: slot)
-        do {
-            return try ResponseAPDU(bytes: bytes)
-        } catch {
+        try await exchange(command)
+    }
+
+    /// ``transmit(_:)`` on the caller's executor: a caller that shares the driver's executor
+    /// (``CardSession``) reaches the driver without an actor hop.
+    @inline(__always)
+    func exchange(_ command: CommandAPDU, isolation: isolated (any Actor)? = #isolation) async throws -> ResponseAPDU {
+        var bytes = try await driver.transmit(command.encoded(), slot: slot)
+        guard bytes.count >= 2 else {
             throw CardChannelError.malformedResponse(bytes, instruction: command.ins)
         }
+        // The driver's array is ours alone: dropping SW1 SW2 in place keeps the data without a copy.
+        let sw2 = bytes.removeLast()
+        let sw1 = bytes.removeLast()
+        return ResponseAPDU(data: bytes, sw1: sw1, sw2: sw2)
     }
 }
 

@@ -16,27 +16,27 @@ public actor CardSession: CardChannel {
     private var closed = false
     private var redaction = APDURedaction.none
     /// CCID exchange, traced (swift-log at trace, secrets redacted) and measured (swift-metrics).
-    private var channel: any CardChannel
+    private var channel: SessionChannel
 
     init(reader: Reader, atr: [UInt8], policy: SessionPolicy, events: FlowEventSink?) {
         self.reader = reader
         self.identity = CardIdentity(atr: atr, uid: nil, key: atr)
         self.policy = policy
         self.events = events
-        self.channel = Self.makeChannel(reader: reader, redaction: .none)
+        self.channel = SessionChannel(reader: reader, redaction: .none)
     }
 
-    private static func makeChannel(reader: Reader, redaction: APDURedaction) -> any CardChannel {
-        let exchange = CCIDCardChannel(driver: reader.driver, slot: reader.slot)
-        let traced = TracingCardChannel(wrapping: exchange, logger: reader.logger, redaction: redaction)
-        return MetricsCardChannel(wrapping: traced, readerName: reader.info.name, factory: reader.metricsFactory)
+    /// The session runs on its driver's executor (as its ``Reader`` does): the session's part of
+    /// an APDU and the driver's run back to back, with no actor hop between them.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        reader.driver.unownedExecutor
     }
 
     /// Adds a redaction rule for tracing: the layer that knows which bytes are secret (keys,
     /// PINs, cryptograms) says so, and the trace shows `**` instead.
     public func addRedaction(_ rule: APDURedaction) {
         redaction = redaction.combined(with: rule)
-        channel = Self.makeChannel(reader: reader, redaction: redaction)
+        channel = SessionChannel(reader: reader, redaction: redaction)
     }
 
     /// Sends one command APDU as given (no 61xx/6Cxx handling), bounded by the policy's APDU
@@ -45,7 +45,9 @@ public actor CardSession: CardChannel {
         guard !closed else { throw SessionError.sessionClosed }
         let channel = self.channel
         do {
-            return try await withDeadline(policy.apduTimeout, clock: policy.clock, what: "APDU INS \([command.ins].hexString)") {
+            // Without an APDU timeout there is nothing to race: no task group, no timer task.
+            guard let timeout = policy.apduTimeout else { return try await channel.transmit(command) }
+            return try await withDeadline(timeout, clock: policy.clock, what: "APDU INS \([command.ins].hexString)") {
                 try await channel.transmit(command)
             }
         } catch {

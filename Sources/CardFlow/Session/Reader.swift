@@ -47,6 +47,12 @@ public actor Reader {
         monitor?.cancel()
     }
 
+    /// The reader runs on its driver's executor, as its sessions do: opening a session (presence
+    /// check, power-on, identity) and an APDU's way to the driver take no actor hops.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        driver.unownedExecutor
+    }
+
     // MARK: - Presence
 
     /// Card presence as a stream that starts with the current state and then reports every

@@ -41,6 +41,9 @@ public struct MetricsCardChannel: CardChannel {
     private let bytesSent: Counter
     private let bytesReceived: Counter
     private let duration: Timer
+    /// False for swift-metrics' no-op factory (the default until `MetricsSystem.bootstrap`):
+    /// then nothing is counted, timed or read from the clock.
+    let records: Bool
 
     /// Whether `statusWord` is neither `9000`, nor `61xx`, nor `6Cxx`: the default error rule.
     public static func isErrorByDefault(_ statusWord: StatusWord) -> Bool {
@@ -67,32 +70,52 @@ public struct MetricsCardChannel: CardChannel {
         bytesSent = Counter(label: Label.bytesSent, dimensions: dimensions, factory: factory)
         bytesReceived = Counter(label: Label.bytesReceived, dimensions: dimensions, factory: factory)
         duration = Timer(label: Label.duration, dimensions: dimensions, factory: factory)
+        records = !(factory is NOOPMetricsHandler)
     }
 
     public func transmit(_ command: CommandAPDU) async throws -> ResponseAPDU {
-        apdusSent.increment()
-        bytesSent.increment(by: command.encodedCount)
-        let clock = ContinuousClock()
-        let start = clock.now
+        let sent = recordSending(command)
         let response: ResponseAPDU
         do {
             response = try await base.transmit(command)
-        } catch let cancellation as CancellationError {
-            throw cancellation
         } catch {
-            Counter(label: Label.transportErrors,
-                    dimensions: [("reader", readerName), ("error", String(describing: type(of: error)))],
-                    factory: factory).increment()
+            recordFailure(error)
             throw error
         }
-        duration.record(duration: start.duration(to: clock.now))
+        recordAnswer(response, sentAt: sent)
+        return response
+    }
+
+    // The steps of `transmit`, for ``SessionChannel``, which runs them around its own exchange.
+
+    /// Counts `command` going out and returns when it went (nil when the metrics go nowhere).
+    @inline(__always)
+    func recordSending(_ command: CommandAPDU) -> ContinuousClock.Instant? {
+        guard records else { return nil }
+        apdusSent.increment()
+        bytesSent.increment(by: command.encodedCount)
+        return ContinuousClock.now
+    }
+
+    /// Counts a failed exchange (not a cancellation).
+    func recordFailure(_ error: any Error) {
+        guard records, !(error is CancellationError) else { return }
+        Counter(label: Label.transportErrors,
+                dimensions: [("reader", readerName), ("error", String(describing: type(of: error)))],
+                factory: factory).increment()
+    }
+
+    /// Times and counts the answer to a command sent at `sent`.
+    @inline(__always)
+    func recordAnswer(_ response: ResponseAPDU, sentAt sent: ContinuousClock.Instant?) {
+        guard let sent else { return }
+        duration.record(duration: sent.duration(to: .now))
         bytesReceived.increment(by: response.data.count + 2)
         if isStatusError(response.statusWord) {
             Counter(label: Label.statusErrors,
                     dimensions: [("reader", readerName), ("sw", response.statusWord.hexString)],
                     factory: factory).increment()
         }
-        return response
     }
 }
 

@@ -48,11 +48,26 @@ public struct TracingCardChannel: CardChannel {
     }
 
     public func transmit(_ command: CommandAPDU) async throws -> ResponseAPDU {
-        guard logger.logLevel <= .trace else {
-            getResponseRedaction.recordUntraced()
+        guard isTracing else {
+            recordUntraced()
             return try await base.transmit(command)
         }
+        return try await traced(command) { command in try await base.transmit(command) }
+    }
 
+    // The parts of `transmit`, for ``SessionChannel``, which runs them around its own exchange.
+
+    /// Whether exchanges are traced now (the logger's level is `trace`).
+    var isTracing: Bool { logger.logLevel <= .trace }
+
+    /// Notes an exchange that went by untraced (a later GET RESPONSE could continue it).
+    func recordUntraced() {
+        getResponseRedaction.recordUntraced()
+    }
+
+    /// Traces `command` and its answer around `exchange`, on the caller's executor.
+    func traced(_ command: CommandAPDU, isolation: isolated (any Actor)? = #isolation,
+                through exchange: (CommandAPDU) async throws -> ResponseAPDU) async throws -> ResponseAPDU {
         let ranges = redaction.hidesNothing ? .none : redaction.ranges(for: command)
         let responseRanges = ranges.responseData + getResponseRedaction.carriedRanges(for: command)
         let instruction = Logger.MetadataValue.string([command.ins].hexString)
@@ -64,7 +79,7 @@ public struct TracingCardChannel: CardChannel {
 
         let response: ResponseAPDU
         do {
-            response = try await base.transmit(command)
+            response = try await exchange(command)
         } catch {
             getResponseRedaction.recordTraced(command, ownRanges: ranges.responseData, response: nil)
             logger.trace("APDU exchange failed: \(error)", metadata: [
