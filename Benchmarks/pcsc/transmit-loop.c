@@ -131,14 +131,15 @@ int main(int argc, char **argv) {
         answer_len = sizeof answer;
         rv = SCardTransmit(card, pci, apdu, (DWORD)apdu_len, NULL, answer, &answer_len);
         if (rv != SCARD_S_SUCCESS) {
-            fprintf(stderr, "transmit-loop: SCardTransmit #%ld: %s\n", i, pcsc_stringify_error(rv));
+            fprintf(stderr, "transmit-loop: SCardTransmit, %s APDU %ld: %s\n", i < 0 ? "warm-up" : "measured",
+                    i < 0 ? i + warmup + 1 : i + 1, pcsc_stringify_error(rv));
             status = 1;
             break;
         }
         unsigned int sw = answer_len >= 2 ? (unsigned int)answer[answer_len - 2] << 8 | answer[answer_len - 1] : 0x10000;
         if (sw != expected_sw) {
-            fprintf(stderr, "transmit-loop: APDU #%ld: answer of %lu bytes with SW %04X, expected %04X\n", i,
-                    (unsigned long)answer_len, sw, expected_sw);
+            fprintf(stderr, "transmit-loop: %s APDU %ld: answer of %lu bytes with SW %04X, expected %04X\n",
+                    i < 0 ? "warm-up" : "measured", i < 0 ? i + warmup + 1 : i + 1, (unsigned long)answer_len, sw, expected_sw);
             status = 1;
             break;
         }
