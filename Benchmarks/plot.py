@@ -62,6 +62,8 @@ def parse_usb(results):
 
 
 PCSC_PARTS = [("in-memory", "in memory", "pcscd + in-memory IFD handler", "CardFlow sim:iso7816 (in process)"),
+              ("in-memory-1cpu", "in memory, 1 CPU", "pcscd + in-memory IFD handler, all on CPU 0",
+               "CardFlow sim:iso7816, on CPU 0"),
               ("usb", "emulated USB", "pcscd + libccid, emulated USB reader", "CardFlow --reader usb, same reader")]
 
 
@@ -217,7 +219,9 @@ def main():
             " (a daemon process); CardFlow has no daemon, `cardctl` drives the reader in process. In memory, pcsc-lite's"
             " driver answers at once while CardFlow's request still goes through its CCID driver and simulated reader"
             " and card model. CardFlow's rate is from `cardctl` processes with 1 and 1+N APDUs (the difference"
-            " removes process start and session setup), in the release build. See Benchmarks/README.md, section 7.",
+            " removes process start and session setup), in the release build. The unpinned in-memory pcsc-lite figure"
+            " depends on whether the scheduler puts client and pcscd on the same CPU (cross-CPU wake-ups cost up to 4×"
+            " on this VM); the 1-CPU rows pin everything to CPU 0. See Benchmarks/README.md, section 7.",
             "", "![CardFlow benchmarks](latest.png)", ""]
     with open(os.path.join(args.results, "latest.md"), "w") as f:
         f.write("\n".join(out))

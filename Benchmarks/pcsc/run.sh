@@ -43,9 +43,9 @@ now_ns() { date +%s%N; }
 cardflow_rate() {  # CARDCTL LABEL READER N WORK
     local cardctl="$1" label="$2" reader="$3" n="$4" work="$5" t0 t1 t2
     t0=$(now_ns)
-    "$cardctl" --reader "$reader" shell <"$work/apdus-1.txt" >"$work/answers-1.txt" || return 1
+    ${PIN:-} "$cardctl" --reader "$reader" shell <"$work/apdus-1.txt" >"$work/answers-1.txt" || return 1
     t1=$(now_ns)
-    "$cardctl" --reader "$reader" shell <"$work/apdus-$((n + 1)).txt" >"$work/answers-n.txt" || return 1
+    ${PIN:-} "$cardctl" --reader "$reader" shell <"$work/apdus-$((n + 1)).txt" >"$work/answers-n.txt" || return 1
     t2=$(now_ns)
     local good
     good=$(cat "$work/answers-1.txt" "$work/answers-n.txt" | grep -c -x "$answer" || true)
@@ -65,7 +65,7 @@ pcscd_pid=""
 start_pcscd() {  # LOG [pcscd options...]
     local log="$1"; shift
     rm -f /run/pcscd/pcscd.comm /run/pcscd/pcscd.pid  # stale files of a pcscd that was killed hard
-    pcscd --foreground --info ${PCSCD_DEBUG:+--debug} "$@" >"$log" 2>&1 &
+    ${PIN:-} pcscd --foreground --info ${PCSCD_DEBUG:+--debug} "$@" >"$log" 2>&1 &
     pcscd_pid=$!
 }
 stop_pcscd() {
@@ -92,7 +92,7 @@ pcsc_rate() {  # LABEL READER_SUBSTRING N LOG [pcscd options...]
     shift 4
     start_pcscd "$log" "$@"
     # The client does not need the emulated USB bus: keep umockdev's preload out of its syscalls.
-    env -u LD_PRELOAD "$bench/transmit-loop" -n "$n" -t 20 "$label" "$want" || status=$?
+    ${PIN:-} env -u LD_PRELOAD "$bench/transmit-loop" -n "$n" -t 20 "$label" "$want" || status=$?
     stop_pcscd
     if [[ $status != 0 ]]; then
         echo "pcsc $label: failed (transmit-loop exit $status); end of pcscd's log:" >&2
@@ -138,6 +138,17 @@ memory_round() {  # N CARDCTL WORK ROUND
     local n="$1" cardctl="$2" work="$3" round="$4"
     pcsc_rate memory-ifd "PCSC Memory IFD" "$n" "$work/pcscd-in-memory-$round.log" --config "$work/reader.conf" \
         && cardflow_rate "$cardctl" cardflow-sim sim:iso7816 "$n" "$work"
+}
+
+# (a) on one CPU: the same with pcscd, transmit-loop and cardctl all pinned to CPU 0. pcsc-lite's
+# round trip is two wake-ups of another process; when the scheduler puts client and pcscd on
+# different CPUs each costs a cross-CPU wake-up, which on a VM can cut the rate by 4, so the
+# unpinned figure depends on placement. On one CPU both sides get the same single CPU.
+memory_round_1cpu() {  # N CARDCTL WORK ROUND
+    local n="$1" cardctl="$2" work="$3" round="$4"
+    PIN="taskset -c 0" pcsc_rate memory-ifd-1cpu "PCSC Memory IFD" "$n" "$work/pcscd-in-memory-1cpu-$round.log" \
+        --config "$work/reader.conf" \
+        && PIN="taskset -c 0" cardflow_rate "$cardctl" cardflow-sim-1cpu sim:iso7816 "$n" "$work"
 }
 
 # (b) one round, in a fresh simulated reader: CardFlow, then pcsc-lite.
@@ -232,6 +243,11 @@ if [[ "$only" != b ]]; then
     printf 'FRIENDLYNAME "PCSC Memory IFD"\nDEVICENAME /dev/null\nLIBPATH %s\n' "$bench/libmemory-ifd.so" >"$work/reader.conf"
     echo "== (a) in memory: pcscd + memory IFD handler vs CardFlow --reader sim:iso7816, $rounds rounds of $apdus APDUs"
     run_part in-memory "$apdus" "$rounds" "$work" memory_round "$apdus" "$cardctl" "$work" || failed+=("(a) in memory")
+    if [[ $(nproc) -gt 1 ]] && command -v taskset >/dev/null; then
+        echo "== (a) in memory, everything pinned to CPU 0 (taskset -c 0), $rounds rounds of $apdus APDUs"
+        run_part in-memory-1cpu "$apdus" "$rounds" "$work" memory_round_1cpu "$apdus" "$cardctl" "$work" \
+            || failed+=("(a) in memory on one CPU")
+    fi
 fi
 
 # 5. (b) Emulated USB reader, libccid vs CardFlow's driver.
