@@ -7,6 +7,7 @@ Inputs (written by Benchmarks/run):
                                    (card-level benchmarks DESFire-*/TON-*: every sample is CARD_BATCH operations)
   cardflow-bench.json              latency-model efficiency, multi-reader scaling, DESFire provisioning
   usb.txt                          Benchmarks/usb/run.sh output (or a note that it was skipped)
+  pcsc.txt                         Benchmarks/pcsc/run.sh output (or a note that it was skipped)
 """
 import argparse, glob, json, os, re
 
@@ -58,6 +59,30 @@ def parse_usb(results):
     if c and f:
         return (float(f.group(1)), float(c.group(1))), ""
     return None, text.strip().splitlines()[-1] if text.strip() else "no output"
+
+
+PCSC_PARTS = [("in-memory", "in memory", "pcscd + in-memory IFD handler", "CardFlow sim:iso7816 (in process)"),
+              ("in-memory-1cpu", "in memory, 1 CPU", "pcscd + in-memory IFD handler, all on CPU 0",
+               "CardFlow sim:iso7816, on CPU 0"),
+              ("usb", "emulated USB", "pcscd + libccid, emulated USB reader", "CardFlow --reader usb, same reader")]
+
+
+def parse_pcsc(results):
+    """{part: (pcsc APDU/s, CardFlow APDU/s, details) or (None, None, why not)} for the parts in PCSC_PARTS."""
+    try:
+        text = open(os.path.join(results, "pcsc.txt")).read()
+    except OSError:
+        text = ""
+    last = text.strip().splitlines()[-1] if text.strip() else "not run"
+    parts = {}
+    for key, *_ in PCSC_PARTS:
+        ok = re.search(rf"^summary {key}: pcsc-lite ([\d.]+) APDU/s, CardFlow ([\d.]+) APDU/s, .*?\((.*)\)$", text, re.M)
+        bad = re.search(rf"^summary {key}: failed: (.*)$", text, re.M)
+        if ok:
+            parts[key] = (float(ok.group(1)), float(ok.group(2)), ok.group(3))
+        else:
+            parts[key] = (None, None, bad.group(1) if bad else last)
+    return parts
 
 
 def fmt(x, digits=0):
@@ -169,6 +194,18 @@ def main():
     else:
         rows.append(("usb", "CardFlow / minimal C libusb client", f"not measured: {note}", "", ""))
 
+    # 7. pcsc-lite side by side (Benchmarks/pcsc/run.sh); the issue's target: CardFlow at least as fast.
+    pcsc = parse_pcsc(args.results)
+    for key, title, pcsc_path, cardflow_path in PCSC_PARTS:
+        p, c, detail = pcsc[key]
+        if p is None:
+            rows.append(("7 pcsc-lite", f"{title}: pcsc-lite vs CardFlow", f"not measured: {detail}", "", ""))
+            continue
+        rows.append(("7 pcsc-lite", f"{title}: {pcsc_path}: APDU/s", fmt(p), "", ""))
+        rows.append(("7 pcsc-lite", f"{title}: {cardflow_path}: APDU/s", fmt(c), "", ""))
+        rows.append(("7 pcsc-lite", f"{title}: CardFlow / pcsc-lite ({detail})", f"{c / p:.3f}",
+                     "≥ 1.0", f"{c / p:.2f}× {'✅' if c >= p else '❌'}"))
+
     out = ["# CardFlow benchmark results", "",
            f"- Date: {args.date}", f"- Command: `{args.command}`", f"- Machine: {args.machine}",
            f"- package-benchmark samples are batches of {BATCH} APDUs; per-APDU figures are p50 / {BATCH}"
@@ -183,14 +220,22 @@ def main():
             " (the same clock's sleeps of exactly the modelled time) is the floor, the plain `Task.sleep` loop shows"
             " what the overshoot alone would cost, and the reader's message counter shows"
             " whether the stack adds round trips. The USB ratio comes from one 500-APDU run of each client under umockdev"
-            " and varies strongly with machine load.", "", "![CardFlow benchmarks](latest.png)", ""]
+            " and varies strongly with machine load.", "",
+            "Reading the pcsc-lite rows: pcsc-lite's figures include its client library and the socket IPC to pcscd"
+            " (a daemon process); CardFlow has no daemon, `cardctl` drives the reader in process. In memory, pcsc-lite's"
+            " driver answers at once while CardFlow's request still goes through its CCID driver and simulated reader"
+            " and card model. CardFlow's rate is from `cardctl` processes with 1 and 1+N APDUs (the difference"
+            " removes process start and session setup), in the release build. The unpinned in-memory pcsc-lite figure"
+            " depends on whether the scheduler puts client and pcscd on the same CPU (cross-CPU wake-ups cost up to 4×"
+            " on this VM); the 1-CPU rows pin everything to CPU 0. See Benchmarks/README.md, section 7.",
+            "", "![CardFlow benchmarks](latest.png)", ""]
     with open(os.path.join(args.results, "latest.md"), "w") as f:
         f.write("\n".join(out))
 
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(3, 2, figsize=(13, 13))
+    fig, axes = plt.subplots(4, 2, figsize=(13, 17))
     ax = axes[0][0]
     names = list(driver) + list(session)
     rates = [(driver.get(n) or session.get(n))[1] for n in names]
@@ -225,6 +270,29 @@ def main():
     ax.barh(card_names, [cards[n][2] or 0 for n in card_names], color="tab:purple")
     ax.set_xlabel("mallocs per operation (p50)"); ax.set_title("5. Allocations per operation")
     ax.tick_params(axis="y", labelsize=7)
+    ax = axes[3][0]
+    measured = [(title, pcsc[key]) for key, title, *_ in PCSC_PARTS if pcsc[key][0] is not None]
+    if measured:
+        ys = range(len(measured))
+        ax.barh([y + 0.2 for y in ys], [m[1][0] for m in measured], height=0.4, color="tab:gray", label="pcsc-lite (pcscd)")
+        ax.barh([y - 0.2 for y in ys], [m[1][1] for m in measured], height=0.4, color="tab:blue", label="CardFlow")
+        ax.set_yticks(list(ys)); ax.set_yticklabels([m[0] for m in measured])
+        for y, (_, (pv, cv, _d)) in zip(ys, measured):
+            ax.text(pv, y + 0.2, f" {pv:,.0f}", va="center", fontsize=8)
+            ax.text(cv, y - 0.2, f" {cv:,.0f} ({cv / pv:.2f}×)", va="center", fontsize=8)
+        ax.set_xscale("log"); ax.set_xlim(10, 4 * max(max(m[1][0], m[1][1]) for m in measured)); ax.legend(fontsize=8)
+    else:
+        ax.text(0.5, 0.5, "not measured", ha="center", va="center", transform=ax.transAxes)
+        ax.set_xticks([]); ax.set_yticks([])
+    ax.set_xlabel("APDU/s (median of rounds)"); ax.set_title("7. pcsc-lite vs CardFlow, SELECT round trips")
+    ax = axes[3][1]
+    if usb:
+        ax.barh(["minimal C libusb", "CardFlow"], [usb[1], usb[0]], color=["tab:gray", "tab:blue"])
+        ax.set_xlabel("APDU/s (umockdev)")
+    else:
+        ax.text(0.5, 0.5, "not measured", ha="center", va="center", transform=ax.transAxes)
+        ax.set_xticks([]); ax.set_yticks([])
+    ax.set_title("USB: CardFlow vs minimal C libusb client")
     if prov:
         fig.text(0.5, 0.005, f"6. DESFire provision flow, full-speed USB reader at 106 kbit/s: {prov['apdus']} APDUs,"
                  f" {prov['wallSeconds'] * 1000:,.1f} ms (timing model {prov['modelSeconds'] * 1000:,.1f} ms;"
