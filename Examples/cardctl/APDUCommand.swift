@@ -125,11 +125,10 @@ struct APDUCommand: AsyncParsableCommand {
                 throw ExpectedStatusMismatch(expected: expected, received: response.statusWord, command: command)
             }
         }
-        var flow = Flow.start("APDU 1") { session in try await exchange(sequence[0], session) }
-        for (index, command) in sequence.enumerated().dropFirst() {
-            flow = flow.then("APDU \(index + 1)") { _, session in try await exchange(command, session) }
-        }
-        return flow
+        return Flow.start("APDU 1") { session in try await exchange(sequence[0], session) }
+            .then(forEach: Array(sequence.dropFirst()), name: { index, _ in "APDU \(index + 2)" }) { _, command, session in
+                try await exchange(command, session)
+            }
     }
 }
 

@@ -34,6 +34,27 @@ struct FlowTests {
         #expect(events.last == .completed)
     }
 
+    @Test func aGeneratedChainRunsOneStepPerItemInOrder() async throws {
+        let (reader, virtual) = await simulatedReader()
+        let offsets: [UInt8] = [0, 4, 8, 12]
+        let flow = Flow.start("select") { session in try await session.send(selectApp).data.count }
+            .then(forEach: offsets, name: { index, offset in "read \(index) at \(offset)" }) { total, offset, session in
+                total + (try await session.send(try CommandAPDU(cla: 0x00, ins: 0xB0, p1: 0x81, p2: offset, le: 4)).data.count)
+            }
+        let before = await virtual.apdusProcessed
+        let run = reader.run(flow)
+        let (log, collector) = collect(run)
+        let total = try await run.value
+        await collector.value
+        #expect(total > 16)
+        #expect(await virtual.apdusProcessed - before >= 5)
+        let names = await log.events.compactMap { event -> String? in
+            if case .stepFinished(_, let count, let name) = event, count == 5 { return name }
+            return nil
+        }
+        #expect(names == ["select", "read 0 at 0", "read 1 at 4", "read 2 at 8", "read 3 at 12"])
+    }
+
     @Test func cardLiftedMidFlowAndReturnedResumesTheStep() async throws {
         let (reader, virtual) = await simulatedReader()
         // SELECT passes; the card leaves right after, and returns 100 ms later.

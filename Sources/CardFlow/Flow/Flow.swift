@@ -58,6 +58,30 @@ public struct Flow<Output: Sendable>: Sendable {
         return Flow<Next>(steps: steps + [step], deadline: deadline, finalizers: finalizers)
     }
 
+    /// Appends one step per element of `items`, each receiving the previous result and its item
+    /// and returning a result of the same type: for long generated chains (an APDU script, a
+    /// data transfer in blocks), built in linear time where a loop of ``then(_:idempotent:verify:_:)``
+    /// would copy the chain at every step.
+    ///
+    /// ```swift
+    /// let script = Flow.start("select") { session in try await session.send(select).statusWord }
+    ///     .then(forEach: blocks, name: { index, _ in "block \(index + 1)" }) { _, block, session in
+    ///         try await session.send(block).statusWord
+    ///     }
+    /// ```
+    public func then<Item: Sendable>(forEach items: [Item], name: (Int, Item) -> String, idempotent: Bool = true,
+                                     _ body: @escaping @Sendable (Output, Item, CardSession) async throws -> Output) -> Flow<Output> {
+        var steps = self.steps
+        steps.reserveCapacity(steps.count + items.count)
+        for (index, item) in items.enumerated() {
+            let erasedBody: FlowStep.Body = { (input: any Sendable, session: CardSession) async throws -> any Sendable in
+                try await body(input as! Output, item, session)
+            }
+            steps.append(FlowStep(name: name(index, item), idempotent: idempotent, verify: nil, body: erasedBody))
+        }
+        return Flow(steps: steps, deadline: deadline, finalizers: finalizers)
+    }
+
     /// Transforms the result without touching the card (part of the last step).
     public func map<Next: Sendable>(_ transform: @escaping @Sendable (Output) throws -> Next) -> Flow<Next> {
         var steps = self.steps
