@@ -96,13 +96,7 @@ public struct RelayRun: Sendable {
 
     /// The sync's result; throws ``RelayError`` (or `CancellationError` when cancelled).
     public var result: RelayResult {
-        get async throws {
-            try await withTaskCancellationHandler {
-                try await task.value
-            } onCancel: {
-                task.cancel()
-            }
-        }
+        get async throws { try await task.valueCancelledWithCaller }
     }
 
     /// Stops the sync: the service is told, the APDU in flight aborted, the session closed.

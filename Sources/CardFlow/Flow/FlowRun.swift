@@ -27,13 +27,7 @@ public struct FlowRun<Output: Sendable>: Sendable {
     /// The flow's result; throws its error (``FlowError`` for a failed step, ``SessionError``,
     /// or `CancellationError`).
     public var value: Output {
-        get async throws {
-            try await withTaskCancellationHandler {
-                try await task.value
-            } onCancel: {
-                task.cancel()
-            }
-        }
+        get async throws { try await task.valueCancelledWithCaller }
     }
 
     /// Stops the flow: the APDU in flight is aborted and the session closed.
