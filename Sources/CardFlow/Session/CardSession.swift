@@ -13,17 +13,17 @@ public actor CardSession: CardChannel {
     let policy: SessionPolicy
     private let events: FlowEventSink?
     private var restorations: [(key: String?, restore: @Sendable (CardSession) async throws -> Void)] = []
-    private var closed = false
     private var redaction = APDURedaction.none
-    /// CCID exchange, traced (swift-log at trace, secrets redacted) and measured (swift-metrics).
-    private var channel: SessionChannel
+    /// CCID exchange, traced (swift-log at trace, secrets redacted) and measured (swift-metrics),
+    /// and the closed flag: what ``transmit(_:)`` needs, outside the actor's state.
+    private let channel: SessionChannel
 
     init(reader: Reader, atr: [UInt8], policy: SessionPolicy, events: FlowEventSink?) {
         self.reader = reader
         self.identity = CardIdentity(atr: atr, uid: nil, key: atr)
         self.policy = policy
         self.events = events
-        self.channel = SessionChannel(reader: reader, redaction: .none)
+        self.channel = SessionChannel(reader: reader)
     }
 
     /// The session runs on its driver's executor (as its ``Reader`` does): the session's part of
@@ -36,14 +36,18 @@ public actor CardSession: CardChannel {
     /// PINs, cryptograms) says so, and the trace shows `**` instead.
     public func addRedaction(_ rule: APDURedaction) {
         redaction = redaction.combined(with: rule)
-        channel = SessionChannel(reader: reader, redaction: redaction)
+        channel.setRedaction(redaction)
     }
 
     /// Sends one command APDU as given (no 61xx/6Cxx handling), bounded by the policy's APDU
     /// timeout. Cancelling the calling task aborts the exchange.
-    public func transmit(_ command: CommandAPDU) async throws -> ResponseAPDU {
-        guard !closed else { throw SessionError.sessionClosed }
+    ///
+    /// Nonisolated: it touches no actor state, so an APDU goes from the caller straight to the
+    /// driver (which serialises exchanges) without a stop on the session's executor, and the
+    /// session costs about what a bare ``CCIDCardChannel`` does.
+    public nonisolated func transmit(_ command: CommandAPDU) async throws -> ResponseAPDU {
         let channel = self.channel
+        guard !channel.isClosed else { throw SessionError.sessionClosed }
         do {
             // Without an APDU timeout there is nothing to race: no task group, no timer task.
             guard let timeout = policy.apduTimeout else { return try await channel.transmit(command) }
@@ -85,7 +89,7 @@ public actor CardSession: CardChannel {
 
     /// Power-cycles the card and replays the registered restorations.
     public func reconnect() async throws {
-        guard !closed else { throw SessionError.sessionClosed }
+        guard !channel.isClosed else { throw SessionError.sessionClosed }
         try? await reader.driver.powerOff(slot: reader.slot)
         let atr = try await reader.driver.powerOn(slot: reader.slot)
         identity.atr = atr
@@ -95,8 +99,7 @@ public actor CardSession: CardChannel {
     /// Powers the card off and hands the reader to the next session. Safe to call twice; runs
     /// to completion even when the calling task is cancelled.
     public func close() async {
-        guard !closed else { return }
-        closed = true
+        guard !channel.close() else { return }
         let reader = self.reader
         let clock = policy.clock
         await Task {
@@ -105,7 +108,7 @@ public actor CardSession: CardChannel {
         }.value
     }
 
-    public var isClosed: Bool { closed }
+    public nonisolated var isClosed: Bool { channel.isClosed }
 
     // MARK: - Identity and recovery (used by flows)
 

@@ -1,40 +1,69 @@
 import Logging
+import Synchronization
 
 /// A session's exchange with its card: CCID, traced at `trace` (secrets redacted) and measured
 /// (swift-metrics), in that order: the layers of
 /// `MetricsCardChannel(wrapping: TracingCardChannel(wrapping: CCIDCardChannel(...)))`, with the
-/// same trace records and metrics.
+/// same trace records and metrics. It also holds the session's closed flag, so that
+/// ``CardSession/transmit(_:)`` needs no actor state.
 ///
-/// Unlike that chain of `any CardChannel`s, whose nonisolated `transmit`s each leave the calling
-/// actor for the generic executor and each take an async frame, it runs on the caller's
-/// executor from the session to the driver: with ``CardSession`` on the driver's executor, an
-/// APDU costs no actor hop between them. A class, so that a session hands it to an exchange
-/// with one retain instead of copying every layer's fields.
+/// Unlike that chain of `any CardChannel`s, whose `transmit`s each take an async frame and an
+/// executor check, it runs in its caller's frame straight to the driver. With tracing off and
+/// metrics going nowhere an APDU costs one atomic load besides the driver's own work.
 final class SessionChannel: Sendable {
     private let ccid: CCIDCardChannel
-    private let tracing: TracingCardChannel
+    private let logger: Logger
+    /// The logger's handler, read once: asking it for the level directly skips the logger's
+    /// copy-on-write box and its exclusivity check, the larger part of a traceless APDU's
+    /// session cost. Same answers: `Logger` is a value, so the reader's copy never changes its
+    /// handler, and a handler whose level lives in shared state still reports changes.
+    private let logHandler: any LogHandler
+    /// Replaced when the session adds a redaction rule; read only when tracing.
+    private let tracing: Mutex<TracingCardChannel>
+    /// Shared by every tracing channel the session makes, so GET RESPONSE redaction carries on.
+    private let getResponseRedaction = GetResponseRedaction()
     private let metrics: MetricsCardChannel
+    private let closed = Atomic<Bool>(false)
 
-    init(reader: Reader, redaction: APDURedaction) {
+    init(reader: Reader) {
         ccid = CCIDCardChannel(driver: reader.driver, slot: reader.slot)
-        tracing = TracingCardChannel(wrapping: ccid, logger: reader.logger, redaction: redaction)
-        metrics = MetricsCardChannel(wrapping: tracing, readerName: reader.info.name, factory: reader.metricsFactory)
+        logger = reader.logger
+        logHandler = reader.logger.handler
+        tracing = Mutex(TracingCardChannel(wrapping: ccid, logger: reader.logger, redaction: .none,
+                                           getResponseRedaction: getResponseRedaction))
+        metrics = MetricsCardChannel(wrapping: ccid, readerName: reader.info.name, factory: reader.metricsFactory)
+    }
+
+    /// Whether the session is closed.
+    var isClosed: Bool { closed.load(ordering: .acquiring) }
+
+    /// Marks the session closed; returns whether it already was.
+    func close() -> Bool {
+        closed.exchange(true, ordering: .acquiringAndReleasing)
+    }
+
+    /// Traces with `redaction` from now on.
+    func setRedaction(_ redaction: APDURedaction) {
+        let channel = TracingCardChannel(wrapping: ccid, logger: logger, redaction: redaction,
+                                         getResponseRedaction: getResponseRedaction)
+        tracing.withLock { $0 = channel }
     }
 
     /// One exchange. With tracing off and metrics going nowhere (swift-metrics' no-op factory)
     /// the layers have nothing to do but note the untraced exchange; otherwise their steps are
     /// synchronous calls around the driver's `transmit`.
     @inline(__always)
-    func transmit(_ command: CommandAPDU, isolation: isolated (any Actor)? = #isolation) async throws -> ResponseAPDU {
-        guard metrics.records || tracing.isTracing else {
-            tracing.recordUntraced()
+    func transmit(_ command: CommandAPDU) async throws -> ResponseAPDU {
+        guard metrics.records || logHandler.logLevel <= .trace else {
+            getResponseRedaction.recordUntraced()
             return try await ccid.exchange(command)
         }
         return try await observedTransmit(command)
     }
 
-    private func observedTransmit(_ command: CommandAPDU, isolation: isolated (any Actor)? = #isolation) async throws -> ResponseAPDU {
+    private func observedTransmit(_ command: CommandAPDU) async throws -> ResponseAPDU {
         let sent = metrics.recordSending(command)
+        let tracing = self.tracing.withLock { $0 }
         let response: ResponseAPDU
         do {
             if tracing.isTracing {

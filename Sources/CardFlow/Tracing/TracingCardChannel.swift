@@ -39,12 +39,19 @@ public struct TracingCardChannel: CardChannel {
     public let logger: Logger
     /// What the trace hides.
     public let redaction: APDURedaction
-    private let getResponseRedaction = GetResponseRedaction()
+    private let getResponseRedaction: GetResponseRedaction
 
     public init(wrapping base: any CardChannel, logger: Logger, redaction: APDURedaction = .none) {
+        self.init(wrapping: base, logger: logger, redaction: redaction, getResponseRedaction: GetResponseRedaction())
+    }
+
+    /// For ``SessionChannel``, whose tracing channels (one per set of redaction rules) share one
+    /// GET RESPONSE state.
+    init(wrapping base: any CardChannel, logger: Logger, redaction: APDURedaction, getResponseRedaction: GetResponseRedaction) {
         self.base = base
         self.logger = logger
         self.redaction = redaction
+        self.getResponseRedaction = getResponseRedaction
     }
 
     public func transmit(_ command: CommandAPDU) async throws -> ResponseAPDU {
