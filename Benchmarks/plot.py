@@ -129,13 +129,20 @@ def main():
             session[name] = r
             overhead = r[0] / base[0] - 1
             overhead_min = r[3] / base[3] - 1  # p0: least disturbed by other load on the machine
-            target, verdict = "", ""
-            if kind == "Session-TraceOff":
-                target = "< 5 % vs driver"
-                verdict = "✅" if max(overhead, overhead_min) < 0.05 else "❌"
             rows.append(("2 session", f"{name}: APDU/s (p50)", fmt(r[1]), "", ""))
-            rows.append(("2 session", f"{name}: time/APDU vs Driver-Short-{ex} (p50; p0)",
-                         f"{overhead * 100:+.1f} %; {overhead_min * 100:+.1f} %", target, verdict))
+            # Sequential benchmarks seconds apart: the machine's drift is in the difference; the
+            # target is checked on the paired measurement below.
+            rows.append(("2 session", f"{name}: time/APDU vs Driver-Short-{ex}, sequential runs (p50; p0)",
+                         f"{overhead * 100:+.1f} %; {overhead_min * 100:+.1f} %", "", ""))
+            if kind == "Session-TraceOff":
+                paired = next((p for p in rt.get("sessionOverheadPaired", []) if p["name"] == name), None)
+                if paired:
+                    med, mins = paired["medianRatio"] - 1, paired["ratioOfMinimums"] - 1
+                    rows.append(("2 session", f"{name}: time/APDU vs driver, paired (median of {paired['rounds']}"
+                                 f" round ratios; ratio of minimums)",
+                                 f"{med * 100:+.1f} %; {mins * 100:+.1f} % ({paired['sessionNanosecondsPerAPDU']:,.0f}"
+                                 f" vs {paired['driverNanosecondsPerAPDU']:,.0f} ns)",
+                                 "< 5 % vs driver", "✅" if max(med, mins) < 0.05 else "❌"))
             rows.append(("2 session", f"{name}: mallocs/APDU (p50)", fmt(r[2], 1), "", ""))
         on, off = session.get(f"Session-TraceOn-Short-{ex}"), session.get(f"Session-TraceOff-Short-{ex}")
         if on and off:
@@ -144,9 +151,18 @@ def main():
 
     # 3. Latency model
     for case in rt["latencyModel"]:
+        bound = fmt(case['modelBoundAPDUsPerSecond'])
+        if "efficiencySkippedWaits" in case:
+            s = case["efficiencySkippedWaits"]
+            rows.append(("3 latency", f"{case['name']}: achieved / model bound, model's waits + stack's real time",
+                         f"{s:.4f} ({fmt(case['skippedWaitAPDUsPerSecond'])} of {bound} APDU/s)",
+                         "≥ 0.99", "✅" if s >= 0.99 else "❌"))
+            w = case["readerWaitsPerAPDU"]
+            rows.append(("3 latency", f"{case['name']}: reader waits per APDU", f"{w:.3f}",
+                         "1", "✅" if abs(w - 1) < 0.005 else "❌"))
         e = case["efficiency"]
-        rows.append(("3 latency", f"{case['name']}: achieved / model bound",
-                     f"{e:.3f} ({fmt(case['achievedAPDUsPerSecond'])} of {fmt(case['modelBoundAPDUsPerSecond'])} APDU/s)",
+        rows.append(("3 latency", f"{case['name']}: achieved / model bound, wall clock",
+                     f"{e:.3f} ({fmt(case['achievedAPDUsPerSecond'])} of {bound} APDU/s)",
                      "≥ 0.99", "✅" if e >= 0.99 else "❌"))
         rows.append(("3 latency", f"{case['name']}: achieved / sleep-only loop",
                      f"{case['efficiencyVsSleepOnly']:.3f} (sleep-only {fmt(case['sleepOnlyAPDUsPerSecond'])}/s)", "", ""))
@@ -214,7 +230,17 @@ def main():
            "- Metric definitions: [Benchmarks/README.md](../README.md). Chart: [latest.png](latest.png).", "",
            "| Section | Metric | Value | Target | Ratio / verdict |", "|---|---|---|---|---|"]
     out += [f"| {s} | {m} | {v} | {t} | {r} |" for s, m, v, t, r in rows]
-    out += ["", "Reading the latency rows: the simulated reader keeps the timing model's time with `PreciseClock`"
+    out += ["", "Reading the session rows: package-benchmark runs each benchmark for seconds, one after the other, and"
+            " this shared VM's speed drifts by tens of percent between them, so the sequential rows show drift as much as"
+            " the session's cost. The target is checked on the paired measurement (cardflow-bench): batches of 100 APDUs"
+            " through the bare driver and through a `CardSession` alternate, and each round's ratio compares two batches"
+            " a millisecond apart; the median of those ratios and the ratio of the fastest batches agree within about"
+            " half a percent from run to run."]
+    out += ["", "Reading the latency rows: each case runs twice. First on `SkippedWaitClock`: the simulated reader's"
+            " waits return at once and the clock jumps by them, so the loop's time is the model's waits plus the stack's"
+            " real time (its CPU work, its hops), without this VM's timer lateness; extra round trips or polling would"
+            " add waits, and the reader's wait counter must stay at one per APDU. Then on the wall clock: the"
+            " simulated reader keeps the timing model's time with `PreciseClock`"
             " (a zero-tolerance sleep to 250 µs before the answer is due, then a busy-wait until it is due; timer"
             " slack 1 ns, nice −10), so it answers when the model says rather than a timer overshoot later; the sleep-only loop"
             " (the same clock's sleeps of exactly the modelled time) is the floor, the plain `Task.sleep` loop shows"
@@ -249,8 +275,16 @@ def main():
     ax.set_xlabel("mallocs per APDU (p50)"); ax.set_title("1-2. Allocations per APDU"); ax.tick_params(axis="y", labelsize=7)
     ax = axes[1][0]
     lat = rt["latencyModel"]
-    ax.bar([c["name"].replace("Latency-", "") for c in lat], [c["efficiency"] for c in lat], label="vs model bound")
-    ax.plot([c["name"].replace("Latency-", "") for c in lat], [c["efficiencyVsSleepOnly"] for c in lat], "ko", label="vs sleep-only loop")
+    labels = [c["name"].replace("Latency-", "") for c in lat]
+    xs = range(len(lat))
+    if all("efficiencySkippedWaits" in c for c in lat):
+        ax.bar([x - 0.2 for x in xs], [c["efficiencySkippedWaits"] for c in lat], width=0.4,
+               label="vs bound: model waits + stack time")
+        ax.bar([x + 0.2 for x in xs], [c["efficiency"] for c in lat], width=0.4, label="vs bound: wall clock")
+    else:
+        ax.bar(xs, [c["efficiency"] for c in lat], label="vs model bound")
+    ax.set_xticks(list(xs), labels)
+    ax.plot([x + 0.2 for x in xs], [c["efficiencyVsSleepOnly"] for c in lat], "ko", label="wall clock vs sleep-only loop")
     ax.axhline(0.99, color="red", linestyle="--", label="target 0.99")
     ax.set_ylim(0, 1.1); ax.set_ylabel("achieved / bound"); ax.set_title("3. Latency-model efficiency (FS USB + RF)")
     ax.legend(fontsize=8)

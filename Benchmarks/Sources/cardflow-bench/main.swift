@@ -2,7 +2,8 @@
 // model (how close the stack gets to the model's bound), multi-reader scaling and the DESFire
 // provisioning flow on a modelled reader. Prints JSON.
 //
-// Usage: cardflow-bench [--apdus N] [--scaling-apdus N]
+// Usage: cardflow-bench [--apdus N] [--scaling-apdus N] [--paired-rounds N]
+//        cardflow-bench --paired-only [--paired-rounds N]   (only the paired session-overhead measurement)
 //        cardflow-bench --profile-session N | --profile-driver N   (only N zero-latency APDUs through
 //        a session / the bare driver, for perf or callgrind)
 import BenchSupport
@@ -32,17 +33,20 @@ let apdus = argument("--apdus", default: 200)
 let profileAPDUs = argument("--profile-session", default: 0)
 let profileDriverAPDUs = argument("--profile-driver", default: 0)
 let scalingAPDUs = argument("--scaling-apdus", default: 200)
+let pairedRounds = argument("--paired-rounds", default: 2000)
+let pairedOnly = CommandLine.arguments.contains("--paired-only")
 let clock = ContinuousClock()
 
-/// Times `count` APDUs through a CardSession (tracing off) and returns APDU/s.
-func sessionRate(_ session: CardSession, _ exchange: Exchange, count: Int) async throws -> Double {
+/// Times `count` APDUs through a CardSession (tracing off) on `timer` and returns APDU/s.
+func sessionRate(_ session: CardSession, _ exchange: Exchange, count: Int,
+                 on timer: any ElapsedClock = RealClock()) async throws -> Double {
     for _ in 0..<5 { _ = try await session.transmit(exchange.command) }  // warm-up
-    let start = clock.now
+    let start = timer.now()
     for _ in 0..<count {
         let response = try await session.transmit(exchange.command)
         precondition(response.statusWord == .success)
     }
-    return Double(count) / seconds(start.duration(to: clock.now))
+    return Double(count) / seconds(timer.now() - start)
 }
 
 /// Times `count` APDUs through the bare driver (off the main actor, as sessionRate) and returns APDU/s.
@@ -77,13 +81,44 @@ if profileDriverAPDUs > 0 {
     exit(0)
 }
 
+// 2. Session-layer overhead, paired: driver and session batches alternate (PairedSessionOverhead).
+var pairedOverhead: [[String: Any]] = []
+for exchange in [Exchange.tiny, Exchange.maxShort] {
+    let result = try await PairedSessionOverhead(exchange: exchange, rounds: pairedRounds, batch: 100).measure()
+    pairedOverhead.append(["name": "Session-TraceOff-Short-\(exchange.name)", "rounds": pairedRounds, "batch": 100]
+                          .merging(result.json) { first, _ in first })
+}
+if pairedOnly {
+    for case let row in pairedOverhead {
+        print(row["name"]!, "median ratio", row["medianRatio"]!, "ratio of minimums", row["ratioOfMinimums"]!, "ns/APDU driver", row["driverNanosecondsPerAPDU"]!, "session", row["sessionNanosecondsPerAPDU"]!)
+    }
+    exit(0)
+}
+
+/// APDU/s through a session to a reader whose waits `clock` skips (timed on that clock: the
+/// model's waits plus the stack's real time), and the skipped waits per APDU.
+func skippedWaitRate(_ exchange: Exchange, timing: TimingModel, count: Int) async throws -> (rate: Double, waitsPerAPDU: Double) {
+    let readerClock = SkippedWaitClock()
+    let virtual = await makeVirtualReader(level: .shortAPDU, exchange: exchange, timing: timing, clock: readerClock)
+    let reader = Reader.simulated(virtual, logger: discardingLogger(level: .info))
+    let session = try await reader.connect()
+    let waitsBefore = readerClock.waits
+    let rate = try await sessionRate(session, exchange, count: count, on: readerClock)
+    let waits = readerClock.waits - waitsBefore
+    await session.close()
+    return (rate, Double(waits) / Double(count + 5))
+}
+
 // 3. Latency-model efficiency: achieved APDU/s divided by the model's bound 1 / exchangeTime.
-//    The simulated reader keeps time with PreciseClock: it answers when the model says, not a
-//    timer overshoot later. The sleep-only floor uses the same clock; plain Task.sleep is shown too.
+//    Twice: (a) the reader on SkippedWaitClock, timed on it (the model's waits + the stack's real
+//    time, without the VM's timer lateness); (b) on the wall clock, the reader keeping time with
+//    PreciseClock: it answers when the model says, not a timer overshoot later. The sleep-only
+//    floor uses the same clock; plain Task.sleep is shown too.
 var latency: [[String: Any]] = []
 for rate in [106, 424] {
     for exchange in [Exchange.tiny, Exchange.medium] {
         let timing = TimingModel.fullSpeedReader(rfBitRate: rate)
+        let skipped = try await skippedWaitRate(exchange, timing: timing, count: apdus)
         let readerClock = PreciseClock()
         let virtual = await makeVirtualReader(level: .shortAPDU, exchange: exchange, timing: timing, clock: readerClock)
         let reader = Reader.simulated(virtual, logger: discardingLogger(level: .info))
@@ -102,6 +137,8 @@ for rate in [106, 424] {
                         "commandLength": exchange.commandLength, "responseLength": exchange.responseLength,
                         "apdus": apdus, "achievedAPDUsPerSecond": achieved, "modelBoundAPDUsPerSecond": bound,
                         "efficiency": achieved / bound, "sleepOnlyAPDUsPerSecond": timerFloor,
+                        "skippedWaitAPDUsPerSecond": skipped.rate, "efficiencySkippedWaits": skipped.rate / bound,
+                        "readerWaitsPerAPDU": skipped.waitsPerAPDU,
                         "efficiencyVsSleepOnly": achieved / timerFloor,
                         "plainSleepAPDUsPerSecond": plainSleep, "readerClock": "PreciseClock",
                         "timerSlackReduced": timerSlackReduced, "niceMinus10": priorityRaised,
@@ -153,6 +190,6 @@ let provision: [String: Any] = [
     "zeroLatencyWallSeconds": seconds(zeroRun.wallTime), "zeroLatencyAPDUs": zeroRun.apdus,
 ]
 
-let output: [String: Any] = ["latencyModel": latency, "scaling": scaling, "provision": provision]
+let output: [String: Any] = ["sessionOverheadPaired": pairedOverhead, "latencyModel": latency, "scaling": scaling, "provision": provision]
 let data = try JSONSerialization.data(withJSONObject: output, options: [.prettyPrinted, .sortedKeys])
 print(String(decoding: data, as: UTF8.self))
