@@ -26,8 +26,9 @@ public actor CardSession: CardChannel {
         self.channel = SessionChannel(reader: reader)
     }
 
-    /// The session runs on its driver's executor (as its ``Reader`` does): the session's part of
-    /// an APDU and the driver's run back to back, with no actor hop between them.
+    /// The session runs on its driver's executor (as its ``Reader`` does): power cycles, identity
+    /// checks and restorations reach the driver with no actor hop. (``transmit(_:)`` is
+    /// nonisolated and goes to the driver from wherever it is called.)
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
         reader.driver.unownedExecutor
     }
