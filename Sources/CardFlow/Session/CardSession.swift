@@ -109,6 +109,7 @@ public actor CardSession: CardChannel {
         }.value
     }
 
+    /// Whether ``close()`` has begun; a closed session refuses APDUs with ``SessionError/sessionClosed``.
     public nonisolated var isClosed: Bool { channel.isClosed }
 
     // MARK: - Identity and recovery (used by flows)

@@ -9,7 +9,8 @@ import Synchronization
 ///
 /// Unlike that chain of `any CardChannel`s, whose `transmit`s each take an async frame and an
 /// executor check, it runs in its caller's frame straight to the driver. With tracing off and
-/// metrics going nowhere an APDU costs one atomic load besides the driver's own work.
+/// metrics going nowhere an APDU costs the closed flag's load, two checks and noting the
+/// untraced exchange for GET RESPONSE redaction, besides the driver's own work.
 final class SessionChannel: Sendable {
     private let ccid: CCIDCardChannel
     private let logger: Logger
