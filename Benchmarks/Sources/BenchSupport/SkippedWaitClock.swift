@@ -42,7 +42,4 @@ public final class SkippedWaitClock: ElapsedClock {
 
     /// How many waits were skipped so far.
     public var waits: Int { waitCount.load(ordering: .relaxed) }
-
-    /// The time skipped so far.
-    public var skipped: Duration { .nanoseconds(skippedNanoseconds.load(ordering: .acquiring)) }
 }
