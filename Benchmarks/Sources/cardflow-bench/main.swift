@@ -84,16 +84,15 @@ if profileDriverAPDUs > 0 {
 // 2. Session-layer overhead, paired: driver and session batches alternate (PairedSessionOverhead).
 var pairedOverhead: [[String: Any]] = []
 for exchange in [Exchange.tiny, Exchange.maxShort] {
+    let name = "Session-TraceOff-Short-\(exchange.name)"
     let result = try await PairedSessionOverhead(exchange: exchange, rounds: pairedRounds, batch: 100).measure()
-    pairedOverhead.append(["name": "Session-TraceOff-Short-\(exchange.name)", "rounds": pairedRounds, "batch": 100]
-                          .merging(result.json) { first, _ in first })
-}
-if pairedOnly {
-    for case let row in pairedOverhead {
-        print(row["name"]!, "median ratio", row["medianRatio"]!, "ratio of minimums", row["ratioOfMinimums"]!, "ns/APDU driver", row["driverNanosecondsPerAPDU"]!, "session", row["sessionNanosecondsPerAPDU"]!)
+    if pairedOnly {
+        print("\(name): session ÷ driver \(result.medianRatio) (median), \(result.ratioOfMinimums) (minimums);",
+              "\(Int(result.sessionNanosecondsPerAPDU)) vs \(Int(result.driverNanosecondsPerAPDU)) ns/APDU")
     }
-    exit(0)
+    pairedOverhead.append(["name": name, "rounds": pairedRounds, "batch": 100].merging(result.json) { first, _ in first })
 }
+if pairedOnly { exit(0) }
 
 /// APDU/s through a session to a reader whose waits `clock` skips (timed on that clock: the
 /// model's waits plus the stack's real time), and the skipped waits per APDU.
