@@ -82,6 +82,32 @@ struct SessionChannelTests {
         #expect(metrics.counter("cardflow_apdus_sent", [("reader", "Test Reader")]) == 3)  // GET DATA, SELECT, READ BINARY
     }
 
+    /// `transmit` is nonisolated: tasks sending at once reach the driver without the session's
+    /// executor in between, and the driver must still pair every answer with its own command.
+    @Test func concurrentTransmitsEachGetTheirOwnAnswer() async throws {
+        let (reader, virtual) = await Self.reader(log: CapturedLog(level: .info), metrics: CapturingMetricsFactory())
+        try await reader.withSession { session in
+            _ = try await session.transmit(selectApp)
+            let before = await virtual.commandsReceived
+            let answers = try await withThrowingTaskGroup(of: (Int, ResponseAPDU).self) { group in
+                for offset in firstFileContents.indices {
+                    group.addTask {
+                        let read = try CommandAPDU(cla: 0x00, ins: 0xB0, p1: 0x81, p2: UInt8(offset), le: 1)
+                        return (offset, try await session.transmit(read))
+                    }
+                }
+                var answers: [Int: ResponseAPDU] = [:]
+                for try await (offset, answer) in group { answers[offset] = answer }
+                return answers
+            }
+            for offset in firstFileContents.indices {
+                #expect(answers[offset]?.statusWord == .success)
+                #expect(answers[offset]?.data == [firstFileContents[offset]], "offset \(offset)")
+            }
+            #expect(await virtual.commandsReceived - before == firstFileContents.count)
+        }
+    }
+
     @Test func tracingCanBeTurnedOnMidSession() async throws {
         let log = CapturedLog(level: .info), metrics = CapturingMetricsFactory()
         let (reader, _) = await Self.reader(log: log, metrics: metrics)
