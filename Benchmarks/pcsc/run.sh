@@ -8,13 +8,14 @@
 # The pcsc-lite client is transmit-loop.c; both sides send SELECT A0000002471001 and check that
 # every answer ends in 90 00. CardFlow is timed as one `cardctl shell` session fed 1 and one fed
 # 1+N APDUs on stdin; the difference removes process start and session setup. Each part runs
-# ROUNDS rounds of both sides; the summary lines give the median of the rounds. In (b) every round
-# is its own `cardctl simulate` session: CardFlow first, then pcscd.
+# ROUNDS rounds of both sides; the summary lines give each side's median rate and the median of
+# the rounds' CardFlow / pcsc-lite ratios. In (b) every round is its own `cardctl simulate`
+# session: CardFlow first, then pcscd.
 #
 # Usage: Benchmarks/pcsc/run.sh [--apdus N] [--usb-apdus N] [--rounds R] [--only a|b] [--cardctl PATH]
 #   --apdus      APDUs per measurement in memory (default 20000)
 #   --usb-apdus  APDUs per measurement over the emulated USB reader (default 1000)
-#   --rounds     rounds per part (default 3)
+#   --rounds     rounds per part (default 5)
 #   --only       run only part a or b
 #   --cardctl    the cardctl to time (default: .build/release/cardctl, built with
 #                `swift build -c release --product cardctl`)
@@ -23,7 +24,7 @@
 # /run/pcscd/pcscd.comm, so a pcscd already running is stopped first (the script says so).
 # PCSCD_DEBUG=1 runs pcscd with --debug (its logs are kept when a part fails).
 # Output: one line per measurement, then
-#   summary in-memory: pcsc-lite R1 APDU/s, CardFlow R2 APDU/s, CardFlow / pcsc-lite X (median of R rounds ...)
+#   summary in-memory: pcsc-lite R1 APDU/s, CardFlow R2 APDU/s, CardFlow / pcsc-lite X (median of R rounds' ratios, ...)
 #   summary usb: ...
 # Exit status: 0 both parts measured, 1 a part failed (the message says which and why), 2 setup.
 set -euo pipefail
@@ -101,11 +102,21 @@ pcsc_rate() {  # LABEL READER_SUBSTRING N LOG [pcscd options...]
     return $status
 }
 
-# Median of the rates in the measurement lines on stdin ("... RATE APDU/s ...").
-median_rate() {
-    sed -n 's/.* \([0-9.]*\) APDU\/s.*/\1/p' | sort -g | awk '{ v[NR] = $1 } END {
+# The rates of the measurement lines on stdin ("... RATE APDU/s ..."), one per line, in order.
+rates() {
+    sed -n 's/.* \([0-9.]*\) APDU\/s.*/\1/p'
+}
+
+# Median of the numbers on stdin, one per line.
+median_rate_of_numbers() {
+    sort -g | awk '{ v[NR] = $1 } END {
         if (NR == 0) exit 1
-        printf "%.1f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+        printf "%.4f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# Median of the rates in the measurement lines on stdin.
+median_rate() {
+    rates | median_rate_of_numbers
 }
 
 # Runs ROUND_COMMAND ROUND for ROUND = 1...ROUNDS (it prints "pcsc ..." and "cardflow ..." lines),
@@ -125,12 +136,16 @@ run_part() {  # NAME N ROUNDS WORK ROUND_COMMAND...
             return 1
         fi
     done
-    local p c
+    local p c ratio
     p=$(grep '^pcsc ' "$lines" | median_rate) && c=$(grep '^cardflow ' "$lines" | median_rate) \
         || { echo "summary $name: failed: no rates"; return 1; }
-    awk -v name="$name" -v p="$p" -v c="$c" -v r="$rounds" -v n="$n" 'BEGIN {
-        printf "summary %s: pcsc-lite %.1f APDU/s, CardFlow %.1f APDU/s, CardFlow / pcsc-lite %.3f (median of %d rounds of %d APDUs)\n",
-            name, p, c, c / p, r, n }'
+    # The ratio is the median of the rounds' own ratios: both sides of a round run seconds apart,
+    # rounds minutes apart, and this VM's speed drifts between rounds more than within one.
+    ratio=$(paste <(grep '^cardflow ' "$lines" | rates) <(grep '^pcsc ' "$lines" | rates) \
+        | awk '{ print $1 / $2 }' | median_rate_of_numbers) || { echo "summary $name: failed: no ratios"; return 1; }
+    awk -v name="$name" -v p="$p" -v c="$c" -v x="$ratio" -v r="$rounds" -v n="$n" 'BEGIN {
+        printf "summary %s: pcsc-lite %.1f APDU/s, CardFlow %.1f APDU/s, CardFlow / pcsc-lite %.3f (median of %d rounds'"'"' ratios, %d APDUs each)\n",
+            name, p, c, x, r, n }'
 }
 
 # (a) one round: pcsc-lite, then CardFlow.
@@ -168,7 +183,7 @@ if [[ "${1:-}" == "--inner-usb" ]]; then
     exit $?
 fi
 
-apdus=20000 usb_apdus=1000 rounds=3 only="" cardctl=""
+apdus=20000 usb_apdus=1000 rounds=5 only="" cardctl=""
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --apdus) apdus="${2:-}"; shift 2 ;;
