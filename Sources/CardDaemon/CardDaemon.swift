@@ -55,6 +55,10 @@ public struct CardDaemon: Service {
     }
 
     public func run() async throws {
+        // Trap SIGHUP before anything can see the daemon: the sequence's init returns once the
+        // handler is registered, so a reload sent as soon as the socket exists is not the
+        // default action (terminate) or lost.
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
         let selectors = simulation == nil ? await configuration.current.readers : []
         try await fleet.start(selectors: selectors, simulated: simulation?.readers ?? [])
         let server = ControlServer(path: socketPath, handler: ControlRequestHandler(
@@ -77,7 +81,7 @@ public struct CardDaemon: Service {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask { try await server.serve(channel) }
                     if let metricsChannel { group.addTask { try await metricsServer.serve(metricsChannel) } }
-                    group.addTask { await self.reloadOnHangup() }
+                    group.addTask { await self.reloadOnHangup(hangups) }
                     if let simulation {
                         try await simulation.run()
                         // A bounded simulation (--arrivals) ends the daemon once its last job is done.
@@ -105,8 +109,8 @@ public struct CardDaemon: Service {
         unlink(socketPath)
     }
 
-    private func reloadOnHangup() async {
-        for await _ in await UnixSignalsSequence(trapping: .sighup) {
+    private func reloadOnHangup(_ hangups: UnixSignalsSequence) async {
+        for await _ in hangups {
             await configuration.reload(logger: logger)
         }
     }
