@@ -24,10 +24,10 @@ public struct CCIDCardChannel: CardChannel {
         try await exchange(command)
     }
 
-    /// ``transmit(_:)`` on the caller's executor: a caller that shares the driver's executor
-    /// (``CardSession``) reaches the driver without an actor hop.
+    /// ``transmit(_:)``, always inlined: in ``CardSession``'s path a call of its own is a
+    /// measurable share of the session's cost.
     @inline(__always)
-    func exchange(_ command: CommandAPDU, isolation: isolated (any Actor)? = #isolation) async throws -> ResponseAPDU {
+    func exchange(_ command: CommandAPDU) async throws -> ResponseAPDU {
         var bytes = try await driver.transmit(command.encoded(), slot: slot)
         guard bytes.count >= 2 else {
             throw CardChannelError.malformedResponse(bytes, instruction: command.ins)

@@ -72,8 +72,8 @@ public struct TracingCardChannel: CardChannel {
         getResponseRedaction.recordUntraced()
     }
 
-    /// Traces `command` and its answer around `exchange`, on the caller's executor.
-    func traced(_ command: CommandAPDU, isolation: isolated (any Actor)? = #isolation,
+    /// Traces `command` and its answer around `exchange`.
+    func traced(_ command: CommandAPDU,
                 through exchange: (CommandAPDU) async throws -> ResponseAPDU) async throws -> ResponseAPDU {
         let ranges = redaction.hidesNothing ? .none : redaction.ranges(for: command)
         let responseRanges = ranges.responseData + getResponseRedaction.carriedRanges(for: command)
