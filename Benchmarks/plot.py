@@ -237,7 +237,7 @@ def main():
             " the session's cost. The target is checked on the paired measurement (cardflow-bench): batches of 100 APDUs"
             " through the bare driver and through a `CardSession` alternate, and each round's ratio compares two batches"
             " a millisecond apart; the median of those ratios and the ratio of the fastest batches agree within about"
-            " half a percent from run to run."]
+            " half a percent from run to run, more when the host is busy."]
     out += ["", "Reading the latency rows: each case runs twice. First on `SkippedWaitClock`: the simulated reader's"
             " waits return at once and the clock jumps by them, so the loop's time is the model's waits plus the stack's"
             " real time (its CPU work, its hops), without this VM's timer lateness; extra round trips or polling would"
