@@ -13,8 +13,10 @@ struct SimulatedReaderHarness {
          driverConfiguration: CCIDDriverConfiguration = Self.fastFailing) async {
         reader = VirtualCCIDReader(configuration: configuration, clock: clock)
         if let card { await reader.insert(card) }
+        // The driver measures its exchange time limit on the reader's clock, so a manual clock
+        // drives both.
         driver = CCIDDriver(transport: InMemoryUSBTransport(reader: reader), descriptor: configuration.descriptor,
-                            configuration: driverConfiguration)
+                            configuration: driverConfiguration, timeSource: ElapsedClockTimeSource(clock))
     }
 
     /// Short timeouts, so tests of lost answers finish quickly.

@@ -57,12 +57,14 @@ struct USBCardEventSourceTests {
         let transport = ScriptedInterruptTransport([
             .success([0x50, 0x03]),
             .failure(.timeout(endpoint: "interrupt-IN", after: .seconds(1))),
-            .success([0x99]),  // unknown: ignored
+            .success([0x99]),  // unknown: the reader is asked
             .success([0x51, 0x00, 0x07, 0x01]),
             .success([0x50, 0x02]),
             .failure(.noDevice),
         ])
-        let status = StatusScript([.success(false)])
+        // Empty at the start; the reader, asked after the unknown message, agrees with the
+        // NotifySlotChange before it, so nothing is reported for it.
+        let status = StatusScript([.success(false), .success(true)])
         let source = USBCardEventSource(transport: transport, interruptPacketLength: 8) { try status.next($0) }
         let messages = await Self.collect(source.events())
         #expect(messages == [

@@ -139,8 +139,23 @@ public struct CCIDClassDescriptor: Sendable, Hashable {
     public var exchangeLevel: CCIDExchangeLevel { features.exchangeLevel }
     /// Number of slots.
     public var slotCount: Int { Int(maxSlotIndex) + 1 }
-    /// The largest APDU or TPDU one XfrBlock can carry.
-    public var maxPayloadPerMessage: Int { Int(maxMessageLength) - ccidHeaderLength }
+    /// The largest APDU or TPDU one XfrBlock can carry (within ``usableMaxMessageLength``).
+    public var maxPayloadPerMessage: Int { usableMaxMessageLength - ccidHeaderLength }
+
+    /// The longest CCID message any exchange needs: the 10-byte header plus the longest extended
+    /// command APDU (4 header bytes, 3 of Lc, 65,535 of data, 2 of Le = 65,544). A larger
+    /// dwMaxCCIDMessageLength (legal on the wire, up to 0xFFFFFFFF) buys nothing but read
+    /// buffers of up to 4 GiB, so the driver clamps to this, as pcsc-lite's CCID driver reads
+    /// into a fixed buffer of about 64 KiB whatever the descriptor says.
+    public static let maximumUsableMessageLength = ccidHeaderLength + 65_544
+
+    /// dwMaxCCIDMessageLength clamped to ``maximumUsableMessageLength``: what buffers and
+    /// message splitting are sized by.
+    public var usableMaxMessageLength: Int { min(Int(maxMessageLength), Self.maximumUsableMessageLength) }
+
+    /// True when dwMaxCCIDMessageLength exceeds what any exchange needs and is clamped
+    /// (worth a warning: the reader's firmware reports nonsense).
+    public var isMessageLengthClamped: Bool { Int(maxMessageLength) > Self.maximumUsableMessageLength }
 }
 
 /// Why a CCID class descriptor could not be used.

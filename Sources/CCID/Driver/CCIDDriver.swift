@@ -19,6 +19,9 @@ public actor CCIDDriver {
     private let transport: any USBTransport
     private let logger: Logger
     private let readBufferLength: Int
+    private let timeSource: any CCIDTimeSource
+    /// When the operation now running must end (``CCIDDriverConfiguration/exchangeTimeLimit``).
+    private var operationDeadline: Duration?
 
     private var nextSequence: UInt8 = 0
     private var t1Sessions: [UInt8: T1HostProtocol] = [:]
@@ -27,17 +30,37 @@ public actor CCIDDriver {
     // One exchange at a time, in the order callers arrived.
     private var admission = FIFOAdmission()
 
+    /// - Parameters:
+    ///   - timeSource: the time each operation's ``CCIDDriverConfiguration/exchangeTimeLimit``
+    ///     is measured with (the monotonic system clock by default; tests pass a manual clock).
     public init(transport: any USBTransport, descriptor: CCIDClassDescriptor, interfaceNumber: UInt8 = 0,
                 configuration: CCIDDriverConfiguration = CCIDDriverConfiguration(),
+                timeSource: any CCIDTimeSource = CCIDMonotonicTime(),
                 logger: Logger = Logger(label: "cardflow.ccid")) {
         self.transport = transport
+        self.timeSource = timeSource
         self.descriptor = descriptor
         self.interfaceNumber = interfaceNumber
         self.configuration = configuration
         self.logger = logger
-        // Large enough for the longest message the reader may send, in whole 64-byte packets.
-        let longest = max(Int(descriptor.maxMessageLength), ccidHeaderLength + 261)
-        readBufferLength = (longest + 63) / 64 * 64
+        // Large enough for the longest message the reader may send, in whole 64-byte packets;
+        // never more than any exchange needs, whatever dwMaxCCIDMessageLength claims.
+        readBufferLength = Self.readBufferLength(for: descriptor)
+        if descriptor.isMessageLengthClamped {
+            logger.warning("reader declares an absurd dwMaxCCIDMessageLength; clamping it", metadata: [
+                "dwMaxCCIDMessageLength": "\(descriptor.maxMessageLength)",
+                "clampedTo": "\(descriptor.usableMaxMessageLength)",
+            ])
+        }
+    }
+
+    /// The bulk-IN buffer size for a reader with this descriptor: the longest message it may
+    /// send (dwMaxCCIDMessageLength, clamped to
+    /// ``CCIDClassDescriptor/maximumUsableMessageLength``, at least a short APDU's), rounded up
+    /// to whole 64-byte packets.
+    public static func readBufferLength(for descriptor: CCIDClassDescriptor) -> Int {
+        let longest = max(descriptor.usableMaxMessageLength, ccidHeaderLength + 261)
+        return (longest + 63) / 64 * 64
     }
 
     /// The exchange level in use.
@@ -130,9 +153,20 @@ public actor CCIDDriver {
 
     private func exclusively<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         try await acquire()
-        defer { release() }
+        defer {
+            operationDeadline = nil
+            release()
+        }
         try Task.checkCancellation()
+        operationDeadline = timeSource.now() + configuration.exchangeTimeLimit
         return try await body()
+    }
+
+    /// What is left of the running operation's time limit; nil when it is used up.
+    private func timeLeft() -> Duration? {
+        guard let deadline = operationDeadline else { return configuration.exchangeTimeLimit }
+        let left = deadline - timeSource.now()
+        return left > .zero ? left : nil
     }
 
     private func acquire() async throws {
@@ -173,11 +207,18 @@ public actor CCIDDriver {
         if logger.logLevel <= .trace {
             logger.trace("CCID >", metadata: ["type": "\(type)", "seq": "\(sequence)", "length": "\(encoded.count)"])
         }
+        let limitExceeded = CCIDDriverError.exchangeTimeLimitExceeded(limit: configuration.exchangeTimeLimit, during: type)
+        // Nothing of this command has reached the reader yet: no abort needed.
+        guard let leftToWrite = timeLeft() else { throw limitExceeded }
+        let writeTimeout = min(configuration.writeTimeout, leftToWrite)
         do throws(USBTransportError) {
-            try await transport.bulkOut(encoded, timeout: configuration.writeTimeout)
+            try await transport.bulkOut(encoded, timeout: writeTimeout)
         } catch .cancelled {
             await abort(slot: slot, sequence: sequence)
             throw CancellationError()
+        } catch .timeout where writeTimeout < configuration.writeTimeout {
+            await abort(slot: slot, sequence: sequence)
+            throw limitExceeded
         } catch {
             throw CCIDDriverError.transport(error, during: type)
         }
@@ -186,12 +227,22 @@ public actor CCIDDriver {
         var extensions = 0
         var discarded = 0
         while true {
+            // Every read is shortened to what is left of the operation's time limit, so neither
+            // time extensions nor a slow trickle of frames can hold the reader beyond it.
+            guard let left = timeLeft() else {
+                await abort(slot: slot, sequence: sequence)
+                throw limitExceeded
+            }
+            let readTimeout = min(currentTimeout, left)
             let bytes: [UInt8]
             do throws(USBTransportError) {
-                bytes = try await transport.bulkIn(maxLength: readBufferLength, timeout: currentTimeout)
+                bytes = try await transport.bulkIn(maxLength: readBufferLength, timeout: readTimeout)
             } catch .cancelled {
                 await abort(slot: slot, sequence: sequence)
                 throw CancellationError()
+            } catch .timeout where readTimeout < currentTimeout {
+                await abort(slot: slot, sequence: sequence)
+                throw limitExceeded
             } catch {
                 throw CCIDDriverError.transport(error, during: type)
             }
@@ -219,6 +270,8 @@ public actor CCIDDriver {
             if response.state.command == .timeExtension {
                 extensions += 1
                 guard extensions <= configuration.maxTimeExtensions else {
+                    // The reader is still working on the command: stop it, so the next one is answered.
+                    await abort(slot: slot, sequence: sequence)
                     throw CCIDDriverError.timeExtensionLimitExceeded(count: extensions, during: type)
                 }
                 // bError carries the multiplier; the next read waits that much longer.
@@ -256,6 +309,8 @@ public actor CCIDDriver {
         let interface = interfaceNumber
         let timeout = configuration.abortTimeout
         let maxFrames = configuration.maxDiscardedFrames + 2
+        // The aborted command's own (long) answer may still come first: read it whole.
+        let readLength = readBufferLength
         let logger = self.logger
         let completed = await Task {
             let control = CCIDClassRequest.abort(slot: slot, sequence: sequence).controlRequest(interface: interface)
@@ -263,7 +318,7 @@ public actor CCIDDriver {
             let command = CCIDCommand(slot: slot, sequence: sequence, kind: .abort).encoded()
             guard (try? await transport.bulkOut(command, timeout: timeout)) != nil else { return false }
             for _ in 0..<maxFrames {
-                guard let bytes = try? await transport.bulkIn(maxLength: 1024, timeout: timeout) else { return false }
+                guard let bytes = try? await transport.bulkIn(maxLength: readLength, timeout: timeout) else { return false }
                 if let response = try? CCIDResponse(decoding: bytes), response.messageType == .slotStatus,
                    response.sequence == sequence, response.slot == slot {
                     return true
@@ -409,6 +464,12 @@ public actor CCIDDriver {
     private func transmitT1(_ apdu: [UInt8], slot: UInt8) async throws -> [UInt8] {
         guard var t1 = t1Sessions[slot] else { throw CCIDDriverError.cardNotPowered(slot: slot) }
         defer { if poweredSlots.contains(slot) { t1Sessions[slot] = t1 } }
+        if t1.isExchangeInProgress {
+            // The previous exchange was abandoned (cancelled, timed out, aborted): get back in
+            // step with the card before the next command.
+            logger.debug("resynchronising T=1 after an abandoned exchange", metadata: ["slot": "\(slot)"])
+            _ = try await runT1(&t1, first: t1.beginResynchronisation(), slot: slot)
+        }
         let first = t1.begin(command: apdu)
         return try await runT1(&t1, first: first, slot: slot)
     }

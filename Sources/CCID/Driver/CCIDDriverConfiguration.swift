@@ -8,6 +8,14 @@ public struct CCIDDriverConfiguration: Sendable, Hashable {
     public var writeTimeout: Duration = .seconds(5)
     /// How many time-extension frames one command may receive before the driver gives up.
     public var maxTimeExtensions: Int = 64
+    /// Bound on one whole driver operation: an APDU with its chaining, T=1 blocks, CCID time
+    /// extensions and T=1 S(WTX) requests, or a power-on with its T=1 setup. However often the
+    /// reader or card asks for more time, the driver stops waiting after this long, aborts the
+    /// command (CCID Abort handshake, so the reader stays usable) and throws
+    /// ``CCIDDriverError/exchangeTimeLimitExceeded(limit:during:)``. The per-read timeouts and
+    /// extension counts alone would allow hours (64 extensions × 254 × 3 s); five minutes leave
+    /// room for slow on-card key generation.
+    public var exchangeTimeLimit: Duration = .seconds(300)
     /// Frames with a wrong bSeq/bSlot discarded before the exchange fails (pcsc-lite: 10).
     public var maxDiscardedFrames: Int = 10
     /// Largest response APDU accepted over extended chaining.

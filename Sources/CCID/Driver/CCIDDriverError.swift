@@ -20,6 +20,9 @@ public enum CCIDDriverError: Error, Sendable, Hashable, CustomStringConvertible 
     case responseTooLong(length: Int, maximum: Int)
     /// The reader asked for more time more often than the configured cap allows.
     case timeExtensionLimitExceeded(count: Int, during: CCIDMessageType)
+    /// One operation took longer than ``CCIDDriverConfiguration/exchangeTimeLimit`` (a reader or
+    /// card kept asking for more time); the command was aborted.
+    case exchangeTimeLimitExceeded(limit: Duration, during: CCIDMessageType)
     /// Extended-APDU chaining went wrong (the reader broke the wLevelParameter/bChainParameter rules).
     case chainingViolation(String)
     /// The T=1 block protocol failed beyond recovery; the card must be reset.
@@ -46,6 +49,8 @@ public enum CCIDDriverError: Error, Sendable, Hashable, CustomStringConvertible 
         case .commandTooLong(let length, let maximum): "command of \(length) bytes exceeds the reader's limit of \(maximum)"
         case .responseTooLong(let length, let maximum): "response of \(length) bytes exceeds the limit of \(maximum)"
         case .timeExtensionLimitExceeded(let count, let type): "reader requested \(count) time extensions for \(type); giving up"
+        case .exchangeTimeLimitExceeded(let limit, let type):
+            "\(type) did not complete within the exchange time limit of \(limit); the command was aborted"
         case .chainingViolation(let detail): "extended APDU chaining failed: \(detail)"
         case .t1Failure(let detail): "T=1 protocol failure: \(detail)"
         case .invalidATR(let error): "invalid ATR: \(error)"

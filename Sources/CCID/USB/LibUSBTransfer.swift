@@ -50,6 +50,10 @@ final class LibUSBTransfer: Sendable {
     private let state = Mutex(State())
 
     private init(length: Int, dataOffset: Int) throws(USBTransportError) {
+        // libusb takes an int length; refuse before allocating rather than trap converting.
+        guard length >= 0, length <= Self.maximumLength else {
+            throw .io("a USB transfer of \(length) bytes exceeds the limit of \(Self.maximumLength)")
+        }
         guard let transfer = libusb_alloc_transfer(0) else { throw .io("libusb_alloc_transfer failed (out of memory)") }
         self.transfer = transfer
         // libusb rejects a NULL buffer even for zero-length transfers; keep at least one byte.
@@ -57,6 +61,10 @@ final class LibUSBTransfer: Sendable {
         buffer.initializeMemory(as: UInt8.self, repeating: 0)
         self.dataOffset = dataOffset
     }
+
+    /// The largest transfer this type makes: far above any CCID message (see
+    /// `CCIDClassDescriptor.maximumUsableMessageLength`) and far below libusb's `int` length.
+    static let maximumLength = 1 << 20
 
     deinit {
         libusb_free_transfer(transfer)
@@ -68,7 +76,7 @@ final class LibUSBTransfer: Sendable {
                      timeoutMilliseconds: UInt32) throws(USBTransportError) -> LibUSBTransfer {
         let transfer = try LibUSBTransfer(length: length, dataOffset: 0)
         transfer.copyIn(data, at: 0)
-        libusb_fill_bulk_transfer(transfer.transfer, handle, endpoint, transfer.bytes, Int32(length),
+        libusb_fill_bulk_transfer(transfer.transfer, handle, endpoint, transfer.bytes, Int32(truncatingIfNeeded: length),
                                   libUSBTransferCompleted, nil, timeoutMilliseconds)
         return transfer
     }
@@ -77,7 +85,7 @@ final class LibUSBTransfer: Sendable {
     static func interrupt(handle: OpaquePointer, endpoint: UInt8, length: Int,
                           timeoutMilliseconds: UInt32) throws(USBTransportError) -> LibUSBTransfer {
         let transfer = try LibUSBTransfer(length: length, dataOffset: 0)
-        libusb_fill_interrupt_transfer(transfer.transfer, handle, endpoint, transfer.bytes, Int32(length),
+        libusb_fill_interrupt_transfer(transfer.transfer, handle, endpoint, transfer.bytes, Int32(truncatingIfNeeded: length),
                                        libUSBTransferCompleted, nil, timeoutMilliseconds)
         return transfer
     }

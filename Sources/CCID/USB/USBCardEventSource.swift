@@ -74,7 +74,7 @@ public struct USBCardEventSource: Sendable {
                 }))
             }
             if let interruptPacketLength {
-                await watchInterrupts(packetLength: interruptPacketLength, into: continuation)
+                await watchInterrupts(packetLength: interruptPacketLength, from: present, into: continuation)
             } else {
                 await poll(from: present, into: continuation)
             }
@@ -98,8 +98,11 @@ public struct USBCardEventSource: Sendable {
         return present
     }
 
-    private func watchInterrupts(packetLength: Int, into continuation: AsyncStream<CCIDInterruptMessage>.Continuation) async {
+    private func watchInterrupts(packetLength: Int, from initial: [Bool]?,
+                                 into continuation: AsyncStream<CCIDInterruptMessage>.Continuation) async {
         var failures = 0
+        var known = initial
+        var oddMessages = 0
         while !Task.isCancelled {
             let bytes: [UInt8]
             do throws(USBTransportError) {
@@ -120,10 +123,24 @@ public struct USBCardEventSource: Sendable {
                 continue
             }
             do {
-                continuation.yield(try CCIDInterruptMessage(decoding: bytes, slotCount: slotCount))
+                let message = try CCIDInterruptMessage(decoding: bytes, slotCount: slotCount)
+                if case .slotChange(let changes) = message { known = changes.map(\.cardPresent) }
+                continuation.yield(message)
             } catch {
-                // Since CCID 1.6.2 pcsc-lite does not assume every notification is a slot change.
-                logger.debug("ignoring interrupt message", metadata: ["error": "\(error)"])
+                // Since CCID 1.6.2 pcsc-lite does not assume every notification is a slot change:
+                // an unknown or short message is logged and the reader is asked, so an event the
+                // message may have stood for is not lost and watching goes on.
+                oddMessages += 1
+                logger.log(level: oddMessages == 1 ? .warning : .debug,
+                           "unexpected interrupt message; asking the reader for the slot status",
+                           metadata: ["error": "\(error)", "count": "\(oddMessages)"])
+                guard let present = await snapshot() else { continue }
+                if present != known {
+                    continuation.yield(.slotChange(present.enumerated().map { slot, isPresent in
+                        .init(slot: slot, cardPresent: isPresent, changed: known.map { $0[slot] != isPresent } ?? true)
+                    }))
+                }
+                known = present
             }
         }
     }

@@ -114,10 +114,12 @@ public actor Reader {
         let driver = self.driver
         let slot = self.slot
         let interval = presencePollInterval
+        let logger = self.logger
         monitor = Task { [weak self] in
             var polling = false
             var askReader = true
             var announced = false
+            var oddMessages = 0
             while !Task.isCancelled {
                 if askReader, let state = try? await driver.slotStatus(slot: slot) {
                     await self?.publish(state.icc == .absent ? .absent : .present, announced: announced)
@@ -132,6 +134,16 @@ public actor Reader {
                     announced = askReader
                 } catch CCIDDriverError.transport(.noInterruptEndpoint, _) {
                     polling = true
+                } catch CCIDDriverError.malformedResponse(let error, _) {
+                    // An unknown or short interrupt message may still stand for a card event: like
+                    // pcsc-lite, log it and ask the reader; monitoring goes on. The first is a
+                    // warning, a stream of them is not worth a log line each.
+                    oddMessages += 1
+                    let level: Logger.Level = oddMessages == 1 ? .warning : .debug
+                    logger.log(level: level, "unexpected interrupt message; asking the reader for the slot status",
+                               metadata: ["error": "\(error)", "count": "\(oddMessages)"])
+                    askReader = true
+                    announced = true
                 } catch is CancellationError {
                     return
                 } catch CCIDDriverError.transport(.cancelled, _) {

@@ -13,7 +13,9 @@ public struct SessionPolicy: Sendable {
     public var reconnectBetweenSteps = false
     /// How long ``Reader/connect(policy:)`` waits for a card.
     public var connectTimeout: Duration = .seconds(30)
-    /// Bound on one APDU exchange (nil: only the driver's own read timeout applies).
+    /// Bound on one APDU exchange (nil: the driver's own bounds apply, its read timeouts and its
+    /// `CCIDDriverConfiguration.exchangeTimeLimit`, five minutes by default, which holds even
+    /// against endless time extensions).
     public var apduTimeout: Duration? = nil
     /// Bound on one flow step, retries included (nil: unbounded).
     public var stepTimeout: Duration? = nil

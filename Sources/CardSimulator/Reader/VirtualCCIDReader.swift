@@ -26,6 +26,9 @@ public actor VirtualCCIDReader {
     private var bulkInQueue: [(bytes: [UInt8], readyAt: Duration)] = []
     private var interruptQueue: [[UInt8]] = []
     private var faults: [ReaderFault] = []
+    private var chaosRandom: SeededRandom?
+    /// A time-extension storm in progress: the command it holds and when its next frame is due.
+    private var storm: (slot: UInt8, sequence: UInt8, multiplier: UInt8, interval: Duration, nextFrameAt: Duration)?
     private var unplugged = false
     private var stallNextRead = false
     private var random: SeededRandom
@@ -51,7 +54,17 @@ public actor VirtualCCIDReader {
         self.logger = logger
         slots = Array(repeating: VirtualSlot(), count: configuration.descriptor.slotCount)
         random = SeededRandom(seed: configuration.seed)
+        chaosRandom = configuration.chaos.map { SeededRandom(seed: $0.seed) }
     }
+
+    /// Bounds on what the reader holds for the host, so a host that never reads (or a chaos
+    /// campaign) cannot make it grow: a real reader holds one answer and the latest event.
+    /// Bulk-IN messages waiting to be read; beyond this the oldest is dropped.
+    public static let maxQueuedBulkIn = 256
+    /// Interrupt-IN messages waiting to be read; beyond this the oldest is dropped.
+    public static let maxQueuedInterrupts = 32
+    /// Pending injected faults above which chaos adds no more.
+    public static let maxQueuedFaults = 8
 
     // MARK: - Cards
 
@@ -104,10 +117,20 @@ public actor VirtualCCIDReader {
         if apdus <= 0 { executeLift() }
     }
 
-    /// Queues a misbehaviour for the next command(s).
+    /// Queues a misbehaviour for the next command(s); interrupt messages are queued at once.
     public func inject(_ fault: ReaderFault) {
-        faults.append(fault)
+        switch fault {
+        case .unknownInterruptMessage:
+            queueInterrupt([0x5F, 0x01, 0x02])
+        case .shortInterruptMessage:
+            queueInterrupt([CCIDInterruptMessage.slotChangeType])
+        default:
+            faults.append(fault)
+        }
     }
+
+    /// Faults injected and not yet shown (chaos adds none while this many are pending).
+    public var pendingFaultCount: Int { faults.count }
 
     /// Unplugs the reader: every pending and later transfer fails with `noDevice`.
     public func unplug() {
@@ -122,6 +145,15 @@ public actor VirtualCCIDReader {
         guard !unplugged else { throw .noDevice }
         applyScheduledEvents()
         commandsReceived += 1
+        if let chaos = configuration.chaos, var chaosRandom {
+            // Drawn for every command, so a seed replays the same faults for the same commands.
+            let draw = Double(chaosRandom.next() >> 11) / Double(1 << 53)
+            if draw < chaos.rate {
+                let fault = chaos.pickFault(for: configuration.descriptor.exchangeLevel, using: &chaosRandom)
+                if faults.count < Self.maxQueuedFaults || fault.isInterruptMessage { inject(fault) }
+            }
+            self.chaosRandom = chaosRandom
+        }
         if takeFault(.unplug) {
             unplug()
             throw .noDevice
@@ -132,6 +164,10 @@ public actor VirtualCCIDReader {
         } catch {
             answerMalformed(bytes, error: error)
             return
+        }
+        if let held = storm, held.slot == command.slot {
+            // The host moved on (another command, or the Abort that handle(_:) answers).
+            endStorm(held)
         }
         if takeFault(.noResponse) { return }
         if takeFault(.staleFrame) {
@@ -149,8 +185,7 @@ public actor VirtualCCIDReader {
             return
         }
         if takeFault(.hardwareError) {
-            interruptQueue.append(CCIDInterruptMessage.hardwareError(slot: command.slot, sequence: command.sequence, code: 0x01).encoded())
-            wake(.interrupt)
+            queueInterrupt(CCIDInterruptMessage.hardwareError(slot: command.slot, sequence: command.sequence, code: 0x01).encoded())
             reply(failure(command, error: .hardwareError, icc: slots[Int(command.slot)].iccStatus), delay: configuration.timing.readerOnlyTime)
             return
         }
@@ -163,6 +198,15 @@ public actor VirtualCCIDReader {
         let deadline = clock.now() + timeout
         while true {
             guard !unplugged else { throw .noDevice }
+            if bulkInQueue.isEmpty, var held = storm {
+                // The storm's next frame, made only when the host is reading: no queue grows.
+                let frame = CCIDResponse(slot: held.slot, sequence: held.sequence,
+                                         state: .init(icc: .presentActive, command: .timeExtension),
+                                         errorCode: held.multiplier, kind: .dataBlock(chainParameter: 0, data: []))
+                bulkInQueue.append((frame.encoded(), held.nextFrameAt))
+                held.nextFrameAt += held.interval
+                storm = held
+            }
             if stallNextRead {
                 stallNextRead = false
                 throw .stall(endpoint: "bulk-IN")
@@ -323,6 +367,9 @@ public actor VirtualCCIDReader {
             }
             if takeFault(.corruptT1Block) { t1.corruptNextBlockChecksum() }
             let event = t1.receive(data)
+            // A storm of S(WTX) requests lasts only while the host keeps granting them; any
+            // other block (a resynchronisation, a new command) ends it.
+            if case .waitingTimeExtensionGranted = event {} else { slots[index].waitingTimeExtensionStorm = nil }
             switch event {
             case .send(let block):
                 slots[index].t1 = t1
@@ -333,6 +380,16 @@ public actor VirtualCCIDReader {
                 guard var endpoint = slots[index].t1 else {
                     // The card left during the exchange.
                     reply(failure(command, error: .iccMute, icc: slots[index].iccStatus), delay: time)
+                    return
+                }
+                if case .waitingTimeExtensionStorm(let interval, let multiplier)? = takeFault(where: {
+                    if case .waitingTimeExtensionStorm = $0 { true } else { false }
+                }) {
+                    slots[index].waitingTimeExtensionStorm = (multiplier, interval)
+                    slots[index].pendingT1Response = response
+                    let block = endpoint.requestWaitingTimeExtension(multiplier: multiplier)
+                    slots[index].t1 = endpoint
+                    reply(dataBlock(command, data: block), delay: time + interval, cardExchange: true)
                     return
                 }
                 if let multiplier = takeCardWaitingTimeExtension() {
@@ -347,6 +404,13 @@ public actor VirtualCCIDReader {
                 slots[index].t1 = endpoint
                 reply(dataBlock(command, data: block), delay: time, cardExchange: true)
             case .waitingTimeExtensionGranted:
+                if let (multiplier, interval) = slots[index].waitingTimeExtensionStorm {
+                    // The card keeps asking for more time and never answers.
+                    let block = t1.requestWaitingTimeExtension(multiplier: multiplier)
+                    slots[index].t1 = t1
+                    reply(dataBlock(command, data: block), delay: readerTime + interval, cardExchange: true)
+                    return
+                }
                 let response = slots[index].pendingT1Response ?? [0x6F, 0x00]
                 slots[index].pendingT1Response = nil
                 let block = t1.respond(with: response)
@@ -435,6 +499,15 @@ public actor VirtualCCIDReader {
 
     // MARK: - Scheduled card movement
 
+    /// Stops a time-extension storm and drops its frame that is still waiting to go out.
+    private func endStorm(_ held: (slot: UInt8, sequence: UInt8, multiplier: UInt8, interval: Duration, nextFrameAt: Duration)) {
+        storm = nil
+        bulkInQueue.removeAll { entry in
+            guard let frame = try? CCIDResponse(decoding: entry.bytes) else { return false }
+            return frame.slot == held.slot && frame.sequence == held.sequence && frame.state.command == .timeExtension
+        }
+    }
+
     private func executeLift() {
         guard let plan = liftPlan else { return }
         liftPlan = nil
@@ -456,10 +529,16 @@ public actor VirtualCCIDReader {
         let changes = slots.indices.map {
             CCIDInterruptMessage.SlotChange(slot: $0, cardPresent: slots[$0].card != nil, changed: $0 == slot)
         }
-        if configuration.hasInterruptEndpoint {
-            interruptQueue.append(CCIDInterruptMessage.slotChange(changes).encoded())
-            wake(.interrupt)
-        }
+        queueInterrupt(CCIDInterruptMessage.slotChange(changes).encoded())
+    }
+
+    /// Queues an interrupt-IN message (readers without the endpoint drop it); the oldest goes
+    /// when nobody reads them.
+    private func queueInterrupt(_ message: [UInt8]) {
+        guard configuration.hasInterruptEndpoint else { return }
+        if interruptQueue.count >= Self.maxQueuedInterrupts { interruptQueue.removeFirst() }
+        interruptQueue.append(message)
+        wake(.interrupt)
     }
 
     // MARK: - Abort
@@ -475,9 +554,11 @@ public actor VirtualCCIDReader {
             if case .dataBlock = aborted.kind { aborted.kind = .dataBlock(chainParameter: 0, data: []) }
             bulkInQueue[position] = (aborted.encoded(), clock.now())
         }
-        // The card's half-finished chained command or response is dropped.
+        // The card's half-finished chained command or response is dropped, and so is an
+        // answer held back behind S(WTX) requests.
         slots[Int(slot)].commandChain = nil
         slots[Int(slot)].pendingResponse = []
+        slots[Int(slot)].waitingTimeExtensionStorm = nil
     }
 
     // MARK: - Replies
@@ -494,15 +575,38 @@ public actor VirtualCCIDReader {
                 enqueue(extensionFrame.encoded(), delay: .zero)
             }
         }
+        if cardExchange, case .timeExtensionStorm(let interval, let multiplier)? = takeFault(where: {
+            if case .timeExtensionStorm = $0 { true } else { false }
+        }) {
+            // The card never answers; the reader keeps asking for more time instead, the first
+            // time at once (before the host's first timeout), then every `interval`.
+            storm = (response.slot, response.sequence, multiplier, interval, clock.now())
+            return
+        }
         if takeFault(.wrongSequence) { response.sequence &+= 1 }
+        if takeFault(.randomSequence) { response.sequence = UInt8(truncatingIfNeeded: random.next()) }
         var bytes = response.encoded()
         if takeFault(.shortResponse) { bytes = Array(bytes.prefix(max(1, bytes.count / 2))) }
         if takeFault(.garbledResponse) {
             let length = Int(random.next() % 40) + 1
             bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
         }
+        if takeFault(.oversizedResponse), case .dataBlock(let chain, let data) = response.kind {
+            // One byte more than the host's buffer for this reader can take.
+            let padding = CCIDDriver.readBufferLength(for: configuration.descriptor) + 1 - bytes.count
+            response.kind = .dataBlock(chainParameter: chain, data: data + [UInt8](repeating: 0x90, count: max(padding, 1)))
+            bytes = response.encoded()
+        }
+        if case .lengthFieldMismatch(let declared)? = takeFault(where: {
+            if case .lengthFieldMismatch = $0 { true } else { false }
+        }), bytes.count >= ccidHeaderLength {
+            bytes.replaceSubrange(1..<5, with: [UInt8(truncatingIfNeeded: declared), UInt8(truncatingIfNeeded: declared >> 8),
+                                                UInt8(truncatingIfNeeded: declared >> 16), UInt8(truncatingIfNeeded: declared >> 24)])
+        }
+        if takeFault(.emptyTransfer) { enqueue([], delay: .zero) }
         if takeFault(.stall) { stallNextRead = true }
         enqueue(bytes, delay: delay)
+        if takeFault(.duplicateResponse) { enqueue(bytes, delay: delay) }
     }
 
     private func answerMalformed(_ bytes: [UInt8], error: CCIDFrameError) {
@@ -522,6 +626,7 @@ public actor VirtualCCIDReader {
     }
 
     private func enqueue(_ bytes: [UInt8], delay: Duration) {
+        if bulkInQueue.count >= Self.maxQueuedBulkIn { bulkInQueue.removeFirst() }
         bulkInQueue.append((bytes, delay == .zero ? .zero : clock.now() + delay))
         wake(.bulkIn)
     }
@@ -530,6 +635,12 @@ public actor VirtualCCIDReader {
         guard let index = faults.firstIndex(where: { if case .cardWaitingTimeExtension = $0 { true } else { false } }),
               case .cardWaitingTimeExtension(let multiplier) = faults.remove(at: index) else { return nil }
         return multiplier
+    }
+
+    /// Removes and returns the first pending fault that `matches`.
+    private func takeFault(where matches: (ReaderFault) -> Bool) -> ReaderFault? {
+        guard let index = faults.firstIndex(where: matches) else { return nil }
+        return faults.remove(at: index)
     }
 
     private func takeFault(_ fault: ReaderFault) -> Bool {

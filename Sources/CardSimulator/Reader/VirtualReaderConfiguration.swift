@@ -22,6 +22,8 @@ public struct VirtualReaderConfiguration: Sendable {
     public var errorCodeOnSuccess: UInt8
     /// Answer to an empty PC_to_RDR_Escape (firmware version string, like ACS readers).
     public var firmwareVersion: String
+    /// Seeded misbehaviour on top of injected faults (nil: the reader behaves).
+    public var chaos: ReaderChaos? = nil
 
     public init(name: String = "CardFlow Virtual Reader", manufacturer: String = "CardFlow",
                 vendorID: UInt16 = 0x072F, productID: UInt16 = 0x223E, bcdDevice: UInt16 = 0x0206,

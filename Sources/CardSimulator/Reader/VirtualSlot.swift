@@ -8,6 +8,9 @@ struct VirtualSlot: Sendable {
     var t1: T1CardEndpoint?
     /// TPDU readers: the answer held back while the card's S(WTX) request is outstanding.
     var pendingT1Response: [UInt8]?
+    /// TPDU readers: while set, the card answers every granted S(WTX) with another request
+    /// (multiplier, pause before each).
+    var waitingTimeExtensionStorm: (multiplier: UInt8, interval: Duration)?
     /// Command parts received so far with wLevelParameter chaining.
     var commandChain: [UInt8]?
     /// Response bytes still to be fetched with wLevelParameter 0x0010.
@@ -26,6 +29,7 @@ struct VirtualSlot: Sendable {
         powered = false
         t1 = nil
         pendingT1Response = nil
+        waitingTimeExtensionStorm = nil
         commandChain = nil
         pendingResponse = []
     }

@@ -42,12 +42,14 @@ public struct SimulatorSetup: Sendable {
                     productID: profile.productID, bcdDevice: profile.bcdDevice, descriptor: descriptor,
                     hasInterruptEndpoint: interface.numberOfEndpoints >= 3, seed: specification.seed)
                 configuration.timing.extraLatency = specification.latency
+                configuration.chaos = specification.readerChaos
                 configurations.append((configuration, interface.interfaceNumber, name))
             }
             guard !configurations.isEmpty else { throw SimulatorSetupError.profileWithoutInterfaces(path) }
         } else {
             var configuration = VirtualReaderConfiguration(seed: specification.seed)
             configuration.timing.extraLatency = specification.latency
+            configuration.chaos = specification.readerChaos
             configurations.append((configuration, 0, configuration.name))
         }
         readers = configurations.map { configuration, interface, name in

@@ -37,6 +37,11 @@ public struct SimulatorSpecification: Sendable, Hashable {
     /// TON card: a JSON file of factory activation data (`activation=PATH`) with the keys
     /// `serialNumber`, `password`, `commonSecret` and `iv`; vector A of the reference by default.
     public var activationPath: String?
+    /// Seeded reader misbehaviour (`reader-chaos=SEED`, with `chaos-rate=P` the share of
+    /// commands that meet a fault, 0.05 by default): time-extension and S(WTX) storms, lost,
+    /// short, oversized, garbled and duplicated answers, bSeq games, stalls, unknown interrupt
+    /// messages. Errors must come back typed; nothing may crash or hang.
+    public var readerChaos: ReaderChaos?
 
     public init(cardKind: SimulatedCardKind = .iso7816) {
         self.cardKind = cardKind
@@ -54,6 +59,7 @@ public struct SimulatorSpecification: Sendable, Hashable {
             kind = parsed
         }
         self.init(cardKind: kind)
+        var chaosRate: Double?
         for option in parts.dropFirst() {
             let pieces = option.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
             let key = pieces[0]
@@ -110,11 +116,28 @@ public struct SimulatorSpecification: Sendable, Hashable {
                     throw .invalidValue(option: key, value: text, expected: "a size in bytes from 3 to 32767")
                 }
                 capacity = bytes
+            case "reader-chaos":
+                let text = try require()
+                guard let number = UInt64(text) else { throw .invalidValue(option: key, value: text, expected: "a seed (an unsigned integer)") }
+                readerChaos = ReaderChaos(seed: number)
+            case "chaos-rate":
+                let text = try require()
+                guard let rate = Double(text), (0...1).contains(rate) else {
+                    throw .invalidValue(option: key, value: text, expected: "a probability from 0 to 1, e.g. 0.1")
+                }
+                chaosRate = rate
             case "":
                 throw .emptyOption
             default:
                 throw .unknownOption(key)
             }
+        }
+        if let chaosRate {
+            guard var chaos = readerChaos else {
+                throw .invalidValue(option: "chaos-rate", value: String(chaosRate), expected: "reader-chaos=SEED as well")
+            }
+            chaos.rate = chaosRate
+            readerChaos = chaos
         }
         if swap, returnAfter == nil { throw .invalidValue(option: "swap", value: "", expected: "return-after=MS as well") }
         if returnAfter != nil, liftAfter == nil { throw .invalidValue(option: "return-after", value: "", expected: "lift-after=N as well") }
@@ -147,7 +170,7 @@ public enum SimulatorSpecificationError: Error, Sendable, Hashable, CustomString
         case .notSimulatorSelector(let text): "'\(text)' is not a simulator selector (expected sim[:CARD][,option=value...])"
         case .unknownCardKind(let kind):
             "unknown simulated card '\(kind)'; known: \(SimulatedCardKind.allCases.map(\.rawValue).joined(separator: ", "))"
-        case .unknownOption(let key): "unknown simulator option '\(key)'; known: profile, latency, lift-after, return-after, swap, seed, state, capacity, block-size, locked, multi-write, ndef, random-uid, activation"
+        case .unknownOption(let key): "unknown simulator option '\(key)'; known: profile, latency, lift-after, return-after, swap, seed, state, capacity, block-size, locked, multi-write, ndef, random-uid, activation, reader-chaos, chaos-rate"
         case .missingValue(let key): "simulator option '\(key)' needs a value (\(key)=...)"
         case .invalidValue(let key, let value, let expected): "simulator option '\(key)' has value '\(value)'; expected \(expected)"
         case .emptyOption: "empty simulator option (two commas in a row?)"

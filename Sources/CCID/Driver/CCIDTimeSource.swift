@@ -1,0 +1,20 @@
+/// Where a ``CCIDDriver`` reads the time to hold each operation to
+/// ``CCIDDriverConfiguration/exchangeTimeLimit``.
+///
+/// The driver only reads the time; the waiting itself is the transport's (its transfer
+/// timeouts are shortened so that none outlives the limit). Tests pass the simulator's manual
+/// clock, which CardFlow makes a time source, so a reader that stalls an exchange with endless
+/// time extensions is tested without waiting.
+public protocol CCIDTimeSource: Sendable {
+    /// Time elapsed since an origin of the source's choosing; never goes backwards.
+    func now() -> Duration
+}
+
+/// The monotonic system clock, measured from when the value was made.
+public struct CCIDMonotonicTime: CCIDTimeSource {
+    private let origin = ContinuousClock.now
+
+    public init() {}
+
+    public func now() -> Duration { origin.duration(to: .now) }
+}

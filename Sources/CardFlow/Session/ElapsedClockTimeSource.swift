@@ -1,0 +1,20 @@
+import CCID
+
+/// Any ``ElapsedClock`` as the time source a ``CCIDDriver`` holds its operations to
+/// ``CCIDDriverConfiguration/exchangeTimeLimit`` with: pass the ``ManualClock`` a test drives to
+/// the driver as well, and a reader's endless time extensions run out without real waiting.
+///
+/// ```swift
+/// let clock = ManualClock()
+/// let driver = CCIDDriver(transport: transport, descriptor: descriptor,
+///                         timeSource: ElapsedClockTimeSource(clock))
+/// ```
+public struct ElapsedClockTimeSource: CCIDTimeSource {
+    public let clock: any ElapsedClock
+
+    public init(_ clock: any ElapsedClock) {
+        self.clock = clock
+    }
+
+    public func now() -> Duration { clock.now() }
+}

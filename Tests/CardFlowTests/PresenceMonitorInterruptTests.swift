@@ -1,0 +1,63 @@
+import CardFlow
+import CardSimulator
+import CCID
+import Synchronization
+import Testing
+
+/// A reader may send interrupt messages CardFlow does not know, or cut short: card-presence
+/// monitoring logs them, asks the reader, and goes on (pcsc-lite does the same).
+@Suite("Presence monitor and odd interrupt messages")
+struct PresenceMonitorInterruptTests {
+    /// Collects a presence stream in the background until ``stop()``.
+    final class PresenceRecorder: Sendable {
+        private let seen = Mutex<[CardPresence]>([])
+        private let ended = Atomic<Bool>(false)
+        private let task = Mutex<Task<Void, Never>?>(nil)
+
+        init(_ stream: AsyncStream<CardPresence>) {
+            let consumer = Task { [self] in
+                for await presence in stream { seen.withLock { $0.append(presence) } }
+                ended.store(true, ordering: .releasing)
+            }
+            task.withLock { $0 = consumer }
+        }
+
+        func stop() {
+            task.withLock { $0?.cancel() }
+        }
+
+        var values: [CardPresence] { seen.withLock { $0 } }
+        var hasEnded: Bool { ended.load(ordering: .acquiring) }
+
+        /// Waits (real time, bounded) until `count` values arrived or the stream ended.
+        func waitFor(count: Int, within limit: Duration = .seconds(10)) async -> [CardPresence] {
+            let deadline = ContinuousClock.now + limit
+            while values.count < count && !hasEnded && ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+            return values
+        }
+    }
+
+    @Test("unknown and short interrupt messages: logged, the reader is asked, monitoring goes on",
+          arguments: [[ReaderFault.unknownInterruptMessage], [.shortInterruptMessage],
+                      [.unknownInterruptMessage, .shortInterruptMessage, .unknownInterruptMessage]])
+    func oddMessagesDoNotStopMonitoring(faults: [ReaderFault]) async throws {
+        let log = CapturedLog()
+        let virtual = VirtualCCIDReader(configuration: VirtualReaderConfiguration())
+        await virtual.insert(ISO7816Card(seed: 1))
+        let reader = Reader.simulated(virtual, logger: log.logger())
+        let recorder = PresenceRecorder(await reader.cardPresence())
+        #expect(await recorder.waitFor(count: 1) == [.present])
+        // Queued in order: the odd messages come before the removal's NotifySlotChange.
+        for fault in faults { await virtual.inject(fault) }
+        await virtual.removeCard()
+        #expect(await recorder.waitFor(count: 2) == [.present, .absent])
+        await virtual.insert(ISO7816Card(seed: 2))
+        #expect(await recorder.waitFor(count: 3) == [.present, .absent, .present])
+        #expect(!recorder.hasEnded, "monitoring stopped")
+        let warnings = log.all.filter { $0.level == .warning && $0.message.contains("unexpected interrupt message") }
+        #expect(warnings.count == 1, "one warning, then debug: \(log.all)")
+        recorder.stop()
+    }
+}
