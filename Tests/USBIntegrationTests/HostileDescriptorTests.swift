@@ -76,7 +76,7 @@ extension USBIntegration {
             let cardctl = try Cardctl.executable()
             let run = try await Cardctl.run(["simulate", "--reader-profile", path, "--", cardctl, "--reader", "usb", "list"])
             #expect(run.status == 0, "\(run)")
-            #expect(run.stdout.contains("Hostile Descriptor Reader"), "\(run)")
+            #expect(run.stdout.contains("[1209:2702]"), "\(run)")
             #expect(run.stdout.contains("\(length)-byte messages"), "\(run)")
             #expect(run.stdout.contains("card present, ATR 3B"), "the card answered: \(run)")
             #expect(run.stderr.contains("dwMaxCCIDMessageLength"), "a warning names the field: \(run)")

@@ -1,0 +1,38 @@
+import CardFlow
+import Synchronization
+
+/// Virtual time that never waits: whoever sleeps moves the clock to their deadline at once.
+///
+/// With one driver and one simulated reader on it, this is a discrete-event simulation: the
+/// reader queues every answer before the driver reads, so a read that finds nothing has nothing
+/// to wait for, and its timeout passes in no real time. Campaigns of hostile sessions then run
+/// at CPU speed while timeouts, time-extension storms and exchange time limits still count.
+final class SkippingClock: ElapsedClock {
+    private let nanoseconds = Atomic<Int64>(0)
+
+    init() {}
+
+    func now() -> Duration { .nanoseconds(nanoseconds.load(ordering: .acquiring)) }
+
+    func suspend(until deadline: Duration) async throws {
+        try Task.checkCancellation()
+        let target = Self.nanoseconds(deadline)
+        var current = nanoseconds.load(ordering: .acquiring)
+        while current < target {
+            let (exchanged, original) = nanoseconds.compareExchange(expected: current, desired: target,
+                                                                    ordering: .acquiringAndReleasing)
+            if exchanged { break }
+            current = original
+        }
+        await Task.yield()
+        try Task.checkCancellation()
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        let whole = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !whole.overflow else { return seconds < 0 ? .min : .max }
+        let sum = whole.partialValue.addingReportingOverflow(attoseconds / 1_000_000_000)
+        return sum.overflow ? .max : sum.partialValue
+    }
+}
