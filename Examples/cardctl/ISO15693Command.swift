@@ -16,6 +16,13 @@ struct ISO15693Command: AsyncParsableCommand {
         var byteOrder: ISO15693Tag.ByteOrder { reverse ? .reversedPerBlock : .asStored }
     }
 
+    /// Block numbers are one byte on the air: anything else is a usage error, found before any APDU.
+    static func validateBlock(_ block: Int) throws {
+        guard ISO15693Tag.addressableBlocks.contains(block) else {
+            throw ValidationError("--block \(block) is outside 0...255 (ISO 15693 block numbers are one byte)")
+        }
+    }
+
     struct Info: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "info", abstract: "UID, block size and block count.")
         @OptionGroup var global: GlobalOptions
@@ -37,6 +44,13 @@ struct ISO15693Command: AsyncParsableCommand {
         @Option(help: "First block.") var block: Int = 0
         @Option(help: "Number of blocks (default: to the end).") var count: Int?
 
+        func validate() throws {
+            try ISO15693Command.validateBlock(block)
+            if let count, !(1...256).contains(count) {
+                throw ValidationError("--count \(count) is outside 1...256 (ISO 15693 addresses 256 blocks)")
+            }
+        }
+
         func run() async throws {
             let data = try await withTag(global, order.byteOrder) { tag in
                 let info = try await tag.systemInformation()
@@ -56,6 +70,10 @@ struct ISO15693Command: AsyncParsableCommand {
         @OptionGroup var order: ByteOrderOption
         @Option(help: "First block.") var block: Int
         @Option(help: "Data in hex, a whole number of blocks.") var data: String
+
+        func validate() throws {
+            try ISO15693Command.validateBlock(block)
+        }
 
         func run() async throws {
             let bytes = try [UInt8](hex: data)

@@ -42,11 +42,19 @@ public struct ISO15693Tag: Sendable {
         return try ISO15693SystemInformation(response: answer)
     }
 
+    /// ISO 15693 addresses blocks with one byte: block numbers are 0...255.
+    public static let addressableBlocks = 0...255
+
     /// Reads `count` blocks from `first` (READ BINARY; one block per APDU keeps within every
     /// reader's response buffer).
+    ///
+    /// - Throws: ``ISO15693Error/blockOutOfRange(first:count:)`` when the blocks are not all in
+    ///   0...255 or `count` is negative, ``ISO15693Error/invalidBlockSize(_:)``, before any APDU.
     public func readBlocks(_ first: Int, count: Int, blockSize: Int? = nil) async throws -> [UInt8] {
+        try Self.checkBlocks(first, count: count)
         let size = try await resolvedBlockSize(blockSize)
         var data: [UInt8] = []
+        data.reserveCapacity(count * size)
         for block in first..<first + count {
             let command = try CommandAPDU(cla: 0xFF, ins: 0xB0, p1: 0x00, p2: UInt8(block), le: size)
             let response = try await channel.transmit(command)
@@ -59,9 +67,13 @@ public struct ISO15693Tag: Sendable {
 
     /// Writes `data` block by block from `first` (single-block writes: many tags disable
     /// multi-block write).
+    ///
+    /// - Throws: ``ISO15693Error/blockOutOfRange(first:count:)`` when a block would fall outside
+    ///   0...255, before anything is written.
     public func writeBlocks(_ first: Int, data: [UInt8], blockSize: Int? = nil) async throws {
         let size = try await resolvedBlockSize(blockSize)
         guard data.count % size == 0 else { throw ISO15693Error.notWholeBlocks(length: data.count, blockSize: size) }
+        try Self.checkBlocks(first, count: data.count / size)
         for index in 0..<data.count / size {
             var block = Array(data[index * size..<(index + 1) * size])
             if byteOrder == .reversedPerBlock { block.reverse() }
@@ -75,7 +87,9 @@ public struct ISO15693Tag: Sendable {
     /// READ MULTIPLE BLOCKS (0x23) through the transparent exchange, addressed to `uid` when
     /// given (flags 0x22: addressed, high data rate), else non-addressed (0x02).
     public func readMultipleBlocks(_ first: Int, count: Int, blockSize: Int, uid: [UInt8]? = nil) async throws -> [UInt8] {
-        guard (1...256).contains(count), first + count <= 256 else { throw ISO15693Error.notWholeBlocks(length: count, blockSize: blockSize) }
+        try Self.checkBlocks(first, count: count)
+        guard count >= 1 else { throw ISO15693Error.blockOutOfRange(first: first, count: count) }
+        try Self.checkBlockSize(blockSize)
         let data = try await transceive(request(command: 0x23, uid: uid, parameters: [UInt8(first), UInt8(count - 1)]))
         guard data.count == count * blockSize else { throw ISO15693Error.wrongBlockLength(block: first, length: data.count) }
         return byteOrder == .reversedPerBlock
@@ -84,6 +98,7 @@ public struct ISO15693Tag: Sendable {
 
     /// WRITE SINGLE BLOCK (0x21) through the transparent exchange, addressed when `uid` is given.
     public func writeBlockDirectly(_ block: Int, data: [UInt8], uid: [UInt8]? = nil) async throws {
+        try Self.checkBlocks(block, count: 1)
         let stored = byteOrder == .reversedPerBlock ? Array(data.reversed()) : data
         _ = try await transceive(request(command: 0x21, uid: uid, parameters: [UInt8(block)] + stored))
     }
@@ -96,12 +111,17 @@ public struct ISO15693Tag: Sendable {
 
     /// LOCK BLOCK (permanent) through the transparent exchange.
     public func lockBlock(_ block: Int) async throws {
+        try Self.checkBlocks(block, count: 1)
         _ = try await transceive([0x02, 0x22, UInt8(block)])
     }
 
     /// One raw ISO 15693-3 request in a transparent exchange; returns the response after its
     /// flags byte, or throws the tag's error code.
+    ///
+    /// - Throws: ``ISO15693Error/requestTooLong(_:)`` for a request over 253 bytes (it travels
+    ///   in one BER-TLV data object inside a short APDU).
     public func transceive(_ request: [UInt8]) async throws -> [UInt8] {
+        guard request.count <= 253 else { throw ISO15693Error.requestTooLong(request.count) }
         let objects: [UInt8] = [0x95, UInt8(request.count)] + request
         let command = try CommandAPDU(cla: 0xFF, ins: 0xC2, p1: 0x00, p2: 0x01, data: objects, le: 256)
         let response = try await channel.transmit(command)
@@ -126,8 +146,23 @@ public struct ISO15693Tag: Sendable {
     }
 
     private func resolvedBlockSize(_ given: Int?) async throws -> Int {
-        if let given { return given }
+        if let given {
+            try Self.checkBlockSize(given)
+            return given
+        }
         return try await systemInformation().blockSize
+    }
+
+    /// Throws unless blocks `first ..< first + count` all have one-byte numbers.
+    static func checkBlocks(_ first: Int, count: Int) throws(ISO15693Error) {
+        guard addressableBlocks.contains(first), count >= 0, count <= addressableBlocks.upperBound + 1 - first else {
+            throw .blockOutOfRange(first: first, count: count)
+        }
+    }
+
+    /// ISO 15693-3 blocks have 1 to 32 bytes.
+    static func checkBlockSize(_ size: Int) throws(ISO15693Error) {
+        guard (1...32).contains(size) else { throw .invalidBlockSize(size) }
     }
 }
 
@@ -175,6 +210,13 @@ public enum ISO15693Error: Error, Sendable, Hashable, CustomStringConvertible {
     case noMemorySize
     case differentTag(expected: [UInt8], found: [UInt8])
     case verificationFailed(expected: [UInt8], found: [UInt8])
+    /// Blocks `first ..< first + count` are not all in 0...255 (ISO 15693 block numbers are one
+    /// byte), or `count` is negative.
+    case blockOutOfRange(first: Int, count: Int)
+    /// A block size outside 1...32 bytes.
+    case invalidBlockSize(Int)
+    /// A raw request longer than a transparent exchange carries (253 bytes).
+    case requestTooLong(Int)
 
     public var description: String {
         switch self {
@@ -188,6 +230,11 @@ public enum ISO15693Error: Error, Sendable, Hashable, CustomStringConvertible {
         case .tagError(let code): "the tag answered error 0x\(String(code, radix: 16, uppercase: true))" + Self.meaning(code)
         case .malformedSystemInformation: "GET SYSTEM INFORMATION answer is malformed"
         case .noMemorySize: "the tag does not report its memory size"
+        case .blockOutOfRange(let first, let count):
+            count < 0 ? "a block count of \(count) is negative"
+                : "\(count) blocks from block \(first) are outside the block numbers ISO 15693 can address (0...255)"
+        case .invalidBlockSize(let size): "a block size of \(size) bytes is outside 1...32"
+        case .requestTooLong(let count): "a \(count)-byte request does not fit a transparent exchange (253 bytes at most)"
         case .verificationFailed(let expected, let found):
             "read-back differs from what was written (\(expected.count) bytes written, \(zip(expected, found).filter { $0 != $1 }.count) differ)"
         case .differentTag(let expected, let found):

@@ -77,10 +77,15 @@ public enum TONError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// The seed's rendering of a failed APDU: `"B0 A2 00 00 44 <DATA> FFFFFFFF "` — header, Lc
     /// and data when there is data, then Le (`FFFFFFFF` when absent, `100` for 256), and a space.
-    public static func formatted(_ command: CommandAPDU) -> String {
+    ///
+    /// Data bytes that `redaction` hides (by default the PINs, the activation password, keychain
+    /// keys and recovery data of ``TONWallet/redaction``) are shown as `**`: error JSON ends up in
+    /// logs and terminals, where the seed's clear-text APDU leaked them.
+    public static func formatted(_ command: CommandAPDU, redaction: APDURedaction = TONWallet.redaction) -> String {
         var text = [command.cla, command.ins, command.p1, command.p2].spacedHexString + " "
         if !command.data.isEmpty {
-            text += [UInt8(truncatingIfNeeded: command.data.count)].hexString + " " + command.data.hexString + " "
+            text += [UInt8(truncatingIfNeeded: command.data.count)].hexString + " "
+                + redactedHex(command.data, hiding: redaction.ranges(for: command).commandData) + " "
         }
         if let le = command.le {
             text += le < 256 ? [UInt8(le)].hexString : String(le, radix: 16, uppercase: true)
@@ -88,5 +93,13 @@ public enum TONError: Error, Sendable, Equatable, CustomStringConvertible {
             text += "FFFFFFFF"
         }
         return text + " "
+    }
+
+    /// Upper-case hex of `data` without spaces, `**` for each byte inside `hidden`.
+    static func redactedHex(_ data: [UInt8], hiding hidden: [Range<Int>]) -> String {
+        guard hidden.contains(where: { $0.overlaps(data.indices) }) else { return data.hexString }
+        return data.indices.map { index in
+            hidden.contains { $0.contains(index) } ? "**" : [data[index]].hexString
+        }.joined()
     }
 }

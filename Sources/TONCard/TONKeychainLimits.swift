@@ -8,6 +8,12 @@ public enum TONKeychainLimits {
     public static let storageSize = 32767
     /// Bytes per ADD/CHANGE/GET_KEY_CHUNK the client uses.
     public static let chunkSize = 128
+    /// Most 128-byte packets an interrupted delete can still move (the applet moves the keys
+    /// after the deleted one: at most the storage less the smallest key, reference 3.5).
+    public static let maxDeleteChunkPackets = (storageSize - 1) / chunkSize
+    /// Most 12-record packets an interrupted delete can still shift (the records after the
+    /// deleted key: at most 1022).
+    public static let maxDeleteRecordPackets = (maxKeys - 1) / 12
 
     /// Parses a key given in hex (30019 not hex, 30020 longer than 16384 characters or empty).
     public static func key(hex: String) throws(TONError) -> [UInt8] {

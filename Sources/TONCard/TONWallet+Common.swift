@@ -31,13 +31,16 @@ extension TONWallet {
         try await hmacKeys.createKey(from: activation, serialNumber: serialNumber)
     }
 
-    /// The redaction that keeps PINs, the activation password, recovery data and keychain keys
-    /// out of APDU traces (add it to a session with ``CardSession/addRedaction(_:)``).
+    /// The redaction that keeps PINs, the activation password (and its factory-set encrypted
+    /// form and common secret), recovery data and keychain keys out of APDU traces (add it to a
+    /// session with ``CardSession/addRedaction(_:)``) and out of ``TONError/json``.
     public static let redaction = APDURedaction { command in
         switch (command.cla, command.ins) {
         case (TONCommands.cla, TONInstruction.verifyPin.rawValue):
             return .init(commandData: [0..<4])
         case (TONCommands.cla, TONInstruction.verifyPassword.rawValue),
+             (TONCommands.cla, TONInstruction.setEncryptedPassword.rawValue),
+             (TONCommands.cla, TONInstruction.setEncryptedCommonSecret.rawValue),
              (TONCommands.cla, TONInstruction.addRecoveryDataPart.rawValue),
              (TONCommands.cla, TONInstruction.addKeyChunk.rawValue),
              (TONCommands.cla, TONInstruction.changeKeyChunk.rawValue):

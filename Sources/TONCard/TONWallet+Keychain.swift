@@ -153,9 +153,9 @@ extension TONWallet {
     public func finishDeleteKeyAfterInterruption() async throws -> Int {
         try await selectAndRequire(.deletingKey)
         try await reselectKey()
-        let chunkPackets = try Self.count(try await sendProtected(.getDeleteKeyChunkNumberOfPackets, le: 2), code: 40027)
+        let chunkPackets = try Self.chunkPackets(try await sendProtected(.getDeleteKeyChunkNumberOfPackets, le: 2))
         try await deleteLoop(.deleteKeyChunk, limit: chunkPackets + 1, lengthCode: 40023, valueCode: 40024, progress: 0)
-        let recordPackets = try Self.count(try await sendProtected(.getDeleteKeyRecordNumberOfPackets, le: 2), code: 40029)
+        let recordPackets = try Self.recordPackets(try await sendProtected(.getDeleteKeyRecordNumberOfPackets, le: 2))
         try await deleteLoop(.deleteKeyRecord, limit: recordPackets + 1, lengthCode: 40025, valueCode: 40026, progress: 0.5)
         return try await readNumberOfKeys()
     }
@@ -163,13 +163,13 @@ extension TONWallet {
     /// S_T, AI (`37`), SN, GS, E1: packets of the interrupted delete's data move.
     public func deleteKeyChunkNumberOfPackets() async throws -> Int {
         try await prepareProtected(.getDeleteKeyChunkNumberOfPackets)
-        return try Self.count(try await sendProtected(.getDeleteKeyChunkNumberOfPackets, le: 2), code: 40027)
+        return try Self.chunkPackets(try await sendProtected(.getDeleteKeyChunkNumberOfPackets, le: 2))
     }
 
     /// S_T, AI (`37`), SN, GS, E2: packets of the interrupted delete's record move.
     public func deleteKeyRecordNumberOfPackets() async throws -> Int {
         try await prepareProtected(.getDeleteKeyRecordNumberOfPackets)
-        return try Self.count(try await sendProtected(.getDeleteKeyRecordNumberOfPackets, le: 2), code: 40029)
+        return try Self.recordPackets(try await sendProtected(.getDeleteKeyRecordNumberOfPackets, le: 2))
     }
 
     private func finishDeletion() async throws {
@@ -242,6 +242,25 @@ extension TONWallet {
         guard index < TONKeychainLimits.maxKeys else { throw TONError.library(code: 40021) }
         guard (1...TONKeychainLimits.maxKeySize).contains(length) else { throw TONError.library(code: 40022) }
         return TONKeyLocation(index: index, length: length)
+    }
+
+    /// The chunk packet count of an interrupted delete; a card announcing more than its memory
+    /// can hold would otherwise drive up to 65,536 protected commands. - Throws: 40027, 40046.
+    static func chunkPackets(_ answer: [UInt8]) throws -> Int {
+        let packets = try count(answer, code: 40027)
+        guard packets <= TONKeychainLimits.maxDeleteChunkPackets else {
+            throw TONError.library(code: 40046, detail: "\(packets).")
+        }
+        return packets
+    }
+
+    /// The record packet count of an interrupted delete. - Throws: 40029, 40047.
+    static func recordPackets(_ answer: [UInt8]) throws -> Int {
+        let packets = try count(answer, code: 40029)
+        guard packets <= TONKeychainLimits.maxDeleteRecordPackets else {
+            throw TONError.library(code: 40047, detail: "\(packets).")
+        }
+        return packets
     }
 
     /// A 2-byte big-endian count. - Throws: `code` for another length.

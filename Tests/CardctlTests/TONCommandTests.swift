@@ -53,7 +53,9 @@ struct TONCommandTests {
             #expect(error["errorTypeId"] as? String == "0")
             #expect(error["errorType"] as? String == "Applet fail: card operation error")
             #expect(error["cardInstruction"] as? String == "VERIFY_PIN")
-            #expect((error["apdu"] as? String)?.hasPrefix("B0 A2 00 00 44 35353538") == true)
+            // The failing APDU is shown with the PIN hidden (the seed printed it in clear).
+            #expect((error["apdu"] as? String)?.hasPrefix("B0 A2 00 00 44 ********") == true, "\(wrongPin)")
+            #expect(!wrongPin.stdout.contains("35353538") && !wrongPin.stderr.contains("35353538"), "\(wrongPin)")
 
             let sign = try await card.run(["ton", "sign", "--pin", "5555", "--data", "0001020304", "--json"])
             #expect(sign.status == 0, "\(sign)")

@@ -7,7 +7,7 @@ import Metrics
 /// | `cardflow_apdus_sent` | counter | `reader` | commands handed to the channel |
 /// | `cardflow_apdu_bytes_sent` | counter | `reader` | encoded command bytes |
 /// | `cardflow_apdu_bytes_received` | counter | `reader` | response bytes, SW1 SW2 included |
-/// | `cardflow_apdu_status_errors` | counter | `reader`, `sw` (e.g. `"6A82"`) | answers whose status word counts as an error |
+/// | `cardflow_apdu_status_errors` | counter | `reader`, `sw` (e.g. `"6A82"`; `"6Fxx"` or `"other"` for status words ISO 7816-4 does not name, so a card cannot create unbounded series) | answers whose status word counts as an error |
 /// | `cardflow_apdu_transport_errors` | counter | `reader`, `error` (the error's type name) | exchanges that threw |
 /// | `cardflow_apdu_duration` | timer | `reader` | time from sending a command to its answer |
 ///
@@ -113,7 +113,7 @@ public struct MetricsCardChannel: CardChannel {
         bytesReceived.increment(by: response.data.count + 2)
         if isStatusError(response.statusWord) {
             Counter(label: Label.statusErrors,
-                    dimensions: [("reader", readerName), ("sw", response.statusWord.hexString)],
+                    dimensions: [("reader", readerName), ("sw", StatusWordMetricLabel.label(for: response.statusWord))],
                     factory: factory).increment()
         }
     }

@@ -97,6 +97,15 @@ public struct SimulatorSetup: Sendable {
             return TONCard(seed: seed, factoryData: try specification?.activationPath.map(TONFactoryData.init(contentsOfFile:)) ?? .vectorA)
         case .none: return nil
         case .desfire: return DESFireCard(seed: seed, randomUID: specification?.randomUID ?? false)
+        case .fuzz:
+            let wrapped = try specification?.fuzzWrappedKind.flatMap { kind in
+                try makeCard(kind, seed: seed, capacity: capacity, specification: specification)
+            }
+            let configuration = HostileCardConfiguration(
+                seed: seed, hostilePercent: specification?.fuzzHostilePercent ?? 10,
+                stickyPercent: specification?.fuzzStickyPercent ?? 5,
+                maxResponseLength: specification?.fuzzMaxResponseLength ?? 1024)
+            return HostileCard(configuration: configuration, wrapping: wrapped)
         }
     }
 
@@ -117,6 +126,7 @@ public struct SimulatorSetup: Sendable {
         case .ton: return try store.load(TONCard.self)
         case .none: return nil
         case .desfire: return try store.load(DESFireCard.self)
+        case .fuzz: throw SimulatorSetupError.cardNotPersistent(specification.cardKind.rawValue)
         }
     }
 }

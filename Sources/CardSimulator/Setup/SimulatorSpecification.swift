@@ -42,6 +42,15 @@ public struct SimulatorSpecification: Sendable, Hashable {
     /// short, oversized, garbled and duplicated answers, bSeq games, stalls, unknown interrupt
     /// messages. Errors must come back typed; nothing may crash or hang.
     public var readerChaos: ReaderChaos?
+    /// Fuzz card: the well-behaved card whose answers it spoils (`wrap=KIND`); none: every
+    /// answer is hostile.
+    public var fuzzWrappedKind: SimulatedCardKind?
+    /// Fuzz card: the share of hostile answers in percent when wrapping a card (`hostile=P`).
+    public var fuzzHostilePercent = 10
+    /// Fuzz card: the chance in percent that a power-on starts an endless mode (`sticky=P`).
+    public var fuzzStickyPercent = 5
+    /// Fuzz card: the longest oversized answer (`max-response=N` bytes).
+    public var fuzzMaxResponseLength = 1024
 
     public init(cardKind: SimulatedCardKind = .iso7816) {
         self.cardKind = cardKind
@@ -126,6 +135,24 @@ public struct SimulatorSpecification: Sendable, Hashable {
                     throw .invalidValue(option: key, value: text, expected: "a probability from 0 to 1, e.g. 0.1")
                 }
                 chaosRate = rate
+            case "wrap":
+                let text = try require()
+                guard let wrapped = SimulatedCardKind(rawValue: text), wrapped != .fuzz, wrapped != .none else {
+                    throw .invalidValue(option: key, value: text, expected: "a card kind other than fuzz and none")
+                }
+                fuzzWrappedKind = wrapped
+            case "hostile", "sticky":
+                let text = try require()
+                guard let percent = Int(text), (0...100).contains(percent) else {
+                    throw .invalidValue(option: key, value: text, expected: "a percentage from 0 to 100")
+                }
+                if key == "hostile" { fuzzHostilePercent = percent } else { fuzzStickyPercent = percent }
+            case "max-response":
+                let text = try require()
+                guard let bytes = Int(text), (1...65_536).contains(bytes) else {
+                    throw .invalidValue(option: key, value: text, expected: "a size in bytes from 1 to 65536")
+                }
+                fuzzMaxResponseLength = bytes
             case "":
                 throw .emptyOption
             default:
@@ -138,6 +165,11 @@ public struct SimulatorSpecification: Sendable, Hashable {
             }
             chaos.rate = chaosRate
             readerChaos = chaos
+        }
+        if kind != .fuzz, let option = ["wrap", "hostile", "sticky", "max-response"].first(where: { name in
+            parts.dropFirst().contains { $0 == name || $0.hasPrefix(name + "=") }
+        }) {
+            throw .invalidValue(option: option, value: "", expected: "sim:fuzz (only the fuzz card takes it)")
         }
         if swap, returnAfter == nil { throw .invalidValue(option: "swap", value: "", expected: "return-after=MS as well") }
         if returnAfter != nil, liftAfter == nil { throw .invalidValue(option: "return-after", value: "", expected: "lift-after=N as well") }
@@ -153,6 +185,15 @@ public enum SimulatedCardKind: String, Sendable, Hashable, CaseIterable {
     case type2
     case iso15693
     case none
+    /// A ``HostileCard``: seeded hostile answers, alone or spoiling a wrapped card's.
+    case fuzz
+
+    /// The well-behaved models and `none`. `fuzz` is left out on purpose: it misbehaves by
+    /// design, so code that cycles through every card (cardd's `--simulate`) must ask for it.
+    public static var allCases: [SimulatedCardKind] { [.iso7816, .desfire, .ton, .ndef4, .type2, .iso15693, .none] }
+
+    /// Every kind a selector accepts, `fuzz` included.
+    public static var selectable: [SimulatedCardKind] { allCases + [.fuzz] }
 }
 
 /// A `sim:` selector that cannot be used.
@@ -169,8 +210,8 @@ public enum SimulatorSpecificationError: Error, Sendable, Hashable, CustomString
         switch self {
         case .notSimulatorSelector(let text): "'\(text)' is not a simulator selector (expected sim[:CARD][,option=value...])"
         case .unknownCardKind(let kind):
-            "unknown simulated card '\(kind)'; known: \(SimulatedCardKind.allCases.map(\.rawValue).joined(separator: ", "))"
-        case .unknownOption(let key): "unknown simulator option '\(key)'; known: profile, latency, lift-after, return-after, swap, seed, state, capacity, block-size, locked, multi-write, ndef, random-uid, activation, reader-chaos, chaos-rate"
+            "unknown simulated card '\(kind)'; known: \(SimulatedCardKind.selectable.map(\.rawValue).joined(separator: ", "))"
+        case .unknownOption(let key): "unknown simulator option '\(key)'; known: profile, latency, lift-after, return-after, swap, seed, state, capacity, block-size, locked, multi-write, ndef, random-uid, activation, wrap, hostile, sticky, max-response, reader-chaos, chaos-rate"
         case .missingValue(let key): "simulator option '\(key)' needs a value (\(key)=...)"
         case .invalidValue(let key, let value, let expected): "simulator option '\(key)' has value '\(value)'; expected \(expected)"
         case .emptyOption: "empty simulator option (two commas in a row?)"

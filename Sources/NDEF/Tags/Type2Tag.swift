@@ -8,6 +8,10 @@ import CardFlow
 /// Writing sets the NDEF TLV's length to 0 first and to the real length last, so a tag lifted
 /// mid-write never holds a partial message that reads as valid.
 public struct Type2Tag: Sendable {
+    /// The most data-area bytes `FF B0 00 page` can reach: pages 4...255 (one P2 byte). A CC may
+    /// declare up to 2040 bytes; the rest needs SECTOR_SELECT, which PC/SC readers do not offer.
+    public static let maxAddressableDataArea = (256 - 4) * 4
+
     public let channel: any CardChannel
 
     public init(channel: any CardChannel) {
@@ -29,7 +33,7 @@ public struct Type2Tag: Sendable {
     /// The NDEF message bytes (empty when the NDEF TLV is empty).
     public func readMessageBytes() async throws -> [UInt8] {
         let (_, size, _) = try await capabilityContainer()
-        let area = try await readDataArea(size: size)
+        let area = try await readDataArea(size: min(size, Self.maxAddressableDataArea))
         guard let location = try Self.locateNDEF(in: area) else { throw NDEFTagError.malformedNDEFFile("no NDEF TLV in the data area") }
         guard location.valueOffset + location.length <= area.count else {
             throw NDEFTagError.malformedNDEFFile("NDEF TLV length \(location.length) runs past the data area")
@@ -38,18 +42,22 @@ public struct Type2Tag: Sendable {
     }
 
     /// Replaces the NDEF message.
+    ///
+    /// - Throws: ``NDEFTagError/messageTooLarge(size:capacity:)`` when the TLV does not fit the
+    ///   part of the data area a reader can address (at most ``maxAddressableDataArea`` bytes).
     public func writeMessageBytes(_ message: [UInt8]) async throws {
-        let (_, size, writable) = try await capabilityContainer()
+        let (_, declared, writable) = try await capabilityContainer()
         guard writable else { throw NDEFTagError.readOnly }
+        let size = min(declared, Self.maxAddressableDataArea)
         let area = try await readDataArea(size: size)
         // Keep the TLVs that precede the NDEF TLV (lock/memory control) in place.
         let start = try Self.locateNDEF(in: area)?.tlvOffset ?? 0
-        let header: [UInt8] = message.count < 0xFF ? [0x03, UInt8(message.count)]
-            : [0x03, 0xFF, UInt8(message.count >> 8), UInt8(message.count & 0xFF)]
-        let tlv = header + message + [0xFE]
-        guard start + tlv.count <= size else {
-            throw NDEFTagError.messageTooLarge(size: message.count, capacity: size - start - header.count - 1)
+        let headerCount = Self.ndefTLVHeaderCount(forLength: message.count)
+        let capacity = max(0, size - start - headerCount - 1)
+        guard let header = Self.ndefTLVHeader(length: message.count), start + header.count + message.count + 1 <= size else {
+            throw NDEFTagError.messageTooLarge(size: message.count, capacity: capacity)
         }
+        let tlv = header + message + [0xFE]
         var image = area
         image.replaceSubrange(start..<start + tlv.count, with: tlv)
         // First the pages with an empty NDEF TLV, then the message, then the real length.
@@ -63,6 +71,21 @@ public struct Type2Tag: Sendable {
             for page in (headerEndPage + 1)...lastPage { try await writePage(4 + page, Array(image[page * 4..<page * 4 + 4])) }
         }
         for page in firstPage...headerEndPage { try await writePage(4 + page, Array(image[page * 4..<page * 4 + 4])) }
+    }
+
+    /// The NDEF TLV's T and L bytes for a value of `length` bytes: 1-byte L below 0xFF, else
+    /// FF and 2 bytes; nil for a length the 3-byte form cannot carry (above 0xFFFE).
+    static func ndefTLVHeader(length: Int) -> [UInt8]? {
+        switch length {
+        case 0..<0xFF: [0x03, UInt8(length)]
+        case 0xFF...0xFFFE: [0x03, 0xFF, UInt8(length >> 8), UInt8(length & 0xFF)]
+        default: nil
+        }
+    }
+
+    /// How many bytes ``ndefTLVHeader(length:)`` takes (4 for lengths it cannot carry).
+    static func ndefTLVHeaderCount(forLength length: Int) -> Int {
+        (0..<0xFF).contains(length) ? 2 : 4
     }
 
     /// Where the NDEF TLV is: offset of its T byte, of its value, and its length.
@@ -99,6 +122,7 @@ public struct Type2Tag: Sendable {
     }
 
     private func readPages(from page: Int) async throws -> [UInt8] {
+        guard (0...255).contains(page) else { throw NDEFTagError.malformedNDEFFile("page \(page) cannot be addressed") }
         let command = try CommandAPDU(cla: 0xFF, ins: 0xB0, p1: 0x00, p2: UInt8(page), le: 16)
         let response = try await channel.transmit(command)
         try response.throwIfNotSuccess(for: command)
@@ -109,6 +133,7 @@ public struct Type2Tag: Sendable {
     }
 
     private func writePage(_ page: Int, _ bytes: [UInt8]) async throws {
+        guard (0...255).contains(page) else { throw NDEFTagError.malformedNDEFFile("page \(page) cannot be addressed") }
         let command = try CommandAPDU(cla: 0xFF, ins: 0xD6, p1: 0x00, p2: UInt8(page), data: bytes)
         let response = try await channel.transmit(command)
         try response.throwIfNotSuccess(for: command)

@@ -14,21 +14,24 @@ public struct Type5Tag: Sendable {
         tag = ISO15693Tag(channel: channel)
     }
 
-    /// The capability container and the tag's geometry.
+    /// The capability container and the tag's geometry. `dataAreaSize` is what the CC declares,
+    /// bounded by the memory the tag reports (a CC may claim far more than exists).
     public func capabilityContainer() async throws -> (dataAreaSize: Int, writable: Bool, blockSize: Int, ccLength: Int) {
         let info = try await tag.systemInformation()
         let first = try await tag.readBlocks(0, count: max(1, 8 / info.blockSize), blockSize: info.blockSize)
+        guard first.count >= 4 else { throw NDEFTagError.malformedCapabilityContainer("\(first.count)-byte CC cut short") }
         guard first[0] == 0xE1 || first[0] == 0xE2 else {
             throw NDEFTagError.malformedCapabilityContainer("magic number \(first[0]) is neither E1 nor E2")
         }
         guard first[1] >> 6 == 1 else { throw NDEFTagError.malformedCapabilityContainer("unsupported major version \(first[1] >> 6)") }
         let writable = (first[1] & 0x03) == 0x00
+        let memory = info.blockCount * info.blockSize
         // An MLEN of 0 announces the 8-byte CC with a 2-byte size in bytes 6-7.
         if first[2] == 0 {
             guard first.count >= 8 else { throw NDEFTagError.malformedCapabilityContainer("8-byte CC cut short") }
-            return ((Int(first[6]) << 8 | Int(first[7])) * 8, writable, info.blockSize, 8)
+            return (min((Int(first[6]) << 8 | Int(first[7])) * 8, memory), writable, info.blockSize, 8)
         }
-        return (Int(first[2]) * 8, writable, info.blockSize, 4)
+        return (min(Int(first[2]) * 8, memory), writable, info.blockSize, 4)
     }
 
     public func readMessageBytes() async throws -> [UInt8] {
@@ -46,13 +49,12 @@ public struct Type5Tag: Sendable {
     public func writeMessageBytes(_ message: [UInt8]) async throws {
         let cc = try await capabilityContainer()
         guard cc.writable else { throw NDEFTagError.readOnly }
-        let header: [UInt8] = message.count < 0xFF ? [0x03, UInt8(message.count)]
-            : [0x03, 0xFF, UInt8(message.count >> 8), UInt8(message.count & 0xFF)]
-        let tlv = header + message + [0xFE]
-        let capacity = cc.dataAreaSize - cc.ccLength
-        guard tlv.count <= capacity else {
-            throw NDEFTagError.messageTooLarge(size: message.count, capacity: capacity - header.count - 1)
+        let capacity = max(0, cc.dataAreaSize - cc.ccLength)
+        guard let header = Type2Tag.ndefTLVHeader(length: message.count), header.count + message.count + 1 <= capacity else {
+            let headerCount = Type2Tag.ndefTLVHeaderCount(forLength: message.count)
+            throw NDEFTagError.messageTooLarge(size: message.count, capacity: max(0, capacity - headerCount - 1))
         }
+        let tlv = header + message + [0xFE]
         // The memory image from the CC on, block aligned.
         var image = try await tag.readBlocks(0, count: (cc.ccLength + tlv.count + cc.blockSize - 1) / cc.blockSize, blockSize: cc.blockSize)
         image.replaceSubrange(cc.ccLength..<cc.ccLength + tlv.count, with: tlv)
@@ -72,7 +74,7 @@ public struct Type5Tag: Sendable {
     }
 
     private func readArea(_ cc: (dataAreaSize: Int, writable: Bool, blockSize: Int, ccLength: Int)) async throws -> [UInt8] {
-        let total = min(cc.dataAreaSize, try await tag.systemInformation().blockCount * cc.blockSize)
+        let total = cc.dataAreaSize
         let bytes = try await tag.readBlocks(0, count: total / cc.blockSize, blockSize: cc.blockSize)
         return Array(bytes.dropFirst(cc.ccLength))
     }
