@@ -13,6 +13,9 @@ let package = Package(
         .library(name: "TONCard", targets: ["TONCard"]),
         .library(name: "CardDaemon", targets: ["CardDaemon"]),
         .library(name: "Relay", targets: ["Relay"]),
+        // For the fuzz package (Fuzz/), which reaches the NDEF and ISO 15693 decoders.
+        .library(name: "NDEF", targets: ["NDEF"]),
+        .library(name: "ISO15693", targets: ["ISO15693"]),
         .executable(name: "cardctl", targets: ["cardctl"]),
         .executable(name: "cardd", targets: ["cardd"]),
     ],

@@ -10,3 +10,6 @@ umockdev-wrapper swift test --skip-build --disable-xctest
 # pcscd + libccid drive the simulated USB reader (ATR, SCardTransmit): the emulated device is
 # real enough for the reference CCID stack.
 bash Scripts/pcscd-check.sh
+# Fuzz smoke: every libFuzzer target (Fuzz/, its own build) for a few seconds from the seed
+# corpus; a crash, time-out or out-of-memory fails CI. Longer runs: Scripts/fuzz.sh 600.
+bash Scripts/fuzz.sh 3
