@@ -65,6 +65,9 @@ public actor VirtualCCIDReader {
     public static let maxQueuedInterrupts = 32
     /// Pending injected faults above which chaos adds no more.
     public static let maxQueuedFaults = 8
+    /// The longest command APDU the reader assembles from wLevelParameter chaining (an
+    /// extended APDU); a longer chain is refused with bError "bad wLevelParameter".
+    public static let maxChainedCommandLength = 65_544
 
     // MARK: - Cards
 
@@ -428,6 +431,12 @@ public actor VirtualCCIDReader {
                 slots[index].commandChain = data
                 reply(dataBlock(command, data: [], chain: CCIDChainParameter.expectsMore), delay: readerTime)
             case CCIDLevelParameter.continues where extended && slots[index].commandChain != nil:
+                guard (slots[index].commandChain?.count ?? 0) + data.count <= Self.maxChainedCommandLength else {
+                    // A host that chains without end must not grow the reader's memory.
+                    slots[index].commandChain = nil
+                    reply(failure(command, error: .badParameter(offset: 8), icc: .presentActive), delay: readerTime)
+                    return
+                }
                 slots[index].commandChain! += data
                 reply(dataBlock(command, data: [], chain: CCIDChainParameter.expectsMore), delay: readerTime)
             case CCIDLevelParameter.ends where extended && slots[index].commandChain != nil:
