@@ -204,6 +204,7 @@ struct SimulatedReaders {
                                                        serialNumber: "CARDFLOW-SIM-\(specification.seed)",
                                                        seed: specification.seed)
         configuration.timing.extraLatency = specification.latency
+        configuration.chaos = specification.readerChaos
         let reader = VirtualCCIDReader(configuration: configuration, logger: logger)
         if let card { await reader.insert(card) }
         if let lift = specification.liftAfter {

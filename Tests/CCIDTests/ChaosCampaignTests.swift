@@ -53,7 +53,7 @@ struct ChaosCampaignTests {
     }
 
     static let environment = ProcessInfo.processInfo.environment
-    static var sessionCount: Int { environment["CARDFLOW_CAMPAIGN_SESSIONS"].flatMap(Int.init) ?? 20_000 }
+    static var sessionCount: Int { environment["CARDFLOW_CAMPAIGN_SESSIONS"].flatMap(Int.init) ?? 12_000 }
     static var baseSeed: UInt64 { environment["CARDFLOW_CAMPAIGN_SEED"].flatMap(UInt64.init) ?? 0xC4A0_5000 }
 
     /// The driver as shipped, except fewer T=1 blocks per APDU so a T=1 loop costs less to find.

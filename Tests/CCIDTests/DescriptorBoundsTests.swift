@@ -102,3 +102,39 @@ struct DescriptorBoundsTests {
         }
     }
 }
+
+extension DescriptorBoundsTests {
+    /// A descriptor with every byte at 0xFF (but bLength and type): 256 slots, every voltage,
+    /// protocol and feature bit, 255 clocks and data rates, 4 GiB messages.
+    static func extremeDescriptor() throws -> CCIDClassDescriptor {
+        var bytes = [UInt8](repeating: 0xFF, count: CCIDClassDescriptor.length)
+        bytes[0] = UInt8(CCIDClassDescriptor.length)
+        bytes[1] = CCIDClassDescriptor.descriptorType
+        return try CCIDClassDescriptor(bytes: bytes)
+    }
+
+    @Test("a reader with every descriptor field at its extreme: slot 255 works and its card events decode")
+    func extremeReaderWorks() async throws {
+        let descriptor = try Self.extremeDescriptor()
+        let reader = VirtualCCIDReader(configuration: VirtualReaderConfiguration(descriptor: descriptor))
+        let driver = CCIDDriver(transport: InMemoryUSBTransport(reader: reader), descriptor: descriptor)
+        await reader.insert(EchoCard(), slot: 255)
+        // NotifySlotChange for 256 slots is 65 bytes: the driver must read it whole.
+        let message = try await driver.readInterrupt(timeout: .seconds(1))
+        guard case .slotChange(let changes)? = message else {
+            Issue.record("expected a slot change, got \(String(describing: message))")
+            return
+        }
+        #expect(changes.count == 256)
+        #expect(changes[255] == .init(slot: 255, cardPresent: true, changed: true))
+        #expect(changes.dropLast().allSatisfy { !$0.cardPresent })
+        #expect(try await driver.slotStatus(slot: 255).icc == .presentInactive)
+        _ = try await driver.powerOn(slot: 255)
+        #expect(try await driver.transmit(extendedEchoCommand(count: 300), slot: 255).count == 302)
+        try await driver.powerOff(slot: 255)
+        await #expect(throws: CCIDDriverError.noCard) { try await driver.powerOn(slot: 0) }
+        // Clock and data-rate lists of 255 values are answered and fit their requests.
+        let rates = try await reader.control(CCIDClassRequest.getDataRates(count: 255).controlRequest(interface: 0))
+        #expect(rates.count == 255 * 4)
+    }
+}

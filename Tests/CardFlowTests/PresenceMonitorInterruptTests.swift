@@ -61,3 +61,55 @@ struct PresenceMonitorInterruptTests {
         recorder.stop()
     }
 }
+
+/// The simulated reader's transport with an interrupt pipe that fails once (stall, overflow…).
+final class FailingInterruptTransport: USBTransport {
+    let inner: InMemoryUSBTransport
+    let failure: USBTransportError
+    let failed = Atomic<Bool>(false)
+
+    init(inner: InMemoryUSBTransport, failure: USBTransportError) {
+        self.inner = inner
+        self.failure = failure
+    }
+
+    func bulkOut(_ data: [UInt8], timeout: Duration) async throws(USBTransportError) {
+        try await inner.bulkOut(data, timeout: timeout)
+    }
+
+    func bulkIn(maxLength: Int, timeout: Duration) async throws(USBTransportError) -> [UInt8] {
+        try await inner.bulkIn(maxLength: maxLength, timeout: timeout)
+    }
+
+    func interruptIn(maxLength: Int, timeout: Duration) async throws(USBTransportError) -> [UInt8] {
+        if !failed.exchange(true, ordering: .relaxed) { throw failure }
+        return try await inner.interruptIn(maxLength: maxLength, timeout: timeout)
+    }
+
+    func control(_ request: USBControlRequest, timeout: Duration) async throws(USBTransportError) -> [UInt8] {
+        try await inner.control(request, timeout: timeout)
+    }
+}
+
+extension PresenceMonitorInterruptTests {
+    @Test("a failing interrupt pipe: the monitor polls instead and still sees the card leave",
+          arguments: [USBTransportError.stall(endpoint: "interrupt-IN"), .overflow(endpoint: "interrupt-IN"), .io("EPROTO")])
+    func failingInterruptPipeFallsBackToPolling(failure: USBTransportError) async throws {
+        let log = CapturedLog()
+        let virtual = VirtualCCIDReader(configuration: VirtualReaderConfiguration())
+        await virtual.insert(ISO7816Card(seed: 1))
+        let configuration = virtual.configuration
+        let transport = FailingInterruptTransport(inner: InMemoryUSBTransport(reader: virtual), failure: failure)
+        let driver = CCIDDriver(transport: transport, descriptor: configuration.descriptor)
+        let reader = Reader(info: ReaderInfo(id: "sim:0", name: configuration.name, vendorID: configuration.vendorID,
+                                             productID: configuration.productID, descriptor: configuration.descriptor),
+                            driver: driver, logger: log.logger())
+        let recorder = PresenceRecorder(await reader.cardPresence())
+        #expect(await recorder.waitFor(count: 1) == [.present])
+        await virtual.removeCard()
+        #expect(await recorder.waitFor(count: 2) == [.present, .absent])
+        #expect(!recorder.hasEnded, "monitoring stopped")
+        #expect(log.all.contains { $0.level == .warning && $0.message.contains("polling card presence") })
+        recorder.stop()
+    }
+}

@@ -136,7 +136,8 @@ public actor CCIDDriver {
     public func readInterrupt(timeout: Duration) async throws -> CCIDInterruptMessage? {
         let bytes: [UInt8]
         do throws(USBTransportError) {
-            bytes = try await transport.interruptIn(maxLength: 64, timeout: timeout)
+            // NotifySlotChange carries two bits per slot: a reader with up to 256 slots needs 65 bytes.
+            bytes = try await transport.interruptIn(maxLength: max(64, 1 + (descriptor.slotCount + 3) / 4), timeout: timeout)
         } catch .timeout {
             return nil
         } catch {

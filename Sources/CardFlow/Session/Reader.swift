@@ -148,6 +148,12 @@ public actor Reader {
                     return
                 } catch CCIDDriverError.transport(.cancelled, _) {
                     return
+                } catch CCIDDriverError.transport(let error, _) where error != .noDevice {
+                    // A stalled or misbehaving interrupt pipe: watch by polling the slot status
+                    // instead, rather than stop reporting the card.
+                    logger.warning("interrupt endpoint failed; polling card presence instead", metadata: ["error": "\(error)"])
+                    polling = true
+                    askReader = true
                 } catch {
                     // Reader gone or broken: stop monitoring; sessions report the error.
                     await self?.finishSubscribers()

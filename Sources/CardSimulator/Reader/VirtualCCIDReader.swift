@@ -28,7 +28,14 @@ public actor VirtualCCIDReader {
     private var faults: [ReaderFault] = []
     private var chaosRandom: SeededRandom?
     /// A time-extension storm in progress: the command it holds and when its next frame is due.
-    private var storm: (slot: UInt8, sequence: UInt8, multiplier: UInt8, interval: Duration, nextFrameAt: Duration)?
+    private struct TimeExtensionStorm {
+        let slot: UInt8
+        let sequence: UInt8
+        let multiplier: UInt8
+        let interval: Duration
+        var nextFrameAt: Duration
+    }
+    private var storm: TimeExtensionStorm?
     private var unplugged = false
     private var stallNextRead = false
     private var random: SeededRandom
@@ -65,6 +72,9 @@ public actor VirtualCCIDReader {
     public static let maxQueuedInterrupts = 32
     /// Pending injected faults above which chaos adds no more.
     public static let maxQueuedFaults = 8
+    /// The longest command APDU the reader assembles from wLevelParameter chaining (an
+    /// extended APDU); a longer chain is refused with bError "bad wLevelParameter".
+    public static let maxChainedCommandLength = 65_544
 
     // MARK: - Cards
 
@@ -428,6 +438,12 @@ public actor VirtualCCIDReader {
                 slots[index].commandChain = data
                 reply(dataBlock(command, data: [], chain: CCIDChainParameter.expectsMore), delay: readerTime)
             case CCIDLevelParameter.continues where extended && slots[index].commandChain != nil:
+                guard (slots[index].commandChain?.count ?? 0) + data.count <= Self.maxChainedCommandLength else {
+                    // A host that chains without end must not grow the reader's memory.
+                    slots[index].commandChain = nil
+                    reply(failure(command, error: .badParameter(offset: 8), icc: .presentActive), delay: readerTime)
+                    return
+                }
                 slots[index].commandChain! += data
                 reply(dataBlock(command, data: [], chain: CCIDChainParameter.expectsMore), delay: readerTime)
             case CCIDLevelParameter.ends where extended && slots[index].commandChain != nil:
@@ -500,7 +516,7 @@ public actor VirtualCCIDReader {
     // MARK: - Scheduled card movement
 
     /// Stops a time-extension storm and drops its frame that is still waiting to go out.
-    private func endStorm(_ held: (slot: UInt8, sequence: UInt8, multiplier: UInt8, interval: Duration, nextFrameAt: Duration)) {
+    private func endStorm(_ held: TimeExtensionStorm) {
         storm = nil
         bulkInQueue.removeAll { entry in
             guard let frame = try? CCIDResponse(decoding: entry.bytes) else { return false }
@@ -580,7 +596,8 @@ public actor VirtualCCIDReader {
         }) {
             // The card never answers; the reader keeps asking for more time instead, the first
             // time at once (before the host's first timeout), then every `interval`.
-            storm = (response.slot, response.sequence, multiplier, interval, clock.now())
+            storm = TimeExtensionStorm(slot: response.slot, sequence: response.sequence, multiplier: multiplier,
+                                       interval: interval, nextFrameAt: clock.now())
             return
         }
         if takeFault(.wrongSequence) { response.sequence &+= 1 }

@@ -167,6 +167,9 @@ public struct T1CardEndpoint: Sendable {
 
     // MARK: - Handling host blocks
 
+    /// The longest command APDU the card takes through T=1 chaining (an extended APDU).
+    public static let maximumCommandLength = 65_544
+
     private mutating func informationReceived(sequence: UInt8, more: Bool, information: [UInt8]) -> T1CardEvent {
         switch stage {
         case .idle, .receivingCommand:
@@ -174,6 +177,13 @@ public struct T1CardEndpoint: Sendable {
                 return .send(answerInvalidBlock(errorCode: 2))
             }
             if stage == .idle { command = [] }
+            guard command.count + information.count <= Self.maximumCommandLength else {
+                // A host that chains without end must not grow the card's memory: like a card
+                // whose buffer is full, drop the command and refuse the block.
+                command = []
+                stage = .idle
+                return .send(answerInvalidBlock(errorCode: 2))
+            }
             command += information
             expectedSequence ^= 1
             // The host's I-block acknowledges the card's last response block.
