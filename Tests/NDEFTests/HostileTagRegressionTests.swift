@@ -132,4 +132,23 @@ struct HostileTagRegressionTests {
         }
         await #expect(throws: NDEFTagError.self) { try await Type4Tag(channel: channel).readMessageBytes() }
     }
+
+    // MARK: Detection
+
+    /// A reader failing during the Type 2 probe used to be reported as "not an NDEF tag".
+    @Test func detectionPassesOnReaderErrors() async throws {
+        struct ReaderGone: Error {}
+        struct FailingProbe: CardChannel {
+            func transmit(_ command: CommandAPDU) async throws -> ResponseAPDU {
+                if command.cla == 0xFF && command.ins == 0xB0 { throw ReaderGone() }
+                return ResponseAPDU(sw1: 0x6A, sw2: 0x82)
+            }
+        }
+        await #expect(throws: ReaderGone.self) { _ = try await NDEFTag.detect(on: FailingProbe()) }
+        // A card that refuses the probe is still "not an NDEF tag".
+        struct Refusing: CardChannel {
+            func transmit(_ command: CommandAPDU) async throws -> ResponseAPDU { ResponseAPDU(sw1: 0x6A, sw2: 0x82) }
+        }
+        await #expect(throws: NDEFTagError.notAnNDEFTag) { _ = try await NDEFTag.detect(on: Refusing()) }
+    }
 }

@@ -44,7 +44,9 @@ struct RelayGateCampaignTests {
             } catch {
                 failures.append("seed \(seed): unexpected \(type(of: error)): \(error)")
             }
-            if ContinuousClock.now - sessionStart > .seconds(10) { failures.append("seed \(seed): took over 10 s") }
+            // Bounded by the APDU and card-return timeouts; generous for a loaded machine (the
+            // first sessions of a long run share it with every other campaign).
+            if ContinuousClock.now - sessionStart > .seconds(60) { failures.append("seed \(seed): took over 60 s") }
             // The gate's SELECTs plus the session's own UID reads (the card answers FF CA too),
             // also while waiting for "the same" card: a bounded number, whatever the card answers.
             let processed = await virtual.apdusProcessed

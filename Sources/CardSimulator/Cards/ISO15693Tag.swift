@@ -39,6 +39,35 @@ public struct ISO15693Tag: PersistentVirtualCard, Hashable {
         self.multipleBlockWrite = multipleBlockWrite
     }
 
+    private enum CodingKeys: String, CodingKey {
+        case uid, blockSize, blocks, lockedBlocks, multipleBlockWrite
+    }
+
+    /// Decodes a saved tag, refusing geometry ISO 15693 does not allow (1...256 blocks of
+    /// 1...32 bytes, all of one size), so an edited state file cannot make the model trap.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let uid = try container.decode([UInt8].self, forKey: .uid)
+        guard uid.count == 8, uid[0] == 0xE0 else {
+            throw DecodingError.dataCorruptedError(forKey: .uid, in: container, debugDescription: "UID must have 8 bytes, E0 first")
+        }
+        let blockSize = try container.decode(Int.self, forKey: .blockSize)
+        let blocks = try container.decode([[UInt8]].self, forKey: .blocks)
+        guard (1...32).contains(blockSize), (1...256).contains(blocks.count), blocks.allSatisfy({ $0.count == blockSize }) else {
+            throw DecodingError.dataCorruptedError(forKey: .blocks, in: container,
+                                                   debugDescription: "1...256 blocks of one size in 1...32 bytes expected")
+        }
+        let lockedBlocks = try container.decode(Set<Int>.self, forKey: .lockedBlocks)
+        guard lockedBlocks.allSatisfy({ (0...255).contains($0) }) else {
+            throw DecodingError.dataCorruptedError(forKey: .lockedBlocks, in: container, debugDescription: "locked block number outside 0...255")
+        }
+        self.uid = uid
+        self.blockSize = blockSize
+        self.blocks = blocks
+        self.lockedBlocks = lockedBlocks
+        multipleBlockWrite = try container.decode(Bool.self, forKey: .multipleBlockWrite)
+    }
+
     public mutating func powerOn() {}
 
     public mutating func process(_ command: [UInt8]) -> [UInt8] {

@@ -29,8 +29,9 @@ public struct NDEFType2Tag: PersistentVirtualCard, Hashable {
         memory[11] = readOnly ? 0xFF : 0x00
         memory[12] = 0xE1; memory[13] = 0x10; memory[14] = UInt8(size / 8); memory[15] = readOnly ? 0x0F : 0x00
         var tlv: [UInt8] = [0x03]
-        if message.count < 0xFF { tlv.append(UInt8(message.count)) } else { tlv += [0xFF, UInt8(message.count >> 8), UInt8(message.count & 0xFF)] }
-        tlv += message + [0xFE]
+        let stored = message.prefix(size - 4)
+        if stored.count < 0xFF { tlv.append(UInt8(stored.count)) } else { tlv += [0xFF, UInt8(stored.count >> 8), UInt8(stored.count & 0xFF)] }
+        tlv += stored + [0xFE]
         for (index, byte) in tlv.prefix(size).enumerated() { memory[16 + index] = byte }
         self.memory = memory
     }
@@ -85,4 +86,22 @@ public struct NDEFType2Tag: PersistentVirtualCard, Hashable {
     }
 
     private enum CodingKeys: String, CodingKey { case uid, memory }
+
+    /// Decodes a saved tag, refusing a memory no tag has (the header pages and a data area of
+    /// 48...2040 bytes in 8-byte units), so an edited state file cannot make the model trap.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let uid = try container.decode([UInt8].self, forKey: .uid)
+        guard uid.count == 7 else {
+            throw DecodingError.dataCorruptedError(forKey: .uid, in: container, debugDescription: "UID must have 7 bytes")
+        }
+        let memory = try container.decode([UInt8].self, forKey: .memory)
+        let dataArea = memory.count - 16
+        guard (48...2040).contains(dataArea), dataArea % 8 == 0 else {
+            throw DecodingError.dataCorruptedError(forKey: .memory, in: container,
+                                                   debugDescription: "memory of \(memory.count) bytes: 16 + 48...2040 in steps of 8 expected")
+        }
+        self.uid = uid
+        self.memory = memory
+    }
 }

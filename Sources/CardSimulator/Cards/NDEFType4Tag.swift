@@ -33,7 +33,8 @@ public struct NDEFType4Tag: PersistentVirtualCard, Hashable {
                 maxCommandData: Int = 0xF6, maxResponseData: Int = 0xFF) {
         uid = ISO7816Card.uid(fromSeed: seed)
         let size = min(max(capacity, 3), 0x7FFF)
-        var file = [UInt8(message.count >> 8), UInt8(message.count & 0xFF)] + message.prefix(size - 2)
+        let stored = message.prefix(size - 2)
+        var file = [UInt8(stored.count >> 8), UInt8(stored.count & 0xFF)] + stored
         file += [UInt8](repeating: 0, count: max(0, size - file.count))
         ndefFile = file
         self.readOnly = readOnly
@@ -129,5 +130,31 @@ public struct NDEFType4Tag: PersistentVirtualCard, Hashable {
     // Persistence: the memory and configuration, not the selection.
     private enum CodingKeys: String, CodingKey {
         case uid, ndefFile, readOnly, maxCommandData, maxResponseData
+    }
+
+    /// Decodes a saved tag, refusing sizes the tag could not have (so an edited state file
+    /// cannot make the capability container or NLEN trap).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let uid = try container.decode([UInt8].self, forKey: .uid)
+        guard [4, 7, 10].contains(uid.count) else {
+            throw DecodingError.dataCorruptedError(forKey: .uid, in: container, debugDescription: "UID must have 4, 7 or 10 bytes")
+        }
+        let ndefFile = try container.decode([UInt8].self, forKey: .ndefFile)
+        guard (3...0x7FFF).contains(ndefFile.count) else {
+            throw DecodingError.dataCorruptedError(forKey: .ndefFile, in: container,
+                                                   debugDescription: "NDEF file of \(ndefFile.count) bytes, 3...32767 expected")
+        }
+        let maxCommandData = try container.decode(Int.self, forKey: .maxCommandData)
+        let maxResponseData = try container.decode(Int.self, forKey: .maxResponseData)
+        guard (1...0xFF).contains(maxCommandData), (0x0F...0xFFFF).contains(maxResponseData) else {
+            throw DecodingError.dataCorruptedError(forKey: .maxCommandData, in: container,
+                                                   debugDescription: "MLc must be 1...255 and MLe 15...65535")
+        }
+        self.uid = uid
+        self.ndefFile = ndefFile
+        self.maxCommandData = maxCommandData
+        self.maxResponseData = maxResponseData
+        readOnly = try container.decode(Bool.self, forKey: .readOnly)
     }
 }

@@ -13,6 +13,9 @@ public enum NDEFTag: Sendable {
 
     /// ISO 15693 tags (8-byte UID starting E0) are Type 5; otherwise tries Type 4 (the NDEF Tag
     /// Application), then Type 2 (a capability container on page 3).
+    ///
+    /// - Throws: ``NDEFTagError/notAnNDEFTag`` when no type answers; transport, channel and
+    ///   cancellation errors as they are.
     public static func detect(on channel: any CardChannel) async throws -> NDEFTag {
         let type5 = Type5Tag(channel: channel)
         if let uid = try? await type5.tag.uid(), uid.first == 0xE0 {
@@ -30,9 +33,13 @@ public enum NDEFTag: Sendable {
         do {
             _ = try await type2.capabilityContainer()
             return .type2(type2)
-        } catch {
+        } catch is CardStatusError {
+            throw NDEFTagError.notAnNDEFTag
+        } catch is NDEFTagError {
             throw NDEFTagError.notAnNDEFTag
         }
+        // Anything else (the reader, the channel, cancellation) is not about the tag: it is
+        // passed on rather than reported as "not an NDEF tag".
     }
 
     public func readMessageBytes() async throws -> [UInt8] {

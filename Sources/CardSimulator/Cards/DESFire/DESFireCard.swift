@@ -124,6 +124,10 @@ public struct DESFireCard: PersistentVirtualCard {
     }
 
     /// Restores the persistent part (applications, files, keys, memory, UID, random state).
+    ///
+    /// - Throws: `DecodingError.dataCorrupted` for a state the card could never reach (wrong
+    ///   key lengths, too many applications or files, inconsistent records or values, memory
+    ///   beyond the card's), which ``CardStateStore`` reports as ``CardStateError/corrupt(path:reason:)``.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         realUID = try container.decode([UInt8].self, forKey: .realUID)
@@ -133,6 +137,8 @@ public struct DESFireCard: PersistentVirtualCard {
         allocatedMemory = try container.decode(Int.self, forKey: .allocatedMemory)
         randomState = try container.decode(UInt64.self, forKey: .randomState)
         productionBatch = try container.decode([UInt8].self, forKey: .productionBatch)
+        try Self.validatePersistentState(realUID: realUID, picc: picc, applications: applications,
+                                         allocatedMemory: allocatedMemory, productionBatch: productionBatch)
         if randomUID { currentRandomID = drawRandomID() }
     }
 
