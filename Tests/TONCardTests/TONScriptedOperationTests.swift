@@ -26,7 +26,8 @@ struct TONScriptedOperationTests {
             Issue.record("no error")
         } catch let error as TONError {
             #expect(error.statusWord == StatusWord(0x6F07))
-            #expect(error.json == #"{"message":"Incorrect PIN (from Ton wallet applet).","status":"fail","errorCode":"6F07","errorTypeId":"0","errorType":"Applet fail: card operation error","cardInstruction":"VERIFY_PIN","apdu":"B0 A2 00 00 44 35353538EA579CD62F072B82DA55E9C780FCD0610F88F3FA1DD0858FEC1BB55D01A884738A94113A2D8852AB7B18FFCB9424B66F952A665BF737BEB79F216EEFC3A2EE37 FFFFFFFF "}"#)
+            #expect(error.json == #"{"message":"Incorrect PIN (from Ton wallet applet).","status":"fail","errorCode":"6F07","errorTypeId":"0","errorType":"Applet fail: card operation error","cardInstruction":"VERIFY_PIN","apdu":"B0 A2 00 00 44 ********EA579CD62F072B82DA55E9C780FCD0610F88F3FA1DD0858FEC1BB55D01A884738A94113A2D8852AB7B18FFCB9424B66F952A665BF737BEB79F216EEFC3A2EE37 FFFFFFFF "}"#)
+            // The seed's recorded JSON showed the PIN (35353538); it is hidden here.
         }
         #expect(await channel.remaining == 0)
     }
