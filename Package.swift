@@ -158,7 +158,8 @@ let package = Package(
         // The in-process daemon harness the daemon's and the relay's tests share.
         .target(name: "DaemonTestSupport", dependencies: ["CardDaemon", "CardFlow", .product(name: "Logging", package: "swift-log")],
                 path: "Tests/DaemonTestSupport"),
-        .testTarget(name: "CardDaemonTests", dependencies: ["CardDaemon", "CardFlow", "CardSimulator", "TONCard", "DaemonTestSupport"]),
+        .testTarget(name: "CardDaemonTests", dependencies: ["CardDaemon", "CardFlow", "CardSimulator", "TONCard", "DaemonTestSupport",
+                                                       .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "USBIntegrationTests", dependencies: ["CCID", "CardFlow", "CardSimulator", "CardSimulatorUSB", "CLibUSB", "CardDaemon"]),
     ],
     swiftLanguageModes: [.v6]

@@ -98,7 +98,7 @@ struct RelayCommand: AsyncParsableCommand {
 
     static func exitStatus(_ error: RelayError) -> ExitStatus {
         switch error {
-        case .invalidURL, .invalidCAFile: .usage
+        case .invalidURL, .invalidCAFile, .tokenOverPlainWebSocket: .usage
         case .unsupportedCard, .serviceFailed, .card, .protocolViolation, .tooManyAPDUs: .cardError
         case .connectionFailed, .connectionClosed, .idleTimeout: .readerError
         }
@@ -108,6 +108,7 @@ struct RelayCommand: AsyncParsableCommand {
         switch error {
         case .unsupportedCard: "unsupportedCard"
         case .invalidURL: "invalidURL"
+        case .tokenOverPlainWebSocket: "tokenOverPlainWebSocket"
         case .invalidCAFile: "invalidCAFile"
         case .connectionFailed: "connectionFailed"
         case .connectionClosed: "connectionClosed"

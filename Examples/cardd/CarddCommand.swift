@@ -45,6 +45,27 @@ struct CarddCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Simulated card kinds, comma-separated (default: every kind the simulator has).")
     var kinds: String?
 
+    @Option(name: .long, help: "How simulated cards move: timed (--dwell/--gap) or handled (each leaves once cardd is done with it, the next comes at once: the soak).")
+    var pace: SimulationPacing = .timed
+
+    @Option(name: .long, help: "Share of simulated card sessions (0 to 1) that meet a fault: garbage answers, lifted or swapped cards, stalls, mute cards, unplugged readers.")
+    var misbehave: Double?
+
+    @Option(name: .long, help: "The faults --misbehave draws from, comma-separated (default: all).")
+    var faults: String?
+
+    @Option(name: .long, help: "Seed of the simulated faults (--misbehave).")
+    var seed: UInt64 = 1
+
+    @Option(name: .long, help: "Per-APDU deadline in milliseconds (overrides the configuration's apduTimeoutMilliseconds).")
+    var apduTimeout: Int?
+
+    @Option(name: .long, help: "Per-flow-step deadline in milliseconds (overrides stepTimeoutMilliseconds).")
+    var stepTimeout: Int?
+
+    @Option(name: .long, help: "How long a flow waits for a lifted card, in milliseconds (overrides cardReturnMilliseconds).")
+    var cardReturn: Int?
+
     @Option(name: .long, help: "Log format: plain or json.")
     var logFormat: LogFormat = .plain
 
@@ -59,6 +80,18 @@ struct CarddCommand: AsyncParsableCommand {
         if let arrivals, arrivals < 1 { throw ValidationError("--arrivals must be at least 1") }
         if readers < 1 || readers > 64 { throw ValidationError("--readers must be 1 to 64") }
         if dwell < 0 || gap < 0 { throw ValidationError("--dwell and --gap must be >= 0") }
+        if let misbehave, !(0...1).contains(misbehave) { throw ValidationError("--misbehave must be 0 to 1") }
+        for (name, value) in [("--apdu-timeout", apduTimeout), ("--step-timeout", stepTimeout)] {
+            if let value, !(1...DaemonConfiguration.maximumTimeoutMilliseconds).contains(value) {
+                throw ValidationError("\(name) must be 1 to \(DaemonConfiguration.maximumTimeoutMilliseconds)")
+            }
+        }
+        if let cardReturn, cardReturn < 0 { throw ValidationError("--card-return must be >= 0") }
+        if let faults {
+            for name in faults.split(separator: ",") where !SimulationFault.names.contains(String(name)) {
+                throw ValidationError("unknown fault '\(name)'; known: \(SimulationFault.names.joined(separator: ", "))")
+            }
+        }
     }
 
     func run() async throws {
@@ -79,6 +112,9 @@ struct CarddCommand: AsyncParsableCommand {
                 throw ValidationError(error.description)
             }
         }
+        if let apduTimeout { configuration.apduTimeoutMilliseconds = apduTimeout }
+        if let stepTimeout { configuration.stepTimeoutMilliseconds = stepTimeout }
+        if let cardReturn { configuration.cardReturnMilliseconds = cardReturn }
         var simulation: SimulationSchedule?
         if simulate {
             var chosen = SimulationSchedule.availableKinds
@@ -91,7 +127,12 @@ struct CarddCommand: AsyncParsableCommand {
                 }
             }
             simulation = try SimulationSchedule(readerCount: readers, kinds: chosen, dwell: .milliseconds(dwell),
-                                                gap: .milliseconds(gap), arrivals: arrivals, logger: logger)
+                                                gap: .milliseconds(gap), arrivals: arrivals, pacing: pace,
+                                                misbehaviour: misbehave.map { rate in
+                                                    SimulationMisbehaviour(rate: rate, seed: seed,
+                                                                           faults: faults.map { Set($0.split(separator: ",").map(String.init)) })
+                                                },
+                                                logger: logger)
         }
         let socketPath = socket ?? configuration.socket ?? DaemonConfiguration.defaultSocketPath()
         let logPath: String? = switch jobLog ?? configuration.jobLog {
@@ -119,6 +160,20 @@ struct CarddCommand: AsyncParsableCommand {
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
         try await group.run()
+        if let simulation, simulation.pacing == .whenHandled {
+            // The soak reads this line (Scripts/soak.sh).
+            FileHandle.standardOutput.write(Data(("simulation " + (await simulation.report.json()) + "\n").utf8))
+        }
+    }
+}
+
+extension SimulationPacing: ExpressibleByArgument {
+    public init?(argument: String) {
+        switch argument {
+        case "timed": self = .timed
+        case "handled": self = .whenHandled
+        default: return nil
+        }
     }
 }
 

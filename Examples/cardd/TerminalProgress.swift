@@ -10,6 +10,7 @@ struct TerminalProgress {
             case .readerRemoved(let id): "reader \(id) removed"
             case .cardArrived(let reader): "\(reader): card arrived"
             case .cardLeft(let reader): "\(reader): card left"
+            case .cardHandled: nil
             case .jobStarted(let job, let reader, let flow, let rule): "\(reader): job \(job) \(flow) started (rule \(rule ?? "-"))"
             case .jobProgress(let job, let kind, let detail, _):
                 ["stepFinished", "waitingForCard", "cardLost", "wrongCard", "resumed", "connected"].contains(kind)

@@ -28,6 +28,10 @@ public struct CardDaemon: Service {
     public let jobs: JobCenter
     public let fleet: ReaderFleet
     let simulation: SimulationSchedule?
+    /// Readers the embedding program made itself (tests, the soak), supervised like `sim:` readers.
+    let simulatedReaders: [Reader]
+    /// Bounds on connections, requests, lines, nesting and job-log events.
+    public let limits: DaemonLimits
     /// The loopback port `GET /metrics` is served on, once bound (configuration `metricsPort`).
     public let metricsEndpoint = MetricsEndpoint()
     let logger: Logger
@@ -38,18 +42,24 @@ public struct CardDaemon: Service {
     ///   - simulation: the `--simulate` readers and schedule, which replace the configured readers.
     ///   - jobLogPath: nil runs without a persistent log (the `jobs` request then fails).
     ///   - keys: where flows take their keys (by slot); nil when no flow needs any.
+    ///   - simulatedReaders: readers made by the caller (for example over a `VirtualCCIDReader`
+    ///     a test drives), supervised in addition to the configured ones.
     public init(configuration: ConfigurationStore, socketPath: String, jobLogPath: String?, keys: (any KeyStore)? = nil,
-                simulation: SimulationSchedule? = nil, metrics: DaemonMetrics = DaemonMetrics(),
+                simulation: SimulationSchedule? = nil, simulatedReaders: [Reader] = [], limits: DaemonLimits = DaemonLimits(),
+                metrics: DaemonMetrics = DaemonMetrics(),
                 logger: Logger, onReady: @escaping @Sendable () async -> Void = {}) throws {
         self.configuration = configuration
         self.socketPath = socketPath
         self.jobLog = try jobLogPath.map { try JobLog(path: $0) }
         self.metrics = metrics
         self.simulation = simulation
+        self.simulatedReaders = simulatedReaders
+        self.limits = limits
         self.logger = logger
         self.onReady = onReady
         let bus = self.bus
-        jobs = JobCenter(log: jobLog, keys: keys, bus: bus, metrics: metrics, logger: logger)
+        jobs = JobCenter(log: jobLog, keys: keys, bus: bus, metrics: metrics, logger: logger,
+                         maximumEventsPerJob: limits.maximumEventsPerJob)
         fleet = ReaderFleet(jobs: jobs, bus: bus, metrics: metrics, logger: logger,
                             configuration: { [configuration] in await configuration.current })
     }
@@ -60,9 +70,10 @@ public struct CardDaemon: Service {
         // default action (terminate) or lost.
         let hangups = await UnixSignalsSequence(trapping: .sighup)
         let selectors = simulation == nil ? await configuration.current.readers : []
-        try await fleet.start(selectors: selectors, simulated: simulation?.readers ?? [])
+        try await fleet.start(selectors: selectors, simulated: simulatedReaders)
+        if let simulation { await fleet.watch(simulation.registry) }
         let server = ControlServer(path: socketPath, handler: ControlRequestHandler(
-            fleet: fleet, jobs: jobs, bus: bus, log: jobLog, metrics: metrics), logger: logger)
+            fleet: fleet, jobs: jobs, bus: bus, log: jobLog, metrics: metrics), logger: logger, limits: limits)
         let channel = try await server.bind()
         logger.info("cardd listening", metadata: ["socket": "\(socketPath)"])
         let metricsServer = MetricsHTTPServer(metrics: metrics, logger: logger)
@@ -83,7 +94,7 @@ public struct CardDaemon: Service {
                     if let metricsChannel { group.addTask { try await metricsServer.serve(metricsChannel) } }
                     group.addTask { await self.reloadOnHangup(hangups) }
                     if let simulation {
-                        try await simulation.run()
+                        try await simulation.run(bus: bus)
                         // A bounded simulation (--arrivals) ends the daemon once its last job is done.
                         await jobs.waitUntilIdle()
                         if simulation.arrivals != nil { group.cancelAll() }

@@ -49,12 +49,17 @@ public struct RelayResult: Sendable, Hashable {
 /// A running sync: its events and its result. Cancelling the task that awaits ``result`` (or
 /// calling ``cancel()``) tells the service, aborts the APDU in flight and frees the reader.
 public struct RelayRun: Sendable {
-    /// Events from waiting for the card to completed or failed; ends after the last.
+    /// Events from waiting for the card to completed or failed; ends after the last. A slow or
+    /// absent consumer sees the newest ``progressBufferSize`` (the last is always completed or
+    /// failed): a service sending progress without end costs bounded memory.
     public let progress: AsyncStream<RelayEvent>
     private let task: Task<RelayResult, any Error>
 
+    /// Events kept for a consumer that has not read them yet.
+    public static var progressBufferSize: Int { 1024 }
+
     init(client: RelayClient, reader: Reader, policy: SessionPolicy) {
-        let (stream, continuation) = AsyncStream<RelayEvent>.makeStream()
+        let (stream, continuation) = AsyncStream<RelayEvent>.makeStream(bufferingPolicy: .bufferingNewest(Self.progressBufferSize))
         progress = stream
         task = Task {
             defer { continuation.finish() }

@@ -1,4 +1,5 @@
 import CardFlow
+import Foundation
 
 /// Where and how a ``RelayClient`` connects, which cards it accepts and its limits.
 ///
@@ -46,6 +47,67 @@ public struct RelayConfiguration: Sendable {
             // The TLS stack verifies (and sends as SNI) a host name; it refuses IP literals.
             throw .invalidURL("\(url) (wss:// needs a host name that the certificate names, not an IP address)")
         }
+        if bearerToken != nil { try Self.checkTokenTransport(url: url) }
+    }
+
+    /// Refuses a URL that would carry a bearer token in clear text: ws:// is allowed only to a
+    /// loopback host (127.0.0.0/8, ::1, localhost), where nothing leaves the machine.
+    ///
+    /// - Throws: ``RelayError/tokenOverPlainWebSocket(host:)``.
+    public static func checkTokenTransport(url: String) throws(RelayError) {
+        let configuration = RelayConfiguration(url: url)
+        guard !configuration.usesTLS else { return }
+        let host = configuration.host
+        guard !Self.isLoopback(host: host) else { return }
+        throw .tokenOverPlainWebSocket(host: host.isEmpty ? url : host)
+    }
+
+    /// The URL's host, without port or IPv6 brackets, lowercased.
+    var host: String {
+        guard let schemeEnd = url.range(of: "://") else { return "" }
+        var authority = url[schemeEnd.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        // user:password@host: the host follows the last '@'.
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        if authority.hasPrefix("[") {
+            return String(authority.dropFirst().prefix { $0 != "]" }).lowercased()
+        }
+        return String(authority.prefix { $0 != ":" }).lowercased()
+    }
+
+    /// 127.0.0.0/8 (dotted quad), ::1 (any spelling of it) and localhost.
+    static func isLoopback(host: String) -> Bool {
+        let host = host.lowercased()
+        if host == "localhost" || host == "localhost." { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        if parts.count == 4, parts.allSatisfy({ part in
+            (1...3).contains(part.count) && part.allSatisfy { $0.isASCII && $0.isNumber } && Int(part).map { $0 <= 255 } == true
+        }) {
+            return parts[0] == "127"
+        }
+        if host.contains(":") {
+            // ::1, 0:0:0:0:0:0:0:1, 0000::0001 …: every group zero but a last 1.
+            let expanded = Self.expandIPv6(host)
+            return expanded == [0, 0, 0, 0, 0, 0, 0, 1]
+        }
+        return false
+    }
+
+    private static func expandIPv6(_ text: String) -> [UInt16]? {
+        let halves = text.components(separatedBy: "::")
+        guard halves.count <= 2 else { return nil }
+        func groups(_ part: String) -> [UInt16]? {
+            guard !part.isEmpty else { return [] }
+            var result: [UInt16] = []
+            for group in part.split(separator: ":", omittingEmptySubsequences: false) {
+                guard (1...4).contains(group.count), let value = UInt16(group, radix: 16) else { return nil }
+                result.append(value)
+            }
+            return result
+        }
+        guard let head = groups(halves[0]) else { return nil }
+        if halves.count == 1 { return head.count == 8 ? head : nil }
+        guard let tail = groups(halves[1]), head.count + tail.count < 8 else { return nil }
+        return head + Array(repeating: 0, count: 8 - head.count - tail.count) + tail
     }
 
     /// Whether the URL's host is an IPv4 or IPv6 literal.

@@ -8,6 +8,8 @@ public enum RelayError: Error, Sendable, Hashable, CustomStringConvertible {
     case unsupportedCard(triedAIDs: [[UInt8]])
     /// The relay URL is not a ws:// or wss:// URL.
     case invalidURL(String)
+    /// A bearer token would travel in clear text: ws:// to a host that is not loopback.
+    case tokenOverPlainWebSocket(host: String)
     /// The extra CA file could not be read as PEM certificates.
     case invalidCAFile(path: String, reason: String)
     /// The connection to the service could not be made (refused, TLS verification, upgrade).
@@ -30,6 +32,8 @@ public enum RelayError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unsupportedCard(let aids):
             "unsupported card: it has none of the applications \(aids.map(\.hexString).joined(separator: ", "))"
         case .invalidURL(let url): "invalid relay URL '\(url)': expected ws://host[:port]/path or wss://…"
+        case .tokenOverPlainWebSocket(let host):
+            "refusing to send the bearer token over plain ws:// to \(host): use wss:// (ws:// is allowed only to loopback: 127.0.0.0/8, ::1, localhost)"
         case .invalidCAFile(let path, let reason): "cannot use CA file \(path): \(reason)"
         case .connectionFailed(let reason): "cannot connect to the relay service: \(reason)"
         case .connectionClosed: "the relay service closed the connection before the sync ended"
@@ -64,6 +68,8 @@ public enum RelayProtocolViolation: Error, Sendable, Hashable, CustomStringConve
     case invalidProgress(Double)
     /// A message larger than the limit the client accepts.
     case messageTooLarge
+    /// More messages sent ahead than ``RelayLimits/maxQueuedMessages`` while the card was busy.
+    case tooManyQueuedMessages(limit: Int)
 
     public var description: String {
         switch self {
@@ -77,6 +83,7 @@ public enum RelayProtocolViolation: Error, Sendable, Hashable, CustomStringConve
         case .apduTooLarge(let id, let size, let limit): "APDU \(id) has \(size) bytes, more than the limit \(limit)"
         case .invalidProgress(let value): "progress \(value) is outside 0...1"
         case .messageTooLarge: "message larger than the client accepts"
+        case .tooManyQueuedMessages(let limit): "more than \(limit) messages sent ahead of the card's answers"
         }
     }
 }

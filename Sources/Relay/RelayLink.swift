@@ -95,7 +95,12 @@ actor RelayLink {
 
     /// The next service message, in order; throws the connection's end or a protocol violation
     /// once the queue is empty, ``RelayError/idleTimeout(_:)`` when the service stays silent.
+    /// A flood beyond ``RelayLimits/maxQueuedMessages`` is thrown at once, queue or not.
     func next() async throws -> RelayServiceMessage {
+        if case .protocolViolation(.tooManyQueuedMessages)? = terminal {
+            inbound.removeAll()
+            throw terminal!
+        }
         if !inbound.isEmpty { return inbound.removeFirst() }
         if let terminal { throw terminal }
         let id = nextWaiterID
@@ -138,6 +143,8 @@ actor RelayLink {
                     self.waiter = nil
                     waiter.timer.cancel()
                     waiter.continuation.resume(returning: parsed)
+                } else if inbound.count >= limits.maxQueuedMessages {
+                    fail(.protocolViolation(.tooManyQueuedMessages(limit: limits.maxQueuedMessages)))
                 } else {
                     inbound.append(parsed)
                 }

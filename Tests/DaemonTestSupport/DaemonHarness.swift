@@ -20,7 +20,7 @@ public struct DaemonHarness: Sendable {
             switch self {
             case .noJobLog: "the daemon has no job log"
             case .didNotStart: "the daemon ended before it was ready"
-            case .jobWaitTimedOut: "no job matched within 30 s"
+            case .jobWaitTimedOut: "no job matched in time"
             case .socketLeftBehind(let path): "the socket file \(path) was not removed at shutdown"
             }
         }
@@ -31,15 +31,24 @@ public struct DaemonHarness: Sendable {
     public static func run(readers: [String], rules: [CardRule] = [CardRule(name: "report", flow: .report)],
                            keys: (any KeyStore)? = nil, metricsPort: Int? = nil,
                            _ body: (DaemonHarness) async throws -> Void) async throws {
+        try await run(configuration: DaemonConfiguration(readers: readers, metricsPort: metricsPort, rules: rules),
+                      keys: keys, body)
+    }
+
+    /// Runs `body` against a daemon with this configuration, plus readers the test made itself
+    /// (over `VirtualCCIDReader`s it drives: cards in and out, faults).
+    public static func run(configuration: DaemonConfiguration, simulatedReaders: [Reader] = [],
+                           keys: (any KeyStore)? = nil, limits: DaemonLimits = DaemonLimits(), logger: Logger? = nil,
+                           _ body: (DaemonHarness) async throws -> Void) async throws {
         let folder = NSTemporaryDirectory() + "cardd-test-\(UUID().uuidString.prefix(8))"
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let configuration = DaemonConfiguration(readers: readers, metricsPort: metricsPort, rules: rules)
         let (ready, readyContinuation) = AsyncStream<Void>.makeStream()
-        var logger = Logger(label: "cardd.test")
-        logger.logLevel = .warning
+        var defaultLogger = Logger(label: "cardd.test")
+        defaultLogger.logLevel = .warning
+        let logger = logger ?? defaultLogger
         let daemon = try CardDaemon(configuration: ConfigurationStore(configuration, path: nil),
                                     socketPath: folder + "/cardd.sock", jobLogPath: folder + "/jobs.sqlite", keys: keys,
-                                    logger: logger, onReady: { readyContinuation.yield() })
+                                    simulatedReaders: simulatedReaders, limits: limits, logger: logger, onReady: { readyContinuation.yield() })
         // A daemon that fails to start ends the wait for readiness instead of hanging it.
         let task = Task {
             defer { readyContinuation.finish() }
@@ -66,10 +75,11 @@ public struct DaemonHarness: Sendable {
         if FileManager.default.fileExists(atPath: folder + "/cardd.sock") { throw Failure.socketLeftBehind(folder + "/cardd.sock") }
     }
 
-    /// Polls the job log until a job satisfies `condition` (bounded at 30 s: a hang fails, load does not).
-    public func waitForJob(_ condition: (JobRecord) -> Bool) async throws -> JobRecord {
+    /// Polls the job log until a job satisfies `condition` (bounded at 30 s by default: a hang
+    /// fails, load does not).
+    public func waitForJob(within bound: Duration = .seconds(30), _ condition: (JobRecord) -> Bool) async throws -> JobRecord {
         guard let log = daemon.jobLog else { throw Failure.noJobLog }
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + bound
         while ContinuousClock.now < deadline {
             if let record = try await log.jobs(limit: 100).first(where: condition) { return record }
             try await Task.sleep(for: .milliseconds(20))

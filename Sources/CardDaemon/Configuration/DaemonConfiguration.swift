@@ -31,11 +31,19 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
     public var cooldownMilliseconds: Int
     /// How long a flow waits for a lifted card to come back.
     public var cardReturnMilliseconds: Int
+    /// Bound on one APDU exchange, time extensions and WTX included: a card or reader that never
+    /// answers fails the job with a timeout instead of holding the reader.
+    public var apduTimeoutMilliseconds: Int
+    /// Bound on one flow step (its APDUs and retries): a card that answers forever without
+    /// letting the step finish (an endless read loop) fails the job with a timeout.
+    public var stepTimeoutMilliseconds: Int
     /// Rules tried in order when a card arrives; the first match runs.
     public var rules: [CardRule]
 
     public init(readers: [String] = ["usb"], socket: String? = nil, jobLog: String? = nil, keyStore: String? = nil,
                 metricsPort: Int? = nil, cooldownMilliseconds: Int = 0, cardReturnMilliseconds: Int = 10_000,
+                apduTimeoutMilliseconds: Int = DaemonConfiguration.defaultAPDUTimeoutMilliseconds,
+                stepTimeoutMilliseconds: Int = DaemonConfiguration.defaultStepTimeoutMilliseconds,
                 rules: [CardRule] = []) {
         self.readers = readers
         self.metricsPort = metricsPort
@@ -44,11 +52,22 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
         self.keyStore = keyStore
         self.cooldownMilliseconds = cooldownMilliseconds
         self.cardReturnMilliseconds = cardReturnMilliseconds
+        self.apduTimeoutMilliseconds = apduTimeoutMilliseconds
+        self.stepTimeoutMilliseconds = stepTimeoutMilliseconds
         self.rules = rules
     }
 
+    /// 30 s: far beyond any card operation of the flows cardd runs (DESFire and TON crypto take
+    /// well under a second), short enough that a mute card frees its reader.
+    public static let defaultAPDUTimeoutMilliseconds = 30_000
+    /// 120 s per flow step.
+    public static let defaultStepTimeoutMilliseconds = 120_000
+    /// The largest APDU or step bound accepted (one hour).
+    public static let maximumTimeoutMilliseconds = 3_600_000
+
     enum CodingKeys: String, CodingKey {
-        case readers, socket, jobLog, keyStore, metricsPort, cooldownMilliseconds, cardReturnMilliseconds, rules
+        case readers, socket, jobLog, keyStore, metricsPort, cooldownMilliseconds, cardReturnMilliseconds
+        case apduTimeoutMilliseconds, stepTimeoutMilliseconds, rules
     }
 
     public init(from decoder: any Decoder) throws {
@@ -63,10 +82,21 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
         }
         cooldownMilliseconds = try container.decodeIfPresent(Int.self, forKey: .cooldownMilliseconds) ?? 0
         cardReturnMilliseconds = try container.decodeIfPresent(Int.self, forKey: .cardReturnMilliseconds) ?? 10_000
+        apduTimeoutMilliseconds = try container.decodeIfPresent(Int.self, forKey: .apduTimeoutMilliseconds)
+            ?? Self.defaultAPDUTimeoutMilliseconds
+        stepTimeoutMilliseconds = try container.decodeIfPresent(Int.self, forKey: .stepTimeoutMilliseconds)
+            ?? Self.defaultStepTimeoutMilliseconds
         rules = try container.decodeIfPresent([CardRule].self, forKey: .rules) ?? []
         guard cooldownMilliseconds >= 0, cardReturnMilliseconds >= 0 else {
             throw DecodingError.dataCorrupted(.init(codingPath: [CodingKeys.cooldownMilliseconds],
                                                     debugDescription: "durations must be >= 0"))
+        }
+        // No "off": a deadline that can be turned off is one a hostile card can wait out.
+        for (key, value) in [(CodingKeys.apduTimeoutMilliseconds, apduTimeoutMilliseconds),
+                             (.stepTimeoutMilliseconds, stepTimeoutMilliseconds)]
+        where !(1...Self.maximumTimeoutMilliseconds).contains(value) {
+            throw DecodingError.dataCorrupted(.init(codingPath: [key],
+                                                    debugDescription: "milliseconds from 1 to \(Self.maximumTimeoutMilliseconds)"))
         }
     }
 

@@ -20,15 +20,19 @@ public struct RelayRule: Sendable, Hashable, Codable {
     public var caFile: String?
     public var maxAPDUs: Int
     public var idleTimeoutSeconds: Int
+    /// Bound on the whole sync (the relay is one flow step, so this replaces the step deadline).
+    public var maxSyncSeconds: Int
 
     public init(url: String, aids: [[UInt8]] = [RelayConfiguration.defaultAID], tokenSecret: String? = nil,
-                caFile: String? = nil, maxAPDUs: Int = RelayLimits().maxAPDUs, idleTimeoutSeconds: Int = 30) {
+                caFile: String? = nil, maxAPDUs: Int = RelayLimits().maxAPDUs, idleTimeoutSeconds: Int = 30,
+                maxSyncSeconds: Int = 600) {
         self.url = url
         self.aids = aids
         self.tokenSecret = tokenSecret
         self.caFile = caFile
         self.maxAPDUs = maxAPDUs
         self.idleTimeoutSeconds = idleTimeoutSeconds
+        self.maxSyncSeconds = maxSyncSeconds
     }
 
     /// The relay client's configuration, with the token already read from the key store.
@@ -37,7 +41,7 @@ public struct RelayRule: Sendable, Hashable, Codable {
                            limits: RelayLimits(maxAPDUs: maxAPDUs, idleTimeout: .seconds(idleTimeoutSeconds)))
     }
 
-    enum CodingKeys: String, CodingKey { case url, aids, tokenSecret, caFile, maxAPDUs, idleTimeoutSeconds }
+    enum CodingKeys: String, CodingKey { case url, aids, tokenSecret, caFile, maxAPDUs, idleTimeoutSeconds, maxSyncSeconds }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -58,11 +62,17 @@ public struct RelayRule: Sendable, Hashable, Codable {
         if let tokenSecret, !SecretNameRule.isValid(tokenSecret) {
             throw fail(.tokenSecret, "a secret name (letters, digits, . _ - : @ + /)")
         }
+        if tokenSecret != nil {
+            // Known at load time: a token would go in clear text to a remote host.
+            do { try RelayConfiguration.checkTokenTransport(url: url) } catch { throw fail(.url, error.description) }
+        }
         caFile = try container.decodeIfPresent(String.self, forKey: .caFile)
         maxAPDUs = try container.decodeIfPresent(Int.self, forKey: .maxAPDUs) ?? RelayLimits().maxAPDUs
         guard (1...100_000).contains(maxAPDUs) else { throw fail(.maxAPDUs, "1 to 100000 APDUs per sync") }
         idleTimeoutSeconds = try container.decodeIfPresent(Int.self, forKey: .idleTimeoutSeconds) ?? 30
         guard (1...3600).contains(idleTimeoutSeconds) else { throw fail(.idleTimeoutSeconds, "1 to 3600 seconds") }
+        maxSyncSeconds = try container.decodeIfPresent(Int.self, forKey: .maxSyncSeconds) ?? 600
+        guard (1...86_400).contains(maxSyncSeconds) else { throw fail(.maxSyncSeconds, "1 to 86400 seconds") }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -73,5 +83,6 @@ public struct RelayRule: Sendable, Hashable, Codable {
         try container.encodeIfPresent(caFile, forKey: .caFile)
         try container.encode(maxAPDUs, forKey: .maxAPDUs)
         try container.encode(idleTimeoutSeconds, forKey: .idleTimeoutSeconds)
+        try container.encode(maxSyncSeconds, forKey: .maxSyncSeconds)
     }
 }

@@ -1,7 +1,7 @@
 /// An error answer on the control socket: `{"id":…,"ok":false,"error":{"code":…,"message":…}}`.
 public struct ControlError: Error, Sendable, Hashable {
-    /// Machine-readable: `badJSON`, `lineTooLong`, `unknownOp`, `badRequest`, `unknownReader`,
-    /// `unknownJob`, `jobLogUnavailable`, `internal`.
+    /// Machine-readable: `badJSON`, `lineTooLong`, `tooDeep`, `tooManyConnections`, `busy`,
+    /// `unknownOp`, `badRequest`, `unknownReader`, `unknownJob`, `jobLogUnavailable`, `jobLogCorrupt`, `internal`.
     public var code: String
     public var message: String
 

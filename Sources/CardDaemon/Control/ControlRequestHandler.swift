@@ -24,6 +24,8 @@ struct ControlRequestHandler: Sendable {
     let bus: EventBus
     let log: JobLog?
     let metrics: DaemonMetrics
+    /// Deepest array/object nesting accepted in a request.
+    var maximumJSONNesting = DaemonLimits().maximumJSONNesting
 
     /// Handles one line; `send` writes one answer line (it may be called many times for streams).
     func handle(_ line: ControlLine, send: @escaping @Sendable (JSONValue) async -> Void) async {
@@ -31,29 +33,42 @@ struct ControlRequestHandler: Sendable {
         switch line {
         case .tooLong(let limit):
             await send(Self.failure(id: .null, ControlError("lineTooLong", "request longer than \(limit) bytes; dropped")))
-            metrics.controlRequest("tooLong", ok: false)
+            metrics.controlRequest(.tooLong, ok: false)
             return
         case .line(let text):
             if text.allSatisfy(\.isWhitespace) { return }
+            // Linear, before the recursive decoder: a line of 100,000 '[' must not reach it.
+            guard JSONNestingCheck.depth(of: text.utf8, limit: maximumJSONNesting) <= maximumJSONNesting else {
+                await send(Self.failure(id: .null, ControlError(
+                    "tooDeep", "arrays and objects nest deeper than \(maximumJSONNesting) levels; dropped")))
+                metrics.controlRequest(.tooDeep, ok: false)
+                return
+            }
             guard let parsed = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)), case .object = parsed else {
                 await send(Self.failure(id: .null, ControlError("badJSON", "each line must be one JSON object")))
-                metrics.controlRequest("badJSON", ok: false)
+                metrics.controlRequest(.badJSON, ok: false)
                 return
             }
             request = parsed
         }
         let id = request["id"] ?? .null
         let operation = request["op"]?.stringValue ?? ""
+        // The metric label comes from the fixed list, never from the client's text.
+        let label = ControlOperationLabel(operation)
         do {
             try await perform(operation, request: request, id: id, send: send)
-            metrics.controlRequest(operation, ok: true)
+            metrics.controlRequest(label, ok: true)
         } catch let error as ControlError {
-            metrics.controlRequest(operation.isEmpty ? "missing" : operation, ok: false)
+            metrics.controlRequest(label, ok: false)
             await send(Self.failure(id: id, error))
         } catch is CancellationError {
             return
+        } catch let error as JobLogError {
+            // A tampered or foreign row: reported, and the daemon goes on.
+            metrics.controlRequest(label, ok: false)
+            await send(Self.failure(id: id, ControlError("jobLogCorrupt", error.description)))
         } catch {
-            metrics.controlRequest(operation, ok: false)
+            metrics.controlRequest(label, ok: false)
             await send(Self.failure(id: id, ControlError("internal", String(describing: error))))
         }
     }

@@ -6,36 +6,38 @@ import NIOPosix
 /// The control socket: a Unix domain socket (mode 0600, owner only) speaking JSON lines.
 ///
 /// Every connection is served on its own, and every request of a connection in its own task, so
-/// a slow or stuck client delays only itself. Lines over ``maximumLineLength`` are answered with
-/// `lineTooLong` and dropped without being buffered.
+/// a slow or stuck client delays only itself. Lines over the line limit are answered with
+/// `lineTooLong` and dropped without being buffered; connections beyond the connection limit
+/// are answered `tooManyConnections` and closed; requests beyond the per-connection limit are
+/// answered `busy` (``DaemonLimits``).
 ///
 /// ```sh
 /// echo '{"id":1,"op":"readers"}' | socat - UNIX-CONNECT:/run/cardd/cardd.sock
 /// ```
 public struct ControlServer: Sendable {
     public let path: String
-    public let maximumLineLength: Int
+    public let limits: DaemonLimits
+    public var maximumLineLength: Int { limits.maximumLineLength }
     /// Requests of one connection running at once (streams included); more are refused.
-    public let maximumRequestsPerConnection: Int
+    public var maximumRequestsPerConnection: Int { limits.maximumRequestsPerConnection }
     let handler: ControlRequestHandler
     let logger: Logger
+    private let connections: RequestLimiter
 
-    init(path: String, handler: ControlRequestHandler, logger: Logger, maximumLineLength: Int = 1 << 20,
-         maximumRequestsPerConnection: Int = 64) {
+    init(path: String, handler: ControlRequestHandler, logger: Logger, limits: DaemonLimits = DaemonLimits()) {
         self.path = path
+        var handler = handler
+        handler.maximumJSONNesting = limits.maximumJSONNesting
         self.handler = handler
         self.logger = logger
-        self.maximumLineLength = maximumLineLength
-        self.maximumRequestsPerConnection = maximumRequestsPerConnection
+        self.limits = limits
+        connections = RequestLimiter(limit: limits.maximumConnections)
     }
 
     /// Binds the socket; the returned channel accepts connections when passed to ``serve(_:)``.
     func bind() async throws -> NIOAsyncChannel<NIOAsyncChannel<ControlLine, ByteBuffer>, Never> {
-        let folder = (path as NSString).deletingLastPathComponent
-        if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-        }
+        // Owner and mode checked before use: a folder others can write lets them swap the socket.
+        try ControlSocketFolder.prepare((path as NSString).deletingLastPathComponent)
         // The socket file is created with the umask; 0177 makes it owner-only from the first
         // instant rather than after a chmod.
         let previous = umask(0o177)
@@ -60,10 +62,30 @@ public struct ControlServer: Sendable {
         try await withThrowingDiscardingTaskGroup { group in
             try await server.executeThenClose { inbound in
                 for try await connection in inbound {
-                    group.addTask { await self.serveConnection(connection) }
+                    guard await connections.enter() else {
+                        group.addTask { await self.refuse(connection) }
+                        continue
+                    }
+                    group.addTask {
+                        await self.serveConnection(connection)
+                        await connections.leave()
+                    }
                 }
             }
         }
+    }
+
+    /// Tells a connection beyond the limit why, and closes it (bounded: a client that does not
+    /// read cannot hold the task).
+    private func refuse(_ connection: NIOAsyncChannel<ControlLine, ByteBuffer>) async {
+        handler.metrics.controlRequest(.tooManyConnections, ok: false)
+        logger.warning("control connection refused", metadata: ["limit": "\(limits.maximumConnections)"])
+        let answer = ControlRequestHandler.failure(id: .null, ControlError(
+            "tooManyConnections", "more than \(limits.maximumConnections) connections at once; try again later"))
+        var buffer = ByteBuffer(string: answer.jsonLine())
+        buffer.writeInteger(UInt8(ascii: "\n"))
+        try? await connection.channel.writeAndFlush(buffer)
+        try? await connection.channel.close()
     }
 
     private func serveConnection(_ connection: NIOAsyncChannel<ControlLine, ByteBuffer>) async {
@@ -79,6 +101,7 @@ public struct ControlServer: Sendable {
                     do {
                         for try await line in inbound {
                             guard await limiter.enter() else {
+                                handler.metrics.controlRequest(.busy, ok: false)
                                 await send(ControlRequestHandler.failure(
                                     id: .null, ControlError("busy", "more than \(maximumRequestsPerConnection) requests at once")))
                                 continue

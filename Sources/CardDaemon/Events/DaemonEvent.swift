@@ -4,6 +4,9 @@ public enum DaemonEvent: Sendable, Hashable {
     case readerRemoved(id: String)
     case cardArrived(reader: String)
     case cardLeft(reader: String)
+    /// The reader's supervisor is done with the card that arrived: its job ended, or it ran
+    /// none (no rule matched, or the card could not be identified).
+    case cardHandled(reader: String, job: JobID?)
     case jobStarted(JobID, reader: String, flow: String, rule: String?)
     /// A flow event of a running job, in the words of ``CardFlow/FlowEvent``.
     case jobProgress(JobID, kind: String, detail: String, fraction: Double?)
@@ -24,6 +27,8 @@ public enum DaemonEvent: Sendable, Hashable {
         case .readerRemoved(let id): ["event": "readerRemoved", "reader": .string(id)]
         case .cardArrived(let reader): ["event": "cardArrived", "reader": .string(reader)]
         case .cardLeft(let reader): ["event": "cardLeft", "reader": .string(reader)]
+        case .cardHandled(let reader, let job):
+            ["event": "cardHandled", "reader": .string(reader), "job": job.map { .number(Double($0)) } ?? .null]
         case .jobStarted(let id, let reader, let flow, let rule):
             ["event": "jobStarted", "job": .number(Double(id)), "reader": .string(reader), "flow": .string(flow),
              "rule": rule.map(JSONValue.string) ?? .null]

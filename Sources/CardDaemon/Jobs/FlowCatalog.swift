@@ -50,7 +50,12 @@ public enum FlowCatalog {
                 if let message = result.message { values["message"] = message }
                 return JobOutcome(values)
             }
-            return FlowJob(flow: flow, policy: { relay.policy(base: $0) }, finish: { await relay.finish(after: $0) })
+            let syncBound = Duration.seconds(rule.maxSyncSeconds)
+            return FlowJob(flow: flow, policy: { base in
+                var policy = relay.policy(base: base)
+                policy.stepTimeout = syncBound
+                return policy
+            }, finish: { await relay.finish(after: $0) })
         default:
             return FlowJob(flow: keylessFlow(for: specification))
         }

@@ -15,9 +15,13 @@ public actor JobCenter {
     private var running: [JobID: Task<JobState, Never>] = [:]
     private var nextEphemeralID: JobID = -1
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Progress events one job writes to the job log (a relay service can send progress forever).
+    private let maximumEventsPerJob: Int
 
-    public init(log: JobLog?, keys: (any KeyStore)?, bus: EventBus, metrics: DaemonMetrics, logger: Logger) {
+    public init(log: JobLog?, keys: (any KeyStore)?, bus: EventBus, metrics: DaemonMetrics, logger: Logger,
+                maximumEventsPerJob: Int = DaemonLimits().maximumEventsPerJob) {
         self.log = log
+        self.maximumEventsPerJob = max(1, maximumEventsPerJob)
         self.keys = keys
         self.bus = bus
         self.metrics = metrics
@@ -33,7 +37,7 @@ public actor JobCenter {
         logger.info("job started", metadata: ["job": "\(id)", "reader": "\(reader.info.id)", "flow": "\(specification.kind)",
                                               "rule": "\(rule ?? "-")"])
         let started = ContinuousClock.now
-        let task = Task { [log, bus, metrics, logger, keys] in
+        let task = Task { [log, bus, metrics, logger, keys, maximumEventsPerJob] in
             let run: FlowRun<JobOutcome>
             let job: FlowJob
             do {
@@ -45,8 +49,22 @@ public actor JobCenter {
                                             metrics: metrics, logger: logger)
             }
             let forwarding = Task {
+                var recorded = 0
+                var dropped = 0
                 for await event in run.progress {
-                    await Self.record(event, job: id, log: log, bus: bus, logger: logger)
+                    let keep = recorded < maximumEventsPerJob
+                    if keep { recorded += 1 } else { dropped += 1 }
+                    await Self.record(event, job: id, log: keep ? log : nil, bus: bus, logger: logger)
+                    if !keep, let log, id >= 0, let step = Self.describe(event).completedStep {
+                        // Past the cap the events are dropped, but the job's last step stays true.
+                        try? await log.recordLastStep(id, step)
+                    }
+                }
+                if dropped > 0, let log, id >= 0 {
+                    logger.warning("job events beyond the limit were not logged",
+                                   metadata: ["job": "\(id)", "dropped": "\(dropped)", "limit": "\(maximumEventsPerJob)"])
+                    try? await log.recordEvent(id, kind: "eventsTruncated",
+                                               detail: "\(dropped) more events not logged (limit \(maximumEventsPerJob) per job)")
                 }
             }
             let state: JobState

@@ -33,8 +33,8 @@ public struct DaemonMetrics: Sendable {
         Counter(label: "cardd_job_log_failures_total", factory: factory).increment()
     }
 
-    func controlRequest(_ operation: String, ok: Bool) {
-        Counter(label: "cardd_control_requests_total", dimensions: [("op", operation), ("ok", ok ? "true" : "false")],
+    func controlRequest(_ operation: ControlOperationLabel, ok: Bool) {
+        Counter(label: "cardd_control_requests_total", dimensions: [("op", operation.rawValue), ("ok", ok ? "true" : "false")],
                 factory: factory).increment()
     }
 

@@ -56,6 +56,12 @@ public actor ReaderFleet {
         }
     }
 
+    /// Supervises every reader `registry` adds, until it removes them (the simulation's readers,
+    /// which may be unplugged and replaced).
+    public func watch(_ registry: ManagedReaderRegistry) {
+        watch(registry, accept: { _ in true })
+    }
+
     /// The readers supervised now.
     public func readers() -> [ReaderInfo] {
         supervisors.values.map(\.reader.info).sorted { $0.id < $1.id }
@@ -112,13 +118,19 @@ public actor ReaderFleet {
     }
 
     /// The session policy from the configuration: short connect timeout for triggered jobs, the
-    /// configured cooldown and card-return bound.
+    /// configured cooldown, card-return bound and APDU and step deadlines.
     public func policy() async -> SessionPolicy {
-        let configuration = await configuration()
+        Self.policy(for: await configuration())
+    }
+
+    /// The session policy a configuration asks for.
+    public static func policy(for configuration: DaemonConfiguration) -> SessionPolicy {
         var policy = SessionPolicy()
         policy.cooldown = .milliseconds(configuration.cooldownMilliseconds)
         policy.cardReturnTimeout = .milliseconds(configuration.cardReturnMilliseconds)
         policy.connectTimeout = .seconds(5)
+        policy.apduTimeout = .milliseconds(configuration.apduTimeoutMilliseconds)
+        policy.stepTimeout = .milliseconds(configuration.stepTimeoutMilliseconds)
         return policy
     }
 

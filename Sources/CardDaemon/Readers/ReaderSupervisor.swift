@@ -4,8 +4,9 @@ import Logging
 /// Watches one reader: when a card arrives, finds the first rule that matches it and runs the
 /// rule's flow as a job; the next card is handled after this one has left.
 ///
-/// A reader error (unplugged, transfer failure) ends the supervision of that reader; the fleet
-/// starts a new supervisor when the reader comes back.
+/// A reader error (unplugged, transfer failure) pauses the supervision of that reader, which
+/// then asks the reader again; the fleet cancels the supervisor when the reader is unplugged and
+/// starts a new one when it comes back.
 public actor ReaderSupervisor {
     public nonisolated let reader: Reader
     private let rules: @Sendable () async -> DaemonConfiguration
@@ -28,25 +29,58 @@ public actor ReaderSupervisor {
         self.logger = logger
     }
 
-    /// Runs until the task is cancelled or the reader's presence stream ends.
+    /// Runs until the task is cancelled (the fleet cancels it when the reader is unplugged).
+    ///
+    /// When the reader's presence stream ends (a transfer error, an interrupt message the driver
+    /// did not take), supervision does not end with it: the reader is asked again after a pause
+    /// that doubles up to ``maximumRestartPause``, so a transient fault costs one pause and a dead
+    /// reader costs one status request every few seconds until the fleet removes it.
     public func run() async {
         var last: CardPresence = .absent
-        for await presence in await reader.cardPresence() {
-            if Task.isCancelled { break }
-            guard presence != last else { continue }
-            last = presence
-            switch presence {
-            case .absent:
-                await bus.publish(.cardLeft(reader: reader.info.id))
-            case .present:
-                await bus.publish(.cardArrived(reader: reader.info.id))
-                metrics.cardSeen(reader: reader.info.id)
-                await handleArrival()
+        var pause = Self.firstRestartPause
+        let clock = policy.clock
+        // The reader's own notifications can be lost (a status read that failed, an interrupt
+        // message the driver dropped): ask it now and then, as pcscd does, so a card is never
+        // left unseen until the next notification.
+        let poller = Task { [reader] in
+            while !Task.isCancelled {
+                do { try await clock.suspend(until: clock.now() + Self.presenceCheckInterval) } catch { return }
+                _ = try? await reader.currentPresence()
             }
+        }
+        defer { poller.cancel() }
+        while !Task.isCancelled {
+            for await presence in await reader.cardPresence() {
+                if Task.isCancelled { break }
+                pause = Self.firstRestartPause
+                guard presence != last else { continue }
+                last = presence
+                switch presence {
+                case .absent:
+                    await bus.publish(.cardLeft(reader: reader.info.id))
+                case .present:
+                    await bus.publish(.cardArrived(reader: reader.info.id))
+                    metrics.cardSeen(reader: reader.info.id)
+                    let job = await handleArrival()
+                    await bus.publish(.cardHandled(reader: reader.info.id, job: job))
+                }
+            }
+            if Task.isCancelled { break }
+            logger.warning("card presence monitoring ended; asking the reader again", metadata: ["pause": "\(pause)"])
+            do { try await clock.suspend(until: clock.now() + pause) } catch { break }
+            pause = min(pause * 2, Self.maximumRestartPause)
         }
     }
 
-    private func handleArrival() async {
+    static let firstRestartPause = Duration.milliseconds(50)
+    /// How often the reader is asked for card presence besides its own notifications.
+    public static let presenceCheckInterval = Duration.milliseconds(500)
+    /// The longest pause between two attempts to watch a reader whose presence stream ended.
+    public static let maximumRestartPause = Duration.seconds(5)
+
+    /// Identifies the card and runs the matching rule's job to its end; returns the job's id
+    /// (nil when none ran).
+    private func handleArrival() async -> JobID? {
         let configuration = await rules()
         let aids = Set(configuration.rules.compactMap(\.match.aid))
         let facts: CardFacts
@@ -62,13 +96,14 @@ public actor ReaderSupervisor {
             }
         } catch {
             logger.warning("could not identify the card", metadata: ["error": "\(error)"])
-            return
+            return nil
         }
         guard let rule = configuration.rule(for: facts) else {
             logger.info("no rule matches the card", metadata: ["atr": "\(facts.atr.hexString)"])
-            return
+            return nil
         }
         let id = await jobs.submit(rule.flow, on: reader, rule: rule.name, trigger: .card, policy: policy)
         _ = await jobs.wait(for: id)
+        return id
     }
 }

@@ -13,6 +13,10 @@ enum KeyStoreFileIO {
     static let fileMode: mode_t = 0o600
     /// The permission bits of directories created for a key store.
     static let directoryMode: mode_t = 0o700
+    /// The largest file read as a key store (16 slots and, say, a TON HMAC key per card for
+    /// several hundred thousand cards fit well below): a hostile multi-gigabyte file is refused
+    /// without being loaded.
+    static let maximumFileSize = 64 << 20
 
     /// Splits `path` into its directory (`"."` for a bare name) and file name.
     static func split(_ path: String) -> (directory: String, name: String) {
@@ -40,6 +44,8 @@ enum KeyStoreFileIO {
         guard info.st_mode & S_IFMT == S_IFREG else { throw .notARegularFile(path: path) }
         let mode = UInt32(info.st_mode & 0o7777)
         guard mode & 0o077 == 0 else { throw .permissionsTooOpen(path: path, mode: mode) }
+        let tooLarge = KeyStoreError.corruptFile(path: path, reason: "larger than \(maximumFileSize) bytes, more than a key store holds")
+        guard info.st_size <= maximumFileSize else { throw tooLarge }
 
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Int(info.st_size))
@@ -51,6 +57,8 @@ enum KeyStoreFileIO {
                 throw .readFailed(path: path, errno: errno)
             }
             if count == 0 { break }
+            // The file may grow while it is read.
+            guard bytes.count + count <= maximumFileSize else { throw tooLarge }
             bytes += chunk[0..<count]
         }
         return bytes
