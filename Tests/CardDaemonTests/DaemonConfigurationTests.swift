@@ -78,6 +78,8 @@ struct DaemonConfigurationTests {
         let flows: [FlowSpecification] = [
             .report, .ndefRead, .ndefWrite(.text("hi")), .ndefWrite(.uri("https://x.org")),
             .apdus([[0x00, 0xB0, 0x00, 0x00, 0x10]], expect: nil), .iso15693Read(first: 2, count: 3),
+            // Status words below 0x1000 need their leading zero (found by the control-line fuzz target).
+            .apdus([[0x00, 0xB0, 0x00, 0x00, 0x10]], expect: 0x0900), .apdus([[0x00, 0xA4, 0x04, 0x00]], expect: 0x9000),
             .desfireProvision(DESFireProvisioningRule(aid: [1, 2, 3], file: 1, size: 16, comm: "mac", keySlot: 2,
                                                       piccKeySlot: 3, data: [0xCA, 0xFE])),
             .tonActivate(TONActivationRule(activationSecret: "ton.activation.{serial}", pinSecret: "ton.pin")),

@@ -108,7 +108,11 @@ public enum FlowSpecification: Sendable, Hashable, Codable {
         case .report, .ndefRead: break
         case .apdus(let apdus, let expect):
             try container.encode(apdus.map(HexBytes.init), forKey: .apdus)
-            if let expect { try container.encode(String(expect, radix: 16, uppercase: true), forKey: .expect) }
+            if let expect {
+                // Four digits, as the decoder requires: 0x0900 is "0900", not "900".
+                let digits = String(expect, radix: 16, uppercase: true)
+                try container.encode(String(repeating: "0", count: 4 - digits.count) + digits, forKey: .expect)
+            }
         case .ndefWrite(.uri(let uri)): try container.encode(uri, forKey: .uri)
         case .ndefWrite(.text(let text)): try container.encode(text, forKey: .text)
         case .iso15693Read(let first, let count):
