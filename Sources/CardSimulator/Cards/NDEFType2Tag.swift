@@ -30,7 +30,7 @@ public struct NDEFType2Tag: PersistentVirtualCard, Hashable {
         memory[12] = 0xE1; memory[13] = 0x10; memory[14] = UInt8(size / 8); memory[15] = readOnly ? 0x0F : 0x00
         var tlv: [UInt8] = [0x03]
         let stored = message.prefix(size - 4)
-        if stored.count < 0xFF { tlv.append(UInt8(stored.count)) } else { tlv += [0xFF, UInt8(stored.count >> 8), UInt8(stored.count & 0xFF)] }
+        if stored.count < 0xFF { tlv.append(UInt8(stored.count)) } else { tlv += [0xFF, UInt8(truncatingIfNeeded: stored.count >> 8), UInt8(truncatingIfNeeded: stored.count)] }
         tlv += stored + [0xFE]
         for (index, byte) in tlv.prefix(size).enumerated() { memory[16 + index] = byte }
         self.memory = memory

@@ -34,7 +34,8 @@ public struct NDEFType4Tag: PersistentVirtualCard, Hashable {
         uid = ISO7816Card.uid(fromSeed: seed)
         let size = min(max(capacity, 3), 0x7FFF)
         let stored = message.prefix(size - 2)
-        var file = [UInt8(stored.count >> 8), UInt8(stored.count & 0xFF)] + stored
+        // size <= 0x7FFF, so NLEN fits two bytes.
+        var file = [UInt8(truncatingIfNeeded: stored.count >> 8), UInt8(truncatingIfNeeded: stored.count)] + stored
         file += [UInt8](repeating: 0, count: max(0, size - file.count))
         ndefFile = file
         self.readOnly = readOnly

@@ -78,7 +78,7 @@ public struct Type2Tag: Sendable {
     static func ndefTLVHeader(length: Int) -> [UInt8]? {
         switch length {
         case 0..<0xFF: [0x03, UInt8(length)]
-        case 0xFF...0xFFFE: [0x03, 0xFF, UInt8(length >> 8), UInt8(length & 0xFF)]
+        case 0xFF...0xFFFE: [0x03, 0xFF, UInt8(truncatingIfNeeded: length >> 8), UInt8(truncatingIfNeeded: length)]
         default: nil
         }
     }
