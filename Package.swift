@@ -159,7 +159,8 @@ let package = Package(
         .target(name: "DaemonTestSupport", dependencies: ["CardDaemon", "CardFlow", .product(name: "Logging", package: "swift-log")],
                 path: "Tests/DaemonTestSupport"),
         .testTarget(name: "CardDaemonTests", dependencies: ["CardDaemon", "CardFlow", "CardSimulator", "TONCard", "DaemonTestSupport",
-                                                       .product(name: "GRDB", package: "GRDB.swift")]),
+                                                       .product(name: "GRDB", package: "GRDB.swift"),
+                                                       .product(name: "NIOEmbedded", package: "swift-nio")]),
         .testTarget(name: "USBIntegrationTests", dependencies: ["CCID", "CardFlow", "CardSimulator", "CardSimulatorUSB", "CLibUSB", "CardDaemon"]),
     ],
     swiftLanguageModes: [.v6]

@@ -55,10 +55,13 @@ struct ControlLineDecoder: ByteToMessageDecoder {
 
     mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
         while try decode(context: context, buffer: &buffer) == .continue {}
-        // A last line without a newline still counts.
-        if buffer.readableBytes > 0 {
+        // A last line without a newline still counts; so does an oversize one whose bytes were
+        // all dropped already (the buffer is empty then, but the client must hear why).
+        if buffer.readableBytes > 0 || discarding {
             let rest = buffer.readString(length: buffer.readableBytes) ?? ""
             context.fireChannelRead(wrapInboundOut(discarding ? .tooLong(limit: maximumLength) : .line(rest)))
+            discarding = false
+            scanned = 0
         }
         return .needMoreData
     }
