@@ -38,6 +38,27 @@ struct SessionTests {
         #expect(identity.key == identity.uid)
     }
 
+    @Test func aCardAnsweringGetDataWithNoiseIsRecognisedByItsATR() async throws {
+        // A hostile or odd card whose `FF CA` answer is not an anti-collision UID (here 12 bytes;
+        // it could vary at every reset) must not make a returning card look like another one.
+        struct NoisyUIDCard: VirtualCard {
+            var inner = ISO7816Card(seed: 3)
+            var kind: String { inner.kind }
+            var technology: ContactlessTechnology { inner.technology }
+            var uid: [UInt8] { Array(0..<12) }
+            mutating func powerOn() { inner.powerOn() }
+            mutating func process(_ command: [UInt8]) -> [UInt8] { inner.process(command) }
+        }
+        let (reader, _) = await simulatedReader(card: NoisyUIDCard())
+        let identity = try await reader.withSession { session in await session.identity }
+        #expect(identity.uid == nil)
+        #expect(identity.key == identity.atr)
+        #expect(CardIdentity.isAnticollisionUID([1, 2, 3, 4]))
+        #expect(CardIdentity.isAnticollisionUID(Array(repeating: 1, count: 10)))
+        #expect(!CardIdentity.isAnticollisionUID([]))
+        #expect(!CardIdentity.isAnticollisionUID(Array(repeating: 1, count: 256)))
+    }
+
     @Test func presenceStreamStartsWithTheCurrentState() async throws {
         let (reader, virtual) = await simulatedReader(card: nil)
         var events = await reader.cardPresence().makeAsyncIterator()

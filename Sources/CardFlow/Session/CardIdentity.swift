@@ -12,6 +12,16 @@ public struct CardIdentity: Sendable, Hashable, CustomStringConvertible {
         self.key = key
     }
 
+    /// Whether bytes from `FF CA` can be an anti-collision identifier: 4, 7 or 10 bytes (ISO/IEC
+    /// 14443-3 single, double, triple size), or 8 (ISO/IEC 15693 UID, FeliCa IDm).
+    ///
+    /// Anything else (empty, odd lengths, a 250-byte answer) is not one; such a card is
+    /// recognised by its ATR instead, so a card that answers `FF CA` with noise is not mistaken
+    /// for another card every time it comes back.
+    public static func isAnticollisionUID(_ bytes: [UInt8]) -> Bool {
+        [4, 7, 8, 10].contains(bytes.count)
+    }
+
     public var description: String {
         if let uid { return "card UID \(uid.hexString)" }
         return "card ATR \(atr.hexString)"

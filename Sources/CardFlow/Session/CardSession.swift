@@ -118,7 +118,7 @@ public actor CardSession: CardChannel {
     func establishIdentity() async throws {
         do {
             let answer = try await transmit(CommandAPDU(cla: 0xFF, ins: 0xCA, p1: 0x00, p2: 0x00, le: 256))
-            if answer.statusWord.isSuccess, !answer.data.isEmpty { identity.uid = answer.data }
+            if answer.statusWord.isSuccess, CardIdentity.isAnticollisionUID(answer.data) { identity.uid = answer.data }
         } catch let error where error is CancellationError || error.meansCardLost {
             throw error
         } catch {
