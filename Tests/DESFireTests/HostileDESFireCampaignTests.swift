@@ -53,8 +53,7 @@ struct HostileDESFireCampaignTests {
     func cardWithSpoiledAnswers(hostilePercent: Int) async throws {
         let campaign = HostileCampaign(name: "DESFire, \(hostilePercent) % hostile", sessions: HostileCampaign.sessionCount(default: 600),
                                        firstSeed: UInt64(hostilePercent) << 32, budget: 3_000)
-        let report = await campaign.run(
-            card: { seed in HostileCard(configuration: .init(seed: seed, hostilePercent: hostilePercent), wrapping: CardSimulator.DESFireCard(seed: seed)) },
+        let report = await campaign.run(spoiling: hostilePercent, of: { seed in CardSimulator.DESFireCard(seed: seed) },
             isExpected: Self.isExpected, session: Self.session)
         print(report.summaryLine)
         #expect(report.failureCount == 0, "\(report)")
@@ -63,8 +62,7 @@ struct HostileDESFireCampaignTests {
     @Test func cardsThatOnlyMisbehave() async throws {
         let campaign = HostileCampaign(name: "DESFire, all hostile", sessions: HostileCampaign.sessionCount(default: 600), firstSeed: 1 << 40,
                                        budget: 3_000)
-        let report = await campaign.run(
-            card: { seed in HostileCard(configuration: .init(seed: seed)) }, isExpected: Self.isExpected, session: Self.session)
+        let report = await campaign.runAgainstHostileCardsOnly(isExpected: Self.isExpected, session: Self.session)
         print(report.summaryLine)
         #expect(report.failureCount == 0, "\(report)")
     }
@@ -73,8 +71,7 @@ struct HostileDESFireCampaignTests {
     /// into the client before the hostile answers end them.
     @Test func wellBehavedCardsSucceed() async throws {
         let campaign = HostileCampaign(name: "DESFire, well-behaved", sessions: 50, budget: 3_000)
-        let report = await campaign.run(
-            card: { seed in HostileCard(configuration: .init(seed: seed, hostilePercent: 0, stickyPercent: 0), wrapping: CardSimulator.DESFireCard(seed: seed)) },
+        let report = await campaign.run(spoiling: 0, of: { seed in CardSimulator.DESFireCard(seed: seed) },
             isExpected: { _ in false }, session: Self.session)
         #expect(report.successes == 50, "\(report)")
     }

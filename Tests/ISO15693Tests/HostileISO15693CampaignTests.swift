@@ -32,8 +32,7 @@ struct HostileISO15693CampaignTests {
     func tagsWithSpoiledAnswers(hostilePercent: Int) async throws {
         let campaign = HostileCampaign(name: "ISO 15693, \(hostilePercent) % hostile", sessions: HostileCampaign.sessionCount(default: 1_000),
                                        firstSeed: UInt64(hostilePercent) << 32)
-        let report = await campaign.run(
-            card: { seed in HostileCard(configuration: .init(seed: seed, hostilePercent: hostilePercent), wrapping: Self.wrapped(seed)) },
+        let report = await campaign.run(spoiling: hostilePercent, of: Self.wrapped,
             isExpected: Self.isExpected, session: Self.session)
         print(report.summaryLine)
         #expect(report.failureCount == 0, "\(report)")
@@ -43,8 +42,7 @@ struct HostileISO15693CampaignTests {
     /// into the client before the hostile answers end them.
     @Test func wellBehavedCardsSucceed() async throws {
         let campaign = HostileCampaign(name: "ISO 15693, well-behaved", sessions: 50, budget: 3_000)
-        let report = await campaign.run(
-            card: { seed in HostileCard(configuration: .init(seed: seed, hostilePercent: 0, stickyPercent: 0), wrapping: Self.wrapped(seed)) },
+        let report = await campaign.run(spoiling: 0, of: Self.wrapped,
             isExpected: { _ in false }, session: Self.session)
         #expect(report.successes == 50, "\(report)")
     }

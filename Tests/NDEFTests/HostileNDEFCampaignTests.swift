@@ -37,8 +37,7 @@ struct HostileNDEFCampaignTests {
     func tagsWithSpoiledAnswers(hostilePercent: Int) async throws {
         let campaign = HostileCampaign(name: "NDEF, \(hostilePercent) % hostile", sessions: HostileCampaign.sessionCount(default: 1_500),
                                        firstSeed: UInt64(hostilePercent) << 32)
-        let report = await campaign.run(
-            card: { seed in HostileCard(configuration: .init(seed: seed, hostilePercent: hostilePercent), wrapping: Self.wrapped(seed)) },
+        let report = await campaign.run(spoiling: hostilePercent, of: Self.wrapped,
             isExpected: Self.isExpected, session: Self.session)
         print(report.summaryLine)
         #expect(report.failureCount == 0, "\(report)")
@@ -47,8 +46,7 @@ struct HostileNDEFCampaignTests {
 
     @Test func tagsThatOnlyMisbehave() async throws {
         let campaign = HostileCampaign(name: "NDEF, all hostile", sessions: HostileCampaign.sessionCount(default: 1_500), firstSeed: 1 << 40)
-        let report = await campaign.run(
-            card: { seed in HostileCard(configuration: .init(seed: seed)) }, isExpected: Self.isExpected, session: Self.session)
+        let report = await campaign.runAgainstHostileCardsOnly(isExpected: Self.isExpected, session: Self.session)
         print(report.summaryLine)
         #expect(report.failureCount == 0, "\(report)")
     }
@@ -70,8 +68,7 @@ struct HostileNDEFCampaignTests {
     /// into the client before the hostile answers end them.
     @Test func wellBehavedCardsSucceed() async throws {
         let campaign = HostileCampaign(name: "NDEF, well-behaved", sessions: 50, budget: 3_000)
-        let report = await campaign.run(
-            card: { seed in HostileCard(configuration: .init(seed: seed, hostilePercent: 0, stickyPercent: 0), wrapping: Self.wrapped(seed)) },
+        let report = await campaign.run(spoiling: 0, of: Self.wrapped,
             isExpected: { _ in false }, session: Self.session)
         #expect(report.successes == 50, "\(report)")
     }

@@ -49,8 +49,7 @@ struct HostileTONCampaignTests {
         let card = try await Self.activatedCard()
         let campaign = HostileCampaign(name: "TON activated, \(hostilePercent) % hostile", sessions: HostileCampaign.sessionCount(default: 600),
                                        firstSeed: UInt64(hostilePercent) << 32, budget: 4_000)
-        let report = await campaign.run(
-            card: { seed in HostileCard(configuration: .init(seed: seed, hostilePercent: hostilePercent), wrapping: card) },
+        let report = await campaign.run(spoiling: hostilePercent, of: { _ in card },
             isExpected: Self.isExpected, session: Self.activatedSession)
         print(report.summaryLine)
         #expect(report.failureCount == 0, "\(report)")
@@ -58,8 +57,7 @@ struct HostileTONCampaignTests {
 
     @Test func activationWithSpoiledAnswers() async throws {
         let campaign = HostileCampaign(name: "TON activation, 10 % hostile", sessions: HostileCampaign.sessionCount(default: 600), firstSeed: 1 << 40)
-        let report = await campaign.run(
-            card: { seed in HostileCard(configuration: .init(seed: seed, hostilePercent: 10), wrapping: CardSimulator.TONCard(seed: seed)) },
+        let report = await campaign.run(spoiling: 10, of: { seed in CardSimulator.TONCard(seed: seed) },
             isExpected: Self.isExpected, session: Self.activationSession)
         print(report.summaryLine)
         #expect(report.failureCount == 0, "\(report)")
@@ -67,8 +65,7 @@ struct HostileTONCampaignTests {
 
     @Test func cardsThatOnlyMisbehave() async throws {
         let campaign = HostileCampaign(name: "TON, all hostile", sessions: HostileCampaign.sessionCount(default: 600), firstSeed: 1 << 41)
-        let report = await campaign.run(
-            card: { seed in HostileCard(configuration: .init(seed: seed)) }, isExpected: Self.isExpected, session: Self.activatedSession)
+        let report = await campaign.runAgainstHostileCardsOnly(isExpected: Self.isExpected, session: Self.activatedSession)
         print(report.summaryLine)
         #expect(report.failureCount == 0, "\(report)")
     }
@@ -78,13 +75,11 @@ struct HostileTONCampaignTests {
     @Test func wellBehavedCardsSucceed() async throws {
         let card = try await Self.activatedCard()
         let activated = HostileCampaign(name: "TON activated, well-behaved", sessions: 30, budget: 4_000)
-        let report = await activated.run(
-            card: { seed in HostileCard(configuration: .init(seed: seed, hostilePercent: 0, stickyPercent: 0), wrapping: card) },
+        let report = await activated.run(spoiling: 0, of: { _ in card },
             isExpected: { _ in false }, session: Self.activatedSession)
         #expect(report.successes == 30, "\(report)")
         let fresh = HostileCampaign(name: "TON activation, well-behaved", sessions: 30, budget: 4_000)
-        let activation = await fresh.run(
-            card: { seed in HostileCard(configuration: .init(seed: seed, hostilePercent: 0, stickyPercent: 0), wrapping: CardSimulator.TONCard(seed: seed)) },
+        let activation = await fresh.run(spoiling: 0, of: { seed in CardSimulator.TONCard(seed: seed) },
             isExpected: { _ in false }, session: Self.activationSession)
         #expect(activation.successes == 30, "\(activation)")
     }

@@ -115,6 +115,26 @@ public struct HostileCampaign: Sendable {
         return report
     }
 
+    /// Runs `session` against `wrapped(seed)` spoiled by a ``HostileCard``: `hostilePercent` of
+    /// its answers replaced by hostile ones (with the default sticky modes), or none at all when
+    /// `hostilePercent` is 0 — the control run that shows the sessions reach deep into the client.
+    public func run(spoiling hostilePercent: Int, of wrapped: @escaping @Sendable (UInt64) -> any VirtualCard,
+                    isExpected: @escaping @Sendable (any Error) -> Bool,
+                    session: @escaping @Sendable (any CardChannel, UInt64) async throws -> Void) async -> Report {
+        await run(card: { seed in
+            let configuration = hostilePercent == 0
+                ? HostileCardConfiguration(seed: seed, hostilePercent: 0, stickyPercent: 0)
+                : HostileCardConfiguration(seed: seed, hostilePercent: hostilePercent)
+            return HostileCard(configuration: configuration, wrapping: wrapped(seed))
+        }, isExpected: isExpected, session: session)
+    }
+
+    /// Runs `session` against cards that only misbehave (no card behind the ``HostileCard``).
+    public func runAgainstHostileCardsOnly(isExpected: @escaping @Sendable (any Error) -> Bool,
+                                           session: @escaping @Sendable (any CardChannel, UInt64) async throws -> Void) async -> Report {
+        await run(card: { seed in HostileCard(configuration: HostileCardConfiguration(seed: seed)) }, isExpected: isExpected, session: session)
+    }
+
     private func runOne(seed: UInt64, card: @Sendable (UInt64) -> any VirtualCard, isExpected: @Sendable (any Error) -> Bool,
                         session: @Sendable (any CardChannel, UInt64) async throws -> Void) async -> Report {
         var report = Report(name: name)
