@@ -80,8 +80,7 @@ struct ReaderDumpParser {
         var blocks: [Block] = []
         var current: Block?
         var lineNumber = 0
-        // `Character.isNewline` also matches the single grapheme "\r\n".
-        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
+        for rawLine in lines(of: text) {
             lineNumber += 1
             let line = trimmed(rawLine)
             if line.isEmpty { continue }
@@ -144,21 +143,53 @@ struct ReaderDumpParser {
 
     // MARK: - Lines
 
-    private static func trimmed(_ line: some StringProtocol) -> String {
-        var scalars = line.unicodeScalars[...]
-        while let first = scalars.first, first.properties.isWhitespace { scalars = scalars.dropFirst() }
-        while let last = scalars.last, last.properties.isWhitespace { scalars = scalars.dropLast() }
-        return String(String.UnicodeScalarView(scalars))
+    /// The lines of `text`, split at LF, CR, CR LF, VT and FF. Works on UTF-8 bytes: the dumps
+    /// are ASCII, and splitting by `Character` made parsing (and fuzzing it) several times slower.
+    private static func lines(of text: String) -> [Substring] {
+        var lines: [Substring] = []
+        let bytes = text.utf8
+        var start = bytes.startIndex
+        var index = start
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            guard byte == 0x0A || byte == 0x0D || byte == 0x0B || byte == 0x0C else {
+                index = bytes.index(after: index)
+                continue
+            }
+            lines.append(text[start..<index])
+            index = bytes.index(after: index)
+            if byte == 0x0D, index < bytes.endIndex, bytes[index] == 0x0A { index = bytes.index(after: index) }
+            start = index
+        }
+        lines.append(text[start..<bytes.endIndex])
+        return lines
+    }
+
+    /// ASCII whitespace (the dumps' only kind) around a line or value.
+    private static func isBlank(_ byte: UInt8) -> Bool {
+        byte == 0x20 || (0x09...0x0D).contains(byte)
+    }
+
+    private static func trimmed(_ line: Substring) -> String {
+        let bytes = line.utf8
+        var start = bytes.startIndex, end = bytes.endIndex
+        while start < end, isBlank(bytes[start]) { start = bytes.index(after: start) }
+        while end > start, isBlank(bytes[bytes.index(before: end)]) { end = bytes.index(before: end) }
+        return String(line[start..<end])
     }
 
     /// `name: value` where name is a single ASCII identifier; `nil` for descriptive lines.
     private static func fieldLine(_ line: String) -> (String, String)? {
-        guard let colon = line.firstIndex(of: ":") else { return nil }
-        let name = line[..<colon]
-        guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }),
-              name.first?.isLetter == true
+        guard let colon = line.utf8.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        let name = line.utf8[..<colon]
+        guard let first = name.first, isASCIILetter(first),
+              name.allSatisfy({ isASCIILetter($0) || (0x30...0x39).contains($0) })
         else { return nil }
-        return (String(name), trimmed(line[line.index(after: colon)...]))
+        return (String(line[..<colon]), trimmed(line[line.utf8.index(after: colon)...]))
+    }
+
+    private static func isASCIILetter(_ byte: UInt8) -> Bool {
+        (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
     }
 
     /// `Can't get iInterface string[: reason]` → `"iInterface"`.
