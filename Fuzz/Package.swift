@@ -15,10 +15,20 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
     ],
     targets: [
-        // One binary, every target: CARDFLOW_FUZZ_TARGET selects the decoder (one link, not twenty).
+        .target(name: "FuzzSupport"),
+        .target(name: "CCIDFuzzTargets", dependencies: ["FuzzSupport", .product(name: "CCID", package: cardFlow)]),
+        .target(name: "TagFuzzTargets", dependencies: [
+            "FuzzSupport",
+            .product(name: "CardFlow", package: cardFlow),
+            .product(name: "NDEF", package: cardFlow),
+            .product(name: "ISO15693", package: cardFlow),
+        ]),
+        // Every target in one binary (CARDFLOW_FUZZ_TARGET selects the decoder): for reproducing
+        // any crash, writing seeds, and the targets that need the simulator, daemon or relay.
         .executableTarget(
             name: "CardFlowFuzz",
             dependencies: [
+                "FuzzSupport", "CCIDFuzzTargets", "TagFuzzTargets",
                 .product(name: "CCID", package: cardFlow),
                 .product(name: "CardFlow", package: cardFlow),
                 .product(name: "CardSimulator", package: cardFlow),
@@ -32,6 +42,12 @@ let package = Package(
             // libFuzzer brings main(); the Swift module must not define one.
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]
         ),
+        // Light binaries: libFuzzer scans every coverage counter of the binary after each input,
+        // so a binary without NIO, BoringSSL and the daemon runs its small decoders far faster.
+        .executableTarget(name: "CardFlowFuzzCCID", dependencies: ["FuzzSupport", "CCIDFuzzTargets"],
+                          swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
+        .executableTarget(name: "CardFlowFuzzTags", dependencies: ["FuzzSupport", "TagFuzzTargets"],
+                          swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
     ],
     swiftLanguageModes: [.v6]
 )

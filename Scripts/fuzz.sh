@@ -12,7 +12,8 @@
 #
 # Environment: FUZZ_TIMEOUT (seconds one input may take, default 10), FUZZ_RSS_LIMIT_MB (default
 # 2048, also the largest single allocation), FUZZ_SCRATCH (build folder, default Fuzz/.build-fuzz),
-# FUZZ_CONFIGURATION (release, the default, or debug: quicker to build, slower to run).
+# FUZZ_CONFIGURATION (release, the default, or debug: quicker to build, slower to run), FUZZ_RUNS
+# (stop each target after this many inputs, e.g. 10000000 for the long run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
@@ -24,10 +25,27 @@ configuration="${FUZZ_CONFIGURATION:-release}"
 
 build_started=$(date +%s)
 # -enable-testing: a few decoders are internal and reached with @testable import.
-swift build --package-path Fuzz --scratch-path "$scratch" -c "$configuration" --sanitize=fuzzer \
-  -Xswiftc -enable-testing --product CardFlowFuzz
+# CardFlowFuzz holds every target; the CCID and tag targets also get light binaries of their own
+# (libFuzzer scans all of a binary's coverage counters after each input), and run with those.
+binaries=(CardFlowFuzzCCID CardFlowFuzzTags CardFlowFuzz)
+for product in "${binaries[@]}"; do
+  swift build --package-path Fuzz --scratch-path "$scratch" -c "$configuration" --sanitize=fuzzer \
+    -Xswiftc -enable-testing --product "$product"
+done
 fuzzer="$scratch/$configuration/CardFlowFuzz"
 echo "fuzz build: $(( $(date +%s) - build_started )) s"
+
+# The lightest binary that holds a target.
+binary_for() {
+  local product
+  for product in "${binaries[@]}"; do
+    if CARDFLOW_FUZZ_TARGET=list "$scratch/$configuration/$product" 2>/dev/null | grep -qx "$1"; then
+      echo "$scratch/$configuration/$product"
+      return
+    fi
+  done
+  echo "$fuzzer"
+}
 
 case "${1:-}" in
   --list) CARDFLOW_FUZZ_TARGET=list "$fuzzer"; exit 0 ;;
@@ -38,6 +56,9 @@ case "${1:-}" in
 esac
 
 seconds="${1:-60}"
+# FUZZ_RUNS stops each target after that many inputs (the seconds stay an upper bound).
+runs_option=""
+[ -n "${FUZZ_RUNS:-}" ] && runs_option="-runs=$FUZZ_RUNS"
 shift || true
 if [ $# -gt 0 ]; then targets=("$@"); else mapfile -t targets < <(CARDFLOW_FUZZ_TARGET=list "$fuzzer"); fi
 
@@ -53,10 +74,10 @@ for target in "${targets[@]}"; do
   log="Fuzz/Work/$target.log"
   [ -d "$seeds" ] || { echo "no seed corpus $seeds" >&2; exit 2; }
   mkdir -p "$work" "$artifacts"
-  echo "== $target (${seconds} s)"
+  echo "== $target (${seconds} s${FUZZ_RUNS:+ or $FUZZ_RUNS inputs})"
   status=0
   # New inputs go to the first folder (the work corpus); the seeds are only read.
-  CARDFLOW_FUZZ_TARGET="$target" "$fuzzer" "$work" "$seeds" \
+  CARDFLOW_FUZZ_TARGET="$target" "$(binary_for "$target")" "$work" "$seeds" $runs_option \
     -max_total_time="$seconds" -timeout="$timeout_seconds" -rss_limit_mb="$rss_limit" \
     -malloc_limit_mb="$rss_limit" -artifact_prefix="$artifacts/" -print_final_stats=1 \
     >"$log" 2>&1 || status=$?

@@ -1,3 +1,4 @@
+import FuzzSupport
 import Foundation
 import NIOCore
 import NIOEmbedded

@@ -1,16 +1,12 @@
 import Foundation
+import FuzzSupport
 
 // libFuzzer's entry points. The binary holds every target; the environment variable
 // CARDFLOW_FUZZ_TARGET names the one to run (CARDFLOW_FUZZ_TARGET=list prints them all).
 
 /// The target this process runs, chosen once from the environment.
 let selectedTarget: FuzzTarget = {
-    let name = getenv("CARDFLOW_FUZZ_TARGET").map { String(cString: $0) } ?? ""
-    if name == "list" {
-        for target in FuzzTargets.all { print(target.name) }
-        exit(0)
-    }
-    if name == "write-seeds" {
+    if getenv("CARDFLOW_FUZZ_TARGET").map({ String(cString: $0) }) == "write-seeds" {
         let environment = ProcessInfo.processInfo.environment
         do {
             try SeedWriter.write(to: URL(fileURLWithPath: environment["CARDFLOW_FUZZ_CORPUS"] ?? "Fuzz/Corpus"),
@@ -21,12 +17,7 @@ let selectedTarget: FuzzTarget = {
         }
         exit(0)
     }
-    guard let target = FuzzTargets.all.first(where: { $0.name == name }) else {
-        let names = FuzzTargets.all.map(\.name).joined(separator: ", ")
-        FileHandle.standardError.write(Data("set CARDFLOW_FUZZ_TARGET to one of: \(names)\n".utf8))
-        exit(2)
-    }
-    return target
+    return selectFuzzTarget(from: FuzzTargets.all)
 }()
 
 @_cdecl("LLVMFuzzerInitialize")
@@ -37,7 +28,6 @@ public func fuzzerInitialize(_ argc: UnsafeMutablePointer<CInt>?, _ argv: Opaque
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
-    selectedTarget.run(bytes)
+    selectedTarget.run(data, count: size)
     return 0
 }

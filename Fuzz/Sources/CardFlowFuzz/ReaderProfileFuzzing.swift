@@ -1,3 +1,4 @@
+import FuzzSupport
 import CardSimulator
 
 /// Simulated reader profiles (`--reader-profile`, lsusb-style dumps): parsing terminates and

@@ -1,3 +1,4 @@
+import FuzzSupport
 import CardFlow
 import Relay
 

@@ -1,3 +1,4 @@
+import FuzzSupport
 import CCID
 
 /// T=1: the block codec, and the host's state machine fed with whatever a card sends.

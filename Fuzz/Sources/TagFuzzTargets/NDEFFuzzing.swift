@@ -1,3 +1,4 @@
+import FuzzSupport
 @testable import NDEF
 
 /// NDEF: messages and their typed records, the TLV area of Type 2 and Type 5 tags, and the

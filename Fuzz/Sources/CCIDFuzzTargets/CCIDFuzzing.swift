@@ -1,3 +1,4 @@
+import FuzzSupport
 import CCID
 
 /// The CCID codec: what a reader (or, for the simulator, a host) puts on the bulk and interrupt

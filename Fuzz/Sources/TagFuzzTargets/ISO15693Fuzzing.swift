@@ -1,3 +1,4 @@
+import FuzzSupport
 import ISO15693
 
 /// ISO 15693 GET SYSTEM INFORMATION answers, as tags send them.
