@@ -7,7 +7,8 @@
 #
 # Prints per sanitizer the test outcome and the number of sanitizer reports; the logs are
 # .build-asan/sanitize-test.log and .build-tsan/sanitize-test.log. Exits non-zero when a test
-# fails or a sanitizer reports anything.
+# fails or a sanitizer reports anything. Environment: SANITIZE_FILTER (a `swift test --filter`
+# pattern), SANITIZE_TEST_SECONDS (limit of the test run, default 3600: a hang is a finding).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
@@ -17,8 +18,14 @@ export PATH="/opt/swift/usr/bin:$PATH"
 # Leak checking is off: the Swift runtime's metadata caches and the process-lifetime libusb and
 # NIO singletons are reported as leaks, which would drown real findings.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-verify_asan_link_order=0:detect_leaks=0:halt_on_error=0:print_summary=1}"
-export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=0:second_deadlock_stack=1:report_signal_unsafe=0}"
+# TSan cannot see GLib's futex-based locks in the C USB test bed: see Scripts/tsan-suppressions.txt.
+export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=0:second_deadlock_stack=1:report_signal_unsafe=0:suppressions=$PWD/Scripts/tsan-suppressions.txt}"
+# A hang under a sanitizer is a finding too: the test run is stopped after this many seconds.
+test_limit="${SANITIZE_TEST_SECONDS:-3600}"
 
+# SANITIZE_FILTER (a swift test --filter pattern) narrows the run, e.g. to re-check one suite.
+filter=()
+[ -n "${SANITIZE_FILTER:-}" ] && filter=(--filter "$SANITIZE_FILTER")
 sanitizers=("$@")
 [ ${#sanitizers[@]} -gt 0 ] || sanitizers=(address thread)
 
@@ -35,8 +42,10 @@ for sanitizer in "${sanitizers[@]}"; do
   swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch"
   built=$(date +%s)
   status=0
-  umockdev-wrapper swift test --skip-build --disable-xctest --sanitize="$sanitizer" --scratch-path "$scratch" \
+  timeout --signal=INT --kill-after=60 "$test_limit" \
+    umockdev-wrapper swift test --skip-build --disable-xctest --sanitize="$sanitizer" --scratch-path "$scratch" "${filter[@]}" \
     >"$log" 2>&1 || status=$?
+  [ "$status" -eq 124 ] && echo "$sanitizer: the test run did not finish in $test_limit s (a hang?); see $log" >&2
   finished=$(date +%s)
   reports=$(grep -c "$pattern" "$log" || true)
   outcome=$(grep -E '^(✔|✘|􁁛|􀢄).*Test run with' "$log" | tail -1 || true)
