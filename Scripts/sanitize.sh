@@ -7,8 +7,8 @@
 #
 # Prints per sanitizer the test outcome and the number of sanitizer reports; the logs are
 # .build-asan/sanitize-test.log and .build-tsan/sanitize-test.log. Exits non-zero when a test
-# fails or a sanitizer reports anything. Environment: SANITIZE_FILTER (a `swift test --filter`
-# pattern), SANITIZE_TEST_SECONDS (limit of the test run, default 3600: a hang is a finding).
+# fails or a sanitizer reports anything. Environment: SANITIZE_FILTER, SANITIZE_SKIP (`swift test
+# --filter`/`--skip` patterns), SANITIZE_TEST_SECONDS (limit of the test run, default 3600: a hang is a finding).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
@@ -23,9 +23,11 @@ export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=0:second_deadlock_stack=1:rep
 # A hang under a sanitizer is a finding too: the test run is stopped after this many seconds.
 test_limit="${SANITIZE_TEST_SECONDS:-3600}"
 
-# SANITIZE_FILTER (a swift test --filter pattern) narrows the run, e.g. to re-check one suite.
+# SANITIZE_FILTER / SANITIZE_SKIP (swift test --filter / --skip patterns) narrow the run, e.g. to
+# re-check one suite, or to run the CPU-heavy campaigns apart as Scripts/test.sh does.
 filter=()
 [ -n "${SANITIZE_FILTER:-}" ] && filter=(--filter "$SANITIZE_FILTER")
+[ -n "${SANITIZE_SKIP:-}" ] && filter+=(--skip "$SANITIZE_SKIP")
 sanitizers=("$@")
 [ ${#sanitizers[@]} -gt 0 ] || sanitizers=(address thread)
 
