@@ -188,25 +188,32 @@ listed=$(awk '
     }
     END { for (i = 0; i < nv; i++) print v[i] ":" p[i] }' "$plist" | sort -u)
 
-# field FILE NAME: the first value of "NAME: value" in a dump (the card's interface comes first).
-field() { sed -n "s/^ *$2: *\([^ ]*\).*/\1/p" "$1" | head -n1 | tr -d '\r'; }
-
-# describe FILE: "vid pid level protocols length interfaces" (level: character, tpdu, short,
-# extended; protocols: T0, T1, T0+T1, none; length: dwMaxCCIDMessageLength), or nothing.
+# describe FILE...: one line per dump, "name vid pid level protocols length interfaces" (level:
+# character, tpdu, short, extended; protocols: T0, T1, T0+T1, none; length:
+# dwMaxCCIDMessageLength), from the first interface block (the one the card sits on). Files
+# that are not dumps give no line. One awk pass: hundreds of files take a moment.
 describe() {
-    local file="$1" vid pid features protocols length interfaces
-    vid=$(field "$file" idVendor) pid=$(field "$file" idProduct) features=$(field "$file" dwFeatures)
-    protocols=$(sed -n 's/^ *dwProtocols: *0x[0-9A-Fa-f]* *\(0x[0-9A-Fa-f]*\).*/\1/p' "$file" | head -n1)
-    length=$(field "$file" dwMaxCCIDMessageLength)
-    interfaces=$(grep -c 'CCID Class Descriptor' "$file" || true)
-    [[ -n "$vid" && -n "$pid" && -n "$features" && -n "$protocols" && -n "$length" ]] || return 0
-    local level
-    case $((features & 0x70000)) in
-        0) level=character ;; $((0x10000))) level=tpdu ;; $((0x20000))) level=short ;; *) level=extended ;;
-    esac
-    local set
-    case $((protocols & 3)) in 1) set=T0 ;; 2) set=T1 ;; 3) set=T0+T1 ;; *) set=none ;; esac
-    printf '%04x %04x %s %s %s %s\n' "$((vid))" "$((pid))" "$level" "$set" "$length" "$interfaces"
+    local name vid pid features protocols length interfaces level set
+    awk '
+        function emit() {
+            if (name != "" && v != "" && p != "" && f != "" && pr != "" && l != "") print name, v, p, f, pr, l, n
+        }
+        FNR == 1 { emit(); name = FILENAME; sub(/.*\//, "", name); v = p = f = pr = l = ""; n = 0 }
+        { sub(/\r$/, "") }
+        $1 == "idVendor:" && v == "" { v = $2 }
+        $1 == "idProduct:" && p == "" { p = $2 }
+        $1 == "dwFeatures:" && f == "" { f = $2 }
+        $1 == "dwProtocols:" && pr == "" { pr = $3 }
+        $1 == "dwMaxCCIDMessageLength:" && l == "" { l = $2 }
+        /CCID Class Descriptor/ { n++ }
+        END { emit() }' "$@" |
+    while read -r name vid pid features protocols length interfaces; do
+        case $((features & 0x70000)) in
+            0) level=character ;; $((0x10000))) level=tpdu ;; $((0x20000))) level=short ;; *) level=extended ;;
+        esac
+        case $((protocols & 3)) in 1) set=T0 ;; 2) set=T1 ;; 3) set=T0+T1 ;; *) set=none ;; esac
+        printf '%s %04x %04x %s %s %s %s\n' "$name" "$((vid))" "$((pid))" "$level" "$set" "$length" "$interfaces"
+    done
 }
 
 length_class() { if (($1 <= 271)); then echo "<=271"; elif (($1 <= 1034)); then echo "<=1034"; else echo ">1034"; fi; }
@@ -221,13 +228,13 @@ if [[ ${#profiles[@]} -eq 0 ]]; then
         # readers libccid lists (no overlay needed in CI); as many per class as it takes to reach
         # 40, at most 3.
         declare -A class_members=()
-        for name in "${profiles[@]}"; do
-            read -r vid pid level set length _ < <(describe "$fixtures/$name") || continue
-            [[ -n "${vid:-}" ]] || continue
-            grep -qx "$vid:$pid" <<<"$listed" || continue
+        declare -A listed_set=()
+        for pair in $listed; do listed_set[$pair]=1; done
+        while read -r name vid pid level set length _; do
+            [[ -n "${listed_set[$vid:$pid]:-}" ]] || continue
             key="$level $set $(length_class "$length")"
             class_members[$key]+="$name "
-        done
+        done < <(cd "$fixtures" && describe "${profiles[@]}")
         # Protocols the cards speak: a class whose readers offer none of them (or character
         # level) is chosen all the same, for when they do, but does not count towards the 40.
         wanted="T1"
@@ -310,10 +317,17 @@ libccid_line() {
         | cut -c1-300 || tail -n1 "$log" | cut -c1-300
 }
 
+# answer_summary "OK HEX": the length of the answer, its SW (its last two bytes) and its start.
+answer_summary() {
+    local hex="${1#OK }"
+    [[ "$1" == OK* ]] || { echo "${1:0:80}"; return; }
+    echo "$((${#hex} / 2)) bytes, ends ${hex: -4}, starts ${hex:0:16}"
+}
+
 run_profile() {
     local name="$1" card="$2" file="$fixtures/$1" started=$SECONDS
-    local vid pid level set length interfaces
-    read -r vid pid level set length interfaces < <(describe "$file") || true
+    local vid="" pid level set length interfaces
+    read -r _ vid pid level set length interfaces < <(describe "$file") || true
     local protocol=T1
     [[ "$card" == *protocol=t0* ]] && protocol=T0
     local dir="$results/profiles/${name%.txt}/${card//[^A-Za-z0-9=_-]/_}"
@@ -393,19 +407,20 @@ run_profile() {
         if [[ "$a" == ERR* && "$b" == ERR* ]]; then refused=$((refused + 1)); continue; fi
         parted_segment=${segment_of[$i]}
         local apdu="${script_lines[$i]}"
+        ((${#apdu} <= 24)) || apdu="${apdu:0:24}…($(((${#apdu}) / 2)) bytes)"
         if [[ "$a" == OK* && "$b" == OK* ]]; then
             differing=$((differing + 1))
-            [[ -n "$detail" ]] || detail="APDU ${apdu:0:24}$([[ ${#apdu} -gt 24 ]] && echo "…(${#apdu} hex)"): pcscd ${a:0:60}… (${#a}) vs CardFlow ${b:0:60}… (${#b})"
+            [[ -n "$detail" ]] || detail="APDU $apdu: pcscd $(answer_summary "$a") vs CardFlow $(answer_summary "$b")"
         elif [[ "$b" == OK* ]]; then
             libccid_failed=$((libccid_failed + 1))
-            [[ -n "$detail" ]] || detail="APDU ${apdu:0:24}: pcscd ${a:0:120}; libccid: $(libccid_line "$dir/pcscd.log")"
+            [[ -n "$detail" ]] || detail="APDU $apdu: pcscd ${a:0:120}; libccid: $(libccid_line "$dir/pcscd.log")"
         elif [[ "$a" == OK* ]]; then
             cardflow_failed=$((cardflow_failed + 1))
-            [[ -n "$detail" ]] || detail="APDU ${apdu:0:24}: CardFlow ${b:0:200}; pcscd ${a:0:40}"
+            [[ -n "$detail" ]] || detail="APDU $apdu: CardFlow ${b:0:200}; pcscd $(answer_summary "$a")"
         else
             # One stack refused, the other did not run it: both failed, differently.
             libccid_failed=$((libccid_failed + 1)) cardflow_failed=$((cardflow_failed + 1))
-            [[ -n "$detail" ]] || detail="APDU ${apdu:0:24}: pcscd ${a:0:80}; CardFlow ${b:0:80}; libccid: $(libccid_line "$dir/pcscd.log")"
+            [[ -n "$detail" ]] || detail="APDU $apdu: pcscd ${a:0:80}; CardFlow ${b:0:80}; libccid: $(libccid_line "$dir/pcscd.log")"
         fi
     done
     local class=identical
