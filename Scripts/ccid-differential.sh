@@ -317,7 +317,7 @@ record() { printf '%s\t' "$@" | sed 's/\t$//' >>"$tsv"; printf '\n' >>"$tsv"; }
 libccid_line() {
     local log="$1"
     [[ -f "$log" ]] || { echo "no pcscd log"; return; }
-    grep -m1 -E '(ccid_usb|commands|ifdhandler|ccid|protocol_t1|atr|pps|utils)\.c:[0-9]+:.*([Ff]ail|[Ee]rror|[Cc]an.t|not supported|[Nn]ot [a-z]+ed|[Tt]oo |[Tt]imeout|unsupported|refused|busy)' "$log" \
+    grep -m1 -E '(ccid_usb|commands|ifdhandler|ccid|protocol_t1|atr|pps|utils)\.c:[0-9]+:.*([Ff]ail|[Ee]rror|bogus|[Cc]an.t|not supported|[Nn]ot [a-z]+ed|[Tt]oo |[Tt]imeout|unsupported|refused|busy)' "$log" \
         | cut -c1-300 || tail -n1 "$log" | cut -c1-300
 }
 
