@@ -15,6 +15,15 @@ umockdev-wrapper swift test --skip-build --disable-xctest --filter "$heavy" --no
 # pcscd + libccid drive the simulated USB reader (ATR, SCardTransmit): the emulated device is
 # real enough for the reference CCID stack.
 bash Scripts/pcscd-check.sh
+# Differential check against libccid on the CI subset of reader profiles (every exchange level x
+# protocol set x message-length class): the same APDUs through pcscd + libccid and through
+# CardFlow's driver must give byte-identical answers. CI must run it; elsewhere a machine
+# without pcscd skips it.
+if [[ "${CI:-}" == "true" ]] || command -v pcscd >/dev/null; then
+  bash Scripts/ccid-differential.sh --subset
+else
+  echo "test.sh: pcscd is not installed: skipping Scripts/ccid-differential.sh --subset (CI runs it)" >&2
+fi
 # Fuzz smoke: every libFuzzer target (Fuzz/, its own build) for a few seconds from the seed
 # corpus; a crash, time-out or out-of-memory fails CI. A debug build (quicker to build than a
 # release one; enough for 3 seconds a target). Longer runs: Scripts/fuzz.sh 600 (release).

@@ -371,6 +371,15 @@ public actor VirtualCCIDReader {
         case .character:
             reply(failure(command, error: .commandNotSupported, icc: .presentActive), delay: readerTime)
         case .tpdu:
+            if PPSExchange.isRequest(data) {
+                // A PPS request goes to the card as it is, not through T=1.
+                if let confirmation = PPSExchange.response(to: data) {
+                    reply(dataBlock(command, data: confirmation), delay: readerTime)
+                } else {
+                    reply(failure(command, error: .iccMute, icc: .presentActive), delay: readerTime)
+                }
+                return
+            }
             guard var t1 = slots[index].t1 else {
                 reply(failure(command, error: .iccMute, icc: .presentActive), delay: readerTime)
                 return

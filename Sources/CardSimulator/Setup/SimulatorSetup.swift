@@ -106,6 +106,7 @@ public struct SimulatorSetup: Sendable {
                 stickyPercent: specification?.fuzzStickyPercent ?? 5,
                 maxResponseLength: specification?.fuzzMaxResponseLength ?? 1024)
             return HostileCard(configuration: configuration, wrapping: wrapped)
+        case .apduTest: return APDUTestCard(seed: seed)
         }
     }
 
@@ -126,7 +127,7 @@ public struct SimulatorSetup: Sendable {
         case .ton: return try store.load(TONCard.self)
         case .none: return nil
         case .desfire: return try store.load(DESFireCard.self)
-        case .fuzz: throw SimulatorSetupError.cardNotPersistent(specification.cardKind.rawValue)
+        case .fuzz, .apduTest: throw SimulatorSetupError.cardNotPersistent(specification.cardKind.rawValue)
         }
     }
 }

@@ -187,13 +187,16 @@ public enum SimulatedCardKind: String, Sendable, Hashable, CaseIterable {
     case none
     /// A ``HostileCard``: seeded hostile answers, alone or spoiling a wrapped card's.
     case fuzz
+    /// An ``APDUTestCard``: fixed answers for differential tests of APDU transport.
+    case apduTest = "apdu-test"
 
     /// The well-behaved models and `none`. `fuzz` is left out on purpose: it misbehaves by
-    /// design, so code that cycles through every card (cardd's `--simulate`) must ask for it.
+    /// design, so code that cycles through every card (cardd's `--simulate`) must ask for it;
+    /// so is `apdu-test`, a test instrument rather than a card anyone meets.
     public static var allCases: [SimulatedCardKind] { [.iso7816, .desfire, .ton, .ndef4, .type2, .iso15693, .none] }
 
-    /// Every kind a selector accepts, `fuzz` included.
-    public static var selectable: [SimulatedCardKind] { allCases + [.fuzz] }
+    /// Every kind a selector accepts, `fuzz` and `apdu-test` included.
+    public static var selectable: [SimulatedCardKind] { allCases + [.fuzz, .apduTest] }
 }
 
 /// A `sim:` selector that cannot be used.

@@ -1,0 +1,482 @@
+#!/usr/bin/env bash
+# Differential check of CardFlow's CCID driver against pcsc-lite's (libccid): for each reader
+# profile (a descriptor dump in the fixtures) and each simulated card, the same APDU script runs
+# once through pcscd + libccid (Scripts/pcsc-apdu.pl, SCardTransmit) and once through CardFlow's
+# own driver (`cardctl --reader usb apdu --raw`), each under its own
+# `cardctl simulate --reader-profile P --card CARD` (a fresh simulated reader and card), and the
+# answers (data and SW1 SW2) must be byte-identical.
+#
+# Usage:
+#   Scripts/ccid-differential.sh [--subset] [--cards LIST] [--results DIR] [--cardctl PATH]
+#                                [--unlisted overlay|skip] [--timeout S] [--fixtures DIR] [PROFILE...]
+#     PROFILE     dumps of the fixtures folder, by file name (default: every dump there)
+#     --subset    the CI subset: the first profiles by file name of every exchange level x
+#                 protocol set x message-length class (<=271, <=1034, larger), at least 40
+#     --cards     simulated cards, separated by ';', each as `cardctl simulate --card` takes it
+#                 (default: apdu-test, the T=1 card; see "Protocols" below)
+#     --results   folder for results.tsv, summary.txt and per-profile logs
+#                 (default: .build/ccid-differential, git-ignored)
+#     --cardctl   the cardctl to use (default: .build/debug/cardctl, built when missing)
+#     --unlisted  readers whose VID:PID Debian's libccid does not list: run pcscd in a private
+#                 mount namespace with an Info.plist that adds the VID:PID (overlay, the default
+#                 when `unshare -m` works), or skip them (skip)
+#     --timeout   seconds allowed to each stack's run of one profile (default 60)
+#     --fixtures  folder of the dumps (default: Tests/Fixtures/ccid-readers, or
+#                 $CCID_FIXTURES)
+#
+# The APDU script (every APDU in its shortest encoding, because cardctl parses APDUs into
+# CardFlow's CommandAPDU and writes them back shortest-form): SELECT, the four ISO 7816-4 cases
+# (case 2 with Le 1, 16, 255 and 256), 61xx answers and their GET RESPONSEs sent explicitly,
+# 6Cxx answers and the re-issue, 6A82; then, where the reader carries extended APDUs (extended
+# APDU level, or TPDU level with T=1, which chains blocks), extended cases 2, 3 and 4 with 257 to
+# 4096 bytes and an extended GET RESPONSE. Segments are separated by a fresh card session.
+#
+# Normalisation (what is compared): the response bytes of every APDU, exactly. When both stacks
+# refuse the same APDU (SCardTransmit fails, cardctl reports an error), that counts as the same
+# answer: the error texts belong to each stack and are not compared. After the first APDU of a
+# segment on which the stacks part, the segment's later APDUs are not compared. One known
+# difference is reported as such and does not fail the run: where an answer is longer than one
+# DataBlock of the reader (short APDU level, or a reader libccid and CardFlow force to it), the
+# simulated reader chains it with bChainParameter; libccid 1.5.2 reads one DataBlock and returns
+# its bytes without SW, CardFlow follows the chain and returns the whole answer. Neither stack
+# follows 61xx or 6Cxx here (T=1 and APDU-level readers pass them on, and cardctl runs --raw):
+# the script sends GET RESPONSE and the re-issue itself, so both see what an application sees.
+#
+# Protocols: the simulated cards are contactless-style T=1 cards today; a profile runs with a
+# card when its dwProtocols has that card's protocol. A card spec containing `protocol=t0`
+# (the simulator's T=0 contact-card option, when it exists) is taken as a T=0 card. pcscd
+# handles 61xx itself only for T=0 at TPDU level; a T=0 run will need the GET RESPONSE lines
+# compared accordingly.
+#
+# Classification per profile and card: identical; differing (both answered, bytes differ);
+# libccid-only failure (pcscd/libccid failed where CardFlow answered: its log line is kept);
+# CardFlow-only failure (a CardFlow bug); both-failed; skipped (character-level exchange, which
+# CardFlow does not support yet; protocol not offered by the reader; VID:PID unknown to libccid
+# with --unlisted skip; dump the simulator cannot load).
+#
+# Profiles run one at a time: pcscd's socket (/run/pcscd) is global. Needs umockdev, pcscd,
+# libccid, pcsc-tools (pcsc_scan) and libpcsc-perl; no other pcscd may run.
+#
+# Exit status: 0 no differing profile and no CardFlow-only failure, 1 otherwise, 2 setup problem.
+set -euo pipefail
+
+# ---------------------------------------------------------------------------------------------
+# Inner parts, run under `cardctl simulate` (LD_PRELOAD and UMOCKDEV_DIR point at the bus).
+
+# pcscd + libccid: starts pcscd (in a private mount namespace with an Info.plist overlay when
+# one is given), waits for the readers, runs the APDU script, stops pcscd.
+if [[ "${1:-}" == "--inner-pcscd" ]]; then
+    dir="$2" interfaces="$3" overlay="$4" client="$5"
+    log="$dir/pcscd.log"
+    if [[ -n "$overlay" ]]; then
+        plist=/usr/lib/pcsc/drivers/ifd-ccid.bundle/Contents/Info.plist
+        # unshare and bash exec: $! is pcscd itself.
+        unshare -m --propagation private bash -c \
+            'mount --bind "$1" "$2" && exec env LIBCCID_ifdLogLevel=7 pcscd --foreground --debug --apdu' _ "$overlay" "$plist" >"$log" 2>&1 &
+    else
+        LIBCCID_ifdLogLevel=7 pcscd --foreground --debug --apdu >"$log" 2>&1 &
+    fi
+    pcscd_pid=$!
+    # SIGTERM: pcscd leaves at once and removes its socket; the simulated reader goes with it.
+    trap 'kill "$pcscd_pid" 2>/dev/null || true; wait "$pcscd_pid" 2>/dev/null || true' EXIT
+    readers=""
+    # Poll until every interface of the profile is listed (at most 5 s, then use what is there).
+    for _ in $(seq 1 50); do
+        readers=$(timeout 5 pcsc_scan -r 2>/dev/null | sed -n 's/^[0-9]*: //p' || true)
+        [[ -n "$readers" && $(printf '%s\n' "$readers" | wc -l) -ge "$interfaces" ]] && break
+        kill -0 "$pcscd_pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    if [[ -z "$readers" ]]; then
+        echo "SETUP pcscd listed no reader"
+        exit 0
+    fi
+    # The card sits on the first interface, which pcscd numbers 00.
+    reader=$(printf '%s\n' "$readers" | grep -m1 ' 00 00$' || printf '%s\n' "$readers" | head -n1)
+    if ! timeout 60 "$client" "$reader" <"$dir/script.txt" 2>"$dir/pcscd-client.err"; then
+        echo "SETUP $(head -n1 "$dir/pcscd-client.err")"
+    fi
+    exit 0
+fi
+
+# CardFlow: one `cardctl --reader usb apdu --raw` run (one card session) per segment.
+if [[ "${1:-}" == "--inner-cardflow" ]]; then
+    dir="$2" cardctl="$3"
+    segment=()
+    run_segment() {
+        [[ ${#segment[@]} -eq 0 ]] && return 0
+        local out err status=0
+        out=$("$cardctl" --reader usb apdu --raw "${segment[@]}" 2>"$dir/cardflow.err") || status=$?
+        local answered=0
+        while IFS= read -r line; do
+            [[ -z "$line" ]] && continue
+            echo "OK ${line// /}"
+            answered=$((answered + 1))
+        done <<<"$out"
+        if [[ $status -ne 0 ]]; then
+            err=$(grep -m1 . "$dir/cardflow.err" || echo "exit status $status")
+            echo "$err" >>"$dir/cardflow-errors.txt"
+            echo "ERR $err"
+            answered=$((answered + 1))
+        fi
+        for ((i = answered; i < ${#segment[@]}; i++)); do echo "NOTRUN"; done
+        segment=()
+    }
+    while IFS= read -r line; do
+        line="${line// /}"
+        [[ -z "$line" ]] && continue
+        if [[ "$line" == "--" ]]; then run_segment; continue; fi
+        segment+=("$line")
+    done <"$dir/script.txt"
+    run_segment
+    exit 0
+fi
+
+# ---------------------------------------------------------------------------------------------
+# Outer part.
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+self="$root/Scripts/$(basename "$0")"
+cardctl="$root/.build/debug/cardctl"
+results="$root/.build/ccid-differential"
+fixtures="${CCID_FIXTURES:-$root/Tests/Fixtures/ccid-readers}"
+cards="apdu-test"
+subset=0
+unlisted=""
+limit=60
+profiles=()
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --subset) subset=1; shift ;;
+        --cards) cards="$2"; shift 2 ;;
+        --results) results="$2"; shift 2 ;;
+        --cardctl) cardctl="$2"; shift 2 ;;
+        --unlisted) unlisted="$2"; shift 2 ;;
+        --timeout) limit="$2"; shift 2 ;;
+        --fixtures) fixtures="$2"; shift 2 ;;
+        -h|--help) sed -n '2,60p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -*) echo "ccid-differential: unknown option $1 (see --help)" >&2; exit 2 ;;
+        *) profiles+=("$1"); shift ;;
+    esac
+done
+
+for tool in pcscd pcsc_scan umockdev-wrapper perl; do
+    command -v "$tool" >/dev/null || { echo "ccid-differential: $tool not found (Scripts/setup.sh installs it)" >&2; exit 2; }
+done
+perl -MChipcard::PCSC -e 1 2>/dev/null || { echo "ccid-differential: Chipcard::PCSC missing (apt-get install libpcsc-perl)" >&2; exit 2; }
+if [[ -f /run/pcscd/pcscd.pid ]] && kill -0 "$(cat /run/pcscd/pcscd.pid)" 2>/dev/null; then
+    echo "ccid-differential: another pcscd is running (pid $(cat /run/pcscd/pcscd.pid)); it holds /run/pcscd. Stop it first." >&2
+    exit 2
+fi
+[[ -d "$fixtures" ]] || { echo "ccid-differential: no fixtures folder $fixtures" >&2; exit 2; }
+if [[ ! -x "$cardctl" ]]; then
+    echo "ccid-differential: building cardctl" >&2
+    (cd "$root" && swift build --product cardctl >&2) || exit 2
+fi
+plist=/usr/lib/pcsc/drivers/ifd-ccid.bundle/Contents/Info.plist
+[[ -f "$plist" ]] || { echo "ccid-differential: libccid's $plist not found (apt-get install libccid)" >&2; exit 2; }
+if [[ -z "$unlisted" ]]; then
+    if [[ $(id -u) -eq 0 ]] && unshare -m --propagation private true 2>/dev/null; then unlisted=overlay; else unlisted=skip; fi
+fi
+[[ "$unlisted" == overlay || "$unlisted" == skip ]] || { echo "ccid-differential: --unlisted takes overlay or skip" >&2; exit 2; }
+
+# VID:PID pairs libccid drives (lowercase vvvv:pppp), from the parallel arrays of Info.plist.
+listed=$(awk '
+    /<key>ifdVendorID<\/key>/ { key = "v"; next }
+    /<key>ifdProductID<\/key>/ { key = "p"; next }
+    /<key>/ || /<\/array>/ { key = ""; next }
+    key != "" && /<string>/ {
+        s = $0; gsub(/.*<string>(0x|0X)?|<\/string>.*/, "", s); s = tolower(s)
+        while (length(s) < 4) s = "0" s
+        if (key == "v") v[nv++] = s; else p[np++] = s
+    }
+    END { for (i = 0; i < nv; i++) print v[i] ":" p[i] }' "$plist" | sort -u)
+
+# describe FILE...: one line per dump, "name vid pid level protocols length interfaces" (level:
+# character, tpdu, short, extended; protocols: T0, T1, T0+T1, none; length:
+# dwMaxCCIDMessageLength), from the first interface block (the one the card sits on). Files
+# that are not dumps give no line. One awk pass: hundreds of files take a moment.
+describe() {
+    local name vid pid features protocols length interfaces level set
+    awk '
+        function emit() {
+            if (name != "" && v != "" && p != "" && f != "" && pr != "" && l != "") print name, v, p, f, pr, l, n
+        }
+        FNR == 1 { emit(); name = FILENAME; sub(/.*\//, "", name); v = p = f = pr = l = ""; n = 0 }
+        { sub(/\r$/, "") }
+        $1 == "idVendor:" && v == "" { v = $2 }
+        $1 == "idProduct:" && p == "" { p = $2 }
+        $1 == "dwFeatures:" && f == "" { f = $2 }
+        $1 == "dwProtocols:" && pr == "" { pr = $3 }
+        $1 == "dwMaxCCIDMessageLength:" && l == "" { l = $2 }
+        /CCID Class Descriptor/ { n++ }
+        END { emit() }' "$@" |
+    while read -r name vid pid features protocols length interfaces; do
+        case $((features & 0x70000)) in
+            0) level=character ;; $((0x10000))) level=tpdu ;; $((0x20000))) level=short ;; *) level=extended ;;
+        esac
+        case $((protocols & 3)) in 1) set=T0 ;; 2) set=T1 ;; 3) set=T0+T1 ;; *) set=none ;; esac
+        printf '%s %04x %04x %s %s %s %s\n' "$name" "$((vid))" "$((pid))" "$level" "$set" "$length" "$interfaces"
+    done
+}
+
+length_class() { if (($1 <= 271)); then echo "<=271"; elif (($1 <= 1034)); then echo "<=1034"; else echo ">1034"; fi; }
+
+# Every dump (supported_readers.txt is a list, not a dump: describe gives nothing for it).
+all_profiles() { find "$fixtures" -maxdepth 1 -name '*.txt' -printf '%f\n' | LC_ALL=C sort; }
+
+if [[ ${#profiles[@]} -eq 0 ]]; then
+    mapfile -t profiles < <(all_profiles)
+    if [[ $subset == 1 ]]; then
+        # Every class (level x protocol set x length class), the first by file name among the
+        # readers libccid lists (no overlay needed in CI); as many per class as it takes to reach
+        # 40, at most 3.
+        declare -A class_members=()
+        declare -A listed_set=()
+        for pair in $listed; do listed_set[$pair]=1; done
+        while read -r name vid pid level set length _; do
+            [[ -n "${listed_set[$vid:$pid]:-}" ]] || continue
+            key="$level $set $(length_class "$length")"
+            class_members[$key]+="$name "
+        done < <(cd "$fixtures" && describe "${profiles[@]}")
+        # Protocols the cards speak: a class whose readers offer none of them (or character
+        # level) is chosen all the same, for when they do, but does not count towards the 40.
+        wanted="T1"
+        [[ "$cards" == *protocol=t0* ]] && wanted="T0|T1"
+        chosen=()
+        for per_class in 1 2 3 4; do
+            chosen=() runnable=0
+            for key in $(printf '%s\n' "${!class_members[@]}" | tr ' ' '_' | LC_ALL=C sort); do
+                read -ra members <<<"${class_members[${key//_/ }]}"
+                picked=("${members[@]:0:per_class}")
+                chosen+=("${picked[@]}")
+                read -r level set _ <<<"${key//_/ }"
+                [[ $level != character ]] && grep -qE "$wanted" <<<"$set" && runnable=$((runnable + ${#picked[@]}))
+            done
+            [[ $runnable -ge 40 ]] && break
+        done
+        profiles=("${chosen[@]}")
+    fi
+fi
+
+# ---------------------------------------------------------------------------------------------
+# The APDU script.
+
+# hexbytes COUNT START: COUNT bytes (i * 7 + START) mod 256, as hex.
+hexbytes() { local i out=""; for ((i = 0; i < $1; i++)); do printf -v out '%s%02X' "$out" $(((i * 7 + $2) & 255)); done; echo "$out"; }
+d8=$(hexbytes 8 1) d16=$(hexbytes 16 2) d255=$(hexbytes 255 3) d256=$(hexbytes 256 4) d1024=$(hexbytes 1024 5)
+aid=F0434641504455
+short_script="00A4040007$aid
+80100000
+8020000001
+8020050010
+80200000FF
+8020000000
+8030000010$d16
+8032000004
+80300000FF$d255
+8032000004
+8040000008${d8}00
+80400000FF${d255}00
+80500020
+00C0000020
+8050012C
+00C0000000
+00C000002C
+805000000401020304
+00C0000004
+8060100020
+8060100010
+80600000FF
+8060000000
+00A4040007A0000002471001
+80100000"
+extended_script="80200000000101
+80200000000400
+80200000001000
+80300000000100$d256
+8032000004
+80300000000400$d1024
+8032000004
+80400000000400${d1024}0400
+80400000000100${d256}0000
+80500400
+00C00000000400
+80100000"
+
+# ---------------------------------------------------------------------------------------------
+# One profile with one card.
+
+mkdir -p "$results"
+tsv="$results/results.tsv"
+printf 'profile\tcard\tprotocol\tlevel\tprotocols\tmax_message\tlibccid_lists\tclass\tapdus\tsame\tboth_refused\tdiffering\tlibccid_failed\tcardflow_failed\tnot_compared\tseconds\tdetail\n' >"$tsv"
+
+record() { printf '%s\t' "$@" | sed 's/\t$//' >>"$tsv"; printf '\n' >>"$tsv"; }
+
+# libccid's own account of a failure: the first error-looking line of its log.
+libccid_line() {
+    local log="$1"
+    [[ -f "$log" ]] || { echo "no pcscd log"; return; }
+    grep -m1 -E '(ccid_usb|commands|ifdhandler|ccid|protocol_t1|atr|pps|utils)\.c:[0-9]+:.*([Ff]ail|[Ee]rror|bogus|[Cc]an.t|not supported|[Nn]ot [a-z]+ed|[Tt]oo |[Tt]imeout|unsupported|refused|busy)' "$log" \
+        | cut -c1-300 || tail -n1 "$log" | cut -c1-300
+}
+
+# answer_summary "OK HEX": the length of the answer, its SW (its last two bytes) and its start.
+answer_summary() {
+    local hex="${1#OK }"
+    [[ "$1" == OK* ]] || { echo "${1:0:80}"; return; }
+    echo "$((${#hex} / 2)) bytes, ends ${hex: -4}, starts ${hex:0:16}"
+}
+
+run_profile() {
+    local name="$1" card="$2" file="$fixtures/$1" started=$SECONDS
+    local vid="" pid level set length interfaces
+    read -r _ vid pid level set length interfaces < <(describe "$file") || true
+    local protocol=T1
+    [[ "$card" == *protocol=t0* ]] && protocol=T0
+    local dir="$results/profiles/${name%.txt}/${card//[^A-Za-z0-9=_-]/_}"
+    rm -rf "$dir" && mkdir -p "$dir"
+    if [[ -z "${vid:-}" ]]; then
+        record "$name" "$card" "T=${protocol#T}" - - - - skipped 0 0 0 0 0 0 0 0 "not a reader dump the script can read"
+        return
+    fi
+    local lists=yes overlay=""
+    grep -qx "$vid:$pid" <<<"$listed" || lists=no
+    local row=("$name" "$card" "T=${protocol#T}" "$level" "$set" "$length" "$lists")
+    if [[ $level == character ]]; then
+        record "${row[@]}" skipped 0 0 0 0 0 0 0 0 "character-level exchange: CardFlow does not support it yet"
+        return
+    fi
+    if [[ $set != *"$protocol"* ]]; then
+        record "${row[@]}" skipped 0 0 0 0 0 0 0 0 "the reader's dwProtocols ($set) has no T=${protocol#T}"
+        return
+    fi
+    if [[ $lists == no ]]; then
+        if [[ $unlisted == skip ]]; then
+            record "${row[@]}" skipped 0 0 0 0 0 0 0 0 "VID:PID $vid:$pid is not in libccid's Info.plist"
+            return
+        fi
+        overlay="$dir/Info.plist"
+        sed -e "/<key>ifdVendorID<\/key>/{n;s|<array>|<array><string>0x$vid</string>|}" \
+            -e "/<key>ifdProductID<\/key>/{n;s|<array>|<array><string>0x$pid</string>|}" \
+            -e "/<key>ifdFriendlyName<\/key>/{n;s|<array>|<array><string>Overlay ${name%.txt}</string>|}" "$plist" >"$overlay"
+    fi
+
+    { echo "$short_script"
+      if [[ $level == extended || ( $level == tpdu && $protocol == T1 ) ]]; then echo "--"; echo "$extended_script"; fi
+    } >"$dir/script.txt"
+    local apdus
+    apdus=$(grep -cv -e '^--$' -e '^$' "$dir/script.txt")
+
+    local status=0
+    timeout "$limit" "$cardctl" simulate --reader-profile "$file" --card "$card" -- \
+        "$self" --inner-pcscd "$dir" "$interfaces" "$overlay" "$root/Scripts/pcsc-apdu.pl" >"$dir/pcscd.out" 2>"$dir/pcscd-simulate.err" || status=$?
+    [[ $status -eq 0 ]] || echo "SETUP pcscd side: cardctl simulate exit $status: $(grep -m1 . "$dir/pcscd-simulate.err" || true)" >>"$dir/pcscd.out"
+    status=0
+    timeout "$limit" "$cardctl" simulate --reader-profile "$file" --card "$card" -- \
+        "$self" --inner-cardflow "$dir" "$cardctl" >"$dir/cardflow.out" 2>"$dir/cardflow-simulate.err" || status=$?
+    [[ $status -eq 0 ]] || echo "SETUP CardFlow side: cardctl simulate exit $status: $(grep -m1 . "$dir/cardflow-simulate.err" || true)" >>"$dir/cardflow.out"
+
+    # The simulator could not load the dump: neither stack ran.
+    if grep -q '^SETUP pcscd side: cardctl simulate' "$dir/pcscd.out" && grep -q '^SETUP CardFlow side: cardctl simulate' "$dir/cardflow.out" \
+        && ! grep -q '^OK' "$dir/cardflow.out"; then
+        record "${row[@]}" skipped "$apdus" 0 0 0 0 0 0 $((SECONDS - started)) "simulator: $(grep -m1 . "$dir/cardflow-simulate.err" | cut -c1-200)"
+        return
+    fi
+
+    local proto_seen
+    proto_seen=$(sed -n 's/^PROTOCOL //p' "$dir/pcscd.out")
+    # Align both outputs with the script: one answer line per APDU, segment by segment.
+    local -a left=() right=() segment_of=()
+    mapfile -t left < <(grep -E '^(OK|ERR|NOTRUN)' "$dir/pcscd.out" || true)
+    mapfile -t right < <(grep -E '^(OK|ERR|NOTRUN)' "$dir/cardflow.out" || true)
+    local seg=0
+    while IFS= read -r line; do
+        [[ -z "$line" ]] && continue
+        if [[ "$line" == "--" ]]; then seg=$((seg + 1)); continue; fi
+        segment_of+=("$seg")
+    done <"$dir/script.txt"
+    local left_setup right_setup
+    left_setup=$(grep -m1 '^SETUP' "$dir/pcscd.out" | cut -c7- || true)
+    right_setup=$(grep -m1 '^SETUP' "$dir/cardflow.out" | cut -c7- || true)
+
+    local known=0 same=0 refused=0 differing=0 libccid_failed=0 cardflow_failed=0 not_compared=0 parted_segment=-1 detail=""
+    local i a b
+    local -a script_lines=()
+    mapfile -t script_lines < <(grep -v -e '^--$' -e '^$' "$dir/script.txt")
+    for ((i = 0; i < apdus; i++)); do
+        if [[ ${segment_of[$i]} == "$parted_segment" ]]; then not_compared=$((not_compared + 1)); continue; fi
+        a="${left[$i]:-ERR ${left_setup:-no answer}}" b="${right[$i]:-ERR ${right_setup:-no answer}}"
+        if [[ "$a" == "$b" ]]; then same=$((same + 1)); continue; fi
+        if [[ "$a" == ERR* && "$b" == ERR* ]]; then refused=$((refused + 1)); continue; fi
+        parted_segment=${segment_of[$i]}
+        local apdu="${script_lines[$i]}"
+        ((${#apdu} <= 24)) || apdu="${apdu:0:24}…($(((${#apdu}) / 2)) bytes)"
+        local first_block=$(((length - 10) * 2))
+        if [[ "$a" == OK* && "$b" == OK* && $((${#a} - 3)) -eq $first_block && "$b" == "$a"?* ]]; then
+            # Known: an answer longer than one DataBlock at short APDU level (or a reader forced
+            # to it), which the simulated reader chains with bChainParameter. libccid reads one
+            # DataBlock and returns its bytes without SW; CardFlow follows the chain.
+            known=$((known + 1))
+            [[ -n "$detail" ]] || detail="known: APDU $apdu: libccid returned the first DataBlock ($(answer_summary "$a")); CardFlow followed bChainParameter ($(answer_summary "$b"))"
+        elif [[ "$a" == OK* && "$b" == OK* ]]; then
+            differing=$((differing + 1))
+            [[ -n "$detail" ]] || detail="APDU $apdu: pcscd $(answer_summary "$a") vs CardFlow $(answer_summary "$b")"
+        elif [[ "$b" == OK* ]]; then
+            libccid_failed=$((libccid_failed + 1))
+            [[ -n "$detail" ]] || detail="APDU $apdu: pcscd ${a:0:120}; libccid: $(libccid_line "$dir/pcscd.log")"
+        elif [[ "$a" == OK* ]]; then
+            cardflow_failed=$((cardflow_failed + 1))
+            [[ -n "$detail" ]] || detail="APDU $apdu: CardFlow ${b:0:200}; pcscd $(answer_summary "$a")"
+        else
+            # One stack refused, the other did not run it: both failed, differently.
+            libccid_failed=$((libccid_failed + 1)) cardflow_failed=$((cardflow_failed + 1))
+            [[ -n "$detail" ]] || detail="APDU $apdu: pcscd ${a:0:80}; CardFlow ${b:0:80}; libccid: $(libccid_line "$dir/pcscd.log")"
+        fi
+    done
+    local class=identical
+    if ((differing > 0)); then class=differing
+    elif ((known > 0 && libccid_failed == 0 && cardflow_failed == 0)); then class=known-difference
+    elif ((libccid_failed > 0 && cardflow_failed > 0)); then class=both-failed
+    elif ((cardflow_failed > 0)); then class=cardflow-only-failure
+    elif ((libccid_failed > 0)); then class=libccid-only-failure
+    fi
+    [[ -n "$proto_seen" && "$proto_seen" != "T=${protocol#T}" ]] && detail="pcsc-lite chose $proto_seen; $detail"
+    [[ $lists == no ]] && detail="libccid Info.plist overlay; $detail"
+    record "${row[@]}" "$class" "$apdus" "$same" "$refused" "$differing" "$libccid_failed" "$cardflow_failed" "$not_compared" \
+        $((SECONDS - started)) "${detail:-}"
+    # Keep the logs of interesting runs only.
+    if [[ $class == identical ]]; then rm -f "$dir/pcscd.log" "$dir/Info.plist"; fi
+    printf '%-60s %-22s %s\n' "$name" "$class" "${detail:0:150}" >&2
+}
+
+IFS=';' read -ra card_list <<<"$cards"
+begin=$SECONDS
+for name in "${profiles[@]}"; do
+    name=$(basename "$name")
+    [[ -f "$fixtures/$name" ]] || { echo "ccid-differential: no profile $fixtures/$name" >&2; exit 2; }
+    for card in "${card_list[@]}"; do run_profile "$name" "$card"; done
+done
+
+# ---------------------------------------------------------------------------------------------
+# Summary.
+
+summary="$results/summary.txt"
+{
+    echo "ccid-differential: ${#profiles[@]} profiles x ${#card_list[@]} card(s) ($cards) in $((SECONDS - begin)) s"
+    awk -F'\t' 'NR > 1 { runs++; class[$8]++; if ($8 == "skipped") reason[$17]++ }
+        END {
+            printf "runs (profile x card): %d\n", runs
+            n = split("identical known-difference differing libccid-only-failure cardflow-only-failure both-failed skipped", order, " ")
+            for (i = 1; i <= n; i++) printf "  %-24s %d\n", order[i], class[order[i]] + 0
+            for (r in reason) { key = r; sub(/ \(.*/, "", key); sub(/ [0-9a-f]{4}:[0-9a-f]{4} .*/, " (VID:PID not listed)", key); skipped[key] += reason[r] }
+            for (k in skipped) printf "    skipped: %-70s %d\n", k, skipped[k]
+        }' "$tsv"
+    awk -F'\t' 'NR > 1 && $8 != "identical" && $8 != "skipped" { printf "  %s [%s] %s: %s\n", $1, $2, $8, $17 }' "$tsv"
+    echo "per-profile results: $tsv"
+} | tee "$summary"
+
+if awk -F'\t' 'NR > 1 && ($8 == "differing" || $8 == "cardflow-only-failure" || $8 == "both-failed") { bad = 1 } END { exit !bad }' "$tsv"; then
+    exit 1
+fi
+exit 0
