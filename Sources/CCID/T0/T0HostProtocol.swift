@@ -26,7 +26,7 @@ public enum T0HostAction: Sendable, Hashable {
 ///   xx;
 /// - command data over 255 bytes (extended case 3 and 4): the whole APDU in ENVELOPE (`C2`)
 ///   commands of up to 255 bytes, command chaining (CLA bit 5) on all but the last; a card that
-///   refuses the first with `6D00` or `6E00` gives ``T0ProtocolError/envelopeRefused(instruction:statusWord:)``.
+///   refuses the first with `6D00`, `6E00` or `6884` (no command chaining) gives ``T0ProtocolError/envelopeRefused(instruction:statusWord:)``.
 ///
 /// Every loop is bounded by ``T0ExchangeLimits``.
 public struct T0HostProtocol: Sendable {
@@ -102,7 +102,7 @@ public struct T0HostProtocol: Sendable {
             guard statusWord == 0x9000 else {
                 stage = .idle
                 // Only a refusal of ENVELOPE itself means T=0 cannot carry the command.
-                if envelopePartsSent == 1, statusWord == 0x6D00 || statusWord == 0x6E00 {
+                if envelopePartsSent == 1, [0x6D00, 0x6E00, 0x6884].contains(statusWord) {
                     return .failed(.envelopeRefused(instruction: instruction, statusWord: statusWord))
                 }
                 return .completed(answer)
