@@ -57,13 +57,14 @@ public struct TransmissionFactors: RawRepresentable, Sendable, Hashable, CustomS
         return Int(clockKHz) * 1000 * d / f
     }
 
-    /// The same F with a smaller D, fastest first: the slower rates a card announcing these
-    /// factors also accepts in a PPS request (ISO/IEC 7816-3 §9.1: from Fd/Dd up to Fi/Di).
+    /// The same F with a smaller power-of-two D (DI 7 down to 1), fastest first: the slower
+    /// rates a card announcing these factors also accepts in a PPS request (ISO/IEC 7816-3
+    /// §9.1: from Fd/Dd up to Fi/Di). The pcsc-lite CCID driver steps TA1 down the same way;
+    /// D = 12 and 20 are left out as few cards take them.
     public var slowerAlternatives: [TransmissionFactors] {
-        guard let f = clockRateConversion, let d = baudRateAdjustment else { return [] }
-        return (0x1...0x9).map { TransmissionFactors(rawValue: rawValue & 0xF0 | UInt8($0)) }
-            .filter { ($0.baudRateAdjustment ?? .max) < d && $0.clockRateConversion == f }
-            .sorted { ($0.baudRateAdjustment ?? 0) > ($1.baudRateAdjustment ?? 0) }
+        guard clockRateConversion != nil, let d = baudRateAdjustment else { return [] }
+        return (0x1...0x7).reversed().map { TransmissionFactors(rawValue: rawValue & 0xF0 | UInt8($0)) }
+            .filter { ($0.baudRateAdjustment ?? .max) < d }
     }
 
     public var description: String {

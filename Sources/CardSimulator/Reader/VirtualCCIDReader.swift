@@ -273,8 +273,9 @@ public actor VirtualCCIDReader {
                                                        count: Int(configuration.descriptor.numClockSupported)))
         case .getDataRates:
             guard configuration.descriptor.numDataRatesSupported > 0 else { throw .stall(endpoint: "control") }
-            return CCIDClassRequest.encodeValues(Array(repeating: configuration.descriptor.dataRate,
-                                                       count: Int(configuration.descriptor.numDataRatesSupported)))
+            let count = Int(configuration.descriptor.numDataRatesSupported)
+            let rates = configuration.supportedDataRates ?? Array(repeating: configuration.descriptor.dataRate, count: count)
+            return CCIDClassRequest.encodeValues(Array(rates.prefix(count)))
         case nil:
             throw .stall(endpoint: "control")
         }

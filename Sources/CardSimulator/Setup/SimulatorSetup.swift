@@ -43,6 +43,7 @@ public struct SimulatorSetup: Sendable {
                     hasInterruptEndpoint: interface.numberOfEndpoints >= 3, seed: specification.seed)
                 configuration.timing.extraLatency = specification.latency
                 configuration.chaos = specification.readerChaos
+                configuration.supportedDataRates = interface.supportedDataRates
                 configurations.append((configuration, interface.interfaceNumber, name))
             }
             guard !configurations.isEmpty else { throw SimulatorSetupError.profileWithoutInterfaces(path) }
