@@ -97,6 +97,9 @@ import Testing
             let harness = await Self.harness(Self.contactTPDU, contact: contact)
             let powerOnsBefore = await harness.reader.commandsReceived
             _ = try await harness.driver.powerOn()
+            // Class FF is invalid (ISO/IEC 7816-4 keeps it for PPSS): such a first command is
+            // still a command, not a PPS, and the card refuses its class.
+            #expect(try await harness.driver.transmit([0xFF, 0xCA, 0x00, 0x00, 0x00]) == [0x6E, 0x00])
             try await Self.exerciseAllCases(harness.driver, name: "\(behaviour) \(protocols)")
             #expect(await harness.reader.commandsReceived > powerOnsBefore)
         }

@@ -58,6 +58,15 @@ struct ContactLink: Sendable {
         return asked <= most
     }
 
+    /// Whether `bytes` have the shape of a PPS request: PPSS FF, PPS0, the optional bytes PPS0
+    /// announces, and a PCK making the XOR zero. Anything else right after the ATR (a TPDU with
+    /// the invalid class FF, say) is taken as a command.
+    static func isPPSRequest(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count >= 3, bytes[0] == 0xFF else { return false }
+        let optional = [0x10, 0x20, 0x40].filter { bytes[1] & $0 != 0 }.count
+        return bytes.count == 3 + optional && bytes.reduce(0, ^) == 0
+    }
+
     /// The card's answer to a PPS request, updating what it runs; nil when it stays mute.
     mutating func answerPPS(_ request: [UInt8]) -> [UInt8]? {
         ppsAllowed = false

@@ -400,7 +400,7 @@ public actor VirtualCCIDReader {
                     reply(failure(command, error: .iccMute, icc: .presentActive), delay: readerTime)
                     return
                 }
-                if link.ppsAllowed, data.first == 0xFF {
+                if link.ppsAllowed, ContactLink.isPPSRequest(data) {
                     let answer = link.answerPPS(data)
                     slots[index].contactLink = link
                     if let answer {
@@ -424,7 +424,7 @@ public actor VirtualCCIDReader {
                 if slots[index].t1 == nil { slots[index].t1 = T1CardEndpoint(ifsc: Int(link.interface.ifsc)) }
             } else if slots[index].ppsAllowed {
                 slots[index].ppsAllowed = false
-                if data.first == 0xFF, (3...6).contains(data.count), data.reduce(0, ^) == 0 {
+                if ContactLink.isPPSRequest(data) {
                     // The reader runs T=1 with a contactless card whatever is asked: it confirms.
                     reply(dataBlock(command, data: data), delay: readerTime, cardExchange: true)
                     return
