@@ -33,7 +33,15 @@ struct GlobalOptions: ParsableArguments {
         valueName: "PATH"))
     var socket: String?
 
+    @Option(name: .customLong("protocol"), help: ArgumentHelp(
+        "Transmission protocol for contact cards: auto (T=1 when card and reader offer it, else T=0), t0 or t1.",
+        valueName: "auto|t0|t1"))
+    var transmissionProtocol: String?
+
     func validate() throws {
+        if let transmissionProtocol, !["auto", "t0", "t1"].contains(transmissionProtocol) {
+            throw ValidationError("--protocol must be auto, t0 or t1")
+        }
         if let timeout, timeout <= 0 { throw ValidationError("--timeout must be a positive number of milliseconds") }
         if let cooldown, cooldown < 0 { throw ValidationError("--cooldown must be 0 or more milliseconds") }
         if let retries, retries < 0 { throw ValidationError("--retries must be 0 or more") }
@@ -53,6 +61,6 @@ struct GlobalOptions: ParsableArguments {
 
     /// Names of options that take a value, and of flags, so they can be moved after the
     /// subcommand when given before it.
-    static let valueOptions: Set<String> = ["--reader", "--timeout", "--cooldown", "--retries", "--wait", "--socket"]
+    static let valueOptions: Set<String> = ["--reader", "--timeout", "--cooldown", "--retries", "--wait", "--socket", "--protocol"]
     static let flags: Set<String> = ["--json", "--trace"]
 }

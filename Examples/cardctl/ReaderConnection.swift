@@ -27,6 +27,11 @@ struct ReaderConnection {
         }
         var configuration = CCIDDriverConfiguration()
         if let timeout = options.timeout { configuration.readTimeout = .milliseconds(timeout) }
+        switch options.transmissionProtocol {
+        case "t0": configuration.protocolPreference = .t0
+        case "t1": configuration.protocolPreference = .t1
+        default: configuration.protocolPreference = .automatic
+        }
         switch try ReaderSelector(parsing: options.reader) {
         case .simulator(let specification):
             let setup = try await SimulatorSetup(specification: specification, logger: logger)

@@ -28,8 +28,6 @@ struct PPSExchangeTests {
         let (_, send) = try await poweredReader()
         let confirmation = try await send(xfr([0xFF, 0x01, 0xFE]))
         #expect(confirmation.kind == .dataBlock(chainParameter: 0, data: [0xFF, 0x01, 0xFE]))
-        let withSpeed = try await send(xfr([0xFF, 0x11, 0x96, 0x78]))
-        #expect(withSpeed.kind == .dataBlock(chainParameter: 0, data: [0xFF, 0x11, 0x96, 0x78]))
         // An I-block with SELECT still gets its answer after the PPS exchange.
         let select: [UInt8] = [0x00, 0xA4, 0x04, 0x0C, 0x07, 0xA0, 0x00, 0x00, 0x02, 0x47, 0x10, 0x01]
         let block: [UInt8] = [0x00, 0x00, UInt8(select.count)] + select
@@ -38,15 +36,36 @@ struct PPSExchangeTests {
         #expect(Array(data.dropFirst(3).dropLast()) == [0x90, 0x00])
     }
 
-    @Test("A malformed PPS request or one for T=0 gets no answer from the card", arguments: [
+    @Test("A PPS request with PPS1 (a speed) is confirmed too")
+    func confirmsT1WithSpeed() async throws {
+        let (_, send) = try await poweredReader()
+        let withSpeed = try await send(xfr([0xFF, 0x11, 0x96, 0x78]))
+        #expect(withSpeed.kind == .dataBlock(chainParameter: 0, data: [0xFF, 0x11, 0x96, 0x78]))
+    }
+
+    @Test("A PPS request for T=0 gets no answer: the contactless card behind the reader runs T=1")
+    func refusesT0() async throws {
+        let (_, send) = try await poweredReader()
+        let answer = try await send(xfr([0xFF, 0x00, 0xFF]))
+        #expect(answer.slotError == .iccMute)
+    }
+
+    @Test("Only a well-formed request right after the ATR is a PPS (ISO/IEC 7816-3 §9.1)", arguments: [
         [0xFF, 0x01, 0x00] as [UInt8],  // wrong PCK
         [0xFF, 0x11, 0xEE],  // PPS1 announced, missing
-        [0xFF, 0x00, 0xFF],  // T=0: the simulated cards speak T=1 at TPDU level
     ])
-    func refuses(request: [UInt8]) async throws {
+    func malformedRequestsAreNotEchoed(request: [UInt8]) async throws {
         let (_, send) = try await poweredReader()
         let answer = try await send(xfr(request))
-        #expect(answer.slotError == .iccMute)
+        if case .dataBlock(_, let data) = answer.kind { #expect(data != request) }
+    }
+
+    @Test("A second PPS request is not one: the exchange is over after the first")
+    func onlyTheFirstExchangeIsAPPS() async throws {
+        let (_, send) = try await poweredReader()
+        _ = try await send(xfr([0xFF, 0x01, 0xFE]))
+        let again = try await send(xfr([0xFF, 0x01, 0xFE]))
+        if case .dataBlock(_, let data) = again.kind { #expect(data != [0xFF, 0x01, 0xFE]) }
     }
 }
 

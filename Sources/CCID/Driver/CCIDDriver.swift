@@ -1,8 +1,9 @@
 import Logging
 
 /// The host side of one USB CCID interface: it frames commands, matches answers by bSeq,
-/// follows time extensions, chains extended APDUs, runs T=1 for TPDU readers, and aborts a
-/// transfer when the calling task is cancelled.
+/// follows time extensions, chains extended APDUs, chooses protocol and speed for contact cards
+/// (PPS, SetParameters), runs T=0 or T=1 for TPDU readers, and aborts a transfer when the
+/// calling task is cancelled.
 ///
 /// One driver serves one CCID interface (a "reader"); commands to it are serialised in arrival
 /// order. It moves bytes: APDU semantics (status words, GET RESPONSE) live in `CardFlow`.
@@ -16,15 +17,20 @@ public actor CCIDDriver {
     public nonisolated let descriptor: CCIDClassDescriptor
     public nonisolated let configuration: CCIDDriverConfiguration
     public nonisolated let interfaceNumber: UInt8
-    private let transport: any USBTransport
-    private let logger: Logger
+    let transport: any USBTransport
+    let logger: Logger
     private let readBufferLength: Int
     private let timeSource: any CCIDTimeSource
     /// When the operation now running must end (``CCIDDriverConfiguration/exchangeTimeLimit``).
     private var operationDeadline: Duration?
 
     private var nextSequence: UInt8 = 0
-    private var t1Sessions: [UInt8: T1HostProtocol] = [:]
+    var t1Sessions: [UInt8: T1HostProtocol] = [:]
+    /// The protocol set up at power-on for each powered slot.
+    var activeProtocols: [UInt8: TransmissionProtocol] = [:]
+    /// The reader's GET_DATA_RATES table: not asked yet (nil), or the answer (nil inside when
+    /// the reader has no table or did not answer).
+    var dataRateTable: [UInt32]?? = nil
     private var poweredSlots: Set<UInt8> = []
 
     // One exchange at a time, in the order callers arrived.
@@ -76,23 +82,31 @@ public actor CCIDDriver {
             if let error = response.slotError, error != .iccMute {
                 throw CCIDDriverError.slotError(error, state: response.state, during: .getSlotStatus)
             }
-            if response.state.icc == .absent { poweredSlots.remove(slot); t1Sessions[slot] = nil }
+            if response.state.icc == .absent { forgetCard(slot: slot) }
             return response.state
         }
     }
 
-    /// Powers the card on and returns its ATR. For TPDU readers this also sets up T=1
-    /// (SetParameters and the IFSD exchange unless the reader does them itself).
+    /// Powers the card on and returns its ATR. Then chooses protocol and speed from the ATR
+    /// (``ProtocolSelection``, with ``CCIDDriverConfiguration/protocolPreference``), sends the
+    /// PPS at TPDU level when the reader does not, SetParameters unless the reader negotiates
+    /// itself, and for T=1 at TPDU level the IFSD exchange unless the reader does it.
+    ///
+    /// When a PPS fails the card is reset (cold) and the driver falls back to the default
+    /// speed; the ATR returned is then the one of that last reset.
     public func powerOn(slot: UInt8 = 0) async throws -> [UInt8] {
         try await exclusively {
             if exchangeLevel == .character {
                 throw CCIDDriverError.unsupportedReader("character-level readers are not supported; CardFlow needs a TPDU or APDU level reader")
             }
-            let atr = try await powerOnSelectingVoltage(slot: slot)
+            forgetCard(slot: slot)
+            var atr = try await powerOnSelectingVoltage(slot: slot)
             poweredSlots.insert(slot)
-            t1Sessions[slot] = nil
-            if exchangeLevel == .tpdu { try await setUpT1(slot: slot, atr: atr) }
-            logger.debug("card powered on", metadata: ["slot": "\(slot)", "atrLength": "\(atr.count)"])
+            atr = try await setUpProtocol(slot: slot, atr: atr)
+            logger.debug("card powered on", metadata: [
+                "slot": "\(slot)", "atrLength": "\(atr.count)",
+                "protocol": "\(activeProtocols[slot].map(\.description) ?? "reader's choice")",
+            ])
             return atr
         }
     }
@@ -100,8 +114,7 @@ public actor CCIDDriver {
     /// Powers the card off.
     public func powerOff(slot: UInt8 = 0) async throws {
         try await exclusively {
-            poweredSlots.remove(slot)
-            t1Sessions[slot] = nil
+            forgetCard(slot: slot)
             _ = try await exchange(.iccPowerOff, slot: slot, timeout: configuration.readTimeout)
         }
     }
@@ -114,7 +127,12 @@ public actor CCIDDriver {
             switch exchangeLevel {
             case .shortAPDU: return try await transmitShort(apdu, slot: slot)
             case .extendedAPDU: return try await transmitExtended(apdu, slot: slot)
-            case .tpdu: return try await transmitT1(apdu, slot: slot)
+            case .tpdu:
+                switch activeProtocols[slot] {
+                case .t0: return try await transmitT0(apdu, slot: slot)
+                case .t1: return try await transmitT1(apdu, slot: slot)
+                case nil: throw CCIDDriverError.cardNotPowered(slot: slot)
+                }
             case .character:
                 throw CCIDDriverError.unsupportedReader("character-level readers are not supported")
             }
@@ -197,7 +215,7 @@ public actor CCIDDriver {
 
     /// Sends one command and returns its answer, following time extensions, discarding stale
     /// frames, and aborting on cancellation.
-    private func exchange(_ kind: CCIDCommand.Kind, slot: UInt8, timeout: Duration,
+    func exchange(_ kind: CCIDCommand.Kind, slot: UInt8, timeout: Duration,
                           failureIsError: Bool = true) async throws -> CCIDResponse {
         guard Int(slot) < descriptor.slotCount else { throw CCIDDriverError.noSuchSlot(slot, slotCount: descriptor.slotCount) }
         let sequence = nextSequence
@@ -294,8 +312,7 @@ public actor CCIDDriver {
 
     private func mapFailure(_ error: CCIDSlotError, state: CCIDSlotState, slot: UInt8, during type: CCIDMessageType) -> CCIDDriverError {
         if state.icc == .absent {
-            poweredSlots.remove(slot)
-            t1Sessions[slot] = nil
+            forgetCard(slot: slot)
             return .noCard
         }
         if error == .iccMute { return .cardMute(during: type) }
@@ -336,7 +353,7 @@ public actor CCIDDriver {
 
     // MARK: - Power on
 
-    private func powerOnSelectingVoltage(slot: UInt8) async throws -> [UInt8] {
+    func powerOnSelectingVoltage(slot: UInt8) async throws -> [UInt8] {
         let automatic = descriptor.features.contains(.automaticVoltageSelection) || descriptor.features.contains(.automaticActivation)
         var selections: [CCIDPowerSelect] = []
         if automatic {
@@ -366,36 +383,16 @@ public actor CCIDDriver {
         throw lastError
     }
 
-    private func setUpT1(slot: UInt8, atr bytes: [UInt8]) async throws {
-        let atr: AnswerToReset
-        do { atr = try AnswerToReset(bytes: bytes) } catch { throw CCIDDriverError.invalidATR(error) }
-        guard atr.offersT1, descriptor.protocols.contains(.t1) else {
-            throw CCIDDriverError.unsupportedReader("TPDU exchange needs T=1; this card or reader offers only T=0")
-        }
-        if !descriptor.features.contains(.automaticParameterNegotiation) {
-            let parameters = CCIDProtocolParameters.t1(
-                findexDindex: atr.ta1 ?? 0x11, tcckst: atr.t1UsesCRC ? 0x11 : 0x10, guardTime: 0,
-                waitingIntegers: atr.t1WaitingIntegers ?? 0x4D, clockStop: 0, ifsc: UInt8(atr.t1IFSC), nad: 0)
-            let response = try await exchange(.setParameters(parameters), slot: slot, timeout: configuration.readTimeout,
-                                              failureIsError: false)
-            if let error = response.slotError {
-                if response.state.icc == .absent { throw CCIDDriverError.noCard }
-                // pcsc-lite treats "parameter not changeable" (1...127) and "not supported" as non-fatal.
-                logger.debug("SetParameters refused; continuing with the reader's parameters", metadata: ["error": "\(error)"])
-            }
-        }
-        let ifsd = Int(min(max(descriptor.maxIFSD, 1), 254))
-        var t1 = T1HostProtocol(ifsc: atr.t1IFSC, ifsd: 32, checksum: atr.t1UsesCRC ? .crc : .lrc)
-        if !descriptor.features.contains(.automaticIFSDExchange) {
-            let negotiation = t1.beginIFSDNegotiation(ifsd: ifsd)
-            _ = try await runT1(&t1, first: negotiation, slot: slot)
-        }
-        t1Sessions[slot] = t1
+    /// Forgets what the driver knew about the card in `slot` (power-off, removal, new power-on).
+    func forgetCard(slot: UInt8) {
+        poweredSlots.remove(slot)
+        t1Sessions[slot] = nil
+        activeProtocols[slot] = nil
     }
 
     // MARK: - Exchange levels
 
-    private func xfrBlock(_ data: [UInt8], slot: UInt8, bwi: UInt8 = 0, level: UInt16 = CCIDLevelParameter.complete,
+    func xfrBlock(_ data: [UInt8], slot: UInt8, bwi: UInt8 = 0, level: UInt16 = CCIDLevelParameter.complete,
                           timeout: Duration? = nil) async throws -> (chain: UInt8, data: [UInt8]) {
         let response = try await exchange(.xfrBlock(blockWaitingTimeMultiplier: bwi, levelParameter: level, data: data),
                                           slot: slot, timeout: timeout ?? configuration.readTimeout)
@@ -477,7 +474,7 @@ public actor CCIDDriver {
 
     /// Drives the T=1 state machine: each block travels in one XfrBlock, with bBWI set to the
     /// card's waiting time extension.
-    private func runT1(_ t1: inout T1HostProtocol, first: T1HostAction, slot: UInt8) async throws -> [UInt8] {
+    func runT1(_ t1: inout T1HostProtocol, first: T1HostAction, slot: UInt8) async throws -> [UInt8] {
         var action = first
         for _ in 0..<configuration.maxT1Blocks {
             switch action {

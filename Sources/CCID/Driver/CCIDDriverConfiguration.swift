@@ -26,6 +26,12 @@ public struct CCIDDriverConfiguration: Sendable, Hashable {
     public var abortTimeout: Duration = .seconds(1)
     /// Reader quirks.
     public var quirks: CCIDQuirks = []
+    /// The transmission protocol asked for when a contact card is powered on (T=1 when card
+    /// and reader offer it, by default). Decides T=0 or T=1 at TPDU level and the
+    /// SetParameters protocol at every level.
+    public var protocolPreference: ProtocolPreference = .automatic
+    /// Bounds on the GET RESPONSE and re-issued commands of one T=0 exchange at TPDU level.
+    public var t0Limits = T0ExchangeLimits()
 
     public init() {}
 }

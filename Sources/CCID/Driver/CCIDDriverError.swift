@@ -27,8 +27,18 @@ public enum CCIDDriverError: Error, Sendable, Hashable, CustomStringConvertible 
     case chainingViolation(String)
     /// The T=1 block protocol failed beyond recovery; the card must be reset.
     case t1Failure(String)
-    /// The card's ATR cannot be used (TPDU readers need it to set up T=1).
+    /// The card's ATR cannot be used (contact readers need it to choose protocol and speed).
     case invalidATR(ATRParseError)
+    /// Card and reader cannot agree on a protocol or speed (or not on the requested one).
+    case protocolSelection(ProtocolSelectionError)
+    /// The card refused every PPS request the driver could fall back to (`request` is the last
+    /// one sent, `answer` the card's answer, empty when it was mute).
+    case ppsFailed(request: [UInt8], answer: [UInt8], reason: String)
+    /// The T=0 exchange failed (bounds, malformed command or answer).
+    case t0Failure(T0ProtocolError)
+    /// An extended-length command (data over 255 bytes) cannot travel over T=0 to this card:
+    /// it refused ENVELOPE. It needs T=1 or a reader that takes extended APDUs.
+    case extendedLengthNeedsT1(instruction: UInt8, statusWord: UInt16)
     /// This reader or card cannot be driven (character-level exchange, T=0 on a TPDU reader…).
     case unsupportedReader(String)
     /// The slot index does not exist on this reader.
@@ -54,6 +64,14 @@ public enum CCIDDriverError: Error, Sendable, Hashable, CustomStringConvertible 
         case .chainingViolation(let detail): "extended APDU chaining failed: \(detail)"
         case .t1Failure(let detail): "T=1 protocol failure: \(detail)"
         case .invalidATR(let error): "invalid ATR: \(error)"
+        case .protocolSelection(let error): "protocol selection failed: \(error)"
+        case .ppsFailed(let request, let answer, let reason):
+            "PPS exchange failed (sent \(request.map(hex2).joined(separator: " ")), card answered "
+                + "\(answer.isEmpty ? "nothing" : answer.map(hex2).joined(separator: " "))): \(reason)"
+        case .t0Failure(let error): "T=0 protocol failure: \(error)"
+        case .extendedLengthNeedsT1(let ins, let sw):
+            "INS 0x\(hex2(ins)): command data over 255 bytes needs T=1 or an extended-APDU reader; "
+                + "the card refused ENVELOPE over T=0 (SW \(hex4(sw)))"
         case .unsupportedReader(let detail): "unsupported reader: \(detail)"
         case .noSuchSlot(let slot, let count): "slot \(slot) does not exist (reader has \(count))"
         case .cardNotPowered(let slot): "the card in slot \(slot) is not powered on"

@@ -61,6 +61,10 @@ public struct ISO7816Card: PersistentVirtualCard, Hashable {
     /// Behaviour switches.
     public var options: ISO7816CardOptions
 
+    /// Contact interface options (protocols, TA1 speed, specific mode, PPS behaviour); nil for
+    /// the contactless card. When set, ``technology`` is the contact ATR it describes.
+    public let contactInterface: ContactInterface?
+
     /// The card's files (persistent).
     public private(set) var fileSystem: ISO7816FileSystem
 
@@ -78,12 +82,16 @@ public struct ISO7816Card: PersistentVirtualCard, Hashable {
     ///   - technology: RF view of the card.
     ///   - options: behaviour switches.
     ///   - fileSystem: the files.
+    ///   - contactInterface: makes it a contact card with this ATR and PPS behaviour
+    ///     (`technology` is then ignored).
     public init(
         uid: [UInt8], technology: ContactlessTechnology = .desfireTypeA,
-        options: ISO7816CardOptions = ISO7816CardOptions(), fileSystem: ISO7816FileSystem
+        options: ISO7816CardOptions = ISO7816CardOptions(), fileSystem: ISO7816FileSystem,
+        contactInterface: ContactInterface? = nil
     ) {
         self.uid = uid
-        self.technology = technology
+        self.contactInterface = contactInterface
+        self.technology = contactInterface.map { .contact(atr: $0.answerToReset) } ?? technology
         self.options = options
         self.fileSystem = fileSystem
     }
@@ -91,10 +99,10 @@ public struct ISO7816Card: PersistentVirtualCard, Hashable {
     /// Creates the default card (see the type description), with a UID derived from `seed`.
     public init(
         seed: UInt64 = 0, technology: ContactlessTechnology = .desfireTypeA,
-        options: ISO7816CardOptions = ISO7816CardOptions()
+        options: ISO7816CardOptions = ISO7816CardOptions(), contactInterface: ContactInterface? = nil
     ) {
         self.init(uid: Self.uid(fromSeed: seed), technology: technology, options: options,
-                  fileSystem: Self.defaultFileSystem())
+                  fileSystem: Self.defaultFileSystem(), contactInterface: contactInterface)
     }
 
     /// A deterministic 7-byte type A UID: manufacturer byte `04` followed by six bytes of a
@@ -124,7 +132,7 @@ public struct ISO7816Card: PersistentVirtualCard, Hashable {
     // MARK: - Codable (persistent part only)
 
     private enum CodingKeys: String, CodingKey {
-        case uid, technology, options, fileSystem
+        case uid, technology, options, fileSystem, contactInterface
     }
 
     /// Decodes the persistent part; the card starts as after ``powerOn()``.
@@ -138,7 +146,8 @@ public struct ISO7816Card: PersistentVirtualCard, Hashable {
             uid: uid,
             technology: try container.decode(ContactlessTechnology.self, forKey: .technology),
             options: try container.decode(ISO7816CardOptions.self, forKey: .options),
-            fileSystem: try container.decode(ISO7816FileSystem.self, forKey: .fileSystem))
+            fileSystem: try container.decode(ISO7816FileSystem.self, forKey: .fileSystem),
+            contactInterface: try container.decodeIfPresent(ContactInterface.self, forKey: .contactInterface))
     }
 
     /// Encodes the persistent part (UID, technology, options, files), not the selection.
@@ -148,6 +157,7 @@ public struct ISO7816Card: PersistentVirtualCard, Hashable {
         try container.encode(technology, forKey: .technology)
         try container.encode(options, forKey: .options)
         try container.encode(fileSystem, forKey: .fileSystem)
+        try container.encodeIfPresent(contactInterface, forKey: .contactInterface)
     }
 
     // MARK: - VirtualCard

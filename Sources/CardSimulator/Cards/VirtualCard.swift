@@ -33,6 +33,11 @@ public protocol VirtualCard: Sendable {
     /// PC/SC part 3 `FF` instructions the reader hands to this model instead of answering them
     /// itself: storage tags implement READ/UPDATE BINARY (`B0`, `D6`) on their own memory.
     var readerPassThroughInstructions: Set<UInt8> { get }
+
+    /// For a contact card: its ATR options and PPS behaviour, which decide the protocol a
+    /// TPDU-level reader runs with it. Nil (the default) for contactless cards, whose ATR the
+    /// reader synthesises from ``technology``.
+    var contactInterface: ContactInterface? { get }
 }
 
 extension VirtualCard {
@@ -41,4 +46,7 @@ extension VirtualCard {
 
     /// Default: the reader answers every `FF` pseudo-APDU itself.
     public var readerPassThroughInstructions: Set<UInt8> { [] }
+
+    /// Default: not a contact card with negotiable options.
+    public var contactInterface: ContactInterface? { nil }
 }

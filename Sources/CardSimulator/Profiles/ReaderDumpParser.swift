@@ -20,6 +20,8 @@ struct ReaderDumpParser {
         var lastField = ""
         var exchangeLevelText: String?
         var missingStrings: Set<String> = []
+        /// `Support N bps` lines under bNumDataRatesSupported (the reader's GET_DATA_RATES answer).
+        var dataRates: [UInt32] = []
     }
 
     /// Fields of the device and interface descriptors.
@@ -117,6 +119,9 @@ struct ReaderDumpParser {
                     throw .duplicateField(line: lineNumber, field: name)
                 }
                 block.missingStrings.insert(name)
+            } else if block.lastField == "bNumDataRatesSupported", line.hasPrefix("Support "), line.hasSuffix(" bps"),
+                      let rate = UInt32(line.dropFirst("Support ".count).dropLast(" bps".count)) {
+                block.dataRates.append(rate)
             } else if block.lastField == "dwFeatures", block.exchangeLevelText == nil,
                       line.hasSuffix("level exchange") {
                 block.exchangeLevelText = withoutBitPrefix(line)
@@ -263,7 +268,8 @@ struct ReaderDumpParser {
             wLcdLayout: try hexValue("wLcdLayout", in: block),
             bPINSupport: try hexValue("bPINSupport", in: block),
             bMaxCCIDBusySlots: try decimalValue("bMaxCCIDBusySlots", in: block),
-            declaredExchangeLevelText: block.exchangeLevelText)
+            declaredExchangeLevelText: block.exchangeLevelText,
+            supportedDataRates: block.dataRates.isEmpty ? nil : block.dataRates)
     }
 
     // MARK: - Values

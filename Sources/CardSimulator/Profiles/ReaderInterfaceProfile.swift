@@ -66,6 +66,10 @@ public struct ReaderInterfaceProfile: Sendable, Hashable, Codable {
     /// `"TPDU level exchange"`), without the `02....` bit prefix; `nil` if the dump has none.
     public var declaredExchangeLevelText: String?
 
+    /// The data rates the dump lists (`Support N bps`, what the reader answered to
+    /// GET_DATA_RATES); nil when it lists none.
+    public var supportedDataRates: [UInt32]?
+
     /// Creates an interface profile from its fields.
     public init(
         interfaceNumber: UInt8, alternateSetting: UInt8 = 0, interfaceClass: UInt8 = 0x0B,
@@ -77,7 +81,8 @@ public struct ReaderInterfaceProfile: Sendable, Hashable, Codable {
         dwMaxIFSD: UInt32 = 254, dwSynchProtocols: UInt32 = 0, dwMechanical: UInt32 = 0,
         dwFeatures: UInt32 = 0x0004_0040, dwMaxCCIDMessageLength: UInt32 = 271,
         bClassGetResponse: UInt8 = 0xFF, bClassEnvelope: UInt8 = 0xFF, wLcdLayout: UInt16 = 0,
-        bPINSupport: UInt8 = 0, bMaxCCIDBusySlots: UInt8 = 1, declaredExchangeLevelText: String? = nil
+        bPINSupport: UInt8 = 0, bMaxCCIDBusySlots: UInt8 = 1, declaredExchangeLevelText: String? = nil,
+        supportedDataRates: [UInt32]? = nil
     ) {
         self.interfaceNumber = interfaceNumber
         self.alternateSetting = alternateSetting
@@ -108,6 +113,7 @@ public struct ReaderInterfaceProfile: Sendable, Hashable, Codable {
         self.bPINSupport = bPINSupport
         self.bMaxCCIDBusySlots = bMaxCCIDBusySlots
         self.declaredExchangeLevelText = declaredExchangeLevelText
+        self.supportedDataRates = supportedDataRates
     }
 
     /// The 54-byte CCID class descriptor (`bLength 0x36`, ``bDescriptorType``, then every field

@@ -9,11 +9,6 @@
 /// announced bytes and `PCK` (the XOR of all bytes is zero). A T=1 block never starts with
 /// `FF` (NAD bits b8 and b4 are zero), so a request cannot be mistaken for a block.
 enum PPSExchange {
-    /// Whether `bytes` starts like a PPS request (`PPSS = FF`).
-    static func isRequest(_ bytes: [UInt8]) -> Bool {
-        bytes.first == 0xFF
-    }
-
     /// The card's answer to a PPS request: the request itself when it is well formed and asks
     /// for T=1 (the card accepts every Fi/Di, ISO/IEC 7816-3 §9.3 "successful exchange"), `nil`
     /// when the card stays silent (a malformed request, or another protocol).

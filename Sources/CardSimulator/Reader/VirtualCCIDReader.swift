@@ -273,8 +273,9 @@ public actor VirtualCCIDReader {
                                                        count: Int(configuration.descriptor.numClockSupported)))
         case .getDataRates:
             guard configuration.descriptor.numDataRatesSupported > 0 else { throw .stall(endpoint: "control") }
-            return CCIDClassRequest.encodeValues(Array(repeating: configuration.descriptor.dataRate,
-                                                       count: Int(configuration.descriptor.numDataRatesSupported)))
+            let count = Int(configuration.descriptor.numDataRatesSupported)
+            let rates = configuration.supportedDataRates ?? Array(repeating: configuration.descriptor.dataRate, count: count)
+            return CCIDClassRequest.encodeValues(Array(rates.prefix(count)))
         case nil:
             throw .stall(endpoint: "control")
         }
@@ -308,14 +309,30 @@ public actor VirtualCCIDReader {
             slots[index].powered = true
             slots[index].commandChain = nil
             slots[index].pendingResponse = []
+            slots[index].t1 = nil
+            slots[index].t0 = nil
+            slots[index].contactLink = nil
+            slots[index].ppsAllowed = false
             if configuration.descriptor.exchangeLevel == .tpdu {
-                slots[index].t1 = T1CardEndpoint(ifsc: 254)
+                if let interface = card.contactInterface {
+                    slots[index].contactLink = ContactLink(
+                        interface: interface,
+                        readerNegotiates: configuration.descriptor.features.contains(.automaticParameterNegotiation))
+                } else {
+                    // A contactless card behind a TPDU reader: the reader frames T=1 whatever
+                    // the synthesised ATR lists first.
+                    slots[index].t1 = T1CardEndpoint(ifsc: 254)
+                    slots[index].ppsAllowed = true
+                }
             }
             reply(dataBlock(command, data: answerToReset(for: card)), delay: readerTime)
         case .iccPowerOff:
             if slots[index].card != nil {
                 slots[index].powered = false
                 slots[index].t1 = nil
+                slots[index].t0 = nil
+                slots[index].contactLink = nil
+                slots[index].ppsAllowed = false
                 slots[index].commandChain = nil
                 slots[index].pendingResponse = []
             }
@@ -328,6 +345,13 @@ public actor VirtualCCIDReader {
             slots[index].parameters = .defaultT1
             reply(parameters(command, slots[index].parameters), delay: readerTime)
         case .setParameters(let requested):
+            if var link = slots[index].contactLink, !link.readerNegotiates {
+                guard setContactParameters(requested, link: &link) else {
+                    reply(failure(command, error: .badParameter(offset: 10), icc: slots[index].iccStatus), delay: readerTime)
+                    return
+                }
+                slots[index].contactLink = link
+            }
             slots[index].parameters = requested
             reply(parameters(command, requested), delay: readerTime)
         case .escape(let data):
@@ -371,14 +395,45 @@ public actor VirtualCCIDReader {
         case .character:
             reply(failure(command, error: .commandNotSupported, icc: .presentActive), delay: readerTime)
         case .tpdu:
-            if PPSExchange.isRequest(data) {
-                // A PPS request goes to the card as it is, not through T=1.
-                if let confirmation = PPSExchange.response(to: data) {
-                    reply(dataBlock(command, data: confirmation), delay: readerTime)
-                } else {
+            if var link = slots[index].contactLink {
+                guard !link.cardMute else {
                     reply(failure(command, error: .iccMute, icc: .presentActive), delay: readerTime)
+                    return
                 }
-                return
+                if link.ppsAllowed, ContactLink.isPPSRequest(data) {
+                    let answer = link.answerPPS(data)
+                    slots[index].contactLink = link
+                    if let answer {
+                        reply(dataBlock(command, data: answer), delay: readerTime, cardExchange: true)
+                    } else {
+                        reply(failure(command, error: .iccMute, icc: .presentActive), delay: readerTime)
+                    }
+                    return
+                }
+                link.ppsAllowed = false
+                slots[index].contactLink = link
+                // Reader and card at different protocols or speeds: nothing readable arrives.
+                guard link.inStep else {
+                    reply(failure(command, error: .iccMute, icc: .presentActive), delay: readerTime)
+                    return
+                }
+                if link.cardProtocol == 0 {
+                    handleT0(command, tpdu: data, slot: index)
+                    return
+                }
+                if slots[index].t1 == nil { slots[index].t1 = T1CardEndpoint(ifsc: Int(link.interface.ifsc)) }
+            } else if slots[index].ppsAllowed {
+                slots[index].ppsAllowed = false
+                if ContactLink.isPPSRequest(data) {
+                    // A contactless card behind the reader runs T=1: it confirms a request for
+                    // T=1 (pcsc-lite's CCID driver sends FF 01 FE) and stays mute otherwise.
+                    if let confirmation = PPSExchange.response(to: data) {
+                        reply(dataBlock(command, data: confirmation), delay: readerTime, cardExchange: true)
+                    } else {
+                        reply(failure(command, error: .iccMute, icc: .presentActive), delay: readerTime)
+                    }
+                    return
+                }
             }
             guard var t1 = slots[index].t1 else {
                 reply(failure(command, error: .iccMute, icc: .presentActive), delay: readerTime)
@@ -473,6 +528,49 @@ public actor VirtualCCIDReader {
                 reply(failure(command, error: .badParameter(offset: 8), icc: .presentActive), delay: readerTime)
             }
         }
+    }
+
+    /// One T=0 TPDU with a contact card (the reader collapses the procedure bytes).
+    private func handleT0(_ command: CCIDCommand, tpdu: [UInt8], slot index: Int) {
+        let readerTime = configuration.timing.readerOnlyTime
+        var endpoint = slots[index].t0 ?? T0CardEndpoint(supportsEnvelope: slots[index].contactLink?.interface.supportsEnvelope ?? true)
+        switch endpoint.receive(tpdu) {
+        case .respond(let answer):
+            slots[index].t0 = endpoint
+            reply(dataBlock(command, data: answer), delay: readerTime, cardExchange: true)
+        case .process(let apdu):
+            let (response, time) = processAPDU(apdu, slot: index, usbMessages: 1)
+            guard slots[index].card != nil, !response.isEmpty else {
+                // The card left during the exchange.
+                reply(failure(command, error: .iccMute, icc: slots[index].iccStatus), delay: time)
+                return
+            }
+            let answer = endpoint.respond(with: response)
+            slots[index].t0 = endpoint
+            reply(dataBlock(command, data: answer), delay: time, cardExchange: true)
+        }
+    }
+
+    /// SetParameters with a contact card: the reader takes the protocol and speed; a reader
+    /// that makes the PPS itself (dwFeatures 0x80) negotiates them with the card first, runs
+    /// at what the card accepted, and refuses when the card refuses (both then keep theirs).
+    private func setContactParameters(_ requested: CCIDProtocolParameters, link: inout ContactLink) -> Bool {
+        let protocolNumber = requested.protocolNumber
+        guard protocolNumber <= 1, let factors = requested.bytes.first else { return false }
+        if configuration.descriptor.features.contains(.automaticPPS), link.ppsAllowed,
+           protocolNumber != link.cardProtocol || factors != link.cardFactors {
+            var trial = link
+            let request: [UInt8] = [0xFF, 0x10 | protocolNumber, factors, 0xFF ^ 0x10 ^ protocolNumber ^ factors]
+            guard trial.answerPPS(request) != nil, !trial.cardMute else { return false }
+            // The reader runs at what the card accepted (it may have kept Fd/Dd).
+            link = trial
+            link.readerProtocol = protocolNumber
+            link.readerFactors = trial.cardFactors
+            return true
+        }
+        link.readerProtocol = protocolNumber
+        link.readerFactors = factors
+        return true
     }
 
     /// Sends a response APDU, chaining it over several DataBlocks when it exceeds one message.

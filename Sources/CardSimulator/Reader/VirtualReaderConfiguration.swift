@@ -24,6 +24,9 @@ public struct VirtualReaderConfiguration: Sendable {
     public var firmwareVersion: String
     /// Seeded misbehaviour on top of injected faults (nil: the reader behaves).
     public var chaos: ReaderChaos? = nil
+    /// The answer to GET_DATA_RATES (a mimicked reader's `Support N bps` list); nil answers
+    /// bNumDataRatesSupported copies of dwDataRate.
+    public var supportedDataRates: [UInt32]? = nil
 
     public init(name: String = "CardFlow Virtual Reader", manufacturer: String = "CardFlow",
                 vendorID: UInt16 = 0x072F, productID: UInt16 = 0x223E, bcdDevice: UInt16 = 0x0206,

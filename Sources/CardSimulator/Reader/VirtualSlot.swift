@@ -4,8 +4,15 @@ import CCID
 struct VirtualSlot: Sendable {
     var card: (any VirtualCard)?
     var powered = false
-    /// Card side of T=1 for TPDU readers (set at power-on).
+    /// Card side of T=1 for TPDU readers (set up at the first exchange after power-on).
     var t1: T1CardEndpoint?
+    /// Card side of T=0 for TPDU readers and contact cards that run it.
+    var t0: T0CardEndpoint?
+    /// TPDU readers with a contact card: the protocol and speed state since the last reset.
+    var contactLink: ContactLink?
+    /// TPDU readers with a contactless card: a PPS request may still come (nothing else has
+    /// been exchanged since power-on).
+    var ppsAllowed = false
     /// TPDU readers: the answer held back while the card's S(WTX) request is outstanding.
     var pendingT1Response: [UInt8]?
     /// TPDU readers: while set, the card answers every granted S(WTX) with another request
@@ -28,6 +35,9 @@ struct VirtualSlot: Sendable {
         card = nil
         powered = false
         t1 = nil
+        t0 = nil
+        contactLink = nil
+        ppsAllowed = false
         pendingT1Response = nil
         waitingTimeExtensionStorm = nil
         commandChain = nil

@@ -43,6 +43,7 @@ public struct SimulatorSetup: Sendable {
                     hasInterruptEndpoint: interface.numberOfEndpoints >= 3, seed: specification.seed)
                 configuration.timing.extraLatency = specification.latency
                 configuration.chaos = specification.readerChaos
+                configuration.supportedDataRates = interface.supportedDataRates
                 configurations.append((configuration, interface.interfaceNumber, name))
             }
             guard !configurations.isEmpty else { throw SimulatorSetupError.profileWithoutInterfaces(path) }
@@ -85,7 +86,7 @@ public struct SimulatorSetup: Sendable {
     public static func makeCard(_ kind: SimulatedCardKind, seed: UInt64, capacity: Int? = nil,
                                 specification: SimulatorSpecification? = nil) throws -> (any VirtualCard)? {
         switch kind {
-        case .iso7816: return ISO7816Card(seed: seed)
+        case .iso7816: return ISO7816Card(seed: seed, contactInterface: specification?.contactInterface)
         case .ndef4: return NDEFType4Tag(seed: seed, capacity: capacity ?? 1024)
         case .type2: return NDEFType2Tag(seed: seed, dataAreaSize: capacity ?? 144)
         case .iso15693:

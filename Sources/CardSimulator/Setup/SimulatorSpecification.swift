@@ -51,6 +51,10 @@ public struct SimulatorSpecification: Sendable, Hashable {
     public var fuzzStickyPercent = 5
     /// Fuzz card: the longest oversized answer (`max-response=N` bytes).
     public var fuzzMaxResponseLength = 1024
+    /// ISO 7816 card: a contact card instead of a contactless one (`contact=t0|t1|dual`), with
+    /// `ta1=HH` (hex Fi/Di, `none` to leave TA1 out; 96 by default), `specific` (TA2: specific
+    /// mode) and `pps=accept|default-speed|mute|mismatch` (how it answers a PPS request).
+    public var contactInterface: ContactInterface?
 
     public init(cardKind: SimulatedCardKind = .iso7816) {
         self.cardKind = cardKind
@@ -69,6 +73,7 @@ public struct SimulatorSpecification: Sendable, Hashable {
         }
         self.init(cardKind: kind)
         var chaosRate: Double?
+        var contactOptions: [String] = []
         for option in parts.dropFirst() {
             let pieces = option.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
             let key = pieces[0]
@@ -153,6 +158,53 @@ public struct SimulatorSpecification: Sendable, Hashable {
                     throw .invalidValue(option: key, value: text, expected: "a size in bytes from 1 to 65536")
                 }
                 fuzzMaxResponseLength = bytes
+            case "contact":
+                let text = try require()
+                let protocols: [UInt8]
+                switch text {
+                case "t0": protocols = [0]
+                case "t1": protocols = [1]
+                case "dual": protocols = [0, 1]
+                default: throw .invalidValue(option: key, value: text, expected: "t0, t1 or dual")
+                }
+                var interface = contactInterface ?? ContactInterface(protocols: protocols, ta1: 0x96)
+                interface.protocols = protocols
+                contactInterface = interface
+            case "ta1":
+                let text = try require()
+                let value: UInt8?
+                if text == "none" {
+                    value = nil
+                } else {
+                    guard text.count == 2, let byte = UInt8(text, radix: 16) else {
+                        throw .invalidValue(option: key, value: text, expected: "two hex digits (e.g. 96) or none")
+                    }
+                    value = byte
+                }
+                contactOptions.append(key)
+                var interface = contactInterface ?? ContactInterface(protocols: [0], ta1: 0x96)
+                interface.ta1 = value
+                contactInterface = interface
+            case "specific":
+                guard value == nil else { throw .invalidValue(option: key, value: value ?? "", expected: "no value") }
+                contactOptions.append(key)
+                var interface = contactInterface ?? ContactInterface(protocols: [0], ta1: 0x96)
+                interface.specificMode = true
+                contactInterface = interface
+            case "pps":
+                let text = try require()
+                let behaviour: ContactInterface.PPSBehaviour
+                switch text {
+                case "accept": behaviour = .accept
+                case "default-speed": behaviour = .defaultSpeedOnly
+                case "mute": behaviour = .mute
+                case "mismatch": behaviour = .mismatch
+                default: throw .invalidValue(option: key, value: text, expected: "accept, default-speed, mute or mismatch")
+                }
+                contactOptions.append(key)
+                var interface = contactInterface ?? ContactInterface(protocols: [0], ta1: 0x96)
+                interface.ppsBehaviour = behaviour
+                contactInterface = interface
             case "":
                 throw .emptyOption
             default:
@@ -170,6 +222,12 @@ public struct SimulatorSpecification: Sendable, Hashable {
             parts.dropFirst().contains { $0 == name || $0.hasPrefix(name + "=") }
         }) {
             throw .invalidValue(option: option, value: "", expected: "sim:fuzz (only the fuzz card takes it)")
+        }
+        if let option = contactOptions.first, !parts.dropFirst().contains(where: { $0.hasPrefix("contact=") }) {
+            throw .invalidValue(option: option, value: "", expected: "contact=t0|t1|dual as well")
+        }
+        if contactInterface != nil, kind != .iso7816 {
+            throw .invalidValue(option: "contact", value: "", expected: "sim:iso7816 (only the ISO 7816 card has a contact interface)")
         }
         if swap, returnAfter == nil { throw .invalidValue(option: "swap", value: "", expected: "return-after=MS as well") }
         if returnAfter != nil, liftAfter == nil { throw .invalidValue(option: "return-after", value: "", expected: "lift-after=N as well") }
@@ -214,7 +272,7 @@ public enum SimulatorSpecificationError: Error, Sendable, Hashable, CustomString
         case .notSimulatorSelector(let text): "'\(text)' is not a simulator selector (expected sim[:CARD][,option=value...])"
         case .unknownCardKind(let kind):
             "unknown simulated card '\(kind)'; known: \(SimulatedCardKind.selectable.map(\.rawValue).joined(separator: ", "))"
-        case .unknownOption(let key): "unknown simulator option '\(key)'; known: profile, latency, lift-after, return-after, swap, seed, state, capacity, block-size, locked, multi-write, ndef, random-uid, activation, wrap, hostile, sticky, max-response, reader-chaos, chaos-rate"
+        case .unknownOption(let key): "unknown simulator option '\(key)'; known: profile, latency, lift-after, return-after, swap, seed, state, capacity, block-size, locked, multi-write, ndef, random-uid, activation, wrap, hostile, sticky, max-response, reader-chaos, chaos-rate, contact, ta1, specific, pps"
         case .missingValue(let key): "simulator option '\(key)' needs a value (\(key)=...)"
         case .invalidValue(let key, let value, let expected): "simulator option '\(key)' has value '\(value)'; expected \(expected)"
         case .emptyOption: "empty simulator option (two commas in a row?)"

@@ -1,0 +1,161 @@
+import Logging
+
+// Protocol and speed set-up after IccPowerOn (ISO/IEC 7816-3 §8–9, CCID §6.1.7), as the
+// pcsc-lite CCID driver's IFDHSetProtocolParameters does it, plus the T=0 exchange.
+extension CCIDDriver {
+    /// Chooses protocol and speed for the card whose ATR is `atr`, runs the PPS exchange (with
+    /// cold resets and fallbacks when the card refuses it), SetParameters and, for T=1 at TPDU
+    /// level, the IFSD exchange. Returns the ATR in force afterwards.
+    func setUpProtocol(slot: UInt8, atr initialATR: [UInt8]) async throws -> [UInt8] {
+        let mustSucceed = exchangeLevel == .tpdu || configuration.protocolPreference != .automatic
+        let atr: AnswerToReset
+        do {
+            atr = try AnswerToReset(bytes: initialATR)
+        } catch {
+            guard mustSucceed else {
+                // APDU readers run the protocol themselves; an odd ATR is theirs to handle.
+                logger.debug("ATR not parsed; leaving protocol and parameters to the reader", metadata: ["error": "\(error)"])
+                return initialATR
+            }
+            throw CCIDDriverError.invalidATR(error)
+        }
+        var selection: ProtocolSelection
+        do {
+            selection = try ProtocolSelection(atr: atr, descriptor: descriptor, supportedDataRates: await readerDataRates(),
+                                              preference: configuration.protocolPreference)
+        } catch {
+            guard mustSucceed else {
+                logger.debug("no protocol selected; leaving it to the reader", metadata: ["error": "\(error)"])
+                return initialATR
+            }
+            throw CCIDDriverError.protocolSelection(error)
+        }
+        var currentATR = initialATR
+        var factors = selection.factors
+        while let request = selection.ppsRequest {
+            let (outcome, answer) = try await exchangePPS(request, slot: slot)
+            if case .accepted(let agreed) = outcome {
+                factors = agreed
+                logger.debug("PPS accepted", metadata: ["protocol": "\(request.transmissionProtocol)", "factors": "\(agreed)"])
+                break
+            }
+            let reason: String
+            if case .failed(let why) = outcome { reason = why } else { reason = "" }
+            guard let next = selection.fallback else {
+                throw CCIDDriverError.ppsFailed(request: request.bytes, answer: answer, reason: reason)
+            }
+            logger.info("PPS refused; resetting the card and falling back", metadata: [
+                "request": "\(request.bytes.map(hex2).joined(separator: " "))", "reason": "\(reason)",
+                "next": "\(next.transmissionProtocol) at \(next.factors)",
+            ])
+            // ISO/IEC 7816-3 §9.3: after an unsuccessful PPS exchange the card is deactivated.
+            currentATR = try await coldReset(slot: slot)
+            selection = next
+            factors = next.factors
+        }
+        if let parameters = selection.parameters(at: factors) {
+            try await setParameters(parameters, slot: slot)
+        }
+        activeProtocols[slot] = selection.transmissionProtocol
+        if exchangeLevel == .tpdu, selection.transmissionProtocol == .t1 {
+            try await setUpT1Session(slot: slot, atr: atr)
+        }
+        return currentATR
+    }
+
+    /// Sends the PPS request in one XfrBlock and judges the answer; a mute card or a reader
+    /// error (the card present) count as a failed exchange.
+    private func exchangePPS(_ request: PPSRequest, slot: UInt8) async throws -> (PPSOutcome, [UInt8]) {
+        logger.trace("PPS >", metadata: ["request": "\(request.bytes.map(hex2).joined(separator: " "))"])
+        do {
+            let answer = try await xfrBlock(request.bytes, slot: slot).data
+            logger.trace("PPS <", metadata: ["answer": "\(answer.map(hex2).joined(separator: " "))"])
+            return (request.outcome(of: answer), answer)
+        } catch CCIDDriverError.cardMute {
+            return (.failed("the card did not answer"), [])
+        } catch CCIDDriverError.slotError(let error, let state, _) where state.icc != .absent {
+            return (.failed("the reader reported \(error)"), [])
+        }
+    }
+
+    /// Power off, then on again; returns the new ATR.
+    private func coldReset(slot: UInt8) async throws -> [UInt8] {
+        _ = try await exchange(.iccPowerOff, slot: slot, timeout: configuration.readTimeout)
+        return try await powerOnSelectingVoltage(slot: slot)
+    }
+
+    /// PC_to_RDR_SetParameters. A refusal with the card present is not fatal, as in pcsc-lite:
+    /// the reader keeps the parameters it has.
+    private func setParameters(_ parameters: CCIDProtocolParameters, slot: UInt8) async throws {
+        let response = try await exchange(.setParameters(parameters), slot: slot, timeout: configuration.readTimeout,
+                                          failureIsError: false)
+        guard let error = response.slotError else { return }
+        if response.state.icc == .absent { throw CCIDDriverError.noCard }
+        logger.debug("SetParameters refused; continuing with the reader's parameters", metadata: [
+            "error": "\(error)", "protocol": "T=\(parameters.protocolNumber)",
+            "parameters": "\(parameters.bytes.map(hex2).joined(separator: " "))",
+        ])
+    }
+
+    /// The reader's supported data rates (CCID GET_DATA_RATES), asked once; nil when it lists
+    /// none (bNumDataRatesSupported 0) or the request fails, as pcsc-lite treats it.
+    private func readerDataRates() async -> [UInt32]? {
+        if let known = dataRateTable { return known }
+        var rates: [UInt32]?
+        let count = Int(descriptor.numDataRatesSupported)
+        if count > 0 {
+            do {
+                let request = CCIDClassRequest.getDataRates(count: count).controlRequest(interface: interfaceNumber)
+                let values = CCIDClassRequest.decodeValues(try await transport.control(request, timeout: configuration.readTimeout))
+                    .filter { $0 > 0 }
+                rates = values.isEmpty ? nil : values
+            } catch {
+                logger.debug("GET_DATA_RATES failed; judging speeds by dwMaxDataRate", metadata: ["error": "\(error)"])
+            }
+        }
+        dataRateTable = .some(rates)
+        return rates
+    }
+
+    /// T=1 at TPDU level: the IFSD exchange unless the reader does it (dwFeatures 0x400).
+    private func setUpT1Session(slot: UInt8, atr: AnswerToReset) async throws {
+        let ifsd = Int(min(max(descriptor.maxIFSD, 1), 254))
+        var t1 = T1HostProtocol(ifsc: atr.t1IFSC, ifsd: 32, checksum: atr.t1UsesCRC ? .crc : .lrc)
+        if !descriptor.features.contains(.automaticIFSDExchange) {
+            let negotiation = t1.beginIFSDNegotiation(ifsd: ifsd)
+            _ = try await runT1(&t1, first: negotiation, slot: slot)
+        }
+        t1Sessions[slot] = t1
+    }
+
+    /// One command APDU over T=0 at TPDU level: each TPDU in one XfrBlock, the reader handling
+    /// the procedure bytes; GET RESPONSE, re-issue and ENVELOPE as ``T0HostProtocol`` decides.
+    func transmitT0(_ apdu: [UInt8], slot: UInt8) async throws -> [UInt8] {
+        var t0 = T0HostProtocol(limits: configuration.t0Limits)
+        var action = t0.begin(command: apdu)
+        // The state machine bounds the TPDUs of one command (ENVELOPE parts, GET RESPONSE
+        // rounds, re-issues); this loop ends with it.
+        while true {
+            switch action {
+            case .send(let tpdu):
+                guard tpdu.count <= descriptor.maxPayloadPerMessage else {
+                    throw CCIDDriverError.commandTooLong(length: tpdu.count, maximum: descriptor.maxPayloadPerMessage)
+                }
+                if logger.logLevel <= .trace {
+                    logger.trace("T=0 TPDU >", metadata: ["tpdu": "\(tpdu.map(hex2).joined(separator: " "))"])
+                }
+                let answer = try await xfrBlock(tpdu, slot: slot).data
+                if logger.logLevel <= .trace {
+                    logger.trace("T=0 TPDU <", metadata: ["answer": "\(answer.map(hex2).joined(separator: " "))"])
+                }
+                action = t0.receive(answer)
+            case .completed(let response):
+                return response
+            case .failed(.envelopeRefused(let instruction, let statusWord)):
+                throw CCIDDriverError.extendedLengthNeedsT1(instruction: instruction, statusWord: statusWord)
+            case .failed(let error):
+                throw CCIDDriverError.t0Failure(error)
+            }
+        }
+    }
+}

@@ -1,0 +1,208 @@
+// Host (terminal transport layer) side of T=0 at TPDU level, ISO/IEC 7816-3 §12.2 (mapping of
+// the four command cases onto T=0 TPDUs) with ISO/IEC 7816-4 GET RESPONSE (C0) and ENVELOPE
+// (C2), as a pure step machine. At TPDU level the CCID reader handles the procedure bytes: one
+// TPDU (5-byte header plus any command data) goes out in one XfrBlock, and the DataBlock holds
+// the card's data and SW1 SW2.
+
+/// What the caller of ``T0HostProtocol`` does next.
+public enum T0HostAction: Sendable, Hashable {
+    /// Transmit this TPDU and feed the card's answer (data and SW1 SW2) to
+    /// ``T0HostProtocol/receive(_:)``.
+    case send([UInt8])
+    /// The exchange finished: the response APDU (data followed by SW1 SW2).
+    case completed([UInt8])
+    /// The exchange failed; the card stays usable for the next command.
+    case failed(T0ProtocolError)
+}
+
+/// The terminal side of T=0 for one command APDU at a time:
+///
+/// - case 1 goes out with P3 = 00; case 2 with P3 = Le (Ne = 256 as 00; Ne above 256, extended,
+///   as 00 and the rest fetched with GET RESPONSE); case 3 with P3 = Lc; case 4 as case 3 (Le
+///   dropped), its data then fetched with GET RESPONSE when the card answers `61xx`;
+/// - `61xx` after a command that expects data: GET RESPONSE (`C0`) with P3 = xx (at most what
+///   is still expected), data concatenated, until the card ends with another status word;
+/// - `6Cxx` to a command without data (case 1, 2, GET RESPONSE): the same TPDU again with P3 =
+///   xx;
+/// - command data over 255 bytes (extended case 3 and 4): the whole APDU in ENVELOPE (`C2`)
+///   commands of up to 255 bytes, command chaining (CLA bit 5) on all but the last; a card that
+///   refuses the first with `6D00`, `6E00` or `6884` (no command chaining) gives ``T0ProtocolError/envelopeRefused(instruction:statusWord:)``.
+///
+/// Every loop is bounded by ``T0ExchangeLimits``.
+public struct T0HostProtocol: Sendable {
+    /// The bounds in force.
+    public let limits: T0ExchangeLimits
+
+    private enum Stage: Sendable, Hashable {
+        case idle
+        /// ENVELOPE parts still to go after the one in flight.
+        case envelope(remaining: [[UInt8]])
+        /// The command (or the last ENVELOPE, or a GET RESPONSE) is in flight.
+        case awaitingAnswer
+    }
+
+    private var stage: Stage = .idle
+    private var instruction: UInt8 = 0
+    private var commandClass: UInt8 = 0
+    /// Ne of the command; nil for cases 1 and 3 (no data expected).
+    private var expectedLength: Int?
+    private var gathered: [UInt8] = []
+    private var inFlight: [UInt8] = []
+    private var getResponseRounds = 0
+    private var leCorrections = 0
+    private var envelopePartsSent = 0
+
+    public init(limits: T0ExchangeLimits = T0ExchangeLimits()) {
+        self.limits = limits
+    }
+
+    /// Starts one command APDU; returns the first TPDU (or a failure for a malformed APDU).
+    public mutating func begin(command apdu: [UInt8]) -> T0HostAction {
+        self = T0HostProtocol(limits: limits)
+        guard let parsed = ParsedCommand(apdu) else { return .failed(.malformedCommand(length: apdu.count)) }
+        instruction = parsed.header[1]
+        commandClass = parsed.header[0]
+        expectedLength = parsed.expectedLength
+        if parsed.data.count > 255 {
+            // ENVELOPE carries the whole command APDU, length fields included (ISO/IEC 7816-4 §7.6).
+            let chunks = stride(from: 0, to: apdu.count, by: 255).map { Array(apdu[$0..<min($0 + 255, apdu.count)]) }
+            let tpdus = chunks.enumerated().map { index, chunk in
+                [Self.envelopeClass(for: commandClass, chained: index < chunks.count - 1), 0xC2, 0x00, 0x00,
+                 UInt8(chunk.count)] + chunk
+            }
+            stage = .envelope(remaining: Array(tpdus.dropFirst()))
+            envelopePartsSent = 1
+            return send(tpdus[0])
+        }
+        stage = .awaitingAnswer
+        if parsed.data.isEmpty {
+            // Case 1: P3 = 00. Case 2: P3 = Ne, where 256 (and anything larger) is coded 00.
+            let p3 = parsed.expectedLength.map { $0 >= 256 ? 0 : UInt8($0) } ?? 0
+            return send(parsed.header + [p3])
+        }
+        return send(parsed.header + [UInt8(parsed.data.count)] + parsed.data)
+    }
+
+    /// Feeds the card's answer to the TPDU last sent.
+    public mutating func receive(_ answer: [UInt8]) -> T0HostAction {
+        guard answer.count >= 2 else {
+            stage = .idle
+            return .failed(.answerTooShort(instruction: instruction, length: answer.count))
+        }
+        let sw1 = answer[answer.count - 2], sw2 = answer[answer.count - 1]
+        let statusWord = UInt16(sw1) << 8 | UInt16(sw2)
+        switch stage {
+        case .idle:
+            return .failed(.answerTooShort(instruction: instruction, length: 0))
+        case .envelope(let remaining):
+            guard !remaining.isEmpty else {
+                stage = .awaitingAnswer
+                return receive(answer)
+            }
+            guard statusWord == 0x9000 else {
+                stage = .idle
+                // Only a refusal of ENVELOPE itself means T=0 cannot carry the command.
+                if envelopePartsSent == 1, [0x6D00, 0x6E00, 0x6884].contains(statusWord) {
+                    return .failed(.envelopeRefused(instruction: instruction, statusWord: statusWord))
+                }
+                return .completed(answer)
+            }
+            stage = .envelope(remaining: Array(remaining.dropFirst()))
+            envelopePartsSent += 1
+            return send(remaining[0])
+        case .awaitingAnswer:
+            break
+        }
+        let inFlightHasData = inFlight.count > 5
+        if sw1 == 0x6C, expectedLength != nil, !inFlightHasData {
+            // The card discards the data of a wrong-length answer; only P3 changes.
+            guard leCorrections < limits.maxLeCorrections else {
+                stage = .idle
+                return .failed(.leCorrectionsExceeded(limit: max(limits.maxLeCorrections, 0), instruction: instruction,
+                                                      statusWord: statusWord))
+            }
+            leCorrections += 1
+            return send(Array(inFlight.prefix(4)) + [sw2])
+        }
+        let data = answer.dropLast(2)
+        guard gathered.count + data.count + 2 <= limits.maxResponseLength else {
+            stage = .idle
+            return .failed(.responseTooLong(length: gathered.count + data.count + 2, maximum: limits.maxResponseLength,
+                                            instruction: instruction))
+        }
+        gathered += data
+        if sw1 == 0x61, let expected = expectedLength, gathered.count < expected {
+            guard getResponseRounds < limits.maxGetResponseRounds else {
+                stage = .idle
+                return .failed(.getResponseRoundsExceeded(limit: max(limits.maxGetResponseRounds, 0), instruction: instruction,
+                                                          statusWord: statusWord))
+            }
+            getResponseRounds += 1
+            leCorrections = 0
+            let announced = sw2 == 0 ? 256 : Int(sw2)
+            let wanted = min(announced, expected - gathered.count)
+            return send([Self.getResponseClass(for: commandClass), 0xC0, 0x00, 0x00, wanted >= 256 ? 0 : UInt8(wanted)])
+        }
+        stage = .idle
+        return .completed(gathered + [sw1, sw2])
+    }
+
+    private mutating func send(_ tpdu: [UInt8]) -> T0HostAction {
+        inFlight = tpdu
+        return .send(tpdu)
+    }
+
+    /// The CLA of GET RESPONSE after a command of class `cla` (ISO/IEC 7816-4 §5.4.1): an
+    /// interindustry class keeps its logical channel and secure messaging bits and loses the
+    /// chaining bit; any other class gets 00.
+    public static func getResponseClass(for cla: UInt8) -> UInt8 {
+        switch cla {
+        case 0x00...0x1F: cla & 0x0F
+        case 0x40...0x7F: cla & 0xEF
+        default: 0x00
+        }
+    }
+
+    /// The CLA of an ENVELOPE part: the command's interindustry logical channel (first
+    /// interindustry classes only), with the command chaining bit on all parts but the last.
+    static func envelopeClass(for cla: UInt8, chained: Bool) -> UInt8 {
+        let channel: UInt8 = cla <= 0x1F ? cla & 0x03 : 0x00
+        return channel | (chained ? 0x10 : 0x00)
+    }
+}
+
+/// A command APDU split into its header, data and Ne (ISO/IEC 7816-4 §5.1), short or extended.
+private struct ParsedCommand {
+    let header: [UInt8]
+    let data: [UInt8]
+    let expectedLength: Int?
+
+    init?(_ apdu: [UInt8]) {
+        guard apdu.count >= 4 else { return nil }
+        header = Array(apdu[0..<4])
+        let n = apdu.count
+        if n == 4 { data = []; expectedLength = nil; return }
+        let b5 = Int(apdu[4])
+        if n == 5 { data = []; expectedLength = b5 == 0 ? 256 : b5; return }
+        if b5 != 0 {
+            if n == 5 + b5 { data = Array(apdu[5...]); expectedLength = nil; return }
+            if n == 6 + b5 {
+                let le = Int(apdu[n - 1])
+                data = Array(apdu[5..<(n - 1)]); expectedLength = le == 0 ? 256 : le
+                return
+            }
+            return nil
+        }
+        guard n >= 7 else { return nil }
+        let first = Int(apdu[5]) << 8 | Int(apdu[6])
+        if n == 7 { data = []; expectedLength = first == 0 ? 65_536 : first; return }
+        guard first != 0 else { return nil }
+        if n == 7 + first { data = Array(apdu[7...]); expectedLength = nil; return }
+        if n == 9 + first {
+            let le = Int(apdu[n - 2]) << 8 | Int(apdu[n - 1])
+            data = Array(apdu[7..<(n - 2)]); expectedLength = le == 0 ? 65_536 : le
+            return
+        }
+        return nil
+    }
+}
