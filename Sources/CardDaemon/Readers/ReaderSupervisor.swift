@@ -31,44 +31,64 @@ public actor ReaderSupervisor {
 
     /// Runs until the task is cancelled (the fleet cancels it when the reader is unplugged).
     ///
+    /// Two sources feed one sequence of presence observations: the reader's presence stream
+    /// (its notifications) and a status request every ``presenceCheckInterval`` (as pcscd polls).
+    /// The supervisor compares each observation with the presence it last acted on, so a change
+    /// the stream lost (a notification the reader never sent or the driver dropped, a change
+    /// published while the stream was being restarted) is still seen within one interval.
+    ///
     /// When the reader's presence stream ends (a transfer error, an interrupt message the driver
-    /// did not take), supervision does not end with it: the reader is asked again after a pause
-    /// that doubles up to ``maximumRestartPause``, so a transient fault costs one pause and a dead
-    /// reader costs one status request every few seconds until the fleet removes it.
+    /// did not take), supervision does not end with it: the stream is opened again after a pause
+    /// that doubles up to ``maximumRestartPause`` while it keeps ending at once, so a transient
+    /// fault costs one pause and a dead reader one attempt every few seconds until the fleet
+    /// removes it.
     public func run() async {
         var last: CardPresence = .absent
-        var pause = Self.firstRestartPause
         let clock = policy.clock
-        // The reader's own notifications can be lost (a status read that failed, an interrupt
-        // message the driver dropped): ask it now and then, as pcscd does, so a card is never
-        // left unseen until the next notification.
+        let (observations, sink) = AsyncStream<CardPresence>.makeStream(bufferingPolicy: .bufferingNewest(16))
         let poller = Task { [reader] in
+            // Only what changed between two polls is passed on, so a long job does not fill the
+            // buffer with repeats that would push out the stream's real changes.
+            var previous: CardPresence?
             while !Task.isCancelled {
                 do { try await clock.suspend(until: clock.now() + Self.presenceCheckInterval) } catch { return }
-                _ = try? await reader.currentPresence()
+                guard let now = try? await reader.currentPresence(), now != previous else { continue }
+                previous = now
+                sink.yield(now)
             }
         }
-        defer { poller.cancel() }
-        while !Task.isCancelled {
-            for await presence in await reader.cardPresence() {
-                if Task.isCancelled { break }
-                pause = Self.firstRestartPause
-                guard presence != last else { continue }
-                last = presence
-                switch presence {
-                case .absent:
-                    await bus.publish(.cardLeft(reader: reader.info.id))
-                case .present:
-                    await bus.publish(.cardArrived(reader: reader.info.id))
-                    metrics.cardSeen(reader: reader.info.id)
-                    let job = await handleArrival()
-                    await bus.publish(.cardHandled(reader: reader.info.id, job: job))
-                }
+        let watcher = Task { [reader, logger] in
+            var pause = Self.firstRestartPause
+            while !Task.isCancelled {
+                let opened = clock.now()
+                for await presence in await reader.cardPresence() { sink.yield(presence) }
+                if Task.isCancelled { return }
+                // Only a stream that lived a while was a working monitor worth a quick restart;
+                // the state it replays when opened does not count (a dead reader would spin).
+                if clock.now() - opened > Self.maximumRestartPause { pause = Self.firstRestartPause }
+                logger.warning("card presence monitoring ended; asking the reader again", metadata: ["pause": "\(pause)"])
+                do { try await clock.suspend(until: clock.now() + pause) } catch { return }
+                pause = min(pause * 2, Self.maximumRestartPause)
             }
+        }
+        defer {
+            poller.cancel()
+            watcher.cancel()
+            sink.finish()
+        }
+        for await presence in observations {
             if Task.isCancelled { break }
-            logger.warning("card presence monitoring ended; asking the reader again", metadata: ["pause": "\(pause)"])
-            do { try await clock.suspend(until: clock.now() + pause) } catch { break }
-            pause = min(pause * 2, Self.maximumRestartPause)
+            guard presence != last else { continue }
+            last = presence
+            switch presence {
+            case .absent:
+                await bus.publish(.cardLeft(reader: reader.info.id))
+            case .present:
+                await bus.publish(.cardArrived(reader: reader.info.id))
+                metrics.cardSeen(reader: reader.info.id)
+                let job = await handleArrival()
+                await bus.publish(.cardHandled(reader: reader.info.id, job: job))
+            }
         }
     }
 
