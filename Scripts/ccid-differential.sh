@@ -13,7 +13,8 @@
 #     --subset    the CI subset: the first profiles by file name of every exchange level x
 #                 protocol set x message-length class (<=271, <=1034, larger), at least 40
 #     --cards     simulated cards, separated by ';', each as `cardctl simulate --card` takes it
-#                 (default: apdu-test, the T=1 card; see "Protocols" below)
+#                 (default: 'apdu-test;apdu-test,contact=t0', a T=1 and a T=0 card; see
+#                 "Protocols" below)
 #     --results   folder for results.tsv, summary.txt and per-profile logs
 #                 (default: .build/ccid-differential, git-ignored)
 #     --cardctl   the cardctl to use (default: .build/debug/cardctl, built when missing)
@@ -42,11 +43,13 @@
 # follows 61xx or 6Cxx here (T=1 and APDU-level readers pass them on, and cardctl runs --raw):
 # the script sends GET RESPONSE and the re-issue itself, so both see what an application sees.
 #
-# Protocols: the simulated cards are contactless-style T=1 cards today; a profile runs with a
-# card when its dwProtocols has that card's protocol. A card spec containing `protocol=t0`
-# (the simulator's T=0 contact-card option, when it exists) is taken as a T=0 card. pcscd
-# handles 61xx itself only for T=0 at TPDU level; a T=0 run will need the GET RESPONSE lines
-# compared accordingly.
+# Protocols: a profile runs with a card when its dwProtocols has that card's protocol. The
+# default cards are the contactless-style T=1 APDU test card and the same card as a T=0-only
+# contact card (`apdu-test,contact=t0`). At T=0, pcsc-lite returns 61xx and 6Cxx to the
+# application, while CardFlow's T=0 layer at TPDU level does what ISO/IEC 7816-4's T=0
+# transport does (GET RESPONSE, re-issue with P3 = xx): for TPDU readers the PC/SC client
+# applies the same rules (pcsc-apdu.pl --t0-transport), so what is compared is what an
+# application sees. At APDU level the reader runs T=0 and both stacks pass its answers on.
 #
 # Classification per profile and card: identical; differing (both answered, bytes differ);
 # libccid-only failure (pcscd/libccid failed where CardFlow answered: its log line is kept);
@@ -93,7 +96,9 @@ if [[ "${1:-}" == "--inner-pcscd" ]]; then
     fi
     # The card sits on the first interface, which pcscd numbers 00.
     reader=$(printf '%s\n' "$readers" | grep -m1 ' 00 00$' || printf '%s\n' "$readers" | head -n1)
-    if ! timeout 60 "$client" "$reader" <"$dir/script.txt" 2>"$dir/pcscd-client.err"; then
+    client_options=()
+    [[ -s "$dir/client-options" ]] && read -r -a client_options <"$dir/client-options"
+    if ! timeout 60 "$client" "${client_options[@]}" "$reader" <"$dir/script.txt" 2>"$dir/pcscd-client.err"; then
         echo "SETUP $(head -n1 "$dir/pcscd-client.err")"
     fi
     exit 0
@@ -140,7 +145,7 @@ self="$root/Scripts/$(basename "$0")"
 cardctl="$root/.build/debug/cardctl"
 results="$root/.build/ccid-differential"
 fixtures="${CCID_FIXTURES:-$root/Tests/Fixtures/ccid-readers}"
-cards="apdu-test"
+cards="apdu-test;apdu-test,contact=t0"
 subset=0
 unlisted=""
 limit=60
@@ -242,7 +247,7 @@ if [[ ${#profiles[@]} -eq 0 ]]; then
         # Protocols the cards speak: a class whose readers offer none of them (or character
         # level) is chosen all the same, for when they do, but does not count towards the 40.
         wanted="T1"
-        [[ "$cards" == *protocol=t0* ]] && wanted="T0|T1"
+        [[ "$cards" == *contact=t0* ]] && wanted="T0|T1"
         chosen=()
         for per_class in 1 2 3 4; do
             chosen=() runnable=0
@@ -333,7 +338,7 @@ run_profile() {
     local vid="" pid level set length interfaces
     read -r _ vid pid level set length interfaces < <(describe "$file") || true
     local protocol=T1
-    [[ "$card" == *protocol=t0* ]] && protocol=T0
+    [[ "$card" == *contact=t0* ]] && protocol=T0
     local dir="$results/profiles/${name%.txt}/${card//[^A-Za-z0-9=_-]/_}"
     rm -rf "$dir" && mkdir -p "$dir"
     if [[ -z "${vid:-}" ]]; then
@@ -367,6 +372,8 @@ run_profile() {
     } >"$dir/script.txt"
     local apdus
     apdus=$(grep -cv -e '^--$' -e '^$' "$dir/script.txt")
+    # Only at TPDU level does the host run T=0's transport (at APDU level the reader does).
+    if [[ $level == tpdu ]]; then echo "--t0-transport" >"$dir/client-options"; else : >"$dir/client-options"; fi
 
     local status=0
     timeout "$limit" "$cardctl" simulate --reader-profile "$file" --card "$card" -- \

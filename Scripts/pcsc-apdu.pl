@@ -4,7 +4,12 @@
 # 6Cxx come back as the card (and the reader driver) gave them.
 #
 # Usage:
-#   Scripts/pcsc-apdu.pl READER < SCRIPT
+#   Scripts/pcsc-apdu.pl [--t0-transport] READER < SCRIPT
+#     --t0-transport  when pcsc-lite chose T=0, do what ISO/IEC 7816-4's T=0 transport (and
+#             CardFlow's T=0 layer) does and pcsc-lite leaves to the application: 6Cxx to a
+#             command that expects data re-sends it with P3 = xx (once in a row), and 61xx while
+#             data is still expected fetches it with GET RESPONSE, data concatenated. So an
+#             application sees the same answers from both stacks.
 #     READER  the PC/SC reader name (pcsc_scan -r lists them)
 #     SCRIPT  hex APDUs, one a line (spaces allowed); a line "--" starts a new segment, which
 #             begins with a fresh card session (SCardReconnect with a card reset)
@@ -22,7 +27,9 @@ use warnings;
 use Chipcard::PCSC;
 use Chipcard::PCSC::Card;
 
-my $reader = shift @ARGV or die "usage: $0 READER < SCRIPT\n";
+my $t0_transport = 0;
+if (@ARGV && $ARGV[0] eq '--t0-transport') { $t0_transport = 1; shift @ARGV; }
+my $reader = shift @ARGV or die "usage: $0 [--t0-transport] READER < SCRIPT\n";
 my @segments = ([]);
 while (my $line = <STDIN>) {
     chomp $line;
@@ -53,7 +60,7 @@ for my $segment (@segments) {
     for my $apdu (@$segment) {
         if ($failed) { print "NOTRUN\n"; next; }
         my @send = map { hex } ($apdu =~ /(..)/g);
-        my $answer = $card->Transmit(\@send);
+        my $answer = ($t0_transport && $protocol eq 'T=0') ? t0_transmit(\@send) : $card->Transmit(\@send);
         if (defined $answer) {
             print 'OK ', join('', map { sprintf '%02X', $_ } @$answer), "\n";
         } else {
@@ -63,3 +70,54 @@ for my $segment (@segments) {
     }
 }
 $card->Disconnect($Chipcard::PCSC::SCARD_UNPOWER_CARD);
+
+# The data a short command APDU expects (Ne; 256 for Le = 00), undef for cases 1 and 3.
+sub expected_length {
+    my ($apdu) = @_;
+    my $n = @$apdu;
+    return undef if $n <= 4;
+    my $b5 = $apdu->[4];
+    return $b5 == 0 ? 256 : $b5 if $n == 5;
+    return undef if $n == 5 + $b5;
+    my $le = $apdu->[-1];
+    return $le == 0 ? 256 : $le;
+}
+
+# ISO/IEC 7816-4 §5.4.1: GET RESPONSE keeps an interindustry class's channel bits.
+sub get_response_class {
+    my ($cla) = @_;
+    return $cla & 0x0F if $cla <= 0x1F;
+    return $cla & 0xEF if $cla >= 0x40 && $cla <= 0x7F;
+    return 0x00;
+}
+
+# One command through SCardTransmit with the T=0 transport's 6Cxx and 61xx handling (bounded
+# as CardFlow's: one Le correction in a row, 257 GET RESPONSE rounds).
+sub t0_transmit {
+    my ($command) = @_;
+    my $expected = expected_length($command);
+    my @tpdu = @$command;
+    my @gathered;
+    my ($corrections, $rounds) = (0, 0);
+    while (1) {
+        my $answer = $card->Transmit(\@tpdu);
+        return undef unless defined $answer;
+        return [@gathered, @$answer] if @$answer < 2;
+        my ($sw1, $sw2) = @$answer[-2, -1];
+        if ($sw1 == 0x6C && defined $expected && @tpdu <= 5 && $corrections < 1) {
+            $corrections++;
+            @tpdu = (@tpdu[0 .. 3], $sw2);
+            next;
+        }
+        push @gathered, @$answer[0 .. $#$answer - 2];
+        if ($sw1 == 0x61 && defined $expected && @gathered < $expected && $rounds < 257) {
+            $rounds++;
+            $corrections = 0;
+            my $announced = $sw2 == 0 ? 256 : $sw2;
+            my $wanted = $expected - @gathered < $announced ? $expected - @gathered : $announced;
+            @tpdu = (get_response_class($command->[0]), 0xC0, 0x00, 0x00, $wanted >= 256 ? 0 : $wanted);
+            next;
+        }
+        return [@gathered, $sw1, $sw2];
+    }
+}

@@ -163,6 +163,20 @@ struct APDUTestCardTests {
         #expect(SimulatedCardKind.selectable.contains(.apduTest))
     }
 
+    @Test("sim:apdu-test,contact=t0 is the same command set on a T=0-only contact card")
+    func contactVariant() throws {
+        let specification = try SimulatorSpecification(parsing: "sim:apdu-test,contact=t0")
+        let interface = try #require(specification.contactInterface)
+        #expect(interface.protocols == [0])
+        var card = try #require(try SimulatorSetup.makeCard(.apduTest, seed: 9, specification: specification))
+        #expect(card.contactInterface == interface)
+        #expect(card.technology == .contact(atr: interface.answerToReset))
+        card.powerOn()
+        // Case 2 with Le = 16: the same pattern as the contactless card answers.
+        var contactless = makeCard()
+        #expect(card.process(bytes("80 20 05 00 10")) == contactless.process(bytes("80 20 05 00 10")))
+    }
+
     private func hex2(_ value: Int) -> String {
         let digits = String(value, radix: 16, uppercase: true)
         return digits.count == 1 ? "0" + digits : digits

@@ -55,12 +55,20 @@ public struct APDUTestCard: VirtualCard, Hashable {
     private var waiting: [UInt8]?
     private var receipt: [UInt8]?
 
+    /// A contact interface (ATR, protocols, PPS behaviour) when the card is a contact card.
+    public let contactInterface: ContactInterface?
+
     /// A card with a UID derived from `seed` (``ISO7816Card/uid(fromSeed:)``).
     ///
-    /// - Parameter technology: ISO-DEP type A with ``defaultATS`` unless given.
-    public init(seed: UInt64 = 0, technology: ContactlessTechnology = .isoDepTypeA(ats: APDUTestCard.defaultATS)) {
+    /// - Parameters:
+    ///   - technology: ISO-DEP type A with ``defaultATS`` unless given.
+    ///   - contactInterface: makes it a contact card (T=0, T=1 or both) with this ATR and PPS
+    ///     behaviour instead, so the same command set runs over T=0 in differential tests.
+    public init(seed: UInt64 = 0, technology: ContactlessTechnology = .isoDepTypeA(ats: APDUTestCard.defaultATS),
+                contactInterface: ContactInterface? = nil) {
         self.uid = ISO7816Card.uid(fromSeed: seed)
-        self.technology = technology
+        self.contactInterface = contactInterface
+        self.technology = contactInterface.map { .contact(atr: $0.answerToReset) } ?? technology
     }
 
     /// Pattern(count, start): `b[i] = (i + start) mod 251`.

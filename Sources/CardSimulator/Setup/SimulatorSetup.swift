@@ -107,7 +107,7 @@ public struct SimulatorSetup: Sendable {
                 stickyPercent: specification?.fuzzStickyPercent ?? 5,
                 maxResponseLength: specification?.fuzzMaxResponseLength ?? 1024)
             return HostileCard(configuration: configuration, wrapping: wrapped)
-        case .apduTest: return APDUTestCard(seed: seed)
+        case .apduTest: return APDUTestCard(seed: seed, contactInterface: specification?.contactInterface)
         }
     }
 

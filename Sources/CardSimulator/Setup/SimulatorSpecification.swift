@@ -51,7 +51,7 @@ public struct SimulatorSpecification: Sendable, Hashable {
     public var fuzzStickyPercent = 5
     /// Fuzz card: the longest oversized answer (`max-response=N` bytes).
     public var fuzzMaxResponseLength = 1024
-    /// ISO 7816 card: a contact card instead of a contactless one (`contact=t0|t1|dual`), with
+    /// ISO 7816 and APDU test cards: a contact card instead of a contactless one (`contact=t0|t1|dual`), with
     /// `ta1=HH` (hex Fi/Di, `none` to leave TA1 out; 96 by default), `specific` (TA2: specific
     /// mode) and `pps=accept|default-speed|mute|mismatch` (how it answers a PPS request).
     public var contactInterface: ContactInterface?
@@ -226,8 +226,8 @@ public struct SimulatorSpecification: Sendable, Hashable {
         if let option = contactOptions.first, !parts.dropFirst().contains(where: { $0.hasPrefix("contact=") }) {
             throw .invalidValue(option: option, value: "", expected: "contact=t0|t1|dual as well")
         }
-        if contactInterface != nil, kind != .iso7816 {
-            throw .invalidValue(option: "contact", value: "", expected: "sim:iso7816 (only the ISO 7816 card has a contact interface)")
+        if contactInterface != nil, kind != .iso7816, kind != .apduTest {
+            throw .invalidValue(option: "contact", value: "", expected: "sim:iso7816 or sim:apdu-test (the cards with a contact interface)")
         }
         if swap, returnAfter == nil { throw .invalidValue(option: "swap", value: "", expected: "return-after=MS as well") }
         if returnAfter != nil, liftAfter == nil { throw .invalidValue(option: "return-after", value: "", expected: "lift-after=N as well") }
