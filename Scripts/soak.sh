@@ -6,7 +6,7 @@
 #
 # Usage: Scripts/soak.sh [SESSIONS]   (default 100000)
 # Environment: READERS (4), MISBEHAVE (share of faulty sessions, 0.3), SEED (1), SAMPLE_SECONDS (5),
-#              FAULTS (comma-separated fault kinds, see `cardd --help`; default: those the stack survives today),
+#              FAULTS (comma-separated fault kinds, see `cardd --help`; default: all),
 #              RSS_TOLERANCE_PCT (15), RSS_TOLERANCE_KB (16384), CARDD (path of a built cardd),
 #              KEEP=1 keeps the work folder.
 #
@@ -24,11 +24,8 @@ sessions=${1:-100000}
 readers=${READERS:-4}
 rate=${MISBEHAVE:-0.3}
 seed=${SEED:-1}
-# The reader-side framing faults (garbledResponse, shortResponse, wrongSequence, noResponse, stall,
-# timeExtensions) still leave a simulated reader unable to report the next card (driver and
-# presence monitor, issue 16 items 1 and 5), and garbageCard still traps the NDEF Type 4 and
-# DESFire CMAC code; add them with FAULTS=... once those fixes land.
-faults=${FAULTS:-staleFrame,iccMute,hardwareError,lift,liftForever,swap,unplug}
+# Every fault kind by default (as `cardd --faults` names them).
+faults=${FAULTS:-garbledResponse,shortResponse,staleFrame,wrongSequence,iccMute,hardwareError,noResponse,stall,timeExtensions,lift,liftForever,swap,garbageCard,unplug}
 interval=${SAMPLE_SECONDS:-5}
 tolerance_pct=${RSS_TOLERANCE_PCT:-15}
 tolerance_kb=${RSS_TOLERANCE_KB:-16384}

@@ -10,11 +10,6 @@ import Testing
 /// job ends in a terminal state in the job log, and the log is intact.
 @Suite("cardd soak (short)", .serialized)
 struct SoakSmokeTests {
-    /// The faults the stack survives today. The reader-side framing faults still leave a
-    /// simulated reader unable to report the next card, and a garbage card still traps the
-    /// NDEF Type 4 and DESFire CMAC code (issue 16, other parts); the soak found both.
-    static let survivedFaults: Set<String> = ["staleFrame", "iccMute", "hardwareError", "lift", "liftForever", "swap", "unplug"]
-
     @Test(.timeLimit(.minutes(3)))
     func fourHundredMisbehavingSessionsEndInRecordedStates() async throws {
         let sessions = 400
@@ -27,7 +22,7 @@ struct SoakSmokeTests {
         configuration.stepTimeoutMilliseconds = 5_000
         configuration.cardReturnMilliseconds = 200
         let schedule = try SimulationSchedule(readerCount: 4, arrivals: sessions, pacing: .whenHandled,
-                                              misbehaviour: SimulationMisbehaviour(rate: 0.4, seed: 16, faults: Self.survivedFaults),
+                                              misbehaviour: SimulationMisbehaviour(rate: 0.4, seed: 16),  // every fault kind
                                               handlingBound: .seconds(20),
                                               logger: logger)
         let daemon = try CardDaemon(configuration: ConfigurationStore(configuration, path: nil), socketPath: folder + "/cardd.sock",
@@ -40,8 +35,8 @@ struct SoakSmokeTests {
         let report = schedule.report
         let summary = await report.json()
         #expect(await report.arrivals == sessions)
-        // A card swapped or lifted at the wrong instant is, rarely, never seen arriving by the
-        // reader's presence monitor (under investigation); more than 1 in 50 is a regression.
+        // Rarely (about 1 in 3,000 arrivals in the long soak, issue 16) cardd does not see a card
+        // come or go after a fault; more than 1 in 50 is a regression.
         let (handled, unhandled) = (await report.handled, await report.unhandled)
         #expect(unhandled * 50 <= sessions, "\(summary)")
         #expect(handled + unhandled > sessions * 9 / 10, "\(summary)")
