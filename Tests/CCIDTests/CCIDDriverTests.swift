@@ -165,6 +165,28 @@ struct CCIDDriverTests {
         #expect(try await harness.driver.transmit(selectApplication).suffix(2) == [0x90, 0x00])
     }
 
+    @Test func aCardTakenAwayByHandDoesNotComeBackFromAnEarlierLift() async throws {
+        let clock = ManualClock()
+        let harness = await SimulatedReaderHarness(clock: clock)
+        await harness.reader.liftCard(afterAPDUs: 1, returnAfter: .milliseconds(500))
+        _ = try await harness.driver.powerOn()
+        _ = try await harness.driver.transmit(selectApplication)
+        // Lifted; before it would return, someone takes the card away for good.
+        await harness.reader.removeCard()
+        await clock.advance(by: .milliseconds(600))
+        #expect(try await harness.driver.slotStatus().icc == .absent)
+        #expect(await harness.reader.card() == nil)
+    }
+
+    @Test func aLiftPlannedForOneCardDoesNotStrikeTheNext() async throws {
+        let harness = await SimulatedReaderHarness()
+        await harness.reader.liftCard(afterAPDUs: 2)
+        await harness.reader.removeCard()
+        await harness.reader.insert(ISO7816Card(seed: 8))
+        _ = try await harness.driver.powerOn()
+        for _ in 0..<4 { #expect(try await harness.driver.transmit(selectApplication).suffix(2) == [0x90, 0x00]) }
+    }
+
     @Test func cancellationAbortsTheTransferAndLeavesTheReaderUsable() async throws {
         var configuration = VirtualReaderConfiguration()
         configuration.timing.extraLatency = .seconds(30)

@@ -80,15 +80,34 @@ public actor VirtualCCIDReader {
 
     /// Puts a card on the reader (queues NotifySlotChange).
     public func insert(_ card: any VirtualCard, slot: Int = 0) {
+        cancelPlannedMoves(slot: slot)
+        place(card, slot: slot)
+    }
+
+    /// Takes the card away (queues NotifySlotChange) and returns it with its current contents.
+    ///
+    /// A card put in or taken away by hand ends what was planned for the slot: a lifted card
+    /// does not come back afterwards, and a lift planned for the last card does not strike the
+    /// next one.
+    @discardableResult
+    public func removeCard(slot: Int = 0) -> (any VirtualCard)? {
+        cancelPlannedMoves(slot: slot)
+        return takeCard(slot: slot)
+    }
+
+    private func cancelPlannedMoves(slot: Int) {
+        if liftPlan?.slot == slot { liftPlan = nil }
+        if scheduledReturn?.slot == slot { scheduledReturn = nil }
+    }
+
+    private func place(_ card: any VirtualCard, slot: Int) {
         guard slots.indices.contains(slot) else { return }
         slots[slot].cardLeft()
         slots[slot].card = card
         notifySlotChange(slot: slot)
     }
 
-    /// Takes the card away (queues NotifySlotChange) and returns it with its current contents.
-    @discardableResult
-    public func removeCard(slot: Int = 0) -> (any VirtualCard)? {
+    private func takeCard(slot: Int) -> (any VirtualCard)? {
         guard slots.indices.contains(slot), let card = slots[slot].card else { return nil }
         lastRemovedCards[slot] = card
         slots[slot].cardLeft()
@@ -634,7 +653,7 @@ public actor VirtualCCIDReader {
     private func executeLift() {
         guard let plan = liftPlan else { return }
         liftPlan = nil
-        guard let card = removeCard(slot: plan.slot) else { return }
+        guard let card = takeCard(slot: plan.slot) else { return }
         if let returnAfter = plan.returnAfter {
             scheduledReturn = (plan.slot, clock.now() + returnAfter, plan.replacement ?? card)
             wake(.interrupt)
@@ -644,7 +663,7 @@ public actor VirtualCCIDReader {
     private func applyScheduledEvents() {
         if let pending = scheduledReturn, clock.now() >= pending.at {
             scheduledReturn = nil
-            insert(pending.card, slot: pending.slot)
+            place(pending.card, slot: pending.slot)
         }
     }
 
