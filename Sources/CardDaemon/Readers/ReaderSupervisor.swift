@@ -15,6 +15,8 @@ public actor ReaderSupervisor {
     private let metrics: DaemonMetrics
     private let logger: Logger
     private let policy: SessionPolicy
+    /// The presence the supervisor last acted on (published, and ran a job for when present).
+    private var actedPresence: CardPresence = .absent
 
     public init(reader: Reader, configuration: @escaping @Sendable () async -> DaemonConfiguration, jobs: JobCenter,
                 bus: EventBus, metrics: DaemonMetrics, policy: SessionPolicy, logger: Logger) {
@@ -43,18 +45,17 @@ public actor ReaderSupervisor {
     /// fault costs one pause and a dead reader one attempt every few seconds until the fleet
     /// removes it.
     public func run() async {
-        var last: CardPresence = .absent
+        actedPresence = .absent
         let clock = policy.clock
         let (observations, sink) = AsyncStream<CardPresence>.makeStream(bufferingPolicy: .bufferingNewest(16))
-        let poller = Task { [reader] in
-            // Only what changed between two polls is passed on, so a long job does not fill the
-            // buffer with repeats that would push out the stream's real changes.
-            var previous: CardPresence?
+        let poller = Task { [reader, weak self] in
+            // Only a poll that disagrees with what the supervisor last acted on is passed on: a
+            // change the stream lost shows up, and a long job does not fill the buffer with
+            // repeats that would push out the stream's real changes.
             while !Task.isCancelled {
                 do { try await clock.suspend(until: clock.now() + Self.presenceCheckInterval) } catch { return }
-                guard let now = try? await reader.currentPresence(), now != previous else { continue }
-                previous = now
-                sink.yield(now)
+                guard let now = try? await reader.currentPresence(), let self else { continue }
+                if await self.actedPresence != now { sink.yield(now) }
             }
         }
         let watcher = Task { [reader, logger] in
@@ -78,8 +79,8 @@ public actor ReaderSupervisor {
         }
         for await presence in observations {
             if Task.isCancelled { break }
-            guard presence != last else { continue }
-            last = presence
+            guard presence != actedPresence else { continue }
+            actedPresence = presence
             switch presence {
             case .absent:
                 await bus.publish(.cardLeft(reader: reader.info.id))
