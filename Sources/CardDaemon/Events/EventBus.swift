@@ -12,8 +12,12 @@ public actor EventBus {
     }
 
     /// Events from now on, until the stream is dropped.
-    public func subscribe() -> AsyncStream<DaemonEvent> {
-        let (stream, continuation) = AsyncStream<DaemonEvent>.makeStream(bufferingPolicy: .bufferingNewest(bufferSize))
+    ///
+    /// - Parameter bufferSize: events kept for a slow subscriber (the bus's default when nil);
+    ///   an in-process consumer that must not lose events under load asks for more.
+    public func subscribe(bufferSize: Int? = nil) -> AsyncStream<DaemonEvent> {
+        let size = max(1, bufferSize ?? self.bufferSize)
+        let (stream, continuation) = AsyncStream<DaemonEvent>.makeStream(bufferingPolicy: .bufferingNewest(size))
         let id = nextID
         nextID += 1
         subscribers[id] = continuation

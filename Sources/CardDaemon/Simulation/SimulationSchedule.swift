@@ -83,7 +83,10 @@ public struct SimulationSchedule: Sendable {
     public func run(clock: any ElapsedClock = RealClock(), bus: EventBus) async throws {
         guard pacing == .whenHandled else { return try await run(clock: clock) }
         let activity = ReaderActivity()
-        let events = await bus.subscribe()
+        // The pacing must see every arrival and handled event: with 16 readers a busy machine can
+        // fall more than the bus's default 1,024 events behind, and a lost event looked like a
+        // card the daemon never handled.
+        let events = await bus.subscribe(bufferSize: 1 << 16)
         let follower = Task { await activity.follow(events) }
         defer { follower.cancel() }
         try await withThrowingTaskGroup(of: Void.self) { group in
