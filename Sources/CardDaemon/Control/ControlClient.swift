@@ -55,7 +55,10 @@ public struct ControlClient: Sendable {
     public func send(line: String, onLine: @Sendable (JSONValue) async -> Void = { _ in }) async throws -> JSONValue {
         var buffer = ByteBuffer(string: line)
         buffer.writeInteger(UInt8(ascii: "\n"))
-        try await channel.channel.writeAndFlush(buffer)
+        // A daemon that refuses the connection (too many at once) answers without waiting for a
+        // request and closes: the write may then fail, but its answer says why, so read it.
+        var writeError: (any Error)?
+        do { try await channel.channel.writeAndFlush(buffer) } catch { writeError = error }
         while let line = await inbox.next() {
             guard case .line(let text) = line,
                   let value = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) else {
@@ -64,6 +67,7 @@ public struct ControlClient: Sendable {
             await onLine(value)
             if value["ok"] != nil { return value }
         }
+        if let writeError { throw writeError }
         throw ControlClientError.closed
     }
 
