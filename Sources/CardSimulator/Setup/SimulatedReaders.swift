@@ -14,8 +14,11 @@ extension Reader {
                                  driverConfiguration: CCIDDriverConfiguration = CCIDDriverConfiguration(),
                                  logger: Logger = Logger(label: "cardflow.reader"), apduLogger: Logger? = nil) -> Reader {
         let configuration = virtual.configuration
+        // With many simulated readers, the driver's lines must say which reader they are about.
+        var driverLogger = logger
+        driverLogger[metadataKey: "reader"] = "\(id)"
         let driver = CCIDDriver(transport: InMemoryUSBTransport(reader: virtual), descriptor: configuration.descriptor,
-                                interfaceNumber: interfaceNumber, configuration: driverConfiguration, logger: logger)
+                                interfaceNumber: interfaceNumber, configuration: driverConfiguration, logger: driverLogger)
         let info = ReaderInfo(id: id, name: name ?? configuration.name, vendorID: configuration.vendorID,
                               productID: configuration.productID, descriptor: configuration.descriptor)
         return Reader(info: info, driver: driver, logger: apduLogger ?? logger)
