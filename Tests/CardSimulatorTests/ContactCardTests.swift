@@ -71,6 +71,23 @@ import Testing
             == [0x6D, 0x00])
     }
 
+    @Test func aStateFileWithAnImpossibleContactInterfaceIsADecodingErrorNotATrap() throws {
+        let good = try JSONEncoder().encode(ContactInterface.dual(ta1: 0x18))
+        #expect(try JSONDecoder().decode(ContactInterface.self, from: good) == .dual(ta1: 0x18))
+        let object = try #require(try JSONSerialization.jsonObject(with: good) as? [String: Any])
+        for (key, value) in [("protocols", [5] as Any), ("protocols", [] as [Int]), ("ifsc", 0),
+                             ("historicalBytes", Array(repeating: 0x41, count: 300))] {
+            var bad = object
+            bad[key] = value
+            let data = try JSONSerialization.data(withJSONObject: bad)
+            #expect(throws: DecodingError.self, "\(key)") { try JSONDecoder().decode(ContactInterface.self, from: data) }
+        }
+        // A settable property past 15 bytes cannot break the ATR's T0 either.
+        var long = ContactInterface.t0Only()
+        long.historicalBytes = Array(repeating: 0x41, count: 300)
+        #expect(long.answerToReset.count == 2 + 1 + 15)
+    }
+
     @Test func simulatorSelectorContactOptions() throws {
         let spec = try SimulatorSpecification(parsing: "sim:iso7816,contact=dual,ta1=18,pps=mute")
         #expect(spec.contactInterface == ContactInterface(protocols: [0, 1], ta1: 0x18, ppsBehaviour: .mute))

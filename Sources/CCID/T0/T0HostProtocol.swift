@@ -67,8 +67,9 @@ public struct T0HostProtocol: Sendable {
             // ENVELOPE carries the whole command APDU, length fields included (ISO/IEC 7816-4 §7.6).
             let chunks = stride(from: 0, to: apdu.count, by: 255).map { Array(apdu[$0..<min($0 + 255, apdu.count)]) }
             let tpdus = chunks.enumerated().map { index, chunk in
+                // A chunk holds at most 255 bytes (the stride above).
                 [Self.envelopeClass(for: commandClass, chained: index < chunks.count - 1), 0xC2, 0x00, 0x00,
-                 UInt8(chunk.count)] + chunk
+                 UInt8(truncatingIfNeeded: chunk.count)] + chunk
             }
             stage = .envelope(remaining: Array(tpdus.dropFirst()))
             envelopePartsSent = 1
@@ -80,7 +81,8 @@ public struct T0HostProtocol: Sendable {
             let p3 = parsed.expectedLength.map { $0 >= 256 ? 0 : UInt8($0) } ?? 0
             return send(parsed.header + [p3])
         }
-        return send(parsed.header + [UInt8(parsed.data.count)] + parsed.data)
+        // Case 3 or 4 with at most 255 data bytes (longer commands went to ENVELOPE above).
+        return send(parsed.header + [UInt8(truncatingIfNeeded: parsed.data.count)] + parsed.data)
     }
 
     /// Feeds the card's answer to the TPDU last sent.

@@ -179,6 +179,6 @@ public struct APDUTestCard: VirtualCard, Hashable {
     }
 
     private static func status(_ value: UInt16) -> [UInt8] {
-        [UInt8(value >> 8), UInt8(value & 0xFF)]
+        [UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
     }
 }

@@ -52,6 +52,33 @@ public struct ContactInterface: Sendable, Hashable, Codable {
         self.historicalBytes = Array(historicalBytes.prefix(15))
     }
 
+    /// Decodes a contact interface from a card state file, which someone else may have written:
+    /// the checks of ``init(protocols:ta1:specificMode:extraGuardTime:waitingInteger:ifsc:ppsBehaviour:supportsEnvelope:historicalBytes:)``
+    /// become decoding errors instead of traps.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let protocols = try container.decode([UInt8].self, forKey: .protocols)
+        guard [[0], [1], [0, 1]].contains(protocols) else {
+            throw DecodingError.dataCorruptedError(forKey: .protocols, in: container,
+                                                   debugDescription: "a contact card offers [0], [1] or [0, 1], not \(protocols)")
+        }
+        let ifsc = try container.decode(UInt8.self, forKey: .ifsc)
+        guard (1...254).contains(ifsc) else {
+            throw DecodingError.dataCorruptedError(forKey: .ifsc, in: container, debugDescription: "IFSC \(ifsc) is not 1...254")
+        }
+        let historicalBytes = try container.decode([UInt8].self, forKey: .historicalBytes)
+        guard historicalBytes.count <= 15 else {
+            throw DecodingError.dataCorruptedError(forKey: .historicalBytes, in: container,
+                                                   debugDescription: "\(historicalBytes.count) historical bytes; an ATR has at most 15")
+        }
+        self.init(protocols: protocols, ta1: try container.decodeIfPresent(UInt8.self, forKey: .ta1),
+                  specificMode: try container.decode(Bool.self, forKey: .specificMode),
+                  extraGuardTime: try container.decodeIfPresent(UInt8.self, forKey: .extraGuardTime),
+                  waitingInteger: try container.decodeIfPresent(UInt8.self, forKey: .waitingInteger), ifsc: ifsc,
+                  ppsBehaviour: try container.decode(PPSBehaviour.self, forKey: .ppsBehaviour),
+                  supportsEnvelope: try container.decode(Bool.self, forKey: .supportsEnvelope), historicalBytes: historicalBytes)
+    }
+
     /// A T=0-only card.
     public static func t0Only(ta1: UInt8? = 0x96) -> ContactInterface { ContactInterface(protocols: [0], ta1: ta1) }
     /// A T=1-only card.
@@ -74,7 +101,9 @@ public struct ContactInterface: Sendable, Hashable, Codable {
         let offersT1 = protocols.contains(1)
         let hasGroup2 = specificMode || waitingInteger != nil
         let hasTD1 = offersT1 || hasGroup2 || defaultProtocol != 0
-        var t0: UInt8 = UInt8(historicalBytes.count)
+        // T0's low nibble counts the historical bytes: at most 15 (the property is settable).
+        let historical = historicalBytes.prefix(15)
+        var t0 = UInt8(truncatingIfNeeded: historical.count)
         if ta1 != nil { t0 |= 0x10 }
         if extraGuardTime != nil { t0 |= 0x40 }
         if hasTD1 { t0 |= 0x80 }
@@ -91,7 +120,7 @@ public struct ContactInterface: Sendable, Hashable, Codable {
             if let waitingInteger { bytes.append(waitingInteger) }
             if offersT1 { bytes += [0x11, ifsc] }
         }
-        bytes += historicalBytes
+        bytes += historical
         if offersT1 { bytes.append(bytes.dropFirst().reduce(0, ^)) }
         return bytes
     }
