@@ -445,9 +445,10 @@ public actor VirtualCCIDReader {
                 slots[index].ppsAllowed = false
                 if ContactLink.isPPSRequest(data) {
                     // A contactless card behind the reader runs T=1: it confirms a request for
-                    // T=1 (pcsc-lite's CCID driver sends FF 01 FE) and stays mute otherwise.
-                    if let confirmation = PPSExchange.response(to: data) {
-                        reply(dataBlock(command, data: confirmation), delay: readerTime, cardExchange: true)
+                    // T=1 (PPS0 bits 4-1; pcsc-lite's CCID driver sends FF 01 FE) by echoing it
+                    // (ISO/IEC 7816-3 §9.3), and stays mute otherwise.
+                    if data[1] & 0x0F == 1 {
+                        reply(dataBlock(command, data: data), delay: readerTime, cardExchange: true)
                     } else {
                         reply(failure(command, error: .iccMute, icc: .presentActive), delay: readerTime)
                     }
