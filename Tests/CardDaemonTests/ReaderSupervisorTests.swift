@@ -27,4 +27,23 @@ struct ReaderSupervisorTests {
             #expect(restarts <= 7, "\(restarts) restarts in 2 s")
         }
     }
+
+    /// A card swapped for another faster than the reader is asked (no absent status read in
+    /// between) is still a new card: cardd runs its rule's job for it. Before the fix the
+    /// supervisor saw present → present and ignored the new card until another swap happened
+    /// to be slow enough (the soak's ~60 s stalled readers).
+    @Test func aCardSwappedFasterThanThePollGetsItsOwnJob() async throws {
+        let virtual = VirtualCCIDReader(configuration: VirtualReaderConfiguration())
+        await virtual.insert(ISO7816Card(seed: 5))
+        let reader = Reader.simulated(virtual, id: "sim:0")
+        let configuration = DaemonConfiguration(readers: [], rules: [CardRule(name: "report", flow: .report)])
+        try await DaemonHarness.run(configuration: configuration, simulatedReaders: [reader]) { harness in
+            let first = try await harness.waitForJob { $0.rule == "report" && $0.state != .running }
+            await virtual.removeCard()
+            await virtual.insert(ISO7816Card(seed: 6))
+            let second = try await harness.waitForJob(within: .seconds(10)) { $0.id != first.id && $0.state != .running }
+            #expect(second.cardUID != first.cardUID, "the second job ran on the new card")
+            #expect(second.state == .succeeded)
+        }
+    }
 }

@@ -60,6 +60,42 @@ struct PresenceMonitorInterruptTests {
         #expect(warnings.count == 1, "one warning, then debug: \(log.all)")
         recorder.stop()
     }
+
+    /// A card taken away and another put down before the monitor asks the reader reads present
+    /// → present in the slot status; the removal's NotifySlotChange still says the card left,
+    /// and the stream must report it, or the new card is never handled (the soak's stalls).
+    @Test func aFastSwapIsReportedAsRemovalAndArrival() async throws {
+        let virtual = VirtualCCIDReader(configuration: VirtualReaderConfiguration())
+        await virtual.insert(ISO7816Card(seed: 1))
+        let reader = Reader.simulated(virtual)
+        let recorder = PresenceRecorder(await reader.cardPresence())
+        #expect(await recorder.waitFor(count: 1) == [.present])
+        for seed in 2...4 {
+            await virtual.removeCard()
+            await virtual.insert(ISO7816Card(seed: UInt64(seed)))
+        }
+        let seen = await recorder.waitFor(count: 7)
+        #expect(seen == [.present, .absent, .present, .absent, .present, .absent, .present], "\(seen)")
+        recorder.stop()
+    }
+
+    /// Notifications queued while nobody watched are older than the status read that starts
+    /// monitoring: a removal among them must not report the card now on the reader twice.
+    @Test func notificationsQueuedBeforeMonitoringAreNotReplayed() async throws {
+        let virtual = VirtualCCIDReader(configuration: VirtualReaderConfiguration())
+        await virtual.insert(ISO7816Card(seed: 1))
+        await virtual.removeCard()
+        await virtual.insert(ISO7816Card(seed: 2))
+        let reader = Reader.simulated(virtual)
+        let recorder = PresenceRecorder(await reader.cardPresence())
+        #expect(await recorder.waitFor(count: 1) == [.present])
+        // Long enough for the monitor to have read anything still queued.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(recorder.values == [.present])
+        await virtual.removeCard()
+        #expect(await recorder.waitFor(count: 2) == [.present, .absent])
+        recorder.stop()
+    }
 }
 
 /// The simulated reader's transport with an interrupt pipe that fails once (stall, overflow…).

@@ -107,8 +107,10 @@ public actor Reader {
     }
 
     /// Watches the reader while someone cares: the interrupt endpoint wakes it (NotifySlotChange),
-    /// readers without one are polled; the reader's slot status is the truth either way, so a
-    /// stale notification cannot flip the state.
+    /// readers without one are polled. The reader's slot status says what is there now; a
+    /// notification that the card left counts as well, because a card taken away and another put
+    /// down before the status read would otherwise read present → present, and the new card
+    /// would never be reported (a fast swap; the soak's stalled readers were this).
     private func startMonitorIfNeeded() {
         guard monitor == nil else { return }
         let driver = self.driver
@@ -117,9 +119,15 @@ public actor Reader {
         let logger = self.logger
         monitor = Task { [weak self] in
             var polling = false
-            var askReader = true
+            var askReader = false
             var announced = false
             var oddMessages = 0
+            // Messages the reader queued while nobody watched describe changes older than the
+            // status read that starts monitoring: a stale removal must not report the card
+            // twice. They are read with a zero timeout (no wait on the reader's clock, which may
+            // be a test's manual one; libusb makes it one millisecond) and dropped, at most
+            // `maximumDiscardedInterrupts` of them, then the reader is asked.
+            var discardable: Int? = Self.maximumDiscardedInterrupts   // nil once drained
             while !Task.isCancelled {
                 if askReader, let state = try? await driver.slotStatus(slot: slot) {
                     await self?.publish(state.icc == .absent ? .absent : .present, announced: announced)
@@ -129,11 +137,22 @@ public actor Reader {
                     continue
                 }
                 do {
+                    if let left = discardable {
+                        let stale = try await driver.readInterrupt(timeout: .zero)
+                        discardable = stale == nil || left <= 1 ? nil : left - 1
+                        askReader = discardable == nil
+                        continue
+                    }
                     // Ask the reader again only when it announced something (nil: read timed out).
-                    askReader = try await driver.readInterrupt(timeout: .seconds(30)) != nil
+                    let message = try await driver.readInterrupt(timeout: .seconds(30))
+                    askReader = message != nil
                     announced = askReader
+                    if let message, Self.announcesRemoval(message, slot: slot) {
+                        await self?.publish(.absent, announced: true)
+                    }
                 } catch CCIDDriverError.transport(.noInterruptEndpoint, _) {
                     polling = true
+                    askReader = true
                 } catch CCIDDriverError.malformedResponse(let error, _) {
                     // An unknown or short interrupt message may still stand for a card event: like
                     // pcsc-lite, log it and ask the reader; monitoring goes on. The first is a
@@ -162,6 +181,16 @@ public actor Reader {
             }
         }
     }
+
+    /// Whether a NotifySlotChange says the card in `slot` changed and is gone.
+    static func announcesRemoval(_ message: CCIDInterruptMessage, slot: UInt8) -> Bool {
+        guard case .slotChange(let changes) = message else { return false }
+        return changes.contains { $0.slot == Int(slot) && $0.changed && !$0.cardPresent }
+    }
+
+    /// At most this many queued messages are dropped when monitoring starts (a reader that
+    /// never stops sending must not keep monitoring from starting).
+    static let maximumDiscardedInterrupts = 16
 
     private func finishSubscribers() {
         for continuation in subscribers.values { continuation.finish() }
