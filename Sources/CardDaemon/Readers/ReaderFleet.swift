@@ -12,6 +12,11 @@ public actor ReaderFleet {
     private let logger: Logger
     private let configuration: @Sendable () async -> DaemonConfiguration
     private var supervisors: [String: (reader: Reader, task: Task<Void, Never>)] = [:]
+    /// Supervisors cancelled with their reader, until they have stopped and readerRemoved is
+    /// published: a reader plugged in again under the same id waits for them, so the bus never
+    /// shows the old reader's last events (a job it was finishing) after the new one's arrival.
+    private var retiring: [String: (number: UInt64, task: Task<Void, Never>)] = [:]
+    private var retirements: UInt64 = 0
     private var registryTasks: [Task<Void, Never>] = []
     private var usbRegistry: USBReaderRegistry?
     private var simulators: [SimulatorSetup] = []
@@ -78,6 +83,8 @@ public actor ReaderFleet {
         for entry in supervisors.values { entry.task.cancel() }
         for entry in supervisors.values { await entry.task.value }
         supervisors.removeAll()
+        for retirement in retiring.values { await retirement.task.value }
+        retiring.removeAll()
         await usbRegistry?.close()
         for setup in simulators {
             do { try await setup.saveCardState() } catch {
@@ -98,23 +105,48 @@ public actor ReaderFleet {
         })
     }
 
+    /// Starts supervising `reader`: readerAdded is on the bus before the supervisor can
+    /// publish the reader's first card.
     private func add(_ reader: Reader) async {
         let id = reader.info.id
-        if let previous = supervisors[id] { previous.task.cancel() }
+        if supervisors[id] != nil { retire(id) }
+        if let retirement = retiring[id] { await retirement.task.value }
         let supervisor = ReaderSupervisor(reader: reader, configuration: configuration, jobs: jobs, bus: bus,
                                           metrics: metrics, policy: await policy(), logger: logger)
-        supervisors[id] = (reader, Task { await supervisor.run() })
-        metrics.readers(supervisors.count)
         logger.info("reader added", metadata: ["reader": "\(id)", "name": "\(reader.info.name)"])
         await bus.publish(.readerAdded(id: id, name: reader.info.name))
+        // Another add for this id may have run while this one waited.
+        if supervisors[id] != nil { retire(id) }
+        supervisors[id] = (reader, Task { await supervisor.run() })
+        metrics.readers(supervisors.count)
     }
 
     private func remove(_ id: String) async {
+        guard supervisors[id] != nil else { return }
+        logger.info("reader removed", metadata: ["reader": "\(id)"])
+        retire(id)
+    }
+
+    /// Cancels the reader's supervisor; readerRemoved follows once it has stopped.
+    private func retire(_ id: String) {
         guard let entry = supervisors.removeValue(forKey: id) else { return }
         entry.task.cancel()
         metrics.readers(supervisors.count)
-        logger.info("reader removed", metadata: ["reader": "\(id)"])
-        await bus.publish(.readerRemoved(id: id))
+        let earlier = retiring[id]?.task
+        retirements += 1
+        let number = retirements
+        let bus = self.bus
+        retiring[id] = (number, Task {
+            await earlier?.value
+            await entry.task.value
+            await bus.publish(.readerRemoved(id: id))
+            await self.retired(id, number: number)
+        })
+    }
+
+    private func retired(_ id: String, number: UInt64) {
+        // A later retirement of the same id waited for this one and stays until it is done.
+        if retiring[id]?.number == number { retiring[id] = nil }
     }
 
     /// The session policy from the configuration: short connect timeout for triggered jobs, the
