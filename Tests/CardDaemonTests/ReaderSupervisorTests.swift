@@ -46,4 +46,62 @@ struct ReaderSupervisorTests {
             #expect(second.state == .succeeded)
         }
     }
+
+    /// A reader removed while its job runs and plugged in again at once (the same id): the bus
+    /// shows the old reader's last events before readerRemoved, and readerAdded before the new
+    /// reader's first card. Before the fix the old job's cardHandled came after readerRemoved,
+    /// even after the new reader's cardArrived, and a client counting per reader (the soak's
+    /// pacing) took it for the new card's.
+    @Test func aReaderPluggedInAgainNeverInterleavesWithItsPreviousSelf() async throws {
+        func slowReader(seed: UInt64) async -> (VirtualCCIDReader, Reader) {
+            var configuration = VirtualReaderConfiguration(seed: seed)
+            configuration.timing.extraLatency = .milliseconds(40)
+            let virtual = VirtualCCIDReader(configuration: configuration)
+            await virtual.insert(ISO7816Card(seed: seed))
+            return (virtual, Reader.simulated(virtual, id: "sim:swap"))
+        }
+        let configuration = DaemonConfiguration(readers: [], rules: [CardRule(name: "report", flow: .report)])
+        try await DaemonHarness.run(configuration: configuration) { harness in
+            let events = await harness.daemon.bus.subscribe()
+            let registry = ManagedReaderRegistry()
+            await harness.daemon.fleet.watch(registry)
+            let (_, first) = await slowReader(seed: 1)
+            await registry.add(first)
+            // Bounded: a lost event ends the collection (and fails the test) instead of hanging it.
+            let collector = Task {
+                var seen: [String] = []
+                var handled = 0
+                for await event in events {
+                    let name: String
+                    switch event {
+                    case .readerAdded(let id, _) where id == "sim:swap": name = "readerAdded"
+                    case .readerRemoved(let id) where id == "sim:swap": name = "readerRemoved"
+                    case .cardArrived(let reader) where reader == "sim:swap": name = "cardArrived"
+                    case .cardHandled(let reader, _) where reader == "sim:swap": name = "cardHandled"
+                    case .jobStarted(_, let reader, _, _) where reader == "sim:swap": name = "jobStarted"
+                    default: continue
+                    }
+                    seen.append(name)
+                    if name == "jobStarted" && handled == 0 {
+                        // Mid-job: the reader goes and another comes under the same id.
+                        await registry.remove(id: "sim:swap")
+                        await registry.add(await slowReader(seed: 2).1)
+                    }
+                    if name == "cardHandled" {
+                        handled += 1
+                        if handled == 2 { break }
+                    }
+                }
+                return seen
+            }
+            let watchdog = Task {
+                try await Task.sleep(for: .seconds(20))
+                collector.cancel()
+            }
+            let seen = await collector.value
+            watchdog.cancel()
+            #expect(seen == ["readerAdded", "cardArrived", "jobStarted", "cardHandled", "readerRemoved",
+                             "readerAdded", "cardArrived", "jobStarted", "cardHandled"], "\(seen)")
+        }
+    }
 }
