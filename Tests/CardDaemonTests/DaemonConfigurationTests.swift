@@ -1,3 +1,4 @@
+import CCID
 import CardDaemon
 import Foundation
 import Testing
@@ -21,6 +22,14 @@ struct DaemonConfigurationTests {
         #expect(configuration.rules[3].flow == .iso15693Read(first: 0, count: 4))
         #expect(configuration.keyStore == "/etc/cardd/keys.json")
         #expect(configuration.cooldownMilliseconds == 200)
+        #expect(configuration.transmissionProtocol == .automatic)
+    }
+
+    @Test(arguments: [("t0", ProtocolPreference.t0), ("t1", .t1), ("automatic", .automatic)])
+    func theProtocolReachesTheSessionPolicy(name: String, expected: ProtocolPreference) throws {
+        let configuration = try decode(#"{"protocol": "\#(name)"}"#)
+        #expect(configuration.transmissionProtocol == expected)
+        #expect(ReaderFleet.policy(for: configuration).transmissionProtocol == expected)
     }
 
     @Test func rulesMatchInOrder() throws {
@@ -47,6 +56,8 @@ struct DaemonConfigurationTests {
             (#"{"rules": [{"name": "x", "flow": {"kind": "apdu", "apdus": ["00A4040000"], "expect": "90"}}]}"#, "4 hex digits"),
             (#"{"rules": [{"name": "x", "flow": {"kind": "ndef-write"}}]}"#, "'uri' or 'text'"),
             (#"{"cooldownMilliseconds": -1}"#, ">= 0"),
+            (#"{"protocol": "t2"}"#, "automatic, t0 or t1"),
+            (#"{"protocol": 1}"#, "protocol"),
             (#"{"readers": "usb"}"#, "readers"),
             ("not json", "invalid"),
             (#"{"rules": [{"name": "x", "flow": {"kind": "desfire-provision", "aid": "0102", "file": 1, "size": 8, "keySlot": 1, "text": "a"}}]}"#, "3 bytes"),

@@ -3,11 +3,17 @@ import Logging
 // Protocol and speed set-up after IccPowerOn (ISO/IEC 7816-3 §8–9, CCID §6.1.7), as the
 // pcsc-lite CCID driver's IFDHSetProtocolParameters does it, plus the T=0 exchange.
 extension CCIDDriver {
+    /// The transmission protocol set up when the card in `slot` was powered on; nil when no
+    /// card is powered, or when an APDU-level reader was left to choose it itself.
+    public func activeProtocol(slot: UInt8 = 0) -> TransmissionProtocol? {
+        activeProtocols[slot]
+    }
+
     /// Chooses protocol and speed for the card whose ATR is `atr`, runs the PPS exchange (with
     /// cold resets and fallbacks when the card refuses it), SetParameters and, for T=1 at TPDU
     /// level, the IFSD exchange. Returns the ATR in force afterwards.
-    func setUpProtocol(slot: UInt8, atr initialATR: [UInt8]) async throws -> [UInt8] {
-        let mustSucceed = exchangeLevel == .tpdu || configuration.protocolPreference != .automatic
+    func setUpProtocol(slot: UInt8, atr initialATR: [UInt8], preference: ProtocolPreference) async throws -> [UInt8] {
+        let mustSucceed = exchangeLevel == .tpdu || preference != .automatic
         let atr: AnswerToReset
         do {
             atr = try AnswerToReset(bytes: initialATR)
@@ -22,7 +28,7 @@ extension CCIDDriver {
         var selection: ProtocolSelection
         do {
             selection = try ProtocolSelection(atr: atr, descriptor: descriptor, supportedDataRates: await readerDataRates(),
-                                              preference: configuration.protocolPreference)
+                                              preference: preference)
         } catch {
             guard mustSucceed else {
                 logger.debug("no protocol selected; leaving it to the reader", metadata: ["error": "\(error)"])

@@ -94,7 +94,10 @@ public actor CCIDDriver {
     ///
     /// When a PPS fails the card is reset (cold) and the driver falls back to the default
     /// speed; the ATR returned is then the one of that last reset.
-    public func powerOn(slot: UInt8 = 0) async throws -> [UInt8] {
+    ///
+    /// - Parameter protocolPreference: the protocol asked for this time (a session's choice);
+    ///   nil uses ``CCIDDriverConfiguration/protocolPreference``.
+    public func powerOn(slot: UInt8 = 0, protocolPreference: ProtocolPreference? = nil) async throws -> [UInt8] {
         try await exclusively {
             if exchangeLevel == .character {
                 throw CCIDDriverError.unsupportedReader("character-level readers are not supported; CardFlow needs a TPDU or APDU level reader")
@@ -102,7 +105,7 @@ public actor CCIDDriver {
             forgetCard(slot: slot)
             var atr = try await powerOnSelectingVoltage(slot: slot)
             poweredSlots.insert(slot)
-            atr = try await setUpProtocol(slot: slot, atr: atr)
+            atr = try await setUpProtocol(slot: slot, atr: atr, preference: protocolPreference ?? configuration.protocolPreference)
             logger.debug("card powered on", metadata: [
                 "slot": "\(slot)", "atrLength": "\(atr.count)",
                 "protocol": "\(activeProtocols[slot].map(\.description) ?? "reader's choice")",

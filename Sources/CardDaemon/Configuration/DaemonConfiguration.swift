@@ -1,3 +1,4 @@
+import CCID
 import Foundation
 
 /// What `cardd` runs: which readers it watches, which flow runs on which card, and where it
@@ -9,6 +10,7 @@ import Foundation
 ///   "socket": "/run/cardd/cardd.sock",
 ///   "jobLog": "/var/lib/cardd/jobs.sqlite",
 ///   "cooldownMilliseconds": 200,
+///   "protocol": "t1",
 ///   "rules": [
 ///     { "name": "posters", "match": { "aid": "D2760000850101" },
 ///       "flow": { "kind": "ndef-write", "uri": "https://example.com" } },
@@ -37,6 +39,10 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
     /// Bound on one flow step (its APDUs and retries): a card that answers forever without
     /// letting the step finish (an endless read loop) fails the job with a timeout.
     public var stepTimeoutMilliseconds: Int
+    /// The transmission protocol asked for when a contact card is powered on (`"automatic"`:
+    /// T=1 when card and reader offer it, else T=0; `"t0"` or `"t1"` insist on one, and a card
+    /// without it fails its job with a typed error). JSON key `protocol`.
+    public var transmissionProtocol: ProtocolPreference
     /// Rules tried in order when a card arrives; the first match runs.
     public var rules: [CardRule]
 
@@ -44,7 +50,7 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
                 metricsPort: Int? = nil, cooldownMilliseconds: Int = 0, cardReturnMilliseconds: Int = 10_000,
                 apduTimeoutMilliseconds: Int = DaemonConfiguration.defaultAPDUTimeoutMilliseconds,
                 stepTimeoutMilliseconds: Int = DaemonConfiguration.defaultStepTimeoutMilliseconds,
-                rules: [CardRule] = []) {
+                transmissionProtocol: ProtocolPreference = .automatic, rules: [CardRule] = []) {
         self.readers = readers
         self.metricsPort = metricsPort
         self.socket = socket
@@ -54,6 +60,7 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
         self.cardReturnMilliseconds = cardReturnMilliseconds
         self.apduTimeoutMilliseconds = apduTimeoutMilliseconds
         self.stepTimeoutMilliseconds = stepTimeoutMilliseconds
+        self.transmissionProtocol = transmissionProtocol
         self.rules = rules
     }
 
@@ -68,6 +75,7 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
     enum CodingKeys: String, CodingKey {
         case readers, socket, jobLog, keyStore, metricsPort, cooldownMilliseconds, cardReturnMilliseconds
         case apduTimeoutMilliseconds, stepTimeoutMilliseconds, rules
+        case transmissionProtocol = "protocol"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -86,6 +94,12 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
             ?? Self.defaultAPDUTimeoutMilliseconds
         stepTimeoutMilliseconds = try container.decodeIfPresent(Int.self, forKey: .stepTimeoutMilliseconds)
             ?? Self.defaultStepTimeoutMilliseconds
+        let protocolName = try container.decodeIfPresent(String.self, forKey: .transmissionProtocol) ?? "automatic"
+        guard let transmissionProtocol = ProtocolPreference(rawValue: protocolName) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: [CodingKeys.transmissionProtocol],
+                                                    debugDescription: "automatic, t0 or t1, not '\(protocolName.prefix(32))'"))
+        }
+        self.transmissionProtocol = transmissionProtocol
         rules = try container.decodeIfPresent([CardRule].self, forKey: .rules) ?? []
         guard cooldownMilliseconds >= 0, cardReturnMilliseconds >= 0 else {
             throw DecodingError.dataCorrupted(.init(codingPath: [CodingKeys.cooldownMilliseconds],

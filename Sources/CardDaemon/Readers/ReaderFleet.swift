@@ -163,6 +163,7 @@ public actor ReaderFleet {
         policy.connectTimeout = .seconds(5)
         policy.apduTimeout = .milliseconds(configuration.apduTimeoutMilliseconds)
         policy.stepTimeout = .milliseconds(configuration.stepTimeoutMilliseconds)
+        policy.transmissionProtocol = configuration.transmissionProtocol
         return policy
     }
 

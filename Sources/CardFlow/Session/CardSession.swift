@@ -92,7 +92,7 @@ public actor CardSession: CardChannel {
     public func reconnect() async throws {
         guard !channel.isClosed else { throw SessionError.sessionClosed }
         try? await reader.driver.powerOff(slot: reader.slot)
-        let atr = try await reader.driver.powerOn(slot: reader.slot)
+        let atr = try await reader.driver.powerOn(slot: reader.slot, protocolPreference: policy.transmissionProtocol)
         identity.atr = atr
         try await replayRestorations()
     }
@@ -130,7 +130,7 @@ public actor CardSession: CardChannel {
     /// After the card came back: power it on, check it is the same card, replay restorations.
     /// Returns false (and leaves the card powered off) when it is another card.
     func resume(expecting key: [UInt8]) async throws -> Bool {
-        let atr = try await reader.driver.powerOn(slot: reader.slot)
+        let atr = try await reader.driver.powerOn(slot: reader.slot, protocolPreference: policy.transmissionProtocol)
         identity = CardIdentity(atr: atr, uid: nil, key: atr)
         try await establishIdentity()
         guard identity.key == key else {

@@ -288,7 +288,7 @@ public actor Reader {
         }
         while true {
             do {
-                let atr = try await driver.powerOn(slot: slot)
+                let atr = try await driver.powerOn(slot: slot, protocolPreference: policy.transmissionProtocol)
                 let session = CardSession(reader: self, atr: atr, policy: policy, events: events)
                 try await session.establishIdentity()
                 return session
