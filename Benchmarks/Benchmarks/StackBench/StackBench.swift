@@ -36,6 +36,20 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // T=0 at TPDU level (a T=0-only contact card): case 4 travels as case 3 plus GET RESPONSE.
+    for exchange in [Exchange.tiny, Exchange.maxShort] {
+        Benchmark("Driver-TPDU-T0-\(exchange.name)") { benchmark in
+            let driver = try await makePoweredDriver(level: .tpdu, exchange: exchange, contact: .t0Only())
+            precondition(await driver.activeProtocol() == .t0)
+            benchmark.startMeasurement()
+            for _ in 0..<batch {
+                let response = try await driver.transmit(exchange.command.encoded())
+                check(response, exchange)
+            }
+            benchmark.stopMeasurement()
+        }
+    }
+
     // 2. Session layer on the short-APDU reader: CardSession.transmit with tracing off (.info)
     //    and on (.trace, records discarded), and a one-step Flow per batch of APDUs.
     for exchange in [Exchange.tiny, Exchange.maxShort] {

@@ -7,13 +7,18 @@ import Logging
 /// time: the benchmarks measure the stack, not a card model.
 public struct FixedAnswerCard: VirtualCard {
     public let kind = "bench-fixed"
-    /// ISO-DEP type A (the DESFire ATS), so the reader builds a T=1 ATR that TPDU readers accept.
-    public let technology: ContactlessTechnology = .desfireTypeA
+    /// ISO-DEP type A (the DESFire ATS), so the reader builds a T=1 ATR that TPDU readers
+    /// accept; a contact card's own ATR when ``contactInterface`` is set.
+    public let technology: ContactlessTechnology
     public let uid: [UInt8] = [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66]
+    /// Set for a contact card (e.g. T=0 only, so a TPDU reader runs T=0 with it).
+    public let contactInterface: ContactInterface?
     private let answer: [UInt8]
 
-    public init(dataLength: Int) {
+    public init(dataLength: Int, contactInterface: ContactInterface? = nil) {
         answer = Array(repeating: 0xA5, count: dataLength) + [0x90, 0x00]
+        self.contactInterface = contactInterface
+        technology = contactInterface.map { .contact(atr: $0.answerToReset) } ?? .desfireTypeA
     }
 
     public mutating func powerOn() {}
@@ -68,17 +73,20 @@ public struct Exchange: Sendable {
 /// A virtual reader of the given level with a fixed-answer card on it; `clock` realises its
 /// timing model (``PreciseClock`` for the latency-model benchmark).
 public func makeVirtualReader(level: CCIDExchangeLevel, exchange: Exchange, timing: TimingModel = .zero,
-                              clock: any ElapsedClock = RealClock()) async -> VirtualCCIDReader {
+                              clock: any ElapsedClock = RealClock(), contact: ContactInterface? = nil) async -> VirtualCCIDReader {
     var configuration = VirtualReaderConfiguration.level(level, maxMessageLength: 271)
     configuration.timing = timing
+    if contact != nil { configuration.descriptor.protocols = [.t0, .t1] }
     let reader = VirtualCCIDReader(configuration: configuration, clock: clock)
-    await reader.insert(FixedAnswerCard(dataLength: exchange.responseDataLength))
+    await reader.insert(FixedAnswerCard(dataLength: exchange.responseDataLength, contactInterface: contact))
     return reader
 }
 
-/// A bare CCID driver on the in-memory transport, card powered on.
-public func makePoweredDriver(level: CCIDExchangeLevel, exchange: Exchange, timing: TimingModel = .zero) async throws -> CCIDDriver {
-    let virtual = await makeVirtualReader(level: level, exchange: exchange, timing: timing)
+/// A bare CCID driver on the in-memory transport, card powered on (a contact card with
+/// `contact`'s protocols, e.g. `.t0Only()` for T=0 at TPDU level).
+public func makePoweredDriver(level: CCIDExchangeLevel, exchange: Exchange, timing: TimingModel = .zero,
+                              contact: ContactInterface? = nil) async throws -> CCIDDriver {
+    let virtual = await makeVirtualReader(level: level, exchange: exchange, timing: timing, contact: contact)
     let driver = CCIDDriver(transport: InMemoryUSBTransport(reader: virtual), descriptor: virtual.configuration.descriptor,
                             logger: discardingLogger(level: .info))
     _ = try await driver.powerOn()
