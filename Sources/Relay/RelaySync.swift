@@ -1,4 +1,3 @@
-import CCID
 import CardFlow
 import Logging
 
@@ -58,7 +57,7 @@ actor RelaySync {
                 let answer: ResponseAPDU
                 do {
                     answer = try await session.transmit(command)
-                } catch where Self.meansCardLost(error) {
+                } catch where error.meansCardLost {
                     interrupted = true
                     await link.send(.cardLost(id: id))
                     events.yield(.cardLost)
@@ -94,13 +93,4 @@ actor RelaySync {
 
     /// Whether the service was contacted (false for a card refused by the gate).
     var contactedService: Bool { identity != nil }
-
-    /// The card errors that mean it left the reader (the flow recovers from these).
-    static func meansCardLost(_ error: any Error) -> Bool {
-        guard let error = error as? CCIDDriverError else { return false }
-        switch error {
-        case .noCard, .cardMute, .cardNotPowered: return true
-        default: return false
-        }
-    }
 }

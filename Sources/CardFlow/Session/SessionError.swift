@@ -40,18 +40,3 @@ public struct FlowError: Error, Sendable, CustomStringConvertible {
 
     public var description: String { "step \(stepIndex + 1) (\(stepName)) failed: \(underlying)" }
 }
-
-extension Error {
-    /// True when the error means the card is no longer there (lifted, or not answering).
-    var meansCardLost: Bool {
-        switch self {
-        case let error as CCIDDriverError:
-            switch error {
-            case .noCard, .cardMute, .cardNotPowered: return true
-            default: return false
-            }
-        case let error as FlowError: return error.underlying.meansCardLost
-        default: return false
-        }
-    }
-}
