@@ -40,7 +40,8 @@ let benchmarks: @Sendable () -> Void = {
     for exchange in [Exchange.tiny, Exchange.maxShort] {
         Benchmark("Driver-TPDU-T0-\(exchange.name)") { benchmark in
             let driver = try await makePoweredDriver(level: .tpdu, exchange: exchange, contact: .t0Only())
-            precondition(await driver.activeProtocol() == .t0)
+            let running = await driver.activeProtocol()
+            precondition(running == .t0, "the T=0 benchmark runs \(running.map(\.description) ?? "no protocol")")
             benchmark.startMeasurement()
             for _ in 0..<batch {
                 let response = try await driver.transmit(exchange.command.encoded())
