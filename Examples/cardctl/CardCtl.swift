@@ -1,4 +1,5 @@
 import ArgumentParser
+import CardFlow
 
 /// `cardctl`: talk to smart cards and NFC cards through CCID readers or the built-in simulator.
 struct CardCtl: AsyncParsableCommand {
@@ -9,6 +10,7 @@ struct CardCtl: AsyncParsableCommand {
             Exit codes: 0 ok, 1 card or status-word error, 2 usage or bad input, 3 reader or transport error, 130 cancelled.
             Global options (--reader, --json, --trace, --timeout, --cooldown, --retries, --wait, --socket) may come before or after the subcommand.
             """,
+        version: CardFlowVersion.current,
         subcommands: [ListCommand.self, APDUCommand.self, ShellCommand.self, WatchCommand.self, KeyCommand.self,
                       SimulateCommand.self, NDEFCommand.self, ISO15693Command.self, DESFireCommand.self, TONCommand.self,
                       JobsCommand.self, FlowCommand.self, RelayCommand.self]

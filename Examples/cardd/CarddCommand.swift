@@ -16,7 +16,8 @@ struct CarddCommand: AsyncParsableCommand {
             and the configured rules run on them (without --config: NDEF writes on Type 2 and 4 tags, block reads \
             on ISO 15693 tags, a report of every other card).
             Control socket: JSON lines, e.g. {"id":1,"op":"readers"}; see Examples/cardd/README.md.
-            """)
+            """,
+        version: CardFlowVersion.current)
 
     @Option(name: .long, help: "Configuration file (JSON).")
     var config: String?

@@ -1,3 +1,5 @@
+import CardFlow
+import Foundation
 import Testing
 
 @Suite("cardctl help")
@@ -8,6 +10,28 @@ struct HelpTests {
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.contains("USAGE"), "\(result)")
         #expect(!result.stderr.contains("CommandError"), "\(result)")
+    }
+
+    /// One version constant: both programs print CardFlowVersion.current (and CHANGELOG.md's
+    /// newest release is the same).
+    @Test func bothProgramsPrintTheOneVersion() async throws {
+        let result = try await CardctlProcess.run(["--version"])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == CardFlowVersion.current, "\(result)")
+        let cardd = Process()
+        cardd.executableURL = try CardctlExecutable.locate("cardd")
+        cardd.arguments = ["--version"]
+        let output = Pipe()
+        cardd.standardOutput = output
+        try cardd.run()
+        let printed = output.fileHandleForReading.readDataToEndOfFile()
+        cardd.waitUntilExit()
+        #expect(cardd.terminationStatus == 0)
+        #expect(String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == CardFlowVersion.current)
+        let changelog = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("CHANGELOG.md")
+        let text = try String(contentsOf: changelog, encoding: .utf8)
+        #expect(text.contains("## [\(CardFlowVersion.current)]"), "CHANGELOG.md has no section for \(CardFlowVersion.current)")
     }
 
     @Test func noSubcommandPrintsUsage() async throws {
