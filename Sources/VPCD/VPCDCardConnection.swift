@@ -64,6 +64,9 @@ public actor VPCDCardConnection {
     /// Whether the card side is still connected.
     public var isConnected: Bool { ended == nil }
 
+    /// Why the connection ended; nil while it is open.
+    public var lossReason: VPCDCardLossReason? { ended }
+
     /// Powers the card (`01`) and reads its ATR (`04`).
     ///
     /// - Parameter timeout: the limit for the ATR; ``VPCDTimeouts/answer`` when nil.

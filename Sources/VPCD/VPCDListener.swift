@@ -196,8 +196,10 @@ public actor VPCDListener {
                     }
                 }
             }
-        } catch {
+        } catch where !Task.isCancelled {
             failure = error
+        } catch {
+            // close() cancelled the accept loop: a normal end.
         }
         await stopped(failure)
     }
