@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "VPCD", targets: ["VPCD"]),
         .executable(name: "cardctl", targets: ["cardctl"]),
         .executable(name: "cardd", targets: ["cardd"]),
+        .executable(name: "vpcdtool", targets: ["vpcdtool"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -115,6 +116,12 @@ let package = Package(
         .target(name: "VPCD", dependencies: [
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // vpcd companion tool: reader side for vicc, card side for pcscd, loopback rate (Scripts/vpcd-check.sh).
+        .executableTarget(name: "vpcdtool", dependencies: [
+            "VPCD", "CardSimulator",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(
