@@ -37,6 +37,11 @@ public actor VPCDCardConnection {
     private var pending: Pending?
     /// Answers owed to exchanges that were cancelled or timed out, oldest first.
     private var owedAnswers = 0
+    /// Set from just before a command that expects an answer is written until its waiter is in
+    /// place: the actor is free while the write completes, and on loopback the answer can
+    /// arrive before the waiter does. It is kept in ``earlyAnswer`` then.
+    private var answerExpected = false
+    private var earlyAnswer: [UInt8]?
     private var nextToken = 0
     /// Whether an exchange holds the connection; later ones queue here, in call order.
     private var busy = false
@@ -136,6 +141,8 @@ public actor VPCDCardConnection {
             pending.timer.cancel()
             logger.trace("<<< vpcd \(pending.operation) answer \(VPCDHex.string(payload))")
             pending.continuation.resume(returning: payload)
+        } else if answerExpected, earlyAnswer == nil {
+            earlyAnswer = payload
         } else if owedAnswers > 0 {
             // The answer of a cancelled or timed-out exchange, arriving between exchanges.
             owedAnswers -= 1
@@ -177,12 +184,17 @@ public actor VPCDCardConnection {
         } else {
             logger.trace(">>> vpcd control \(VPCDHex.string(message.payload)) (\(operation))")
         }
+        if message.expectsAnswer { answerExpected = true }
         do {
             try await outbound.write(message.payload)
         } catch is CancellationError {
-            // It may have gone out: count its answer as owed (if none comes, the next exchange
-            // closes the connection after lateAnswer, which is bounded either way).
-            if message.expectsAnswer { owedAnswers += 1 }
+            // It may have gone out: count its answer as owed unless it is here already (if none
+            // comes, the next exchange closes the connection after lateAnswer: bounded either way).
+            if message.expectsAnswer {
+                if earlyAnswer == nil { owedAnswers += 1 }
+                answerExpected = false
+                earlyAnswer = nil
+            }
             throw CancellationError()
         } catch {
             if let ended { throw VPCDError.cardLost(operation, reason: ended) }
@@ -199,8 +211,13 @@ public actor VPCDCardConnection {
         let token = nextToken
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
+                answerExpected = false
                 if let ended {
                     continuation.resume(throwing: VPCDError.cardLost(operation, reason: ended))
+                } else if let answer = earlyAnswer {
+                    earlyAnswer = nil
+                    logger.trace("<<< vpcd \(operation) answer \(VPCDHex.string(answer))")
+                    continuation.resume(returning: answer)
                 } else if Task.isCancelled {
                     owedAnswers += 1
                     continuation.resume(throwing: CancellationError())
@@ -240,6 +257,7 @@ public actor VPCDCardConnection {
     private func settleOwedAnswers(for operation: VPCDOperation) async throws {
         while owedAnswers > 0 {
             owedAnswers -= 1
+            answerExpected = true
             do {
                 _ = try await awaitAnswer(for: .settleLateAnswer, timeout: timeouts.lateAnswer)
                 logger.debug("vpcd: discarded a late answer before \(operation)")
@@ -258,6 +276,8 @@ public actor VPCDCardConnection {
     private func end(_ reason: VPCDCardLossReason) {
         guard ended == nil else { return }
         ended = reason
+        answerExpected = false
+        earlyAnswer = nil
         if let pending {
             self.pending = nil
             pending.timer.cancel()

@@ -93,6 +93,26 @@ struct VPCDEndToEndTests {
         }
     }
 
+    @Test("back-to-back APDUs on four busy connections each get their own answer (an answer can beat its waiter to the actor)")
+    func backToBack() async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    try await Self.withPair(SimulatedVPCDCard(APDUTestCard())) { listener in
+                        let card = try #require(await listener.currentCard)
+                        _ = try await card.powerOn()
+                        for index in 0..<500 {
+                            let start = UInt8(index % 251)
+                            let answer = try await card.transmit([0x80, 0x20, start, 0x00, 0x02])
+                            #expect(answer == [start, UInt8((Int(start) + 1) % 251), 0x90, 0x00])
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+
     @Test("a card that fails answers 6F00, and an answer too short to be a response APDU too")
     func failingCard() async throws {
         try await Self.withPair(FailingCard()) { (listener: VPCDListener) async throws in
