@@ -7,7 +7,8 @@ extension VPCDAsyncChannel {
     /// Adds the vpcd codec to a fresh TCP channel and wraps it. Runs on the channel's event loop.
     static func wrapping(_ channel: any Channel, maximumPayload: Int) throws -> VPCDAsyncChannel {
         // Small request/response messages: Nagle plus delayed ACK would add ~40 ms to each.
-        try channel.syncOptions?.setOption(.socketOption(.tcp_nodelay), value: 1)
+        try channel.syncOptions?.setOption(.tcpOption(.tcp_nodelay), value: 1)
+        try channel.pipeline.syncOperations.addHandler(VPCDQuickAck())
         try channel.pipeline.syncOperations.addHandler(
             // The buffer bound is a second line behind the decoder's own length check.
             ByteToMessageHandler(VPCDFrameDecoder(maximumPayload: maximumPayload), maximumBufferSize: maximumPayload + 2))
