@@ -16,8 +16,10 @@ let package = Package(
         // For the fuzz package (Fuzz/), which reaches the NDEF and ISO 15693 decoders.
         .library(name: "NDEF", targets: ["NDEF"]),
         .library(name: "ISO15693", targets: ["ISO15693"]),
+        .library(name: "VPCD", targets: ["VPCD"]),
         .executable(name: "cardctl", targets: ["cardctl"]),
         .executable(name: "cardd", targets: ["cardd"]),
+        .executable(name: "vpcdtool", targets: ["vpcdtool"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -110,6 +112,18 @@ let package = Package(
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // Network readers over vsmartcard's vpcd protocol (TCP), both roles; nothing from CardFlow.
+        .target(name: "VPCD", dependencies: [
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // vpcd companion tool: reader side for vicc, card side for pcscd, loopback rate (Scripts/vpcd-check.sh).
+        .executableTarget(name: "vpcdtool", dependencies: [
+            "VPCD", "CardSimulator",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .executableTarget(
             name: "cardd",
             dependencies: [
@@ -141,6 +155,13 @@ let package = Package(
         ]),
         .testTarget(name: "CardctlTests", dependencies: ["cardctl", "cardd", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto"]),
+        .testTarget(name: "VPCDTests", dependencies: [
+            "VPCD", "CardSimulator",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOEmbedded", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "NDEFTests", dependencies: ["NDEF", "CardFlow", "CardSimulator"], exclude: ["ndeflib_crosscheck.py"]),
         .testTarget(name: "ISO15693Tests", dependencies: ["ISO15693", "CardFlow", "CardSimulator"]),
         .testTarget(name: "DESFireTests", dependencies: ["DESFire", "CardFlow", "CardSimulator", "CardCrypto"]),

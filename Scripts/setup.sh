@@ -2,7 +2,8 @@
 # Installs what CardFlow needs on a fresh Debian machine (Swift itself comes from swift.org or
 # the machine image: /opt/swift). Safe to run again.
 set -euo pipefail
-packages=(pkg-config libusb-1.0-0-dev libssl-dev libsqlite3-dev umockdev libumockdev-dev pcscd libccid pcsc-tools libpcsc-perl)
+packages=(pkg-config libusb-1.0-0-dev libssl-dev libsqlite3-dev umockdev libumockdev-dev pcscd libccid pcsc-tools libpcsc-perl
+          vsmartcard-vpicc vsmartcard-vpcd)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -17,6 +18,14 @@ fi
 # python3 refuses user pip installs (PEP 668); allow it there, it is one pure-Python package.
 if ! python3 -c 'import ndef' 2>/dev/null; then
   python3 -m pip install --quiet ndeflib 2>/dev/null || python3 -m pip install --quiet --break-system-packages ndeflib
+fi
+# pycryptodome for vsmartcard's vicc (the vpcd interop checks): vicc imports it as "Crypto", a
+# name Debian does not package, so it goes into a folder of its own that the checks put on
+# PYTHONPATH (Scripts/vpcd-check.sh, Tests/VPCDTests).
+pydeps="${CARDFLOW_PYDEPS:-${XDG_CACHE_HOME:-$HOME/.cache}/cardflow/pydeps}"
+if ! PYTHONPATH="$pydeps" /usr/bin/python3 -c 'import Crypto' 2>/dev/null; then
+  python3 -m pip install --quiet --target "$pydeps" pycryptodome 2>/dev/null \
+    || python3 -m pip install --quiet --break-system-packages --target "$pydeps" pycryptodome
 fi
 if ! command -v swift >/dev/null 2>&1; then
   if [ -x /opt/swift/usr/bin/swift ]; then

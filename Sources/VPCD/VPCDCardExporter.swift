@@ -1,0 +1,154 @@
+import Logging
+import NIOCore
+import NIOPosix
+
+/// The card side of the vpcd protocol: makes a ``VPCDCard`` available to a remote reader.
+///
+/// It connects to a vpcd listener (pcscd with vsmartcard's vpcd driver on port 35963 by
+/// default, or a ``VPCDListener``), answers control messages and command APDUs through the
+/// card, and when the reader goes away (pcscd restarts, the listener closes) connects again
+/// after a delay that doubles up to ``Configuration/maximumReconnectDelay``. ``run()`` returns
+/// when its task is cancelled.
+///
+/// ```swift
+/// let exporter = VPCDCardExporter(card: myCard, host: "127.0.0.1", port: 35963, logger: logger)
+/// let task = Task { await exporter.run() }
+/// // pcsc_scan now shows "Virtual PCD 00 00" with the card present
+/// task.cancel()
+/// ```
+public struct VPCDCardExporter: Sendable {
+    /// Settings of a ``VPCDCardExporter``.
+    public struct Configuration: Sendable, Hashable {
+        /// The first delay before connecting again.
+        public var reconnectDelay: Duration
+        /// The longest delay between attempts.
+        public var maximumReconnectDelay: Duration
+        /// The longest message accepted from the reader.
+        public var maximumCommandLength: Int
+
+        public init(reconnectDelay: Duration = .milliseconds(100), maximumReconnectDelay: Duration = .seconds(5),
+                    maximumCommandLength: Int = VPCDFraming.defaultMaximumPayload) {
+            self.reconnectDelay = reconnectDelay
+            self.maximumReconnectDelay = maximumReconnectDelay
+            self.maximumCommandLength = maximumCommandLength
+        }
+    }
+
+    /// The status word answered when the card fails or gives an answer that cannot be framed.
+    public static let failureStatus: [UInt8] = [0x6F, 0x00]
+
+    public let card: any VPCDCard
+    public let host: String
+    public let port: Int
+    public let configuration: Configuration
+    private let logger: Logger
+
+    public init(card: any VPCDCard, host: String = "127.0.0.1", port: Int = 35963,
+                configuration: Configuration = Configuration(), logger: Logger = Logger(label: "cardflow.vpcd")) {
+        self.card = card
+        self.host = host
+        self.port = port
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// Connects, serves, and reconnects until the task is cancelled.
+    public func run() async {
+        var backoff = VPCDBackoff(initial: configuration.reconnectDelay, maximum: configuration.maximumReconnectDelay)
+        var failures = 0
+        while !Task.isCancelled {
+            do {
+                try await runOnce { backoff.reset() }
+                failures = 0
+                if Task.isCancelled { break }
+                logger.info("vpcd: reader closed the connection; connecting again", metadata: ["address": "\(host):\(port)"])
+            } catch {
+                if Task.isCancelled { break }
+                failures += 1
+                // The first failure says why; repeats (the reader is simply not there) stay quiet.
+                if failures == 1 {
+                    logger.notice("vpcd: cannot reach the reader; retrying", metadata: ["error": "\(error)"])
+                } else {
+                    logger.debug("vpcd: still cannot reach the reader", metadata: ["error": "\(error)"])
+                }
+            }
+            do {
+                try await Task.sleep(for: backoff.take())
+            } catch {
+                break
+            }
+        }
+        logger.info("vpcd: exporter stopped", metadata: ["address": "\(host):\(port)"])
+    }
+
+    /// One connection: connects, serves the reader until it closes the connection.
+    ///
+    /// - Parameter connected: called once the connection is up.
+    /// - Throws: ``VPCDError/connectFailed(host:port:reason:)``; a protocol error the reader made
+    ///   (``VPCDError/emptyMessage``, ``VPCDError/messageTooLarge(length:maximum:)`` …).
+    public func runOnce(connected: () -> Void = {}) async throws {
+        let maximumPayload = configuration.maximumCommandLength
+        let channel: VPCDAsyncChannel
+        do {
+            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connectTimeout(.seconds(5))
+                .connect(host: host, port: port) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try VPCDAsyncChannel.wrapping(channel, maximumPayload: maximumPayload)
+                    }
+                }
+        } catch {
+            throw VPCDError.connectFailed(host: host, port: port, reason: "\(error)")
+        }
+        logger.info("vpcd: connected to the reader", metadata: ["address": "\(host):\(port)"])
+        connected()
+        try await channel.executeThenClose { inbound, outbound in
+            for try await payload in inbound {
+                try await answer(VPCDMessage(payload: payload), outbound: outbound)
+            }
+        }
+    }
+
+    private func answer(_ message: VPCDMessage, outbound: NIOAsyncChannelOutboundWriter<[UInt8]>) async throws {
+        switch message {
+        case .powerOff:
+            logger.debug("vpcd: power off")
+            await card.powerOff()
+        case .powerOn:
+            logger.debug("vpcd: power on")
+            await card.powerOn()
+        case .reset:
+            logger.debug("vpcd: reset")
+            await card.reset()
+        case .getATR:
+            let atr = await card.atr()
+            guard !atr.isEmpty, atr.count <= VPCDFraming.maximumFramablePayload else {
+                // No answer would be worse: the reader would wait for its timeout.
+                logger.error("vpcd: the card's ATR cannot be sent; disconnecting", metadata: ["length": "\(atr.count)"])
+                throw VPCDError.notFramable(length: atr.count)
+            }
+            logger.trace("vpcd: ATR \(VPCDHex.string(atr))")
+            try await outbound.write(atr)
+        case .unknownControl(let byte):
+            logger.warning("vpcd: unknown control message ignored", metadata: ["byte": "\(byte)"])
+        case .command(let apdu):
+            logger.trace(">>> vpcd command \(VPCDHex.string(apdu))")
+            var response: [UInt8]
+            do {
+                response = try await card.transmit(apdu)
+            } catch {
+                logger.error("vpcd: the card failed; answering 6F00", metadata: [
+                    "command": "\(VPCDHex.string(Array(apdu.prefix(4))))", "error": "\(error)",
+                ])
+                response = Self.failureStatus
+            }
+            if response.count < 2 || response.count > VPCDFraming.maximumFramablePayload {
+                logger.error("vpcd: the card's answer cannot be a response APDU; answering 6F00",
+                             metadata: ["length": "\(response.count)"])
+                response = Self.failureStatus
+            }
+            logger.trace("<<< vpcd response \(VPCDHex.string(response))")
+            try await outbound.write(response)
+        }
+    }
+}
