@@ -24,6 +24,10 @@ if [[ "${CI:-}" == "true" ]] || command -v pcscd >/dev/null; then
 else
   echo "test.sh: pcscd is not installed: skipping Scripts/ccid-differential.sh --subset (CI runs it)" >&2
 fi
+# vsmartcard's vpcd protocol against its own programs, both roles: vicc's card through our
+# listener, and our exported simulated cards through pcscd + vpcd to PC/SC clients (private
+# namespaces, so no system pcscd is disturbed).
+bash Scripts/vpcd-check.sh
 # Fuzz smoke: every libFuzzer target (Fuzz/, its own build) for a few seconds from the seed
 # corpus; a crash, time-out or out-of-memory fails CI. A debug build (quicker to build than a
 # release one; enough for 3 seconds a target). Longer runs: Scripts/fuzz.sh 600 (release).
