@@ -120,7 +120,7 @@ let package = Package(
         ]),
         // vpcd companion tool: reader side for vicc, card side for pcscd, loopback rate (Scripts/vpcd-check.sh).
         .executableTarget(name: "vpcdtool", dependencies: [
-            "VPCD", "CardSimulator",
+            "VPCD", "CardSimulator", "CardFlow",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),

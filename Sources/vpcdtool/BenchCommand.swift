@@ -1,4 +1,5 @@
 import ArgumentParser
+import CardFlow
 import CardSimulator
 import Foundation
 import VPCD
@@ -17,7 +18,7 @@ struct BenchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = common.makeLogger()
-        guard let command = Hex.bytes(apdu), command.count >= 4 else { throw ValidationError("--apdu: hex, at least 4 bytes") }
+        guard let command = try? [UInt8](hex: apdu), command.count >= 4 else { throw ValidationError("--apdu: hex, at least 4 bytes") }
         let count = self.count
         let line = try await VPCDListener.withListener(port: 0, logger: logger) { listener in
             let exporter = VPCDCardExporter(card: SimulatedCard(APDUTestCard()), port: listener.port, logger: logger)
@@ -33,7 +34,7 @@ struct BenchCommand: AsyncParsableCommand {
             let elapsed = clock.now - start
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             return "RATE \(count) \(String(format: "%.3f", seconds)) \(String(format: "%.1f", Double(count) / seconds))"
-                + " (answer \(answer.count) bytes, SW \(Hex.string(Array(answer.suffix(2)))))"
+                + " (answer \(answer.count) bytes, SW \(Array(answer.suffix(2)).hexString))"
         }
         print(line)
     }

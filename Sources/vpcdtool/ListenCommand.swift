@@ -1,4 +1,5 @@
 import ArgumentParser
+import CardFlow
 import Foundation
 import VPCD
 
@@ -31,7 +32,7 @@ struct ListenCommand: AsyncParsableCommand {
         let failed = try await VPCDListener.withListener(host: host, port: port, allowRemote: allowRemote,
                                                          configuration: configuration, logger: logger) { listener in
             let card = try await Self.waitForCard(listener, seconds: wait)
-            print("ATR \(Hex.string(try await card.powerOn()))")
+            print("ATR \(try await card.powerOn().hexString)")
             if self.repeat > 0 { return try await Self.measure(script, times: self.repeat, on: card) }
             return try await Self.runScript(script, on: card)
         }
@@ -50,7 +51,7 @@ struct ListenCommand: AsyncParsableCommand {
             let trimmed = text.trimmingCharacters(in: .whitespaces)
             if trimmed.isEmpty { continue }
             if trimmed.lowercased() == "reset" { steps.append(.reset); continue }
-            guard let bytes = Hex.bytes(trimmed) else {
+            guard let bytes = try? [UInt8](hex: trimmed) else {
                 print("ERR not hex: \(trimmed)")
                 continue
             }
@@ -77,8 +78,8 @@ struct ListenCommand: AsyncParsableCommand {
         for step in script {
             do {
                 switch step {
-                case .reset: print("ATR \(Hex.string(try await card.reset()))")
-                case .apdu(let apdu): print("OK \(Hex.string(try await card.transmit(apdu)))")
+                case .reset: print("ATR \(try await card.reset().hexString)")
+                case .apdu(let apdu): print("OK \(try await card.transmit(apdu).hexString)")
                 }
             } catch {
                 print("ERR \(error)")
