@@ -25,7 +25,8 @@ struct MultiSlotHarness {
     let driver: CCIDDriver
 
     init(busySlots: UInt8, cards: [any VirtualCard], level: CCIDExchangeLevel = .shortAPDU,
-         transport: ((VirtualCCIDReader) -> any USBTransport)? = nil, logger: Logger = Logger(label: "test.multislot")) async {
+         transport: ((VirtualCCIDReader) -> any USBTransport)? = nil, exchangeTimeLimit: Duration? = nil,
+         logger: Logger = Logger(label: "test.multislot")) async {
         var configuration = VirtualReaderConfiguration.level(level)
         configuration.descriptor.maxSlotIndex = UInt8(cards.count - 1)
         configuration.descriptor.maxBusySlots = busySlots
@@ -34,6 +35,7 @@ struct MultiSlotHarness {
         var driverConfiguration = CCIDDriverConfiguration()
         driverConfiguration.readTimeout = .seconds(10)
         driverConfiguration.abortTimeout = .seconds(1)
+        if let exchangeTimeLimit { driverConfiguration.exchangeTimeLimit = exchangeTimeLimit }
         driver = CCIDDriver(transport: transport?(reader) ?? InMemoryUSBTransport(reader: reader),
                             descriptor: configuration.descriptor, configuration: driverConfiguration,
                             timeSource: ElapsedClockTimeSource(clock), logger: logger)
@@ -192,6 +194,49 @@ struct MultiSlotDriverTests {
         try await harness.waitUntilCardsReceived(3)
         await harness.clock.advance(by: .seconds(2))
         #expect(try await again.value == [0xE2, 0xE2, 0x90, 0x00])
+    }
+
+    @Test("a time-extension storm on slot 0 ends at slot 0's exchange time limit; slot 1 exchanges meanwhile")
+    func exchangeTimeLimitPerSlot() async throws {
+        let harness = await MultiSlotHarness(busySlots: 2, cards: [EchoCard(), EchoCard()], exchangeTimeLimit: .seconds(60))
+        _ = try await harness.driver.powerOn(slot: 0)
+        _ = try await harness.driver.powerOn(slot: 1)
+        await harness.reader.inject(.timeExtensionStorm(interval: .seconds(2), multiplier: 1))
+        let ended = CompletionOrder()
+        let stormy = Task {
+            defer { Task { await ended.note(Int(harness.clock.now() / .milliseconds(1))) } }
+            return try await harness.driver.transmit(echo(0xF0), slot: 0)
+        }
+        try await harness.waitUntilCardsReceived(1)
+        // A driver that held slot 1 behind slot 0 would wait for ever; this ends the storm after
+        // a while so such a driver fails the clock check below instead of hanging.
+        let unstick = Task {
+            try await Task.sleep(for: .seconds(5))
+            await harness.clock.advance(by: .seconds(120))
+        }
+        // Slot 1 keeps working while slot 0's reader asks for more time, 10 s of clock apart.
+        for round in 0..<5 {
+            let marker = 0xF1 + UInt8(round)
+            #expect(try await harness.driver.transmit(echo(marker), slot: 1) == [marker, marker, 0x90, 0x00])
+            for _ in 0..<20 {
+                await harness.clock.advance(by: .milliseconds(500))
+                try await Task.sleep(for: .milliseconds(1))
+            }
+        }
+        unstick.cancel()
+        #expect(harness.clock.now() == .seconds(50), "slot 1 waited for slot 0")
+        while await ended.order.isEmpty, harness.clock.now() < .seconds(120) {
+            await harness.clock.advance(by: .milliseconds(500))
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        await #expect(throws: CCIDDriverError.exchangeTimeLimitExceeded(limit: .seconds(60), during: .xfrBlock)) {
+            try await stormy.value
+        }
+        let endedAt = try #require(await ended.order.first)
+        #expect((60_000...70_000).contains(endedAt), "slot 0 held for \(endedAt) ms")
+        // Slot 0 is usable again, and nothing was refused as busy.
+        #expect(try await harness.driver.transmit(echo(0xF9), slot: 0) == [0xF9, 0xF9, 0x90, 0x00])
+        #expect(await harness.reader.slotBusyRefusals == 0)
     }
 
     @Test("the simulated reader answers CMD_SLOT_BUSY beyond bMaxCCIDBusySlots and to a busy slot", arguments: [UInt8(1), UInt8(2)])
