@@ -8,7 +8,11 @@ import Logging
 /// key when it is done. Several slots may wait at once; their messages do not depend on who
 /// happens to be reading, so a slow answer on one slot never holds another slot's answer.
 ///
-/// Timeouts: each read of the pipe lasts as long as the shortest wait among the waiting slots
+/// A caller that finds the pipe idle and nobody else waiting reads it in its own task, exactly
+/// as if the pipe were its own (the single-slot case costs no extra task); whoever comes to
+/// wait meanwhile is served by the messages it hands on, then by a pump task.
+///
+/// Timeouts: each read of the pump lasts as long as the shortest wait among the waiting slots
 /// (a single waiter's read timeout is exactly its own, measured by the transport's clock); a
 /// slot that starts waiting while a longer read is already in flight is timed by the
 /// ``CCIDTimeSource``. Cancellation: a cancelled waiter leaves at once; when nobody is left
@@ -58,6 +62,8 @@ actor InboundPipe<Key: Hashable & Sendable> {
     private var retiringPump: Task<Void, Never>?
     /// When the read in flight ends at the latest (nil: none in flight).
     private var readDeadline: Duration?
+    /// A caller reads the pipe itself (it was alone): no pump may start meanwhile.
+    private var callerReading = false
     private var unclaimedCount = 0
     private var droppedFromMailboxes = 0
 
@@ -116,6 +122,9 @@ actor InboundPipe<Key: Hashable & Sendable> {
             return .failure(.timeout(endpoint: endpoint, after: timeout))
         }
         let started = since ?? timeSource.now()
+        if pump == nil, readDeadline == nil, waiters.isEmpty {
+            return await readAlone(for: key, timeout: timeout, started: started)
+        }
         let id = nextWaiterID
         nextWaiterID &+= 1
         return await withTaskCancellationHandler {
@@ -134,6 +143,43 @@ actor InboundPipe<Key: Hashable & Sendable> {
             }
         } onCancel: {
             Task { await self.finish(id, with: .failure(.cancelled)) }
+        }
+    }
+
+    /// The pipe is idle and nobody else waits: the caller reads it in its own task (no pump
+    /// task to start, and cancelling the caller cancels the transfer itself). Messages for
+    /// other keys are handed on; whoever came to wait meanwhile gets a pump afterwards.
+    private func readAlone(for key: Key, timeout: Duration, started: Duration) async -> Outcome {
+        callerReading = true
+        defer {
+            callerReading = false
+            startPumpIfNeeded()
+        }
+        while true {
+            let left = max(.zero, timeout - (timeSource.now() - started))
+            readDeadline = timeSource.now() + left
+            let outcome: Outcome
+            do throws(USBTransportError) {
+                outcome = .success(try await read(left))
+            } catch {
+                outcome = .failure(error)
+            }
+            readDeadline = nil
+            switch outcome {
+            case .success(let bytes):
+                dispatch(bytes)
+                if let mine = mailboxes[key]?.first {
+                    mailboxes[key]?.removeFirst()
+                    return mine
+                }
+            case .failure(.timeout):
+                return .failure(.timeout(endpoint: endpoint, after: timeout))
+            case .failure(.cancelled):
+                return .failure(.cancelled)
+            case .failure(let error):
+                for id in waiters.keys.sorted() { finish(id, with: .failure(error)) }
+                return .failure(error)
+            }
         }
     }
 
@@ -160,16 +206,18 @@ actor InboundPipe<Key: Hashable & Sendable> {
     // MARK: - Reading the pipe
 
     private func startPumpIfNeeded() {
-        guard pump == nil else { return }
+        guard pump == nil, !callerReading, !waiters.isEmpty else { return }
         pumpGeneration &+= 1
         let generation = pumpGeneration
         let previous = retiringPump
         pump = Task { await self.runPump(generation: generation, after: previous) }
     }
 
-    /// Nobody waits: the transfer in flight is cancelled.
+    /// Nobody waits: the transfer in flight is cancelled. A pump between reads needs no
+    /// telling: it finds nobody waiting and ends in the same turn (so the next wait reuses no
+    /// retired task and costs no extra hop).
     private func stopPump() {
-        guard let pump else { return }
+        guard let pump, readDeadline != nil else { return }
         self.pump = nil
         pumpGeneration &+= 1
         retiringPump = pump
