@@ -54,7 +54,8 @@ struct ReaderConnection {
                     let info = ReaderInfo(id: "usb:\(description.bus):\(description.address):\(description.interfaceNumber)",
                                           name: description.name, vendorID: description.vendorID,
                                           productID: description.productID, descriptor: driver.descriptor)
-                    readers.append(Reader(info: info, driver: driver, logger: apduLogger))
+                    // A multi-slot reader is one CardFlow reader per slot.
+                    readers += Reader.slotReaders(info: info, driver: driver, logger: apduLogger)
                 }
                 var connection = ReaderConnection(readers: readers)
                 connection.usb = (context, transports)

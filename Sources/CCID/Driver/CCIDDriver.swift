@@ -5,8 +5,12 @@ import Logging
 /// (PPS, SetParameters), runs T=0 or T=1 for TPDU readers, and aborts a transfer when the
 /// calling task is cancelled.
 ///
-/// One driver serves one CCID interface (a "reader"); commands to it are serialised in arrival
-/// order. It moves bytes: APDU semantics (status words, GET RESPONSE) live in `CardFlow`.
+/// One driver serves one CCID interface (a "reader") and all its slots. Operations on one slot
+/// run one at a time in arrival order; operations on different slots run side by side, with at
+/// most bMaxCCIDBusySlots commands outstanding on the device (``concurrentSlotLimit``). One task
+/// reads the bulk-IN pipe while anyone waits and hands each answer to the slot it names, so a
+/// slow card in one slot does not hold another slot's answer. It moves bytes: APDU semantics
+/// (status words, GET RESPONSE) live in `CardFlow`.
 ///
 /// ```swift
 /// let driver = CCIDDriver(transport: transport, descriptor: descriptor, logger: logger)
@@ -21,8 +25,13 @@ public actor CCIDDriver {
     let logger: Logger
     private let readBufferLength: Int
     private let timeSource: any CCIDTimeSource
-    /// When the operation now running must end (``CCIDDriverConfiguration/exchangeTimeLimit``).
-    private var operationDeadline: Duration?
+    /// When the operation now running on each slot must end
+    /// (``CCIDDriverConfiguration/exchangeTimeLimit``).
+    private var operationDeadlines: [UInt8: Duration] = [:]
+    /// The bulk-IN pipe, read by one task and shared out by bSlot.
+    let bulkIn: InboundPipe<UInt8>
+    /// The interrupt-IN pipe, read by one task and shared out to the slots a message concerns.
+    let interrupts: InboundPipe<UInt8>
 
     private var nextSequence: UInt8 = 0
     var t1Sessions: [UInt8: T1HostProtocol] = [:]
@@ -33,8 +42,10 @@ public actor CCIDDriver {
     var dataRateTable: [UInt32]?? = nil
     private var poweredSlots: Set<UInt8> = []
 
-    // One exchange at a time, in the order callers arrived.
-    private var admission = FIFOAdmission()
+    // Per slot: one operation at a time, in the order callers arrived.
+    private var slotAdmissions: [UInt8: FIFOAdmission] = [:]
+    // Per device: at most bMaxCCIDBusySlots commands outstanding at once.
+    private var busySlots: FIFOAdmission
 
     /// - Parameters:
     ///   - timeSource: the time each operation's ``CCIDDriverConfiguration/exchangeTimeLimit``
@@ -51,7 +62,24 @@ public actor CCIDDriver {
         self.logger = logger
         // Large enough for the longest message the reader may send, in whole 64-byte packets;
         // never more than any exchange needs, whatever dwMaxCCIDMessageLength claims.
-        readBufferLength = Self.readBufferLength(for: descriptor)
+        let readLength = Self.readBufferLength(for: descriptor)
+        readBufferLength = readLength
+        busySlots = FIFOAdmission(capacity: Self.concurrentSlotLimit(for: descriptor))
+        bulkIn = InboundPipe(endpoint: "bulk-IN", unclaimed: .shownToEveryone,
+                             mailboxLimit: configuration.maxDiscardedFrames + 2, timeSource: timeSource, logger: logger,
+                             read: { timeout throws(USBTransportError) in
+                                 try await transport.bulkIn(maxLength: readLength, timeout: timeout)
+                             },
+                             route: CCIDMessageRouting.bulkIn)
+        let slotCount = descriptor.slotCount
+        // NotifySlotChange carries two bits per slot: a reader with up to 256 slots needs 65 bytes.
+        let interruptLength = max(64, 1 + (slotCount + 3) / 4)
+        interrupts = InboundPipe(endpoint: "interrupt-IN", unclaimed: .dropped, mailboxLimit: 32,
+                                 timeSource: timeSource, logger: logger,
+                                 read: { timeout throws(USBTransportError) in
+                                     try await transport.interruptIn(maxLength: interruptLength, timeout: timeout)
+                                 },
+                                 route: { CCIDMessageRouting.interrupt($0, slotCount: slotCount) })
         if descriptor.isMessageLengthClamped {
             logger.warning("reader declares an absurd dwMaxCCIDMessageLength; clamping it", metadata: [
                 "dwMaxCCIDMessageLength": "\(descriptor.maxMessageLength)",
@@ -72,11 +100,20 @@ public actor CCIDDriver {
     /// The exchange level in use.
     public nonisolated var exchangeLevel: CCIDExchangeLevel { descriptor.exchangeLevel }
 
+    /// How many commands on different slots may be outstanding at once: bMaxCCIDBusySlots,
+    /// at least one (some readers declare 0), at most the slot count.
+    public nonisolated var concurrentSlotLimit: Int { Self.concurrentSlotLimit(for: descriptor) }
+
+    /// ``concurrentSlotLimit`` for a reader with this descriptor.
+    public static func concurrentSlotLimit(for descriptor: CCIDClassDescriptor) -> Int {
+        min(max(Int(descriptor.maxBusySlots), 1), descriptor.slotCount)
+    }
+
     // MARK: - Public operations
 
     /// Asks the reader for the slot's state (card present, powered).
     public func slotStatus(slot: UInt8 = 0) async throws -> CCIDSlotState {
-        try await exclusively {
+        try await exclusively(slot: slot) {
             let response = try await exchange(.getSlotStatus, slot: slot, timeout: configuration.readTimeout, failureIsError: false)
             // ICC_MUTE on GetSlotStatus only says "no card"; the presence bits are what count.
             if let error = response.slotError, error != .iccMute {
@@ -98,7 +135,7 @@ public actor CCIDDriver {
     /// - Parameter protocolPreference: the protocol asked for this time (a session's choice);
     ///   nil uses ``CCIDDriverConfiguration/protocolPreference``.
     public func powerOn(slot: UInt8 = 0, protocolPreference: ProtocolPreference? = nil) async throws -> [UInt8] {
-        try await exclusively {
+        try await exclusively(slot: slot) {
             if exchangeLevel == .character {
                 throw CCIDDriverError.unsupportedReader("character-level readers are not supported; CardFlow needs a TPDU or APDU level reader")
             }
@@ -116,7 +153,7 @@ public actor CCIDDriver {
 
     /// Powers the card off.
     public func powerOff(slot: UInt8 = 0) async throws {
-        try await exclusively {
+        try await exclusively(slot: slot) {
             forgetCard(slot: slot)
             _ = try await exchange(.iccPowerOff, slot: slot, timeout: configuration.readTimeout)
         }
@@ -125,7 +162,7 @@ public actor CCIDDriver {
     /// Sends one command APDU and returns the response APDU bytes (data and status word),
     /// using the reader's exchange level.
     public func transmit(_ apdu: [UInt8], slot: UInt8 = 0) async throws -> [UInt8] {
-        try await exclusively {
+        try await exclusively(slot: slot) {
             guard poweredSlots.contains(slot) else { throw CCIDDriverError.cardNotPowered(slot: slot) }
             switch exchangeLevel {
             case .shortAPDU: return try await transmitShort(apdu, slot: slot)
@@ -144,7 +181,7 @@ public actor CCIDDriver {
 
     /// Sends a vendor command through PC_to_RDR_Escape and returns the reader's answer.
     public func escape(_ data: [UInt8], slot: UInt8 = 0) async throws -> [UInt8] {
-        try await exclusively {
+        try await exclusively(slot: slot) {
             let response = try await exchange(.escape(data), slot: slot, timeout: configuration.readTimeout)
             guard case .escape(let answer) = response.kind else {
                 throw CCIDDriverError.unexpectedResponse(response.messageType, during: .escape)
@@ -154,6 +191,9 @@ public actor CCIDDriver {
     }
 
     /// Reads one card event from the interrupt endpoint, or nil when none came within `timeout`.
+    ///
+    /// This reads the pipe directly, for one consumer of the whole device's events; consumers
+    /// that watch single slots side by side use ``readInterrupt(slot:timeout:)``.
     public func readInterrupt(timeout: Duration) async throws -> CCIDInterruptMessage? {
         let bytes: [UInt8]
         do throws(USBTransportError) {
@@ -173,54 +213,97 @@ public actor CCIDDriver {
 
     // MARK: - Serialisation
 
-    private func exclusively<T: Sendable>(_ body: () async throws -> T) async throws -> T {
-        try await acquire()
+    /// Runs one operation on `slot`: after the slot's earlier operations, within the exchange
+    /// time limit. Operations on other slots are not held.
+    private func exclusively<T: Sendable>(slot: UInt8, _ body: () async throws -> T) async throws -> T {
+        try await enterSlot(slot)
         defer {
-            operationDeadline = nil
-            release()
+            operationDeadlines[slot] = nil
+            leaveSlot(slot)
         }
         try Task.checkCancellation()
-        operationDeadline = timeSource.now() + configuration.exchangeTimeLimit
+        operationDeadlines[slot] = timeSource.now() + configuration.exchangeTimeLimit
         return try await body()
     }
 
-    /// What is left of the running operation's time limit; nil when it is used up.
-    private func timeLeft() -> Duration? {
-        guard let deadline = operationDeadline else { return configuration.exchangeTimeLimit }
+    /// What is left of the time limit of the operation running on `slot`; nil when it is used up.
+    private func timeLeft(slot: UInt8) -> Duration? {
+        guard let deadline = operationDeadlines[slot] else { return configuration.exchangeTimeLimit }
         let left = deadline - timeSource.now()
         return left > .zero ? left : nil
     }
 
-    private func acquire() async throws {
-        guard let ticket = admission.tryEnter() else { return }
+    private func enterSlot(_ slot: UInt8) async throws {
+        guard let ticket = slotAdmissions[slot, default: FIFOAdmission()].tryEnter() else { return }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 if Task.isCancelled {
                     continuation.resume(throwing: CancellationError())
                 } else {
-                    admission.enqueue(ticket, continuation)
+                    slotAdmissions[slot, default: FIFOAdmission()].enqueue(ticket, continuation)
                 }
             }
         } onCancel: {
-            Task { await self.cancelWaiter(ticket) }
+            Task { await self.cancelSlotWaiter(slot: slot, ticket: ticket) }
         }
     }
 
-    private func release() {
-        admission.leave()
+    private func leaveSlot(_ slot: UInt8) {
+        slotAdmissions[slot]?.leave()
     }
 
-    private func cancelWaiter(_ ticket: UInt64) {
-        admission.cancel(ticket)
+    private func cancelSlotWaiter(slot: UInt8, ticket: UInt64) {
+        slotAdmissions[slot]?.cancel(ticket)
+    }
+
+    /// Waits until fewer than bMaxCCIDBusySlots commands are outstanding on the device.
+    private func enterBusySlot() async throws {
+        guard let ticket = busySlots.tryEnter() else { return }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                if Task.isCancelled {
+                    continuation.resume(throwing: CancellationError())
+                } else {
+                    busySlots.enqueue(ticket, continuation)
+                }
+            }
+        } onCancel: {
+            Task { await self.cancelBusySlotWaiter(ticket) }
+        }
+    }
+
+    private func leaveBusySlot() {
+        busySlots.leave()
+    }
+
+    private func cancelBusySlotWaiter(_ ticket: UInt64) {
+        busySlots.cancel(ticket)
     }
 
     // MARK: - Message exchange
 
     /// Sends one command and returns its answer, following time extensions, discarding stale
-    /// frames, and aborting on cancellation.
+    /// frames, and aborting on cancellation. The command counts as one of the device's busy
+    /// slots from before it is written until its answer (or its abort) is in.
     func exchange(_ kind: CCIDCommand.Kind, slot: UInt8, timeout: Duration,
                           failureIsError: Bool = true) async throws -> CCIDResponse {
         guard Int(slot) < descriptor.slotCount else { throw CCIDDriverError.noSuchSlot(slot, slotCount: descriptor.slotCount) }
+        try await enterBusySlot()
+        defer { leaveBusySlot() }
+        // Answers for the slot are collected from before the command goes out.
+        await bulkIn.open(slot)
+        do {
+            let response = try await exchangeOnBusySlot(kind, slot: slot, timeout: timeout, failureIsError: failureIsError)
+            await bulkIn.close(slot)
+            return response
+        } catch {
+            await bulkIn.close(slot)
+            throw error
+        }
+    }
+
+    private func exchangeOnBusySlot(_ kind: CCIDCommand.Kind, slot: UInt8, timeout: Duration,
+                                    failureIsError: Bool) async throws -> CCIDResponse {
         let sequence = nextSequence
         nextSequence &+= 1
         let command = CCIDCommand(slot: slot, sequence: sequence, kind: kind)
@@ -231,7 +314,7 @@ public actor CCIDDriver {
         }
         let limitExceeded = CCIDDriverError.exchangeTimeLimitExceeded(limit: configuration.exchangeTimeLimit, during: type)
         // Nothing of this command has reached the reader yet: no abort needed.
-        guard let leftToWrite = timeLeft() else { throw limitExceeded }
+        guard let leftToWrite = timeLeft(slot: slot) else { throw limitExceeded }
         let writeTimeout = min(configuration.writeTimeout, leftToWrite)
         do throws(USBTransportError) {
             try await transport.bulkOut(encoded, timeout: writeTimeout)
@@ -251,14 +334,16 @@ public actor CCIDDriver {
         while true {
             // Every read is shortened to what is left of the operation's time limit, so neither
             // time extensions nor a slow trickle of frames can hold the reader beyond it.
-            guard let left = timeLeft() else {
+            guard let left = timeLeft(slot: slot) else {
                 await abort(slot: slot, sequence: sequence)
                 throw limitExceeded
             }
             let readTimeout = min(currentTimeout, left)
+            let readStarted = timeSource.now()
             let bytes: [UInt8]
             do throws(USBTransportError) {
-                bytes = try await transport.bulkIn(maxLength: readBufferLength, timeout: readTimeout)
+                // The bulk-IN pipe hands over the frames that name this slot.
+                bytes = try await bulkIn.next(for: slot, timeout: readTimeout, since: readStarted).get()
             } catch .cancelled {
                 await abort(slot: slot, sequence: sequence)
                 throw CancellationError()
@@ -323,15 +408,15 @@ public actor CCIDDriver {
     }
 
     /// The CCID abort handshake: control ABORT, then PC_to_RDR_Abort with the same bSlot/bSeq,
-    /// then read until its SlotStatus arrives. Runs in a fresh task because the caller's task is
-    /// already cancelled and would refuse the transfers.
+    /// then read the slot's frames until its SlotStatus arrives (the aborted command's own
+    /// answer may still come first). Runs in a fresh task because the caller's task is already
+    /// cancelled and would refuse the transfers. Other slots' exchanges go on meanwhile.
     private func abort(slot: UInt8, sequence: UInt8) async {
         let transport = self.transport
         let interface = interfaceNumber
         let timeout = configuration.abortTimeout
         let maxFrames = configuration.maxDiscardedFrames + 2
-        // The aborted command's own (long) answer may still come first: read it whole.
-        let readLength = readBufferLength
+        let pipe = bulkIn
         let logger = self.logger
         let completed = await Task {
             let control = CCIDClassRequest.abort(slot: slot, sequence: sequence).controlRequest(interface: interface)
@@ -339,7 +424,7 @@ public actor CCIDDriver {
             let command = CCIDCommand(slot: slot, sequence: sequence, kind: .abort).encoded()
             guard (try? await transport.bulkOut(command, timeout: timeout)) != nil else { return false }
             for _ in 0..<maxFrames {
-                guard let bytes = try? await transport.bulkIn(maxLength: readLength, timeout: timeout) else { return false }
+                guard case .success(let bytes) = await pipe.next(for: slot, timeout: timeout) else { return false }
                 if let response = try? CCIDResponse(decoding: bytes), response.messageType == .slotStatus,
                    response.sequence == sequence, response.slot == slot {
                     return true

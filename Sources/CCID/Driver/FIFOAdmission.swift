@@ -1,5 +1,6 @@
 /// First-come, first-served admission for an actor's exclusive sections, embedded as a value in
-/// the actor that owns it (so admission costs no extra actor hop).
+/// the actor that owns it (so admission costs no extra actor hop). With a capacity above one it
+/// admits that many holders at once (a CCID device's bMaxCCIDBusySlots), still in arrival order.
 ///
 /// ```swift
 /// actor Resource {
@@ -12,22 +13,35 @@
 /// }
 /// ```
 public struct FIFOAdmission: Sendable {
-    private var busy = false
+    /// How many may hold the section at once.
+    public let capacity: Int
+    private var holders = 0
     private var waiters: [(id: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
     private var nextID: UInt64 = 0
 
-    public init() {}
+    /// One holder at a time.
+    public init() {
+        capacity = 1
+    }
+
+    /// Up to `capacity` holders at once (at least one).
+    public init(capacity: Int) {
+        self.capacity = max(1, capacity)
+    }
 
     /// Number of callers waiting for their turn.
     public var waitingCount: Int { waiters.count }
 
     /// Whether someone holds the section.
-    public var isBusy: Bool { busy }
+    public var isBusy: Bool { holders > 0 }
 
-    /// Takes the section now if it is free; otherwise returns a ticket to wait with.
+    /// Number of callers holding the section now.
+    public var holderCount: Int { holders }
+
+    /// Takes the section now if it has room; otherwise returns a ticket to wait with.
     public mutating func tryEnter() -> UInt64? {
-        if !busy {
-            busy = true
+        if holders < capacity {
+            holders += 1
             return nil
         }
         defer { nextID &+= 1 }
@@ -42,7 +56,7 @@ public struct FIFOAdmission: Sendable {
     /// Leaves the section; ownership passes straight to the next waiter, so nobody overtakes it.
     public mutating func leave() {
         if waiters.isEmpty {
-            busy = false
+            holders = max(0, holders - 1)
         } else {
             waiters.removeFirst().continuation.resume()
         }

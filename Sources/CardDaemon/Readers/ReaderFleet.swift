@@ -41,9 +41,12 @@ public actor ReaderFleet {
                 simulators.append(setup)
                 let offset = await managed.readers().count
                 for (index, reader) in setup.readers.enumerated() {
-                    await managed.add(CardFlow.Reader.simulated(reader.reader, id: "sim:\(offset + index)",
-                                                                interfaceNumber: reader.interfaceNumber, name: reader.name,
-                                                                logger: logger))
+                    // A multi-slot simulated reader is one CardFlow reader per slot.
+                    for slotReader in CardFlow.Reader.simulatedSlots(reader.reader, id: "sim:\(offset + index)",
+                                                                     interfaceNumber: reader.interfaceNumber,
+                                                                     name: reader.name, logger: logger) {
+                        await managed.add(slotReader)
+                    }
                 }
             } else {
                 let parsed = try USBReaderSelector(parsing: selector)

@@ -17,4 +17,6 @@ public struct ElapsedClockTimeSource: CCIDTimeSource {
     }
 
     public func now() -> Duration { clock.now() }
+
+    public func sleep(until deadline: Duration) async throws { try await clock.suspend(until: deadline) }
 }

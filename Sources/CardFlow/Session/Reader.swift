@@ -110,7 +110,9 @@ public actor Reader {
     /// readers without one are polled. The reader's slot status says what is there now; a
     /// notification that the card left counts as well, because a card taken away and another put
     /// down before the status read would otherwise read present → present, and the new card
-    /// would never be reported (a fast swap; the soak's stalled readers were this).
+    /// would never be reported (a fast swap; the soak's stalled readers were this). Each slot of
+    /// a multi-slot device has its own ``Reader`` and monitor; the driver reads the device's
+    /// interrupt pipe once and gives each slot the messages about it.
     private func startMonitorIfNeeded() {
         guard monitor == nil else { return }
         let driver = self.driver
@@ -138,13 +140,13 @@ public actor Reader {
                 }
                 do {
                     if let left = discardable {
-                        let stale = try await driver.readInterrupt(timeout: .zero)
+                        let stale = try await driver.readInterrupt(slot: slot, timeout: .zero)
                         discardable = stale == nil || left <= 1 ? nil : left - 1
                         askReader = discardable == nil
                         continue
                     }
                     // Ask the reader again only when it announced something (nil: read timed out).
-                    let message = try await driver.readInterrupt(timeout: .seconds(30))
+                    let message = try await driver.readInterrupt(slot: slot, timeout: .seconds(30))
                     askReader = message != nil
                     announced = askReader
                     if let message, Self.announcesRemoval(message, slot: slot) {

@@ -2,7 +2,9 @@ import CCID
 import Logging
 
 /// USB CCID readers as they are plugged in and out: each reader that arrives is opened (quirks
-/// applied, interface claimed) and becomes a ``Reader``; one that leaves is closed and removed.
+/// applied, interface claimed) and becomes a ``Reader`` (one per slot for a multi-slot reader,
+/// see ``Reader/slotReaders(info:driver:logger:metricsFactory:)``); one that leaves is closed
+/// and its readers removed.
 ///
 /// ```swift
 /// let registry = try USBReaderRegistry(logger: logger)
@@ -21,7 +23,8 @@ public actor USBReaderRegistry: ReaderRegistry {
     private let registry = ManagedReaderRegistry()
     private let configuration: CCIDDriverConfiguration
     private let logger: Logger
-    private var opened: [String: (transport: LibUSBTransport, bus: UInt8, address: UInt8)] = [:]
+    /// Per opened interface: its transport, where it sits, and the ids of its slots' readers.
+    private var opened: [String: (transport: LibUSBTransport, bus: UInt8, address: UInt8, readerIDs: [String])] = [:]
 
     /// Opens libusb and starts watching (hotplug, or enumeration polling where hotplug is
     /// unavailable).
@@ -46,9 +49,9 @@ public actor USBReaderRegistry: ReaderRegistry {
 
     /// Closes every reader and libusb.
     public func close() async {
-        for (id, entry) in opened {
+        for entry in opened.values {
             entry.transport.close()
-            await registry.remove(id: id)
+            for readerID in entry.readerIDs { await registry.remove(id: readerID) }
         }
         opened.removeAll()
         context.close()
@@ -61,11 +64,14 @@ public actor USBReaderRegistry: ReaderRegistry {
             guard opened[id] == nil else { return }
             do {
                 let (transport, driver) = try context.openDriver(for: description, configuration: configuration, logger: logger)
-                opened[id] = (transport, description.bus, description.address)
                 let info = ReaderInfo(id: id, name: description.name, vendorID: description.vendorID,
                                       productID: description.productID, descriptor: driver.descriptor)
-                await registry.add(Reader(info: info, driver: driver, logger: logger))
-                logger.info("reader added", metadata: ["reader": "\(description.name)", "id": "\(id)"])
+                let readers = Reader.slotReaders(info: info, driver: driver, logger: logger)
+                opened[id] = (transport, description.bus, description.address, readers.map(\.info.id))
+                for reader in readers {
+                    await registry.add(reader)
+                    logger.info("reader added", metadata: ["reader": "\(reader.info.name)", "id": "\(reader.info.id)"])
+                }
             } catch {
                 logger.error("cannot open reader", metadata: ["reader": "\(description.name)", "error": "\(error)"])
             }
@@ -73,8 +79,10 @@ public actor USBReaderRegistry: ReaderRegistry {
             for (id, entry) in opened where entry.bus == bus && entry.address == address {
                 entry.transport.close()
                 opened[id] = nil
-                await registry.remove(id: id)
-                logger.info("reader removed", metadata: ["id": "\(id)"])
+                for readerID in entry.readerIDs {
+                    await registry.remove(id: readerID)
+                    logger.info("reader removed", metadata: ["id": "\(readerID)"])
+                }
             }
         }
     }

@@ -16,6 +16,12 @@ import Logging
 /// Cards come and go with ``insert(_:slot:)`` and ``removeCard(slot:)`` (queuing
 /// NotifySlotChange), or on a schedule with ``liftCard(afterAPDUs:slot:returnAfter:replacement:)``.
 /// Misbehaviour is injected with ``inject(_:)``.
+///
+/// A multi-slot reader (bMaxSlotIndex > 0) works its slots side by side: each answer goes out
+/// when its slot is done, whatever another slot still works on, and a command arriving while
+/// its slot is busy, or while bMaxCCIDBusySlots other slots are, is answered at once with
+/// CMD_SLOT_BUSY (bError 0xE0), as CCID §6.2 asks. A slot is busy while its answer is not yet
+/// ready (the card's and the reader's time in the ``TimingModel``).
 public actor VirtualCCIDReader {
     public nonisolated let configuration: VirtualReaderConfiguration
     private let clock: any ElapsedClock
@@ -50,6 +56,8 @@ public actor VirtualCCIDReader {
     /// Counters for tests and benchmarks.
     public private(set) var commandsReceived = 0
     public private(set) var apdusProcessed = 0
+    /// Commands refused with CMD_SLOT_BUSY.
+    public private(set) var slotBusyRefusals = 0
 
     private enum Channel { case bulkIn, interrupt }
 
@@ -218,8 +226,43 @@ public actor VirtualCCIDReader {
             reply(failure(command, error: .hardwareError, icc: slots[Int(command.slot)].iccStatus), delay: configuration.timing.readerOnlyTime)
             return
         }
+        if isBusy(for: command) {
+            // Refused at once, so the refusal does not make the slot busy in turn.
+            slotBusyRefusals += 1
+            reply(failure(command, error: .slotBusy, icc: slots[Int(command.slot)].iccStatus), delay: .zero)
+            return
+        }
         handle(command)
     }
+
+    /// How many slots may work on a command at once (bMaxCCIDBusySlots; readers declaring 0
+    /// work one at a time).
+    public nonisolated var concurrentSlotLimit: Int {
+        let descriptor = configuration.descriptor
+        return min(max(Int(descriptor.maxBusySlots), 1), descriptor.slotCount)
+    }
+
+    /// The slots of a multi-slot reader still working on a command (their answer is not ready).
+    private func busySlots() -> Set<UInt8> {
+        let now = clock.now()
+        var busy: Set<UInt8> = []
+        for entry in bulkInQueue where entry.readyAt > now && entry.bytes.count > 5 {
+            busy.insert(entry.bytes[5])
+        }
+        if let storm { busy.insert(storm.slot) }
+        return busy
+    }
+
+    /// Whether a multi-slot reader must refuse `command` with CMD_SLOT_BUSY: its slot is still
+    /// working, or bMaxCCIDBusySlots other slots are. The Abort of a slot's command always goes
+    /// through.
+    private func isBusy(for command: CCIDCommand) -> Bool {
+        guard slots.count > 1 else { return false }
+        if case .abort = command.kind { return false }
+        let busy = busySlots()
+        return busy.contains(command.slot) || busy.count >= concurrentSlotLimit
+    }
+
 
     /// Returns the next bulk-IN message once it is due, or throws `timeout` when none is due
     /// within `timeout`.
@@ -240,6 +283,23 @@ public actor VirtualCCIDReader {
                 stallNextRead = false
                 throw .stall(endpoint: "bulk-IN")
             }
+            if slots.count > 1 {
+                // Slots work side by side: the first answer that is ready goes out, keeping
+                // each slot's own answers in order.
+                let now = clock.now()
+                if let index = deliverableIndex(at: now) {
+                    let entry = bulkInQueue.remove(at: index)
+                    guard entry.bytes.count <= maxLength else { throw .overflow(endpoint: "bulk-IN") }
+                    return entry.bytes
+                }
+                guard now < deadline else { throw .timeout(endpoint: "bulk-IN", after: timeout) }
+                if Task.isCancelled { throw .cancelled }
+                // A new answer (another slot's) may be due before the earliest queued one.
+                let wakeAt = min(deadline, bulkInQueue.map(\.readyAt).filter { $0 > now }.min() ?? deadline)
+                await waitForData(.bulkIn, until: wakeAt)
+                if Task.isCancelled && deliverableIndex(at: clock.now()) == nil { throw .cancelled }
+                continue
+            }
             if let head = bulkInQueue.first {
                 let now = clock.now()
                 if head.readyAt > now {
@@ -257,6 +317,19 @@ public actor VirtualCCIDReader {
             await waitForData(.bulkIn, until: deadline)
             if Task.isCancelled && bulkInQueue.isEmpty { throw .cancelled }
         }
+    }
+
+    /// The queued answer to send now on a multi-slot reader: the first that is ready and not
+    /// behind an unready frame for the same command (bSlot and bSeq: time extensions before the
+    /// answer stay in order; a CMD_SLOT_BUSY refusal does not wait for the busy command).
+    private func deliverableIndex(at now: Duration) -> Int? {
+        var waitingCommands: Set<Int> = []
+        for (index, entry) in bulkInQueue.enumerated() {
+            let command = entry.bytes.count > 6 ? Int(entry.bytes[5]) << 8 | Int(entry.bytes[6]) : -1
+            if entry.readyAt <= now, !waitingCommands.contains(command) { return index }
+            waitingCommands.insert(command)
+        }
+        return nil
     }
 
     /// Returns the next interrupt-IN message (card events), or throws `timeout`.

@@ -4,7 +4,9 @@ import Logging
 
 /// The simulated readers and card a ``SimulatorSpecification`` describes, built and ready for
 /// the driver: one ``VirtualCCIDReader`` per CCID interface of the mimicked reader, the card on
-/// the first.
+/// the first. When that interface has several slots (`slots=N`, or a profile with
+/// bMaxSlotIndex > 0), every slot holds a card of the kind, each with its own seed; the first
+/// slot's card is the one `state=PATH`, `lift-after` and `swap` apply to.
 ///
 /// ```swift
 /// let setup = try SimulatorSetup(specification: try SimulatorSpecification(parsing: "sim:iso7816"))
@@ -49,6 +51,11 @@ public struct SimulatorSetup: Sendable {
             guard !configurations.isEmpty else { throw SimulatorSetupError.profileWithoutInterfaces(path) }
         } else {
             var configuration = VirtualReaderConfiguration(seed: specification.seed)
+            if let slotCount = specification.slotCount, slotCount > 1 {
+                configuration.descriptor.maxSlotIndex = UInt8(slotCount - 1)
+                configuration.descriptor.maxBusySlots = UInt8(specification.busySlots ?? slotCount)
+                configuration.name += " (\(slotCount) slots)"
+            }
             configuration.timing.extraLatency = specification.latency
             configuration.chaos = specification.readerChaos
             configurations.append((configuration, 0, configuration.name))
@@ -62,6 +69,12 @@ public struct SimulatorSetup: Sendable {
         guard let card = try Self.initialCard(for: specification, store: stateStore) else { return }
         let first = readers[0].reader
         await first.insert(card)
+        for slot in 1..<max(1, first.configuration.descriptor.slotCount) {
+            if let other = try Self.makeCard(specification.cardKind, seed: specification.seed &+ UInt64(slot),
+                                             capacity: specification.capacity, specification: specification) {
+                await first.insert(other, slot: slot)
+            }
+        }
         if let lift = specification.liftAfter {
             var replacement: (any VirtualCard)?
             if specification.swap {

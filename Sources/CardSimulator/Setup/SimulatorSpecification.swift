@@ -9,6 +9,11 @@ public struct SimulatorSpecification: Sendable, Hashable {
     public var cardKind: SimulatedCardKind
     /// A descriptor dump to mimic (`profile=PATH`).
     public var profilePath: String?
+    /// Slots of the simulated reader (`slots=N`, 1 to 8; a SAM-slot reader has several), each
+    /// with a card of ``cardKind``. A `profile` decides its own slots (bMaxSlotIndex).
+    public var slotCount: Int?
+    /// How many slots work at once (`busy-slots=N`, bMaxCCIDBusySlots; all of them by default).
+    public var busySlots: Int?
     /// Extra latency per exchange (`latency=MS`).
     public var latency: Duration = .zero
     /// The card leaves after this many APDUs (`lift-after=N`).
@@ -89,6 +94,12 @@ public struct SimulatorSpecification: Sendable, Hashable {
             }
             switch key {
             case "profile": profilePath = try require()
+            case "slots", "busy-slots":
+                let text = try require()
+                guard let count = Int(text), (1...8).contains(count) else {
+                    throw .invalidValue(option: key, value: text, expected: "a number of slots from 1 to 8")
+                }
+                if key == "slots" { slotCount = count } else { busySlots = count }
             case "latency": latency = try milliseconds()
             case "lift-after":
                 let text = try require()
@@ -229,6 +240,14 @@ public struct SimulatorSpecification: Sendable, Hashable {
         if contactInterface != nil, kind != .iso7816, kind != .apduTest {
             throw .invalidValue(option: "contact", value: "", expected: "sim:iso7816 or sim:apdu-test (the cards with a contact interface)")
         }
+        if profilePath != nil, let option = ["slots", "busy-slots"].first(where: { name in
+            parts.dropFirst().contains { $0.hasPrefix(name + "=") }
+        }) {
+            throw .invalidValue(option: option, value: "", expected: "no profile= (a profile's descriptor decides its slots)")
+        }
+        if let busySlots, busySlots > slotCount ?? 1 {
+            throw .invalidValue(option: "busy-slots", value: String(busySlots), expected: "at most slots=N")
+        }
         if swap, returnAfter == nil { throw .invalidValue(option: "swap", value: "", expected: "return-after=MS as well") }
         if returnAfter != nil, liftAfter == nil { throw .invalidValue(option: "return-after", value: "", expected: "lift-after=N as well") }
     }
@@ -272,7 +291,7 @@ public enum SimulatorSpecificationError: Error, Sendable, Hashable, CustomString
         case .notSimulatorSelector(let text): "'\(text)' is not a simulator selector (expected sim[:CARD][,option=value...])"
         case .unknownCardKind(let kind):
             "unknown simulated card '\(kind)'; known: \(SimulatedCardKind.selectable.map(\.rawValue).joined(separator: ", "))"
-        case .unknownOption(let key): "unknown simulator option '\(key)'; known: profile, latency, lift-after, return-after, swap, seed, state, capacity, block-size, locked, multi-write, ndef, random-uid, activation, wrap, hostile, sticky, max-response, reader-chaos, chaos-rate, contact, ta1, specific, pps"
+        case .unknownOption(let key): "unknown simulator option '\(key)'; known: profile, slots, busy-slots, latency, lift-after, return-after, swap, seed, state, capacity, block-size, locked, multi-write, ndef, random-uid, activation, wrap, hostile, sticky, max-response, reader-chaos, chaos-rate, contact, ta1, specific, pps"
         case .missingValue(let key): "simulator option '\(key)' needs a value (\(key)=...)"
         case .invalidValue(let key, let value, let expected): "simulator option '\(key)' has value '\(value)'; expected \(expected)"
         case .emptyOption: "empty simulator option (two commas in a row?)"

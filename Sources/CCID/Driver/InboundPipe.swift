@@ -1,0 +1,303 @@
+import Logging
+
+/// One inbound USB pipe of a CCID device (bulk-IN or interrupt-IN) shared by its slots: while
+/// anybody waits, one task reads the pipe, and each message goes to the slots it is for.
+///
+/// A slot ``open(_:)``s its key to collect the messages routed to it (its mailbox keeps them
+/// until taken, a bounded number), takes them with ``next(for:timeout:)`` and ``close(_:)``s the
+/// key when it is done. Several slots may wait at once; their messages do not depend on who
+/// happens to be reading, so a slow answer on one slot never holds another slot's answer.
+///
+/// A caller that finds the pipe idle and nobody else waiting reads it in its own task, exactly
+/// as if the pipe were its own (the single-slot case costs no extra task); whoever comes to
+/// wait meanwhile is served by the messages it hands on, then by a pump task.
+///
+/// Timeouts: each read of the pump lasts as long as the shortest wait among the waiting slots
+/// (a single waiter's read timeout is exactly its own, measured by the transport's clock); a
+/// slot that starts waiting while a longer read is already in flight is timed by the
+/// ``CCIDTimeSource``. Cancellation: a cancelled waiter leaves at once; when nobody is left
+/// waiting, the transfer in flight is cancelled (it really stops), and the next read starts
+/// only after that cancelled transfer has returned, so two reads never compete for a message.
+actor InboundPipe<Key: Hashable & Sendable> {
+    /// Which keys a message is for.
+    enum Destination: Sendable {
+        case keys([Key])
+        /// Every open key (a message that cannot be attributed, such as a garbled frame).
+        case everyone
+    }
+
+    /// What becomes of a message for keys nobody has open.
+    enum UnclaimedMessages: Sendable {
+        /// Every open key gets it, to judge (and count) as a stray frame.
+        case shownToEveryone
+        /// It is dropped (logged at debug, bounded).
+        case dropped
+    }
+
+    typealias Outcome = Result<[UInt8], USBTransportError>
+    typealias Read = @Sendable (_ timeout: Duration) async throws(USBTransportError) -> [UInt8]
+
+    private struct Waiter {
+        let key: Key
+        let timeout: Duration
+        let started: Duration
+        let continuation: CheckedContinuation<Outcome, Never>
+        var timer: Task<Void, Never>?
+    }
+
+    private let endpoint: String
+    private let read: Read
+    private let route: @Sendable ([UInt8]) -> Destination
+    private let unclaimed: UnclaimedMessages
+    private let mailboxLimit: Int
+    private let timeSource: any CCIDTimeSource
+    private let logger: Logger
+
+    private var mailboxes: [Key: [Outcome]] = [:]
+    private var waiters: [UInt64: Waiter] = [:]
+    private var nextWaiterID: UInt64 = 0
+    private var pump: Task<Void, Never>?
+    private var pumpGeneration: UInt64 = 0
+    /// The last pump told to stop; the next one reads only after it has returned.
+    private var retiringPump: Task<Void, Never>?
+    /// When the read in flight ends at the latest (nil: none in flight).
+    private var readDeadline: Duration?
+    /// A caller reads the pipe itself (it was alone): no pump may start meanwhile.
+    private var callerReading = false
+    private var unclaimedCount = 0
+    private var droppedFromMailboxes = 0
+
+    /// Unclaimed or overflowing messages logged one by one before the log thins out.
+    static var loggedIndividually: Int { 8 }
+
+    /// - Parameters:
+    ///   - endpoint: the pipe's name in logs and timeout errors ("bulk-IN").
+    ///   - mailboxLimit: messages one key keeps before the oldest is dropped.
+    ///   - read: one transfer on the pipe with the given timeout.
+    ///   - route: the keys a message is for.
+    init(endpoint: String, unclaimed: UnclaimedMessages, mailboxLimit: Int, timeSource: any CCIDTimeSource,
+         logger: Logger, read: @escaping Read, route: @escaping @Sendable ([UInt8]) -> Destination) {
+        self.endpoint = endpoint
+        self.unclaimed = unclaimed
+        self.mailboxLimit = max(1, mailboxLimit)
+        self.timeSource = timeSource
+        self.logger = logger
+        self.read = read
+        self.route = route
+    }
+
+    // MARK: - Keys
+
+    /// Starts collecting the messages for `key`.
+    func open(_ key: Key) {
+        if mailboxes[key] == nil { mailboxes[key] = [] }
+    }
+
+    /// Stops collecting for `key`; what its mailbox still holds is dropped.
+    func close(_ key: Key) {
+        mailboxes[key] = nil
+    }
+
+    /// Whether a transfer is on the pipe now (for tests).
+    var isReading: Bool { readDeadline != nil }
+
+    // MARK: - Taking messages
+
+    /// The next message for `key` (opening it if needed), or `timeout`, `cancelled` or the
+    /// pipe's transfer error. A zero timeout takes what is there: the mailbox, or one
+    /// immediate read when the pipe is idle.
+    ///
+    /// - Parameter since: when the wait began on the ``CCIDTimeSource`` (now by default): a
+    ///   caller that computed `timeout` from a deadline passes the time it did so, so the hop
+    ///   to this actor does not lengthen the wait.
+    func next(for key: Key, timeout: Duration, since: Duration? = nil) async -> Outcome {
+        open(key)
+        if let first = mailboxes[key]?.first {
+            mailboxes[key]?.removeFirst()
+            return first
+        }
+        if Task.isCancelled { return .failure(.cancelled) }
+        if readDeadline != nil, timeout <= .zero {
+            // A read is in flight; whatever the pipe held is already on its way.
+            return .failure(.timeout(endpoint: endpoint, after: timeout))
+        }
+        let started = since ?? timeSource.now()
+        if pump == nil, readDeadline == nil, waiters.isEmpty {
+            return await readAlone(for: key, timeout: timeout, started: started)
+        }
+        let id = nextWaiterID
+        nextWaiterID &+= 1
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
+                if Task.isCancelled {
+                    continuation.resume(returning: .failure(.cancelled))
+                    return
+                }
+                var waiter = Waiter(key: key, timeout: timeout, started: started, continuation: continuation)
+                if let readDeadline, started + timeout < readDeadline {
+                    // The read in flight outlasts this wait: time it on its own.
+                    waiter.timer = timer(for: id, deadline: started + timeout)
+                }
+                waiters[id] = waiter
+                startPumpIfNeeded()
+            }
+        } onCancel: {
+            Task { await self.finish(id, with: .failure(.cancelled)) }
+        }
+    }
+
+    /// The pipe is idle and nobody else waits: the caller reads it in its own task (no pump
+    /// task to start, and cancelling the caller cancels the transfer itself). Messages for
+    /// other keys are handed on; whoever came to wait meanwhile gets a pump afterwards.
+    private func readAlone(for key: Key, timeout: Duration, started: Duration) async -> Outcome {
+        callerReading = true
+        defer {
+            callerReading = false
+            startPumpIfNeeded()
+        }
+        while true {
+            let left = max(.zero, timeout - (timeSource.now() - started))
+            readDeadline = timeSource.now() + left
+            let outcome: Outcome
+            do throws(USBTransportError) {
+                outcome = .success(try await read(left))
+            } catch {
+                outcome = .failure(error)
+            }
+            readDeadline = nil
+            switch outcome {
+            case .success(let bytes):
+                dispatch(bytes)
+                if let mine = mailboxes[key]?.first {
+                    mailboxes[key]?.removeFirst()
+                    return mine
+                }
+            case .failure(.timeout):
+                return .failure(.timeout(endpoint: endpoint, after: timeout))
+            case .failure(.cancelled):
+                return .failure(.cancelled)
+            case .failure(let error):
+                for id in waiters.keys.sorted() { finish(id, with: .failure(error)) }
+                return .failure(error)
+            }
+        }
+    }
+
+    private func timer(for id: UInt64, deadline: Duration) -> Task<Void, Never> {
+        let timeSource = self.timeSource
+        return Task { [weak self] in
+            do { try await timeSource.sleep(until: deadline) } catch { return }
+            await self?.expire(id)
+        }
+    }
+
+    private func expire(_ id: UInt64) {
+        guard let waiter = waiters[id] else { return }
+        finish(id, with: .failure(.timeout(endpoint: endpoint, after: waiter.timeout)))
+    }
+
+    private func finish(_ id: UInt64, with outcome: Outcome) {
+        guard let waiter = waiters.removeValue(forKey: id) else { return }
+        waiter.timer?.cancel()
+        waiter.continuation.resume(returning: outcome)
+        if waiters.isEmpty { stopPump() }
+    }
+
+    // MARK: - Reading the pipe
+
+    private func startPumpIfNeeded() {
+        guard pump == nil, !callerReading, !waiters.isEmpty else { return }
+        pumpGeneration &+= 1
+        let generation = pumpGeneration
+        let previous = retiringPump
+        pump = Task { await self.runPump(generation: generation, after: previous) }
+    }
+
+    /// Nobody waits: the transfer in flight is cancelled. A pump between reads needs no
+    /// telling: it finds nobody waiting and ends in the same turn (so the next wait reuses no
+    /// retired task and costs no extra hop).
+    private func stopPump() {
+        guard let pump, readDeadline != nil else { return }
+        self.pump = nil
+        pumpGeneration &+= 1
+        retiringPump = pump
+        pump.cancel()
+    }
+
+    private func runPump(generation: UInt64, after previous: Task<Void, Never>?) async {
+        await previous?.value
+        while !Task.isCancelled, !waiters.isEmpty {
+            // The read lasts until the first waiter's time is up; that waiter (or those) time
+            // out when it does.
+            let now = timeSource.now()
+            var timeout = Duration.zero
+            var due: [UInt64] = []
+            for (id, waiter) in waiters {
+                let left = max(.zero, waiter.timeout - (now - waiter.started))
+                if due.isEmpty || left < timeout {
+                    timeout = left
+                    due = [id]
+                } else if left == timeout {
+                    due.append(id)
+                }
+            }
+            readDeadline = now + timeout
+            let outcome: Outcome
+            do throws(USBTransportError) {
+                outcome = .success(try await read(timeout))
+            } catch {
+                outcome = .failure(error)
+            }
+            readDeadline = nil
+            switch outcome {
+            case .success(let bytes):
+                dispatch(bytes)
+            case .failure(.timeout):
+                for id in due { expire(id) }
+            case .failure(.cancelled) where Task.isCancelled:
+                break
+            case .failure(let error):
+                // The pipe itself failed (stall, unplug, overflow): everyone waiting hears it.
+                for id in waiters.keys.sorted() { finish(id, with: .failure(error)) }
+            }
+        }
+        if generation == pumpGeneration { pump = nil }
+    }
+
+    private func dispatch(_ bytes: [UInt8]) {
+        var targets: [Key]
+        switch route(bytes) {
+        case .everyone: targets = Array(mailboxes.keys)
+        case .keys(let keys): targets = keys.filter { mailboxes[$0] != nil }
+        }
+        if targets.isEmpty {
+            unclaimedCount += 1
+            if case .shownToEveryone = unclaimed { targets = Array(mailboxes.keys) }
+            if unclaimedCount <= Self.loggedIndividually || unclaimedCount.isMultiple(of: 100) {
+                logger.debug("\(endpoint) message for no waiting slot", metadata: [
+                    "bytes": "\(bytes.prefix(10).map(hex2).joined(separator: " "))",
+                    "unclaimed": "\(unclaimedCount)", "shownTo": "\(targets.count)",
+                ])
+            }
+        }
+        for key in targets { deliver(.success(bytes), to: key) }
+    }
+
+    private func deliver(_ outcome: Outcome, to key: Key) {
+        if let id = waiters.filter({ $0.value.key == key }).keys.min() {
+            finish(id, with: outcome)
+            return
+        }
+        guard var mailbox = mailboxes[key] else { return }
+        mailbox.append(outcome)
+        if mailbox.count > mailboxLimit {
+            mailbox.removeFirst()
+            droppedFromMailboxes += 1
+            if droppedFromMailboxes <= Self.loggedIndividually || droppedFromMailboxes.isMultiple(of: 100) {
+                logger.debug("\(endpoint) mailbox full; dropping its oldest message",
+                             metadata: ["slot": "\(key)", "dropped": "\(droppedFromMailboxes)"])
+            }
+        }
+        mailboxes[key] = mailbox
+    }
+}
