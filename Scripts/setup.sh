@@ -2,7 +2,7 @@
 # Installs what CardFlow needs on a fresh Debian machine (Swift itself comes from swift.org or
 # the machine image: /opt/swift). Safe to run again.
 set -euo pipefail
-packages=(pkg-config libusb-1.0-0-dev libssl-dev libsqlite3-dev umockdev libumockdev-dev pcscd libccid pcsc-tools libpcsc-perl)
+packages=(pkg-config libusb-1.0-0-dev libssl-dev libsqlite3-dev umockdev libumockdev-dev pcscd libccid pcsc-tools libpcsc-perl libpcsclite-dev)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
