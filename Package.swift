@@ -165,7 +165,7 @@ let package = Package(
         .testTarget(name: "CardDaemonTests", dependencies: ["CardDaemon", "CardFlow", "CardSimulator", "TONCard", "DaemonTestSupport",
                                                        .product(name: "GRDB", package: "GRDB.swift"),
                                                        .product(name: "NIOEmbedded", package: "swift-nio")]),
-        .testTarget(name: "PCSCTests", dependencies: ["PCSC", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "PCSCTests", dependencies: ["PCSC", "CardSimulator", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "USBIntegrationTests", dependencies: ["CCID", "CardFlow", "CardSimulator", "CardSimulatorUSB", "CLibUSB", "CardDaemon"]),
     ],
     swiftLanguageModes: [.v6]

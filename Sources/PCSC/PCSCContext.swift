@@ -93,7 +93,8 @@ public actor PCSCContext {
 
     /// Readers arriving and leaving: first an ``PCSCReaderEvent/arrived(_:)`` for each reader
     /// present now, then each change, as pcscd's plug-and-play notification
-    /// (`SCardGetStatusChange` on `\\?PnP?\Notification`) reports them. The waits run on a
+    /// (`SCardGetStatusChange` on `\\?PnP?\Notification`) reports them (and, at the latest,
+    /// within a second: see the loop). The waits run on a
     /// context and thread of their own; stopping the iteration ends them with `SCardCancel`.
     /// Throws ``PCSCError`` when pcscd goes away (`SCARD_E_NO_SERVICE`).
     public nonisolated func readerChanges() -> AsyncThrowingStream<PCSCReaderEvent, any Error> {
@@ -103,13 +104,7 @@ public actor PCSCContext {
             do {
                 let watcher = try await PCSCStatusWatcher(label: "pcsc-readers", logger: logger)
                 var known: [String] = []
-                var plugAndPlay = UInt(SCARD_STATE_UNAWARE)
                 while true {
-                    // Wait first: the unaware state returns at once, and a change that lands
-                    // between the wait and the listing shows in the listing.
-                    let status = try await watcher.waitForChange(reader: PCSCReaderStatus.plugAndPlayReader,
-                                                                 knownState: plugAndPlay)
-                    plugAndPlay = status.eventState
                     let current = try await watcher.readers()
                     for name in known where !current.contains(name) {
                         logger.debug("PC/SC reader left", metadata: ["reader": "\(name)"])
@@ -120,6 +115,11 @@ public actor PCSCContext {
                         continuation.yield(.arrived(name))
                     }
                     known = current
+                    // pcsc-lite 1.9.9 signals a change of the reader count against the count at
+                    // the start of this call, not against a count we pass in: an arrival between
+                    // the listing above and this wait would go unseen. The 1 s bound caps that gap.
+                    _ = try await watcher.waitForChange(reader: PCSCReaderStatus.plugAndPlayReader,
+                                                        knownState: UInt(SCARD_STATE_UNAWARE), timeout: .seconds(1))
                 }
             } catch is CancellationError {
                 continuation.finish()

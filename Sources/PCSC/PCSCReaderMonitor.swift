@@ -43,7 +43,7 @@ public struct PCSCReaderMonitor: Sendable {
                 var last: PCSCCardPresence?
                 var seen = false
                 while true {
-                    let status = try await watcher.waitForChange(reader: reader, knownState: known)
+                    guard let status = try await watcher.waitForChange(reader: reader, knownState: known) else { continue }
                     known = status.eventState
                     let presence = try PCSCCardPresence(status, readerWasSeen: seen)
                     seen = true

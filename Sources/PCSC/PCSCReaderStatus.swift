@@ -6,9 +6,8 @@ struct PCSCReaderStatus: Sendable, Equatable {
     static let plugAndPlayReader = #"\\?PnP?\Notification"#
 
     var reader: String
-    /// `dwEventState`: `SCARD_STATE_*` flags, with pcsc-lite's event counter (or, for the
-    /// plug-and-play reader, the reader count) in the upper 16 bits. Pass it back as the known
-    /// state to wait for the next change.
+    /// `dwEventState`: `SCARD_STATE_*` flags, with pcsc-lite's event counter in the upper 16
+    /// bits. Pass it back as the known state to wait for the next change.
     var eventState: UInt
     var atr: [UInt8]
 

@@ -37,21 +37,24 @@ actor PCSCStatusWatcher {
         try PCSCContextHandle.readers(context)
     }
 
-    /// Waits (without timeout) until `reader`'s state differs from `knownState`, and returns
-    /// the new state. `SCARD_STATE_UNAWARE` (0) returns the current state at once.
-    /// Throws `CancellationError` when the task is cancelled, ``PCSCError`` otherwise.
-    func waitForChange(reader: String, knownState: UInt) async throws -> PCSCReaderStatus {
+    /// Waits until `reader`'s state differs from `knownState` and returns the new state, or nil
+    /// when `timeout` (default: none) passes first. `SCARD_STATE_UNAWARE` (0) returns the
+    /// current state at once. Throws `CancellationError` when the task is cancelled,
+    /// ``PCSCError`` otherwise.
+    func waitForChange(reader: String, knownState: UInt, timeout: Duration? = nil) async throws -> PCSCReaderStatus? {
         let name = try PCSCContextHandle.readerName(reader, for: .getStatusChange)
         let cancellation = PCSCWaitCancellation(context: context)
         let context = context
-        return try await withTaskCancellationHandler { () throws -> PCSCReaderStatus in
+        let milliseconds = timeout.map { UInt(max(0, $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000)) }
+        return try await withTaskCancellationHandler { () throws -> PCSCReaderStatus? in
             var state = SCARD_READERSTATE()
             state.dwCurrentState = knownState
             let returnValue = try name.withUnsafeBufferPointer { name throws(CancellationError) in
                 state.szReader = name.baseAddress
                 defer { state.szReader = nil }
-                return try cancellation.run { SCardGetStatusChange(context, UInt(INFINITE), &state, 1) }
+                return try cancellation.run { SCardGetStatusChange(context, milliseconds ?? UInt(INFINITE), &state, 1) }
             }
+            if PCSCErrorCode(returnValue: returnValue) == .timeout { return nil }
             try PCSCError.check(returnValue, .getStatusChange)
             let atrLength = Int(state.cbAtr)
             guard atrLength <= Int(MAX_ATR_SIZE) else {

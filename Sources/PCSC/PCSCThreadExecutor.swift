@@ -38,7 +38,7 @@ public final class PCSCThreadExecutor: SerialExecutor, Sendable {
         }
     }
 
-    /// The thread's name (shows in debuggers and `top -H`).
+    /// A name for diagnostics (isolation failures name the thread).
     public let name: String
     // The queue is the one piece of state two threads touch: enqueuers and the owned thread.
     private let queue = Mutex(Queue())
@@ -48,9 +48,7 @@ public final class PCSCThreadExecutor: SerialExecutor, Sendable {
     /// Starts the thread.
     public init(name: String) {
         self.name = name
-        let thread = Thread { [self] in run() }
-        thread.name = name
-        thread.start()
+        Thread { [self] in run() }.start()
     }
 
     public func enqueue(_ job: consuming ExecutorJob) {
