@@ -114,6 +114,12 @@ let package = Package(
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // Benchmarks/pcsc-backend/run.sh's Swift side: a PCSCCardConnection transmit loop.
+        .executableTarget(
+            name: "pcsc-transmit-loop",
+            dependencies: ["PCSC", .product(name: "Logging", package: "swift-log")],
+            path: "Benchmarks/pcsc-backend/TransmitLoop"
+        ),
         .executableTarget(
             name: "cardd",
             dependencies: [

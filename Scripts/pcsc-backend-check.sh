@@ -20,7 +20,7 @@
 #   Scripts/pcsc-backend-check.sh --serve WORK -- COMMAND...
 #     inside `cardctl simulate`: start a private pcscd (socket WORK/run/pcscd.comm, log
 #     WORK/pcscd.log, an empty reader.conf.d so only USB readers appear, further options from
-#     PCSCD_OPTIONS, default "--debug --apdu"), run COMMAND with
+#     PCSCD_OPTIONS, default "--debug --apdu", empty for none), run COMMAND with
 #     PCSCLITE_CSOCK_NAME set and without umockdev's preload, stop pcscd; exits with COMMAND's status.
 #     Benchmarks/pcsc-backend/run.sh uses it.
 #
@@ -51,7 +51,7 @@ if [[ "${1:-}" == "--serve" ]]; then
     [[ -d /run/pcscd ]] || mkdir -p /run/pcscd  # the mount point; pcscd itself never writes the real one
     # shellcheck disable=SC2086 # PCSCD_OPTIONS is a list of options
     unshare --mount --propagation private -- \
-        sh -c 'mount --bind "$0" /run/pcscd && exec pcscd --foreground "$@"' "$work/run" --config "$work/reader.conf.d" ${PCSCD_OPTIONS:---debug --apdu} \
+        sh -c 'mount --bind "$0" /run/pcscd && exec pcscd --foreground "$@"' "$work/run" --config "$work/reader.conf.d" ${PCSCD_OPTIONS---debug --apdu} \
         >"$work/pcscd.log" 2>&1 &
     pcscd_pid=$!
     trap stop_pcscd EXIT

@@ -38,8 +38,10 @@ public actor PCSCCardConnection {
         self.activeProtocol = activeProtocol
     }
 
-    isolated deinit {
-        if let handle { _ = SCardDisconnect(handle, UInt(SCARD_LEAVE_CARD)) }
+    deinit {
+        // On the PC/SC thread, ahead of the context's release (the queue is FIFO). Not an
+        // isolated deinit: those break -O builds of importing modules (swiftc 6.3 "circular reference").
+        if let handle { context.executor.submit { _ = SCardDisconnect(handle, UInt(SCARD_LEAVE_CARD)) } }
     }
 
     private var logger: Logger { context.logger }

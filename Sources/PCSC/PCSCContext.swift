@@ -47,8 +47,10 @@ public actor PCSCContext {
         }
     }
 
-    isolated deinit {
-        if let context { try? PCSCContextHandle.release(context) }
+    deinit {
+        // The release runs on the PC/SC thread, then the thread ends (the queue is FIFO). Not an
+        // isolated deinit: those break -O builds of importing modules (swiftc 6.3 "circular reference").
+        if let context { executor.submit { try? PCSCContextHandle.release(context) } }
         executor.shutdown()
     }
 

@@ -25,10 +25,10 @@ actor PCSCStatusWatcher {
         }
     }
 
-    isolated deinit {
-        do { try PCSCContextHandle.release(context) } catch {
-            logger.debug("PC/SC watcher: \(error)")
-        }
+    deinit {
+        // On the watcher's thread, then the thread ends (FIFO); see PCSCContext's deinit.
+        let context = context
+        executor.submit { try? PCSCContextHandle.release(context) }
         executor.shutdown()
     }
 

@@ -11,7 +11,7 @@ import Synchronization
 /// thread and never on Swift's cooperative pool.
 ///
 /// The thread runs until ``shutdown()``; jobs enqueued after that are never run, so only the
-/// owner of the last reference (the context's isolated deinit) calls it.
+/// owner of the last reference (the context's deinit, after queueing its release) calls it.
 public final class PCSCThreadExecutor: SerialExecutor, Sendable {
     private enum Work: Sendable {
         case job(UnownedJob)

@@ -13,7 +13,7 @@ import Testing
             return (executor.isCurrentThread, calls)
         }
 
-        isolated deinit { executor.shutdown() }
+        deinit { executor.shutdown() }
     }
 
     @Test func isolatedCodeRunsOnTheOwnedThreadInOrder() async {
