@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "TONCard", targets: ["TONCard"]),
         .library(name: "CardDaemon", targets: ["CardDaemon"]),
         .library(name: "Relay", targets: ["Relay"]),
+        .library(name: "PCSC", targets: ["PCSC"]),
         // For the fuzz package (Fuzz/), which reaches the NDEF and ISO 15693 decoders.
         .library(name: "NDEF", targets: ["NDEF"]),
         .library(name: "ISO15693", targets: ["ISO15693"]),
@@ -38,6 +39,9 @@ let package = Package(
         .systemLibrary(name: "CLibUSB", pkgConfig: "libusb-1.0", providers: [.apt(["libusb-1.0-0-dev"])]),
         .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CUMockdev", pkgConfig: "umockdev-1.0", providers: [.apt(["libumockdev-dev"])]),
+        .systemLibrary(name: "CPCSCLite", pkgConfig: "libpcsclite", providers: [.apt(["libpcsclite-dev"])]),
+        // PC/SC backend over libpcsclite, for hosts where pcscd owns the readers. Standalone: no CardFlow import yet.
+        .target(name: "PCSC", dependencies: ["CPCSCLite", .product(name: "Logging", package: "swift-log")]),
         // USB CCID driver: message codec, class descriptor, exchange levels, T=1, transports.
         .target(
             name: "CCID",
@@ -124,6 +128,12 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // Benchmarks/pcsc-backend/run.sh's Swift side: a PCSCCardConnection transmit loop.
+        .executableTarget(
+            name: "pcsc-transmit-loop",
+            dependencies: ["PCSC", .product(name: "Logging", package: "swift-log")],
+            path: "Benchmarks/pcsc-backend/TransmitLoop"
+        ),
         .executableTarget(
             name: "cardd",
             dependencies: [
@@ -182,6 +192,7 @@ let package = Package(
         .testTarget(name: "CardDaemonTests", dependencies: ["CardDaemon", "CardFlow", "CardSimulator", "TONCard", "DaemonTestSupport",
                                                        .product(name: "GRDB", package: "GRDB.swift"),
                                                        .product(name: "NIOEmbedded", package: "swift-nio")]),
+        .testTarget(name: "PCSCTests", dependencies: ["PCSC", "CardSimulator", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "USBIntegrationTests", dependencies: ["CCID", "CardFlow", "CardSimulator", "CardSimulatorUSB", "CLibUSB", "CardDaemon"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,2 @@
+#include <PCSC/wintypes.h>
+#include <PCSC/winscard.h>
