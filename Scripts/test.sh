@@ -10,11 +10,16 @@ swift build --build-tests
 # seconds at a time; beside the rest of the suite they would starve its wall-clock bounds, so
 # they run afterwards, one suite at a time.
 heavy='Campaign|ChaosOverLibUSB|SoakSmoke'
-umockdev-wrapper swift test --skip-build --disable-xctest --skip "$heavy"
+# The PC/SC backend's tests need a pcscd of their own: Scripts/pcsc-backend-check.sh starts one
+# (private mount namespace) and runs them below.
+pcscd_tests='PCSCBackendTests|PCSCCardRemovalTests'
+umockdev-wrapper swift test --skip-build --disable-xctest --skip "$heavy|$pcscd_tests"
 umockdev-wrapper swift test --skip-build --disable-xctest --filter "$heavy" --no-parallel
 # pcscd + libccid drive the simulated USB reader (ATR, SCardTransmit): the emulated device is
 # real enough for the reference CCID stack.
 bash Scripts/pcscd-check.sh
+# The PC/SC backend (PCSC target) against pcscd + libccid on the emulated reader.
+bash Scripts/pcsc-backend-check.sh
 # Differential check against libccid on the CI subset of reader profiles (every exchange level x
 # protocol set x message-length class): the same APDUs through pcscd + libccid and through
 # CardFlow's driver must give byte-identical answers. CI must run it; elsewhere a machine
