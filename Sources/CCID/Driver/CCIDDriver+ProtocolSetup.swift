@@ -13,7 +13,9 @@ extension CCIDDriver {
     /// cold resets and fallbacks when the card refuses it), SetParameters and, for T=1 at TPDU
     /// level, the IFSD exchange. Returns the ATR in force afterwards.
     func setUpProtocol(slot: UInt8, atr initialATR: [UInt8], preference: ProtocolPreference) async throws -> [UInt8] {
-        let mustSucceed = exchangeLevel == .tpdu || preference != .automatic
+        // At TPDU and character level the host runs the protocol: it needs the ATR.
+        let hostRunsProtocol = exchangeLevel == .tpdu || exchangeLevel == .character
+        let mustSucceed = hostRunsProtocol || preference != .automatic
         let atr: AnswerToReset
         do {
             atr = try AnswerToReset(bytes: initialATR)
@@ -63,7 +65,7 @@ extension CCIDDriver {
             try await setParameters(parameters, slot: slot)
         }
         activeProtocols[slot] = selection.transmissionProtocol
-        if exchangeLevel == .tpdu, selection.transmissionProtocol == .t1 {
+        if hostRunsProtocol, selection.transmissionProtocol == .t1 {
             try await setUpT1Session(slot: slot, atr: atr)
         }
         return currentATR
@@ -74,7 +76,9 @@ extension CCIDDriver {
     private func exchangePPS(_ request: PPSRequest, slot: UInt8) async throws -> (PPSOutcome, [UInt8]) {
         logger.trace("PPS >", metadata: ["request": "\(request.bytes.map(hex2).joined(separator: " "))"])
         do {
-            let answer = try await xfrBlock(request.bytes, slot: slot).data
+            let answer = exchangeLevel == .character
+                ? try await characterPPS(request.bytes, slot: slot)
+                : try await xfrBlock(request.bytes, slot: slot).data
             logger.trace("PPS <", metadata: ["answer": "\(answer.map(hex2).joined(separator: " "))"])
             return (request.outcome(of: answer), answer)
         } catch CCIDDriverError.cardMute {
@@ -87,7 +91,8 @@ extension CCIDDriver {
     /// Power off, then on again; returns the new ATR.
     private func coldReset(slot: UInt8) async throws -> [UInt8] {
         _ = try await exchange(.iccPowerOff, slot: slot, timeout: configuration.readTimeout)
-        return try await powerOnSelectingVoltage(slot: slot)
+        let atr = try await powerOnSelectingVoltage(slot: slot)
+        return exchangeLevel == .character ? try await completeCharacterATR(atr, slot: slot) : atr
     }
 
     /// PC_to_RDR_SetParameters. A refusal with the card present is not fatal, as in pcsc-lite:
@@ -123,13 +128,17 @@ extension CCIDDriver {
         return rates
     }
 
-    /// T=1 at TPDU level: the IFSD exchange unless the reader does it (dwFeatures 0x400).
+    /// T=1 at TPDU or character level: the IFSD exchange unless the reader does it (dwFeatures 0x400).
     private func setUpT1Session(slot: UInt8, atr: AnswerToReset) async throws {
         let ifsd = Int(min(max(descriptor.maxIFSD, 1), 254))
         var t1 = T1HostProtocol(ifsc: atr.t1IFSC, ifsd: 32, checksum: atr.t1UsesCRC ? .crc : .lrc)
         if !descriptor.features.contains(.automaticIFSDExchange) {
             let negotiation = t1.beginIFSDNegotiation(ifsd: ifsd)
-            _ = try await runT1(&t1, first: negotiation, slot: slot)
+            if exchangeLevel == .character {
+                _ = try await runCharacterT1(&t1, first: negotiation, slot: slot)
+            } else {
+                _ = try await runT1(&t1, first: negotiation, slot: slot)
+            }
         }
         t1Sessions[slot] = t1
     }

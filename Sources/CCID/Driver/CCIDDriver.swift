@@ -136,11 +136,9 @@ public actor CCIDDriver {
     ///   nil uses ``CCIDDriverConfiguration/protocolPreference``.
     public func powerOn(slot: UInt8 = 0, protocolPreference: ProtocolPreference? = nil) async throws -> [UInt8] {
         try await exclusively(slot: slot) {
-            if exchangeLevel == .character {
-                throw CCIDDriverError.unsupportedReader("character-level readers are not supported; CardFlow needs a TPDU or APDU level reader")
-            }
             forgetCard(slot: slot)
             var atr = try await powerOnSelectingVoltage(slot: slot)
+            if exchangeLevel == .character { atr = try await completeCharacterATR(atr, slot: slot) }
             poweredSlots.insert(slot)
             atr = try await setUpProtocol(slot: slot, atr: atr, preference: protocolPreference ?? configuration.protocolPreference)
             logger.debug("card powered on", metadata: [
@@ -174,7 +172,11 @@ public actor CCIDDriver {
                 case nil: throw CCIDDriverError.cardNotPowered(slot: slot)
                 }
             case .character:
-                throw CCIDDriverError.unsupportedReader("character-level readers are not supported")
+                switch activeProtocols[slot] {
+                case .t0: return try await transmitCharacterT0(apdu, slot: slot)
+                case .t1: return try await transmitCharacterT1(apdu, slot: slot)
+                case nil: throw CCIDDriverError.cardNotPowered(slot: slot)
+                }
             }
         }
     }

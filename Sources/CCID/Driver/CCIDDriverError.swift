@@ -39,7 +39,11 @@ public enum CCIDDriverError: Error, Sendable, Hashable, CustomStringConvertible 
     /// An extended-length command (data over 255 bytes) cannot travel over T=0 to this card:
     /// it refused ENVELOPE. It needs T=1 or a reader that takes extended APDUs.
     case extendedLengthNeedsT1(instruction: UInt8, statusWord: UInt16)
-    /// This reader or card cannot be driven (character-level exchange, T=0 on a TPDU reader…).
+    /// A character-level exchange failed: the reader returned the wrong number of bytes, or the
+    /// card broke T=0 (`command` is the TPDU, T=1 block or PPS request being carried; empty
+    /// while reading the ATR).
+    case characterLevel(CharacterLevelError, command: [UInt8])
+    /// This reader or card cannot be driven (T=0 on a reader without it…).
     case unsupportedReader(String)
     /// The slot index does not exist on this reader.
     case noSuchSlot(UInt8, slotCount: Int)
@@ -72,6 +76,9 @@ public enum CCIDDriverError: Error, Sendable, Hashable, CustomStringConvertible 
         case .extendedLengthNeedsT1(let ins, let sw):
             "INS 0x\(hex2(ins)): command data over 255 bytes needs T=1 or an extended-APDU reader; "
                 + "the card refused ENVELOPE over T=0 (SW \(hex4(sw)))"
+        case .characterLevel(let error, let command):
+            "character-level exchange failed: \(error)"
+                + (command.isEmpty ? "" : " (sending \(command.prefix(5).map(hex2).joined(separator: " "))\(command.count > 5 ? " …" : ""))")
         case .unsupportedReader(let detail): "unsupported reader: \(detail)"
         case .noSuchSlot(let slot, let count): "slot \(slot) does not exist (reader has \(count))"
         case .cardNotPowered(let slot): "the card in slot \(slot) is not powered on"

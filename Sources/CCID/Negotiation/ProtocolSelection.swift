@@ -6,7 +6,7 @@
 /// - Speed: the card's TA1 when the reader can do that bit rate (at dwDefaultClock, within
 ///   dwMaxDataRate and, when the reader lists its data rates, one of them ±2 bps), else the
 ///   fastest slower D with the same F that it can do, else the default `11`.
-/// - PPS: only at TPDU level, in negotiable mode, when the reader does neither the parameter
+/// - PPS: only at TPDU or character level, in negotiable mode, when the reader does neither the parameter
 ///   negotiation (dwFeatures 0x40) nor the PPS (0x80) itself, and only when the protocol is not
 ///   the card's default one or the speed is not the default.
 /// - SetParameters: unless the reader negotiates parameters itself (0x40), with the T=0 or
@@ -79,7 +79,9 @@ public struct ProtocolSelection: Sendable, Hashable {
         }
 
         let readerNegotiates = features.contains(.automaticParameterNegotiation)
-        let canSendPPS = descriptor.exchangeLevel == .tpdu && !readerNegotiates && !features.contains(.automaticPPS)
+        // At APDU level the reader owns the I/O line; at TPDU and character level the host does.
+        let hostLevel = descriptor.exchangeLevel == .tpdu || descriptor.exchangeLevel == .character
+        let canSendPPS = hostLevel && !readerNegotiates && !features.contains(.automaticPPS)
         // Without a PPS a card in negotiable mode stays at Fd/Dd: only a reader that makes
         // the PPS itself (0x80) or negotiates everything (0x40) may be given faster factors.
         if specific == nil, !canSendPPS, !readerNegotiates, !features.contains(.automaticPPS) { factors = .default }

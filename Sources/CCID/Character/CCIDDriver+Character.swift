@@ -1,0 +1,162 @@
+import Logging
+
+// Character level (CCID rev 1.1 §6.1.4: wLevelParameter is the number of bytes the host expects
+// back): the host drives the card's I/O line. Power-on completes the ATR, the PPS is read byte by
+// byte, T=0 runs its procedure bytes here (the TPDU mapping stays in T0HostProtocol), and T=1
+// blocks are read as prologue, then LEN + EDC (what pcsc-lite's CCID driver does in
+// CCID_Transmit/CCID_Receive for character readers).
+extension CCIDDriver {
+    // MARK: - Transfers
+
+    /// Sends `data` to the card and reads back exactly `expect` bytes, in as many XfrBlocks as
+    /// the reader's message size requires: command chunks that ask for nothing back
+    /// (wLevelParameter 0), the last one asking for the first part of the answer, then empty
+    /// XfrBlocks for the rest.
+    func characterTransfer(_ data: [UInt8], expect: Int, slot: UInt8, bwi: UInt8 = 0,
+                           timeout: Duration? = nil) async throws -> [UInt8] {
+        // wLevelParameter is 16 bits wide.
+        let chunk = min(max(descriptor.maxPayloadPerMessage, 1), Int(UInt16.max))
+        var offset = 0
+        repeat {
+            let end = min(offset + chunk, data.count)
+            let last = end == data.count
+            let ask = last ? min(expect, chunk) : 0
+            let answer = try await xfrBlock(Array(data[offset..<end]), slot: slot, bwi: bwi,
+                                            level: UInt16(truncatingIfNeeded: ask), timeout: timeout).data
+            guard answer.count == ask else {
+                throw CCIDDriverError.characterLevel(.answerLength(expected: ask, received: answer.count), command: data)
+            }
+            offset = end
+            if last {
+                var received = answer
+                while received.count < expect {
+                    let more = min(expect - received.count, chunk)
+                    let part = try await xfrBlock([], slot: slot, bwi: bwi, level: UInt16(truncatingIfNeeded: more),
+                                                  timeout: timeout).data
+                    guard part.count == more else {
+                        throw CCIDDriverError.characterLevel(.answerLength(expected: more, received: part.count), command: data)
+                    }
+                    received += part
+                }
+                return received
+            }
+        } while true
+    }
+
+    // MARK: - Power-on
+
+    /// The ATR as the reader returned it, completed from the I/O line when it is shorter than
+    /// its own structure says (at most ``ATRLength/maximum`` bytes in all).
+    func completeCharacterATR(_ atr: [UInt8], slot: UInt8) async throws -> [UInt8] {
+        var atr = atr
+        while let missing = ATRLength.missing(after: atr), missing > 0 {
+            guard atr.count + missing <= ATRLength.maximum else {
+                throw CCIDDriverError.characterLevel(.incompleteATR(atr), command: [])
+            }
+            logger.debug("reading the rest of the ATR from the card", metadata: ["have": "\(atr.count)", "missing": "\(missing)"])
+            atr += try await characterTransfer([], expect: missing, slot: slot, timeout: configuration.powerOnTimeout)
+        }
+        return atr
+    }
+
+    /// A PPS exchange at character level: the request, then PPSS and PPS0, then the optional
+    /// bytes PPS0 announces and PCK.
+    func characterPPS(_ request: [UInt8], slot: UInt8) async throws -> [UInt8] {
+        var answer = try await characterTransfer(request, expect: 2, slot: slot)
+        let optional = [0x10, 0x20, 0x40].filter { answer[1] & $0 != 0 }.count
+        answer += try await characterTransfer([], expect: optional + 1, slot: slot)
+        return answer
+    }
+
+    // MARK: - T=0
+
+    /// One command APDU over T=0 at character level: ``T0HostProtocol`` maps it to TPDUs (GET
+    /// RESPONSE, re-issue, ENVELOPE); each TPDU travels by procedure bytes.
+    func transmitCharacterT0(_ apdu: [UInt8], slot: UInt8) async throws -> [UInt8] {
+        var t0 = T0HostProtocol(limits: configuration.t0Limits)
+        var action = t0.begin(command: apdu)
+        while true {
+            switch action {
+            case .send(let tpdu):
+                action = t0.receive(try await characterTPDU(tpdu, slot: slot))
+            case .completed(let response):
+                return response
+            case .failed(.envelopeRefused(let instruction, let statusWord)):
+                throw CCIDDriverError.extendedLengthNeedsT1(instruction: instruction, statusWord: statusWord)
+            case .failed(let error):
+                throw CCIDDriverError.t0Failure(error)
+            }
+        }
+    }
+
+    /// One TPDU through its procedure bytes; returns the card's data and SW1 SW2. A card that
+    /// sends NULL forever is stopped by the operation's ``CCIDDriverConfiguration/exchangeTimeLimit``
+    /// (every XfrBlock checks it).
+    func characterTPDU(_ tpdu: [UInt8], slot: UInt8) async throws -> [UInt8] {
+        if logger.logLevel <= .trace {
+            logger.trace("T=0 TPDU >", metadata: ["tpdu": "\(tpdu.map(hex2).joined(separator: " "))"])
+        }
+        var exchange = T0CharacterExchange(tpdu: tpdu)
+        var step = exchange.start()
+        while true {
+            switch step {
+            case .transfer(let send, let expect):
+                step = exchange.receive(try await characterTransfer(send, expect: expect, slot: slot))
+            case .completed(let answer):
+                if logger.logLevel <= .trace {
+                    logger.trace("T=0 TPDU <", metadata: ["answer": "\(answer.map(hex2).joined(separator: " "))"])
+                }
+                return answer
+            case .failed(let error):
+                throw CCIDDriverError.characterLevel(error, command: tpdu)
+            }
+        }
+    }
+
+    // MARK: - T=1
+
+    /// One command APDU over T=1 at character level, with the same recovery as at TPDU level.
+    func transmitCharacterT1(_ apdu: [UInt8], slot: UInt8) async throws -> [UInt8] {
+        guard var t1 = t1Sessions[slot] else { throw CCIDDriverError.cardNotPowered(slot: slot) }
+        defer { if t1Sessions[slot] != nil { t1Sessions[slot] = t1 } }
+        if t1.isExchangeInProgress {
+            logger.debug("resynchronising T=1 after an abandoned exchange", metadata: ["slot": "\(slot)"])
+            _ = try await runCharacterT1(&t1, first: t1.beginResynchronisation(), slot: slot)
+        }
+        return try await runCharacterT1(&t1, first: t1.begin(command: apdu), slot: slot)
+    }
+
+    /// Drives the T=1 state machine with blocks read as prologue (NAD PCB LEN), then LEN + EDC
+    /// bytes. A silent card or a parity error counts as a T=1 time-out.
+    func runCharacterT1(_ t1: inout T1HostProtocol, first: T1HostAction, slot: UInt8) async throws -> [UInt8] {
+        var action = first
+        for _ in 0..<configuration.maxT1Blocks {
+            switch action {
+            case .send(let block, let multiplier):
+                let bwi: UInt8 = multiplier > 1 ? multiplier : 0
+                let timeout = configuration.readTimeout * Int(max(multiplier, 1))
+                do {
+                    let prologue = try await characterTransfer(block, expect: 3, slot: slot, bwi: bwi, timeout: timeout)
+                    // LEN FF is reserved: the block is invalid whatever follows; let T=1 say so.
+                    guard prologue[2] != 0xFF else {
+                        action = t1.receive(prologue)
+                        continue
+                    }
+                    let rest = try await characterTransfer([], expect: Int(prologue[2]) + t1.checksum.length, slot: slot,
+                                                           bwi: bwi, timeout: timeout)
+                    action = t1.receive(prologue + rest)
+                } catch CCIDDriverError.cardMute {
+                    action = t1.timeoutOccurred()
+                } catch CCIDDriverError.slotError(.parityError, _, _) {
+                    action = t1.timeoutOccurred()
+                }
+            case .completed(let response):
+                return response
+            case .failed(let error):
+                t1.reset()
+                throw CCIDDriverError.t1Failure("\(error)")
+            }
+        }
+        throw CCIDDriverError.t1Failure("more than \(configuration.maxT1Blocks) blocks for one APDU")
+    }
+}
