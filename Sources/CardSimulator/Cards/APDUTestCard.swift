@@ -95,6 +95,16 @@ public struct APDUTestCard: VirtualCard, Hashable {
     }
 
     /// Answers one command APDU (see the type description).
+    /// Over T=0 at character level: PATTERN, RECEIPT, EXACT and GET RESPONSE send data to the
+    /// terminal; the other commands take P3 bytes from it.
+    public func t0SendsData(header: [UInt8]) -> Bool {
+        guard header.count >= 2 else { return false }
+        switch (header[0], header[1]) {
+        case (0x80, 0x20), (0x80, 0x32), (0x80, 0x60), (_, 0xC0): return true
+        default: return false
+        }
+    }
+
     public mutating func process(_ command: [UInt8]) -> [UInt8] {
         // GET RESPONSE must come straight after the answer that announced the data.
         let pending = waiting

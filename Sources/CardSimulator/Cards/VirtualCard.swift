@@ -38,6 +38,11 @@ public protocol VirtualCard: Sendable {
     /// TPDU-level reader runs with it. Nil (the default) for contactless cards, whose ATR the
     /// reader synthesises from ``technology``.
     var contactInterface: ContactInterface? { get }
+
+    /// For T=0 at character level, where the card sees the 5-byte header before any data:
+    /// whether the command with this header sends P3 data bytes to the terminal (cases 1 and 2)
+    /// rather than taking P3 bytes from it (case 3). A real card knows it from its instruction.
+    func t0SendsData(header: [UInt8]) -> Bool
 }
 
 extension VirtualCard {
@@ -49,4 +54,11 @@ extension VirtualCard {
 
     /// Default: not a contact card with negotiable options.
     public var contactInterface: ContactInterface? { nil }
+
+    /// Default: the interindustry instructions of ISO/IEC 7816-4 that return data without
+    /// taking any (READ BINARY, READ RECORD, GET RESPONSE, GET DATA, GET CHALLENGE).
+    public func t0SendsData(header: [UInt8]) -> Bool {
+        guard header.count >= 2 else { return false }
+        return [0xB0, 0xB1, 0xB2, 0xB3, 0xC0, 0xCA, 0x84].contains(header[1])
+    }
 }

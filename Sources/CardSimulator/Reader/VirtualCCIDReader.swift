@@ -405,7 +405,9 @@ public actor VirtualCCIDReader {
             slots[index].t0 = nil
             slots[index].contactLink = nil
             slots[index].ppsAllowed = false
-            if configuration.descriptor.exchangeLevel == .tpdu {
+            slots[index].characterLine = nil
+            let level = configuration.descriptor.exchangeLevel
+            if level == .tpdu || level == .character {
                 if let interface = card.contactInterface {
                     slots[index].contactLink = ContactLink(
                         interface: interface,
@@ -417,13 +419,27 @@ public actor VirtualCCIDReader {
                     slots[index].ppsAllowed = true
                 }
             }
-            reply(dataBlock(command, data: answerToReset(for: card)), delay: readerTime)
+            var atr = answerToReset(for: card)
+            if level == .character {
+                // The host drives the I/O line from here on; the reader may hand over only the
+                // start of the ATR, the rest stays on the line.
+                let behaviour = configuration.characterLine
+                let kept = min(max(behaviour.atrBytesInPowerOn ?? atr.count, 0), atr.count)
+                slots[index].characterLine = CharacterLine(
+                    behaviour: behaviour, atrRest: Array(atr[kept...]),
+                    supportsEnvelope: card.contactInterface?.supportsEnvelope ?? true,
+                    ifsc: Int(card.contactInterface?.ifsc ?? 254))
+                slots[index].t1 = nil
+                atr = Array(atr[..<kept])
+            }
+            reply(dataBlock(command, data: atr), delay: readerTime)
         case .iccPowerOff:
             if slots[index].card != nil {
                 slots[index].powered = false
                 slots[index].t1 = nil
                 slots[index].t0 = nil
                 slots[index].contactLink = nil
+                slots[index].characterLine = nil
                 slots[index].ppsAllowed = false
                 slots[index].commandChain = nil
                 slots[index].pendingResponse = []
@@ -485,7 +501,7 @@ public actor VirtualCCIDReader {
         let maxPayload = configuration.descriptor.maxPayloadPerMessage
         switch configuration.descriptor.exchangeLevel {
         case .character:
-            reply(failure(command, error: .commandNotSupported, icc: .presentActive), delay: readerTime)
+            handleCharacterXfrBlock(command, level: level, data: data, slot: index)
         case .tpdu:
             if var link = slots[index].contactLink {
                 guard !link.cardMute else {
@@ -620,6 +636,40 @@ public actor VirtualCCIDReader {
                 slots[index].commandChain = nil
                 reply(failure(command, error: .badParameter(offset: 8), icc: .presentActive), delay: readerTime)
             }
+        }
+    }
+
+    /// Character level: the bytes go to the card's I/O line, and exactly wLevelParameter bytes
+    /// of what the card sends come back (CCID rev 1.1 §6.1.4). A card that stops sending before
+    /// that many makes the reader time out: ICC_MUTE.
+    private func handleCharacterXfrBlock(_ command: CCIDCommand, level: UInt16, data: [UInt8], slot index: Int) {
+        guard var line = slots[index].characterLine else {
+            reply(failure(command, error: .iccMute, icc: slots[index].iccStatus), delay: configuration.timing.readerOnlyTime)
+            return
+        }
+        var link = slots[index].contactLink
+        var time = configuration.timing.readerOnlyTime
+        let card = slots[index].card
+        line.receive(data, link: &link, sendsData: { card?.t0SendsData(header: $0) ?? false }, process: { apdu in
+            let (response, cardTime) = processAPDU(apdu, slot: index, usbMessages: 1)
+            time = cardTime
+            // A card lifted by the exchange answers nothing.
+            return slots[index].card == nil ? [] : response
+        })
+        // The card may have left during the exchange (lift-after): its line is gone with it.
+        guard slots[index].card != nil else {
+            reply(failure(command, error: .iccMute, icc: slots[index].iccStatus), delay: time)
+            return
+        }
+        let wanted = Int(level)
+        let answer = line.read(wanted) ?? (line.behaviour.readerReturnsShortAnswers ? line.drain() : nil)
+        if answer == nil { _ = line.drain() }
+        slots[index].characterLine = line
+        slots[index].contactLink = link
+        if let answer {
+            reply(dataBlock(command, data: answer), delay: time, cardExchange: true)
+        } else {
+            reply(failure(command, error: .iccMute, icc: .presentActive), delay: time)
         }
     }
 

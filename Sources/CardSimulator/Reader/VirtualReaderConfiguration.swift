@@ -27,6 +27,8 @@ public struct VirtualReaderConfiguration: Sendable {
     /// The answer to GET_DATA_RATES (a mimicked reader's `Support N bps` list); nil answers
     /// bNumDataRatesSupported copies of dwDataRate.
     public var supportedDataRates: [UInt32]? = nil
+    /// Character-level readers: how the card behaves on the I/O line (well by default).
+    public var characterLine = CharacterLineBehaviour()
 
     public init(name: String = "CardFlow Virtual Reader", manufacturer: String = "CardFlow",
                 vendorID: UInt16 = 0x072F, productID: UInt16 = 0x223E, bcdDevice: UInt16 = 0x0206,

@@ -8,7 +8,9 @@ struct VirtualSlot: Sendable {
     var t1: T1CardEndpoint?
     /// Card side of T=0 for TPDU readers and contact cards that run it.
     var t0: T0CardEndpoint?
-    /// TPDU readers with a contact card: the protocol and speed state since the last reset.
+    /// Character-level readers: the card's I/O line since the last reset.
+    var characterLine: CharacterLine?
+    /// TPDU and character-level readers with a contact card: the protocol and speed state since the last reset.
     var contactLink: ContactLink?
     /// TPDU readers with a contactless card: a PPS request may still come (nothing else has
     /// been exchanged since power-on).
@@ -37,6 +39,7 @@ struct VirtualSlot: Sendable {
         t1 = nil
         t0 = nil
         contactLink = nil
+        characterLine = nil
         ppsAllowed = false
         pendingT1Response = nil
         waitingTimeExtensionStorm = nil
