@@ -124,6 +124,7 @@ struct ChaosCampaignTests {
         case .ppsFailed: "ppsFailed"
         case .t0Failure: "t0Failure"
         case .extendedLengthNeedsT1: "extendedLengthNeedsT1"
+        case .characterLevel: "characterLevel"
         case .unsupportedReader: "unsupportedReader"
         case .noSuchSlot: "noSuchSlot"
         case .cardNotPowered: "cardNotPowered"

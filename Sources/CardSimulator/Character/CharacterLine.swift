@@ -132,7 +132,7 @@ struct CharacterLine: Sendable {
                 return
             }
             if let invalid = behaviour.invalidProcedureByte {
-                output.append(invalid)
+                output += [invalid, 0x90, 0x00]
                 t0Stage = .silent
                 return
             }

@@ -8,7 +8,8 @@ public struct CharacterLineBehaviour: Sendable, Hashable {
     public var oneByteAtATime = false
     /// T=0: after the header the card sends NULL for ever.
     public var endlessNull = false
-    /// T=0: after the header the card sends this byte, which is no procedure byte, and stops.
+    /// T=0: after the header the card sends this byte, which is no procedure byte, then 90 00,
+    /// and stops.
     public var invalidProcedureByte: UInt8? = nil
     /// T=0: the card leaves out the last byte (SW2) of every answer, then goes silent.
     public var dropsLastByte = false
