@@ -182,6 +182,28 @@ actor RecordingUSBTransport: USBTransport {
         ])
     }
 
+    @Test func ppsIsSentAndReadByteWiseWhenTheReaderLeavesItToTheHost() async throws {
+        // dwFeatures 0: character level, no automatic negotiation, PPS or IFSD exchange.
+        var configuration = VirtualReaderConfiguration.level(.character)
+        configuration.descriptor.features = []
+        configuration.descriptor.protocols = [.t0, .t1]
+        let reader = VirtualCCIDReader(configuration: configuration)
+        // T=0 is the card's default; the host prefers T=1, so it must ask for it with a PPS.
+        await reader.insert(ISO7816Card(seed: 1, contactInterface: ContactInterface(protocols: [0, 1], ta1: nil)))
+        let transport = RecordingUSBTransport(reader: reader)
+        let driver = CCIDDriver(transport: transport, descriptor: configuration.descriptor,
+                                configuration: SimulatedReaderHarness.fastFailing)
+        _ = try await driver.powerOn()
+        #expect(await transport.sent.contains { $0.first == CCIDMessageType.setParameters.rawValue && $0[7] == 1 })
+        let frames = await transport.takeXfrBlocks()
+        #expect(Array(frames.prefix(2)) == [
+            Transfer(level: 2, data: [0xFF, 0x01, 0xFE]),   // → FF 01
+            Transfer(level: 1, data: []),                   // → PCK FE
+        ], "\(frames)")
+        _ = try await driver.transmit(Self.select)
+        #expect(try await driver.transmit([0x00, 0xB0, 0x81, 0x00, 0x02]) == [0, 1, 0x90, 0x00])
+    }
+
     @Test func truncatedATRIsCompletedFromTheLine() async throws {
         let (_, transport, atr) = try await Self.setUp(Self.t1Card, behaviour: CharacterLineBehaviour(atrBytesInPowerOn: 3), selectApplication: false)
         #expect(atr == Self.t1Card.answerToReset)
