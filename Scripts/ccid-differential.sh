@@ -53,9 +53,11 @@
 #
 # Classification per profile and card: identical; differing (both answered, bytes differ);
 # libccid-only failure (pcscd/libccid failed where CardFlow answered: its log line is kept);
-# CardFlow-only failure (a CardFlow bug); both-failed; skipped (character-level exchange, which
-# CardFlow does not support yet; protocol not offered by the reader; VID:PID unknown to libccid
-# with --unlisted skip; dump the simulator cannot load).
+# CardFlow-only failure (a CardFlow bug); both-failed; skipped (protocol not offered by the
+# reader; VID:PID unknown to libccid with --unlisted skip; dump the simulator cannot load).
+# Character-level readers run like TPDU readers: both hosts drive T=0 procedure bytes and T=1
+# blocks over the simulated card's I/O line, so the T=0 transport rules and the extended segment
+# (T=1) apply to them too.
 #
 # Profiles run one at a time: pcscd's socket (/run/pcscd) is global. Needs umockdev, pcscd,
 # libccid, pcsc-tools (pcsc_scan) and libpcsc-perl; no other pcscd may run.
@@ -244,8 +246,8 @@ if [[ ${#profiles[@]} -eq 0 ]]; then
             key="$level $set $(length_class "$length")"
             class_members[$key]+="$name "
         done < <(cd "$fixtures" && describe "${profiles[@]}")
-        # Protocols the cards speak: a class whose readers offer none of them (or character
-        # level) is chosen all the same, for when they do, but does not count towards the 40.
+        # Protocols the cards speak: a class whose readers offer none of them is chosen all the
+        # same, for when they do, but does not count towards the 40.
         wanted="T1"
         [[ "$cards" == *contact=t0* ]] && wanted="T0|T1"
         chosen=()
@@ -256,7 +258,7 @@ if [[ ${#profiles[@]} -eq 0 ]]; then
                 picked=("${members[@]:0:per_class}")
                 chosen+=("${picked[@]}")
                 read -r level set _ <<<"${key//_/ }"
-                [[ $level != character ]] && grep -qE "$wanted" <<<"$set" && runnable=$((runnable + ${#picked[@]}))
+                grep -qE "$wanted" <<<"$set" && runnable=$((runnable + ${#picked[@]}))
             done
             [[ $runnable -ge 40 ]] && break
         done
@@ -348,10 +350,6 @@ run_profile() {
     local lists=yes overlay=""
     grep -qx "$vid:$pid" <<<"$listed" || lists=no
     local row=("$name" "$card" "T=${protocol#T}" "$level" "$set" "$length" "$lists")
-    if [[ $level == character ]]; then
-        record "${row[@]}" skipped 0 0 0 0 0 0 0 0 "character-level exchange: CardFlow does not support it yet"
-        return
-    fi
     if [[ $set != *"$protocol"* ]]; then
         record "${row[@]}" skipped 0 0 0 0 0 0 0 0 "the reader's dwProtocols ($set) has no T=${protocol#T}"
         return
@@ -368,12 +366,12 @@ run_profile() {
     fi
 
     { echo "$short_script"
-      if [[ $level == extended || ( $level == tpdu && $protocol == T1 ) ]]; then echo "--"; echo "$extended_script"; fi
+      if [[ $level == extended || ( ( $level == tpdu || $level == character ) && $protocol == T1 ) ]]; then echo "--"; echo "$extended_script"; fi
     } >"$dir/script.txt"
     local apdus
     apdus=$(grep -cv -e '^--$' -e '^$' "$dir/script.txt")
-    # Only at TPDU level does the host run T=0's transport (at APDU level the reader does).
-    if [[ $level == tpdu ]]; then echo "--t0-transport" >"$dir/client-options"; else : >"$dir/client-options"; fi
+    # Only at TPDU and character level does the host run T=0's transport (at APDU level the reader does).
+    if [[ $level == tpdu || $level == character ]]; then echo "--t0-transport" >"$dir/client-options"; else : >"$dir/client-options"; fi
 
     local status=0
     timeout "$limit" "$cardctl" simulate --reader-profile "$file" --card "$card" -- \
