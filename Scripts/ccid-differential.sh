@@ -87,7 +87,8 @@ if [[ "${1:-}" == "--inner-pcscd" ]]; then
     readers=""
     # Poll until every interface of the profile is listed (at most 5 s, then use what is there).
     for _ in $(seq 1 50); do
-        readers=$(timeout 5 pcsc_scan -r 2>/dev/null | sed -n 's/^[0-9]*: //p' || true)
+        # vpcd (vsmartcard), when installed, adds "Virtual PCD" readers from reader.conf: not ours.
+        readers=$(timeout 5 pcsc_scan -r 2>/dev/null | sed -n 's/^[0-9]*: //p' | grep -v '^Virtual PCD ' || true)
         [[ -n "$readers" && $(printf '%s\n' "$readers" | wc -l) -ge "$interfaces" ]] && break
         kill -0 "$pcscd_pid" 2>/dev/null || break
         sleep 0.1

@@ -263,6 +263,10 @@ actor RecordingUSBTransport: USBTransport {
         await #expect(throws: CCIDDriverError.characterLevel(.invalidInstruction(0x60), command: [0x80, 0x60, 0x01, 0x00, 0x01])) {
             try await driver.transmit([0x80, 0x60, 0x01, 0x00, 0x01])
         }
+        // CLA FF (PC/SC part 3 GET DATA, which sessions send) would read as a PPS request.
+        await #expect(throws: CCIDDriverError.characterLevel(.invalidClass(0xFF), command: [0xFF, 0xCA, 0x00, 0x00, 0x00])) {
+            try await driver.transmit([0xFF, 0xCA, 0x00, 0x00, 0x00])
+        }
         #expect(await transport.takeXfrBlocks().isEmpty)
         // The card stays usable.
         #expect(try await driver.transmit([0x00, 0xA4, 0x00, 0x0C]) == [0x90, 0x00])

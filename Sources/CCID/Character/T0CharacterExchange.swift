@@ -60,6 +60,8 @@ public struct T0CharacterExchange: Sendable {
         leftToReceive = data.isEmpty ? (p3 == 0 ? 256 : p3) : 0
         if tpdu.count < 5 || !(data.isEmpty || data.count == p3) {
             malformed = .malformedTPDU(length: tpdu.count)
+        } else if tpdu[0] == 0xFF {
+            malformed = .invalidClass(0xFF)
         } else if instruction & 0xF0 == 0x60 || instruction & 0xF0 == 0x90 {
             malformed = .invalidInstruction(instruction)
         } else {
