@@ -325,6 +325,10 @@ record() { printf '%s\t' "$@" | sed 's/\t$//' >>"$tsv"; printf '\n' >>"$tsv"; }
 libccid_line() {
     local log="$1"
     [[ -f "$log" ]] || { echo "no pcscd log"; return; }
+    # libccid's own failure reports first ("… failed", "Wrong …"); informational lines that
+    # merely mention a timeout come before them in the log.
+    grep -m1 -E '(ccid_usb|commands|ifdhandler|ccid|protocol_t1|atr|pps|utils)\.c:[0-9]+:.*( failed|Wrong |not supported|bogus)' "$log" \
+        | cut -c1-300 && return
     grep -m1 -E '(ccid_usb|commands|ifdhandler|ccid|protocol_t1|atr|pps|utils)\.c:[0-9]+:.*([Ff]ail|[Ee]rror|bogus|[Cc]an.t|not supported|[Nn]ot [a-z]+ed|[Tt]oo |[Tt]imeout|unsupported|refused|busy)' "$log" \
         | cut -c1-300 || tail -n1 "$log" | cut -c1-300
 }
