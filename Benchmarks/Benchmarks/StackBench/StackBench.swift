@@ -20,8 +20,11 @@ let benchmarks: @Sendable () -> Void = {
     )
 
     // 1. Stack overhead: CommandAPDU encoding → CCID driver → in-memory transport → virtual
-    //    reader (zero latency) → card → back, on each exchange level.
-    let levels: [(String, CCIDExchangeLevel)] = [("Short", .shortAPDU), ("Extended", .extendedAPDU), ("TPDU", .tpdu)]
+    //    reader (zero latency) → card → back, on each exchange level. At TPDU and character
+    //    level the (contactless) bench card runs T=1; at character level each block is read as
+    //    prologue, then LEN + EDC: two XfrBlocks per block.
+    let levels: [(String, CCIDExchangeLevel)] = [("Short", .shortAPDU), ("Extended", .extendedAPDU), ("TPDU", .tpdu),
+                                                  ("Character", .character)]
     for (levelName, level) in levels {
         for exchange in [Exchange.tiny, Exchange.maxShort] {
             Benchmark("Driver-\(levelName)-\(exchange.name)") { benchmark in
