@@ -71,7 +71,7 @@ extension CCIDDriver {
         return currentATR
     }
 
-    /// Sends the PPS request in one XfrBlock and judges the answer; a mute card or a reader
+    /// Sends the PPS request (in one XfrBlock, or byte-wise at character level) and judges the answer; a mute card or a reader
     /// error (the card present) count as a failed exchange.
     private func exchangePPS(_ request: PPSRequest, slot: UInt8) async throws -> (PPSOutcome, [UInt8]) {
         logger.trace("PPS >", metadata: ["request": "\(request.bytes.map(hex2).joined(separator: " "))"])
