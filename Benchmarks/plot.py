@@ -105,7 +105,7 @@ def main():
 
     # 1. Stack overhead
     driver = {}
-    for level in ["Short", "Extended", "TPDU", "TPDU-T0"]:
+    for level in ["Short", "Extended", "TPDU", "TPDU-T0", "Character", "Character-T0"]:
         for ex in ["5-2", "255-256"]:
             name = f"Driver-{level}-{ex}"
             r = per_apdu(data, name)

@@ -39,18 +39,21 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    // T=0 at TPDU level (a T=0-only contact card): case 4 travels as case 3 plus GET RESPONSE.
-    for exchange in [Exchange.tiny, Exchange.maxShort] {
-        Benchmark("Driver-TPDU-T0-\(exchange.name)") { benchmark in
-            let driver = try await makePoweredDriver(level: .tpdu, exchange: exchange, contact: .t0Only())
-            let running = await driver.activeProtocol()
-            precondition(running == .t0, "the T=0 benchmark runs \(running.map(\.description) ?? "no protocol")")
-            benchmark.startMeasurement()
-            for _ in 0..<batch {
-                let response = try await driver.transmit(exchange.command.encoded())
-                check(response, exchange)
+    // T=0 at TPDU level (a T=0-only contact card): case 4 travels as case 3 plus GET RESPONSE;
+    // at character level each TPDU also goes by procedure bytes (header, then data or answer).
+    for (levelName, level) in [("TPDU", CCIDExchangeLevel.tpdu), ("Character", .character)] {
+        for exchange in [Exchange.tiny, Exchange.maxShort] {
+            Benchmark("Driver-\(levelName)-T0-\(exchange.name)") { benchmark in
+                let driver = try await makePoweredDriver(level: level, exchange: exchange, contact: .t0Only())
+                let running = await driver.activeProtocol()
+                precondition(running == .t0, "the T=0 benchmark runs \(running.map(\.description) ?? "no protocol")")
+                benchmark.startMeasurement()
+                for _ in 0..<batch {
+                    let response = try await driver.transmit(exchange.command.encoded())
+                    check(response, exchange)
+                }
+                benchmark.stopMeasurement()
             }
-            benchmark.stopMeasurement()
         }
     }
 
