@@ -6,7 +6,8 @@
 # Usage:
 #   Scripts/pcsc-apdu.pl [--t0-transport] READER < SCRIPT
 #     --t0-transport  when pcsc-lite chose T=0, do what ISO/IEC 7816-4's T=0 transport (and
-#             CardFlow's T=0 layer) does and pcsc-lite leaves to the application: 6Cxx to a
+#             CardFlow's T=0 layer) does and pcsc-lite leaves to the application: case 4 goes
+#             as case 3 (Le dropped), 6Cxx to a
 #             command that expects data re-sends it with P3 = xx (once in a row), and 61xx while
 #             data is still expected fetches it with GET RESPONSE, data concatenated. So an
 #             application sees the same answers from both stacks.
@@ -97,6 +98,9 @@ sub t0_transmit {
     my ($command) = @_;
     my $expected = expected_length($command);
     my @tpdu = @$command;
+    # A short case 4 command goes as case 3, Le dropped (ISO/IEC 7816-3 §12.2.4); its data then
+    # comes with 61xx and GET RESPONSE. libccid's character-level T=0 refuses case 4 outright.
+    pop @tpdu if @tpdu > 6 && $tpdu[4] != 0 && @tpdu == 6 + $tpdu[4];
     my @gathered;
     my ($corrections, $rounds) = (0, 0);
     while (1) {
