@@ -101,6 +101,19 @@ actor RecordingUSBTransport: USBTransport {
         #expect(await transport.takeXfrBlocks() == [Transfer(level: 2, data: [0x00, 0xA4, 0x00, 0x0C, 0x00])])
     }
 
+    @Test func t0UnknownInstructionIsRefusedBeforeAnyData() async throws {
+        let (driver, transport, _) = try await Self.setUp(Self.t0Card)
+        _ = await transport.takeXfrBlocks()
+        // The card does not know INS F0: it answers 6D 00 at once instead of acknowledging.
+        #expect(try await driver.transmit([0x00, 0xF0, 0x00, 0x00, 0x02, 0x01, 0x02]) == [0x6D, 0x00])
+        // With data still to send, one byte at a time: SW1, then SW2; the data never goes out.
+        #expect(await transport.takeXfrBlocks() == [
+            Transfer(level: 1, data: [0x00, 0xF0, 0x00, 0x00, 0x02]),
+            Transfer(level: 1, data: []),
+        ])
+        #expect(try await driver.transmit([0x00, 0xA4, 0x00, 0x0C]) == [0x90, 0x00])
+    }
+
     @Test func t0CaseFourFollows61xxWithGetResponse() async throws {
         let (driver, transport, _) = try await Self.setUp(Self.t0Card)
         _ = await transport.takeXfrBlocks()

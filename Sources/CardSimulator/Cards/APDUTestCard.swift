@@ -95,12 +95,12 @@ public struct APDUTestCard: VirtualCard, Hashable {
     }
 
     /// Answers one command APDU (see the type description).
-    /// Over T=0 at character level: PATTERN, RECEIPT, EXACT and GET RESPONSE send data to the
-    /// terminal; the other commands take P3 bytes from it.
-    public func t0SendsData(header: [UInt8]) -> Bool {
+    /// Over T=0 at character level: SINK, REVERSE, DEFERRED (with data), SELECT and ENVELOPE take
+    /// P3 bytes from the terminal; every other command is answered at once.
+    public func t0TakesData(header: [UInt8]) -> Bool {
         guard header.count >= 2 else { return false }
         switch (header[0], header[1]) {
-        case (0x80, 0x20), (0x80, 0x32), (0x80, 0x60), (_, 0xC0): return true
+        case (0x80, 0x30), (0x80, 0x40), (0x80, 0x50), (_, 0xA4), (_, 0xC2): return true
         default: return false
         }
     }

@@ -40,9 +40,10 @@ public protocol VirtualCard: Sendable {
     var contactInterface: ContactInterface? { get }
 
     /// For T=0 at character level, where the card sees the 5-byte header before any data:
-    /// whether the command with this header sends P3 data bytes to the terminal (cases 1 and 2)
-    /// rather than taking P3 bytes from it (case 3). A real card knows it from its instruction.
-    func t0SendsData(header: [UInt8]) -> Bool
+    /// whether the command with this header takes P3 data bytes from the terminal (case 3, the
+    /// card acknowledges and reads them) rather than being answered at once (cases 1 and 2, and
+    /// instructions the card refuses). A real card knows it from its instruction.
+    func t0TakesData(header: [UInt8]) -> Bool
 }
 
 extension VirtualCard {
@@ -55,10 +56,14 @@ extension VirtualCard {
     /// Default: not a contact card with negotiable options.
     public var contactInterface: ContactInterface? { nil }
 
-    /// Default: the interindustry instructions of ISO/IEC 7816-4 that return data without
-    /// taking any (READ BINARY, READ RECORD, GET RESPONSE, GET DATA, GET CHALLENGE).
-    public func t0SendsData(header: [UInt8]) -> Bool {
+    /// Default: the interindustry instructions of ISO/IEC 7816-4 that carry command data
+    /// (VERIFY, MSE, PSO, authentications, SELECT, ENVELOPE, writes and updates, file
+    /// management); anything else is answered at once.
+    public func t0TakesData(header: [UInt8]) -> Bool {
         guard header.count >= 2 else { return false }
-        return [0xB0, 0xB1, 0xB2, 0xB3, 0xC0, 0xCA, 0x84].contains(header[1])
+        let withData: Set<UInt8> = [0x0E, 0x10, 0x12, 0x14, 0x16, 0x20, 0x21, 0x22, 0x24, 0x26, 0x28, 0x2A, 0x2C, 0x44,
+                                    0x46, 0x82, 0x86, 0x87, 0x88, 0xA0, 0xA1, 0xA2, 0xA4, 0xC2, 0xC3, 0xCB, 0xD0, 0xD1,
+                                    0xD2, 0xD6, 0xD7, 0xDA, 0xDB, 0xDC, 0xDD, 0xE0, 0xE2, 0xE4]
+        return withData.contains(header[1])
     }
 }

@@ -48,9 +48,9 @@ struct CharacterLine: Sendable {
     /// - Parameters:
     ///   - link: the contact card's protocol and speed state (nil for a contactless card,
     ///     which runs T=1 and echoes a PPS request for T=1).
-    ///   - sendsData: whether a T=0 command with this header sends data to the terminal.
+    ///   - takesData: whether a T=0 command with this header takes P3 bytes from the terminal.
     ///   - process: runs one command APDU on the card model; an empty answer means it left.
-    mutating func receive(_ bytes: [UInt8], link: inout ContactLink?, sendsData: ([UInt8]) -> Bool,
+    mutating func receive(_ bytes: [UInt8], link: inout ContactLink?, takesData: ([UInt8]) -> Bool,
                           process: ([UInt8]) -> [UInt8]) {
         guard !behaviour.mute else { return }
         for byte in bytes {
@@ -73,7 +73,7 @@ struct CharacterLine: Sendable {
             // answers nothing the reader can decode.
             if let current = link, !current.inStep || current.cardMute { continue }
             switch cardProtocol(link) {
-            case .t0: t0Received(byte, sendsData: sendsData, process: process)
+            case .t0: t0Received(byte, takesData: takesData, process: process)
             case .t1: t1Received(byte, process: process)
             }
         }
@@ -117,7 +117,7 @@ struct CharacterLine: Sendable {
 
     // MARK: - T=0 (ISO/IEC 7816-3 §10)
 
-    private mutating func t0Received(_ byte: UInt8, sendsData: ([UInt8]) -> Bool, process: ([UInt8]) -> [UInt8]) {
+    private mutating func t0Received(_ byte: UInt8, takesData: ([UInt8]) -> Bool, process: ([UInt8]) -> [UInt8]) {
         switch t0Stage {
         case .silent, .stalled:
             return
@@ -137,7 +137,7 @@ struct CharacterLine: Sendable {
                 return
             }
             let ins = header[1]
-            if header[4] != 0, !sendsData(header) {
+            if header[4] != 0, takesData(header) {
                 // Command data follows: ACK it all at once, or one byte at a time.
                 output += nulls + [behaviour.oneByteAtATime ? ~ins : ins]
                 t0Stage = .incoming(header: header, data: [])

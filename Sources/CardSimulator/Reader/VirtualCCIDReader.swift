@@ -650,7 +650,7 @@ public actor VirtualCCIDReader {
         var link = slots[index].contactLink
         var time = configuration.timing.readerOnlyTime
         let card = slots[index].card
-        line.receive(data, link: &link, sendsData: { card?.t0SendsData(header: $0) ?? false }, process: { apdu in
+        line.receive(data, link: &link, takesData: { card?.t0TakesData(header: $0) ?? false }, process: { apdu in
             let (response, cardTime) = processAPDU(apdu, slot: index, usbMessages: 1)
             time = cardTime
             // A card lifted by the exchange answers nothing.
