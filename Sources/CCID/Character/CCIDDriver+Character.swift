@@ -115,48 +115,16 @@ extension CCIDDriver {
 
     // MARK: - T=1
 
-    /// One command APDU over T=1 at character level, with the same recovery as at TPDU level.
-    func transmitCharacterT1(_ apdu: [UInt8], slot: UInt8) async throws -> [UInt8] {
-        guard var t1 = t1Sessions[slot] else { throw CCIDDriverError.cardNotPowered(slot: slot) }
-        defer { if t1Sessions[slot] != nil { t1Sessions[slot] = t1 } }
-        if t1.isExchangeInProgress {
-            logger.debug("resynchronising T=1 after an abandoned exchange", metadata: ["slot": "\(slot)"])
-            _ = try await runCharacterT1(&t1, first: t1.beginResynchronisation(), slot: slot)
-        }
-        return try await runCharacterT1(&t1, first: t1.begin(command: apdu), slot: slot)
-    }
-
-    /// Drives the T=1 state machine with blocks read as prologue (NAD PCB LEN), then LEN + EDC
-    /// bytes. A silent card or a parity error counts as a T=1 time-out.
-    func runCharacterT1(_ t1: inout T1HostProtocol, first: T1HostAction, slot: UInt8) async throws -> [UInt8] {
-        var action = first
-        for _ in 0..<configuration.maxT1Blocks {
-            switch action {
-            case .send(let block, let multiplier):
-                let bwi: UInt8 = multiplier > 1 ? multiplier : 0
-                let timeout = configuration.readTimeout * Int(max(multiplier, 1))
-                do {
-                    let prologue = try await characterTransfer(block, expect: 3, slot: slot, bwi: bwi, timeout: timeout)
-                    // LEN FF is reserved: the block is invalid whatever follows; let T=1 say so.
-                    guard prologue[2] != 0xFF else {
-                        action = t1.receive(prologue)
-                        continue
-                    }
-                    let rest = try await characterTransfer([], expect: Int(prologue[2]) + t1.checksum.length, slot: slot,
-                                                           bwi: bwi, timeout: timeout)
-                    action = t1.receive(prologue + rest)
-                } catch CCIDDriverError.cardMute {
-                    action = t1.timeoutOccurred()
-                } catch CCIDDriverError.slotError(.parityError, _, _) {
-                    action = t1.timeoutOccurred()
-                }
-            case .completed(let response):
-                return response
-            case .failed(let error):
-                t1.reset()
-                throw CCIDDriverError.t1Failure("\(error)")
-            }
-        }
-        throw CCIDDriverError.t1Failure("more than \(configuration.maxT1Blocks) blocks for one APDU")
+    /// One T=1 block at character level: the block's bytes out, then the card's block read as
+    /// its prologue (NAD PCB LEN), then LEN + EDC bytes. ``runT1(_:first:slot:)`` drives the
+    /// state machine for both levels.
+    func characterT1Block(_ block: [UInt8], slot: UInt8, bwi: UInt8, timeout: Duration,
+                          checksumLength: Int) async throws -> [UInt8] {
+        let prologue = try await characterTransfer(block, expect: 3, slot: slot, bwi: bwi, timeout: timeout)
+        // LEN FF is reserved: the block is invalid whatever follows; let T=1 say so.
+        guard prologue[2] != 0xFF else { return prologue }
+        let rest = try await characterTransfer([], expect: Int(prologue[2]) + checksumLength, slot: slot,
+                                               bwi: bwi, timeout: timeout)
+        return prologue + rest
     }
 }

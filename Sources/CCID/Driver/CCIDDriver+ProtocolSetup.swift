@@ -134,11 +134,7 @@ extension CCIDDriver {
         var t1 = T1HostProtocol(ifsc: atr.t1IFSC, ifsd: 32, checksum: atr.t1UsesCRC ? .crc : .lrc)
         if !descriptor.features.contains(.automaticIFSDExchange) {
             let negotiation = t1.beginIFSDNegotiation(ifsd: ifsd)
-            if exchangeLevel == .character {
-                _ = try await runCharacterT1(&t1, first: negotiation, slot: slot)
-            } else {
-                _ = try await runT1(&t1, first: negotiation, slot: slot)
-            }
+            _ = try await runT1(&t1, first: negotiation, slot: slot)
         }
         t1Sessions[slot] = t1
     }

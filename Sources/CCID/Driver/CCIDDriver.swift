@@ -174,7 +174,7 @@ public actor CCIDDriver {
             case .character:
                 switch activeProtocols[slot] {
                 case .t0: return try await transmitCharacterT0(apdu, slot: slot)
-                case .t1: return try await transmitCharacterT1(apdu, slot: slot)
+                case .t1: return try await transmitT1(apdu, slot: slot)
                 case nil: throw CCIDDriverError.cardNotPowered(slot: slot)
                 }
             }
@@ -562,17 +562,24 @@ public actor CCIDDriver {
         return try await runT1(&t1, first: first, slot: slot)
     }
 
-    /// Drives the T=1 state machine: each block travels in one XfrBlock, with bBWI set to the
-    /// card's waiting time extension.
+    /// Drives the T=1 state machine: at TPDU level each block travels in one XfrBlock, at
+    /// character level byte-wise (``characterT1Block(_:slot:bwi:timeout:checksumLength:)``);
+    /// bBWI carries the card's waiting time extension. A silent card or a parity error counts as
+    /// a T=1 time-out.
     func runT1(_ t1: inout T1HostProtocol, first: T1HostAction, slot: UInt8) async throws -> [UInt8] {
         var action = first
         for _ in 0..<configuration.maxT1Blocks {
             switch action {
             case .send(let block, let multiplier):
+                let bwi: UInt8 = multiplier > 1 ? multiplier : 0
+                let timeout = configuration.readTimeout * Int(max(multiplier, 1))
                 do {
-                    let answer = try await xfrBlock(block, slot: slot, bwi: multiplier > 1 ? multiplier : 0,
-                                                    timeout: configuration.readTimeout * Int(max(multiplier, 1)))
-                    action = t1.receive(answer.data)
+                    if exchangeLevel == .character {
+                        action = t1.receive(try await characterT1Block(block, slot: slot, bwi: bwi, timeout: timeout,
+                                                                       checksumLength: t1.checksum.length))
+                    } else {
+                        action = t1.receive(try await xfrBlock(block, slot: slot, bwi: bwi, timeout: timeout).data)
+                    }
                 } catch CCIDDriverError.cardMute {
                     action = t1.timeoutOccurred()
                 } catch CCIDDriverError.slotError(.parityError, _, _) {
