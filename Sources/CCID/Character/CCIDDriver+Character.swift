@@ -70,25 +70,6 @@ extension CCIDDriver {
 
     // MARK: - T=0
 
-    /// One command APDU over T=0 at character level: ``T0HostProtocol`` maps it to TPDUs (GET
-    /// RESPONSE, re-issue, ENVELOPE); each TPDU travels by procedure bytes.
-    func transmitCharacterT0(_ apdu: [UInt8], slot: UInt8) async throws -> [UInt8] {
-        var t0 = T0HostProtocol(limits: configuration.t0Limits)
-        var action = t0.begin(command: apdu)
-        while true {
-            switch action {
-            case .send(let tpdu):
-                action = t0.receive(try await characterTPDU(tpdu, slot: slot))
-            case .completed(let response):
-                return response
-            case .failed(.envelopeRefused(let instruction, let statusWord)):
-                throw CCIDDriverError.extendedLengthNeedsT1(instruction: instruction, statusWord: statusWord)
-            case .failed(let error):
-                throw CCIDDriverError.t0Failure(error)
-            }
-        }
-    }
-
     /// One TPDU through its procedure bytes; returns the card's data and SW1 SW2. A card that
     /// sends NULL forever is stopped by the operation's ``CCIDDriverConfiguration/exchangeTimeLimit``
     /// (every XfrBlock checks it).

@@ -139,8 +139,9 @@ extension CCIDDriver {
         t1Sessions[slot] = t1
     }
 
-    /// One command APDU over T=0 at TPDU level: each TPDU in one XfrBlock, the reader handling
-    /// the procedure bytes; GET RESPONSE, re-issue and ENVELOPE as ``T0HostProtocol`` decides.
+    /// One command APDU over T=0: ``T0HostProtocol`` maps it to TPDUs (GET RESPONSE, re-issue,
+    /// ENVELOPE as it decides); at TPDU level each TPDU goes in one XfrBlock, the reader handling
+    /// the procedure bytes, at character level the driver runs them (``characterTPDU(_:slot:)``).
     func transmitT0(_ apdu: [UInt8], slot: UInt8) async throws -> [UInt8] {
         var t0 = T0HostProtocol(limits: configuration.t0Limits)
         var action = t0.begin(command: apdu)
@@ -148,6 +149,8 @@ extension CCIDDriver {
         // rounds, re-issues); this loop ends with it.
         while true {
             switch action {
+            case .send(let tpdu) where exchangeLevel == .character:
+                action = t0.receive(try await characterTPDU(tpdu, slot: slot))
             case .send(let tpdu):
                 guard tpdu.count <= descriptor.maxPayloadPerMessage else {
                     throw CCIDDriverError.commandTooLong(length: tpdu.count, maximum: descriptor.maxPayloadPerMessage)

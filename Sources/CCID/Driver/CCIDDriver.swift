@@ -165,15 +165,10 @@ public actor CCIDDriver {
             switch exchangeLevel {
             case .shortAPDU: return try await transmitShort(apdu, slot: slot)
             case .extendedAPDU: return try await transmitExtended(apdu, slot: slot)
-            case .tpdu:
+            case .tpdu, .character:
+                // T=0 and T=1 run in the driver; only how a TPDU or block travels differs.
                 switch activeProtocols[slot] {
                 case .t0: return try await transmitT0(apdu, slot: slot)
-                case .t1: return try await transmitT1(apdu, slot: slot)
-                case nil: throw CCIDDriverError.cardNotPowered(slot: slot)
-                }
-            case .character:
-                switch activeProtocols[slot] {
-                case .t0: return try await transmitCharacterT0(apdu, slot: slot)
                 case .t1: return try await transmitT1(apdu, slot: slot)
                 case nil: throw CCIDDriverError.cardNotPowered(slot: slot)
                 }
