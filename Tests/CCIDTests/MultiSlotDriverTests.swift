@@ -81,7 +81,8 @@ struct MultiSlotDriverTests {
         // A driver that held slot 1 behind slot 0 would wait for ever on the manual clock; this
         // moves the clock after a while so such a driver fails the time check instead of hanging.
         let unstick = Task {
-            try await Task.sleep(for: .seconds(5))
+            // Generous: a busy CI machine can take seconds for the other slot's exchanges.
+            try await Task.sleep(for: .seconds(30))
             await harness.clock.advance(by: .seconds(2))
         }
         let fast = try await harness.driver.transmit(echo(0xB1), slot: 1)
@@ -211,7 +212,8 @@ struct MultiSlotDriverTests {
         // A driver that held slot 1 behind slot 0 would wait for ever; this ends the storm after
         // a while so such a driver fails the clock check below instead of hanging.
         let unstick = Task {
-            try await Task.sleep(for: .seconds(5))
+            // Generous: a busy CI machine can take seconds for the other slot's exchanges.
+            try await Task.sleep(for: .seconds(30))
             await harness.clock.advance(by: .seconds(120))
         }
         // Slot 1 keeps working while slot 0's reader asks for more time, 10 s of clock apart.

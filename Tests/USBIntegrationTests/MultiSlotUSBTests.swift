@@ -34,7 +34,7 @@ extension USBIntegration.MultiSlotUSBTests {
         configuration.descriptor.maxSlotIndex = 1
         configuration.descriptor.maxBusySlots = 2
         let opened = try await OpenedUSBReader.make(testbed, configuration: configuration,
-                                                    card: DelayedEchoCard(delay: .milliseconds(800), marker: 0xA0))
+                                                    card: DelayedEchoCard(delay: .milliseconds(1500), marker: 0xA0))
         await opened.virtual.insert(DelayedEchoCard(delay: .zero, marker: 0xB1), slot: 1)
         #expect(opened.driver.descriptor.slotCount == 2)
         let info = ReaderInfo(id: "usb:test", name: opened.description.name, vendorID: opened.description.vendorID,
@@ -48,7 +48,8 @@ extension USBIntegration.MultiSlotUSBTests {
             await finished.note(0)
             return data.first
         }
-        // Let slot 0's APDU reach its card first.
+        // Let slot 0's APDU reach its card first. Its card takes 1.5 s (under the harness's 2 s read time-out), so slot 1's whole session
+        // (connect, power-on, identity, APDU through umockdev) fits even on a busy machine.
         let deadline = ContinuousClock.now + .seconds(10)
         while await opened.virtual.apdusProcessed < 1, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
