@@ -77,7 +77,12 @@ struct MultiSlotReaderTests {
         let virtual = VirtualCCIDReader(configuration: configuration, clock: clock)
         await virtual.insert(SlowCard(delay: .seconds(2)), slot: 0)
         await virtual.insert(ISO7816Card(seed: 7), slot: 1)
-        let readers = Reader.simulatedSlots(virtual)
+        // The reader runs on the manual clock, the driver's own timers on real time: a long read
+        // time-out keeps a busy machine (the whole suite in parallel) from timing out a wait
+        // that the manual clock has not reached.
+        var driverConfiguration = CCIDDriverConfiguration()
+        driverConfiguration.readTimeout = .seconds(60)
+        let readers = Reader.simulatedSlots(virtual, driverConfiguration: driverConfiguration)
         #expect(readers.map(\.info.id) == ["sim:0/0", "sim:0/1"])
         let slow = Task {
             try await readers[0].withSession { session in try await session.send(Self.select).statusWord.rawValue }
