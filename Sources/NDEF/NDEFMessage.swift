@@ -147,6 +147,11 @@ private struct MessageDecoder {
             if first.tnf == .unchanged {
                 throw error(.unexpectedUnchanged, at: first.start, record: first.index)
             }
+            // An empty record carries no payload, so it cannot be chunked: continuation chunks
+            // would give it one (found by the ndef-message fuzz target).
+            if strict, first.tnf == .empty, first.chunked {
+                throw error(.fieldsInEmptyRecord, at: first.start, record: first.index)
+            }
             var record = NDEFRecord(tnf: first.tnf, type: first.type, id: first.id, payload: Array(first.payload))
             var last = first
             while last.chunked {

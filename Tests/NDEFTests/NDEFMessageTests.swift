@@ -150,6 +150,10 @@ struct NDEFMessageTests {
              [NDEFRecord(tnf: .empty, payload: [0xAA])]),
             ("empty with type", bytes("D0 01 00 41"), .init(offset: 1, record: 0, problem: .fieldsInEmptyRecord),
              [NDEFRecord(tnf: .empty, type: [0x41])]),
+            // Found by the ndef-message fuzz target: an empty first chunk whose continuation
+            // gives the empty record a payload; strict decoding accepted it, encoding refused it.
+            ("chunked empty", bytes("B0 00 00 56 00 02 74 61"), .init(offset: 0, record: 0, problem: .fieldsInEmptyRecord),
+             [NDEFRecord(tnf: .empty, payload: [0x74, 0x61])]),
             ("IL on empty", bytes("D8 00 00 00"), .init(offset: 0, record: 0, problem: .idLengthInEmptyRecord), [.empty]),
             ("unknown with type", bytes("D5 01 01 41 AA"), .init(offset: 1, record: 0, problem: .typeNotAllowed(.unknown)),
              [NDEFRecord(tnf: .unknown, type: [0x41], payload: [0xAA])]),
