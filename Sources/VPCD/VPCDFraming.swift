@@ -17,7 +17,8 @@ public enum VPCDFraming {
         guard !payload.isEmpty, payload.count <= maximumFramablePayload else {
             throw .notFramable(length: payload.count)
         }
-        return [UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)] + payload
+        // 1 ... 65,535 after the guard: both bytes fit.
+        return [UInt8(truncatingIfNeeded: payload.count >> 8), UInt8(truncatingIfNeeded: payload.count)] + payload
     }
 
     /// Takes one complete message off the front of `buffer`, or returns nil (consuming nothing)

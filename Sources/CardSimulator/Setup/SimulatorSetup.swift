@@ -52,8 +52,9 @@ public struct SimulatorSetup: Sendable {
         } else {
             var configuration = VirtualReaderConfiguration(seed: specification.seed)
             if let slotCount = specification.slotCount, slotCount > 1 {
-                configuration.descriptor.maxSlotIndex = UInt8(slotCount - 1)
-                configuration.descriptor.maxBusySlots = UInt8(specification.busySlots ?? slotCount)
+                // The specification parser keeps slots= and busy-slots= within 1 ... 8.
+                configuration.descriptor.maxSlotIndex = UInt8(truncatingIfNeeded: slotCount - 1)
+                configuration.descriptor.maxBusySlots = UInt8(truncatingIfNeeded: specification.busySlots ?? slotCount)
                 configuration.name += " (\(slotCount) slots)"
             }
             configuration.timing.extraLatency = specification.latency
