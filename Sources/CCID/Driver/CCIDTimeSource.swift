@@ -11,13 +11,13 @@ public protocol CCIDTimeSource: Sendable {
 
     /// Suspends until `deadline` (on this source's time line); throws on task cancellation.
     /// The driver uses it for the read timeout of a slot's exchange that waits while another
-    /// slot's read is already on the bulk-IN pipe. The default sleeps on the continuous clock.
-    func sleep(until deadline: Duration) async throws
+    /// slot's read is already on the bulk-IN pipe. The default waits with `Task.sleep` on the continuous clock.
+    func suspend(until deadline: Duration) async throws
 }
 
 extension CCIDTimeSource {
-    /// Sleeps on the continuous clock for what is left until `deadline`.
-    public func sleep(until deadline: Duration) async throws {
+    /// Waits (`Task.sleep`, not a blocking sleep) for what is left until `deadline`.
+    public func suspend(until deadline: Duration) async throws {
         let left = deadline - now()
         if left > .zero { try await Task.sleep(for: left) }
     }

@@ -186,7 +186,7 @@ actor InboundPipe<Key: Hashable & Sendable> {
     private func timer(for id: UInt64, deadline: Duration) -> Task<Void, Never> {
         let timeSource = self.timeSource
         return Task { [weak self] in
-            do { try await timeSource.sleep(until: deadline) } catch { return }
+            do { try await timeSource.suspend(until: deadline) } catch { return }
             await self?.expire(id)
         }
     }

@@ -18,5 +18,5 @@ public struct ElapsedClockTimeSource: CCIDTimeSource {
 
     public func now() -> Duration { clock.now() }
 
-    public func sleep(until deadline: Duration) async throws { try await clock.suspend(until: deadline) }
+    public func suspend(until deadline: Duration) async throws { try await clock.suspend(until: deadline) }
 }
