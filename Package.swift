@@ -127,7 +127,7 @@ let package = Package(
             "VPCD", "CardSimulator", "CardFlow",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
-        ]),
+        ], path: "Examples/vpcdtool"),
         // Benchmarks/pcsc-backend/run.sh's Swift side: a PCSCCardConnection transmit loop.
         .executableTarget(
             name: "pcsc-transmit-loop",
