@@ -157,15 +157,7 @@ actor InboundPipe<Key: Hashable & Sendable> {
         }
         while true {
             let left = max(.zero, timeout - (timeSource.now() - started))
-            readDeadline = timeSource.now() + left
-            let outcome: Outcome
-            do throws(USBTransportError) {
-                outcome = .success(try await read(left))
-            } catch {
-                outcome = .failure(error)
-            }
-            readDeadline = nil
-            switch outcome {
+            switch await readOnce(left) {
             case .success(let bytes):
                 dispatch(bytes)
                 if let mine = mailboxes[key]?.first {
@@ -180,6 +172,18 @@ actor InboundPipe<Key: Hashable & Sendable> {
                 for id in waiters.keys.sorted() { finish(id, with: .failure(error)) }
                 return .failure(error)
             }
+        }
+    }
+
+    /// One transfer on the pipe, with ``readDeadline`` set while it runs (a waiter arriving
+    /// meanwhile knows how long the read in flight lasts).
+    private func readOnce(_ timeout: Duration) async -> Outcome {
+        readDeadline = timeSource.now() + timeout
+        defer { readDeadline = nil }
+        do throws(USBTransportError) {
+            return .success(try await read(timeout))
+        } catch {
+            return .failure(error)
         }
     }
 
@@ -241,15 +245,7 @@ actor InboundPipe<Key: Hashable & Sendable> {
                     due.append(id)
                 }
             }
-            readDeadline = now + timeout
-            let outcome: Outcome
-            do throws(USBTransportError) {
-                outcome = .success(try await read(timeout))
-            } catch {
-                outcome = .failure(error)
-            }
-            readDeadline = nil
-            switch outcome {
+            switch await readOnce(timeout) {
             case .success(let bytes):
                 dispatch(bytes)
             case .failure(.timeout):
