@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "CardFlow", targets: ["CardFlow"]),
         .library(name: "CCID", targets: ["CCID"]),
+        .library(name: "CardFlowCCID", targets: ["CardFlowCCID"]),
         .library(name: "CardSimulator", targets: ["CardSimulator"]),
         .library(name: "CardSimulatorUSB", targets: ["CardSimulatorUSB"]),
         .library(name: "DESFire", targets: ["DESFire"]),
@@ -42,16 +43,28 @@ let package = Package(
         .systemLibrary(name: "CPCSCLite", pkgConfig: "libpcsclite", providers: [.apt(["libpcsclite-dev"])]),
         // PC/SC backend over libpcsclite, for hosts where pcscd owns the readers. Standalone: no CardFlow import yet.
         .target(name: "PCSC", dependencies: ["CPCSCLite", .product(name: "Logging", package: "swift-log")]),
+        // First-come, first-served admission for actors' exclusive sections (CCID slots, CardFlow readers).
+        .target(name: "AsyncAdmission"),
         // USB CCID driver: message codec, class descriptor, exchange levels, T=1, transports.
         .target(
             name: "CCID",
-            dependencies: ["CLibUSB", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CLibUSB", "AsyncAdmission", .product(name: "Logging", package: "swift-log")]
         ),
-        // Core: APDUs, card channels, errors (sessions and flows arrive with later work).
+        // Core: APDUs, card channels, readers over any ReaderDriver backend, sessions, flows,
+        // key store. Builds without libusb: the CCID backend is CardFlowCCID.
         .target(
             name: "CardFlow",
             dependencies: [
-                "CCID",
+                "AsyncAdmission",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]
+        ),
+        // The direct CCID driver as a CardFlow reader backend: ReaderDriver per slot, USB hotplug registry.
+        .target(
+            name: "CardFlowCCID",
+            dependencies: [
+                "CardFlow", "CCID",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
@@ -60,7 +73,7 @@ let package = Package(
         .target(
             name: "CardSimulator",
             dependencies: [
-                "CardFlow", "CCID", "CardCrypto",
+                "CardFlow", "CCID", "CardFlowCCID", "CardCrypto",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -97,7 +110,7 @@ let package = Package(
         ),
         // The cardd daemon's parts: configuration, reader supervision, job log, control socket, metrics.
         .target(name: "CardDaemon", dependencies: [
-            "CardFlow", "CCID", "CardSimulator", "NDEF", "ISO15693", "DESFire", "TONCard", "Relay",
+            "CardFlow", "CCID", "CardFlowCCID", "CardSimulator", "NDEF", "ISO15693", "DESFire", "TONCard", "Relay",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
@@ -110,7 +123,7 @@ let package = Package(
         ]),
         // Remote APDU relay: a WebSocket service drives the card through us (gate, recovery, limits).
         .target(name: "Relay", dependencies: [
-            "CardFlow", "CCID",
+            "CardFlow",
             .product(name: "WSClient", package: "swift-websocket"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -148,20 +161,20 @@ let package = Package(
         .executableTarget(
             name: "cardctl",
             dependencies: [
-                "CardFlow", "CCID", "CardSimulator", "CardSimulatorUSB", "NDEF", "ISO15693", "DESFire", "TONCard", "CardDaemon", "Relay",
+                "CardFlow", "CCID", "CardFlowCCID", "CardSimulator", "CardSimulatorUSB", "NDEF", "ISO15693", "DESFire", "TONCard", "CardDaemon", "Relay",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Examples/cardctl"
         ),
         .testTarget(name: "CardFlowTests", dependencies: [
-            "CardFlow", "CardSimulator", "CCID",
+            "CardFlow", "CardFlowCCID", "CardSimulator", "CCID",
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "CCIDTests", dependencies: ["CCID", "CardSimulator", "CardFlow"]),
+        .testTarget(name: "CCIDTests", dependencies: ["CCID", "CardSimulator", "CardFlow", "CardFlowCCID"]),
         .testTarget(name: "CardSimulatorTests", dependencies: [
-            "CardSimulator", "CardFlow", "CCID", "CardCrypto", .product(name: "Crypto", package: "swift-crypto"),
+            "CardSimulator", "CardFlow", "CardFlowCCID", "CCID", "CardCrypto", .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .testTarget(name: "CardctlTests", dependencies: ["cardctl", "cardd", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto"]),
@@ -193,7 +206,7 @@ let package = Package(
                                                        .product(name: "GRDB", package: "GRDB.swift"),
                                                        .product(name: "NIOEmbedded", package: "swift-nio")]),
         .testTarget(name: "PCSCTests", dependencies: ["PCSC", "CardSimulator", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "USBIntegrationTests", dependencies: ["CCID", "CardFlow", "CardSimulator", "CardSimulatorUSB", "CLibUSB", "CardDaemon"]),
+        .testTarget(name: "USBIntegrationTests", dependencies: ["CCID", "CardFlow", "CardFlowCCID", "CardSimulator", "CardSimulatorUSB", "CLibUSB", "CardDaemon"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -20,6 +20,7 @@ let package = Package(
             dependencies: [
                 .product(name: "CardFlow", package: "CardFlow"),
                 .product(name: "CCID", package: "CardFlow"),
+                .product(name: "CardFlowCCID", package: "CardFlow"),
                 .product(name: "CardSimulator", package: "CardFlow"),
                 .product(name: "DESFire", package: "CardFlow"),
                 .product(name: "TONCard", package: "CardFlow"),
@@ -35,6 +36,7 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "CardFlow", package: "CardFlow"),
                 .product(name: "CCID", package: "CardFlow"),
+                .product(name: "CardFlowCCID", package: "CardFlow"),
                 .product(name: "CardSimulator", package: "CardFlow"),
                 .product(name: "DESFire", package: "CardFlow"),
                 .product(name: "TONCard", package: "CardFlow"),
@@ -50,6 +52,7 @@ let package = Package(
                 "BenchSupport",
                 .product(name: "CardFlow", package: "CardFlow"),
                 .product(name: "CCID", package: "CardFlow"),
+                .product(name: "CardFlowCCID", package: "CardFlow"),
                 .product(name: "CardSimulator", package: "CardFlow"),
                 .product(name: "DESFire", package: "CardFlow"),
             ],

@@ -1,5 +1,6 @@
 import CCID
 import CardFlow
+import CardFlowCCID
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -2,6 +2,7 @@ import ArgumentParser
 import CCID
 import CardDaemon
 import CardFlow
+import CardFlowCCID
 import CardSimulator
 import DESFire
 import ISO15693
@@ -36,7 +37,7 @@ enum ExitStatus: Int32 {
             case .transport(.cancelled, _): return .cancelled
             default: return .readerError
             }
-        case ReaderSelectionError.invalidSelector: return .usage
+        case is ReaderSelectorError: return .usage
         case is ControlClientError: return .readerError
         case let error as DaemonRequestError:
             return ["badRequest", "badJSON", "unknownOp", "unknownJob", "lineTooLong"].contains(error.code) ? .usage : .readerError

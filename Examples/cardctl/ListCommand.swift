@@ -1,6 +1,7 @@
 import ArgumentParser
 import CCID
 import CardFlow
+import CardFlowCCID
 import CardDaemon
 import Foundation
 
@@ -10,13 +11,17 @@ struct ListCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
+    /// One reader. The CCID fields (exchange level, message length, slots) are there for CCID
+    /// readers (usb, sim) only.
     struct Listing: Encodable {
+        let id: String
         let name: String
-        let vendorID: String
-        let productID: String
-        let exchangeLevel: String
-        let maxMessageLength: Int
-        let slots: Int
+        let backend: String
+        let vendorID: String?
+        let productID: String?
+        let exchangeLevel: String?
+        let maxMessageLength: Int?
+        let slots: Int?
         let protocols: [String]
         let cardPresent: Bool
         let atr: String?
@@ -40,23 +45,25 @@ struct ListCommand: AsyncParsableCommand {
         let connection = try await ReaderConnection.open(global, logger: logger)
         var listings: [Listing] = []
         for reader in connection.readers {
-            let descriptor = reader.info.descriptor
+            let info = reader.info
+            let descriptor = reader.ccid?.driver.descriptor
             var atr: String?
-            let state = try await reader.driver.slotStatus()
-            if state.icc != .absent {
+            let presence = try await reader.driver.presence()
+            if presence == .present {
                 // The ATR is only known once the card is powered; power it off again afterwards.
                 do {
-                    atr = try await reader.driver.powerOn().hexString
+                    atr = try await reader.driver.powerOn(protocol: nil).hexString
                     try await reader.driver.powerOff()
-                } catch CCIDDriverError.noCard {
+                } catch let error where error.cardLoss == .noCard {
                     atr = nil
                 }
             }
             listings.append(Listing(
-                name: reader.info.name, vendorID: hex4(reader.info.vendorID), productID: hex4(reader.info.productID),
-                exchangeLevel: descriptor.exchangeLevel.rawValue, maxMessageLength: Int(descriptor.maxMessageLength),
-                slots: descriptor.slotCount, protocols: descriptor.protocols.names,
-                cardPresent: state.icc != .absent, atr: atr))
+                id: info.id, name: info.name, backend: info.backend,
+                vendorID: info.vendorID.map(hex4), productID: info.productID.map(hex4),
+                exchangeLevel: descriptor?.exchangeLevel.rawValue, maxMessageLength: descriptor.map { Int($0.maxMessageLength) },
+                slots: descriptor?.slotCount, protocols: info.capabilities.protocols.sorted { $0.rawValue < $1.rawValue }.map(\.description),
+                cardPresent: presence == .present, atr: atr))
         }
         try await connection.close()
         if global.json {
@@ -65,8 +72,13 @@ struct ListCommand: AsyncParsableCommand {
             print(String(decoding: try encoder.encode(listings), as: UTF8.self))
         } else {
             for listing in listings {
-                print("\(listing.name) [\(listing.vendorID):\(listing.productID)] \(listing.exchangeLevel), "
-                      + "\(listing.maxMessageLength)-byte messages, \(listing.slots) slot(s), \(listing.protocols.joined(separator: "/"))")
+                var facts = [listing.backend]
+                if let exchangeLevel = listing.exchangeLevel { facts.append(exchangeLevel) }
+                if let maxMessageLength = listing.maxMessageLength { facts.append("\(maxMessageLength)-byte messages") }
+                if let slots = listing.slots { facts.append("\(slots) slot(s)") }
+                if !listing.protocols.isEmpty { facts.append(listing.protocols.joined(separator: "/")) }
+                let usb = listing.vendorID.map { " [\($0):\(listing.productID ?? "?")]" } ?? ""
+                print("\(listing.name)\(usb) \(facts.joined(separator: ", "))")
                 print(listing.cardPresent ? "  card present, ATR \(listing.atr ?? "unknown")" : "  no card")
             }
         }

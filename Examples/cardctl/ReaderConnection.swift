@@ -1,5 +1,7 @@
 import CCID
 import CardFlow
+import CardFlowCCID
+import CardDaemon
 import CardSimulator
 import Logging
 
@@ -51,9 +53,7 @@ struct ReaderConnection {
                 for description in matching {
                     let (transport, driver) = try context.openDriver(for: description, configuration: configuration, logger: logger)
                     transports.append(transport)
-                    let info = ReaderInfo(id: "usb:\(description.bus):\(description.address):\(description.interfaceNumber)",
-                                          name: description.name, vendorID: description.vendorID,
-                                          productID: description.productID, descriptor: driver.descriptor)
+                    let info = ReaderInfo(usb: description, descriptor: driver.descriptor)
                     // A multi-slot reader is one CardFlow reader per slot.
                     readers += Reader.slotReaders(info: info, driver: driver, logger: apduLogger)
                 }

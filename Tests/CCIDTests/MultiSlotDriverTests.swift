@@ -1,4 +1,5 @@
 import CardFlow
+import CardFlowCCID
 import CardSimulator
 import CCID
 import Logging

@@ -1,5 +1,5 @@
-import CCID
 import CardDaemon
+import CardFlow
 import Foundation
 import Testing
 
@@ -22,11 +22,11 @@ struct DaemonConfigurationTests {
         #expect(configuration.rules[3].flow == .iso15693Read(first: 0, count: 4))
         #expect(configuration.keyStore == "/etc/cardd/keys.json")
         #expect(configuration.cooldownMilliseconds == 200)
-        #expect(configuration.transmissionProtocol == .automatic)
+        #expect(configuration.transmissionProtocol == nil)
     }
 
-    @Test(arguments: [("t0", ProtocolPreference.t0), ("t1", .t1), ("automatic", .automatic)])
-    func theProtocolReachesTheSessionPolicy(name: String, expected: ProtocolPreference) throws {
+    @Test(arguments: [("t0", CardProtocol?.some(.t0)), ("t1", .t1), ("automatic", nil)])
+    func theProtocolReachesTheSessionPolicy(name: String, expected: CardProtocol?) throws {
         let configuration = try decode(#"{"protocol": "\#(name)"}"#)
         #expect(configuration.transmissionProtocol == expected)
         #expect(ReaderFleet.policy(for: configuration).transmissionProtocol == expected)

@@ -1,6 +1,7 @@
 import Testing
 import CCID
 import CardFlow
+import CardFlowCCID
 import CardSimulator
 
 /// Collects a run's events while it runs.

@@ -1,4 +1,5 @@
 import CardFlow
+import CardFlowCCID
 import CardSimulator
 import CCID
 import Testing
@@ -39,8 +40,8 @@ struct MultiSlotReaderTests {
         #expect(setup.readers[0].descriptor.maxBusySlots == 2)
         let readers = setup.cardFlowReaders()
         #expect(readers.map(\.info.id) == ["sim:0/0", "sim:0/1", "sim:0/2"])
-        #expect(readers.map(\.slot) == [0, 1, 2])
-        #expect(readers.allSatisfy { $0.driver === readers[0].driver }, "the slots share one driver")
+        #expect(readers.map { $0.ccid?.slot } == [0, 1, 2])
+        #expect(readers.allSatisfy { $0.ccid?.driver === readers[0].ccid?.driver }, "the slots share one driver")
         for (slot, reader) in readers.enumerated() {
             #expect(reader.info.name.hasSuffix("slot \(slot)"), "\(reader.info.name)")
             let statusWord = try await reader.withSession { session in try await session.send(Self.select).statusWord.rawValue }

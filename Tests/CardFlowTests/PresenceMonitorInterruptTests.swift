@@ -1,4 +1,5 @@
 import CardFlow
+import CardFlowCCID
 import CardSimulator
 import CCID
 import Synchronization
@@ -56,7 +57,7 @@ struct PresenceMonitorInterruptTests {
         await virtual.insert(ISO7816Card(seed: 2))
         #expect(await recorder.waitFor(count: 3) == [.present, .absent, .present])
         #expect(!recorder.hasEnded, "monitoring stopped")
-        let warnings = log.all.filter { $0.level == .warning && $0.message.contains("unexpected interrupt message") }
+        let warnings = log.all.filter { $0.level == .warning && $0.message.contains("unexpected presence notice") }
         #expect(warnings.count == 1, "one warning, then debug: \(log.all)")
         recorder.stop()
     }
@@ -145,7 +146,7 @@ extension PresenceMonitorInterruptTests {
         await virtual.removeCard()
         #expect(await recorder.waitFor(count: 2) == [.present, .absent])
         #expect(!recorder.hasEnded, "monitoring stopped")
-        #expect(log.all.contains { $0.level == .warning && $0.message.contains("polling card presence") })
+        #expect(log.all.contains { $0.level == .warning && $0.message.contains("polling instead") })
         recorder.stop()
     }
 }

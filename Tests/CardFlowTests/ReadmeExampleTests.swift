@@ -1,6 +1,7 @@
 import Testing
 import CCID
 import CardFlow
+import CardFlowCCID
 import CardSimulator
 
 /// The README's tour, compiled and run, so the documented API stays true.

@@ -1,5 +1,6 @@
 import CCID
 import CardFlow
+import CardFlowCCID
 import CardSimulator
 import Testing
 
@@ -16,21 +17,21 @@ struct SessionProtocolTests {
         return Reader.simulated(virtual)
     }
 
-    @Test(arguments: [(ProtocolPreference?.none, TransmissionProtocol.t1), (.automatic, .t1), (.t0, .t0), (.t1, .t1)])
-    func aDualCardRunsTheProtocolTheSessionAskedFor(asked: ProtocolPreference?, expected: TransmissionProtocol) async throws {
+    @Test(arguments: [(CardProtocol?.none, TransmissionProtocol.t1), (.t0, .t0), (.t1, .t1)])
+    func aDualCardRunsTheProtocolTheSessionAskedFor(asked: CardProtocol?, expected: TransmissionProtocol) async throws {
         let reader = await Self.contactReader(.dual(ta1: 0x13))
         var policy = SessionPolicy()
         policy.transmissionProtocol = asked
         let (used, answer) = try await reader.withSession(policy: policy) { session in
             _ = try await session.send(selectApp)
             let answer = try await session.send(try CommandAPDU(hex: "00B0810004"))
-            return (await reader.driver.activeProtocol(), answer)
+            return (await reader.ccid!.driver.activeProtocol(), answer)
         }
         #expect(used == expected)
         #expect(answer.data == [0, 1, 2, 3] && answer.statusWord == .success)
         // The next session may ask for the other one: the choice is per power-on.
         policy.transmissionProtocol = expected == .t0 ? .t1 : .t0
-        let other = try await reader.withSession(policy: policy) { _ in await reader.driver.activeProtocol() }
+        let other = try await reader.withSession(policy: policy) { _ in await reader.ccid!.driver.activeProtocol() }
         #expect(other == (expected == .t0 ? .t1 : .t0))
     }
 
@@ -44,6 +45,6 @@ struct SessionProtocolTests {
         }
         // The reader is free and the card usable with what it offers.
         policy.transmissionProtocol = .t0
-        #expect(try await reader.withSession(policy: policy) { _ in await reader.driver.activeProtocol() } == .t0)
+        #expect(try await reader.withSession(policy: policy) { _ in await reader.ccid!.driver.activeProtocol() } == .t0)
     }
 }

@@ -1,6 +1,7 @@
 import Testing
 import CCID
 import CardFlow
+import CardFlowCCID
 import CardSimulator
 
 let selectApp = try! CommandAPDU(hex: "00A4040007A0000002471001")
@@ -114,7 +115,7 @@ struct SessionTests {
         pending.cancel()
         await #expect(throws: CancellationError.self) { try await pending.value }
         // The abort handshake left the reader usable: the slot answers, a new session opens.
-        #expect(try await reader.driver.slotStatus().icc != .absent)
+        #expect(try await reader.ccid!.driver.slotStatus().icc != .absent)
         let next = Task { try await reader.withSession { session in await session.identity.atr } }
         while await clock.sleeperCount == 0 { await Task.yield() }
         await clock.advance(by: .seconds(20))

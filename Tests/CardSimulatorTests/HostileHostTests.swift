@@ -1,4 +1,5 @@
 import CardFlow
+import CardFlowCCID
 import CCID
 import CardSimulator
 import Testing

@@ -1,4 +1,5 @@
 import CardFlow
+import CardFlowCCID
 import CardSimulator
 import CCID
 import Foundation
@@ -54,7 +55,7 @@ struct MultiSlotProfileTests {
                 failures.append("\(dump.name): readers \(readers.map(\.info.id)), expected \(expectedIDs)")
                 continue
             }
-            for reader in readers where reader.info.descriptor.slotCount > 1 {
+            for reader in readers where reader.ccid?.driver.descriptor.slotCount ?? 1 > 1 {
                 do {
                     let statusWord = try await reader.withSession(policy: policy) { session in
                         try await session.send(Self.select).statusWord.rawValue
@@ -62,7 +63,7 @@ struct MultiSlotProfileTests {
                     if statusWord != 0x9000 { failures.append("\(dump.name) \(reader.info.id): SW \(String(statusWord, radix: 16, uppercase: true))") }
                     slotsExercised += 1
                 } catch {
-                    failures.append("\(dump.name) \(reader.info.id) (\(reader.info.descriptor.exchangeLevel)): \(error)")
+                    failures.append("\(dump.name) \(reader.info.id) (\(reader.info.details["exchangeLevel"] ?? "?")): \(error)")
                 }
             }
         }

@@ -1,5 +1,6 @@
 import CardDaemon
 import CardFlow
+import CardFlowCCID
 import CardSimulator
 import CardSimulatorUSB
 import CCID

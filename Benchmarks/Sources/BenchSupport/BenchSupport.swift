@@ -1,5 +1,6 @@
 import CCID
 import CardFlow
+import CardFlowCCID
 import CardSimulator
 import Logging
 

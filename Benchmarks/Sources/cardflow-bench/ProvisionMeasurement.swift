@@ -1,6 +1,7 @@
 import BenchSupport
 import CCID
 import CardFlow
+import CardFlowCCID
 import CardSimulator
 import DESFire
 

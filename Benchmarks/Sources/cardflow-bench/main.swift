@@ -9,6 +9,7 @@
 import BenchSupport
 import CCID
 import CardFlow
+import CardFlowCCID
 import CardSimulator
 import Foundation
 

@@ -1,3 +1,4 @@
+import AsyncAdmission
 import Logging
 
 /// The host side of one USB CCID interface: it frames commands, matches answers by bSeq,

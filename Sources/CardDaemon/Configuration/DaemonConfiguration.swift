@@ -1,4 +1,4 @@
-import CCID
+import CardFlow
 import Foundation
 
 /// What `cardd` runs: which readers it watches, which flow runs on which card, and where it
@@ -39,10 +39,10 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
     /// Bound on one flow step (its APDUs and retries): a card that answers forever without
     /// letting the step finish (an endless read loop) fails the job with a timeout.
     public var stepTimeoutMilliseconds: Int
-    /// The transmission protocol asked for when a contact card is powered on (`"automatic"`:
-    /// T=1 when card and reader offer it, else T=0; `"t0"` or `"t1"` insist on one, and a card
-    /// without it fails its job with a typed error). JSON key `protocol`.
-    public var transmissionProtocol: ProtocolPreference
+    /// The transmission protocol asked for when a contact card is powered on (nil, JSON
+    /// `"automatic"`: T=1 when card and reader offer it, else T=0; `"t0"` or `"t1"` insist on
+    /// one, and a card without it fails its job with a typed error). JSON key `protocol`.
+    public var transmissionProtocol: CardProtocol?
     /// Rules tried in order when a card arrives; the first match runs.
     public var rules: [CardRule]
 
@@ -50,7 +50,7 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
                 metricsPort: Int? = nil, cooldownMilliseconds: Int = 0, cardReturnMilliseconds: Int = 10_000,
                 apduTimeoutMilliseconds: Int = DaemonConfiguration.defaultAPDUTimeoutMilliseconds,
                 stepTimeoutMilliseconds: Int = DaemonConfiguration.defaultStepTimeoutMilliseconds,
-                transmissionProtocol: ProtocolPreference = .automatic, rules: [CardRule] = []) {
+                transmissionProtocol: CardProtocol? = nil, rules: [CardRule] = []) {
         self.readers = readers
         self.metricsPort = metricsPort
         self.socket = socket
@@ -95,11 +95,14 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
         stepTimeoutMilliseconds = try container.decodeIfPresent(Int.self, forKey: .stepTimeoutMilliseconds)
             ?? Self.defaultStepTimeoutMilliseconds
         let protocolName = try container.decodeIfPresent(String.self, forKey: .transmissionProtocol) ?? "automatic"
-        guard let transmissionProtocol = ProtocolPreference(rawValue: protocolName) else {
+        if protocolName == "automatic" {
+            transmissionProtocol = nil
+        } else if let transmissionProtocol = CardProtocol(rawValue: protocolName) {
+            self.transmissionProtocol = transmissionProtocol
+        } else {
             throw DecodingError.dataCorrupted(.init(codingPath: [CodingKeys.transmissionProtocol],
                                                     debugDescription: "automatic, t0 or t1, not '\(protocolName.prefix(32))'"))
         }
-        self.transmissionProtocol = transmissionProtocol
         rules = try container.decodeIfPresent([CardRule].self, forKey: .rules) ?? []
         guard cooldownMilliseconds >= 0, cardReturnMilliseconds >= 0 else {
             throw DecodingError.dataCorrupted(.init(codingPath: [CodingKeys.cooldownMilliseconds],

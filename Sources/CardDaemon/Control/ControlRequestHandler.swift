@@ -80,10 +80,16 @@ struct ControlRequestHandler: Sendable {
             await send(Self.success(id: id, "pong"))
         case "readers":
             let readers = await fleet.readers().map { info -> JSONValue in
-                ["id": .string(info.id), "name": .string(info.name),
-                 "vendorID": .string(String(format: "%04X", info.vendorID)),
-                 "productID": .string(String(format: "%04X", info.productID)),
-                 "exchangeLevel": .string("\(info.exchangeLevel)")]
+                // The backend's own facts (a CCID reader's exchange level…) first, so that the
+                // neutral fields always win a clash.
+                var fields = info.details.mapValues { JSONValue.string($0) }
+                fields["id"] = .string(info.id)
+                fields["name"] = .string(info.name)
+                fields["backend"] = .string(info.backend)
+                if let vendorID = info.vendorID { fields["vendorID"] = .string(String(format: "%04X", vendorID)) }
+                if let productID = info.productID { fields["productID"] = .string(String(format: "%04X", productID)) }
+                if let serialNumber = info.serialNumber { fields["serialNumber"] = .string(serialNumber) }
+                return .object(fields)
             }
             await send(Self.success(id: id, .array(readers)))
         case "events":

@@ -1,5 +1,6 @@
 import CCID
 import CardFlow
+import CardFlowCCID
 import CardSimulator
 import Logging
 
@@ -34,10 +35,12 @@ public actor ReaderFleet {
     /// `simulated` when given (the `--simulate` schedule's readers), else from the selector.
     public func start(selectors: [String], simulated: [Reader] = []) async throws {
         let managed = ManagedReaderRegistry(readers: simulated)
-        var usbSelectors: [USBReaderSelector] = []
-        for selector in selectors {
-            if selector == "sim" || selector.hasPrefix("sim:") {
-                let setup = try await SimulatorSetup(specification: try SimulatorSpecification(parsing: selector), logger: logger)
+        var usbSelectors: [ReaderSelector] = []
+        for text in selectors {
+            let selector = try ReaderSelector(parsing: text)
+            switch selector {
+            case .simulator(let specification):
+                let setup = try await SimulatorSetup(specification: specification, logger: logger)
                 simulators.append(setup)
                 let offset = await managed.readers().count
                 for (index, reader) in setup.readers.enumerated() {
@@ -48,11 +51,8 @@ public actor ReaderFleet {
                         await managed.add(slotReader)
                     }
                 }
-            } else {
-                let parsed = try USBReaderSelector(parsing: selector)
-                // ReaderInfo carries no serial number, so cardd cannot tell readers apart by it yet.
-                if case .serialNumber = parsed { throw ReaderFleetError.unsupportedSelector(selector) }
-                usbSelectors.append(parsed)
+            case .usb:
+                usbSelectors.append(selector)
             }
         }
         watch(managed, accept: { _ in true })
@@ -60,7 +60,7 @@ public actor ReaderFleet {
             let registry = try USBReaderRegistry(logger: logger)
             usbRegistry = registry
             let accepted = usbSelectors
-            watch(registry) { info in accepted.contains { Self.selector($0, accepts: info) } }
+            watch(registry) { info in accepted.contains { $0.accepts(info) } }
         }
     }
 
@@ -168,26 +168,5 @@ public actor ReaderFleet {
         policy.stepTimeout = .milliseconds(configuration.stepTimeoutMilliseconds)
         policy.transmissionProtocol = configuration.transmissionProtocol
         return policy
-    }
-
-    static func selector(_ selector: USBReaderSelector, accepts info: ReaderInfo) -> Bool {
-        switch selector {
-        case .first: true
-        case .serialNumber: false
-        case .vendorProduct(let vendorID, let productID): info.vendorID == vendorID && info.productID == productID
-        case .busAddress(let bus, let address): info.id.hasPrefix("usb:\(bus):\(address):")
-        }
-    }
-}
-
-/// A reader selector the daemon cannot use.
-public enum ReaderFleetError: Error, Sendable, Hashable, CustomStringConvertible {
-    case unsupportedSelector(String)
-
-    public var description: String {
-        switch self {
-        case .unsupportedSelector(let selector):
-            "cardd cannot select readers by serial number ('\(selector)'); use usb:VVVV:PPPP or usb:BUS:DEV"
-        }
     }
 }

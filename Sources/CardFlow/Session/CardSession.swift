@@ -1,4 +1,3 @@
-import CCID
 import Logging
 import Metrics
 
@@ -14,7 +13,7 @@ public actor CardSession: CardChannel {
     private let events: FlowEventSink?
     private var restorations: [(key: String?, restore: @Sendable (CardSession) async throws -> Void)] = []
     private var redaction = APDURedaction.none
-    /// CCID exchange, traced (swift-log at trace, secrets redacted) and measured (swift-metrics),
+    /// The backend's exchange, traced (swift-log at trace, secrets redacted) and measured (swift-metrics),
     /// and the closed flag: what ``transmit(_:)`` needs, outside the actor's state.
     private let channel: SessionChannel
 
@@ -45,7 +44,7 @@ public actor CardSession: CardChannel {
     ///
     /// Nonisolated: it touches no actor state, so an APDU goes from the caller straight to the
     /// driver (which serialises exchanges) without a stop on the session's executor, and the
-    /// session costs about what a bare ``CCIDCardChannel`` does.
+    /// session costs about what a bare call of the reader's ``ReaderDriver/transmit(_:)`` does.
     public nonisolated func transmit(_ command: CommandAPDU) async throws -> ResponseAPDU {
         let channel = self.channel
         guard !channel.isClosed else { throw SessionError.sessionClosed }
@@ -91,8 +90,8 @@ public actor CardSession: CardChannel {
     /// Power-cycles the card and replays the registered restorations.
     public func reconnect() async throws {
         guard !channel.isClosed else { throw SessionError.sessionClosed }
-        try? await reader.driver.powerOff(slot: reader.slot)
-        let atr = try await reader.driver.powerOn(slot: reader.slot, protocolPreference: policy.transmissionProtocol)
+        try? await reader.driver.powerOff()
+        let atr = try await reader.driver.powerOn(protocol: policy.transmissionProtocol)
         identity.atr = atr
         try await replayRestorations()
     }
@@ -104,7 +103,7 @@ public actor CardSession: CardChannel {
         let reader = self.reader
         let clock = policy.clock
         await Task {
-            try? await reader.driver.powerOff(slot: reader.slot)
+            try? await reader.driver.powerOff()
             await reader.leaveSession(clock: clock)
         }.value
     }
@@ -130,11 +129,11 @@ public actor CardSession: CardChannel {
     /// After the card came back: power it on, check it is the same card, replay restorations.
     /// Returns false (and leaves the card powered off) when it is another card.
     func resume(expecting key: [UInt8]) async throws -> Bool {
-        let atr = try await reader.driver.powerOn(slot: reader.slot, protocolPreference: policy.transmissionProtocol)
+        let atr = try await reader.driver.powerOn(protocol: policy.transmissionProtocol)
         identity = CardIdentity(atr: atr, uid: nil, key: atr)
         try await establishIdentity()
         guard identity.key == key else {
-            try? await reader.driver.powerOff(slot: reader.slot)
+            try? await reader.driver.powerOff()
             return false
         }
         try await replayRestorations()

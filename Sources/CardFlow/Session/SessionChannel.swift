@@ -1,10 +1,10 @@
 import Logging
 import Synchronization
 
-/// A session's exchange with its card: CCID, traced at `trace` (secrets redacted) and measured
-/// (swift-metrics), in that order: the layers of
-/// `MetricsCardChannel(wrapping: TracingCardChannel(wrapping: CCIDCardChannel(...)))`, with the
-/// same trace records and metrics. It also holds the session's closed flag, so that
+/// A session's exchange with its card: the reader's backend, traced at `trace` (secrets
+/// redacted) and measured (swift-metrics), in that order: the layers of
+/// `MetricsCardChannel(wrapping: TracingCardChannel(wrapping: ReaderDriverChannel(...)))`, with
+/// the same trace records and metrics. It also holds the session's closed flag, so that
 /// ``CardSession/transmit(_:)`` needs no actor state.
 ///
 /// Unlike that chain of `any CardChannel`s, whose `transmit`s each take an async frame and an
@@ -12,7 +12,7 @@ import Synchronization
 /// metrics going nowhere an APDU costs the closed flag's load, two checks and noting the
 /// untraced exchange for GET RESPONSE redaction, besides the driver's own work.
 final class SessionChannel: Sendable {
-    private let ccid: CCIDCardChannel
+    private let backend: ReaderDriverChannel
     private let logger: Logger
     /// The logger's handler, read once: asking it for the level directly skips the logger's
     /// copy-on-write box and its exclusivity check, the larger part of a traceless APDU's
@@ -27,12 +27,12 @@ final class SessionChannel: Sendable {
     private let closed = Atomic<Bool>(false)
 
     init(reader: Reader) {
-        ccid = CCIDCardChannel(driver: reader.driver, slot: reader.slot)
+        backend = ReaderDriverChannel(driver: reader.driver)
         logger = reader.logger
         logHandler = reader.logger.handler
-        tracing = Mutex(TracingCardChannel(wrapping: ccid, logger: reader.logger, redaction: .none,
+        tracing = Mutex(TracingCardChannel(wrapping: backend, logger: reader.logger, redaction: .none,
                                            getResponseRedaction: getResponseRedaction))
-        metrics = MetricsCardChannel(wrapping: ccid, readerName: reader.info.name, factory: reader.metricsFactory)
+        metrics = MetricsCardChannel(wrapping: backend, readerName: reader.info.name, factory: reader.metricsFactory)
     }
 
     /// Whether the session is closed.
@@ -45,7 +45,7 @@ final class SessionChannel: Sendable {
 
     /// Traces with `redaction` from now on.
     func setRedaction(_ redaction: APDURedaction) {
-        let channel = TracingCardChannel(wrapping: ccid, logger: logger, redaction: redaction,
+        let channel = TracingCardChannel(wrapping: backend, logger: logger, redaction: redaction,
                                          getResponseRedaction: getResponseRedaction)
         tracing.withLock { $0 = channel }
     }
@@ -57,7 +57,7 @@ final class SessionChannel: Sendable {
     func transmit(_ command: CommandAPDU) async throws -> ResponseAPDU {
         guard metrics.records || logHandler.logLevel <= .trace else {
             getResponseRedaction.recordUntraced()
-            return try await ccid.exchange(command)
+            return try await backend.exchange(command)
         }
         return try await observedTransmit(command)
     }
@@ -68,10 +68,10 @@ final class SessionChannel: Sendable {
         let response: ResponseAPDU
         do {
             if tracing.isTracing {
-                response = try await tracing.traced(command) { command in try await ccid.exchange(command) }
+                response = try await tracing.traced(command) { command in try await backend.exchange(command) }
             } else {
                 tracing.recordUntraced()
-                response = try await ccid.exchange(command)
+                response = try await backend.exchange(command)
             }
         } catch {
             metrics.recordFailure(error)

@@ -1,5 +1,3 @@
-import CCID
-
 /// Errors of readers, sessions and flows. Card errors (status words) and driver errors keep
 /// their own types and reach the caller unchanged, or wrapped in ``FlowError`` with the step.
 public enum SessionError: Error, Sendable, Hashable, CustomStringConvertible {

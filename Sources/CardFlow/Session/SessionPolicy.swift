@@ -1,5 +1,3 @@
-import CCID
-
 /// How a ``Reader`` runs sessions and flows: pauses, bounds and recovery.
 ///
 /// ```swift
@@ -32,10 +30,10 @@ public struct SessionPolicy: Sendable {
     /// How often card presence is polled when the reader has no interrupt endpoint.
     public var presencePollInterval: Duration = .milliseconds(400)
     /// The transmission protocol (T=0 or T=1) asked for when the session powers a contact card
-    /// on; nil leaves it to the driver's ``CCIDDriverConfiguration/protocolPreference`` (T=1
-    /// when card and reader offer it). A protocol the card or reader does not offer makes
-    /// connecting fail with the driver's typed error instead of running the other one.
-    public var transmissionProtocol: ProtocolPreference? = nil
+    /// on; nil leaves it to the backend (the CCID driver's configured preference: T=1 when card
+    /// and reader offer it). A protocol the card or reader does not offer makes connecting fail
+    /// with the backend's typed error instead of running the other one.
+    public var transmissionProtocol: CardProtocol? = nil
     /// How a card is recognised when it comes back (UID by default).
     public var identity: CardIdentityResolver = .uid
     /// The clock cooldowns, timeouts and backoffs are measured with.

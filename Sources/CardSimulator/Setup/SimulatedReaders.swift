@@ -1,5 +1,6 @@
 import CCID
 import CardFlow
+import CardFlowCCID
 import Logging
 
 extension Reader {
@@ -42,7 +43,7 @@ extension Reader {
         let driver = CCIDDriver(transport: InMemoryUSBTransport(reader: virtual), descriptor: configuration.descriptor,
                                 interfaceNumber: interfaceNumber, configuration: driverConfiguration, logger: driverLogger)
         let info = ReaderInfo(id: id, name: name ?? configuration.name, vendorID: configuration.vendorID,
-                              productID: configuration.productID, descriptor: configuration.descriptor)
+                              productID: configuration.productID, descriptor: configuration.descriptor, backend: "sim")
         return (info, driver)
     }
 }

@@ -1,4 +1,5 @@
 import CCID
+import CardFlow
 
 /// Any ``ElapsedClock`` as the time source a ``CCIDDriver`` holds its operations to
 /// ``CCIDDriverConfiguration/exchangeTimeLimit`` with: pass the ``ManualClock`` a test drives to

@@ -1,4 +1,5 @@
 import CCID
+import CardFlow
 import Logging
 
 /// USB CCID readers as they are plugged in and out: each reader that arrives is opened (quirks
@@ -64,8 +65,7 @@ public actor USBReaderRegistry: ReaderRegistry {
             guard opened[id] == nil else { return }
             do {
                 let (transport, driver) = try context.openDriver(for: description, configuration: configuration, logger: logger)
-                let info = ReaderInfo(id: id, name: description.name, vendorID: description.vendorID,
-                                      productID: description.productID, descriptor: driver.descriptor)
+                let info = ReaderInfo(usb: description, descriptor: driver.descriptor)
                 let readers = Reader.slotReaders(info: info, driver: driver, logger: logger)
                 opened[id] = (transport, description.bus, description.address, readers.map(\.info.id))
                 for reader in readers {

@@ -1,4 +1,5 @@
 import CCID
+import CardFlow
 import Logging
 import Metrics
 

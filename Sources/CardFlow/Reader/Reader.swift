@@ -1,11 +1,12 @@
-import CCID
+import AsyncAdmission
 import Logging
 import Metrics
 
 /// One card reader: its identity, its card presence, and the sessions run on it.
 ///
 /// Sessions on a reader are exclusive and granted in the order they were asked for; a
-/// ``SessionPolicy/cooldown`` separates them. Different readers run in parallel.
+/// ``SessionPolicy/cooldown`` separates them. Different readers run in parallel. The reader
+/// talks to its card through a ``ReaderDriver``: a USB CCID reader, a network reader, pcscd…
 ///
 /// ```swift
 /// let info = try await reader.withSession { session in
@@ -14,8 +15,8 @@ import Metrics
 /// ```
 public actor Reader {
     public nonisolated let info: ReaderInfo
-    public nonisolated let driver: CCIDDriver
-    public nonisolated let slot: UInt8
+    /// The backend this reader runs on.
+    public nonisolated let driver: any ReaderDriver
     let logger: Logger
     let metricsFactory: any MetricsFactory
 
@@ -32,11 +33,10 @@ public actor Reader {
     /// - Parameters:
     ///   - logger: reader events at debug; every APDU at trace (secrets redacted).
     ///   - metricsFactory: where APDU counters and timers go (the bootstrapped system by default).
-    public init(info: ReaderInfo, driver: CCIDDriver, slot: UInt8 = 0, logger: Logger = Logger(label: "cardflow.reader"),
+    public init(info: ReaderInfo, driver: any ReaderDriver, logger: Logger = Logger(label: "cardflow.reader"),
                 metricsFactory: any MetricsFactory = MetricsSystem.factory) {
         self.info = info
         self.driver = driver
-        self.slot = slot
         self.metricsFactory = metricsFactory
         var logger = logger
         logger[metadataKey: "reader"] = "\(info.name)"
@@ -56,7 +56,7 @@ public actor Reader {
     // MARK: - Presence
 
     /// Card presence as a stream that starts with the current state and then reports every
-    /// change (from the interrupt endpoint, or by polling readers that have none).
+    /// change (as the reader announces it, or by polling readers that announce nothing).
     public func cardPresence() -> AsyncStream<CardPresence> {
         let (stream, continuation) = AsyncStream<CardPresence>.makeStream(bufferingPolicy: .bufferingNewest(8))
         let id = nextSubscriber
@@ -70,8 +70,7 @@ public actor Reader {
 
     /// The card presence now (asks the reader).
     public func currentPresence() async throws -> CardPresence {
-        let state = try await driver.slotStatus(slot: slot)
-        let now: CardPresence = state.icc == .absent ? .absent : .present
+        let now = try await driver.presence()
         publish(now, announced: false)
         return now
     }
@@ -106,93 +105,91 @@ public actor Reader {
         monitor = nil
     }
 
-    /// Watches the reader while someone cares: the interrupt endpoint wakes it (NotifySlotChange),
-    /// readers without one are polled. The reader's slot status says what is there now; a
-    /// notification that the card left counts as well, because a card taken away and another put
-    /// down before the status read would otherwise read present → present, and the new card
-    /// would never be reported (a fast swap; the soak's stalled readers were this). Each slot of
-    /// a multi-slot device has its own ``Reader`` and monitor; the driver reads the device's
-    /// interrupt pipe once and gives each slot the messages about it.
+    /// Watches the reader while someone cares: the reader's announcements wake it (a CCID
+    /// reader's NotifySlotChange on its interrupt endpoint), readers that announce nothing are
+    /// polled. The reader's presence check says what is there now; an announcement that the
+    /// card left counts as well, because a card taken away and another put down before the
+    /// check would otherwise read present → present, and the new card would never be reported
+    /// (a fast swap; the soak's stalled readers were this).
     private func startMonitorIfNeeded() {
         guard monitor == nil else { return }
         let driver = self.driver
-        let slot = self.slot
         let interval = presencePollInterval
         let logger = self.logger
         monitor = Task { [weak self] in
             var polling = false
             var askReader = false
             var announced = false
-            var oddMessages = 0
-            // Messages the reader queued while nobody watched describe changes older than the
-            // status read that starts monitoring: a stale removal must not report the card
-            // twice. They are read with a zero timeout (no wait on the reader's clock, which may
-            // be a test's manual one; libusb makes it one millisecond) and dropped, at most
-            // `maximumDiscardedInterrupts` of them, then the reader is asked.
-            var discardable: Int? = Self.maximumDiscardedInterrupts   // nil once drained
+            var unreadableNotices = 0
+            // Notices the reader queued while nobody watched describe changes older than the
+            // presence check that starts monitoring: a stale removal must not report the card
+            // twice. They are read without waiting (a zero timeout: no wait on the reader's
+            // clock, which may be a test's manual one) and dropped, at most
+            // `maximumDiscardedNotices` of them, then the reader is asked.
+            var discardable: Int? = Self.maximumDiscardedNotices   // nil once drained
             while !Task.isCancelled {
-                if askReader, let state = try? await driver.slotStatus(slot: slot) {
-                    await self?.publish(state.icc == .absent ? .absent : .present, announced: announced)
+                if askReader, let state = try? await driver.presence() {
+                    await self?.publish(state, announced: announced)
                 }
                 if polling {
                     try? await Task.sleep(for: interval)
                     continue
                 }
+                let notice: PresenceNotice
                 do {
-                    if let left = discardable {
-                        let stale = try await driver.readInterrupt(slot: slot, timeout: .zero)
-                        discardable = stale == nil || left <= 1 ? nil : left - 1
+                    notice = try await driver.nextPresenceNotice(timeout: discardable == nil ? .seconds(30) : .zero)
+                } catch {
+                    // Reader gone, or monitoring cancelled: stop; sessions report the error.
+                    if !(error is CancellationError) && !Task.isCancelled { await self?.finishSubscribers() }
+                    return
+                }
+                if let left = discardable {
+                    switch notice {
+                    case .unsupported, .failed:
+                        discardable = nil   // nothing to drain: handled below
+                    default:
+                        discardable = notice == .quiet || left <= 1 ? nil : left - 1
                         askReader = discardable == nil
                         continue
                     }
-                    // Ask the reader again only when it announced something (nil: read timed out).
-                    let message = try await driver.readInterrupt(slot: slot, timeout: .seconds(30))
-                    askReader = message != nil
-                    announced = askReader
-                    if let message, Self.announcesRemoval(message, slot: slot) {
-                        await self?.publish(.absent, announced: true)
-                    }
-                } catch CCIDDriverError.transport(.noInterruptEndpoint, _) {
-                    polling = true
-                    askReader = true
-                } catch CCIDDriverError.malformedResponse(let error, _) {
-                    // An unknown or short interrupt message may still stand for a card event: like
-                    // pcsc-lite, log it and ask the reader; monitoring goes on. The first is a
-                    // warning, a stream of them is not worth a log line each.
-                    oddMessages += 1
-                    let level: Logger.Level = oddMessages == 1 ? .warning : .debug
-                    logger.log(level: level, "unexpected interrupt message; asking the reader for the slot status",
-                               metadata: ["error": "\(error)", "count": "\(oddMessages)"])
+                }
+                switch notice {
+                case .quiet:
+                    askReader = false
+                    announced = false
+                case .changed:
                     askReader = true
                     announced = true
-                } catch is CancellationError {
-                    return
-                } catch CCIDDriverError.transport(.cancelled, _) {
-                    return
-                } catch CCIDDriverError.transport(let error, _) where error != .noDevice {
-                    // A stalled or misbehaving interrupt pipe: watch by polling the slot status
-                    // instead, rather than stop reporting the card.
-                    logger.warning("interrupt endpoint failed; polling card presence instead", metadata: ["error": "\(error)"])
+                case .removed:
+                    await self?.publish(.absent, announced: true)
+                    askReader = true
+                    announced = true
+                case .unreadable(let reason):
+                    // Like pcsc-lite: log it and ask the reader; monitoring goes on. The first is a
+                    // warning, a stream of them is not worth a log line each.
+                    unreadableNotices += 1
+                    let level: Logger.Level = unreadableNotices == 1 ? .warning : .debug
+                    logger.log(level: level, "unexpected presence notice; asking the reader",
+                               metadata: ["error": "\(reason)", "count": "\(unreadableNotices)"])
+                    askReader = true
+                    announced = true
+                case .unsupported:
                     polling = true
                     askReader = true
-                } catch {
-                    // Reader gone or broken: stop monitoring; sessions report the error.
-                    await self?.finishSubscribers()
-                    return
+                case .failed(let reason):
+                    // A stalled or misbehaving notification channel: poll instead, rather than
+                    // stop reporting the card.
+                    logger.warning("reader stopped announcing card presence; polling instead", metadata: ["error": "\(reason)"])
+                    polling = true
+                    askReader = true
                 }
             }
         }
     }
 
-    /// Whether a NotifySlotChange says the card in `slot` changed and is gone.
-    static func announcesRemoval(_ message: CCIDInterruptMessage, slot: UInt8) -> Bool {
-        guard case .slotChange(let changes) = message else { return false }
-        return changes.contains { $0.slot == Int(slot) && $0.changed && !$0.cardPresent }
-    }
-
-    /// At most this many queued messages are dropped when monitoring starts (a reader that
+    /// At most this many queued notices are dropped when monitoring starts (a reader that
     /// never stops sending must not keep monitoring from starting).
-    static let maximumDiscardedInterrupts = 16
+    static let maximumDiscardedNotices = 16
 
     private func finishSubscribers() {
         for continuation in subscribers.values { continuation.finish() }
@@ -290,13 +287,13 @@ public actor Reader {
         }
         while true {
             do {
-                let atr = try await driver.powerOn(slot: slot, protocolPreference: policy.transmissionProtocol)
+                let atr = try await driver.powerOn(protocol: policy.transmissionProtocol)
                 let session = CardSession(reader: self, atr: atr, policy: policy, events: events)
                 try await session.establishIdentity()
                 return session
-            } catch CCIDDriverError.cardMute(during: .iccPowerOn) {
+            } catch let error where error.cardLoss == .notActivated {
                 throw SessionError.cardNotActivated
-            } catch CCIDDriverError.noCard {
+            } catch let error where error.cardLoss == .noCard {
                 // The card left between the presence check and power-on: wait again.
                 publish(.absent, announced: true)
                 events?.emit(.waitingForCard)

@@ -1,0 +1,86 @@
+import CCID
+import CardFlow
+import Logging
+import Metrics
+
+/// One slot of a CCID reader as a CardFlow ``ReaderDriver``: the direct USB CCID driver (or the
+/// same driver on the simulator's in-memory transport) behind ``Reader``.
+///
+/// Errors stay ``CCIDDriverError``s (they classify card loss, see ``CardLossClassifying``).
+/// Presence notices come from the interrupt endpoint's NotifySlotChange messages for this slot.
+///
+/// ```swift
+/// let reader = Reader(info: info, driver: CCIDReaderDriver(driver: driver, slot: 0))
+/// ```
+public struct CCIDReaderDriver: ReaderDriver {
+    /// The device's driver, shared by the readers of all its slots.
+    public let driver: CCIDDriver
+    /// The slot this reader is.
+    public let slot: UInt8
+
+    public init(driver: CCIDDriver, slot: UInt8 = 0) {
+        self.driver = driver
+        self.slot = slot
+    }
+
+    /// The CCID driver's executor: sessions and the driver share it.
+    public var unownedExecutor: UnownedSerialExecutor { driver.unownedExecutor }
+
+    public func powerOn(protocol cardProtocol: CardProtocol?) async throws -> [UInt8] {
+        try await driver.powerOn(slot: slot, protocolPreference: cardProtocol.map(Self.preference))
+    }
+
+    public func powerOff() async throws {
+        try await driver.powerOff(slot: slot)
+    }
+
+    @inline(__always)
+    public func transmit(_ command: [UInt8]) async throws -> [UInt8] {
+        try await driver.transmit(command, slot: slot)
+    }
+
+    public func presence() async throws -> CardPresence {
+        try await driver.slotStatus(slot: slot).icc == .absent ? .absent : .present
+    }
+
+    public func nextPresenceNotice(timeout: Duration) async throws -> PresenceNotice {
+        do {
+            guard let message = try await driver.readInterrupt(slot: slot, timeout: timeout) else { return .quiet }
+            return Self.announcesRemoval(message, slot: slot) ? .removed : .changed
+        } catch CCIDDriverError.transport(.noInterruptEndpoint, _) {
+            return .unsupported
+        } catch CCIDDriverError.malformedResponse(let error, _) {
+            return .unreadable("\(error)")
+        } catch CCIDDriverError.transport(.cancelled, _) {
+            throw CancellationError()
+        } catch CCIDDriverError.transport(let error, _) where error != .noDevice {
+            return .failed("\(error)")
+        }
+    }
+
+    /// Whether a NotifySlotChange says the card in `slot` changed and is gone.
+    public static func announcesRemoval(_ message: CCIDInterruptMessage, slot: UInt8) -> Bool {
+        guard case .slotChange(let changes) = message else { return false }
+        return changes.contains { $0.slot == Int(slot) && $0.changed && !$0.cardPresent }
+    }
+
+    static func preference(_ cardProtocol: CardProtocol) -> ProtocolPreference {
+        switch cardProtocol {
+        case .t0: .t0
+        case .t1: .t1
+        }
+    }
+}
+
+extension Reader {
+    /// A reader on one slot of a CCID driver: ``Reader/init(info:driver:logger:metricsFactory:)``
+    /// with a ``CCIDReaderDriver``.
+    public init(info: ReaderInfo, driver: CCIDDriver, slot: UInt8 = 0, logger: Logger = Logger(label: "cardflow.reader"),
+                metricsFactory: any MetricsFactory = MetricsSystem.factory) {
+        self.init(info: info, driver: CCIDReaderDriver(driver: driver, slot: slot), logger: logger,
+                  metricsFactory: metricsFactory)
+    }
+
+    /// The CCID driver and slot behind this reader, nil when another backend drives it.
+    public nonisolated var ccid: CCIDReaderDriver? { driver as? CCIDReaderDriver }
+}

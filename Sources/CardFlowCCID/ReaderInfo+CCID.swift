@@ -1,0 +1,40 @@
+import CCID
+import CardFlow
+
+extension ReaderInfo {
+    /// The backend-neutral description of a CCID reader with this class descriptor, its CCID
+    /// facts kept in ``ReaderInfo/details`` (exchange level, maximum message length, slots,
+    /// protocols) for listings.
+    ///
+    /// - Parameters:
+    ///   - backend: "usb" for a USB device, "sim" for the simulator.
+    ///   - announcesPresence: whether the interface has an interrupt endpoint for NotifySlotChange.
+    public init(id: String, name: String, vendorID: UInt16, productID: UInt16, descriptor: CCIDClassDescriptor,
+                backend: String = "usb", serialNumber: String? = nil, announcesPresence: Bool = true) {
+        var protocols: Set<CardProtocol> = []
+        if descriptor.protocols.contains(.t0) { protocols.insert(.t0) }
+        if descriptor.protocols.contains(.t1) { protocols.insert(.t1) }
+        // Short-APDU readers carry 261 bytes at most; the other levels carry extended APDUs
+        // (chained by the reader, T=1 chaining at TPDU and character level, ENVELOPE for T=0).
+        let longest = descriptor.exchangeLevel == .shortAPDU ? 261 : 65_544
+        self.init(id: id, name: name, backend: backend, vendorID: vendorID, productID: productID,
+                  serialNumber: serialNumber,
+                  capabilities: ReaderCapabilities(maximumCommandLength: longest, protocols: protocols,
+                                                   announcesPresence: announcesPresence),
+                  details: ["exchangeLevel": descriptor.exchangeLevel.rawValue,
+                            "maxMessageLength": "\(descriptor.maxMessageLength)",
+                            "slots": "\(descriptor.slotCount)",
+                            "protocols": descriptor.protocols.names.joined(separator: ",")])
+    }
+}
+
+extension ReaderInfo {
+    /// A USB CCID reader as libusb found it, with the class descriptor its driver uses (quirks
+    /// applied): id `usb:BUS:DEV:INTERFACE`, the device's name, ids and serial number.
+    public init(usb description: USBReaderDescription, descriptor: CCIDClassDescriptor) {
+        self.init(id: "usb:\(description.bus):\(description.address):\(description.interfaceNumber)",
+                  name: description.name, vendorID: description.vendorID, productID: description.productID,
+                  descriptor: descriptor, backend: "usb", serialNumber: description.serialNumber,
+                  announcesPresence: description.endpoints.interruptIn != nil)
+    }
+}

@@ -1,0 +1,49 @@
+import CCID
+import CardDaemon
+import CardFlow
+import DaemonTestSupport
+import Testing
+
+/// One selector syntax for cardctl's `--reader` and cardd's `"readers"` (they used to parse
+/// separately and disagree: `usb:serial=` and `sim,…` worked in one and not the other).
+@Suite("Reader selectors")
+struct ReaderSelectorTests {
+    static func usbInfo(bus: UInt8 = 1, address: UInt8 = 4, serial: String? = "SN-1") -> ReaderInfo {
+        ReaderInfo(id: "usb:\(bus):\(address):0", name: "Reader", backend: "usb", vendorID: 0x072F, productID: 0x2200,
+                   serialNumber: serial)
+    }
+
+    @Test(arguments: ["sim", "sim:iso7816", "sim,latency=5", "sim:desfire,state=/tmp/x.json"])
+    func simulatorForms(_ text: String) throws {
+        guard case .simulator = try ReaderSelector(parsing: text) else { Issue.record("\(text) is not a simulator selector"); return }
+    }
+
+    @Test func usbFormsAndWhatTheyAccept() throws {
+        #expect(try ReaderSelector(parsing: "usb").accepts(Self.usbInfo()))
+        #expect(try ReaderSelector(parsing: "usb:serial=SN-1").accepts(Self.usbInfo()))
+        #expect(try !ReaderSelector(parsing: "usb:serial=SN-2").accepts(Self.usbInfo()))
+        #expect(try !ReaderSelector(parsing: "usb:serial=SN-1").accepts(Self.usbInfo(serial: nil)))
+        #expect(try ReaderSelector(parsing: "usb:072F:2200").accepts(Self.usbInfo()))
+        #expect(try !ReaderSelector(parsing: "usb:072F:2201").accepts(Self.usbInfo()))
+        #expect(try ReaderSelector(parsing: "usb:1:4").accepts(Self.usbInfo()))
+        #expect(try !ReaderSelector(parsing: "usb:1:4").accepts(Self.usbInfo(address: 40)), "usb:1:4 is not usb:1:40")
+        // A USB selector never takes another backend's reader, whatever its ids.
+        var simulated = Self.usbInfo()
+        simulated.backend = "sim"
+        #expect(try !ReaderSelector(parsing: "usb").accepts(simulated))
+    }
+
+    @Test(arguments: ["", "foo", "usb:1:2:3", "usb:serial=", "usbx", "sim:nosuchcard", "pcsc"])
+    func badSelectorsAreTyped(_ text: String) {
+        #expect(throws: ReaderSelectorError.self) { try ReaderSelector(parsing: text) }
+    }
+
+    @Test func carddTakesTheFormsCardctlTakes() async throws {
+        // `sim,option=value` used to be refused by cardd.
+        try await DaemonHarness.run(readers: ["sim,latency=0"]) { harness in
+            let end = ContinuousClock.now + .seconds(10)
+            while await harness.daemon.fleet.readers().isEmpty, ContinuousClock.now < end { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(await harness.daemon.fleet.readers().map(\.backend) == ["sim"])
+        }
+    }
+}
