@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "CardFlow", targets: ["CardFlow"]),
         .library(name: "CCID", targets: ["CCID"]),
         .library(name: "CardFlowCCID", targets: ["CardFlowCCID"]),
+        .library(name: "CardFlowVPCD", targets: ["CardFlowVPCD"]),
         .library(name: "CardSimulator", targets: ["CardSimulator"]),
         .library(name: "CardSimulatorUSB", targets: ["CardSimulatorUSB"]),
         .library(name: "DESFire", targets: ["DESFire"]),
@@ -110,7 +111,7 @@ let package = Package(
         ),
         // The cardd daemon's parts: configuration, reader supervision, job log, control socket, metrics.
         .target(name: "CardDaemon", dependencies: [
-            "CardFlow", "CCID", "CardFlowCCID", "CardSimulator", "NDEF", "ISO15693", "DESFire", "TONCard", "Relay",
+            "CardFlow", "CCID", "CardFlowCCID", "CardFlowVPCD", "VPCD", "CardSimulator", "NDEF", "ISO15693", "DESFire", "TONCard", "Relay",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
@@ -135,6 +136,8 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // Network readers (vpcd listener) as a CardFlow reader backend.
+        .target(name: "CardFlowVPCD", dependencies: ["CardFlow", "VPCD"]),
         // vpcd companion tool: reader side for vicc, card side for pcscd, loopback rate (Scripts/vpcd-check.sh).
         .executableTarget(name: "vpcdtool", dependencies: [
             "VPCD", "CardSimulator", "CardFlow",
@@ -161,7 +164,7 @@ let package = Package(
         .executableTarget(
             name: "cardctl",
             dependencies: [
-                "CardFlow", "CCID", "CardFlowCCID", "CardSimulator", "CardSimulatorUSB", "NDEF", "ISO15693", "DESFire", "TONCard", "CardDaemon", "Relay",
+                "CardFlow", "CCID", "CardFlowCCID", "CardFlowVPCD", "VPCD", "CardSimulator", "CardSimulatorUSB", "NDEF", "ISO15693", "DESFire", "TONCard", "CardDaemon", "Relay",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -179,7 +182,7 @@ let package = Package(
         .testTarget(name: "CardctlTests", dependencies: ["cardctl", "cardd", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto"]),
         .testTarget(name: "VPCDTests", dependencies: [
-            "VPCD", "CardSimulator",
+            "VPCD", "CardSimulator", "CardFlow", "CardFlowVPCD",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOEmbedded", package: "swift-nio"),

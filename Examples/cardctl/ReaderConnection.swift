@@ -1,15 +1,18 @@
 import CCID
 import CardFlow
 import CardFlowCCID
+import CardFlowVPCD
 import CardDaemon
 import CardSimulator
 import Logging
+import VPCD
 
 /// The readers a `--reader` selector names, as CardFlow readers.
 struct ReaderConnection {
     let readers: [Reader]
     private var simulator: SimulatorSetup?
     private var usb: (context: LibUSBContext, transports: [LibUSBTransport])?
+    private var vpcd: VPCDListener?
     private var selectorText = ""
 
     /// With `--trace`, the readers' APDU trace is printed (to stderr when stdout carries data).
@@ -40,6 +43,15 @@ struct ReaderConnection {
             var connection = ReaderConnection(readers: setup.cardFlowReaders(driverConfiguration: configuration, logger: logger,
                                                                              apduLogger: apduLogger))
             connection.simulator = setup
+            connection.selectorText = options.reader
+            return connection
+        case .vpcd(let host, let port):
+            // cardctl is the reader: card commands wait (as long as the session's connect
+            // timeout) for a card side to connect.
+            let listener = try await VPCDListener.bind(host: host, port: port, logger: logger)
+            var connection = ReaderConnection(readers: [Reader(info: VPCDReaderDriver.info(for: listener),
+                                                               driver: VPCDReaderDriver(listener: listener), logger: apduLogger)])
+            connection.vpcd = listener
             connection.selectorText = options.reader
             return connection
         case .usb(let selector):
@@ -82,6 +94,7 @@ struct ReaderConnection {
             for transport in usb.transports { transport.close() }
             usb.context.close()
         }
+        await vpcd?.close()
         try await simulator?.saveCardState()
     }
 

@@ -33,7 +33,7 @@ struct ReaderSelectorTests {
         #expect(try !ReaderSelector(parsing: "usb").accepts(simulated))
     }
 
-    @Test(arguments: ["", "foo", "usb:1:2:3", "usb:serial=", "usbx", "sim:nosuchcard", "pcsc"])
+    @Test(arguments: ["", "foo", "usb:1:2:3", "usb:serial=", "usbx", "sim:nosuchcard", "pcsc", "vpcdx"])
     func badSelectorsAreTyped(_ text: String) {
         #expect(throws: ReaderSelectorError.self) { try ReaderSelector(parsing: text) }
     }
@@ -45,5 +45,22 @@ struct ReaderSelectorTests {
             while await harness.daemon.fleet.readers().isEmpty, ContinuousClock.now < end { try await Task.sleep(for: .milliseconds(20)) }
             #expect(await harness.daemon.fleet.readers().map(\.backend) == ["sim"])
         }
+    }
+}
+
+@Suite("Reader selectors: vpcd")
+struct VPCDReaderSelectorTests {
+    @Test func forms() throws {
+        #expect(try ReaderSelector(parsing: "vpcd") == .vpcd(host: "127.0.0.1", port: 35963))
+        #expect(try ReaderSelector(parsing: "vpcd:0") == .vpcd(host: "127.0.0.1", port: 0))
+        #expect(try ReaderSelector(parsing: "vpcd:localhost:35964") == .vpcd(host: "localhost", port: 35964))
+        let info = ReaderInfo(id: "vpcd:127.0.0.1:35963", name: "vpcd", backend: "vpcd")
+        #expect(try ReaderSelector(parsing: "vpcd").accepts(info))
+        #expect(try !ReaderSelector(parsing: "vpcd:35964").accepts(info))
+    }
+
+    @Test(arguments: ["vpcd:", "vpcd:x", "vpcd:70000", "vpcd:-1", "vpcd::35963", "vpcd:a:b:c"])
+    func badForms(_ text: String) {
+        #expect(throws: ReaderSelectorError.self) { try ReaderSelector(parsing: text) }
     }
 }

@@ -1,8 +1,10 @@
 import CCID
 import CardFlow
 import CardFlowCCID
+import CardFlowVPCD
 import CardSimulator
 import Logging
+import VPCD
 
 /// Every reader the configuration names, each with its own ``ReaderSupervisor``: USB readers
 /// as they are plugged in and out (hotplug), simulated readers for `sim:` selectors.
@@ -21,6 +23,7 @@ public actor ReaderFleet {
     private var registryTasks: [Task<Void, Never>] = []
     private var usbRegistry: USBReaderRegistry?
     private var simulators: [SimulatorSetup] = []
+    private var vpcdListeners: [VPCDListener] = []
 
     public init(jobs: JobCenter, bus: EventBus, metrics: DaemonMetrics, logger: Logger,
                 configuration: @escaping @Sendable () async -> DaemonConfiguration) {
@@ -51,6 +54,12 @@ public actor ReaderFleet {
                         await managed.add(slotReader)
                     }
                 }
+            case .vpcd(let host, let port):
+                // A network reader: cardd listens, and a card side (vicc, the phone app) connects.
+                let listener = try await VPCDListener.bind(host: host, port: port, logger: logger)
+                vpcdListeners.append(listener)
+                await managed.add(Reader(info: VPCDReaderDriver.info(for: listener), driver: VPCDReaderDriver(listener: listener),
+                                         logger: logger))
             case .usb:
                 usbSelectors.append(selector)
             }
@@ -89,6 +98,8 @@ public actor ReaderFleet {
         for retirement in retiring.values { await retirement.task.value }
         retiring.removeAll()
         await usbRegistry?.close()
+        for listener in vpcdListeners { await listener.close() }
+        vpcdListeners.removeAll()
         for setup in simulators {
             do { try await setup.saveCardState() } catch {
                 logger.error("could not save the simulated card", metadata: ["error": "\(error)"])

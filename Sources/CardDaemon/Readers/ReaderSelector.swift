@@ -7,7 +7,9 @@ import CardSimulator
 /// - `usb` (every USB CCID reader; card commands use the first), `usb:VVVV:PPPP` (vendor and
 ///   product id in hex), `usb:BUS:DEV` (decimal), `usb:serial=XYZ`;
 /// - `sim`, `sim:CARD[,option=value…]` or `sim,option=value…`: the built-in simulator (see
-///   ``SimulatorSpecification``).
+///   ``SimulatorSpecification``);
+/// - `vpcd`, `vpcd:PORT`, `vpcd:HOST:PORT`: a network reader, listening (on 127.0.0.1:35963 by
+///   default) for a vpcd card side such as vsmartcard's `vicc` or the Android remote reader app.
 ///
 /// ```swift
 /// let selector = try ReaderSelector(parsing: "usb:serial=ABC123")
@@ -18,6 +20,8 @@ public enum ReaderSelector: Sendable, Hashable {
     case usb(USBReaderSelector)
     /// Readers of the built-in simulator.
     case simulator(SimulatorSpecification)
+    /// A vpcd listener: CardFlow is the reader, the card connects over TCP.
+    case vpcd(host: String, port: Int)
 
     /// Parses a selector.
     public init(parsing text: String) throws(ReaderSelectorError) {
@@ -27,6 +31,10 @@ public enum ReaderSelector: Sendable, Hashable {
             } catch {
                 throw .invalid(text, reason: "\(error)")
             }
+            return
+        }
+        if text == "vpcd" || text.hasPrefix("vpcd:") {
+            self = try Self.parseVPCD(text)
             return
         }
         guard text == "usb" || text.hasPrefix("usb:") else { throw .invalid(text, reason: nil) }
@@ -43,6 +51,8 @@ public enum ReaderSelector: Sendable, Hashable {
         switch self {
         case .simulator:
             return info.backend == "sim"
+        case .vpcd(let host, let port):
+            return info.backend == "vpcd" && info.id == "vpcd:\(host):\(port)"
         case .usb(let selector):
             guard info.backend == "usb" else { return false }
             switch selector {
@@ -55,6 +65,22 @@ public enum ReaderSelector: Sendable, Hashable {
     }
 }
 
+extension ReaderSelector {
+    /// vpcd's first slot listens on 35963 (0x8C7B).
+    public static let defaultVPCDPort = 35963
+
+    static func parseVPCD(_ text: String) throws(ReaderSelectorError) -> ReaderSelector {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false).dropFirst().map(String.init)
+        let host = parts.count == 2 ? parts[0] : "127.0.0.1"
+        guard parts.count <= 2, !host.isEmpty else { throw .invalid(text, reason: "expected vpcd, vpcd:PORT or vpcd:HOST:PORT") }
+        guard let portText = parts.last else { return .vpcd(host: host, port: defaultVPCDPort) }
+        guard let port = Int(portText), (0...65_535).contains(port), portText.allSatisfy(\.isASCII) else {
+            throw .invalid(text, reason: "the port must be a number from 0 to 65535")
+        }
+        return .vpcd(host: host, port: port)
+    }
+}
+
 /// A reader selector that cannot be parsed.
 public enum ReaderSelectorError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The text is not a selector; `reason` says what is wrong with it when it looked like one.
@@ -64,7 +90,7 @@ public enum ReaderSelectorError: Error, Sendable, Hashable, CustomStringConverti
         switch self {
         case .invalid(let text, let reason):
             "invalid reader selector '\(text.prefix(200))'\(reason.map { " (\($0))" } ?? ""); use usb, usb:VVVV:PPPP (hex), "
-                + "usb:BUS:DEV, usb:serial=XYZ, or sim[:CARD][,option=value...]"
+                + "usb:BUS:DEV, usb:serial=XYZ, vpcd[:HOST][:PORT], or sim[:CARD][,option=value...]"
         }
     }
 }

@@ -1,0 +1,61 @@
+import CardFlow
+import VPCD
+
+/// A network reader over vsmartcard's vpcd protocol as a CardFlow ``ReaderDriver``: CardFlow is
+/// the reader, and the card is whatever connects to the ``VPCDListener`` (vsmartcard's `vicc`,
+/// the Android "Remote Smart Card Reader" app, a ``VPCDCardExporter`` on another host). A
+/// connection is a card arrival, its end a removal.
+///
+/// The protocol has no protocol selection: the card side runs whatever it runs, so a requested
+/// ``CardProtocol`` is not enforced. Presence is polled (a connection or disconnection is seen
+/// within ``SessionPolicy/presencePollInterval``): the listener's state is in memory, so a poll
+/// costs no network traffic.
+///
+/// ```swift
+/// let listener = try await VPCDListener.bind(port: 35963, logger: logger)
+/// let reader = Reader(info: VPCDReaderDriver.info(for: listener), driver: VPCDReaderDriver(listener: listener))
+/// // elsewhere: vicc -t iso7816 -H 127.0.0.1 -P 35963
+/// let atr = try await reader.withSession { session in await session.identity.atr }
+/// ```
+public struct VPCDReaderDriver: ReaderDriver {
+    public let listener: VPCDListener
+
+    public init(listener: VPCDListener) {
+        self.listener = listener
+    }
+
+    /// The reader identity of a listener: id `vpcd:HOST:PORT`, backend `vpcd`.
+    public static func info(for listener: VPCDListener) -> ReaderInfo {
+        ReaderInfo(id: "vpcd:\(listener.host):\(listener.port)", name: "vpcd \(listener.host):\(listener.port)",
+                   backend: "vpcd",
+                   capabilities: ReaderCapabilities(maximumCommandLength: 65_535,   // the largest vpcd message
+                                                    announcesPresence: false),
+                   details: ["listening": "\(listener.host):\(listener.port)"])
+    }
+
+    public var unownedExecutor: UnownedSerialExecutor { listener.unownedExecutor }
+
+    public func powerOn(protocol cardProtocol: CardProtocol?) async throws -> [UInt8] {
+        try await listener.powerOn()
+    }
+
+    public func powerOff() async throws {
+        do {
+            try await listener.powerOff()
+        } catch VPCDError.noCard, VPCDError.cardLost {
+            // Nothing connected, nothing to power off.
+        }
+    }
+
+    public func transmit(_ command: [UInt8]) async throws -> [UInt8] {
+        try await listener.transmit(command)
+    }
+
+    public func presence() async throws -> CardPresence {
+        await listener.currentCard == nil ? .absent : .present
+    }
+
+    public func nextPresenceNotice(timeout: Duration) async throws -> PresenceNotice {
+        .unsupported
+    }
+}
