@@ -68,6 +68,23 @@ struct USBContextTests {
         #expect(arrivals >= 0)
     }
 
+    /// The context's reader-event task enumerates the bus on a concurrency thread; closing the
+    /// context from another task used to free libusb's context under a running enumeration (a
+    /// crash in libusb seen once in CI). close() now waits for the running calls. Each round
+    /// closes at a different point of the polling loop; a regression crashes the test process.
+    @Test func closingWhileTheEventTaskEnumeratesIsSafe() async throws {
+        for round in 0..<60 {
+            let context = try LibUSBContext()
+            let events = context.readerEvents(pollingInterval: .zero, forcePolling: true)
+            let consumer = Task { for await _ in events {} }
+            // 0…2.95 ms: somewhere inside or between enumerations.
+            try await Task.sleep(for: .microseconds(50 * (round % 60)))
+            context.close()
+            await consumer.value
+            #expect(throws: USBTransportError.io("the libusb context is closed")) { try context.readers() }
+        }
+    }
+
     @Test func readerEventsStopWhenTheConsumerStops() async throws {
         let context = try LibUSBContext()
         defer { context.close() }

@@ -10,23 +10,28 @@ extension LibUSBContext {
     /// fails, for lack of permission for instance, the strings are nil and the reader is still
     /// listed. Blocking: string reads are short synchronous control transfers.
     public func readers() throws(USBTransportError) -> [USBReaderDescription] {
-        try ensureOpen()
-        return try withDeviceList { devices in devices.flatMap(describeReaders) }.sorted(by: Self.busOrder)
+        try whileOpen { () throws(USBTransportError) in
+            try withDeviceList { devices in devices.flatMap(describeReaders) }.sorted(by: Self.busOrder)
+        }
     }
 
     /// The readers of the device at `bus`/`address` (none when it is gone or is no reader).
     func readers(bus: UInt8, address: UInt8) -> [USBReaderDescription] {
-        let readers = try? withDeviceList { devices in
-            devices.filter { libusb_get_bus_number($0) == bus && libusb_get_device_address($0) == address }
-                .flatMap(describeReaders)
+        let readers = try? whileOpen { () throws(USBTransportError) in
+            try withDeviceList { devices in
+                devices.filter { libusb_get_bus_number($0) == bus && libusb_get_device_address($0) == address }
+                    .flatMap(describeReaders)
+            }
         }
         return (readers ?? []).sorted(by: Self.busOrder)
     }
 
     /// Bus number and address of every device on the bus (cheap: no device is opened).
     func deviceAddresses() throws(USBTransportError) -> Set<USBDeviceAddress> {
-        try withDeviceList { devices in
-            Set(devices.map { USBDeviceAddress(bus: libusb_get_bus_number($0), address: libusb_get_device_address($0)) })
+        try whileOpen { () throws(USBTransportError) in
+            try withDeviceList { devices in
+                Set(devices.map { USBDeviceAddress(bus: libusb_get_bus_number($0), address: libusb_get_device_address($0)) })
+            }
         }
     }
 
@@ -40,7 +45,10 @@ extension LibUSBContext {
     ///   driver holds the interface, ``USBTransportError/accessDenied(detail:)`` without
     ///   permission on the device node, ``USBTransportError/noDevice`` when the reader is gone.
     public func openTransport(for reader: USBReaderDescription, quirks: CCIDQuirks = []) throws(USBTransportError) -> LibUSBTransport {
-        try ensureOpen()
+        try whileOpen { () throws(USBTransportError) in try openTransportWhileOpen(for: reader, quirks: quirks) }
+    }
+
+    private func openTransportWhileOpen(for reader: USBReaderDescription, quirks: CCIDQuirks) throws(USBTransportError) -> LibUSBTransport {
         let handle = try withDeviceList { devices throws(USBTransportError) -> OpaquePointer in
             guard let device = devices.first(where: { Self.isDevice($0, of: reader) }) else { throw .noDevice }
             var handle: OpaquePointer?

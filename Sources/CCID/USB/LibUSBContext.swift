@@ -1,4 +1,5 @@
 import CLibUSB
+import Dispatch
 import Logging
 import Synchronization
 
@@ -25,6 +26,11 @@ public final class LibUSBContext: Sendable {
     let logger: Logger
     private let eventThread: LibUSBEventThread
     private let state = Mutex(State())
+    /// Enumerations and openings running now (``whileOpen(_:)``): ``close()`` waits for them
+    /// before it frees the context. The context's own reader-event task enumerates on a
+    /// concurrency thread, so a close from another task could otherwise free the context under
+    /// a running `libusb_get_device_list` or a synchronous string read (a crash in libusb).
+    private let callsInFlight = DispatchGroup()
 
     private struct State {
         var closed = false
@@ -85,6 +91,9 @@ public final class LibUSBContext: Sendable {
         guard let teardown else { return }
         for finish in teardown.finishers { finish() }
         for transport in teardown.transports { transport.close() }
+        // No call starts once `closed` is set; wait for those already running (they may need the
+        // event thread, so it stops after them).
+        callsInFlight.wait()
         eventThread.stop()
         // libusb_exit also frees the hotplug callback, so the dispatcher it pointed to may go now.
         libusb_exit(pointer)
@@ -95,9 +104,19 @@ public final class LibUSBContext: Sendable {
     /// True on the event thread (where waiting for transfers would deadlock).
     var isEventThread: Bool { eventThread.isCurrentThread }
 
-    /// Throws when the context is closed.
-    func ensureOpen() throws(USBTransportError) {
-        if isClosed { throw .io("the libusb context is closed") }
+    /// Runs `body`, which uses the libusb context, unless the context is closed; ``close()``
+    /// waits for it to finish before freeing the context.
+    ///
+    /// - Throws: `.io("the libusb context is closed")`, or what `body` throws.
+    func whileOpen<T>(_ body: () throws(USBTransportError) -> T) throws(USBTransportError) -> T {
+        let admitted = state.withLock { state -> Bool in
+            guard !state.closed else { return false }
+            callsInFlight.enter()
+            return true
+        }
+        guard admitted else { throw .io("the libusb context is closed") }
+        defer { callsInFlight.leave() }
+        return try body()
     }
 
     func transportOpened(_ transport: LibUSBTransport) throws(USBTransportError) {
