@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "CCID", targets: ["CCID"]),
         .library(name: "CardFlowCCID", targets: ["CardFlowCCID"]),
         .library(name: "CardFlowVPCD", targets: ["CardFlowVPCD"]),
+        .library(name: "CardFlowPCSC", targets: ["CardFlowPCSC"]),
         .library(name: "CardSimulator", targets: ["CardSimulator"]),
         .library(name: "CardSimulatorUSB", targets: ["CardSimulatorUSB"]),
         .library(name: "DESFire", targets: ["DESFire"]),
@@ -111,7 +112,7 @@ let package = Package(
         ),
         // The cardd daemon's parts: configuration, reader supervision, job log, control socket, metrics.
         .target(name: "CardDaemon", dependencies: [
-            "CardFlow", "CCID", "CardFlowCCID", "CardFlowVPCD", "VPCD", "CardSimulator", "NDEF", "ISO15693", "DESFire", "TONCard", "Relay",
+            "CardFlow", "CCID", "CardFlowCCID", "CardFlowVPCD", "VPCD", "CardFlowPCSC", "PCSC", "CardSimulator", "NDEF", "ISO15693", "DESFire", "TONCard", "Relay",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
@@ -136,6 +137,8 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // Readers pcscd owns as a CardFlow reader backend.
+        .target(name: "CardFlowPCSC", dependencies: ["CardFlow", "PCSC", .product(name: "Logging", package: "swift-log")]),
         // Network readers (vpcd listener) as a CardFlow reader backend.
         .target(name: "CardFlowVPCD", dependencies: ["CardFlow", "VPCD"]),
         // vpcd companion tool: reader side for vicc, card side for pcscd, loopback rate (Scripts/vpcd-check.sh).
@@ -164,7 +167,7 @@ let package = Package(
         .executableTarget(
             name: "cardctl",
             dependencies: [
-                "CardFlow", "CCID", "CardFlowCCID", "CardFlowVPCD", "VPCD", "CardSimulator", "CardSimulatorUSB", "NDEF", "ISO15693", "DESFire", "TONCard", "CardDaemon", "Relay",
+                "CardFlow", "CCID", "CardFlowCCID", "CardFlowVPCD", "VPCD", "CardFlowPCSC", "PCSC", "CardSimulator", "CardSimulatorUSB", "NDEF", "ISO15693", "DESFire", "TONCard", "CardDaemon", "Relay",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -208,7 +211,7 @@ let package = Package(
         .testTarget(name: "CardDaemonTests", dependencies: ["CardDaemon", "CardFlow", "CardSimulator", "TONCard", "DaemonTestSupport",
                                                        .product(name: "GRDB", package: "GRDB.swift"),
                                                        .product(name: "NIOEmbedded", package: "swift-nio")]),
-        .testTarget(name: "PCSCTests", dependencies: ["PCSC", "CardSimulator", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "PCSCTests", dependencies: ["PCSC", "CardFlow", "CardFlowPCSC", "CardSimulator", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "USBIntegrationTests", dependencies: ["CCID", "CardFlow", "CardFlowCCID", "CardSimulator", "CardSimulatorUSB", "CLibUSB", "CardDaemon"]),
     ],
     swiftLanguageModes: [.v6]

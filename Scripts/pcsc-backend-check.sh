@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # The PCSC backend's tests (Tests/PCSCTests) against the real PC/SC stack: a private pcscd with
 # libccid drives `cardctl simulate`'s emulated USB reader, and `swift test` reaches that pcscd
-# through PCSCLITE_CSOCK_NAME. Two phases, each with its own simulated reader and pcscd:
-#   1. --card iso7816: every PCSCTests suite but PCSCCardRemovalTests;
+# through PCSCLITE_CSOCK_NAME. Phases, each with its own simulated reader and pcscd:
+#   1. --card iso7816: every PCSCTests suite but the removal ones (the PCSC library and the
+#      CardFlow backend on it), one test at a time: they share one card, and a CardFlow session
+#      powers it off at its end, which resets another suite's connection; 1b. `cardctl --reader pcsc:CardFlow apdu` through the same stack;
 #   2. --card iso7816,lift-after=3,return-after=1500: PCSCCardRemovalTests alone (the card
 #      leaves after 3 APDUs and returns 1.5 s later; the lift counts every APDU the card sees,
-#      so nothing else may run beside it).
+#      so nothing else may run beside it);
+#   3. --card iso7816,lift-after=1,return-after=1500: PCSCCardRemovalFlowTests alone (a CardFlow
+#      flow recovers when the card leaves between its steps).
 #
 # Why a mount namespace: pcsc-lite 1.9.9's pcscd ignores PCSCLITE_CSOCK_NAME (only libpcsclite
 # reads it) and always uses /run/pcscd/pcscd.comm and /run/pcscd/pcscd.pid, which any other
@@ -95,14 +99,24 @@ status=0
 cd "$root"
 echo "== phase 1: PCSCTests (but the removal suite) against pcscd + libccid + cardctl simulate --card iso7816"
 "$cardctl" simulate --card iso7816 -- "$0" --serve "$work/main" -- \
-    swift test --skip-build --disable-xctest --filter PCSCTests --skip PCSCCardRemovalTests || status=1
+    swift test --skip-build --disable-xctest --no-parallel --filter PCSCTests --skip PCSCCardRemoval || status=1
+echo "== phase 1b: cardctl --reader pcsc, the same reader through the CLI"
+# pcscd lists the reader once libccid has opened it: ask again for up to 20 s.
+"$cardctl" simulate --card iso7816 -- "$0" --serve "$work/cli" -- \
+    bash -c 'for _ in $(seq 1 100); do "$0" --reader pcsc apdu 00A4040007A0000002471001 && exit 0; sleep 0.2; done; exit 1' \
+    "$cardctl" >"$work/cli.out" 2>&1 || status=1
+grep -q "9000" "$work/cli.out" || { echo "pcsc-backend-check: cardctl --reader pcsc did not answer 9000:" >&2; cat "$work/cli.out" >&2; status=1; }
 echo "== phase 2: PCSCCardRemovalTests, the card leaves after 3 APDUs and returns after 1.5 s"
 "$cardctl" simulate --card iso7816,lift-after=3,return-after=1500 -- "$0" --serve "$work/removal" -- \
     env CARDFLOW_PCSC_LIFT_AFTER=3 CARDFLOW_PCSC_RETURN_AFTER_MS=1500 \
     swift test --skip-build --disable-xctest --filter PCSCCardRemovalTests || status=1
+echo "== phase 3: PCSCCardRemovalFlowTests, a CardFlow flow through pcscd while the card leaves after its first APDU"
+"$cardctl" simulate --card iso7816,lift-after=1,return-after=1500 -- "$0" --serve "$work/flow" -- \
+    env CARDFLOW_PCSC_LIFT_AFTER=1 CARDFLOW_PCSC_RETURN_AFTER_MS=1500 \
+    swift test --skip-build --disable-xctest --filter PCSCCardRemovalFlowTests || status=1
 
 if [[ $status != 0 || $keep_logs == 1 ]]; then
-    echo "pcsc-backend-check: pcscd logs in $work (main/pcscd.log, removal/pcscd.log)"
+    echo "pcsc-backend-check: pcscd logs in $work (main, cli, removal, flow: pcscd.log each)"
 else
     rm -rf "$work"
 fi

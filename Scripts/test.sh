@@ -12,7 +12,7 @@ swift build --build-tests
 heavy='Campaign|ChaosOverLibUSB|SoakSmoke'
 # The PC/SC backend's tests need a pcscd of their own: Scripts/pcsc-backend-check.sh starts one
 # (private mount namespace) and runs them below.
-pcscd_tests='PCSCBackendTests|PCSCCardRemovalTests'
+pcscd_tests='PCSCBackend|PCSCCardRemoval'
 umockdev-wrapper swift test --skip-build --disable-xctest --skip "$heavy|$pcscd_tests"
 umockdev-wrapper swift test --skip-build --disable-xctest --filter "$heavy" --no-parallel
 # pcscd + libccid drive the simulated USB reader (ATR, SCardTransmit): the emulated device is

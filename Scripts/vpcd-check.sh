@@ -5,7 +5,9 @@
 #   B. card side: pcscd with vsmartcard's vpcd driver (vsmartcard-vpcd) listens, our
 #      VPCDCardExporter (`vpcdtool export`) connects with a simulated card, and a PC/SC client
 #      (scriptor, Scripts/pcsc-apdu.pl) exchanges APDUs through SCardTransmit; two slots at once,
-#      and a card removal (exporter stopped) that pcscd must notice.
+#      and a card removal (exporter stopped) that pcscd must notice; then `cardctl export` serves
+#      a simulated DESFire card through a CardFlow reader, and vicc connects to
+#      `cardctl --reader vpcd:PORT`.
 # With --bench N it also measures APDUs per second (N APDUs each) through
 #   our listener ↔ our exporter (in one process), our listener ↔ vicc,
 #   pcscd+vpcd ↔ our exporter, and pcscd+vpcd ↔ vicc.
@@ -15,8 +17,9 @@
 # on the namespace's own loopback, so a system pcscd or other jobs are not disturbed.
 #
 # Usage:
-#   Scripts/vpcd-check.sh [--vpcdtool PATH] [--bench N] [--log DIR]
+#   Scripts/vpcd-check.sh [--vpcdtool PATH] [--cardctl PATH] [--bench N] [--log DIR]
 #     --vpcdtool  the vpcdtool to use (default: .build/debug/vpcdtool, built when missing)
+#     --cardctl   the cardctl to use (default: .build/debug/cardctl, built when missing)
 #     --bench N   also measure, N APDUs per path (vicc paths take ~N × 1–50 ms)
 #     --log DIR   keep the logs (pcscd with APDUs, vicc, exporters) in DIR
 #
@@ -32,8 +35,8 @@ pydeps="${CARDFLOW_PYDEPS:-${XDG_CACHE_HOME:-$HOME/.cache}/cardflow/pydeps}"
 vicc_module=/usr/lib/python3/site-packages/virtualsmartcard
 
 if [[ "${1:-}" == "--inner" ]]; then
-    # Inside the namespaces: $2 vpcdtool, $3 log dir, $4 bench count (0: none).
-    vpcdtool="$2"; logs="$3"; bench="$4"
+    # Inside the namespaces: $2 vpcdtool, $3 log dir, $4 bench count (0: none), $5 cardctl.
+    vpcdtool="$2"; logs="$3"; bench="$4"; cardctl="$5"
     pids=()
     cleanup() {
         for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
@@ -65,7 +68,7 @@ $actual"
     now() { date +%s.%N; }
     rate() { awk -v n="$1" -v a="$2" -v b="$3" 'BEGIN { printf "%d APDUs in %.3f s: %.1f APDU/s (%.2f ms each)", n, b - a, n / (b - a), (b - a) * 1000 / n }'; }
 
-    for log in listener vicc-a vicc-bench vicc-pcscd exporter-iso7816 exporter-apdu-test pcscd; do : >"$logs/$log.log"; done
+    for log in listener vicc-a vicc-bench vicc-pcscd exporter-iso7816 exporter-apdu-test cardctl-export cardctl-vpcd pcscd; do : >"$logs/$log.log"; done
     ip link set lo up
     mkdir -p /run/pcscd 2>/dev/null || true
     mount -t tmpfs -o mode=0755 tmpfs /run/pcscd || fail "cannot mount a private /run/pcscd"
@@ -165,6 +168,27 @@ OK 0C0B0A9000" "$output"
     [[ -n "$removed" ]] || fail "pcscd does not report slot 2 empty after the exporter stopped: $output"
     echo "ok: exporter stopped → PC/SC: $(echo "$removed" | head -n1)"
 
+    # cardctl export: a CardFlow reader's card (here the simulator's DESFire EV1, through the CCID
+    # driver and a CardFlow session) served on slot 2; a PC/SC client sends DESFire GetVersion
+    # (native, ISO-wrapped): the first part of the version and 91 AF (more to come).
+    "$cardctl" --reader sim:desfire export --to 127.0.0.1:35964 >>"$logs/cardctl-export.log" 2>&1 &
+    export_cardctl=$!; pids+=($export_cardctl)
+    output=""
+    for _ in $(seq 1 50); do
+        output=$(printf '9060000000\n90AF000000\n' | timeout 10 perl "$root/Scripts/pcsc-apdu.pl" "Virtual PCD 00 01" 2>&1) && break
+        sleep 0.2
+    done
+    echo "$output" | grep -Eq '^OK [0-9A-F]{14}91AF$' || fail "PC/SC → cardctl export (sim:desfire): GetVersion did not answer 7 bytes + 91 AF: $output"
+    echo "$output" | sed -n 3p | grep -Eq '^OK [0-9A-F]{14}91AF$' || fail "PC/SC → cardctl export: the second GetVersion part is wrong: $output"
+    echo "ok: PC/SC → pcscd → vpcd → cardctl export --reader sim:desfire: GetVersion $(echo "$output" | sed -n 2p)"
+    kill "$export_cardctl"; wait "$export_cardctl" 2>/dev/null || true
+
+    # cardctl --reader vpcd:PORT: vicc connects to cardctl as its reader.
+    output=$({ run_vicc 36004 cardctl-vpcd; "$cardctl" --reader vpcd:127.0.0.1:36004 --wait 20000 apdu 00A4000C023F00 2>>"$logs/cardctl-vpcd.log"; }) \
+        || fail "cardctl --reader vpcd with vicc failed: $output"
+    [[ "$output" == *9000* ]] || fail "cardctl --reader vpcd: SELECT MF did not answer 90 00: $output"
+    echo "ok: vicc → cardctl --reader vpcd:127.0.0.1:36004: SELECT MF $output"
+
     if [[ "$bench" -gt 0 ]]; then
         echo "--- bench: $bench APDUs each (NO-OP 80 10 00 00 or SELECT MF for vicc; answers 2 bytes)"
         echo "our VPCDListener ↔ our VPCDCardExporter (one process, loopback TCP): $("$vpcdtool" bench --count "$bench" | sed 's/^RATE //')"
@@ -194,11 +218,13 @@ OK 0C0B0A9000" "$output"
 fi
 
 vpcdtool="$root/.build/debug/vpcdtool"
+cardctl="$root/.build/debug/cardctl"
 bench=0
 logs=""
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --vpcdtool) vpcdtool="$2"; shift 2 ;;
+        --cardctl) cardctl="$2"; shift 2 ;;
         --bench) bench="$2"; shift 2 ;;
         --log) logs="$2"; shift 2 ;;
         -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -218,6 +244,10 @@ if [[ ! -x "$vpcdtool" ]]; then
     echo "vpcd-check: building vpcdtool" >&2
     (cd "$root" && swift build --product vpcdtool >&2) || exit 2
 fi
+if [[ ! -x "$cardctl" ]]; then
+    echo "vpcd-check: building cardctl" >&2
+    (cd "$root" && swift build --product cardctl >&2) || exit 2
+fi
 
 keep_logs=1
 if [[ -z "$logs" ]]; then
@@ -228,6 +258,6 @@ mkdir -p "$logs"
 namespaces=(--mount --net --propagation private)
 [[ "$(id -u)" -ne 0 ]] && namespaces+=(--map-root-user)
 status=0
-unshare "${namespaces[@]}" "$0" --inner "$vpcdtool" "$logs" "$bench" || status=$?
+unshare "${namespaces[@]}" "$0" --inner "$vpcdtool" "$logs" "$bench" "$cardctl" || status=$?
 if [[ $keep_logs == 0 ]]; then rm -rf "$logs"; else echo "logs: $logs"; fi
 exit "$status"

@@ -13,6 +13,6 @@ struct CardCtl: AsyncParsableCommand {
         version: CardFlowVersion.current,
         subcommands: [ListCommand.self, APDUCommand.self, ShellCommand.self, WatchCommand.self, KeyCommand.self,
                       SimulateCommand.self, NDEFCommand.self, ISO15693Command.self, DESFireCommand.self, TONCommand.self,
-                      JobsCommand.self, FlowCommand.self, RelayCommand.self]
+                      JobsCommand.self, FlowCommand.self, RelayCommand.self, ExportCommand.self]
     )
 }

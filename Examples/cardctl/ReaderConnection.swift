@@ -1,10 +1,12 @@
 import CCID
 import CardFlow
 import CardFlowCCID
+import CardFlowPCSC
 import CardFlowVPCD
 import CardDaemon
 import CardSimulator
 import Logging
+import PCSC
 import VPCD
 
 /// The readers a `--reader` selector names, as CardFlow readers.
@@ -13,6 +15,7 @@ struct ReaderConnection {
     private var simulator: SimulatorSetup?
     private var usb: (context: LibUSBContext, transports: [LibUSBTransport])?
     private var vpcd: VPCDListener?
+    private var pcsc: PCSCContext?
     private var selectorText = ""
 
     /// With `--trace`, the readers' APDU trace is printed (to stderr when stdout carries data).
@@ -52,6 +55,17 @@ struct ReaderConnection {
             var connection = ReaderConnection(readers: [Reader(info: VPCDReaderDriver.info(for: listener),
                                                                driver: VPCDReaderDriver(listener: listener), logger: apduLogger)])
             connection.vpcd = listener
+            connection.selectorText = options.reader
+            return connection
+        case .pcsc(let prefix):
+            // pcscd owns the readers: CardFlow shares them with its other clients.
+            let context = try await PCSCContext(logger: logger)
+            let names = try await context.readers().filter { $0.hasPrefix(prefix) }
+            var connection = ReaderConnection(readers: names.map { name in
+                Reader(info: PCSCReaderDriver.info(reader: name), driver: PCSCReaderDriver(context: context, reader: name, logger: logger),
+                       logger: apduLogger)
+            })
+            connection.pcsc = context
             connection.selectorText = options.reader
             return connection
         case .usb(let selector):
@@ -95,6 +109,9 @@ struct ReaderConnection {
             usb.context.close()
         }
         await vpcd?.close()
+        // PC/SC watch threads must be out of libpcsclite before the process exits.
+        for reader in readers { await (reader.driver as? PCSCReaderDriver)?.close() }
+        try? await pcsc?.release()
         try await simulator?.saveCardState()
     }
 

@@ -7,9 +7,11 @@ import VPCD
 /// connection is a card arrival, its end a removal.
 ///
 /// The protocol has no protocol selection: the card side runs whatever it runs, so a requested
-/// ``CardProtocol`` is not enforced. Presence is polled (a connection or disconnection is seen
-/// within ``SessionPolicy/presencePollInterval``): the listener's state is in memory, so a poll
-/// costs no network traffic.
+/// ``CardProtocol`` is not enforced. There is no reader in between to answer PC/SC part 3
+/// GET DATA, so sessions identify the card by its ATR (``ReaderCapabilities/readsCardUID``).
+/// Presence is polled (a connection or disconnection is seen within
+/// ``SessionPolicy/presencePollInterval``): the listener's state is in memory, so a poll costs
+/// no network traffic.
 ///
 /// ```swift
 /// let listener = try await VPCDListener.bind(port: 35963, logger: logger)
@@ -29,7 +31,7 @@ public struct VPCDReaderDriver: ReaderDriver {
         ReaderInfo(id: "vpcd:\(listener.host):\(listener.port)", name: "vpcd \(listener.host):\(listener.port)",
                    backend: "vpcd",
                    capabilities: ReaderCapabilities(maximumCommandLength: 65_535,   // the largest vpcd message
-                                                    announcesPresence: false),
+                                                    announcesPresence: false, readsCardUID: false),
                    details: ["listening": "\(listener.host):\(listener.port)"])
     }
 

@@ -94,17 +94,23 @@ public actor PCSCContext {
     }
 
     /// Readers arriving and leaving: first an ``PCSCReaderEvent/arrived(_:)`` for each reader
-    /// present now, then each change, as pcscd's plug-and-play notification
-    /// (`SCardGetStatusChange` on `\\?PnP?\Notification`) reports them (and, at the latest,
-    /// within a second: see the loop). The waits run on a
-    /// context and thread of their own; stopping the iteration ends them with `SCardCancel`.
-    /// Throws ``PCSCError`` when pcscd goes away (`SCARD_E_NO_SERVICE`).
+    /// present now, then each change within a second (the list is read every second, on a
+    /// context and thread of its own: see the loop for why not pcscd's plug-and-play
+    /// notification). Throws ``PCSCError`` when pcscd goes away (`SCARD_E_NO_SERVICE`).
     public nonisolated func readerChanges() -> AsyncThrowingStream<PCSCReaderEvent, any Error> {
+        watchReaderChanges().updates
+    }
+
+    /// ``readerChanges()`` as a ``PCSCWatch``, which can be stopped and awaited (before a
+    /// program exits, say).
+    public nonisolated func watchReaderChanges() -> PCSCWatch<PCSCReaderEvent> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: PCSCReaderEvent.self)
         let logger = logger
         let task = Task {
+            var opened: PCSCStatusWatcher?
             do {
                 let watcher = try await PCSCStatusWatcher(label: "pcsc-readers", logger: logger)
+                opened = watcher
                 var known: [String] = []
                 while true {
                     let current = try await watcher.readers()
@@ -117,19 +123,22 @@ public actor PCSCContext {
                         continuation.yield(.arrived(name))
                     }
                     known = current
-                    // pcsc-lite 1.9.9 signals a change of the reader count against the count at
-                    // the start of this call, not against a count we pass in: an arrival between
-                    // the listing above and this wait would go unseen. The 1 s bound caps that gap.
-                    _ = try await watcher.waitForChange(reader: PCSCReaderStatus.plugAndPlayReader,
-                                                        knownState: UInt(SCARD_STATE_UNAWARE), timeout: .seconds(1))
+                    // Listed again each second rather than woken by pcscd's plug-and-play
+                    // notification: a client blocked in SCardGetStatusChange with a time-out holds
+                    // up every other call of the process (libpcsclite 1.9.9; each SCardTransmit
+                    // of a session waited for the end of that second), and pcsc-lite signals a
+                    // change of the reader count against the count at the start of the call, so
+                    // the notification needed a 1 s bound anyway.
+                    try await Task.sleep(for: .seconds(1))
                 }
             } catch is CancellationError {
                 continuation.finish()
             } catch {
                 continuation.finish(throwing: error)
             }
+            await opened?.close()
         }
         continuation.onTermination = { _ in task.cancel() }
-        return stream
+        return PCSCWatch(updates: stream, task: task)
     }
 }

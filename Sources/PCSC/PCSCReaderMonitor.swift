@@ -33,12 +33,20 @@ public struct PCSCReaderMonitor: Sendable {
     /// the consumer stops; it throws ``PCSCError`` when the reader is unknown or goes away
     /// (`SCARD_E_UNKNOWN_READER`, `SCARD_E_READER_UNAVAILABLE`) or pcscd stops (`SCARD_E_NO_SERVICE`).
     public func presence() -> AsyncThrowingStream<PCSCCardPresence, any Error> {
+        watch().updates
+    }
+
+    /// ``presence()`` as a ``PCSCWatch``, which can be stopped and awaited (before a program
+    /// exits, say).
+    public func watch() -> PCSCWatch<PCSCCardPresence> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: PCSCCardPresence.self)
         let reader = reader
         let logger = logger
         let task = Task {
+            var opened: PCSCStatusWatcher?
             do {
                 let watcher = try await PCSCStatusWatcher(label: "pcsc-presence", logger: logger)
+                opened = watcher
                 var known = UInt(SCARD_STATE_UNAWARE)
                 var last: PCSCCardPresence?
                 var seen = false
@@ -59,8 +67,9 @@ public struct PCSCReaderMonitor: Sendable {
                 logger.debug("PC/SC presence ends", metadata: ["reader": "\(reader)", "error": "\(error)"])
                 continuation.finish(throwing: error)
             }
+            await opened?.close()
         }
         continuation.onTermination = { _ in task.cancel() }
-        return stream
+        return PCSCWatch(updates: stream, task: task)
     }
 }

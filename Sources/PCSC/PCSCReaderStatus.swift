@@ -2,9 +2,6 @@ import CPCSCLite
 
 /// One reader's state as `SCardGetStatusChange` reports it (`SCARD_READERSTATE`, in Swift terms).
 struct PCSCReaderStatus: Sendable, Equatable {
-    /// pcsc-lite's special reader whose state changes when readers arrive or leave.
-    static let plugAndPlayReader = #"\\?PnP?\Notification"#
-
     var reader: String
     /// `dwEventState`: `SCARD_STATE_*` flags, with pcsc-lite's event counter in the upper 16
     /// bits. Pass it back as the known state to wait for the next change.

@@ -10,6 +10,7 @@ actor PCSCStatusWatcher {
     private nonisolated let executor: PCSCThreadExecutor
     private let logger: Logger
     private var context: SCARDCONTEXT = 0
+    private var isClosed = false
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
@@ -27,8 +28,19 @@ actor PCSCStatusWatcher {
 
     deinit {
         // On the watcher's thread, then the thread ends (FIFO); see PCSCContext's deinit.
-        let context = context
-        executor.submit { try? PCSCContextHandle.release(context) }
+        if !isClosed {
+            let context = context
+            executor.submit { try? PCSCContextHandle.release(context) }
+        }
+        executor.shutdown()
+    }
+
+    /// Releases the context now (on the watcher's thread) and lets the thread end: once this
+    /// returns, the watcher makes no more libpcsclite calls.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        try? PCSCContextHandle.release(context)
         executor.shutdown()
     }
 

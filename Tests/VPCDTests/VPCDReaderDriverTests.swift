@@ -57,3 +57,78 @@ struct VPCDReaderDriverTests {
         }
     }
 }
+
+/// The other direction: any CardFlow reader's card as the card side (`cardctl export`).
+@Suite("A CardFlow reader's card exported over vpcd")
+struct ReaderVPCDCardTests {
+    @Test func ourListenerUsesTheExportedSimulatedCard() async throws {
+        let virtual = VirtualCCIDReader()
+        await virtual.insert(APDUTestCard())
+        let source = Reader.simulated(virtual)
+        let card = ReaderVPCDCard(reader: source)
+        try await VPCDEndToEndTests.withPair(card) { listener in
+            let atr = try await listener.powerOn()
+            #expect(atr == ContactlessATR.atr(for: APDUTestCard().technology))
+            // Case 4 through vpcd, then CardFlow's session, the CCID driver and the simulated reader.
+            #expect(try await listener.transmit(hex("8040000003010203") + [0x00]) == [0x03, 0x02, 0x01, 0x90, 0x00])
+            #expect(try await listener.reset() == atr)
+            #expect(try await listener.transmit(hex("80100000")) == [0x90, 0x00])
+            try await listener.powerOff()
+        }
+        await card.powerOff()
+        #expect(await virtual.apdusProcessed >= 2)
+    }
+
+    @Test func aCardLiftedFromTheSourceReaderIsAnErrorAnswerThenComesBack() async throws {
+        let virtual = VirtualCCIDReader()
+        await virtual.insert(APDUTestCard())
+        var policy = SessionPolicy()
+        policy.connectTimeout = .milliseconds(300)
+        policy.presencePollInterval = .milliseconds(20)
+        let card = ReaderVPCDCard(reader: Reader.simulated(virtual), policy: policy)
+        try await VPCDEndToEndTests.withPair(card) { listener in
+            _ = try await listener.powerOn()
+            #expect(try await listener.transmit(hex("80100000")) == [0x90, 0x00])
+            await virtual.removeCard()
+            // The exporter answers a failed command with 6F 00 (no precise diagnosis).
+            #expect(try await listener.transmit(hex("80100000")) == [0x6F, 0x00])
+            await virtual.insert(APDUTestCard())
+            #expect(try await listener.transmit(hex("80100000")) == [0x90, 0x00])
+        }
+        await card.powerOff()
+    }
+}
+
+@Suite("vpcd sessions never send PC/SC part 3 GET DATA to the card")
+struct VPCDIdentityTests {
+    /// Records every command the card side receives.
+    actor RecordingCard: VPCDCard {
+        private(set) var commands: [[UInt8]] = []
+        func powerOn() {}
+        func powerOff() {}
+        func reset() {}
+        func atr() -> [UInt8] { [0x3B, 0x80, 0x80, 0x01, 0x01] }
+        func transmit(_ apdu: [UInt8]) -> [UInt8] {
+            commands.append(apdu)
+            return [0x90, 0x00]
+        }
+    }
+
+    @Test func theSessionIdentifiesTheCardByItsATR() async throws {
+        let card = RecordingCard()
+        try await VPCDListener.withListener(port: 0, logger: quietLogger) { listener in
+            let reader = Reader(info: VPCDReaderDriver.info(for: listener), driver: VPCDReaderDriver(listener: listener))
+            #expect(!reader.info.capabilities.readsCardUID)
+            try await withExporter(card, port: listener.port) {
+                let identity = try await reader.withSession { session in
+                    _ = try await session.send(try CommandAPDU(hex: "80100000"))
+                    return await session.identity
+                }
+                #expect(identity.uid == nil)
+                #expect(identity.key == [0x3B, 0x80, 0x80, 0x01, 0x01])
+            }
+        }
+        // vicc crashes on FF CA (its GET DATA handler raises): only the application's APDU arrived.
+        #expect(await card.commands == [[0x80, 0x10, 0x00, 0x00]])
+    }
+}

@@ -1,6 +1,7 @@
 import CCID
 import CardFlow
 import CardFlowCCID
+import CardFlowPCSC
 import CardFlowVPCD
 import CardSimulator
 import Logging
@@ -24,6 +25,7 @@ public actor ReaderFleet {
     private var usbRegistry: USBReaderRegistry?
     private var simulators: [SimulatorSetup] = []
     private var vpcdListeners: [VPCDListener] = []
+    private var pcscRegistries: [PCSCReaderRegistry] = []
 
     public init(jobs: JobCenter, bus: EventBus, metrics: DaemonMetrics, logger: Logger,
                 configuration: @escaping @Sendable () async -> DaemonConfiguration) {
@@ -60,6 +62,13 @@ public actor ReaderFleet {
                 vpcdListeners.append(listener)
                 await managed.add(Reader(info: VPCDReaderDriver.info(for: listener), driver: VPCDReaderDriver(listener: listener),
                                          logger: logger))
+            case .pcsc:
+                // pcscd owns the readers; they come and go with its plug-and-play notices.
+                let registry = try await PCSCReaderRegistry(logger: logger) { name in
+                    selector.accepts(PCSCReaderDriver.info(reader: name))
+                }
+                pcscRegistries.append(registry)
+                watch(registry, accept: { _ in true })
             case .usb:
                 usbSelectors.append(selector)
             }
@@ -100,6 +109,8 @@ public actor ReaderFleet {
         await usbRegistry?.close()
         for listener in vpcdListeners { await listener.close() }
         vpcdListeners.removeAll()
+        for registry in pcscRegistries { await registry.close() }
+        pcscRegistries.removeAll()
         for setup in simulators {
             do { try await setup.saveCardState() } catch {
                 logger.error("could not save the simulated card", metadata: ["error": "\(error)"])

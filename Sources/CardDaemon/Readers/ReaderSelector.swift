@@ -9,7 +9,8 @@ import CardSimulator
 /// - `sim`, `sim:CARD[,option=value…]` or `sim,option=value…`: the built-in simulator (see
 ///   ``SimulatorSpecification``);
 /// - `vpcd`, `vpcd:PORT`, `vpcd:HOST:PORT`: a network reader, listening (on 127.0.0.1:35963 by
-///   default) for a vpcd card side such as vsmartcard's `vicc` or the Android remote reader app.
+///   default) for a vpcd card side such as vsmartcard's `vicc` or the Android remote reader app;
+/// - `pcsc` (every reader pcscd serves; card commands use the first), `pcsc:NAME-PREFIX`.
 ///
 /// ```swift
 /// let selector = try ReaderSelector(parsing: "usb:serial=ABC123")
@@ -22,6 +23,8 @@ public enum ReaderSelector: Sendable, Hashable {
     case simulator(SimulatorSpecification)
     /// A vpcd listener: CardFlow is the reader, the card connects over TCP.
     case vpcd(host: String, port: Int)
+    /// Readers pcscd serves whose names start with the prefix (empty: all).
+    case pcsc(namePrefix: String)
 
     /// Parses a selector.
     public init(parsing text: String) throws(ReaderSelectorError) {
@@ -31,6 +34,12 @@ public enum ReaderSelector: Sendable, Hashable {
             } catch {
                 throw .invalid(text, reason: "\(error)")
             }
+            return
+        }
+        if text == "pcsc" || text.hasPrefix("pcsc:") {
+            let prefix = String(text.dropFirst(5))
+            guard text == "pcsc" || !prefix.isEmpty else { throw .invalid(text, reason: "the reader name prefix is empty") }
+            self = .pcsc(namePrefix: prefix)
             return
         }
         if text == "vpcd" || text.hasPrefix("vpcd:") {
@@ -53,6 +62,8 @@ public enum ReaderSelector: Sendable, Hashable {
             return info.backend == "sim"
         case .vpcd(let host, let port):
             return info.backend == "vpcd" && info.id == "vpcd:\(host):\(port)"
+        case .pcsc(let prefix):
+            return info.backend == "pcsc" && info.name.hasPrefix(prefix)
         case .usb(let selector):
             guard info.backend == "usb" else { return false }
             switch selector {
@@ -90,7 +101,7 @@ public enum ReaderSelectorError: Error, Sendable, Hashable, CustomStringConverti
         switch self {
         case .invalid(let text, let reason):
             "invalid reader selector '\(text.prefix(200))'\(reason.map { " (\($0))" } ?? ""); use usb, usb:VVVV:PPPP (hex), "
-                + "usb:BUS:DEV, usb:serial=XYZ, vpcd[:HOST][:PORT], or sim[:CARD][,option=value...]"
+                + "usb:BUS:DEV, usb:serial=XYZ, vpcd[:HOST][:PORT], pcsc[:NAME-PREFIX], or sim[:CARD][,option=value...]"
         }
     }
 }

@@ -43,11 +43,18 @@ public struct ReaderCapabilities: Sendable, Hashable {
     public var protocols: Set<CardProtocol>
     /// Whether the reader announces card arrival and removal (otherwise presence is polled).
     public var announcesPresence: Bool
+    /// Whether the reader itself answers PC/SC part 3 GET DATA (`FF CA`) with the card's UID, as
+    /// CCID and PC/SC readers do for contactless cards. When false (a network reader, whose
+    /// "reader" is the remote card itself), sessions identify the card by its ATR and never
+    /// send `FF CA` to it: a card would take it for its own GET DATA.
+    public var readsCardUID: Bool
 
-    public init(maximumCommandLength: Int = 261, protocols: Set<CardProtocol> = [], announcesPresence: Bool = false) {
+    public init(maximumCommandLength: Int = 261, protocols: Set<CardProtocol> = [], announcesPresence: Bool = false,
+                readsCardUID: Bool = true) {
         self.maximumCommandLength = maximumCommandLength
         self.protocols = protocols
         self.announcesPresence = announcesPresence
+        self.readsCardUID = readsCardUID
     }
 
     /// Whether command APDUs with extended lengths fit.

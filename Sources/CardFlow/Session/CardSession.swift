@@ -113,8 +113,13 @@ public actor CardSession: CardChannel {
 
     // MARK: - Identity and recovery (used by flows)
 
-    /// Reads the UID (PC/SC part 3 `FF CA`) and computes the identity key.
+    /// Reads the UID (PC/SC part 3 `FF CA`, from readers that answer it) and computes the
+    /// identity key.
     func establishIdentity() async throws {
+        guard reader.info.capabilities.readsCardUID else {
+            identity.key = try await policy.identity.resolve(self)
+            return
+        }
         do {
             let answer = try await transmit(CommandAPDU(cla: 0xFF, ins: 0xCA, p1: 0x00, p2: 0x00, le: 256))
             if answer.statusWord.isSuccess, CardIdentity.isAnticollisionUID(answer.data) { identity.uid = answer.data }
