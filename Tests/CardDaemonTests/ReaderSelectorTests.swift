@@ -33,7 +33,7 @@ struct ReaderSelectorTests {
         #expect(try !ReaderSelector(parsing: "usb").accepts(simulated))
     }
 
-    @Test(arguments: ["", "foo", "usb:1:2:3", "usb:serial=", "usbx", "sim:nosuchcard", "pcsc", "vpcdx"])
+    @Test(arguments: ["", "foo", "usb:1:2:3", "usb:serial=", "usbx", "sim:nosuchcard", "pcsc:", "pcscx", "vpcdx"])
     func badSelectorsAreTyped(_ text: String) {
         #expect(throws: ReaderSelectorError.self) { try ReaderSelector(parsing: text) }
     }
@@ -57,6 +57,15 @@ struct VPCDReaderSelectorTests {
         let info = ReaderInfo(id: "vpcd:127.0.0.1:35963", name: "vpcd", backend: "vpcd")
         #expect(try ReaderSelector(parsing: "vpcd").accepts(info))
         #expect(try !ReaderSelector(parsing: "vpcd:35964").accepts(info))
+    }
+
+    @Test func pcscForms() throws {
+        #expect(try ReaderSelector(parsing: "pcsc") == .pcsc(namePrefix: ""))
+        #expect(try ReaderSelector(parsing: "pcsc:Gemalto PC Twin") == .pcsc(namePrefix: "Gemalto PC Twin"))
+        let info = ReaderInfo(id: "pcsc:Gemalto PC Twin Reader 00 00", name: "Gemalto PC Twin Reader 00 00", backend: "pcsc")
+        #expect(try ReaderSelector(parsing: "pcsc").accepts(info))
+        #expect(try ReaderSelector(parsing: "pcsc:Gemalto").accepts(info))
+        #expect(try !ReaderSelector(parsing: "pcsc:ACS").accepts(info))
     }
 
     @Test(arguments: ["vpcd:", "vpcd:x", "vpcd:70000", "vpcd:-1", "vpcd::35963", "vpcd:a:b:c"])

@@ -113,7 +113,10 @@ struct MultiSlotReaderTests {
         let readers = setup.cardFlowReaders()
         let slot0 = PresenceLog(await readers[0].cardPresence())
         let slot1 = PresenceLog(await readers[1].cardPresence())
-        try await eventually("both slots present") {
+        // 25 s: under the full parallel suite the first status reads have taken over 10 s (two
+        // cores shared with every other suite); a monitor stuck behind the other slot's 30 s
+        // interrupt read would still fail it.
+        try await eventually("both slots present", within: .seconds(25)) {
             let first = await slot0.values
             let second = await slot1.values
             return first == [.present] && second == [.present]
