@@ -7,7 +7,8 @@
 #      (scriptor, Scripts/pcsc-apdu.pl) exchanges APDUs through SCardTransmit; two slots at once,
 #      and a card removal (exporter stopped) that pcscd must notice; then `cardctl export` serves
 #      a simulated DESFire card through a CardFlow reader, and vicc connects to
-#      `cardctl --reader vpcd:PORT`.
+#      `cardctl --reader vpcd:PORT`, and cardctl --reader pcsc reaches the exported card through
+#      pcscd + vpcd (CardFlow's PC/SC backend on that stack).
 # With --bench N it also measures APDUs per second (N APDUs each) through
 #   our listener ↔ our exporter (in one process), our listener ↔ vicc,
 #   pcscd+vpcd ↔ our exporter, and pcscd+vpcd ↔ vicc.
@@ -181,6 +182,12 @@ OK 0C0B0A9000" "$output"
     echo "$output" | grep -Eq '^OK [0-9A-F]{14}91AF$' || fail "PC/SC → cardctl export (sim:desfire): GetVersion did not answer 7 bytes + 91 AF: $output"
     echo "$output" | sed -n 3p | grep -Eq '^OK [0-9A-F]{14}91AF$' || fail "PC/SC → cardctl export: the second GetVersion part is wrong: $output"
     echo "ok: PC/SC → pcscd → vpcd → cardctl export --reader sim:desfire: GetVersion $(echo "$output" | sed -n 2p)"
+    # CardFlow's PC/SC backend on the same stack: cardctl --reader pcsc → pcscd → vpcd → cardctl export.
+    output=$("$cardctl" --reader "pcsc:Virtual PCD 00 01" apdu 9060000000 90AF000000 2>>"$logs/cardctl-export.log") \
+        || fail "cardctl --reader pcsc:Virtual PCD 00 01 failed: $output"
+    [[ $(echo "$output" | grep -Ec '^[0-9A-F]{14} 91AF$') == 2 ]] \
+        || fail "cardctl --reader pcsc → pcscd → vpcd → cardctl export: GetVersion parts wrong: $output"
+    echo "ok: cardctl --reader pcsc → pcscd → vpcd → cardctl export: GetVersion $(echo "$output" | head -n1)"
     kill "$export_cardctl"; wait "$export_cardctl" 2>/dev/null || true
 
     # cardctl --reader vpcd:PORT: vicc connects to cardctl as its reader.
