@@ -150,7 +150,7 @@ let package = Package(
         // Benchmarks/pcsc-backend/run.sh's Swift side: a PCSCCardConnection transmit loop.
         .executableTarget(
             name: "pcsc-transmit-loop",
-            dependencies: ["PCSC", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["PCSC", "CardFlow", "CardFlowPCSC", .product(name: "Logging", package: "swift-log")],
             path: "Benchmarks/pcsc-backend/TransmitLoop"
         ),
         .executableTarget(
