@@ -167,14 +167,9 @@ public actor PCSCReaderDriver: ReaderDriver {
     }
 
     private func noted(_ presence: CardPresence) {
-        let notice: PresenceNotice = presence == .absent ? .removed : .changed
         state = presence
-        for waiter in stateWaiters { waiter.resume() }
-        stateWaiters.removeAll()
-        if let waiter = noticeWaiter {
-            noticeWaiter = nil
-            waiter.continuation.resume(returning: notice)
-        } else {
+        let notice: PresenceNotice = presence == .absent ? .removed : .changed
+        if !wakeWaiters(with: .success(notice)) {
             notices.append(notice)
             if notices.count > Self.maximumQueuedNotices { notices.removeFirst() }
         }
@@ -182,11 +177,18 @@ public actor PCSCReaderDriver: ReaderDriver {
 
     private func monitorEnded(_ error: any Error) {
         monitorFailure = error
+        wakeWaiters(with: .failure(error))
+    }
+
+    /// Wakes whoever waits for the state, and the notice waiter with `result`; returns whether
+    /// there was a notice waiter.
+    @discardableResult
+    private func wakeWaiters(with result: Result<PresenceNotice, any Error>) -> Bool {
         for waiter in stateWaiters { waiter.resume() }
         stateWaiters.removeAll()
-        if let waiter = noticeWaiter {
-            noticeWaiter = nil
-            waiter.continuation.resume(throwing: error)
-        }
+        guard let waiter = noticeWaiter else { return false }
+        noticeWaiter = nil
+        waiter.continuation.resume(with: result)
+        return true
     }
 }
