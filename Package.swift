@@ -143,7 +143,7 @@ let package = Package(
         .target(name: "CardFlowVPCD", dependencies: ["CardFlow", "VPCD"]),
         // vpcd companion tool: reader side for vicc, card side for pcscd, loopback rate (Scripts/vpcd-check.sh).
         .executableTarget(name: "vpcdtool", dependencies: [
-            "VPCD", "CardSimulator", "CardFlow",
+            "VPCD", "CardSimulator", "CardFlow", "CardFlowVPCD",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ], path: "Examples/vpcdtool"),
