@@ -208,7 +208,7 @@ let package = Package(
         // The in-process daemon harness the daemon's and the relay's tests share.
         .target(name: "DaemonTestSupport", dependencies: ["CardDaemon", "CardFlow", .product(name: "Logging", package: "swift-log")],
                 path: "Tests/DaemonTestSupport"),
-        .testTarget(name: "CardDaemonTests", dependencies: ["CardDaemon", "CardFlow", "CardFlowVPCD", "VPCD", "CardSimulator", "TONCard", "DaemonTestSupport",
+        .testTarget(name: "CardDaemonTests", dependencies: ["CardDaemon", "CardFlow", "CardFlowCCID", "CardFlowVPCD", "VPCD", "CardSimulator", "TONCard", "DaemonTestSupport",
                                                        .product(name: "GRDB", package: "GRDB.swift"),
                                                        .product(name: "NIOEmbedded", package: "swift-nio")]),
         .testTarget(name: "PCSCTests", dependencies: ["PCSC", "CardFlow", "CardFlowPCSC", "CardSimulator", .product(name: "Logging", package: "swift-log")]),

@@ -52,8 +52,7 @@ struct ReaderConnection {
             // cardctl is the reader: card commands wait (as long as the session's connect
             // timeout) for a card side to connect.
             let listener = try await VPCDListener.bind(host: host, port: port, logger: logger)
-            var connection = ReaderConnection(readers: [Reader(info: VPCDReaderDriver.info(for: listener),
-                                                               driver: VPCDReaderDriver(listener: listener), logger: apduLogger)])
+            var connection = ReaderConnection(readers: [Reader(vpcd: listener, logger: apduLogger)])
             connection.vpcd = listener
             connection.selectorText = options.reader
             return connection
@@ -62,6 +61,7 @@ struct ReaderConnection {
             let context = try await PCSCContext(logger: logger)
             let names = try await context.readers().filter { $0.hasPrefix(prefix) }
             var connection = ReaderConnection(readers: names.map { name in
+                // The driver's own lines (presence watch) stay out of the APDU trace.
                 Reader(info: PCSCReaderDriver.info(reader: name), driver: PCSCReaderDriver(context: context, reader: name, logger: logger),
                        logger: apduLogger)
             })
@@ -110,7 +110,7 @@ struct ReaderConnection {
         }
         await vpcd?.close()
         // PC/SC watch threads must be out of libpcsclite before the process exits.
-        for reader in readers { await (reader.driver as? PCSCReaderDriver)?.close() }
+        for reader in readers { await reader.pcsc?.close() }
         try? await pcsc?.release()
         try await simulator?.saveCardState()
     }

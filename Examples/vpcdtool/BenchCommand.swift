@@ -69,7 +69,7 @@ struct BenchCommand: AsyncParsableCommand {
             let exporting = Task { await exporter.run() }
             defer { exporting.cancel() }
             _ = try await listener.waitForCard()
-            return try await timed(Reader(info: VPCDReaderDriver.info(for: listener), driver: VPCDReaderDriver(listener: listener)))
+            return try await timed(Reader(vpcd: listener))
         }
         func line(_ name: String, _ seconds: Double) -> String {
             "\(name) \(count) APDUs \(String(format: "%.3f", seconds)) s \(String(format: "%.1f", Double(count) / seconds)) APDU/s "

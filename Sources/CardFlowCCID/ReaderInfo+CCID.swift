@@ -32,9 +32,35 @@ extension ReaderInfo {
     /// A USB CCID reader as libusb found it, with the class descriptor its driver uses (quirks
     /// applied): id `usb:BUS:DEV:INTERFACE`, the device's name, ids and serial number.
     public init(usb description: USBReaderDescription, descriptor: CCIDClassDescriptor) {
-        self.init(id: "usb:\(description.bus):\(description.address):\(description.interfaceNumber)",
+        self.init(id: Self.usbID(description),
                   name: description.name, vendorID: description.vendorID, productID: description.productID,
                   descriptor: descriptor, backend: "usb", serialNumber: description.serialNumber,
                   announcesPresence: description.endpoints.interruptIn != nil)
+    }
+}
+
+extension ReaderInfo {
+    /// The id of a USB CCID interface: `usb:BUS:DEV:INTERFACE`.
+    public static func usbID(_ description: USBReaderDescription) -> String {
+        "usb:\(description.bus):\(description.address):\(description.interfaceNumber)"
+    }
+
+    /// Bus number and device address from a USB reader's id (``usbID(_:)``), nil for other ids.
+    public var usbBusAddress: (bus: UInt8, address: UInt8)? {
+        let parts = id.split(separator: ":")
+        guard backend == "usb", parts.count >= 3, parts[0] == "usb", let bus = UInt8(parts[1]), let address = UInt8(parts[2]) else {
+            return nil
+        }
+        return (bus, address)
+    }
+}
+
+extension USBReaderSelector {
+    /// Whether a CardFlow reader is a USB reader this selector names (the hotplug filter of cardd).
+    public func matches(_ info: ReaderInfo) -> Bool {
+        guard info.backend == "usb" else { return false }
+        let place = info.usbBusAddress
+        return matches(vendorID: info.vendorID, productID: info.productID, bus: place?.bus, address: place?.address,
+                       serialNumber: info.serialNumber)
     }
 }

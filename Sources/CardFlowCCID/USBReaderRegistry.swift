@@ -61,7 +61,7 @@ public actor USBReaderRegistry: ReaderRegistry {
     private func handle(_ event: USBReaderEvent) async {
         switch event {
         case .arrived(let description):
-            let id = "usb:\(description.bus):\(description.address):\(description.interfaceNumber)"
+            let id = ReaderInfo.usbID(description)
             guard opened[id] == nil else { return }
             do {
                 let (transport, driver) = try context.openDriver(for: description, configuration: configuration, logger: logger)

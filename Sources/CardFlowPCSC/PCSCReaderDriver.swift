@@ -192,3 +192,15 @@ public actor PCSCReaderDriver: ReaderDriver {
         return true
     }
 }
+
+extension Reader {
+    /// The PC/SC reader `name` on `context`: ``PCSCReaderDriver`` with ``PCSCReaderDriver/info(reader:)``.
+    /// Close its driver (``pcsc``) before the program exits.
+    public init(pcsc name: String, context: PCSCContext, logger: Logger = Logger(label: "cardflow.pcsc")) {
+        self.init(info: PCSCReaderDriver.info(reader: name), driver: PCSCReaderDriver(context: context, reader: name, logger: logger),
+                  logger: logger)
+    }
+
+    /// The PC/SC driver behind this reader, nil when another backend drives it.
+    public nonisolated var pcsc: PCSCReaderDriver? { driver as? PCSCReaderDriver }
+}

@@ -44,9 +44,9 @@ public actor PCSCReaderRegistry: ReaderRegistry {
     }
 
     private func arrived(_ name: String) async {
-        let driver = PCSCReaderDriver(context: context, reader: name, logger: logger)
-        drivers[name] = driver
-        await registry.add(Reader(info: PCSCReaderDriver.info(reader: name), driver: driver, logger: logger))
+        let reader = Reader(pcsc: name, context: context, logger: logger)
+        drivers[name] = reader.pcsc
+        await registry.add(reader)
         logger.info("reader added", metadata: ["reader": "\(name)", "backend": "pcsc"])
     }
 

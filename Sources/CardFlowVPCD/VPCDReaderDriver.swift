@@ -1,4 +1,5 @@
 import CardFlow
+import Logging
 import VPCD
 
 /// A network reader over vsmartcard's vpcd protocol as a CardFlow ``ReaderDriver``: CardFlow is
@@ -59,5 +60,13 @@ public struct VPCDReaderDriver: ReaderDriver {
 
     public func nextPresenceNotice(timeout: Duration) async throws -> PresenceNotice {
         .unsupported
+    }
+}
+
+extension Reader {
+    /// A reader whose card is whatever connects to `listener`: ``VPCDReaderDriver`` with
+    /// ``VPCDReaderDriver/info(for:)``.
+    public init(vpcd listener: VPCDListener, logger: Logger = Logger(label: "cardflow.reader")) {
+        self.init(info: VPCDReaderDriver.info(for: listener), driver: VPCDReaderDriver(listener: listener), logger: logger)
     }
 }

@@ -1,6 +1,7 @@
 import CCID
 import CardDaemon
 import CardFlow
+import CardFlowCCID
 import DaemonTestSupport
 import Testing
 
@@ -71,5 +72,16 @@ struct VPCDReaderSelectorTests {
     @Test(arguments: ["vpcd:", "vpcd:x", "vpcd:70000", "vpcd:-1", "vpcd::35963", "vpcd:a:b:c"])
     func badForms(_ text: String) {
         #expect(throws: ReaderSelectorError.self) { try ReaderSelector(parsing: text) }
+    }
+}
+
+@Suite("USB reader ids")
+struct USBReaderIDTests {
+    @Test func busAndAddressComeBackFromTheID() {
+        let info = ReaderInfo(id: "usb:3:17:1", name: "R", backend: "usb")
+        #expect(info.usbBusAddress?.bus == 3 && info.usbBusAddress?.address == 17)
+        #expect(ReaderInfo(id: "usb:3:17:1/2", name: "R slot 2", backend: "usb").usbBusAddress?.address == 17)
+        #expect(ReaderInfo(id: "sim:0", name: "S", backend: "sim").usbBusAddress == nil)
+        #expect(ReaderInfo(id: "usb:x:1:0", name: "R", backend: "usb").usbBusAddress == nil)
     }
 }

@@ -11,7 +11,7 @@ struct VPCDReaderDriverTests {
     static let select = try! CommandAPDU(bytes: [0x00, 0xA4, 0x04, 0x00, 0x07] + APDUTestCard.applicationID)
 
     static func reader(_ listener: VPCDListener) -> Reader {
-        Reader(info: VPCDReaderDriver.info(for: listener), driver: VPCDReaderDriver(listener: listener))
+        Reader(vpcd: listener)
     }
 
     @Test func aSessionAndAFlowRunOverTheNetworkReader() async throws {
@@ -117,7 +117,7 @@ struct VPCDIdentityTests {
     @Test func theSessionIdentifiesTheCardByItsATR() async throws {
         let card = RecordingCard()
         try await VPCDListener.withListener(port: 0, logger: quietLogger) { listener in
-            let reader = Reader(info: VPCDReaderDriver.info(for: listener), driver: VPCDReaderDriver(listener: listener))
+            let reader = Reader(vpcd: listener)
             #expect(!reader.info.capabilities.readsCardUID)
             try await withExporter(card, port: listener.port) {
                 let identity = try await reader.withSession { session in

@@ -60,8 +60,7 @@ enum TransmitLoop {
 
     /// The same loop through a CardFlow session (tracing off, metrics to nowhere).
     static func sessionLoop(context: PCSCContext, reader name: String, count: Int, warmup: Int) async throws {
-        let driver = PCSCReaderDriver(context: context, reader: name)
-        let reader = Reader(info: PCSCReaderDriver.info(reader: name), driver: driver)
+        let reader = Reader(pcsc: name, context: context)
         let command = try CommandAPDU(bytes: apdu)
         let elapsed = try await reader.withSession { session in
             var start = ContinuousClock.now
@@ -74,7 +73,7 @@ enum TransmitLoop {
             }
             return ContinuousClock.now - start
         }
-        await driver.close()
+        await reader.pcsc?.close()
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         print("session \(count) APDUs \((seconds * 1000).rounded() / 1000) s \((Double(count) / seconds * 10).rounded() / 10) APDU/s")
     }

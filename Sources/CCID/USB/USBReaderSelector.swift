@@ -59,11 +59,17 @@ public enum USBReaderSelector: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether a reader fits the selector (``first`` fits every reader).
     public func matches(_ reader: USBReaderDescription) -> Bool {
+        matches(vendorID: reader.vendorID, productID: reader.productID, bus: reader.bus, address: reader.address,
+                serialNumber: reader.serialNumber)
+    }
+
+    /// Whether a reader with these USB facts fits the selector; nil facts match nothing but ``first``.
+    public func matches(vendorID: UInt16?, productID: UInt16?, bus: UInt8?, address: UInt8?, serialNumber: String?) -> Bool {
         switch self {
         case .first: true
-        case .vendorProduct(let vendorID, let productID): reader.vendorID == vendorID && reader.productID == productID
-        case .busAddress(let bus, let address): reader.bus == bus && reader.address == address
-        case .serialNumber(let serial): reader.serialNumber == serial
+        case .vendorProduct(let wantedVendor, let wantedProduct): vendorID == wantedVendor && productID == wantedProduct
+        case .busAddress(let wantedBus, let wantedAddress): bus == wantedBus && address == wantedAddress
+        case .serialNumber(let serial): serialNumber == serial
         }
     }
 

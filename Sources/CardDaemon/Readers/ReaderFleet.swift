@@ -60,8 +60,7 @@ public actor ReaderFleet {
                 // A network reader: cardd listens, and a card side (vicc, the phone app) connects.
                 let listener = try await VPCDListener.bind(host: host, port: port, logger: logger)
                 vpcdListeners.append(listener)
-                await managed.add(Reader(info: VPCDReaderDriver.info(for: listener), driver: VPCDReaderDriver(listener: listener),
-                                         logger: logger))
+                await managed.add(Reader(vpcd: listener, logger: logger))
             case .pcsc:
                 // pcscd owns the readers; they come and go with its plug-and-play notices.
                 let registry = try await PCSCReaderRegistry(logger: logger) { name in

@@ -1,5 +1,6 @@
 import CCID
 import CardFlow
+import CardFlowCCID
 import CardSimulator
 
 /// What a reader selector names, one syntax for `cardctl --reader` and cardd's `"readers"`:
@@ -65,13 +66,7 @@ public enum ReaderSelector: Sendable, Hashable {
         case .pcsc(let prefix):
             return info.backend == "pcsc" && info.name.hasPrefix(prefix)
         case .usb(let selector):
-            guard info.backend == "usb" else { return false }
-            switch selector {
-            case .first: return true
-            case .serialNumber(let serial): return info.serialNumber == serial
-            case .vendorProduct(let vendorID, let productID): return info.vendorID == vendorID && info.productID == productID
-            case .busAddress(let bus, let address): return info.id.hasPrefix("usb:\(bus):\(address):")
-            }
+            return selector.matches(info)
         }
     }
 }
