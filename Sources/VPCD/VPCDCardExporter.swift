@@ -88,13 +88,18 @@ public struct VPCDCardExporter: Sendable {
     ///   (``VPCDError/emptyMessage``, ``VPCDError/messageTooLarge(length:maximum:)`` …).
     public func runOnce(connected: () -> Void = {}) async throws {
         let maximumPayload = configuration.maximumCommandLength
-        let channel: VPCDAsyncChannel
+        let (card, logger) = (self.card, self.logger)
+        let channel: any Channel
+        let closed: EventLoopFuture<Void>
         do {
-            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            (channel, closed) = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connectTimeout(.seconds(5))
                 .connect(host: host, port: port) { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try VPCDAsyncChannel.wrapping(channel, maximumPayload: maximumPayload)
+                        try VPCDChannel.addCodec(to: channel, maximumPayload: maximumPayload)
+                        let serving = VPCDCardServingHandler(card: card, logger: logger, eventLoop: channel.eventLoop)
+                        try channel.pipeline.syncOperations.addHandler(serving)
+                        return (channel, serving.closed)
                     }
                 }
         } catch {
@@ -102,53 +107,10 @@ public struct VPCDCardExporter: Sendable {
         }
         logger.info("vpcd: connected to the reader", metadata: ["address": "\(host):\(port)"])
         connected()
-        try await channel.executeThenClose { inbound, outbound in
-            for try await payload in inbound {
-                try await answer(VPCDMessage(payload: payload), outbound: outbound)
-            }
-        }
-    }
-
-    private func answer(_ message: VPCDMessage, outbound: NIOAsyncChannelOutboundWriter<[UInt8]>) async throws {
-        switch message {
-        case .powerOff:
-            logger.debug("vpcd: power off")
-            await card.powerOff()
-        case .powerOn:
-            logger.debug("vpcd: power on")
-            await card.powerOn()
-        case .reset:
-            logger.debug("vpcd: reset")
-            await card.reset()
-        case .getATR:
-            let atr = await card.atr()
-            guard !atr.isEmpty, atr.count <= VPCDFraming.maximumFramablePayload else {
-                // No answer would be worse: the reader would wait for its timeout.
-                logger.error("vpcd: the card's ATR cannot be sent; disconnecting", metadata: ["length": "\(atr.count)"])
-                throw VPCDError.notFramable(length: atr.count)
-            }
-            logger.trace("vpcd: ATR \(VPCDHex.string(atr))")
-            try await outbound.write(atr)
-        case .unknownControl(let byte):
-            logger.warning("vpcd: unknown control message ignored", metadata: ["byte": "\(byte)"])
-        case .command(let apdu):
-            logger.trace(">>> vpcd command \(VPCDHex.string(apdu))")
-            var response: [UInt8]
-            do {
-                response = try await card.transmit(apdu)
-            } catch {
-                logger.error("vpcd: the card failed; answering 6F00", metadata: [
-                    "command": "\(VPCDHex.string(Array(apdu.prefix(4))))", "error": "\(error)",
-                ])
-                response = Self.failureStatus
-            }
-            if response.count < 2 || response.count > VPCDFraming.maximumFramablePayload {
-                logger.error("vpcd: the card's answer cannot be a response APDU; answering 6F00",
-                             metadata: ["length": "\(response.count)"])
-                response = Self.failureStatus
-            }
-            logger.trace("<<< vpcd response \(VPCDHex.string(response))")
-            try await outbound.write(response)
+        try await withTaskCancellationHandler {
+            try await closed.get()
+        } onCancel: {
+            channel.close(promise: nil)
         }
     }
 }

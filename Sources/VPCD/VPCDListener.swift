@@ -72,14 +72,19 @@ public actor VPCDListener {
             throw VPCDError.remoteBindNotAllowed(host: host)
         }
         let maximumPayload = configuration.maximumResponseLength
-        let server: NIOAsyncChannel<VPCDAsyncChannel, Never>
+        let server: NIOAsyncChannel<VPCDAcceptedChannel, Never>
         do {
             server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .serverChannelOption(.backlog, value: 8)
                 .bind(to: address) { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try VPCDAsyncChannel.wrapping(channel, maximumPayload: maximumPayload)
+                        try VPCDChannel.addCodec(to: channel, maximumPayload: maximumPayload)
+                        let exchanges = VPCDExchangeHandler(timeouts: configuration.timeouts, logger: logger,
+                                                            eventLoop: channel.eventLoop)
+                        try channel.pipeline.syncOperations.addHandler(exchanges)
+                        return VPCDAcceptedChannel(channel: channel,
+                                                   exchanges: NIOLoopBound(exchanges, eventLoop: channel.eventLoop))
                     }
                 }
         } catch {
@@ -182,11 +187,11 @@ public actor VPCDListener {
 
     // MARK: - Serving
 
-    private func start(_ server: NIOAsyncChannel<VPCDAsyncChannel, Never>) {
+    private func start(_ server: NIOAsyncChannel<VPCDAcceptedChannel, Never>) {
         serving = Task { await self.serve(server) }
     }
 
-    private nonisolated func serve(_ server: NIOAsyncChannel<VPCDAsyncChannel, Never>) async {
+    private nonisolated func serve(_ server: NIOAsyncChannel<VPCDAcceptedChannel, Never>) async {
         var failure: (any Error)?
         do {
             try await withThrowingDiscardingTaskGroup { group in
@@ -204,33 +209,24 @@ public actor VPCDListener {
         await stopped(failure)
     }
 
-    /// Runs one card side's connection: admits it (or refuses it), feeds its messages to its
-    /// ``VPCDCardConnection`` and reports its end.
-    private nonisolated func serveConnection(_ connection: VPCDAsyncChannel) async {
-        do {
-            try await connection.executeThenClose { inbound, outbound in
-                guard let card = await admit(connection.channel, outbound: outbound) else { return }
-                var reason = VPCDCardLossReason.peerClosed
-                do {
-                    for try await payload in inbound {
-                        await card.received(payload)
-                    }
-                } catch let error as VPCDError {
-                    reason = .protocolViolation(error)
-                } catch {
-                    reason = .writeFailed("\(error)")
-                }
-                if Task.isCancelled { reason = .closedLocally }
-                await card.connectionEnded(reason)
-                await cardLeft(card, reason: reason)
-            }
-        } catch {
-            logger.debug("vpcd: connection closed with an error", metadata: ["error": "\(error)"])
+    /// Runs one card side's connection: admits it (or refuses it) and reports its end. Its
+    /// messages go straight to its ``VPCDExchangeHandler`` on the event loop.
+    private nonisolated func serveConnection(_ accepted: VPCDAcceptedChannel) async {
+        guard let card = await admit(accepted) else {
+            accepted.channel.close(promise: nil)
+            return
         }
+        let ended = card.ended
+        let reason = await withTaskCancellationHandler {
+            (try? await ended.get()) ?? .closedLocally
+        } onCancel: {
+            Task { await card.close() }
+        }
+        await cardLeft(card, reason: reason)
     }
 
-    private func admit(_ channel: any Channel, outbound: NIOAsyncChannelOutboundWriter<[UInt8]>) -> VPCDCardConnection? {
-        let remote = channel.remoteAddress?.description ?? "unknown"
+    private func admit(_ accepted: VPCDAcceptedChannel) -> VPCDCardConnection? {
+        let remote = accepted.channel.remoteAddress?.description ?? "unknown"
         if isClosed { return nil }
         if let card {
             logger.warning("vpcd: refusing a second card connection; one card at a time", metadata: [
@@ -239,8 +235,8 @@ public actor VPCDListener {
             return nil
         }
         connectionCount += 1
-        let connection = VPCDCardConnection(number: connectionCount, channel: channel, outbound: outbound,
-                                            timeouts: configuration.timeouts, logger: logger)
+        let connection = VPCDCardConnection(number: connectionCount, channel: accepted.channel,
+                                            exchanges: accepted.exchanges, timeouts: configuration.timeouts)
         card = connection
         logger.info("vpcd: card connected", metadata: ["card": "\(connectionCount)", "from": "\(remote)"])
         publish(.present)
