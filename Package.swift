@@ -182,7 +182,7 @@ let package = Package(
         .testTarget(name: "CardSimulatorTests", dependencies: [
             "CardSimulator", "CardFlow", "CardFlowCCID", "CCID", "CardCrypto", .product(name: "Crypto", package: "swift-crypto"),
         ]),
-        .testTarget(name: "CardctlTests", dependencies: ["cardctl", "cardd", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "CardctlTests", dependencies: ["cardctl", "cardd", "CardSimulator", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto"]),
         .testTarget(name: "VPCDTests", dependencies: [
             "VPCD", "CardSimulator", "CardFlow", "CardFlowVPCD",

@@ -151,7 +151,7 @@ struct CarddCommand: AsyncParsableCommand {
         }
         let showProgress = simulate && !quiet
         let daemon = try CardDaemon(configuration: store, socketPath: socketPath, jobLogPath: logPath, keys: keys,
-                                    simulation: simulation, logger: logger)
+                                    simulation: simulation, systemd: SystemdNotifier(), logger: logger)
         if showProgress {
             let events = await daemon.bus.subscribe()
             Task { await TerminalProgress().show(events) }

@@ -37,6 +37,8 @@ public struct CardDaemon: Service {
     let logger: Logger
     /// Called once the socket listens (tests and the terminal progress view wait for it).
     let onReady: @Sendable () async -> Void
+    /// Told when the daemon is ready, reloading and stopping (a `Type=notify` systemd unit).
+    let systemd: SystemdNotifier?
 
     /// - Parameters:
     ///   - simulation: the `--simulate` readers and schedule, which replace the configured readers.
@@ -44,9 +46,11 @@ public struct CardDaemon: Service {
     ///   - keys: where flows take their keys (by slot); nil when no flow needs any.
     ///   - simulatedReaders: readers made by the caller (for example over a `VirtualCCIDReader`
     ///     a test drives), supervised in addition to the configured ones.
+    ///   - systemd: where to send `READY=1`, `RELOADING=1` and `STOPPING=1`; cardd passes
+    ///     ``SystemdNotifier/init(environment:)``, which is nil outside a `Type=notify` unit.
     public init(configuration: ConfigurationStore, socketPath: String, jobLogPath: String?, keys: (any KeyStore)? = nil,
                 simulation: SimulationSchedule? = nil, simulatedReaders: [Reader] = [], limits: DaemonLimits = DaemonLimits(),
-                metrics: DaemonMetrics = DaemonMetrics(),
+                metrics: DaemonMetrics = DaemonMetrics(), systemd: SystemdNotifier? = nil,
                 logger: Logger, onReady: @escaping @Sendable () async -> Void = {}) throws {
         self.configuration = configuration
         self.socketPath = socketPath
@@ -57,6 +61,7 @@ public struct CardDaemon: Service {
         self.limits = limits
         self.logger = logger
         self.onReady = onReady
+        self.systemd = systemd
         let bus = self.bus
         jobs = JobCenter(log: jobLog, keys: keys, bus: bus, metrics: metrics, logger: logger,
                          maximumEventsPerJob: limits.maximumEventsPerJob)
@@ -87,6 +92,8 @@ public struct CardDaemon: Service {
             metricsChannel = nil
         }
         await onReady()
+        // Only now: `systemctl start` returns on READY=1, and clients then expect the socket.
+        notifySystemd("READY=1\nSTATUS=listening on \(socketPath)")
         do {
             try await cancelWhenGracefulShutdown {
                 try await withThrowingTaskGroup(of: Void.self) { group in
@@ -113,6 +120,7 @@ public struct CardDaemon: Service {
     }
 
     private func shutdown() async {
+        notifySystemd("STOPPING=1")
         logger.info("cardd stopping: cancelling jobs and releasing readers")
         await jobs.cancelAll()
         await fleet.stop()
@@ -122,8 +130,26 @@ public struct CardDaemon: Service {
 
     private func reloadOnHangup(_ hangups: UnixSignalsSequence) async {
         for await _ in hangups {
+            notifySystemd("RELOADING=1\nMONOTONIC_USEC=\(Self.monotonicMicroseconds())")
             await configuration.reload(logger: logger)
+            notifySystemd("READY=1")
         }
+    }
+
+    private func notifySystemd(_ state: String) {
+        guard let systemd else { return }
+        do {
+            try systemd.notify(state)
+        } catch {
+            logger.warning("cannot tell systemd the daemon's state", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// CLOCK_MONOTONIC in microseconds, which systemd wants beside RELOADING=1.
+    private static func monotonicMicroseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000
     }
 }
 

@@ -20,7 +20,7 @@ struct DaemonConfigurationTests {
                                                                 aids: [[0xF0, 0xC0, 0xFF, 0xEE, 0x00, 0x00, 0x01]],
                                                                 tokenSecret: "relay.token", idleTimeoutSeconds: 30)))
         #expect(configuration.rules[3].flow == .iso15693Read(first: 0, count: 4))
-        #expect(configuration.keyStore == "/etc/cardd/keys.json")
+        #expect(configuration.keyStore == "/var/lib/cardd/keys.json")
         #expect(configuration.cooldownMilliseconds == 200)
         #expect(configuration.transmissionProtocol == nil)
     }
