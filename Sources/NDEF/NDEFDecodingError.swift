@@ -1,3 +1,5 @@
+import CardFlow
+
 /// Why bytes are not a valid NDEF message or record payload, and where.
 ///
 /// `offset` counts from the start of the bytes given to the decoder: the message for
@@ -119,8 +121,8 @@ extension NDEFDecodingError.Problem: CustomStringConvertible {
         case let .payloadTooShort(needed, available):
             "payload needs \(needed) byte\(needed == 1 ? "" : "s"), only \(available) left"
         case let .invalidText(encoding): "text is not valid \(encoding)"
-        case let .reservedBits(mask): "reserved bits set (mask 0x\(Hex.byte(mask)))"
-        case let .undefinedURIPrefix(code): "URI identifier code 0x\(Hex.byte(code)) is not defined (0x00...0x23)"
+        case let .reservedBits(mask): "reserved bits set (mask 0x\([mask].hexString))"
+        case let .undefinedURIPrefix(code): "URI identifier code 0x\([code].hexString) is not defined (0x00...0x23)"
         case let .smartPosterURICount(count): "a Smart Poster needs exactly one URI record, found \(count)"
         case let .smartPosterFieldLength(name, length): "Smart Poster \(name) record with a \(length)-byte payload"
         }

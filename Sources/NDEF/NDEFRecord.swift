@@ -1,3 +1,5 @@
+import CardFlow
+
 /// One NDEF record: a type name format, a type, an optional ID and a payload.
 ///
 /// A record holds the reassembled payload: chunks are a wire matter, handled by
@@ -120,9 +122,9 @@ extension NDEFRecord: CustomStringConvertible {
     public var description: String {
         var text = "TNF 0x0\(tnf.rawValue) (\(tnf))"
         if !type.isEmpty { text += " type \"\(typeString)\"" }
-        if !id.isEmpty { text += " id \(Hex.string(id))" }
+        if !id.isEmpty { text += " id \(id.hexString)" }
         text += " payload \(payload.count) byte\(payload.count == 1 ? "" : "s")"
-        if !payload.isEmpty && payload.count <= 64 { text += " \(Hex.string(payload))" }
+        if !payload.isEmpty && payload.count <= 64 { text += " \(payload.hexString)" }
         return text
     }
 }

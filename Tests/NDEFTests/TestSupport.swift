@@ -1,13 +1,13 @@
+import CardFlow
 @testable import NDEF
 
-/// Hex for test vectors: spaces allowed, two digits a byte.
+/// Hex for test vectors: spaces allowed, two digits a byte (CardFlow's codec).
 func bytes(_ hex: String) -> [UInt8] {
-    let digits = hex.filter { !$0.isWhitespace }.map { $0 }
-    precondition(digits.count % 2 == 0, "odd hex digit count in test vector")
-    return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(digits[$0..<($0 + 2)]), radix: 16)! }
+    guard let bytes = try? [UInt8](hex: hex) else { preconditionFailure("not a hex test vector: \(hex)") }
+    return bytes
 }
 
-func hex(_ bytes: [UInt8]) -> String { Hex.string(bytes) }
+func hex(_ bytes: [UInt8]) -> String { bytes.hexString }
 
 /// SplitMix64: a small seeded generator so random tests repeat exactly.
 struct SeededGenerator: RandomNumberGenerator {

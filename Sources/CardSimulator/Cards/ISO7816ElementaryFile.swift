@@ -1,3 +1,5 @@
+import CardFlow
+
 /// A transparent elementary file (EF) of an ``ISO7816Card``.
 ///
 /// The file has a fixed size (the size of `content`); UPDATE BINARY cannot grow it.
@@ -40,7 +42,7 @@ public struct ISO7816ElementaryFile: Sendable, Hashable, Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let hex = try container.decode(String.self, forKey: .content)
-        guard let content = Hex.decode(hex) else {
+        guard let content = [UInt8](persistedHex: hex) else {
             throw DecodingError.dataCorruptedError(
                 forKey: .content, in: container, debugDescription: "content is not an even-length hex string")
         }
@@ -62,7 +64,7 @@ public struct ISO7816ElementaryFile: Sendable, Hashable, Codable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(fileID, forKey: .fileID)
         try container.encodeIfPresent(shortFileID, forKey: .shortFileID)
-        try container.encode(Hex.encode(content), forKey: .content)
+        try container.encode(content.hexString, forKey: .content)
         try container.encode(isReadable, forKey: .isReadable)
         try container.encode(isUpdatable, forKey: .isUpdatable)
     }

@@ -1,3 +1,5 @@
+import CardFlow
+
 /// Persistence of the card's memory (``CardStateStore``): byte strings as hex, everything
 /// validated on load so that an edited state file can never make the model trap.
 extension TONCard {
@@ -34,23 +36,23 @@ extension TONCard {
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(Hex.encode(uid), forKey: .uid)
+        try c.encode(uid.hexString, forKey: .uid)
         try c.encode(appletState, forKey: .appletState)
-        try c.encodeIfPresent(encryptedPassword.map(Hex.encode), forKey: .encryptedPassword)
-        try c.encodeIfPresent(encryptedCommonSecret.map(Hex.encode), forKey: .encryptedCommonSecret)
-        try c.encodeIfPresent(serialNumber.map(Hex.encode), forKey: .serialNumber)
+        try c.encodeIfPresent(encryptedPassword.map(\.hexString), forKey: .encryptedPassword)
+        try c.encodeIfPresent(encryptedCommonSecret.map(\.hexString), forKey: .encryptedCommonSecret)
+        try c.encodeIfPresent(serialNumber.map(\.hexString), forKey: .serialNumber)
         try c.encode(passwordFailures, forKey: .passwordFailures)
-        try c.encodeIfPresent(hmacKey.map(Hex.encode), forKey: .hmacKey)
+        try c.encodeIfPresent(hmacKey.map(\.hexString), forKey: .hmacKey)
         try c.encode(hmacFailures, forKey: .hmacFailures)
-        try c.encode(Hex.encode(sault), forKey: .sault)
+        try c.encode(sault.hexString, forKey: .sault)
         try c.encode(pinFailures, forKey: .pinFailures)
         try c.encode(keychain, forKey: .keychain)
         try c.encode(recoveryData, forKey: .recoveryData)
-        try c.encodeIfPresent(rootSeed.map(Hex.encode), forKey: .rootSeed)
-        try c.encode(Hex.encode(pin), forKey: .pin)
+        try c.encodeIfPresent(rootSeed.map(\.hexString), forKey: .rootSeed)
+        try c.encode(pin.hexString, forKey: .pin)
         try c.encode(pinTriesRemaining, forKey: .pinTriesRemaining)
-        try c.encode(Hex.encode(deviceLabel), forKey: .deviceLabel)
-        try c.encode(Hex.encode(csn), forKey: .csn)
+        try c.encode(deviceLabel.hexString, forKey: .deviceLabel)
+        try c.encode(csn.hexString, forKey: .csn)
         try c.encode(entropy, forKey: .entropy)
     }
 }
@@ -68,7 +70,7 @@ extension TONKeychain {
         store = stored + [UInt8](repeating: 0, count: Self.storageSize - stored.count)
         offsets = try c.decode([Int].self, forKey: .offsets)
         lengths = try c.decode([Int].self, forKey: .lengths)
-        macs = try c.decode([String].self, forKey: .macs).map { Hex.decode($0) ?? [] }
+        macs = try c.decode([String].self, forKey: .macs).map { [UInt8](persistedHex: $0) ?? [] }
         guard offsets.count == lengths.count, offsets.count == macs.count, offsets.count <= Self.maxKeys,
               macs.allSatisfy({ $0.count == 32 }),
               zip(offsets, lengths).allSatisfy({ $0 >= 0 && (1...Self.maxKeySize).contains($1) && $0 + $1 <= Self.storageSize }),
@@ -99,13 +101,13 @@ extension TONKeychain {
         var c = encoder.container(keyedBy: CodingKeys.self)
         // Only up to the last non-zero byte: an empty keychain is an empty string.
         let used = (store.lastIndex(where: { $0 != 0 }) ?? -1) + 1
-        try c.encode(Hex.encode(Array(store.prefix(used))), forKey: .store)
+        try c.encode(Array(store.prefix(used)).hexString, forKey: .store)
         try c.encode(offsets, forKey: .offsets)
         try c.encode(lengths, forKey: .lengths)
-        try c.encode(macs.map(Hex.encode), forKey: .macs)
+        try c.encode(macs.map(\.hexString), forKey: .macs)
         try c.encode(newKeySize, forKey: .newKeySize)
         try c.encode(received, forKey: .received)
-        try c.encode(Hex.encode(buffer), forKey: .buffer)
+        try c.encode(buffer.hexString, forKey: .buffer)
         try c.encode(indexToChange, forKey: .indexToChange)
         try c.encode(deleteIndex, forKey: .deleteIndex)
         try c.encode(deletingLastKey, forKey: .deletingLastKey)
@@ -137,7 +139,7 @@ extension TONRecoveryData: Codable {
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         let used = (buffer.lastIndex(where: { $0 != 0 }) ?? -1) + 1
-        try c.encode(Hex.encode(Array(buffer.prefix(used))), forKey: .buffer)
+        try c.encode(Array(buffer.prefix(used)).hexString, forKey: .buffer)
         try c.encode(length, forKey: .length)
         try c.encode(isSet, forKey: .isSet)
     }
@@ -147,7 +149,7 @@ extension KeyedDecodingContainer {
     /// A hex string field whose byte length lies in `lengths`.
     func decodeHex(_ key: Key, lengths: ClosedRange<Int>) throws -> [UInt8] {
         let text = try decode(String.self, forKey: key)
-        guard let bytes = Hex.decode(text), lengths.contains(bytes.count) else {
+        guard let bytes = [UInt8](persistedHex: text), lengths.contains(bytes.count) else {
             throw DecodingError.dataCorruptedError(forKey: key, in: self,
                                                    debugDescription: "expected hex of \(lengths) bytes")
         }

@@ -1,3 +1,4 @@
+import CardFlow
 import Foundation
 
 /// The activation tuple a TON Labs security card is personalised with at the factory, in the
@@ -83,7 +84,7 @@ public struct TONFactoryData: Codable, Sendable, Hashable {
             throw .badSerialNumber(serialNumber)
         }
         func field(_ name: String, _ text: String, length: Int) throws(TONFactoryDataError) -> [UInt8] {
-            guard let bytes = Hex.decode(text) else { throw .badHex(field: name) }
+            guard let bytes = [UInt8](persistedHex: text) else { throw .badHex(field: name) }
             guard bytes.count == length else { throw .wrongLength(field: name, expected: length, actual: bytes.count) }
             return bytes
         }
