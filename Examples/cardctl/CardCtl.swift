@@ -13,7 +13,7 @@ struct CardCtl: AsyncParsableCommand {
             Shell completions: cardctl --generate-completion-script bash|zsh|fish.
             """,
         version: CardFlowVersion.current,
-        subcommands: [ListCommand.self, IdentifyCommand.self, APDUCommand.self, ShellCommand.self, WatchCommand.self, KeyCommand.self,
+        subcommands: [ListCommand.self, IdentifyCommand.self, DoctorCommand.self, APDUCommand.self, ShellCommand.self, WatchCommand.self, KeyCommand.self,
                       SimulateCommand.self, NDEFCommand.self, ISO15693Command.self, DESFireCommand.self, TONCommand.self,
                       JobsCommand.self, FlowCommand.self, RelayCommand.self, ExportCommand.self]
     )
