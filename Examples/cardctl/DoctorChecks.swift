@@ -90,6 +90,11 @@ enum DoctorChecks {
         case .claimed:
             return DoctorCheck(name, .ok, "\(label): claimable")
         case .busy(let detail):
+            if let pcscd = facts.pcscdProcesses.first {
+                // Its descriptors are not visible (another user's, or a testbed's): name the likely holder.
+                return DoctorCheck(name, .problem, "\(label): busy: claimed by another program, likely pcscd (pid \(pcscd.pid)), which is running",
+                                   fix: "use it through pcscd: --reader pcsc; or stop pcscd for direct access: sudo systemctl stop pcscd.socket pcscd")
+            }
             let who = reader.kernelDriver == "usbfs" ? "another program has claimed it (another user's, not visible here)" : detail
             return DoctorCheck(name, .problem, "\(label): busy: \(who)",
                                fix: "run sudo cardctl doctor to name it; if it is pcscd: --reader pcsc, or sudo systemctl stop pcscd.socket pcscd")

@@ -71,7 +71,8 @@ struct DoctorProbe {
         defer { context.close() }
         facts.readers = descriptions.map { description in
             let driver = sysfs.driver(bus: description.bus, address: description.address, interface: description.interfaceNumber)
-            let holders = processes.holders(of: description.devicePath)
+            // This process opened each device briefly to read its strings: not a holder.
+            let holders = processes.holders(of: description.devicePath).filter { $0.pid != getpid() }
             var reader = DoctorFacts.USBReader(
                 id: ReaderInfo.usbID(description), name: description.name, vendorProduct: description.vendorProduct,
                 devicePath: description.devicePath, node: Self.nodeAccess(description.devicePath), kernelDriver: driver,

@@ -12,9 +12,11 @@ struct ProcessHolder: Sendable, Equatable, Encodable {
 struct ProcessTable {
     var root = "/proc"
 
-    /// Processes with `path` open (as a file descriptor).
+    /// Processes with `path` open (as a file descriptor). A device node opened inside a
+    /// umockdev testbed (`cardctl simulate`) shows as the testbed's copy, `DIR/dev/bus/usb/…`:
+    /// a target ending in the node's path counts too.
     func holders(of path: String) -> [ProcessHolder] {
-        processes { _, targets in targets.contains(path) }
+        processes { _, targets in targets.contains { $0 == path || (path.hasPrefix("/dev/") && $0.hasSuffix(path)) } }
     }
 
     /// Processes with the socket of this inode open (`socket:[INODE]`).

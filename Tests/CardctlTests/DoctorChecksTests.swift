@@ -65,6 +65,11 @@ struct DoctorChecksTests {
         #expect(verdict.status == .problem)
         #expect(verdict.summary.contains("not visible here"), "\(verdict)")
         #expect(verdict.fix?.contains("sudo cardctl doctor") == true, "\(verdict)")
+        // pcscd running: it is the likely holder.
+        facts.pcscdProcesses = [ProcessHolder(pid: 812, command: "pcscd")]
+        let likely = try check("reader usb:1:4:0", in: facts)
+        #expect(likely.summary.contains("likely pcscd (pid 812)"), "\(likely)")
+        #expect(likely.fix?.contains("--reader pcsc") == true, "\(likely)")
     }
 
     @Test("no permission on the node: join plugdev, or install the udev rule")

@@ -19,6 +19,10 @@ struct DoctorCommandTests {
         let table = ProcessTable(root: root.path)
         #expect(table.holders(of: "/dev/bus/usb/001/004") == [ProcessHolder(pid: 812, command: "pcscd")])
         #expect(table.holders(of: "/dev/bus/usb/001/005").isEmpty)
+        // A node opened inside a umockdev testbed links to the testbed's copy.
+        try fileManager.createSymbolicLink(atPath: root.appendingPathComponent("900/fd/8").path,
+                                           withDestinationPath: "/tmp/umockdev.X1/dev/bus/usb/001/005")
+        #expect(table.holders(of: "/dev/bus/usb/001/005") == [ProcessHolder(pid: 900, command: "bash")])
         #expect(table.processes(named: "bash") == [ProcessHolder(pid: 900, command: "bash")])
     }
 
