@@ -5,16 +5,9 @@ import Testing
 /// simulated card nobody asked for.
 @Suite("cardctl default reader")
 struct DefaultReaderTests {
-    /// True when sysfs shows no USB interface of the smart-card class (0B): cardctl's default
-    /// then has no reader. Where one is plugged in, the no-reader test cannot be made to hold.
-    static var noSmartCardInterface: Bool {
-        let root = "/sys/bus/usb/devices"
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
-        return !entries.contains { entry in
-            let text = try? String(contentsOfFile: "\(root)/\(entry)/bInterfaceClass", encoding: .utf8)
-            return text?.trimmingCharacters(in: .whitespacesAndNewlines) == "0b"
-        }
-    }
+    /// The machine's own USB, not the umockdev testbed that Scripts/test.sh runs the tests in
+    /// (where other suites plug emulated readers in and out).
+    static let machineUSB: [String: String?] = ["UMOCKDEV_DIR": nil, "LD_PRELOAD": nil]
 
     /// A configuration home whose cardflow/cardctl.json holds `json`.
     private func configurationHome(_ json: String) throws -> URL {
@@ -25,15 +18,24 @@ struct DefaultReaderTests {
         return home
     }
 
-    @Test("nothing chosen and no USB reader: exit 3, and the message says how to pick the simulator",
-          .enabled(if: noSmartCardInterface, "a USB smart-card reader is plugged in"),
-          arguments: [["apdu", Card.selectApplication], ["list"], ["list", "--json"], ["shell"]])
-    func noReaderAnywhere(arguments: [String]) async throws {
-        let result = try await CardctlProcess.run(arguments)
-        #expect(result.status == 3, "\(result)")
-        #expect(result.stderr.contains("no USB CCID reader found"), "\(result)")
-        #expect(result.stderr.contains("--reader sim"), "\(result)")
-        #expect(result.stdout.isEmpty, "no simulated card answers: \(result)")
+    @Test("nothing chosen: cardctl uses USB as --reader usb would; without a USB reader, exit 3 and how to pick the simulator")
+    func nothingChosen() async throws {
+        let usb = try await CardctlProcess.run(["list", "--json", "--reader", "usb"], environment: Self.machineUSB)
+        let byDefault = try await CardctlProcess.run(["list", "--json"], environment: Self.machineUSB)
+        let found = try usb.status == 0 ? Fixtures.jsonObjects(usb.stdout) : []
+        guard usb.status == 0, found.isEmpty else {
+            // A reader is plugged in (or USB is unusable): the default is --reader usb.
+            #expect(byDefault.status == usb.status, "\(byDefault)\n\(usb)")
+            #expect(byDefault.stdout == usb.stdout, "\(byDefault)\n\(usb)")
+            return
+        }
+        for arguments in [["apdu", Card.selectApplication], ["list"], ["list", "--json"], ["shell"]] {
+            let result = try await CardctlProcess.run(arguments, environment: Self.machineUSB)
+            #expect(result.status == 3, "\(result)")
+            #expect(result.stderr.contains("no USB CCID reader found"), "\(result)")
+            #expect(result.stderr.contains("--reader sim"), "\(result)")
+            #expect(result.stdout.isEmpty, "no simulated card answers: \(result)")
+        }
     }
 
     @Test func environmentVariableChoosesTheReader() async throws {

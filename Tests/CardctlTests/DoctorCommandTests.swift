@@ -72,7 +72,10 @@ struct DoctorCommandTests {
         let socket = home.appendingPathComponent("no-cardd.sock").path
 
         let result = try await CardctlProcess.run(["doctor", "--json", "--socket", socket],
-                                                  environment: ["XDG_CONFIG_HOME": home.path, "CARDCTL_READER": "sim"],
+                                                  environment: ["XDG_CONFIG_HOME": home.path, "CARDCTL_READER": "sim",
+                                                                // The machine's USB, not Scripts/test.sh's umockdev testbed, whose
+                                                                // emulated readers other suites are using.
+                                                                "UMOCKDEV_DIR": nil, "LD_PRELOAD": nil],
                                                   timeout: .seconds(60))
         #expect(result.status == 1, "problems found: exit 1: \(result)")
         let checks = try Fixtures.jsonObjects(result.stdout)
@@ -88,7 +91,8 @@ struct DoctorCommandTests {
     }
 
     @Test func plainTextMarksEachCheck() async throws {
-        let result = try await CardctlProcess.run(["doctor", "-r", "sim"], timeout: .seconds(60))
+        let result = try await CardctlProcess.run(["doctor", "-r", "sim"], environment: ["UMOCKDEV_DIR": nil, "LD_PRELOAD": nil],
+                                                  timeout: .seconds(60))
         #expect([0, 1].contains(result.status), "\(result)")
         #expect(result.stdoutLines.contains { $0.hasPrefix("ok      reader choice: cardctl uses sim (--reader)") }, "\(result)")
         #expect(result.stdoutLines.allSatisfy { $0.hasPrefix("ok ") || $0.hasPrefix("warning ") || $0.hasPrefix("PROBLEM ") || $0.hasPrefix("        fix: ") },
