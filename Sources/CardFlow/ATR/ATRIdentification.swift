@@ -44,6 +44,7 @@ public struct ATRIdentification: Sendable, Hashable {
 
     /// The ATR.
     public let atr: [UInt8]
+    /// Which kind of card sent it.
     public let kind: Kind
     /// The ATR's parts; nil when it is malformed.
     public let layout: ATRLayout?
@@ -57,6 +58,7 @@ public struct ATRIdentification: Sendable, Hashable {
     /// PC/SC fields above, and for malformed ATRs).
     public let historicalBytes: HistoricalBytes?
 
+    /// Reads `atr`; never fails (a malformed ATR is of kind ``Kind/malformed``, with ``layoutError``).
     public init(atr: [UInt8]) {
         self.atr = atr
         var standard: ContactlessStandard?

@@ -15,9 +15,13 @@ public struct ATRLayout: Sendable, Hashable {
     public struct InterfaceGroup: Sendable, Hashable {
         /// The group's number i (1 for TA1…TD1).
         public let index: Int
+        /// TAi (TA1: Fi and Di; later groups: protocol specific, e.g. IFSC for T=1).
         public let ta: UInt8?
+        /// TBi.
         public let tb: UInt8?
+        /// TCi (TC1: extra guard time).
         public let tc: UInt8?
+        /// TDi: the next group's presence bits (high nibble) and a protocol number (low nibble).
         public let td: UInt8?
     }
 

@@ -7,6 +7,7 @@ public struct ContactlessCardName: Sendable, Hashable, CustomStringConvertible {
     /// The two bytes as a big-endian number (`00 01` is 1).
     public let rawValue: UInt16
 
+    /// The card name bytes `rawValue >> 8`, `rawValue & 0xFF`.
     public init(rawValue: UInt16) {
         self.rawValue = rawValue
     }

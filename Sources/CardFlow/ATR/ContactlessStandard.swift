@@ -4,6 +4,7 @@ public struct ContactlessStandard: Sendable, Hashable, CustomStringConvertible {
     /// The byte as the ATR carries it.
     public let rawValue: UInt8
 
+    /// The standard byte `rawValue`.
     public init(rawValue: UInt8) {
         self.rawValue = rawValue
     }

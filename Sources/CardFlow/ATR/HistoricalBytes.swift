@@ -28,6 +28,7 @@ public struct HistoricalBytes: Sendable, Hashable {
     public struct CompactTLV: Sendable, Hashable, CustomStringConvertible {
         /// The tag nibble (1 country code … 8 status indicator, F application identifier).
         public let tag: UInt8
+        /// The value bytes (as many as the length nibble says).
         public let value: [UInt8]
 
         /// ISO/IEC 7816-4's name of the object.
@@ -62,10 +63,12 @@ public struct HistoricalBytes: Sendable, Hashable {
     public let objects: [CompactTLV]
     /// Life cycle status and status word, from the status indicator (category 00, or tag 8).
     public let lifeCycleStatus: UInt8?
+    /// SW1-SW2 from the status indicator.
     public let statusWord: UInt16?
     /// True when the category announces COMPACT-TLV objects but the bytes do not split into them.
     public let malformed: Bool
 
+    /// Reads `bytes` (never fails: what does not parse is ``malformed`` or ``Category/proprietary``).
     public init(_ bytes: [UInt8]) {
         self.bytes = bytes
         guard let first = bytes.first else {
