@@ -11,6 +11,8 @@ cardd=".build/debug/cardd"
 set -x
 "$cardctl" --reader sim:iso7816 list --json
 "$cardctl" --reader sim:iso7816 apdu --trace 00A4040007A0000002471001 00B0810020
+# Name a card from its ATR (PC/SC part 3 tables; pcsc-tools' list when installed).
+"$cardctl" --reader sim:type2 identify
 printf '00A4040007A0000002471001\n00B0820000\nnot-hex\n00B0830010\n' | "$cardctl" --reader 'sim:iso7816,latency=5' shell
 "$cardctl" --reader 'sim:iso7816,profile=Tests/Fixtures/ccid-readers/ACR122U_PICC.txt' list
 # A card lifted mid-run and put back: waited for, selection replayed, run completed.

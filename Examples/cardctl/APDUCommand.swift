@@ -14,7 +14,7 @@ struct APDUCommand: AsyncParsableCommand {
             is back, the interrupted APDU is sent again (another card is reported and left alone).
             """)
 
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Global Options") var global: GlobalOptions
 
     @Option(name: .customLong("expect-sw"), help: ArgumentHelp("Fail (exit 1) when an answer has another status word.", valueName: "SW"))
     var expectedStatus: String?
@@ -79,7 +79,7 @@ struct APDUCommand: AsyncParsableCommand {
     private func runThroughDaemon(socket: String, commands: [CommandAPDU], expected: StatusWord?) async throws {
         let sequence = Array(repeating: commands, count: `repeat`).flatMap { $0 }
         var request: [String: JSONValue] = [
-            "op": "apdu", "reader": .string(global.reader), "follow": .bool(true),
+            "op": "apdu", "reader": .string(try global.daemonReaderID()), "follow": .bool(true),
             "apdus": .array(sequence.map { .string($0.encoded().hexString) }),
         ]
         if let expected { request["expect"] = .string(expected.hexString) }

@@ -43,7 +43,7 @@ func enter(_ client: DESFireClient, aid: DESFireApplicationID, keyNumber: UInt8,
 
 struct DESFireFormat: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "format", abstract: "Delete every application (needs the PICC master key).")
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Global Options") var global: GlobalOptions
     @OptionGroup var keys: DESFireKeyOptions
     func run() async throws {
         let method = try keys.method()
@@ -60,7 +60,7 @@ struct DESFireDESToAES: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "des-to-aes",
         abstract: "Change the PICC master key from DES (--picc-key, default 8 x 00) to AES (--key, default 16 x 00).")
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Global Options") var global: GlobalOptions
     @OptionGroup var keys: DESFireKeyOptions
     @Option(name: .customLong("key-version"), help: "Version of the new AES key.") var version: UInt8 = 0
     func run() async throws {
@@ -79,7 +79,7 @@ struct DESFireDESToAES: AsyncParsableCommand {
 
 struct DESFireFreeMemory: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "free-memory", abstract: "Free bytes on the card.")
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Global Options") var global: GlobalOptions
     func run() async throws {
         let free = try await withDESFire(global) { client in try await client.getFreeMemory() }
         Output.standardOutput(global.json ? #"{"freeMemory":\#(free)}"# : "\(free) bytes free")
@@ -88,7 +88,7 @@ struct DESFireFreeMemory: AsyncParsableCommand {
 
 struct DESFireCreateApp: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "create-app", abstract: "Create an application (authenticates with --picc-key).")
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Global Options") var global: GlobalOptions
     @OptionGroup var application: DESFireApplicationOption
     @OptionGroup var keys: DESFireKeyOptions
     @Option(name: .customLong("key-count"), help: "Number of application keys (1-14).") var keyCount: Int = 1
@@ -111,7 +111,7 @@ struct DESFireCreateApp: AsyncParsableCommand {
 
 struct DESFireCreateFile: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "create-file", abstract: "Create a standard data file (authenticates with the application key when given).")
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Global Options") var global: GlobalOptions
     @OptionGroup var application: DESFireApplicationOption
     @OptionGroup var keys: DESFireKeyOptions
     @Option(help: "File number 0-31.") var file: UInt8
@@ -136,7 +136,7 @@ struct DESFireCreateFile: AsyncParsableCommand {
 
 struct DESFireFileSettingsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "file-settings", abstract: "A file's type, comm mode, access rights and size.")
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Global Options") var global: GlobalOptions
     @OptionGroup var application: DESFireApplicationOption
     @OptionGroup var keys: DESFireKeyOptions
     @Option(help: "File number 0-31.") var file: UInt8
@@ -167,7 +167,7 @@ struct DESFireRead: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "read",
         abstract: "Read a standard or backup file. Prints the data as text when it is printable (trailing zero bytes dropped), else hex.")
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Global Options") var global: GlobalOptions
     @OptionGroup var application: DESFireApplicationOption
     @OptionGroup var keys: DESFireKeyOptions
     @Option(help: "File number 0-31.") var file: UInt8
@@ -197,7 +197,7 @@ struct DESFireRead: AsyncParsableCommand {
 
 struct DESFireWrite: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "write", abstract: "Write a standard or backup file (commits for backup files).")
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Global Options") var global: GlobalOptions
     @OptionGroup var application: DESFireApplicationOption
     @OptionGroup var keys: DESFireKeyOptions
     @OptionGroup var input: DESFireDataOptions
@@ -225,7 +225,7 @@ struct DESFireChangeKey: AsyncParsableCommand {
         commandName: "change-key",
         abstract: "Change a key of an application (or the PICC master key with --aid 000000).",
         discussion: "Authenticates with --key (key --key-no; at the PICC level --picc-key when --key is absent) and changes key --change-key-no to --new-key. Changing another key needs its current value in --old-key.")
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Global Options") var global: GlobalOptions
     @OptionGroup var application: DESFireApplicationOption
     @OptionGroup var keys: DESFireKeyOptions
     @Option(name: .customLong("change-key-no"), help: "Key number to change (default: the authenticated one).") var changeKeyNumber: UInt8?
@@ -259,7 +259,7 @@ struct DESFireChangeKey: AsyncParsableCommand {
 
 struct DESFireUID: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "uid", abstract: "The real UID (GetCardUID; authenticates with --key at --aid, or --picc-key).")
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Global Options") var global: GlobalOptions
     @OptionGroup var application: DESFireApplicationOption
     @OptionGroup var keys: DESFireKeyOptions
     func run() async throws {
@@ -276,7 +276,7 @@ struct DESFireUID: AsyncParsableCommand {
 
 struct DESFireVersionCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "version", abstract: "GetVersion: hardware, software, UID, production.")
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Global Options") var global: GlobalOptions
     func run() async throws {
         let version = try await withDESFire(global) { client in try await client.getVersion() }
         if global.json {
@@ -293,7 +293,7 @@ struct DESFireVersionCommand: AsyncParsableCommand {
 
 struct DESFireApps: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "apps", abstract: "Application IDs (authenticates with --picc-key only when given).")
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Global Options") var global: GlobalOptions
     @OptionGroup var keys: DESFireKeyOptions
     func run() async throws {
         let method = try keys.method()
@@ -312,7 +312,7 @@ struct DESFireApps: AsyncParsableCommand {
 
 struct DESFireFiles: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "files", abstract: "File numbers of an application (authenticates when a key is given).")
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Global Options") var global: GlobalOptions
     @OptionGroup var application: DESFireApplicationOption
     @OptionGroup var keys: DESFireKeyOptions
     func run() async throws {

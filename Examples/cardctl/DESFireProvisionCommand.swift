@@ -15,7 +15,7 @@ struct DESFireProvision: AsyncParsableCommand {
             A card lifted mid-flow is waited for (--wait MS; provision waits 10000 ms when --wait is not given) and the flow resumes; \
             another card is reported as wrongCard and left untouched.
             """)
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Global Options") var global: GlobalOptions
     @OptionGroup var keys: DESFireKeyOptions
     @OptionGroup var input: DESFireDataOptions
     @Option(name: .customLong("aid"), help: ArgumentHelp("Application ID, 6 hex digits.", valueName: "HEX")) var aidHex: String

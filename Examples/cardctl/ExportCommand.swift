@@ -16,7 +16,7 @@ struct ExportCommand: AsyncParsableCommand {
             The vpcd protocol has no authentication or encryption: cross networks through an SSH or WireGuard tunnel.
             """)
 
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Global Options") var global: GlobalOptions
 
     @Option(name: .customLong("to"), help: "The vpcd reader side, HOST:PORT (vpcd's first slot listens on 35963).")
     var destination = "127.0.0.1:35963"

@@ -16,7 +16,7 @@ struct FlowCommand: AsyncParsableCommand {
             output (--json: as JSON). Exit status 1 when the job did not succeed.
             """)
 
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Global Options") var global: GlobalOptions
 
     @Argument(help: ArgumentHelp("The flow, as JSON.", valueName: "FLOW"))
     var flow: String
@@ -33,7 +33,7 @@ struct FlowCommand: AsyncParsableCommand {
             throw InputError(description: "FLOW must be JSON, like '{\"kind\":\"report\"}': \(error.localizedDescription)")
         }
         guard case .object = specification else { throw InputError(description: "FLOW must be a JSON object with a \"kind\"") }
-        let request: JSONValue = ["op": "flow", "reader": .string(global.reader), "flow": specification,
+        let request: JSONValue = ["op": "flow", "reader": .string(try global.daemonReaderID()), "flow": specification,
                                   "follow": .bool(!noFollow)]
         let json = global.json
         let record = try await DaemonConnection.request(socket: socket, request) { line in

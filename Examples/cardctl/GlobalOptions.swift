@@ -1,17 +1,22 @@
 import ArgumentParser
 import CardFlow
+import Foundation
 
 /// Options every subcommand accepts, before or after the subcommand name.
+///
+/// The root command (``CardCtl``) and each subcommand declare `@OptionGroup var global:
+/// GlobalOptions`. ArgumentParser parses the root's group from the whole command line (options
+/// before and after the subcommand name alike) and hands that same value to the subcommand's
+/// group, so `cardctl -r sim list` and `cardctl list -r sim` mean the same.
 struct GlobalOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp(
-        "Reader selector: usb, usb:VVVV:PPPP, usb:BUS:DEV, usb:serial=XYZ, vpcd[:HOST][:PORT] (listen for a vpcd card side such as vicc), pcsc[:NAME-PREFIX] (readers pcscd serves), or sim[:CARD][,option=value...]; CARD is iso7816, desfire, ton, ndef4, type2, iso15693, none, apdu-test (fixed answers for differential tests), or fuzz (seeded hostile answers: fuzz,seed=N[,wrap=CARD][,hostile=PERCENT][,sticky=PERCENT][,max-response=BYTES]).",
+    @Option(name: [.customShort("r"), .long], help: ArgumentHelp(
+        "Reader selector: usb, usb:VVVV:PPPP, usb:BUS:DEV, usb:serial=XYZ, vpcd[:HOST][:PORT] (listen for a vpcd card side such as vicc), pcsc[:NAME-PREFIX] (readers pcscd serves), or sim[:CARD][,option=value...]; CARD is iso7816, desfire, ton, ndef4, type2, iso15693, none, apdu-test (fixed answers for differential tests), or fuzz (seeded hostile answers: fuzz,seed=N[,wrap=CARD][,hostile=PERCENT][,sticky=PERCENT][,max-response=BYTES]). Default: $CARDCTL_READER, else \"reader\" in $XDG_CONFIG_HOME/cardflow/cardctl.json (~/.config/cardflow/cardctl.json), else the first USB CCID reader.",
         valueName: "SELECTOR"))
-    var reader: String = "sim:iso7816"
+    var reader: String?
 
-    @Flag(name: .long, help: "Print machine-readable JSON.")
-    var json = false
+    @OptionGroup var output: JSONOption
 
-    @Flag(name: .long, help: "Print every APDU exchanged.")
+    @Flag(name: [.customShort("v"), .long], help: "Print every APDU exchanged.")
     var trace = false
 
     @Option(name: .long, help: ArgumentHelp("Timeout of one APDU exchange, in milliseconds.", valueName: "MS"))
@@ -59,8 +64,23 @@ struct GlobalOptions: ParsableArguments {
         return policy
     }
 
-    /// Names of options that take a value, and of flags, so they can be moved after the
-    /// subcommand when given before it.
-    static let valueOptions: Set<String> = ["--reader", "--timeout", "--cooldown", "--retries", "--wait", "--socket", "--protocol"]
-    static let flags: Set<String> = ["--json", "--trace"]
+    /// `-j`/`--json`.
+    var json: Bool { output.json }
+
+    /// The reader to use: `--reader`, `CARDCTL_READER`, cardctl.json's `reader`, or the first
+    /// USB CCID reader.
+    func readerChoice(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ReaderChoice {
+        try ReaderChoice.resolve(option: reader, environment: environment) {
+            guard let path = CardctlConfiguration.defaultPath(environment: environment),
+                  let file = try CardctlConfiguration.load(path: path) else { return nil }
+            return (path, file)
+        }
+    }
+
+    /// The cardd reader id that `--socket` work goes to: a chosen reader, never the USB default.
+    func daemonReaderID() throws -> String {
+        let choice = try readerChoice()
+        guard choice.source != .builtInDefault else { throw ReaderSelectionError.noDaemonReader }
+        return choice.selector
+    }
 }

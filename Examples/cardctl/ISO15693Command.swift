@@ -25,7 +25,7 @@ struct ISO15693Command: AsyncParsableCommand {
 
     struct Info: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "info", abstract: "UID, block size and block count.")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
 
         func run() async throws {
             let info = try await withTag(global, .asStored) { tag in try await tag.systemInformation() }
@@ -39,7 +39,7 @@ struct ISO15693Command: AsyncParsableCommand {
 
     struct Read: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "read", abstract: "Read blocks (hex).")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup var order: ByteOrderOption
         @Option(help: "First block.") var block: Int = 0
         @Option(help: "Number of blocks (default: to the end).") var count: Int?
@@ -66,7 +66,7 @@ struct ISO15693Command: AsyncParsableCommand {
 
     struct Write: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "write", abstract: "Write whole blocks, one block per command.")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup var order: ByteOrderOption
         @Option(help: "First block.") var block: Int
         @Option(help: "Data in hex, a whole number of blocks.") var data: String
@@ -85,7 +85,7 @@ struct ISO15693Command: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "exchange",
             abstract: "Read the tag, pipe its hex through a command, write the command's hex answer back to the same tag, verify.")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup var order: ByteOrderOption
         @Option(help: ArgumentHelp("Shell command: reads the tag's hex on stdin, prints the hex to write.", valueName: "CMD"))
         var via: String

@@ -9,7 +9,7 @@ struct JobsCommand: AsyncParsableCommand {
         abstract: "List the jobs a running cardd has logged (needs --socket, or cardd's default socket).",
         discussion: "With --job N, one job with every event it logged.")
 
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Global Options") var global: GlobalOptions
 
     @Option(name: .long, help: "How many of the newest jobs to list.")
     var limit = 50

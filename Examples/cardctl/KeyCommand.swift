@@ -17,16 +17,9 @@ struct KeyCommand: AsyncParsableCommand {
         subcommands: [SetKey.self, SetSecret.self, List.self, DeleteKey.self, DeleteSecret.self]
     )
 
-    // Also accepted between `key` and the subcommand name (`cardctl --json key list` arrives as
-    // `key --json list`); the subcommands read them through their own option groups.
+    // Also accepted between `key` and the subcommand name (`cardctl key --key-store PATH list`);
+    // the subcommands read it through their own option groups. `--json` is the root's (JSONOption).
     @OptionGroup(visibility: .hidden) var store: StoreOptions
-    @OptionGroup(visibility: .hidden) var output: OutputOptions
-
-    /// `--json`, for `key list`.
-    struct OutputOptions: ParsableArguments {
-        @Flag(name: .long, help: "Print machine-readable JSON.")
-        var json = false
-    }
 
     /// `--key-store PATH`, accepted by every `key` subcommand.
     struct StoreOptions: ParsableArguments {
@@ -106,7 +99,7 @@ struct KeyCommand: AsyncParsableCommand {
 
         @OptionGroup var store: StoreOptions
 
-        @OptionGroup var output: OutputOptions
+        @OptionGroup var output: JSONOption
 
         struct Listing: Encodable {
             let path: String

@@ -9,7 +9,7 @@ import Foundation
 struct ListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "list", abstract: "List readers, their capabilities and the card on them.")
 
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Global Options") var global: GlobalOptions
 
     /// One reader. The CCID fields (exchange level, message length, slots) are there for CCID
     /// readers (usb, sim) only.
@@ -43,6 +43,11 @@ struct ListCommand: AsyncParsableCommand {
         }
         let logger = CommandLogging.logger(trace: global.trace)
         let connection = try await ReaderConnection.open(global, logger: logger)
+        if connection.readers.isEmpty, connection.choice.source == .builtInDefault {
+            // Nothing was chosen and no USB reader is there: say how to choose, not "no readers".
+            try await connection.close()
+            throw connection.noReaderError
+        }
         var listings: [Listing] = []
         for reader in connection.readers {
             let info = reader.info

@@ -15,18 +15,12 @@ struct NDEFCommand: AsyncParsableCommand {
         subcommands: [Decode.self, Encode.self, Read.self, Write.self]
     )
 
-    /// `--json`, for `ndef decode`.
-    struct OutputOptions: ParsableArguments {
-        @Flag(name: .long, help: "Print machine-readable JSON.")
-        var json = false
-    }
-
     /// `cardctl ndef decode HEX [--json] [--lenient]`.
     struct Decode: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "decode", abstract: "Decode an NDEF message and print its records.")
 
-        @OptionGroup var output: OutputOptions
+        @OptionGroup var output: JSONOption
 
         @Flag(name: .long, help: "Accept what real tags contain when unambiguous (missing MB/ME flags, trailing bytes, …).")
         var lenient = false
@@ -56,7 +50,7 @@ struct NDEFCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "encode", abstract: "Encode a one-record NDEF message and print it in hex.")
 
-        @OptionGroup var output: OutputOptions
+        @OptionGroup var output: JSONOption
 
         @OptionGroup var record: RecordOptions
 
@@ -201,7 +195,7 @@ extension NDEFCommand {
     /// `cardctl ndef read [--json]`: the NDEF message on the tag (Type 4 or Type 2).
     struct Read: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "read", abstract: "Read the NDEF message from the tag on the reader.")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Flag(name: .long, help: "Accept what real tags contain when unambiguous.") var lenient = false
 
         func run() async throws {
@@ -223,7 +217,7 @@ extension NDEFCommand {
     /// `cardctl ndef write --uri URL | --text TEXT | --mime TYPE --data HEX | --external TYPE --data HEX | --message HEX`.
     struct Write: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "write", abstract: "Write an NDEF message to the tag on the reader.")
-        @OptionGroup var global: GlobalOptions
+        @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Option(name: .long, help: ArgumentHelp("A whole NDEF message in hex (instead of the record options).", valueName: "HEX"))
         var message: String?
         @OptionGroup var record: RecordOptions

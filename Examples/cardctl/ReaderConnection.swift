@@ -16,7 +16,8 @@ struct ReaderConnection {
     private var usb: (context: LibUSBContext, transports: [LibUSBTransport])?
     private var vpcd: VPCDListener?
     private var pcsc: PCSCContext?
-    private var selectorText = ""
+    /// The selector the readers came from, and what chose it.
+    private(set) var choice = ReaderChoice(selector: "", source: .option)
 
     /// With `--trace`, the readers' APDU trace is printed (to stderr when stdout carries data).
     static func open(_ options: GlobalOptions, logger: Logger, traceToStandardError: Bool = false) async throws -> ReaderConnection {
@@ -40,13 +41,20 @@ struct ReaderConnection {
         case "t1": configuration.protocolPreference = .t1
         default: configuration.protocolPreference = .automatic
         }
-        switch try ReaderSelector(parsing: options.reader) {
+        let choice = try options.readerChoice()
+        var connection = try await open(choice, configuration: configuration, logger: logger, apduLogger: apduLogger)
+        connection.choice = choice
+        return connection
+    }
+
+    private static func open(_ choice: ReaderChoice, configuration: CCIDDriverConfiguration,
+                             logger: Logger, apduLogger: Logger) async throws -> ReaderConnection {
+        switch try ReaderSelector(parsing: choice.selector) {
         case .simulator(let specification):
             let setup = try await SimulatorSetup(specification: specification, logger: logger)
             var connection = ReaderConnection(readers: setup.cardFlowReaders(driverConfiguration: configuration, logger: logger,
                                                                              apduLogger: apduLogger))
             connection.simulator = setup
-            connection.selectorText = options.reader
             return connection
         case .vpcd(let host, let port):
             // cardctl is the reader: card commands wait (as long as the session's connect
@@ -54,7 +62,6 @@ struct ReaderConnection {
             let listener = try await VPCDListener.bind(host: host, port: port, logger: logger)
             var connection = ReaderConnection(readers: [Reader(vpcd: listener, logger: apduLogger)])
             connection.vpcd = listener
-            connection.selectorText = options.reader
             return connection
         case .pcsc(let prefix):
             // pcscd owns the readers: CardFlow shares them with its other clients.
@@ -66,12 +73,19 @@ struct ReaderConnection {
                        logger: apduLogger)
             })
             connection.pcsc = context
-            connection.selectorText = options.reader
             return connection
         case .usb(let selector):
-            let context = try LibUSBContext(logger: logger)
+            let context: LibUSBContext
+            let found: [USBReaderDescription]
             do {
-                var matching = try context.readers().filter { selector.matches($0) }
+                context = try LibUSBContext(logger: logger)
+                do { found = try context.readers() } catch { context.close(); throw error }
+            } catch where choice.source == .builtInDefault {
+                // No USB at all (no usbfs in a container, libusb failing): say how to pick a reader.
+                throw ReaderSelectionError.noDefaultReader(detail: "\(error)")
+            }
+            do {
+                var matching = found.filter { selector.matches($0) }
                 // `usb` means "the first reader" for card commands, but list shows them all.
                 if case .first = selector {} else if let chosen = selector.select(from: matching) { matching = [chosen] }
                 var readers: [Reader] = []
@@ -85,7 +99,6 @@ struct ReaderConnection {
                 }
                 var connection = ReaderConnection(readers: readers)
                 connection.usb = (context, transports)
-                connection.selectorText = options.reader
                 return connection
             } catch {
                 context.close()
@@ -97,9 +110,15 @@ struct ReaderConnection {
     /// The reader card commands go to: the first one.
     var primary: Reader {
         get throws {
-            guard let first = readers.first else { throw ReaderSelectionError.noReader(selectorText) }
+            guard let first = readers.first else { throw noReaderError }
             return first
         }
+    }
+
+    /// Why there is no reader to use: nothing matched the selector, or nothing was chosen and
+    /// no USB reader is there.
+    var noReaderError: ReaderSelectionError {
+        choice.source == .builtInDefault ? .noDefaultReader(detail: nil) : .noReader(choice.selector)
     }
 
     /// Persists the simulated card's contents when `state=PATH` was given.

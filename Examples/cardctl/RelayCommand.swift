@@ -17,7 +17,7 @@ struct RelayCommand: AsyncParsableCommand {
             Exit codes: 0 completed, 1 unsupported card, card error or the service failed the sync, 2 bad options, \
             3 connection or reader error, 130 cancelled.
             """)
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Global Options") var global: GlobalOptions
     @Option(help: ArgumentHelp("The relay service, ws://HOST[:PORT]/PATH or wss://…", valueName: "URL")) var url: String
     @Option(help: ArgumentHelp("Bearer token sent on connect.", valueName: "TOKEN")) var token: String?
     @Option(name: .customLong("aid"), help: ArgumentHelp("Application admitting the card (repeatable; tried in order).", valueName: "HEX"))

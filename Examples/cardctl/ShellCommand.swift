@@ -9,7 +9,7 @@ struct ShellCommand: AsyncParsableCommand {
         abstract: "Read one hex APDU per line on stdin; write each answer (data then SW, hex) on one line.",
         discussion: "Empty lines and lines starting with # are skipped. A bad line gets an 'error: …' line and the session goes on.")
 
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Global Options") var global: GlobalOptions
 
     @Flag(name: .long, help: "Do not follow 61xx with GET RESPONSE nor re-issue on 6Cxx.")
     var raw = false

@@ -36,7 +36,7 @@ struct SimulateCommand: AsyncParsableCommand {
     /// Set in the re-executed process, so a preload that does not load cannot loop.
     static let reexecMarker = "CARDCTL_SIMULATE_REEXEC"
 
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Global Options") var global: GlobalOptions
 
     @Option(name: .long, help: ArgumentHelp("A reader descriptor dump to mimic (its VID:PID and CCID interfaces).",
                                             valueName: "PATH"))

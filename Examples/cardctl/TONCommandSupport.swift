@@ -5,7 +5,7 @@ import TONCard
 
 /// Options every `ton` subcommand takes: the global ones and the key store.
 struct TONOptions: ParsableArguments {
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Global Options") var global: GlobalOptions
     @OptionGroup var store: KeyCommand.StoreOptions
 
     func hmacKeys() throws -> TONHmacKeyStore {

@@ -9,7 +9,7 @@ struct WatchCommand: AsyncParsableCommand {
         commandName: "watch",
         abstract: "Stream reader and card events until interrupted (Ctrl-C).")
 
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Global Options") var global: GlobalOptions
 
     struct Event: Encodable, Sendable {
         let reader: String
@@ -24,6 +24,11 @@ struct WatchCommand: AsyncParsableCommand {
         }
         let logger = CommandLogging.logger(trace: global.trace)
         let connection = try await ReaderConnection.open(global, logger: logger)
+        if connection.readers.isEmpty, connection.choice.source == .builtInDefault {
+            // Nothing was chosen and no USB reader is there: say how to choose, not "no readers".
+            try await connection.close()
+            throw connection.noReaderError
+        }
         let json = global.json
         @Sendable func emit(_ event: Event) {
             if json {

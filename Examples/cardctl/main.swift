@@ -2,9 +2,8 @@ import ArgumentParser
 import Dispatch
 import Foundation
 
-// Global options may precede the subcommand; ArgumentParser expects them after it.
-let subcommandNames = Set(CardCtl.configuration.subcommands.map(invocationName(of:))).union(["help"])
-let arguments = ArgumentOrder.normalise(Array(CommandLine.arguments.dropFirst()), subcommands: subcommandNames)
+// Global options may come before or after the subcommand: see GlobalOptions.
+let arguments = Array(CommandLine.arguments.dropFirst())
 
 /// Parses and runs the command; returns the process exit status.
 @Sendable func runCardCtl() async -> Int32 {

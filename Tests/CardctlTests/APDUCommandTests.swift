@@ -5,14 +5,14 @@ import Testing
 struct APDUCommandTests {
     @Test("SELECT of the application answers its FCI and 9000")
     func selectApplication() async throws {
-        let result = try await CardctlProcess.run(["apdu", Card.selectApplication])
+        let result = try await CardctlProcess.run(["--reader", "sim:iso7816", "apdu", Card.selectApplication])
         #expect(result.status == 0, "\(result)")
         #expect(result.stdoutLines == ["\(Card.applicationFCI) 9000"], "\(result)")
     }
 
     @Test("several APDUs run in order in one session; an answer without data is just the SW")
     func severalInOneSession() async throws {
-        let result = try await CardctlProcess.run(["apdu", Card.selectApplication, Card.selectEF0101, Card.readBinary(32)])
+        let result = try await CardctlProcess.run(["--reader", "sim:iso7816", "apdu", Card.selectApplication, Card.selectEF0101, Card.readBinary(32)])
         #expect(result.status == 0, "\(result)")
         #expect(result.stdoutLines == [
             "\(Card.applicationFCI) 9000",
@@ -23,7 +23,7 @@ struct APDUCommandTests {
 
     @Test("spaces inside a quoted APDU are allowed")
     func spacedHex() async throws {
-        let result = try await CardctlProcess.run(["apdu", "00 A4 04 00 07 A0 00 00 02 47 10 01"])
+        let result = try await CardctlProcess.run(["--reader", "sim:iso7816", "apdu", "00 A4 04 00 07 A0 00 00 02 47 10 01"])
         #expect(result.status == 0, "\(result)")
         #expect(result.stdoutLines == ["\(Card.applicationFCI) 9000"], "\(result)")
     }
@@ -32,7 +32,7 @@ struct APDUCommandTests {
     func errorStatusWordsStillExitZero() async throws {
         // 6A82: unknown AID; 6982: EF 0103 is read-only.
         let result = try await CardctlProcess.run([
-            "apdu", Card.selectUnknownApplication, Card.selectApplication, Card.selectEF0103, "00D6000001FF",
+            "--reader", "sim:iso7816", "apdu", Card.selectUnknownApplication, Card.selectApplication, Card.selectEF0103, "00D6000001FF",
         ])
         #expect(result.status == 0, "\(result)")
         #expect(result.stdoutLines == ["6A82", "\(Card.applicationFCI) 9000", "9000", "6982"], "\(result)")
@@ -40,14 +40,14 @@ struct APDUCommandTests {
 
     @Test("--expect-sw 9000 passes when every answer is 9000")
     func expectedStatusMatches() async throws {
-        let result = try await CardctlProcess.run(["apdu", "--expect-sw", "9000", Card.selectApplication, Card.selectEF0101])
+        let result = try await CardctlProcess.run(["--reader", "sim:iso7816", "apdu", "--expect-sw", "9000", Card.selectApplication, Card.selectEF0101])
         #expect(result.status == 0, "\(result)")
         #expect(result.stdoutLines == ["\(Card.applicationFCI) 9000", "9000"], "\(result)")
     }
 
     @Test("--expect-sw 9000 turns another SW into exit 1")
     func expectedStatusMismatch() async throws {
-        let result = try await CardctlProcess.run(["apdu", Card.selectUnknownApplication, "--expect-sw", "9000"])
+        let result = try await CardctlProcess.run(["--reader", "sim:iso7816", "apdu", Card.selectUnknownApplication, "--expect-sw", "9000"])
         #expect(result.status == 1, "\(result)")
         #expect(result.stdoutLines.first == "6A82", "the answer is still printed: \(result)")
         #expect(result.stderr.contains("9000") && result.stderr.contains("6A82"), "\(result)")
@@ -58,7 +58,7 @@ struct APDUCommandTests {
         (apdu: "00A4040007A00000024710Z1", character: "Z", position: 23),
     ])
     func badHex(apdu: String, character: String, position: Int) async throws {
-        let result = try await CardctlProcess.run(["apdu", apdu])
+        let result = try await CardctlProcess.run(["--reader", "sim:iso7816", "apdu", apdu])
         #expect(result.status == 2, "\(result)")
         #expect(result.stdout.isEmpty, "nothing is sent: \(result)")
         #expect(result.stderr.contains(character) && result.stderr.contains("position \(position)"), "\(result)")
@@ -66,18 +66,18 @@ struct APDUCommandTests {
 
     @Test("a bad APDU among good ones: exit 2 before anything is sent")
     func badHexAmongGoodOnes() async throws {
-        let result = try await CardctlProcess.run(["apdu", Card.selectApplication, "00B0XX00"])
+        let result = try await CardctlProcess.run(["--reader", "sim:iso7816", "apdu", Card.selectApplication, "00B0XX00"])
         #expect(result.status == 2, "\(result)")
         #expect(result.stdout.isEmpty, "\(result)")
     }
 
     @Test("bad --expect-sw and unknown options: exit 2", arguments: [
-        ["apdu", Card.selectApplication, "--expect-sw", "90"],
-        ["apdu", Card.selectApplication, "--expect-sw", "90XY"],
-        ["apdu", Card.selectApplication, "--no-such-option"],
+        ["--reader", "sim:iso7816", "apdu", Card.selectApplication, "--expect-sw", "90"],
+        ["--reader", "sim:iso7816", "apdu", Card.selectApplication, "--expect-sw", "90XY"],
+        ["--reader", "sim:iso7816", "apdu", Card.selectApplication, "--no-such-option"],
         ["--no-such-option", "apdu", Card.selectApplication],
         ["apdu"],
-        ["apdu", "00A4"],
+        ["--reader", "sim:iso7816", "apdu", "00A4"],
     ])
     func usageErrors(arguments: [String]) async throws {
         let result = try await CardctlProcess.run(arguments)
@@ -86,8 +86,8 @@ struct APDUCommandTests {
     }
 
     @Test("--trace prints each exchange", arguments: [
-        ["--trace", "apdu", Card.selectApplication],
-        ["apdu", Card.selectApplication, "--trace"],
+        ["--reader", "sim:iso7816", "--trace", "apdu", Card.selectApplication],
+        ["--reader", "sim:iso7816", "apdu", Card.selectApplication, "--trace"],
     ])
     func trace(arguments: [String]) async throws {
         let result = try await CardctlProcess.run(arguments)
@@ -100,9 +100,9 @@ struct APDUCommandTests {
     }
 
     @Test("--json: an array of answers with command, data and sw", arguments: [
-        ["--json", "apdu", Card.selectApplication, Card.readBinary(4)],
-        ["apdu", "--json", Card.selectApplication, Card.readBinary(4)],
-        ["apdu", Card.selectApplication, Card.readBinary(4), "--json"],
+        ["--reader", "sim:iso7816", "--json", "apdu", Card.selectApplication, Card.readBinary(4)],
+        ["--reader", "sim:iso7816", "apdu", "--json", Card.selectApplication, Card.readBinary(4)],
+        ["--reader", "sim:iso7816", "apdu", Card.selectApplication, Card.readBinary(4), "--json"],
     ])
     func json(arguments: [String]) async throws {
         let result = try await CardctlProcess.run(arguments)
@@ -120,7 +120,7 @@ struct APDUCommandTests {
 
     @Test("--json with --trace keeps stdout pure JSON")
     func jsonWithTrace() async throws {
-        let result = try await CardctlProcess.run(["--trace", "apdu", "--json", Card.selectApplication])
+        let result = try await CardctlProcess.run(["--reader", "sim:iso7816", "--trace", "apdu", "--json", Card.selectApplication])
         #expect(result.status == 0, "\(result)")
         let answers = try Fixtures.jsonObjects(result.stdout)
         #expect(answers.count == 1)
@@ -142,8 +142,8 @@ struct APDUCommandTests {
     }
 
     @Test("--timeout is accepted before and after the subcommand", arguments: [
-        ["--timeout", "5000", "apdu", Card.selectApplication],
-        ["apdu", Card.selectApplication, "--timeout", "5000"],
+        ["--reader", "sim:iso7816", "--timeout", "5000", "apdu", Card.selectApplication],
+        ["--reader", "sim:iso7816", "apdu", Card.selectApplication, "--timeout", "5000"],
         ["--timeout", "5000", "--reader", "sim:iso7816", "--trace", "apdu", Card.selectApplication],
     ])
     func timeoutPlacement(arguments: [String]) async throws {
@@ -153,8 +153,8 @@ struct APDUCommandTests {
     }
 
     @Test("--timeout is validated wherever it is given", arguments: [
-        ["--timeout", "0", "apdu", Card.selectApplication],
-        ["apdu", Card.selectApplication, "--timeout", "0"],
+        ["--reader", "sim:iso7816", "--timeout", "0", "apdu", Card.selectApplication],
+        ["--reader", "sim:iso7816", "apdu", Card.selectApplication, "--timeout", "0"],
     ])
     func timeoutValidation(arguments: [String]) async throws {
         let result = try await CardctlProcess.run(arguments)
@@ -162,7 +162,7 @@ struct APDUCommandTests {
     }
 
     @Test("list: --json before and after the subcommand", arguments: [
-        ["--json", "list"], ["list", "--json"], ["--reader", "sim:none", "--json", "list"],
+        ["--json", "list", "--reader", "sim:iso7816"], ["list", "--json", "-r", "sim:iso7816"], ["--reader", "sim:none", "--json", "list"],
     ])
     func listJSONPlacement(arguments: [String]) async throws {
         let result = try await CardctlProcess.run(arguments)

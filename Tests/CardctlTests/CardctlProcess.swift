@@ -114,11 +114,21 @@ final class CardctlProcess: @unchecked Sendable {
     /// Starts `cardctl arguments`. With `interactiveInput` the test writes stdin itself
     /// (``send(_:)``, ``closeInput()``); otherwise `input` (if any) is written and closed at
     /// once, and without either stdin is /dev/null.
+    ///
+    /// The child gets this process's environment without `CARDCTL_READER` and with
+    /// `XDG_CONFIG_HOME` at an empty directory, so a developer's own default reader
+    /// (`~/.config/cardflow/cardctl.json`) cannot change what a test sees; `environment` then
+    /// sets (or, with nil, removes) variables.
     init(_ arguments: [String], input text: String? = nil, interactiveInput: Bool = false,
-         executable: String = "cardctl") throws {
+         executable: String = "cardctl", environment overrides: [String: String?] = [:]) throws {
         self.arguments = arguments
         process.executableURL = try CardctlExecutable.locate(executable)
         process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["CARDCTL_READER"] = nil
+        environment["XDG_CONFIG_HOME"] = try Self.emptyConfigurationHome()
+        for (name, value) in overrides { environment[name] = value }
+        process.environment = environment
         if text != nil || interactiveInput {
             let pipe = Pipe()
             input = pipe
@@ -233,9 +243,20 @@ final class CardctlProcess: @unchecked Sendable {
     }
 
     /// Runs `cardctl arguments` to completion (at most `timeout`).
-    static func run(_ arguments: [String], input: String? = nil,
+    static func run(_ arguments: [String], input: String? = nil, environment: [String: String?] = [:],
                     timeout: Duration = defaultTimeout) async throws -> CardctlResult {
-        try await CardctlProcess(arguments, input: input).waitForExit(timeout: timeout)
+        try await CardctlProcess(arguments, input: input, environment: environment).waitForExit(timeout: timeout)
+    }
+
+    /// An empty directory for `XDG_CONFIG_HOME` (one for every run, nothing is written to it).
+    static func emptyConfigurationHome() throws -> String {
+        try configurationHome.get()
+    }
+
+    private static let configurationHome = Result<String, any Error> {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cardctl-tests-empty-config")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory.path
     }
 }
 

@@ -24,7 +24,7 @@ struct InterruptTests {
 
     @Test("SIGINT while the shell waits for input: exit 130")
     func interruptIdleShell() async throws {
-        let shell = try CardctlProcess(["shell"], interactiveInput: true)
+        let shell = try CardctlProcess(["--reader", "sim:iso7816", "shell"], interactiveInput: true)
         shell.send(Card.selectApplication + "\n")
         #expect(await shell.nextOutputLine() == Card.applicationFCI + "9000")
         shell.interrupt()

@@ -25,9 +25,9 @@ struct ListCommandTests {
         return listing
     }
 
-    @Test("default reader: the simulated iso7816 card is present, with its ATR")
-    func defaultReader() async throws {
-        let result = try await CardctlProcess.run(["list", "--json"])
+    @Test("sim:iso7816: the simulated card is present, with its ATR")
+    func simulatedReader() async throws {
+        let result = try await CardctlProcess.run(["list", "--json", "--reader", "sim:iso7816"])
         let listing = try singleListing(result)
         #expect(listing["name"] as? String == "CardFlow Virtual Reader")
         #expect(listing["vendorID"] as? String == "072F")
@@ -65,7 +65,7 @@ struct ListCommandTests {
 
     @Test("without --json: one human-readable block, exit 0")
     func plainText() async throws {
-        let result = try await CardctlProcess.run(["list"])
+        let result = try await CardctlProcess.run(["list", "--reader", "sim:iso7816"])
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.contains("CardFlow Virtual Reader"), "\(result)")
         #expect((try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) == nil, "plain output should not be JSON")

@@ -89,7 +89,7 @@ struct CardStateTests {
         #expect(read.stdoutLines.last == "DEADBEEF04050607 9000", "\(read)")
 
         // A card without state=PATH is fresh.
-        let fresh = try await CardctlProcess.run(["apdu", Card.selectApplication, Card.selectEF0101, Card.readBinary(8)])
+        let fresh = try await CardctlProcess.run(["--reader", "sim:iso7816", "apdu", Card.selectApplication, Card.selectEF0101, Card.readBinary(8)])
         #expect(fresh.stdoutLines.last == "0001020304050607 9000", "\(fresh)")
     }
 

@@ -21,7 +21,7 @@ struct SessionOptionTests {
     }
 
     @Test func repeatSendsTheListNTimes() async throws {
-        let result = try await CardctlProcess.run(["apdu", "--repeat", "3", Card.selectApplication, "00B0810002"])
+        let result = try await CardctlProcess.run(["--reader", "sim:iso7816", "apdu", "--repeat", "3", Card.selectApplication, "00B0810002"])
         #expect(result.status == 0, "\(result)")
         #expect(result.stdoutLines == Array(repeating: ["\(Card.applicationFCI) 9000", "0001 9000"], count: 3).flatMap { $0 }, "\(result)")
     }
@@ -67,7 +67,7 @@ struct SessionOptionTests {
 
     @Test func sessionOptionsAreValidated() async throws {
         for arguments in [["--cooldown", "-1"], ["--retries", "-2"], ["--wait", "x"], ["--repeat", "0"]] {
-            let result = try await CardctlProcess.run(["apdu", Card.selectApplication] + arguments)
+            let result = try await CardctlProcess.run(["--reader", "sim:iso7816", "apdu", Card.selectApplication] + arguments)
             #expect(result.status == 2, "\(result)")
         }
     }

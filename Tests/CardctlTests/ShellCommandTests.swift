@@ -13,7 +13,7 @@ struct ShellCommandTests {
             Card.readBinary(4),      // still the same session: EF 0101 is current
             "00 B0 00 00 02",        // spaces allowed
         ]
-        let result = try await CardctlProcess.run(["shell"], input: lines.joined(separator: "\n") + "\n")
+        let result = try await CardctlProcess.run(["--reader", "sim:iso7816", "shell"], input: lines.joined(separator: "\n") + "\n")
         #expect(result.status == 0, "\(result)")
         let output = result.stdoutLines
         try #require(output.count == 6, "\(result)")
@@ -27,7 +27,7 @@ struct ShellCommandTests {
 
     @Test("answers are flushed per line, before stdin ends")
     func flushedPerLine() async throws {
-        let shell = try CardctlProcess(["shell"], interactiveInput: true)
+        let shell = try CardctlProcess(["--reader", "sim:iso7816", "shell"], interactiveInput: true)
         shell.send(Card.selectApplication + "\n")
         let first = await shell.nextOutputLine()
         #expect(first == Card.applicationFCI + "9000")
