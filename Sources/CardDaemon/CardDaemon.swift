@@ -42,12 +42,18 @@ public struct CardDaemon: Service {
 
     /// - Parameters:
     ///   - simulation: the `--simulate` readers and schedule, which replace the configured readers.
+    ///   - configuration: the configuration in force, reloaded on `SIGHUP`.
+    ///   - socketPath: where the control socket listens.
     ///   - jobLogPath: nil runs without a persistent log (the `jobs` request then fails).
     ///   - keys: where flows take their keys (by slot); nil when no flow needs any.
     ///   - simulatedReaders: readers made by the caller (for example over a `VirtualCCIDReader`
     ///     a test drives), supervised in addition to the configured ones.
+    ///   - limits: bounds on what clients and counterparts can make the daemon hold.
+    ///   - metrics: the daemon's own metrics.
     ///   - systemd: where to send `READY=1`, `RELOADING=1` and `STOPPING=1`; cardd passes
     ///     ``SystemdNotifier/init(environment:)``, which is nil outside a `Type=notify` unit.
+    ///   - logger: where the daemon logs.
+    ///   - onReady: called once the socket listens.
     public init(configuration: ConfigurationStore, socketPath: String, jobLogPath: String?, keys: (any KeyStore)? = nil,
                 simulation: SimulationSchedule? = nil, simulatedReaders: [Reader] = [], limits: DaemonLimits = DaemonLimits(),
                 metrics: DaemonMetrics = DaemonMetrics(), systemd: SystemdNotifier? = nil,

@@ -3,10 +3,10 @@ import CardFlow
 import Logging
 import Metrics
 
-/// One slot of a CCID reader as a CardFlow ``ReaderDriver``: the direct USB CCID driver (or the
-/// same driver on the simulator's in-memory transport) behind ``Reader``.
+/// One slot of a CCID reader as a CardFlow ``/CardFlow/ReaderDriver``: the direct USB CCID driver (or the
+/// same driver on the simulator's in-memory transport) behind ``/CardFlow/Reader``.
 ///
-/// Errors stay ``CCIDDriverError``s (they classify card loss, see ``CardLossClassifying``).
+/// Errors stay ``/CCID/CCIDDriverError``s (they classify card loss, see ``/CardFlow/CardLossClassifying``).
 /// Presence notices come from the interrupt endpoint's NotifySlotChange messages for this slot.
 ///
 /// ```swift
@@ -73,7 +73,7 @@ public struct CCIDReaderDriver: ReaderDriver {
 }
 
 extension Reader {
-    /// A reader on one slot of a CCID driver: ``Reader/init(info:driver:logger:metricsFactory:)``
+    /// A reader on one slot of a CCID driver: ``/CardFlow/Reader/init(info:driver:logger:metricsFactory:)``
     /// with a ``CCIDReaderDriver``.
     public init(info: ReaderInfo, driver: CCIDDriver, slot: UInt8 = 0, logger: Logger = Logger(label: "cardflow.reader"),
                 metricsFactory: any MetricsFactory = MetricsSystem.factory) {

@@ -1,8 +1,8 @@
 import CCID
 import CardFlow
 
-/// Any ``ElapsedClock`` as the time source a ``CCIDDriver`` holds its operations to
-/// ``CCIDDriverConfiguration/exchangeTimeLimit`` with: pass the ``ManualClock`` a test drives to
+/// Any ``/CardFlow/ElapsedClock`` as the time source a ``/CCID/CCIDDriver`` holds its operations to
+/// ``/CCID/CCIDDriverConfiguration/exchangeTimeLimit`` with: pass the ``/CardFlow/ManualClock`` a test drives to
 /// the driver as well, and a reader's endless time extensions run out without real waiting.
 ///
 /// ```swift

@@ -3,11 +3,17 @@ import CardFlow
 
 extension ReaderInfo {
     /// The backend-neutral description of a CCID reader with this class descriptor, its CCID
-    /// facts kept in ``ReaderInfo/details`` (exchange level, maximum message length, slots,
+    /// facts kept in ``/CardFlow/ReaderInfo/details`` (exchange level, maximum message length, slots,
     /// protocols) for listings.
     ///
     /// - Parameters:
+    ///   - id: the reader's id.
+    ///   - name: the reader's name.
+    ///   - vendorID: the USB vendor id.
+    ///   - productID: the USB product id.
+    ///   - descriptor: the interface's CCID class descriptor.
     ///   - backend: "usb" for a USB device, "sim" for the simulator.
+    ///   - serialNumber: the USB serial number, when there is one.
     ///   - announcesPresence: whether the interface has an interrupt endpoint for NotifySlotChange.
     public init(id: String, name: String, vendorID: UInt16, productID: UInt16, descriptor: CCIDClassDescriptor,
                 backend: String = "usb", serialNumber: String? = nil, announcesPresence: Bool = true) {

@@ -3,8 +3,8 @@ import CardFlow
 import Logging
 
 /// USB CCID readers as they are plugged in and out: each reader that arrives is opened (quirks
-/// applied, interface claimed) and becomes a ``Reader`` (one per slot for a multi-slot reader,
-/// see ``Reader/slotReaders(info:driver:logger:metricsFactory:)``); one that leaves is closed
+/// applied, interface claimed) and becomes a ``/CardFlow/Reader`` (one per slot for a multi-slot reader,
+/// see ``/CardFlowCCID/CardFlow/Reader/slotReaders(info:driver:logger:metricsFactory:)``); one that leaves is closed
 /// and its readers removed.
 ///
 /// ```swift

@@ -3,7 +3,7 @@ import Logging
 import PCSC
 
 /// The readers pcscd serves, as they come and go (`SCardGetStatusChange` on pcscd's plug-and-play
-/// notification): each becomes a ``Reader`` over a ``PCSCReaderDriver``, one that leaves is
+/// notification): each becomes a ``/CardFlow/Reader`` over a ``PCSCReaderDriver``, one that leaves is
 /// removed. `accept` picks the readers wanted (by name).
 ///
 /// ```swift
@@ -64,7 +64,7 @@ public actor PCSCReaderRegistry: ReaderRegistry {
     public func events() async -> AsyncStream<ReaderRegistryEvent> { await registry.events() }
 
     /// Stops watching, closes the readers' drivers and releases the context; once it returns
-    /// nothing of the registry is inside libpcsclite (see ``PCSCWatch``).
+    /// nothing of the registry is inside libpcsclite (see ``/PCSC/PCSCWatch``).
     public func close() async {
         await readerWatch.stop()
         watcher?.cancel()

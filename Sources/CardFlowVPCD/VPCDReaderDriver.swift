@@ -2,16 +2,16 @@ import CardFlow
 import Logging
 import VPCD
 
-/// A network reader over vsmartcard's vpcd protocol as a CardFlow ``ReaderDriver``: CardFlow is
-/// the reader, and the card is whatever connects to the ``VPCDListener`` (vsmartcard's `vicc`,
-/// the Android "Remote Smart Card Reader" app, a ``VPCDCardExporter`` on another host). A
+/// A network reader over vsmartcard's vpcd protocol as a CardFlow ``/CardFlow/ReaderDriver``: CardFlow is
+/// the reader, and the card is whatever connects to the ``/VPCD/VPCDListener`` (vsmartcard's `vicc`,
+/// the Android "Remote Smart Card Reader" app, a ``/VPCD/VPCDCardExporter`` on another host). A
 /// connection is a card arrival, its end a removal.
 ///
 /// The protocol has no protocol selection: the card side runs whatever it runs, so a requested
-/// ``CardProtocol`` is not enforced. There is no reader in between to answer PC/SC part 3
-/// GET DATA, so sessions identify the card by its ATR (``ReaderCapabilities/readsCardUID``).
+/// ``/CardFlow/CardProtocol`` is not enforced. There is no reader in between to answer PC/SC part 3
+/// GET DATA, so sessions identify the card by its ATR (``/CardFlow/ReaderCapabilities/readsCardUID``).
 /// Presence is polled (a connection or disconnection is seen within
-/// ``SessionPolicy/presencePollInterval``): the listener's state is in memory, so a poll costs
+/// ``/CardFlow/SessionPolicy/presencePollInterval``): the listener's state is in memory, so a poll costs
 /// no network traffic.
 ///
 /// ```swift

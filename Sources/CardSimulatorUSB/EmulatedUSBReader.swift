@@ -10,14 +10,14 @@ import Glibc
 import Musl
 #endif
 
-/// A ``VirtualCCIDReader`` plugged into the ``USBTestbed`` as a USB device.
+/// A ``/CardSimulator/VirtualCCIDReader`` plugged into the ``USBTestbed`` as a USB device.
 ///
 /// Four tasks move the traffic between the emulated device and the reader: bulk-OUT transfers
-/// to ``VirtualCCIDReader/receiveBulkOut(_:)`` (in submission order), the reader's bulk-IN and
+/// to ``/CardSimulator/VirtualCCIDReader/receiveBulkOut(_:)`` (in submission order), the reader's bulk-IN and
 /// interrupt-IN messages to the host's IN transfers (a `stall` halts the bulk-IN endpoint until
-/// the host clears it), and class control requests to ``VirtualCCIDReader/control(_:)``. When
-/// the reader reports `noDevice` (``VirtualCCIDReader/unplug()`` or an injected
-/// ``ReaderFault/unplug``), the device is unplugged as well.
+/// the host clears it), and class control requests to ``/CardSimulator/VirtualCCIDReader/control(_:)``. When
+/// the reader reports `noDevice` (``/CardSimulator/VirtualCCIDReader/unplug()`` or an injected
+/// ``/CardSimulator/ReaderFault/unplug``), the device is unplugged as well.
 public final class EmulatedUSBReader: Sendable {
     /// The reader behind the device.
     public let reader: VirtualCCIDReader

@@ -10,7 +10,7 @@ import Glibc
 import Musl
 #endif
 
-/// The process's emulated USB bus: a umockdev sandbox in which ``VirtualCCIDReader``s appear
+/// The process's emulated USB bus: a umockdev sandbox in which ``/CardSimulator/VirtualCCIDReader``s appear
 /// as USB CCID readers to libusb programs — this process, or children started with
 /// ``childEnvironment(inheritedPreload:)``.
 ///
@@ -78,9 +78,9 @@ public final class USBTestbed: Sendable {
     /// Plugs `reader` in as a USB device with the identity of its configuration (vendor and
     /// product ID, bcdDevice, manufacturer, name as product and interface string, serial
     /// number, CCID class descriptor, interrupt endpoint) and starts moving its traffic:
-    /// bulk-OUT transfers go to ``VirtualCCIDReader/receiveBulkOut(_:)`` in order, its bulk-IN
+    /// bulk-OUT transfers go to ``/CardSimulator/VirtualCCIDReader/receiveBulkOut(_:)`` in order, its bulk-IN
     /// and interrupt-IN messages complete the host's IN transfers, class control requests go
-    /// to ``VirtualCCIDReader/control(_:)``.
+    /// to ``/CardSimulator/VirtualCCIDReader/control(_:)``.
     ///
     /// The device gets a fresh bus address (never reused) and emits the hotplug "add" event.
     /// Keep the returned object: releasing it unplugs the device.

@@ -1,7 +1,7 @@
 import CardCrypto
 import CardFlow
 
-/// A MIFARE DESFire EV1 client over any ``CardChannel`` (a ``CardSession`` usually).
+/// A MIFARE DESFire EV1 client over any ``/CardFlow/CardChannel`` (a ``/CardFlow/CardSession`` usually).
 ///
 /// Every native command is ISO-wrapped (`90 cmd 00 00 [Lc data] 00`); long commands and answers
 /// are chained with `AF` frames. Once authenticated, secure messaging (EV1 CMAC/IV chaining and

@@ -56,7 +56,7 @@ public struct DESFireKey: Sendable, Equatable, CustomStringConvertible {
 
     /// A key from a key store slot (like uFR's reader "key index").
     ///
-    /// - Throws: ``DESFireError/invalidArgument(_:)`` for an empty slot, or the store's ``KeyStoreError``.
+    /// - Throws: ``DESFireError/invalidArgument(_:)`` for an empty slot, or the store's ``/CardFlow/KeyStoreError``.
     public init(slot: KeySlot, in store: any KeyStore) async throws {
         guard let stored = try await store.key(in: slot) else {
             throw DESFireError.invalidArgument("key store \(slot) is empty")

@@ -5,7 +5,7 @@ import CardFlow
 /// answer back block by block to the same tag and read it back to verify.
 ///
 /// The tag may be lifted while `transform` runs: the write step waits (per the session policy)
-/// for the tag with the same UID, reports any other tag as ``FlowEvent/wrongCard(_:)`` and
+/// for the tag with the same UID, reports any other tag as ``/CardFlow/FlowEvent/wrongCard(_:)`` and
 /// writes nothing to it.
 ///
 /// ```swift

@@ -4,7 +4,7 @@ import Logging
 /// Relays a remote service's APDUs to a card: the card is admitted by SELECTing the configured
 /// application, the service gets the card's identity over WebSocket and sends APDUs, the client
 /// returns the card's answers, until the service says done or failed. A card lifted mid-sync is
-/// waited for (``SessionPolicy/cardReturnTimeout``), other cards are reported and left alone, and
+/// waited for (``/CardFlow/SessionPolicy/cardReturnTimeout``), other cards are reported and left alone, and
 /// the service is told the card was reset when it is back.
 ///
 /// ```swift

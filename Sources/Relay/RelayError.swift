@@ -1,7 +1,7 @@
 import CardFlow
 
 /// Why a relay sync did not complete. Every failure the service or the connection can cause is
-/// one of these; the card's own errors (``SessionError``, driver errors) arrive as ``card(_:)``.
+/// one of these; the card's own errors (``/CardFlow/SessionError``, driver errors) arrive as ``card(_:)``.
 public enum RelayError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The card answered none of the configured AIDs: not a card of this service. Nothing was
     /// sent to the service.

@@ -1,7 +1,7 @@
 import CardFlow
 import Logging
 
-/// A sync as a one-step ``Flow`` for callers that run flows themselves (cardd runs it as a job,
+/// A sync as a one-step ``/CardFlow/Flow`` for callers that run flows themselves (cardd runs it as a job,
 /// with its progress going to the job log). ``RelayRun`` is built on it.
 ///
 /// Run ``flow`` with ``policy(base:)``, then call ``finish(after:)`` exactly once, whatever the

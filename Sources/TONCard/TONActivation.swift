@@ -1,7 +1,7 @@
 import CardFlow
 
-/// Card activation as one resumable ``Flow`` (the seed's activation chain without its
-/// five-second pauses: pacing between steps is the ``SessionPolicy``'s cooldown and reconnect).
+/// Card activation as one resumable ``/CardFlow/Flow`` (the seed's activation chain without its
+/// five-second pauses: pacing between steps is the ``/CardFlow/SessionPolicy``'s cooldown and reconnect).
 ///
 /// Steps: root key status → generate the seed if there is none → the applet must wait for
 /// two-factor authentication → the hashes of the encrypted common secret and password must

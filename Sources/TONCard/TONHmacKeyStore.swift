@@ -1,6 +1,6 @@
 import CardFlow
 
-/// The per-card HMAC keys, kept in a ``KeyStore`` as secrets named `ton.hmac.<serial number>`,
+/// The per-card HMAC keys, kept in a ``/CardFlow/KeyStore`` as secrets named `ton.hmac.<serial number>`,
 /// and the "current serial number" that picks the key protected APDUs are signed with (the
 /// seed's iOS-keychain store, section 3.3).
 ///

@@ -33,7 +33,7 @@ extension TONWallet {
 
     /// The redaction that keeps PINs, the activation password (and its factory-set encrypted
     /// form and common secret), recovery data and keychain keys out of APDU traces (add it to a
-    /// session with ``CardSession/addRedaction(_:)``) and out of ``TONError/json``.
+    /// session with ``/CardFlow/CardSession/addRedaction(_:)``) and out of ``TONError/json``.
     public static let redaction = APDURedaction { command in
         switch (command.cla, command.ins) {
         case (TONCommands.cla, TONInstruction.verifyPin.rawValue):

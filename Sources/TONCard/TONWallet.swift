@@ -19,7 +19,7 @@ import CardFlow
 /// }
 /// ```
 public struct TONWallet: Sendable {
-    /// Where the APDUs go (usually a ``CardSession``).
+    /// Where the APDUs go (usually a ``/CardFlow/CardSession``).
     public let channel: any CardChannel
     /// The per-card HMAC keys and the current serial number.
     public let hmacKeys: TONHmacKeyStore

@@ -4,7 +4,7 @@ import NIOCore
 /// One card connected to a ``VPCDListener`` (a vicc, a phone app, a ``VPCDCardExporter``).
 ///
 /// The protocol is strictly request/response, so exchanges run one at a time, in call order
-/// (on the connection's event loop: ``VPCDExchangeHandler``).
+/// (on the connection's event loop: `VPCDExchangeHandler`).
 /// Every exchange that expects an answer has a time limit (``VPCDTimeouts``) and honours task
 /// cancellation: a cancelled or timed-out call returns at once (`CancellationError`,
 /// ``VPCDError/timedOut(_:after:)``), and the answer it was owed is remembered and discarded

@@ -15,7 +15,7 @@ import NIOPosix
 /// addresses unless `allowRemote` is set; reach it from elsewhere through an SSH tunnel,
 /// stunnel or WireGuard.
 ///
-/// The card operations on the listener (``powerOn()``, ``transmit(_:timeout:)`` …) act on the
+/// The card operations on the listener (``powerOn(timeout:)``, ``transmit(_:timeout:)`` …) act on the
 /// card connected now, so the listener can serve directly as a reader driver; the same
 /// operations on a ``VPCDCardConnection`` stay bound to one card.
 ///
@@ -58,6 +58,8 @@ public actor VPCDListener {
     ///   - port: 35963 (0x8C7B, vpcd's first slot) by default; 0 lets the system choose
     ///     (read ``port``).
     ///   - allowRemote: permits a non-loopback address.
+    ///   - configuration: timeouts and bounds of the card connections.
+    ///   - logger: where the listener logs.
     /// - Throws: ``VPCDError/remoteBindNotAllowed(host:)``, ``VPCDError/bindFailed(host:port:reason:)``.
     public static func bind(host: String = "127.0.0.1", port: Int = 35963, allowRemote: Bool = false,
                             configuration: Configuration = Configuration(),

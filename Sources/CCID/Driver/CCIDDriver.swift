@@ -49,8 +49,13 @@ public actor CCIDDriver {
     private var busySlots: FIFOAdmission
 
     /// - Parameters:
+    ///   - transport: the USB pipes of the CCID interface.
+    ///   - descriptor: the interface's CCID class descriptor.
+    ///   - interfaceNumber: the interface's number, for class requests.
+    ///   - configuration: timeouts, bounds and quirks.
     ///   - timeSource: the time each operation's ``CCIDDriverConfiguration/exchangeTimeLimit``
     ///     is measured with (the monotonic system clock by default; tests pass a manual clock).
+    ///   - logger: where the driver logs.
     public init(transport: any USBTransport, descriptor: CCIDClassDescriptor, interfaceNumber: UInt8 = 0,
                 configuration: CCIDDriverConfiguration = CCIDDriverConfiguration(),
                 timeSource: any CCIDTimeSource = CCIDMonotonicTime(),
@@ -133,8 +138,10 @@ public actor CCIDDriver {
     /// When a PPS fails the card is reset (cold) and the driver falls back to the default
     /// speed; the ATR returned is then the one of that last reset.
     ///
-    /// - Parameter protocolPreference: the protocol asked for this time (a session's choice);
-    ///   nil uses ``CCIDDriverConfiguration/protocolPreference``.
+    /// - Parameters:
+    ///   - slot: the slot whose card is powered.
+    ///   - protocolPreference: the protocol asked for this time (a session's choice);
+    ///     nil uses ``CCIDDriverConfiguration/protocolPreference``.
     public func powerOn(slot: UInt8 = 0, protocolPreference: ProtocolPreference? = nil) async throws -> [UInt8] {
         try await exclusively(slot: slot) {
             forgetCard(slot: slot)

@@ -34,8 +34,12 @@ public struct ProtocolSelection: Sendable, Hashable {
 
     /// Chooses protocol and speed for `atr` on a reader with `descriptor`.
     ///
-    /// - Parameter supportedDataRates: the reader's GET_DATA_RATES answer, nil when it has no
-    ///   table (bNumDataRatesSupported 0) or did not answer.
+    /// - Parameters:
+    ///   - atr: the card's answer to reset.
+    ///   - descriptor: the reader's CCID class descriptor.
+    ///   - supportedDataRates: the reader's GET_DATA_RATES answer, nil when it has no
+    ///     table (bNumDataRatesSupported 0) or did not answer.
+    ///   - preference: the protocol asked for.
     public init(atr: AnswerToReset, descriptor: CCIDClassDescriptor, supportedDataRates: [UInt32]? = nil,
                 preference: ProtocolPreference = .automatic) throws(ProtocolSelectionError) {
         // A reader announcing no protocol at all is taken at its word for neither; the corpus

@@ -39,6 +39,7 @@ public struct USBCardEventSource: Sendable {
     ///   - interruptPacketLength: how many bytes one interrupt read asks for; nil when the
     ///     reader has no interrupt-IN endpoint (then it is polled).
     ///   - pollInterval: the polling period without interrupt endpoint.
+    ///   - logger: where the stream logs.
     ///   - slotStatus: whether a card is present in a slot (GetSlotStatus).
     public init(transport: any USBTransport, slotCount: Int = 1, interruptPacketLength: Int?,
                 pollInterval: Duration = .milliseconds(400), logger: Logger = Logger(label: "cardflow.usb.cards"),

@@ -8,7 +8,7 @@ public enum DaemonEvent: Sendable, Hashable {
     /// none (no rule matched, or the card could not be identified).
     case cardHandled(reader: String, job: JobID?)
     case jobStarted(JobID, reader: String, flow: String, rule: String?)
-    /// A flow event of a running job, in the words of ``CardFlow/FlowEvent``.
+    /// A flow event of a running job, in the words of ``/CardFlow/FlowEvent``.
     case jobProgress(JobID, kind: String, detail: String, fraction: Double?)
     case jobFinished(JobID, state: JobState, error: String?)
 

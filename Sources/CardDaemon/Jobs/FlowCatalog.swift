@@ -22,7 +22,7 @@ public struct FlowJob: Sendable {
     }
 }
 
-/// Builds the CardFlow ``Flow`` a ``FlowSpecification`` names. Every flow starts by recording the
+/// Builds the CardFlow ``/CardFlow/Flow`` a ``FlowSpecification`` names. Every flow starts by recording the
 /// card's identity, so that the job log has it even when a later step fails.
 public enum FlowCatalog {
     /// The flow with its keys and secrets taken from `keys` (flows that need none ignore it).

@@ -8,7 +8,7 @@ import CardSimulator
 /// - `usb` (every USB CCID reader; card commands use the first), `usb:VVVV:PPPP` (vendor and
 ///   product id in hex), `usb:BUS:DEV` (decimal), `usb:serial=XYZ`;
 /// - `sim`, `sim:CARD[,option=value…]` or `sim,option=value…`: the built-in simulator (see
-///   ``SimulatorSpecification``);
+///   ``/CardSimulator/SimulatorSpecification``);
 /// - `vpcd`, `vpcd:PORT`, `vpcd:HOST:PORT`: a network reader, listening (on 127.0.0.1:35963 by
 ///   default) for a vpcd card side such as vsmartcard's `vicc` or the Android remote reader app;
 /// - `pcsc` (every reader pcscd serves; card commands use the first), `pcsc:NAME-PREFIX`.

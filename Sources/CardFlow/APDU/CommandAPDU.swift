@@ -51,6 +51,10 @@ public struct CommandAPDU: Hashable, Sendable, CustomStringConvertible {
     /// Creates a command APDU, checking that it can be encoded.
     ///
     /// - Parameters:
+    ///   - cla: the class byte CLA.
+    ///   - ins: the instruction byte INS.
+    ///   - p1: the parameter byte P1.
+    ///   - p2: the parameter byte P2.
     ///   - data: the command data field, at most 65535 bytes.
     ///   - le: the expected response length in `1...65536`, or `nil` for no Le field.
     ///     Ne = 256 and Ne = 65536 are the values written as `00` and `0000`.

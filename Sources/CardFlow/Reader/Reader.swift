@@ -31,6 +31,8 @@ public actor Reader {
     private var presencePollInterval: Duration = .milliseconds(400)
 
     /// - Parameters:
+    ///   - info: the reader's identity and capabilities.
+    ///   - driver: the backend that talks to the card.
     ///   - logger: reader events at debug; every APDU at trace (secrets redacted).
     ///   - metricsFactory: where APDU counters and timers go (the bootstrapped system by default).
     public init(info: ReaderInfo, driver: any ReaderDriver, logger: Logger = Logger(label: "cardflow.reader"),

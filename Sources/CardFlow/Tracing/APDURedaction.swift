@@ -67,6 +67,8 @@ public struct APDURedaction: Sendable {
     /// (and class byte `cla`, when given).
     ///
     /// - Parameters:
+    ///   - ins: the instruction byte of the commands to hide.
+    ///   - cla: the class byte they must also have; nil for any.
     ///   - commandData: hide the command's data field (default `true`).
     ///   - responseData: hide the response's data field (default `false`).
     public static func instruction(

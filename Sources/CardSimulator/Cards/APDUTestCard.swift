@@ -61,6 +61,7 @@ public struct APDUTestCard: VirtualCard, Hashable {
     /// A card with a UID derived from `seed` (``ISO7816Card/uid(fromSeed:)``).
     ///
     /// - Parameters:
+    ///   - seed: where the UID comes from.
     ///   - technology: ISO-DEP type A with ``defaultATS`` unless given.
     ///   - contactInterface: makes it a contact card (T=0, T=1 or both) with this ATR and PPS
     ///     behaviour instead, so the same command set runs over T=0 in differential tests.

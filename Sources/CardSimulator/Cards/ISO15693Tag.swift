@@ -18,8 +18,14 @@ public struct ISO15693Tag: PersistentVirtualCard, Hashable {
     public private(set) var lockedBlocks: Set<Int>
     public let multipleBlockWrite: Bool
 
-    /// - Parameter ndefFormatted: start with an NFC Forum Type 5 capability container (E1 40
-    ///   size 00) and an empty NDEF TLV instead of the patterned test data.
+    /// - Parameters:
+    ///   - seed: where the UID comes from.
+    ///   - blockSize: bytes per block.
+    ///   - blockCount: number of blocks.
+    ///   - multipleBlockWrite: whether the tag accepts multi-block writes.
+    ///   - lockedBlocks: blocks locked from the start.
+    ///   - ndefFormatted: start with an NFC Forum Type 5 capability container (E1 40
+    ///     size 00) and an empty NDEF TLV instead of the patterned test data.
     public init(seed: UInt64 = 0, blockSize: Int = 4, blockCount: Int = 28, multipleBlockWrite: Bool = false,
                 lockedBlocks: Set<Int> = [], ndefFormatted: Bool = false) {
         let tail = ISO7816Card.uid(fromSeed: seed).suffix(6)

@@ -29,7 +29,7 @@
 /// `69 82` access denied by the EF's rules; `6A 82` file not found.
 /// Checks run in this order: length structure, class, instruction, parameters.
 ///
-/// The default card (``init(seed:technology:options:)``) has a master file with
+/// The default card (``init(seed:technology:options:contactInterface:)``) has a master file with
 /// - application DF `7001`, AID ``defaultApplicationID`` (`A0 00 00 02 47 10 01`), holding
 ///   EF `0101` (SFI 1, 32 bytes `00 01 … 1F`, read/update), EF `0102` (SFI 2, 1000 bytes,
 ///   byte *i* = *i* mod 251, read/update) and EF `0103` (SFI 3, 16 bytes ASCII

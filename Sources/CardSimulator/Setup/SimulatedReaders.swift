@@ -10,6 +10,11 @@ extension Reader {
     /// gives every slot of a multi-slot reader.
     ///
     /// - Parameters:
+    ///   - virtual: the simulated reader.
+    ///   - id: the reader's id.
+    ///   - interfaceNumber: the CCID interface's number.
+    ///   - name: the reader's name; the simulated reader's when nil.
+    ///   - driverConfiguration: the CCID driver's timeouts, bounds and quirks.
     ///   - logger: the driver's logger.
     ///   - apduLogger: the reader's logger (APDU trace at `trace`); `logger` when nil.
     public static func simulated(_ virtual: VirtualCCIDReader, id: String = "sim:0", interfaceNumber: UInt8 = 0,
@@ -22,7 +27,7 @@ extension Reader {
     }
 
     /// One CardFlow reader per slot of a simulated CCID reader, sharing one driver (see
-    /// ``Reader/slotReaders(info:driver:logger:metricsFactory:)``): a single-slot reader gives
+    /// ``/CardFlowCCID/CardFlow/Reader/slotReaders(info:driver:logger:metricsFactory:)``): a single-slot reader gives
     /// one reader with `id`, a multi-slot one readers `id/0`, `id/1`, … named "… slot N".
     public static func simulatedSlots(_ virtual: VirtualCCIDReader, id: String = "sim:0", interfaceNumber: UInt8 = 0,
                                       name: String? = nil,
@@ -52,7 +57,10 @@ extension SimulatorSetup {
     /// CardFlow readers for every simulated interface, ids `sim:0`, `sim:1`, …; a multi-slot
     /// interface gives one reader per slot, `sim:0/0`, `sim:0/1`, …
     ///
-    /// - Parameter apduLogger: the readers' logger (APDU trace at `trace`); `logger` when nil.
+    /// - Parameters:
+    ///   - driverConfiguration: the CCID drivers' timeouts, bounds and quirks.
+    ///   - logger: the drivers' logger.
+    ///   - apduLogger: the readers' logger (APDU trace at `trace`); `logger` when nil.
     public func cardFlowReaders(driverConfiguration: CCIDDriverConfiguration = CCIDDriverConfiguration(),
                                 logger: Logger = Logger(label: "cardflow.reader"),
                                 apduLogger: Logger? = nil) -> [CardFlow.Reader] {

@@ -9,6 +9,9 @@ public enum T0ProcedureBytes {
     /// (data and SW1 SW2, as ``T0CardEndpoint`` gives it).
     ///
     /// - Parameters:
+    ///   - header: the command's 5-byte header.
+    ///   - incomingLength: the number of data bytes the terminal sends.
+    ///   - answer: the card's TPDU-level answer.
     ///   - nullBytes: NULL procedure bytes sent first (the card asking for more time).
     ///   - oneByteAtATime: ACK each data byte with INS ⊕ FF instead of all at once with INS.
     /// - Returns: the bytes the card sends, in order; the terminal's data bytes go between

@@ -1,6 +1,6 @@
 import CCID
 
-/// A ``USBTransport`` wired straight to a ``VirtualCCIDReader``: no USB, no kernel, the same
+/// A ``/CCID/USBTransport`` wired straight to a ``VirtualCCIDReader``: no USB, no kernel, the same
 /// driver code. Used by tests, benchmarks and `cardctl --reader sim`.
 public struct InMemoryUSBTransport: USBTransport {
     public let reader: VirtualCCIDReader

@@ -1,8 +1,8 @@
 import CardFlow
 
 /// NDEF on an NFC Forum Type 4 Tag (T4T 2.0): the NDEF Tag Application, its capability
-/// container and its NDEF file, read and written through any ``CardChannel`` (a
-/// ``CardSession`` usually).
+/// container and its NDEF file, read and written through any ``/CardFlow/CardChannel`` (a
+/// ``/CardFlow/CardSession`` usually).
 ///
 /// ```swift
 /// let message = try await reader.withSession { session in

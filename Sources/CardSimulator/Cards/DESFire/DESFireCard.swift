@@ -65,8 +65,10 @@ public struct DESFireCard: PersistentVirtualCard {
 
     /// A factory-fresh card whose UID and batch number derive from `seed`.
     ///
-    /// - Parameter randomUID: answer anti-collision with a random 4-byte ID instead of the UID
-    ///   (the real UID is then only available through GetCardUID after authentication).
+    /// - Parameters:
+    ///   - seed: where the UID and batch number come from.
+    ///   - randomUID: answer anti-collision with a random 4-byte ID instead of the UID
+    ///     (the real UID is then only available through GetCardUID after authentication).
     public init(seed: UInt64, randomUID: Bool = false) {
         var generator = SeededRandom(seed: seed)
         let z = generator.next()

@@ -4,8 +4,8 @@ import CardFlow
 /// number of APDUs and a deadline, so a client that loops on a card's answers fails with the
 /// seed instead of hanging.
 ///
-/// Answers of fewer than two bytes become ``CardChannelError/malformedResponse(_:instruction:)``,
-/// as through ``CCIDCardChannel``. The card is powered on when the channel is made.
+/// Answers of fewer than two bytes become ``/CardFlow/CardChannelError/malformedResponse(_:instruction:)``,
+/// as through ``/CardFlowCCID/CCIDCardChannel``. The card is powered on when the channel is made.
 ///
 /// ```swift
 /// let channel = BudgetedCardChannel(card: HostileCard(configuration: .init(seed: 9)), budget: 500, deadline: .seconds(5))

@@ -15,9 +15,12 @@ public struct HostileCardConfiguration: Sendable, Hashable {
     public var stickyModes: Set<HostileStickyMode>
 
     /// - Parameters:
+    ///   - seed: where every answer is drawn from.
     ///   - hostilePercent: clamped to 0...100.
     ///   - stickyPercent: clamped to 0...100.
     ///   - maxResponseLength: clamped to 1...65536.
+    ///   - answers: the kinds of hostile answer to draw from.
+    ///   - stickyModes: the sticky modes to draw from.
     public init(seed: UInt64, hostilePercent: Int = 10, stickyPercent: Int = 5, maxResponseLength: Int = 1024,
                 answers: Set<HostileAnswer> = Set(HostileAnswer.allCases),
                 stickyModes: Set<HostileStickyMode> = Set(HostileStickyMode.allCases)) {
