@@ -5,6 +5,9 @@ cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 bash Scripts/setup.sh
 swift build --build-tests
+# DocC for every library product, warnings as errors: a broken symbol link fails CI (reuses the
+# debug build above).
+bash Scripts/docs-check.sh
 # The libusb integration tests need the umockdev preload; the other tests do not mind it.
 # The seeded hostile-counterpart campaigns and the short cardd soak keep both cores busy for
 # seconds at a time; beside the rest of the suite they would starve its wall-clock bounds, so
