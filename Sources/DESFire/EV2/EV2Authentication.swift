@@ -52,8 +52,12 @@ public struct EV2Authentication: Sendable {
 
     /// AuthenticateEV2First with AES key `key` stored as key `keyNumber`.
     ///
-    /// - Parameter rndA: the reader's 16-byte random number; fresh random bytes unless a test
-    ///   replays a published exchange.
+    /// - Parameters:
+    ///   - key: the AES key.
+    ///   - keyNumber: the number the key is stored under on the card.
+    ///   - rndA: the reader's 16-byte random number; fresh random bytes unless a test
+    ///     replays a published exchange.
+    ///   - pcdCapabilities: PCDcap2, at most 6 bytes.
     /// - Throws: ``EV2Error/invalidArgument(_:)`` for a key that is not AES, a RndA that is not 16
     ///   bytes, or more than 6 bytes of PCDcap2.
     public static func first(keyNumber: UInt8, key: DESFireKey, rndA: [UInt8] = SecureRandom.bytes(count: 16),

@@ -31,7 +31,11 @@ public struct EV2ChangeKey: Sendable {
 
     /// Builds the key data for changing key `keyNumber` to `newKey` in `session`.
     ///
-    /// - Parameter oldKey: the key's current value; needed when it is not the session's key.
+    /// - Parameters:
+    ///   - keyNumber: the key to change.
+    ///   - newKey: its new value and version.
+    ///   - oldKey: the key's current value; needed when it is not the session's key.
+    ///   - session: the authenticated EV2 session the command runs in.
     /// - Throws: ``EV2Error/invalidArgument(_:)`` for a key that is not AES, or for a missing old key.
     public init(keyNumber: UInt8, newKey: DESFireKey, oldKey: DESFireKey? = nil, session: EV2Session) throws(EV2Error) {
         guard newKey.type == .aes else { throw .invalidArgument("EV2 ChangeKey here writes AES keys, not \(newKey.type)") }

@@ -4,7 +4,7 @@ extension EV2Session {
     /// MACt of a command (NT4H2421Gx §9.1.9): the odd-indexed bytes (1, 3, …, 15) of
     /// `CMAC(SesAuthMACKey, Cmd ‖ CmdCtr ‖ TI ‖ CmdHeader ‖ CmdData)`, where `payload` is the data as
     /// it travels (enciphered in CommMode.Full). AN12196 writes the selection S14 ‖ S12 ‖ … ‖ S0,
-    /// counting from the other end; CardCrypto's ``MACTruncation/ev2OddBytes(_:)`` is the same bytes.
+    /// counting from the other end; CardCrypto's `MACTruncation.ev2OddBytes(_:)` is the same bytes.
     ///
     /// ```swift
     /// // AN12196 Table 7: GetFileSettings of file 2 in CommMode.MAC, CmdCtr 0000, TI 7A21085E

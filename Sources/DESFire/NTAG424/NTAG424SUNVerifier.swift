@@ -25,7 +25,9 @@ public struct NTAG424SUNVerifier: Sendable {
 
     /// A verifier with one SDMFileReadKey for every tag.
     ///
-    /// - Parameter metaReadKey: SDMMetaReadKey; `nil` when only plain mirrors are verified.
+    /// - Parameters:
+    ///   - metaReadKey: SDMMetaReadKey; `nil` when only plain mirrors are verified.
+    ///   - fileReadKey: SDMFileReadKey, the key the SDMMAC and SDMENCFileData session keys come from.
     /// - Throws: ``NTAG424SUNError/invalidKey(_:length:)`` unless the keys have 16 bytes.
     public init(metaReadKey: [UInt8]?, fileReadKey: [UInt8]) throws(NTAG424SUNError) {
         try checkSUNKey(fileReadKey, .fileRead)
