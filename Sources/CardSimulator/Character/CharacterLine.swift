@@ -33,14 +33,22 @@ struct CharacterLine: Sendable {
     private var t1Block: [UInt8] = []
 
     /// A line right after the card's reset; `atrRest` is the part of the ATR the reader did not
-    /// put in the IccPowerOn answer.
-    init(behaviour: CharacterLineBehaviour, atrRest: [UInt8], supportsEnvelope: Bool, ifsc: Int) {
+    /// put in the IccPowerOn answer; `checksum` is the T=1 EDC the card's ATR announced.
+    init(behaviour: CharacterLineBehaviour, atrRest: [UInt8], supportsEnvelope: Bool, ifsc: Int,
+         checksum: T1Checksum = .lrc) {
         self.behaviour = behaviour
         output = atrRest
         ppsPossible = true
         t0Endpoint = T0CardEndpoint(supportsEnvelope: supportsEnvelope)
-        t1Endpoint = T1CardEndpoint(ifsc: min(max(ifsc, 1), 254))
+        t1Endpoint = T1CardEndpoint(ifsc: min(max(ifsc, 1), 254), checksum: checksum)
         if behaviour.mute { t0Stage = .silent }
+    }
+
+    // MARK: - Fault injection
+
+    /// The next T=1 block the card sends carries a wrong EDC (its last byte flipped).
+    mutating func corruptNextT1Block() {
+        t1Endpoint.corruptNextBlockChecksum()
     }
 
     /// Hands the host's bytes to the card.
