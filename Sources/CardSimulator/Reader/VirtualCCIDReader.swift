@@ -59,6 +59,9 @@ public actor VirtualCCIDReader {
     public private(set) var apdusProcessed = 0
     /// Commands refused with CMD_SLOT_BUSY.
     public private(set) var slotBusyRefusals = 0
+    /// Character-level readers: how often each I/O line fault (``CharacterLineFault/name``, or
+    /// `corruptT1Block`) actually spoiled what the card sent.
+    public private(set) var characterLineFaultsShown: [String: Int] = [:]
 
     private enum Channel { case bulkIn, interrupt }
 
@@ -651,7 +654,13 @@ public actor VirtualCCIDReader {
             reply(failure(command, error: .iccMute, icc: slots[index].iccStatus), delay: configuration.timing.readerOnlyTime)
             return
         }
-        if takeFault(.corruptT1Block) { line.corruptNextT1Block() }
+        if takeFault(.corruptT1Block) {
+            line.corruptNextT1Block()
+            characterLineFaultsShown["corruptT1Block", default: 0] += 1
+        }
+        if case .characterLine(let fault)? = takeFault(where: { if case .characterLine = $0 { true } else { false } }) {
+            line.inject(fault)
+        }
         var link = slots[index].contactLink
         var time = configuration.timing.readerOnlyTime
         let card = slots[index].card
@@ -666,6 +675,7 @@ public actor VirtualCCIDReader {
             reply(failure(command, error: .iccMute, icc: slots[index].iccStatus), delay: time)
             return
         }
+        if let shown = line.takeFaultShown() { characterLineFaultsShown[shown, default: 0] += 1 }
         let wanted = Int(level)
         let answer = line.read(wanted) ?? (line.behaviour.readerReturnsShortAnswers ? line.drain() : nil)
         if answer == nil { _ = line.drain() }
