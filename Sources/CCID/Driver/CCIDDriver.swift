@@ -559,7 +559,7 @@ public actor CCIDDriver {
     }
 
     /// Drives the T=1 state machine: at TPDU level each block travels in one XfrBlock, at
-    /// character level byte-wise (``characterT1Block(_:slot:bwi:timeout:checksumLength:)``);
+    /// character level byte-wise (``characterT1Block(_:slot:bwi:timeout:checksum:)``);
     /// bBWI carries the card's waiting time extension. A silent card or a parity error counts as
     /// a T=1 time-out.
     func runT1(_ t1: inout T1HostProtocol, first: T1HostAction, slot: UInt8) async throws -> [UInt8] {
@@ -572,7 +572,7 @@ public actor CCIDDriver {
                 do {
                     if exchangeLevel == .character {
                         action = t1.receive(try await characterT1Block(block, slot: slot, bwi: bwi, timeout: timeout,
-                                                                       checksumLength: t1.checksum.length))
+                                                                       checksum: t1.checksum))
                     } else {
                         action = t1.receive(try await xfrBlock(block, slot: slot, bwi: bwi, timeout: timeout).data)
                     }
