@@ -6,7 +6,8 @@ import Testing
 
 /// T=1 error recovery at character level when a block from the card slips on the I/O line,
 /// found by the character-level fault campaign: a spoiled LEN leaves the rest of the block on
-/// the line, which the driver must read off before its R-block.
+/// the line, which the driver must read off before its R-block; and a spoiled block that passes
+/// the LRC by chance must not come back as a response APDU.
 @Suite struct CharacterLevelT1RecoveryTests {
     static func setUp(_ contact: ContactInterface = .t1Only(ta1: nil))
         async throws -> (driver: CCIDDriver, reader: VirtualCCIDReader, transport: RecordingUSBTransport) {
@@ -39,5 +40,24 @@ import Testing
         #expect(transfers.contains(RecordingUSBTransport.Transfer(level: 259, data: [])), "\(transfers)")
         // R(N(R) 0) with an error code: the block is asked for again.
         #expect(transfers.contains { $0.data.count == 4 && $0.data[1] & 0xEC == 0x80 && $0.data[1] & 0x03 != 0 }, "\(transfers)")
+    }
+
+    /// A lost LEN turns the card's answer to RECEIPT (after SINK of 64 bytes: 00 40, then the
+    /// checksum and 90 00) in its I-block N(S) 1 (NAD 00, PCB 40) into `00 40 00 | 40 …`: an
+    /// empty I-block whose LRC (00 ⊕ 40 ⊕ 00 = 40) checks. T=1 cannot tell; the driver must not
+    /// return those zero bytes as a response, and the next command must work.
+    @Test func anEmptyBlockThatPassesTheLRCIsNoResponse() async throws {
+        let (driver, reader, _) = try await Self.setUp()
+        let sink: [UInt8] = [0x80, 0x30, 0x00, 0x00, 0x40] + (0..<64).map { UInt8($0) }
+        let receipt: [UInt8] = [0x80, 0x32, 0x00, 0x00, 0x04]
+        #expect(try await driver.transmit(sink) == [0x90, 0x00])
+        await reader.inject(.characterLine(.blockByteLost(at: 2)))
+        await #expect(throws: CCIDDriverError.responseTooShort(length: 0)) { try await driver.transmit(receipt) }
+
+        let clean = try await Self.setUp()
+        _ = try await clean.driver.transmit(sink)
+        let expected = try await clean.driver.transmit(receipt)
+        #expect(expected.prefix(2) == [0x00, 0x40] && expected.count == 6)
+        #expect(try await driver.transmit(receipt) == expected)
     }
 }

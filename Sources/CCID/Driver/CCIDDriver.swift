@@ -555,7 +555,16 @@ public actor CCIDDriver {
             _ = try await runT1(&t1, first: t1.beginResynchronisation(), slot: slot)
         }
         let first = t1.begin(command: apdu)
-        return try await runT1(&t1, first: first, slot: slot)
+        let response = try await runT1(&t1, first: first, slot: slot)
+        guard response.count >= 2 else {
+            // Valid blocks without a status word: most likely a block whose spoiled LEN passed
+            // the EDC by chance, while the card still sends the rest of it.
+            if exchangeLevel == .character {
+                try await discardCharacters(slot: slot, bwi: 0, timeout: configuration.readTimeout)
+            }
+            throw CCIDDriverError.responseTooShort(length: response.count)
+        }
+        return response
     }
 
     /// Drives the T=1 state machine: at TPDU level each block travels in one XfrBlock, at
