@@ -14,7 +14,7 @@
 #                 protocol set x message-length class (<=271, <=1034, larger), at least 40
 #     --cards     simulated cards, separated by ';', each as `cardctl simulate --card` takes it
 #                 (default: 'apdu-test;apdu-test,contact=t0', a T=1 and a T=0 card; see
-#                 "Protocols" below)
+#                 "Protocols" below; 'apdu-test,contact=t1,edc=crc' is a T=1 card with CRC)
 #     --results   folder for results.tsv, summary.txt and per-profile logs
 #                 (default: .build/ccid-differential, git-ignored)
 #     --cardctl   the cardctl to use (default: .build/debug/cardctl, built when missing)
@@ -327,9 +327,9 @@ libccid_line() {
     [[ -f "$log" ]] || { echo "no pcscd log"; return; }
     # libccid's own failure reports first ("… failed", "Wrong …"); informational lines that
     # merely mention a timeout come before them in the log.
-    grep -m1 -E '(ccid_usb|commands|ifdhandler|ccid|protocol_t1|atr|pps|utils)\.c:[0-9]+:.*( failed|Wrong |not supported|bogus)' "$log" \
+    grep -m1 -E '(ccid_usb|commands|ifdhandler|ccid|protocol_t1|proto-t1|atr|pps|utils)\.c:[0-9]+:.*( failed|Wrong |not supported|bogus)' "$log" \
         | cut -c1-300 && return
-    grep -m1 -E '(ccid_usb|commands|ifdhandler|ccid|protocol_t1|atr|pps|utils)\.c:[0-9]+:.*([Ff]ail|[Ee]rror|bogus|[Cc]an.t|not supported|[Nn]ot [a-z]+ed|[Tt]oo |[Tt]imeout|unsupported|refused|busy)' "$log" \
+    grep -m1 -E '(ccid_usb|commands|ifdhandler|ccid|protocol_t1|proto-t1|atr|pps|utils)\.c:[0-9]+:.*([Ff]ail|[Ee]rror|bogus|[Cc]an.t|not supported|[Nn]ot [a-z]+ed|[Tt]oo |[Tt]imeout|unsupported|refused|busy)' "$log" \
         | cut -c1-300 || tail -n1 "$log" | cut -c1-300
 }
 

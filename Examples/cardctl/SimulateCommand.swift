@@ -43,7 +43,7 @@ struct SimulateCommand: AsyncParsableCommand {
     var readerProfile: String?
 
     @Option(name: .long, help: ArgumentHelp(
-        "The card on the reader, with sim options: iso7816|apdu-test|none[,seed=N][,latency=MS][,lift-after=N][,return-after=MS][,swap][,state=PATH].",
+        "The card on the reader, with sim options: iso7816|apdu-test|none[,seed=N][,latency=MS][,lift-after=N][,return-after=MS][,swap][,state=PATH][,contact=t0|t1|dual[,ta1=HH][,specific][,pps=MODE][,edc=lrc|crc]].",
         valueName: "KIND[,options]"))
     var card: String = "iso7816"
 

@@ -120,6 +120,7 @@ struct ChaosCampaignTests {
         case .exchangeTimeLimitExceeded: "exchangeTimeLimitExceeded"
         case .chainingViolation: "chainingViolation"
         case .t1Failure: "t1Failure"
+        case .responseTooShort: "responseTooShort"
         case .invalidATR: "invalidATR"
         case .protocolSelection: "protocolSelection"
         case .ppsFailed: "ppsFailed"

@@ -20,6 +20,23 @@ import Testing
         #expect(specific == [0x3B, 0xD0, 0x95, 0xFF, 0x50, 0x00, 0x1C])
     }
 
+    @Test func answerToResetAnnouncesCRCInTC3() {
+        // ISO/IEC 7816-3 §8.2.3 and §11.4.4: the first TC for T=1 (i >= 3) gives the EDC, bit 1
+        // set for CRC. T=1 only, TA1 18, one historical byte 41:
+        //   TS 3B, T0 91 (TD1 and TA1 present, K = 1), TA1 18, TD1 81 (TD2 present, T=1),
+        //   TD2 51 (TA3 and TC3 present, T=1), TA3 FE (IFSC 254), TC3 01 (CRC), 41,
+        //   TCK = 91^18^81^51^FE^01^41: 91^18 = 89, ^81 = 08, ^51 = 59, ^FE = A7, ^01 = A6, ^41 = E7.
+        let t1 = ContactInterface(protocols: [1], ta1: 0x18, errorDetection: .crc, historicalBytes: [0x41])
+        #expect(t1.answerToReset == [0x3B, 0x91, 0x18, 0x81, 0x51, 0xFE, 0x01, 0x41, 0xE7])
+        // Dual, no TA1, IFSC 20, no historical bytes: 3B 80, TD1 80 (TD2 present, T=0 first),
+        // TD2 51, TA3 20, TC3 01, TCK = 80^80^51^20^01 = 70.
+        let dual = ContactInterface(protocols: [0, 1], ta1: nil, ifsc: 0x20, errorDetection: .crc, historicalBytes: [])
+        #expect(dual.answerToReset == [0x3B, 0x80, 0x80, 0x51, 0x20, 0x01, 0x70])
+        // A T=0-only card has no T=1 group: nothing to announce, the ATR is the LRC one.
+        #expect(ContactInterface(protocols: [0], ta1: 0x96, errorDetection: .crc).answerToReset
+                == ContactInterface.t0Only().answerToReset)
+    }
+
     @Test func case2AnswersExactlyP3OrAsksForTheRightLength() {
         var endpoint = T0CardEndpoint()
         #expect(endpoint.receive([0x00, 0xB0, 0x00, 0x00, 0x04]) == .process([0x00, 0xB0, 0x00, 0x00, 0x04]))
@@ -99,6 +116,28 @@ import Testing
         let card = try #require(try SimulatorSetup.makeCard(.iso7816, seed: 1, specification: spec))
         #expect(card.contactInterface?.ppsBehaviour == .mute)
         #expect(card.technology == .contact(atr: ContactInterface(protocols: [0, 1], ta1: 0x18).answerToReset))
+    }
+
+    @Test func simulatorSelectorErrorDetectionOption() throws {
+        let crc = try SimulatorSpecification(parsing: "sim:apdu-test,contact=t1,edc=crc")
+        #expect(crc.contactInterface == ContactInterface(protocols: [1], ta1: 0x96, errorDetection: .crc))
+        // Order does not matter; dual cards take it too; lrc is the default spelled out.
+        #expect(try SimulatorSpecification(parsing: "sim,edc=crc,contact=dual").contactInterface?.errorDetection == .crc)
+        #expect(try SimulatorSpecification(parsing: "sim,contact=t1,edc=lrc").contactInterface == .t1Only())
+        let card = try #require(try SimulatorSetup.makeCard(.apduTest, seed: 1, specification: crc))
+        #expect(card.technology == .contact(atr: ContactInterface(protocols: [1], ta1: 0x96, errorDetection: .crc).answerToReset))
+        for bad in ["sim,edc=crc", "sim,contact=t0,edc=crc", "sim,contact=t1,edc=crc16", "sim,contact=t1,edc"] {
+            #expect(throws: SimulatorSpecificationError.self, "\(bad)") { try SimulatorSpecification(parsing: bad) }
+        }
+    }
+
+    @Test func aStateFileFromBeforeTheEDCOptionDecodesWithLRC() throws {
+        let encoded = try JSONEncoder().encode(ContactInterface(protocols: [1], ta1: 0x96, errorDetection: .crc))
+        #expect(try JSONDecoder().decode(ContactInterface.self, from: encoded).errorDetection == .crc)
+        var object = try #require(try JSONSerialization.jsonObject(with: encoded) as? [String: Any])
+        object["errorDetection"] = nil
+        let old = try JSONSerialization.data(withJSONObject: object)
+        #expect(try JSONDecoder().decode(ContactInterface.self, from: old) == .t1Only())
     }
 
     @Test func dumpDataRatesBecomeTheSimulatedGetDataRatesAnswer() throws {

@@ -99,13 +99,43 @@ extension CCIDDriver {
     /// One T=1 block at character level: the block's bytes out, then the card's block read as
     /// its prologue (NAD PCB LEN), then LEN + EDC bytes. ``runT1(_:first:slot:)`` drives the
     /// state machine for both levels.
+    ///
+    /// A block whose EDC does not check (or whose LEN is the reserved FF) may have had its LEN
+    /// spoiled, so the card may still be sending: its characters are read off until it falls
+    /// silent (``discardCharacters(slot:bwi:timeout:)``) before T=1 answers with an R-block.
+    /// The I/O line is half-duplex, so an R-block sent meanwhile would be lost, and what is left
+    /// of the block would be read as the start of the next one, again and again.
     func characterT1Block(_ block: [UInt8], slot: UInt8, bwi: UInt8, timeout: Duration,
-                          checksumLength: Int) async throws -> [UInt8] {
+                          checksum: T1Checksum) async throws -> [UInt8] {
         let prologue = try await characterTransfer(block, expect: 3, slot: slot, bwi: bwi, timeout: timeout)
-        // LEN FF is reserved: the block is invalid whatever follows; let T=1 say so.
-        guard prologue[2] != 0xFF else { return prologue }
-        let rest = try await characterTransfer([], expect: Int(prologue[2]) + checksumLength, slot: slot,
-                                               bwi: bwi, timeout: timeout)
-        return prologue + rest
+        var received = prologue
+        // LEN FF is reserved: the block is invalid whatever follows; T=1 says so.
+        if prologue[2] != 0xFF {
+            received += try await characterTransfer([], expect: Int(prologue[2]) + checksum.length, slot: slot,
+                                                    bwi: bwi, timeout: timeout)
+            if checksum.compute(received.dropLast(checksum.length)) == Array(received.suffix(checksum.length)) {
+                return received
+            }
+        }
+        logger.debug("T=1 block with a bad EDC or LEN; reading off the rest of what the card sends",
+                     metadata: ["prologue": "\(prologue.map(hex2).joined(separator: " "))"])
+        try await discardCharacters(slot: slot, bwi: bwi, timeout: timeout)
+        return received
+    }
+
+    /// Reads and drops what the card sends until it falls silent: asks for the longest T=1
+    /// block (3 + 254 + 2 bytes) until the reader reports a mute card, at most four times.
+    func discardCharacters(slot: UInt8, bwi: UInt8, timeout: Duration) async throws {
+        for _ in 0..<4 {
+            do {
+                _ = try await characterTransfer([], expect: 3 + T1Block.maximumInformationLength + 2, slot: slot,
+                                                bwi: bwi, timeout: timeout)
+            } catch CCIDDriverError.cardMute {
+                return
+            } catch CCIDDriverError.characterLevel(.answerLength, _) {
+                // A reader that hands over what arrived instead of reporting a mute card.
+                return
+            }
+        }
     }
 }

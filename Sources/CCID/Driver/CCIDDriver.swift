@@ -562,11 +562,20 @@ public actor CCIDDriver {
             _ = try await runT1(&t1, first: t1.beginResynchronisation(), slot: slot)
         }
         let first = t1.begin(command: apdu)
-        return try await runT1(&t1, first: first, slot: slot)
+        let response = try await runT1(&t1, first: first, slot: slot)
+        guard response.count >= 2 else {
+            // Valid blocks without a status word: most likely a block whose spoiled LEN passed
+            // the EDC by chance, while the card still sends the rest of it.
+            if exchangeLevel == .character {
+                try await discardCharacters(slot: slot, bwi: 0, timeout: configuration.readTimeout)
+            }
+            throw CCIDDriverError.responseTooShort(length: response.count)
+        }
+        return response
     }
 
     /// Drives the T=1 state machine: at TPDU level each block travels in one XfrBlock, at
-    /// character level byte-wise (``characterT1Block(_:slot:bwi:timeout:checksumLength:)``);
+    /// character level byte-wise (``characterT1Block(_:slot:bwi:timeout:checksum:)``);
     /// bBWI carries the card's waiting time extension. A silent card or a parity error counts as
     /// a T=1 time-out.
     func runT1(_ t1: inout T1HostProtocol, first: T1HostAction, slot: UInt8) async throws -> [UInt8] {
@@ -579,7 +588,7 @@ public actor CCIDDriver {
                 do {
                     if exchangeLevel == .character {
                         action = t1.receive(try await characterT1Block(block, slot: slot, bwi: bwi, timeout: timeout,
-                                                                       checksumLength: t1.checksum.length))
+                                                                       checksum: t1.checksum))
                     } else {
                         action = t1.receive(try await xfrBlock(block, slot: slot, bwi: bwi, timeout: timeout).data)
                     }

@@ -27,6 +27,11 @@ public enum CCIDDriverError: Error, Sendable, Hashable, CustomStringConvertible 
     case chainingViolation(String)
     /// The T=1 block protocol failed beyond recovery; the card must be reset.
     case t1Failure(String)
+    /// The card's T=1 blocks, valid as blocks, carried a response of `length` bytes: less than
+    /// SW1 SW2, so no response APDU. A block whose LEN was spoiled on the line can pass the EDC
+    /// by chance (an LRC more easily than a CRC), leaving such a stub; the exchange is over and
+    /// the next command may follow.
+    case responseTooShort(length: Int)
     /// The card's ATR cannot be used (contact readers need it to choose protocol and speed).
     case invalidATR(ATRParseError)
     /// Card and reader cannot agree on a protocol or speed (or not on the requested one).
@@ -67,6 +72,7 @@ public enum CCIDDriverError: Error, Sendable, Hashable, CustomStringConvertible 
             "\(type) did not complete within the exchange time limit of \(limit); the command was aborted"
         case .chainingViolation(let detail): "extended APDU chaining failed: \(detail)"
         case .t1Failure(let detail): "T=1 protocol failure: \(detail)"
+        case .responseTooShort(let length): "the card's T=1 response has \(length) byte(s), no SW1 SW2"
         case .invalidATR(let error): "invalid ATR: \(error)"
         case .protocolSelection(let error): "protocol selection failed: \(error)"
         case .ppsFailed(let request, let answer, let reason):

@@ -31,16 +31,39 @@ struct CharacterLine: Sendable {
     private var t0Endpoint: T0CardEndpoint
     private var t1Endpoint: T1CardEndpoint
     private var t1Block: [UInt8] = []
+    /// A slip waiting for the card's next emission.
+    private var pendingFault: CharacterLineFault?
+    /// The name of the fault that last spoiled an emission, until the owner takes it.
+    private var faultShown: String?
 
     /// A line right after the card's reset; `atrRest` is the part of the ATR the reader did not
-    /// put in the IccPowerOn answer.
-    init(behaviour: CharacterLineBehaviour, atrRest: [UInt8], supportsEnvelope: Bool, ifsc: Int) {
+    /// put in the IccPowerOn answer; `checksum` is the T=1 EDC the card's ATR announced.
+    init(behaviour: CharacterLineBehaviour, atrRest: [UInt8], supportsEnvelope: Bool, ifsc: Int,
+         checksum: T1Checksum = .lrc) {
         self.behaviour = behaviour
         output = atrRest
         ppsPossible = true
         t0Endpoint = T0CardEndpoint(supportsEnvelope: supportsEnvelope)
-        t1Endpoint = T1CardEndpoint(ifsc: min(max(ifsc, 1), 254))
+        t1Endpoint = T1CardEndpoint(ifsc: min(max(ifsc, 1), 254), checksum: checksum)
         if behaviour.mute { t0Stage = .silent }
+    }
+
+    // MARK: - Fault injection
+
+    /// The card's next emission (T=0 characters or a T=1 block) meets `fault`.
+    mutating func inject(_ fault: CharacterLineFault) {
+        pendingFault = fault
+    }
+
+    /// The next T=1 block the card sends carries a wrong EDC (its last byte flipped).
+    mutating func corruptNextT1Block() {
+        t1Endpoint.corruptNextBlockChecksum()
+    }
+
+    /// Takes the name of the fault that spoiled an emission since the last call.
+    mutating func takeFaultShown() -> String? {
+        defer { faultShown = nil }
+        return faultShown
     }
 
     /// Hands the host's bytes to the card.
@@ -139,7 +162,7 @@ struct CharacterLine: Sendable {
             let ins = header[1]
             if header[4] != 0, takesData(header) {
                 // Command data follows: ACK it all at once, or one byte at a time.
-                output += nulls + [behaviour.oneByteAtATime ? ~ins : ins]
+                sendT0(nulls + [behaviour.oneByteAtATime ? ~ins : ins], instruction: ins, endsWithStatusWord: false)
                 t0Stage = .incoming(header: header, data: [])
                 return
             }
@@ -150,11 +173,12 @@ struct CharacterLine: Sendable {
                 return
             }
             emit(T0ProcedureBytes.cardCharacters(header: header, incomingLength: 0, answer: answer,
-                                                 nullBytes: behaviour.nullBytes, oneByteAtATime: behaviour.oneByteAtATime))
+                                                 nullBytes: behaviour.nullBytes, oneByteAtATime: behaviour.oneByteAtATime),
+                 instruction: ins)
         case .incoming(let header, var data):
             data.append(byte)
             guard data.count == Int(header[4]) else {
-                if behaviour.oneByteAtATime { output.append(~header[1]) }
+                if behaviour.oneByteAtATime { sendT0([~header[1]], instruction: header[1], endsWithStatusWord: false) }
                 t0Stage = .incoming(header: header, data: data)
                 return
             }
@@ -164,7 +188,7 @@ struct CharacterLine: Sendable {
                 t0Stage = .silent
                 return
             }
-            emit(nulls + answer)
+            emit(nulls + answer, instruction: header[1])
         }
     }
 
@@ -181,13 +205,27 @@ struct CharacterLine: Sendable {
         }
     }
 
-    private mutating func emit(_ characters: [UInt8]) {
+    /// Characters that end the command with SW1 SW2.
+    private mutating func emit(_ characters: [UInt8], instruction: UInt8) {
         if behaviour.dropsLastByte {
             output += characters.dropLast()
             t0Stage = .silent
         } else {
-            output += characters
+            sendT0(characters, instruction: instruction, endsWithStatusWord: true)
         }
+    }
+
+    /// Puts T=0 characters on the line, through a pending fault.
+    private mutating func sendT0(_ characters: [UInt8], instruction: UInt8, endsWithStatusWord: Bool) {
+        if let fault = pendingFault {
+            pendingFault = nil
+            if let spoiled = fault.applied(toT0: characters, instruction: instruction, endsWithStatusWord: endsWithStatusWord) {
+                faultShown = fault.name
+                output += spoiled
+                return
+            }
+        }
+        output += characters
     }
 
     // MARK: - T=1 (ISO/IEC 7816-3 §11)
@@ -200,14 +238,27 @@ struct CharacterLine: Sendable {
         t1Block = []
         switch t1Endpoint.receive(block) {
         case .send(let answer):
-            output += answer
+            sendT1(answer)
         case .commandComplete(let apdu):
             let response = process(apdu)
             // The card left during the exchange: it says nothing more.
             guard !response.isEmpty else { return }
-            output += t1Endpoint.respond(with: response)
+            sendT1(t1Endpoint.respond(with: response))
         case .waitingTimeExtensionGranted:
-            output += t1Endpoint.respond(with: [0x6F, 0x00])
+            sendT1(t1Endpoint.respond(with: [0x6F, 0x00]))
         }
+    }
+
+    /// Puts one T=1 block on the line, through a pending fault.
+    private mutating func sendT1(_ block: [UInt8]) {
+        if let fault = pendingFault {
+            pendingFault = nil
+            if let spoiled = fault.applied(toT1Block: block) {
+                faultShown = fault.name
+                output += spoiled
+                return
+            }
+        }
+        output += block
     }
 }

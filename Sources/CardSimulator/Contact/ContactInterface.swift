@@ -1,8 +1,12 @@
+import CCID
+
 /// The contact interface of a simulated card: the ATR it answers a reset with (built here from
 /// ISO/IEC 7816-3 §8, independently of the driver's ATR parser) and how it takes a PPS request.
 ///
 /// ```swift
 /// let card = ISO7816Card(seed: 1, contactInterface: .dual(ta1: 0x96))
+/// var crc = ContactInterface.t1Only()
+/// crc.errorDetection = .crc   // TC3 = 01: T=1 blocks end in a two-byte CRC
 /// ```
 public struct ContactInterface: Sendable, Hashable, Codable {
     /// Protocol numbers offered, the first being the default (TD1): `[0]`, `[1]` or `[0, 1]`.
@@ -17,12 +21,23 @@ public struct ContactInterface: Sendable, Hashable, Codable {
     public var waitingInteger: UInt8?
     /// TA3 for T=1, the IFSC.
     public var ifsc: UInt8
+    /// The error detection code of T=1 blocks, announced in TC3 (ISO/IEC 7816-3 §11.4.4: the
+    /// first TC for T=1, bit 1 set for CRC); LRC leaves TC3 out. Only cards offering T=1 use it.
+    public var errorDetection: ErrorDetection
     /// How the card answers a PPS request.
     public var ppsBehaviour: PPSBehaviour
     /// Whether the card takes extended-length commands in ENVELOPE (INS C2) over T=0.
     public var supportsEnvelope: Bool
     /// The historical bytes.
     public var historicalBytes: [UInt8]
+
+    /// The error detection code that ends a T=1 block (ISO/IEC 7816-3 §11.4.4).
+    public enum ErrorDetection: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Longitudinal redundancy check, one byte: the default.
+        case lrc
+        /// Cyclic redundancy check, two bytes.
+        case crc
+    }
 
     /// How a card answers PPS.
     public enum PPSBehaviour: String, Sendable, Hashable, Codable, CaseIterable {
@@ -37,8 +52,9 @@ public struct ContactInterface: Sendable, Hashable, Codable {
     }
 
     public init(protocols: [UInt8], ta1: UInt8? = nil, specificMode: Bool = false, extraGuardTime: UInt8? = nil,
-                waitingInteger: UInt8? = nil, ifsc: UInt8 = 254, ppsBehaviour: PPSBehaviour = .accept,
-                supportsEnvelope: Bool = true, historicalBytes: [UInt8] = Array("CardFlow".utf8)) {
+                waitingInteger: UInt8? = nil, ifsc: UInt8 = 254, errorDetection: ErrorDetection = .lrc,
+                ppsBehaviour: PPSBehaviour = .accept, supportsEnvelope: Bool = true,
+                historicalBytes: [UInt8] = Array("CardFlow".utf8)) {
         precondition([[0], [1], [0, 1]].contains(protocols), "a contact card offers [0], [1] or [0, 1]")
         precondition((1...254).contains(ifsc), "IFSC must be 1...254")
         self.protocols = protocols
@@ -47,14 +63,16 @@ public struct ContactInterface: Sendable, Hashable, Codable {
         self.extraGuardTime = extraGuardTime
         self.waitingInteger = waitingInteger
         self.ifsc = ifsc
+        self.errorDetection = errorDetection
         self.ppsBehaviour = ppsBehaviour
         self.supportsEnvelope = supportsEnvelope
         self.historicalBytes = Array(historicalBytes.prefix(15))
     }
 
     /// Decodes a contact interface from a card state file, which someone else may have written:
-    /// the checks of ``init(protocols:ta1:specificMode:extraGuardTime:waitingInteger:ifsc:ppsBehaviour:supportsEnvelope:historicalBytes:)``
-    /// become decoding errors instead of traps.
+    /// the checks of ``init(protocols:ta1:specificMode:extraGuardTime:waitingInteger:ifsc:errorDetection:ppsBehaviour:supportsEnvelope:historicalBytes:)``
+    /// become decoding errors instead of traps. Files written before ``errorDetection`` existed
+    /// decode with LRC.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let protocols = try container.decode([UInt8].self, forKey: .protocols)
@@ -75,6 +93,7 @@ public struct ContactInterface: Sendable, Hashable, Codable {
                   specificMode: try container.decode(Bool.self, forKey: .specificMode),
                   extraGuardTime: try container.decodeIfPresent(UInt8.self, forKey: .extraGuardTime),
                   waitingInteger: try container.decodeIfPresent(UInt8.self, forKey: .waitingInteger), ifsc: ifsc,
+                  errorDetection: try container.decodeIfPresent(ErrorDetection.self, forKey: .errorDetection) ?? .lrc,
                   ppsBehaviour: try container.decode(PPSBehaviour.self, forKey: .ppsBehaviour),
                   supportsEnvelope: try container.decode(Bool.self, forKey: .supportsEnvelope), historicalBytes: historicalBytes)
     }
@@ -96,7 +115,8 @@ public struct ContactInterface: Sendable, Hashable, Codable {
     /// only T=0 is indicated).
     ///
     /// Group 1 holds TA1 and TC1; TD1 names the default protocol. Group 2 holds TA2 (specific
-    /// mode) and TC2. A card offering T=1 has a third group after TD2 = T=1 with TA3 (IFSC).
+    /// mode) and TC2. A card offering T=1 has a third group after TD2 = T=1 with TA3 (IFSC) and,
+    /// for CRC, TC3 = 01.
     public var answerToReset: [UInt8] {
         let offersT1 = protocols.contains(1)
         let hasGroup2 = specificMode || waitingInteger != nil
@@ -118,10 +138,23 @@ public struct ContactInterface: Sendable, Hashable, Codable {
             bytes.append(td1)
             if specificMode { bytes.append(defaultProtocol) }
             if let waitingInteger { bytes.append(waitingInteger) }
-            if offersT1 { bytes += [0x11, ifsc] }
+            if offersT1 {
+                // TD2: T=1 in the low nibble, TA3 (bit 5) and TC3 (bit 7) present.
+                bytes += errorDetection == .crc ? [0x51, ifsc, 0x01] : [0x11, ifsc]
+            }
         }
         bytes += historical
         if offersT1 { bytes.append(bytes.dropFirst().reduce(0, ^)) }
         return bytes
+    }
+}
+
+extension ContactInterface.ErrorDetection {
+    /// The EDC kind the card's T=1 endpoint computes.
+    var t1Checksum: T1Checksum {
+        switch self {
+        case .lrc: .lrc
+        case .crc: .crc
+        }
     }
 }

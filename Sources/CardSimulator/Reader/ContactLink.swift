@@ -24,6 +24,9 @@ struct ContactLink: Sendable {
     var readerProtocol: UInt8?
     /// The Fi/Di the reader runs at (the default until SetParameters).
     var readerFactors: UInt8 = 0x11
+    /// The T=1 EDC SetParameters named (bmTCCKST1 bit 0: CRC), which a TPDU reader uses to know
+    /// where a card's block ends; nil: not set, the reader follows the card.
+    var readerT1ErrorDetection: ContactInterface.ErrorDetection?
 
     init(interface: ContactInterface, readerNegotiates: Bool) {
         self.interface = interface
@@ -43,6 +46,17 @@ struct ContactLink: Sendable {
     var inStep: Bool {
         if readerNegotiates { return true }
         return (readerProtocol ?? cardProtocol) == cardProtocol && readerFactors == cardFactors
+    }
+
+    /// A T=1 block from the card as a TPDU reader hands it over: the reader reads NAD PCB LEN,
+    /// then LEN bytes and the EDC length bmTCCKST1 named. Told LRC while the card sends CRC, it
+    /// stops one byte short; told CRC for an LRC card, it waits for a byte that never comes (nil:
+    /// the reader reports a mute card).
+    func blockAsReaderFramesIt(_ block: [UInt8]) -> [UInt8]? {
+        guard !readerNegotiates, let expected = readerT1ErrorDetection, expected != interface.errorDetection else {
+            return block
+        }
+        return expected == .lrc ? Array(block.dropLast()) : nil
     }
 
     /// Whether the card accepts running `protocolNumber` at `factors` (ISO/IEC 7816-3 §9.1:

@@ -27,8 +27,9 @@ public struct ReaderChaos: Sendable, Hashable {
         self.allowsUnplug = allowsUnplug
     }
 
-    /// Picks one fault that can show on a reader of `level` (T=1 faults only on TPDU readers, so
-    /// that nothing waits in vain for a command it could apply to).
+    /// Picks one fault that can show on a reader of `level` (T=1 faults only on TPDU and
+    /// character-level readers, I/O line slips only on character-level ones, so that nothing
+    /// waits in vain for a command it could apply to).
     func pickFault(for level: CCIDExchangeLevel, using random: inout SeededRandom) -> ReaderFault {
         let multiplier = UInt8(truncatingIfNeeded: random.next())
         var menu: [ReaderFault] = [
@@ -42,6 +43,10 @@ public struct ReaderChaos: Sendable, Hashable {
         if level == .tpdu {
             menu += [.cardWaitingTimeExtension(multiplier: multiplier), .corruptT1Block,
                      .waitingTimeExtensionStorm(interval: stormInterval, multiplier: multiplier)]
+        }
+        if level == .character {
+            menu.append(.corruptT1Block)
+            menu += (CharacterLineFault.t0Faults(using: &random) + CharacterLineFault.t1Faults(using: &random)).map(ReaderFault.characterLine)
         }
         if allowsUnplug { menu.append(.unplug) }
         return menu[Int(random.next() % UInt64(menu.count))]

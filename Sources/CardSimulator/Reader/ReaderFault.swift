@@ -48,8 +48,11 @@ public enum ReaderFault: Sendable, Hashable {
     /// TPDU readers: the card answers every granted S(WTX) with another S(WTX request), one
     /// every `interval`, without end, until the host aborts or resynchronises.
     case waitingTimeExtensionStorm(interval: Duration, multiplier: UInt8)
-    /// TPDU readers: the next T=1 block from the card has a bad checksum.
+    /// TPDU and character-level readers: the next T=1 block from the card has a bad checksum
+    /// (its last EDC byte flipped).
     case corruptT1Block
+    /// Character-level readers: the card's next characters on the I/O line slip this way.
+    case characterLine(CharacterLineFault)
 
     /// True for the faults that go to the interrupt endpoint at once instead of waiting for a
     /// command.

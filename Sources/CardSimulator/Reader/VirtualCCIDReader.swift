@@ -59,6 +59,9 @@ public actor VirtualCCIDReader {
     public private(set) var apdusProcessed = 0
     /// Commands refused with CMD_SLOT_BUSY.
     public private(set) var slotBusyRefusals = 0
+    /// Character-level readers: how often each I/O line fault (``CharacterLineFault/name``, or
+    /// `corruptT1Block`) actually spoiled what the card sent.
+    public private(set) var characterLineFaultsShown: [String: Int] = [:]
 
     private enum Channel { case bulkIn, interrupt }
 
@@ -429,7 +432,8 @@ public actor VirtualCCIDReader {
                 slots[index].characterLine = CharacterLine(
                     behaviour: behaviour, atrRest: Array(atr[kept...]),
                     supportsEnvelope: card.contactInterface?.supportsEnvelope ?? true,
-                    ifsc: Int(card.contactInterface?.ifsc ?? 254))
+                    ifsc: Int(card.contactInterface?.ifsc ?? 254),
+                    checksum: card.contactInterface?.errorDetection.t1Checksum ?? .lrc)
                 slots[index].t1 = nil
                 atr = Array(atr[..<kept])
             }
@@ -530,7 +534,9 @@ public actor VirtualCCIDReader {
                     handleT0(command, tpdu: data, slot: index)
                     return
                 }
-                if slots[index].t1 == nil { slots[index].t1 = T1CardEndpoint(ifsc: Int(link.interface.ifsc)) }
+                if slots[index].t1 == nil {
+                    slots[index].t1 = T1CardEndpoint(ifsc: Int(link.interface.ifsc), checksum: link.interface.errorDetection.t1Checksum)
+                }
             } else if slots[index].ppsAllowed {
                 slots[index].ppsAllowed = false
                 if ContactLink.isPPSRequest(data) {
@@ -557,7 +563,7 @@ public actor VirtualCCIDReader {
             switch event {
             case .send(let block):
                 slots[index].t1 = t1
-                reply(dataBlock(command, data: block), delay: readerTime, cardExchange: true)
+                replyT1Block(command, block, slot: index, delay: readerTime, cardExchange: true)
             case .commandComplete(let apdu):
                 slots[index].t1 = t1
                 let (response, time) = processAPDU(apdu, slot: index, usbMessages: 1)
@@ -573,7 +579,7 @@ public actor VirtualCCIDReader {
                     slots[index].pendingT1Response = response
                     let block = endpoint.requestWaitingTimeExtension(multiplier: multiplier)
                     slots[index].t1 = endpoint
-                    reply(dataBlock(command, data: block), delay: time + interval, cardExchange: true)
+                    replyT1Block(command, block, slot: index, delay: time + interval, cardExchange: true)
                     return
                 }
                 if let multiplier = takeCardWaitingTimeExtension() {
@@ -581,25 +587,25 @@ public actor VirtualCCIDReader {
                     slots[index].pendingT1Response = response
                     let block = endpoint.requestWaitingTimeExtension(multiplier: multiplier)
                     slots[index].t1 = endpoint
-                    reply(dataBlock(command, data: block), delay: time, cardExchange: true)
+                    replyT1Block(command, block, slot: index, delay: time, cardExchange: true)
                     return
                 }
                 let block = endpoint.respond(with: response)
                 slots[index].t1 = endpoint
-                reply(dataBlock(command, data: block), delay: time, cardExchange: true)
+                replyT1Block(command, block, slot: index, delay: time, cardExchange: true)
             case .waitingTimeExtensionGranted:
                 if let (multiplier, interval) = slots[index].waitingTimeExtensionStorm {
                     // The card keeps asking for more time and never answers.
                     let block = t1.requestWaitingTimeExtension(multiplier: multiplier)
                     slots[index].t1 = t1
-                    reply(dataBlock(command, data: block), delay: readerTime + interval, cardExchange: true)
+                    replyT1Block(command, block, slot: index, delay: readerTime + interval, cardExchange: true)
                     return
                 }
                 let response = slots[index].pendingT1Response ?? [0x6F, 0x00]
                 slots[index].pendingT1Response = nil
                 let block = t1.respond(with: response)
                 slots[index].t1 = t1
-                reply(dataBlock(command, data: block), delay: readerTime, cardExchange: true)
+                replyT1Block(command, block, slot: index, delay: readerTime, cardExchange: true)
             }
         case .shortAPDU, .extendedAPDU:
             let extended = configuration.descriptor.exchangeLevel == .extendedAPDU
@@ -648,6 +654,13 @@ public actor VirtualCCIDReader {
             reply(failure(command, error: .iccMute, icc: slots[index].iccStatus), delay: configuration.timing.readerOnlyTime)
             return
         }
+        if takeFault(.corruptT1Block) {
+            line.corruptNextT1Block()
+            characterLineFaultsShown["corruptT1Block", default: 0] += 1
+        }
+        if case .characterLine(let fault)? = takeFault(where: { if case .characterLine = $0 { true } else { false } }) {
+            line.inject(fault)
+        }
         var link = slots[index].contactLink
         var time = configuration.timing.readerOnlyTime
         let card = slots[index].card
@@ -662,6 +675,7 @@ public actor VirtualCCIDReader {
             reply(failure(command, error: .iccMute, icc: slots[index].iccStatus), delay: time)
             return
         }
+        if let shown = line.takeFaultShown() { characterLineFaultsShown[shown, default: 0] += 1 }
         let wanted = Int(level)
         let answer = line.read(wanted) ?? (line.behaviour.readerReturnsShortAnswers ? line.drain() : nil)
         if answer == nil { _ = line.drain() }
@@ -714,7 +728,24 @@ public actor VirtualCCIDReader {
         }
         link.readerProtocol = protocolNumber
         link.readerFactors = factors
+        if protocolNumber == 1, requested.bytes.count > 1 {
+            link.readerT1ErrorDetection = requested.bytes[1] & 0x01 != 0 ? .crc : .lrc
+        }
         return true
+    }
+
+    /// A T=1 block from the card at TPDU level, as the reader frames it by the EDC length it
+    /// was set to (``ContactLink/blockAsReaderFramesIt(_:)``).
+    private func replyT1Block(_ command: CCIDCommand, _ block: [UInt8], slot index: Int, delay: Duration, cardExchange: Bool) {
+        guard let link = slots[index].contactLink else {
+            reply(dataBlock(command, data: block), delay: delay, cardExchange: cardExchange)
+            return
+        }
+        if let framed = link.blockAsReaderFramesIt(block) {
+            reply(dataBlock(command, data: framed), delay: delay, cardExchange: cardExchange)
+        } else {
+            reply(failure(command, error: .iccMute, icc: .presentActive), delay: delay)
+        }
     }
 
     /// Sends a response APDU, chaining it over several DataBlocks when it exceeds one message.

@@ -58,7 +58,8 @@ public struct SimulatorSpecification: Sendable, Hashable {
     public var fuzzMaxResponseLength = 1024
     /// ISO 7816 and APDU test cards: a contact card instead of a contactless one (`contact=t0|t1|dual`), with
     /// `ta1=HH` (hex Fi/Di, `none` to leave TA1 out; 96 by default), `specific` (TA2: specific
-    /// mode) and `pps=accept|default-speed|mute|mismatch` (how it answers a PPS request).
+    /// mode), `pps=accept|default-speed|mute|mismatch` (how it answers a PPS request) and
+    /// `edc=lrc|crc` (the T=1 error detection code; `crc` puts TC3 = 01 in the ATR).
     public var contactInterface: ContactInterface?
 
     public init(cardKind: SimulatedCardKind = .iso7816) {
@@ -216,6 +217,15 @@ public struct SimulatorSpecification: Sendable, Hashable {
                 var interface = contactInterface ?? ContactInterface(protocols: [0], ta1: 0x96)
                 interface.ppsBehaviour = behaviour
                 contactInterface = interface
+            case "edc":
+                let text = try require()
+                guard let detection = ContactInterface.ErrorDetection(rawValue: text) else {
+                    throw .invalidValue(option: key, value: text, expected: "lrc or crc")
+                }
+                contactOptions.append(key)
+                var interface = contactInterface ?? ContactInterface(protocols: [1], ta1: 0x96)
+                interface.errorDetection = detection
+                contactInterface = interface
             case "":
                 throw .emptyOption
             default:
@@ -236,6 +246,9 @@ public struct SimulatorSpecification: Sendable, Hashable {
         }
         if let option = contactOptions.first, !parts.dropFirst().contains(where: { $0.hasPrefix("contact=") }) {
             throw .invalidValue(option: option, value: "", expected: "contact=t0|t1|dual as well")
+        }
+        if let interface = contactInterface, interface.errorDetection == .crc, !interface.protocols.contains(1) {
+            throw .invalidValue(option: "edc", value: "crc", expected: "contact=t1 or contact=dual (the EDC is a T=1 parameter)")
         }
         if contactInterface != nil, kind != .iso7816, kind != .apduTest {
             throw .invalidValue(option: "contact", value: "", expected: "sim:iso7816 or sim:apdu-test (the cards with a contact interface)")
@@ -291,7 +304,7 @@ public enum SimulatorSpecificationError: Error, Sendable, Hashable, CustomString
         case .notSimulatorSelector(let text): "'\(text)' is not a simulator selector (expected sim[:CARD][,option=value...])"
         case .unknownCardKind(let kind):
             "unknown simulated card '\(kind)'; known: \(SimulatedCardKind.selectable.map(\.rawValue).joined(separator: ", "))"
-        case .unknownOption(let key): "unknown simulator option '\(key)'; known: profile, slots, busy-slots, latency, lift-after, return-after, swap, seed, state, capacity, block-size, locked, multi-write, ndef, random-uid, activation, wrap, hostile, sticky, max-response, reader-chaos, chaos-rate, contact, ta1, specific, pps"
+        case .unknownOption(let key): "unknown simulator option '\(key)'; known: profile, slots, busy-slots, latency, lift-after, return-after, swap, seed, state, capacity, block-size, locked, multi-write, ndef, random-uid, activation, wrap, hostile, sticky, max-response, reader-chaos, chaos-rate, contact, ta1, specific, pps, edc"
         case .missingValue(let key): "simulator option '\(key)' needs a value (\(key)=...)"
         case .invalidValue(let key, let value, let expected): "simulator option '\(key)' has value '\(value)'; expected \(expected)"
         case .emptyOption: "empty simulator option (two commas in a row?)"
