@@ -54,7 +54,7 @@ struct CardStateValidationTests {
     }
 
     @Test func iso15693Geometry() throws {
-        let tag = CardSimulator.ISO15693Tag(seed: 1)
+        let tag = SimulatedISO15693Tag(seed: 1)
         try expectRefused(tag) { $0["blockSize"] = 0 }
         try expectRefused(tag) { $0["blocks"] = [[Int]]() }
         try expectRefused(tag) { $0["blocks"] = Array(repeating: [1, 2, 3, 4], count: 300) }

@@ -4,7 +4,7 @@ import CardSimulator
 @Suite("ISO 15693 tag model")
 struct ISO15693TagTests {
     @Test func pcscBlockAccess() {
-        var tag = ISO15693Tag(seed: 1, blockSize: 4, blockCount: 8)
+        var tag = SimulatedISO15693Tag(seed: 1, blockSize: 4, blockCount: 8)
         #expect(tag.process([0xFF, 0xB0, 0x00, 0x01, 0x08]) == [0x10, 0x11, 0x12, 0x13, 0x20, 0x21, 0x22, 0x23, 0x90, 0x00])
         #expect(tag.process([0xFF, 0xD6, 0x00, 0x02, 0x04, 0xDE, 0xAD, 0xBE, 0xEF]) == [0x90, 0x00])
         #expect(tag.blocks[2] == [0xDE, 0xAD, 0xBE, 0xEF])
@@ -12,12 +12,12 @@ struct ISO15693TagTests {
         #expect(tag.process([0xFF, 0xD6, 0x00, 0x02, 0x08, 1, 2, 3, 4, 5, 6, 7, 8]) == [0x6A, 0x81])
         #expect(tag.process([0xFF, 0xB0, 0x00, 0x07, 0x08]) == [0x6B, 0x00], "past the last block")
         #expect(tag.process([0xFF, 0xB0, 0x00, 0x00, 0x03]) == [0x6B, 0x00], "not a whole block")
-        var locked = ISO15693Tag(seed: 1, lockedBlocks: [3])
+        var locked = SimulatedISO15693Tag(seed: 1, lockedBlocks: [3])
         #expect(locked.process([0xFF, 0xD6, 0x00, 0x03, 0x04, 1, 2, 3, 4]) == [0x69, 0x82])
     }
 
     @Test func transparentExchangeFollowsISO15693() {
-        var tag = ISO15693Tag(seed: 1, blockSize: 4, blockCount: 28)
+        var tag = SimulatedISO15693Tag(seed: 1, blockSize: 4, blockCount: 28)
         // GET SYSTEM INFORMATION (flags 02): info flags 0F, UID LSB first, DSFID, AFI,
         // memory size 1B 03 = 28 blocks of 4 bytes, IC reference (the shape of ccid.md 4.2).
         let info = tag.process([0xFF, 0xC2, 0x00, 0x01, 0x04, 0x95, 0x02, 0x02, 0x2B])
@@ -41,7 +41,7 @@ struct ISO15693TagTests {
     }
 
     @Test func garbageNeverTraps() {
-        var tag = ISO15693Tag(seed: 2)
+        var tag = SimulatedISO15693Tag(seed: 2)
         var random = SeededRandom(seed: 9)
         for _ in 0..<5_000 {
             var bytes = (0..<Int(random.next() % 24)).map { _ in UInt8(truncatingIfNeeded: random.next()) }

@@ -10,7 +10,7 @@ struct TONCardActivationTests {
     @Test func factoryCardHasNoSeedSoTheAppletSelectFailsWith6F02() {
         var session = S()
         #expect(session.card.kind == "ton")
-        #expect(TONCard.persistentKind == "ton")
+        #expect(SimulatedTONCard.persistentKind == "ton")
         #expect(session.sw(bytes("B0C1000001")) == 0x6985, "nothing selected yet")
         #expect(session.sw(S.selectTON) == 0x6F02)
         #expect(session.send(S.getAppInfo).data == [0x27], "the applet is selected nevertheless")
@@ -165,7 +165,7 @@ struct TONCardActivationTests {
     @Test func otherFactoryDataGivesOtherHashesAndSerialNumber() {
         let other = TONFactoryData(serialNumber: "000000000000000000000123", password: String(repeating: "AB", count: 128),
                                    commonSecret: String(repeating: "CD", count: 32), iv: String(repeating: "00", count: 16))
-        var session = S(card: TONCard(seed: 1, factoryData: other))
+        var session = S(card: SimulatedTONCard(seed: 1, factoryData: other))
         session.generateSeed()
         #expect(session.send(S.getSerialNumber).data == [UInt8](repeating: 0, count: 21) + [1, 2, 3])
         #expect(session.sw(S.verifyPassword()) == 0x5F00)

@@ -37,7 +37,7 @@ struct TONCardCoinManagerTests {
         #expect(session.sw(bytes("80CA800005DFFF02810300")) == 0x6D00)
         #expect(session.sw(bytes("80CB000005DFFF02810300")) == 0x6A86)
         #expect(session.sw(bytes("B0C1000001")) == 0x6E00)
-        #expect(TONCard(seed: 1).csn != TONCard(seed: 2).csn)
+        #expect(SimulatedTONCard(seed: 1).csn != SimulatedTONCard(seed: 2).csn)
     }
 
     @Test func deviceLabel() {

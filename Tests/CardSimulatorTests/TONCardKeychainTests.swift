@@ -24,7 +24,7 @@ struct TONCardKeychainTests {
     }
 
     static func withKeys(_ keys: [[UInt8]], seed: UInt64 = 42) -> S {
-        var session = S(card: TONCard(seed: seed))
+        var session = S(card: SimulatedTONCard(seed: seed))
         session.activate()
         for key in keys { add(key, to: &session) }
         return session

@@ -23,7 +23,7 @@ struct TONCardPersistenceTests {
         defer { try? store.remove() }
         try store.save(session.card)
         #expect(try store.storedKind() == "ton")
-        var loaded = try store.load(TONCard.self)
+        var loaded = try store.load(SimulatedTONCard.self)
         var original = session.card
         original.powerOn()
         loaded.powerOn()
@@ -71,7 +71,7 @@ struct TONCardPersistenceTests {
             }
             root["card"] = card
             try JSONSerialization.data(withJSONObject: root).write(to: URL(fileURLWithPath: path))
-            #expect(throws: CardStateError.self, "\(key)") { try store.load(TONCard.self) }
+            #expect(throws: CardStateError.self, "\(key)") { try store.load(SimulatedTONCard.self) }
         }
     }
 

@@ -33,7 +33,7 @@ struct TONCardProtectionTests {
     }
 
     @Test func saultIsDeterministicFromTheSeed() {
-        var a = S(card: TONCard(seed: 9)), b = S(card: TONCard(seed: 9)), c = S(card: TONCard(seed: 10))
+        var a = S(card: SimulatedTONCard(seed: 9)), b = S(card: SimulatedTONCard(seed: 9)), c = S(card: SimulatedTONCard(seed: 10))
         a.activate(); b.activate(); c.activate()
         #expect(a.send(S.getSault).data == b.send(S.getSault).data)
         #expect(a.send(S.getSault).data != c.send(S.getSault).data)

@@ -70,7 +70,7 @@ struct TONCardSigningTests {
     }
 
     @Test func signingNeedsAVerifiedPIN() {
-        var session = S(card: TONCard(seed: 8))
+        var session = S(card: SimulatedTONCard(seed: 8))
         session.activate()
         #expect(session.protected(0xA5, payload: [0, 1, 0x42], le: 0x40).sw == 0x6F04)
         #expect(session.send(bytes("B0A7000020")).sw == 0x9000, "public keys need no PIN")

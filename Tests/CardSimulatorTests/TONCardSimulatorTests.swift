@@ -9,7 +9,7 @@ struct TONCardSimulatorTests {
 
     @Test func simTonMakesAVectorACard() throws {
         let specification = try SimulatorSpecification(parsing: "sim:ton")
-        let card = try #require(try SimulatorSetup.makeCard(.ton, seed: 5, specification: specification) as? TONCard)
+        let card = try #require(try SimulatorSetup.makeCard(.ton, seed: 5, specification: specification) as? SimulatedTONCard)
         var session = S(card: card)
         session.activate()
         #expect(session.state == 0x17)
@@ -23,7 +23,7 @@ struct TONCardSimulatorTests {
                                    commonSecret: String(repeating: "02", count: 32), iv: String(repeating: "03", count: 16))
         try JSONEncoder().encode(other).write(to: URL(fileURLWithPath: path))
         let specification = try SimulatorSpecification(parsing: "sim:ton,activation=\(path)")
-        let card = try #require(try SimulatorSetup.makeCard(.ton, seed: 5, specification: specification) as? TONCard)
+        let card = try #require(try SimulatorSetup.makeCard(.ton, seed: 5, specification: specification) as? SimulatedTONCard)
         var session = S(card: card)
         session.generateSeed()
         #expect(session.send(S.getSerialNumber).data == [UInt8](repeating: 1, count: 24))
@@ -43,19 +43,19 @@ struct TONCardSimulatorTests {
         _ = TONCardRecoveryDataTests.add([1, 2, 3], to: &session)
         try store.save(session.card)
         let setup = try await SimulatorSetup(specification: try SimulatorSpecification(parsing: "sim:ton,state=\(path)"))
-        let inserted = try #require(await setup.readers[0].reader.lastKnownCard(slot: 0) as? TONCard)
+        let inserted = try #require(await setup.readers[0].reader.lastKnownCard(slot: 0) as? SimulatedTONCard)
         #expect(inserted.recoveryData.data == [1, 2, 3])
         #expect(inserted.appletState == .personalized)
         try await setup.saveCardState()
-        #expect(try store.load(TONCard.self).recoveryData.isSet)
+        #expect(try store.load(SimulatedTONCard.self).recoveryData.isSet)
     }
 
     @Test func atrCarriesTheJavaCardHistoricalBytes() {
-        let atr = ContactlessATR.atr(for: TONCard(seed: 1).technology)
+        let atr = ContactlessATR.atr(for: SimulatedTONCard(seed: 1).technology)
         #expect(Array(atr.prefix(4)) == [0x3B, 0x8A, 0x80, 0x01])
         #expect(Array(atr[4..<14]) == Array("JCOP41V221".utf8))
-        #expect(TONCard(seed: 1).uid.count == 7)
-        #expect(TONCard(seed: 1).uid != TONCard(seed: 2).uid)
+        #expect(SimulatedTONCard(seed: 1).uid.count == 7)
+        #expect(SimulatedTONCard(seed: 1).uid != SimulatedTONCard(seed: 2).uid)
     }
 
     @Test func lengthErrorsOfTheActivationCommands() {

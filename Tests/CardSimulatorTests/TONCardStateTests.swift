@@ -26,13 +26,13 @@ struct TONCardStateTests {
     static func cards() -> [(UInt8, TONTestSession)] {
         var installed = S(card: .installed(seed: 1))
         installed.generateSeed()
-        var waiting = S(card: TONCard(seed: 2))
+        var waiting = S(card: SimulatedTONCard(seed: 2))
         waiting.generateSeed()
-        var personalized = S(card: TONCard(seed: 3))
+        var personalized = S(card: SimulatedTONCard(seed: 3))
         personalized.activate()
         var deleting = TONCardKeychainTests.withKeys([[1, 2, 3], [4, 5]], seed: 4)
         _ = deleting.protected(0xB7, payload: [0, 0], le: 2)
-        var blocked = S(card: TONCard(seed: 5))
+        var blocked = S(card: SimulatedTONCard(seed: 5))
         blocked.activate()
         for _ in 0..<20 { _ = blocked.protected(0xB8, le: 2, key: [UInt8](repeating: 0, count: 32)) }
         return [(0x07, installed), (0x27, waiting), (0x17, personalized), (0x37, deleting), (0x47, blocked)]

@@ -38,9 +38,9 @@ struct TONTestSession {
         Array(HMAC<SHA256>.authenticationCode(for: data, using: SymmetricKey(data: key)))
     }
 
-    var card: TONCard
+    var card: SimulatedTONCard
 
-    init(card: TONCard = TONCard(seed: 42)) {
+    init(card: SimulatedTONCard = SimulatedTONCard(seed: 42)) {
         self.card = card
         self.card.powerOn()
     }
@@ -86,7 +86,7 @@ struct TONTestSession {
 
     /// An activated card with the PIN verified.
     static func activated(seed: UInt64 = 42) -> TONTestSession {
-        var session = TONTestSession(card: TONCard(seed: seed))
+        var session = TONTestSession(card: SimulatedTONCard(seed: seed))
         session.activate()
         _ = session.protected(0xA2, payload: Array("5555".utf8))
         return session

@@ -24,7 +24,7 @@ struct HostileISO15693CampaignTests {
     }
 
     static func wrapped(_ seed: UInt64) -> any VirtualCard {
-        CardSimulator.ISO15693Tag(seed: seed, blockSize: 1 + Int(seed % 32), blockCount: 1 + Int(seed % 256),
+        SimulatedISO15693Tag(seed: seed, blockSize: 1 + Int(seed % 32), blockCount: 1 + Int(seed % 256),
                                   multipleBlockWrite: seed & 2 == 0, lockedBlocks: seed % 5 == 0 ? [1, 2] : [])
     }
 

@@ -11,7 +11,7 @@ struct ISO15693BoundsTests {
     /// A 256-block tag, so every block a valid request names exists.
     func withTag<T: Sendable>(_ body: @escaping @Sendable (ISO15693.ISO15693Tag) async throws -> T) async throws -> T {
         let virtual = VirtualCCIDReader()
-        await virtual.insert(CardSimulator.ISO15693Tag(seed: 3, blockSize: 4, blockCount: 256))
+        await virtual.insert(SimulatedISO15693Tag(seed: 3, blockSize: 4, blockCount: 256))
         return try await Reader.simulated(virtual).withSession { session in try await body(ISO15693.ISO15693Tag(channel: session)) }
     }
 
@@ -65,7 +65,7 @@ struct ISO15693BoundsTests {
     /// The exchange flow's first block past the tag's end used to make a negative count.
     @Test func exchangeStartingPastTheEnd() async throws {
         let virtual = VirtualCCIDReader()
-        await virtual.insert(CardSimulator.ISO15693Tag(seed: 3, blockSize: 4, blockCount: 28))
+        await virtual.insert(SimulatedISO15693Tag(seed: 3, blockSize: 4, blockCount: 28))
         let reader = Reader.simulated(virtual)
         for flow in [ISO15693Exchange.flow(firstBlock: 40) { $0 }, ISO15693Exchange.flow(firstBlock: 0, blockCount: -3) { $0 }] {
             do {

@@ -28,7 +28,7 @@ struct HostileNDEFCampaignTests {
         switch seed % 4 {
         case 0: NDEFType4Tag(seed: seed, capacity: 64 + Int(seed % 900))
         case 1: NDEFType2Tag(seed: seed, dataAreaSize: 48 + Int(seed % 250) * 8)
-        case 2: CardSimulator.ISO15693Tag(seed: seed, blockSize: 4 * (1 + Int(seed % 8)), blockCount: 16 + Int(seed % 241), ndefFormatted: true)
+        case 2: SimulatedISO15693Tag(seed: seed, blockSize: 4 * (1 + Int(seed % 8)), blockCount: 16 + Int(seed % 241), ndefFormatted: true)
         default: NDEFType4Tag(seed: seed, capacity: 0x7FFF)
         }
     }

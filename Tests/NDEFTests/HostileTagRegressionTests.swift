@@ -51,7 +51,7 @@ struct HostileTagRegressionTests {
     @Test(arguments: [65_536, 70_000])
     func type5MessageOf64KiBIsTooLarge(_ size: Int) async throws {
         let virtual = VirtualCCIDReader()
-        await virtual.insert(CardSimulator.ISO15693Tag(seed: 1, blockSize: 4, blockCount: 32, ndefFormatted: true))
+        await virtual.insert(SimulatedISO15693Tag(seed: 1, blockSize: 4, blockCount: 32, ndefFormatted: true))
         await #expect(throws: NDEFTagError.self) {
             try await Reader.simulated(virtual).withSession { session in
                 try await Type5Tag(channel: session).writeMessageBytes(Array(repeating: 1, count: size))
@@ -63,7 +63,7 @@ struct HostileTagRegressionTests {
     /// past 255 and trap on `UInt8(block)`; the tag's real memory bounds the capacity.
     @Test func type5CapabilityContainerClaimingMoreBlocksThanExist() async throws {
         let virtual = VirtualCCIDReader()
-        await virtual.insert(CardSimulator.ISO15693Tag(seed: 1, blockSize: 4, blockCount: 256, ndefFormatted: true))
+        await virtual.insert(SimulatedISO15693Tag(seed: 1, blockSize: 4, blockCount: 256, ndefFormatted: true))
         let reader = Reader.simulated(virtual)
         try await reader.withSession { session in
             try await ISO15693Tag(channel: session).writeBlocks(0, data: [0xE1, 0x40, 0x00, 0x00, 0x00, 0x00, 0xFF, 0xFF, 0x03, 0x00, 0xFE, 0x00])

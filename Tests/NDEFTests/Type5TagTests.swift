@@ -8,7 +8,7 @@ struct Type5TagTests {
     @Test("write then read through detection", arguments: [0, 20, 90])
     func roundTrip(_ count: Int) async throws {
         let virtual = VirtualCCIDReader()
-        await virtual.insert(CardSimulator.ISO15693Tag(seed: 1, blockSize: 4, blockCount: 32, ndefFormatted: true))
+        await virtual.insert(SimulatedISO15693Tag(seed: 1, blockSize: 4, blockCount: 32, ndefFormatted: true))
         let reader = Reader.simulated(virtual)
         let message = (0..<count).map { UInt8(($0 * 5) % 256) }
         try await reader.withSession { session in
@@ -22,7 +22,7 @@ struct Type5TagTests {
 
     @Test func capacityIsChecked() async throws {
         let virtual = VirtualCCIDReader()
-        await virtual.insert(CardSimulator.ISO15693Tag(seed: 1, blockSize: 4, blockCount: 8, ndefFormatted: true))
+        await virtual.insert(SimulatedISO15693Tag(seed: 1, blockSize: 4, blockCount: 8, ndefFormatted: true))
         await #expect(throws: NDEFTagError.messageTooLarge(size: 26, capacity: 25)) {
             try await Reader.simulated(virtual).withSession { session in
                 try await Type5Tag(channel: session).writeMessageBytes(Array(repeating: 1, count: 26))
@@ -32,7 +32,7 @@ struct Type5TagTests {
 
     @Test func anUnformattedTagHasNoCapabilityContainer() async throws {
         let virtual = VirtualCCIDReader()
-        await virtual.insert(CardSimulator.ISO15693Tag(seed: 1))
+        await virtual.insert(SimulatedISO15693Tag(seed: 1))
         await #expect(throws: NDEFTagError.self) {
             try await Reader.simulated(virtual).withSession { session in try await NDEFTag.detect(on: session).readMessageBytes() }
         }

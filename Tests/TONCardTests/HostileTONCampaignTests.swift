@@ -15,7 +15,7 @@ struct HostileTONCampaignTests {
 
     /// A card activated with vector A (PIN 5555) and one key in its keychain.
     static func activatedCard() async throws -> any VirtualCard {
-        let channel = BudgetedCardChannel(card: CardSimulator.TONCard(seed: 7), budget: 10_000, deadline: .seconds(60))
+        let channel = BudgetedCardChannel(card: SimulatedTONCard(seed: 7), budget: 10_000, deadline: .seconds(60))
         let wallet = TONWallet(channel: channel, hmacKeys: TONHmacKeyStore(store: InMemoryKeyStore()))
         _ = try await wallet.turnOnWallet(activation: try VectorA.activation())
         _ = try await wallet.addKey(Array(repeating: 0x42, count: 300))
@@ -57,7 +57,7 @@ struct HostileTONCampaignTests {
 
     @Test func activationWithSpoiledAnswers() async throws {
         let campaign = HostileCampaign(name: "TON activation, 10 % hostile", sessions: HostileCampaign.sessionCount(default: 600), firstSeed: 1 << 40)
-        let report = await campaign.run(spoiling: 10, of: { seed in CardSimulator.TONCard(seed: seed) },
+        let report = await campaign.run(spoiling: 10, of: { seed in SimulatedTONCard(seed: seed) },
             isExpected: Self.isExpected, session: Self.activationSession)
         print(report.summaryLine)
         #expect(report.failureCount == 0, "\(report)")
@@ -79,7 +79,7 @@ struct HostileTONCampaignTests {
             isExpected: { _ in false }, session: Self.activatedSession)
         #expect(report.successes == 30, "\(report)")
         let fresh = HostileCampaign(name: "TON activation, well-behaved", sessions: 30, budget: 4_000)
-        let activation = await fresh.run(spoiling: 0, of: { seed in CardSimulator.TONCard(seed: seed) },
+        let activation = await fresh.run(spoiling: 0, of: { seed in SimulatedTONCard(seed: seed) },
             isExpected: { _ in false }, session: Self.activationSession)
         #expect(activation.successes == 30, "\(activation)")
     }

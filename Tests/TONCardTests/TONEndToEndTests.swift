@@ -4,7 +4,7 @@ import Crypto
 import Testing
 @testable import TONCard
 
-/// The client against the virtual TON card (`CardSimulator.TONCard`, vector A factory data).
+/// The client against the virtual TON card (`SimulatedTONCard`, vector A factory data).
 @Suite("TON client end to end on the virtual card")
 struct TONEndToEndTests {
     struct Setup {
@@ -28,7 +28,7 @@ struct TONEndToEndTests {
 
     func setup(seed: UInt64 = 7) async -> Setup {
         let virtual = VirtualCCIDReader()
-        await virtual.insert(CardSimulator.TONCard(seed: seed))
+        await virtual.insert(SimulatedTONCard(seed: seed))
         return Setup(reader: Reader.simulated(virtual), virtual: virtual, keys: TONHmacKeyStore(store: InMemoryKeyStore()))
     }
 

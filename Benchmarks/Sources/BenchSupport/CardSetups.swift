@@ -51,7 +51,7 @@ public enum TONBench {
         var configuration = VirtualReaderConfiguration.level(.shortAPDU, maxMessageLength: 271)
         configuration.timing = timing
         let virtual = VirtualCCIDReader(configuration: configuration)
-        await virtual.insert(CardSimulator.TONCard(seed: 7))
+        await virtual.insert(SimulatedTONCard(seed: 7))
         let reader = Reader.simulated(virtual, id: "sim:ton", logger: discardingLogger(level: .info))
         let keys = TONHmacKeyStore(store: InMemoryKeyStore())
         var policy = SessionPolicy()

@@ -16,10 +16,10 @@ enum CardStateFuzzing {
         switch model % 6 {
         case 0: load(NDEFType2Tag.self, json, &commands)
         case 1: load(NDEFType4Tag.self, json, &commands)
-        case 2: load(ISO15693Tag.self, json, &commands)
+        case 2: load(SimulatedISO15693Tag.self, json, &commands)
         case 3: load(ISO7816Card.self, json, &commands)
         case 4: load(DESFireCard.self, json, &commands)
-        default: load(TONCard.self, json, &commands)
+        default: load(SimulatedTONCard.self, json, &commands)
         }
     }
 
@@ -38,7 +38,7 @@ enum CardStateFuzzing {
         card.powerOn()
         while !commands.isEmpty {
             let answer = card.process(commands.take(Int(commands.byte())))
-            fuzzCheck(answer.count >= 2 || Card.self == ISO15693Tag.self, "\(Card.persistentKind) answered \(answer.count) bytes")
+            fuzzCheck(answer.count >= 2 || Card.self == SimulatedISO15693Tag.self, "\(Card.persistentKind) answered \(answer.count) bytes")
         }
     }
 }

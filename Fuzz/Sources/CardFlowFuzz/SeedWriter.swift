@@ -148,8 +148,8 @@ enum SeedWriter {
         let tail: [UInt8] = [0] + commands.flatMap { [UInt8($0.count)] + $0 }
         seeds["card-state"] = try [
             [0] + state(NDEFType2Tag(message: messages[0])), [1] + state(NDEFType4Tag(message: messages[1])),
-            [2] + state(ISO15693Tag()), [3] + state(ISO7816Card()), [4] + state(DESFireCard(seed: 1)),
-            [5] + state(TONCard(seed: 1)),
+            [2] + state(SimulatedISO15693Tag()), [3] + state(ISO7816Card()), [4] + state(DESFireCard(seed: 1)),
+            [5] + state(SimulatedTONCard(seed: 1)),
         ].map { $0 + tail }
 
         for (target, inputs) in seeds {

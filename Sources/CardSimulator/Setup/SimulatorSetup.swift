@@ -106,11 +106,11 @@ public struct SimulatorSetup: Sendable {
         case .type2: return NDEFType2Tag(seed: seed, dataAreaSize: capacity ?? 144)
         case .iso15693:
             let blockSize = specification?.blockSize ?? 4
-            return ISO15693Tag(seed: seed, blockSize: blockSize, blockCount: capacity.map { max(1, $0 / blockSize) } ?? 28,
+            return SimulatedISO15693Tag(seed: seed, blockSize: blockSize, blockCount: capacity.map { max(1, $0 / blockSize) } ?? 28,
                                multipleBlockWrite: specification?.multipleBlockWrite ?? false,
                                lockedBlocks: specification?.lockedBlocks ?? [], ndefFormatted: specification?.ndefFormatted ?? false)
         case .ton:
-            return TONCard(seed: seed, factoryData: try specification?.activationPath.map(TONFactoryData.init(contentsOfFile:)) ?? .vectorA)
+            return SimulatedTONCard(seed: seed, factoryData: try specification?.activationPath.map(TONFactoryData.init(contentsOfFile:)) ?? .vectorA)
         case .none: return nil
         case .desfire: return DESFireCard(seed: seed, randomUID: specification?.randomUID ?? false)
         case .fuzz:
@@ -139,8 +139,8 @@ public struct SimulatorSetup: Sendable {
         case .iso7816: return try store.load(ISO7816Card.self)
         case .ndef4: return try store.load(NDEFType4Tag.self)
         case .type2: return try store.load(NDEFType2Tag.self)
-        case .iso15693: return try store.load(ISO15693Tag.self)
-        case .ton: return try store.load(TONCard.self)
+        case .iso15693: return try store.load(SimulatedISO15693Tag.self)
+        case .ton: return try store.load(SimulatedTONCard.self)
         case .none: return nil
         case .desfire: return try store.load(DESFireCard.self)
         case .fuzz, .apduTest: throw SimulatorSetupError.cardNotPersistent(specification.cardKind.rawValue)

@@ -6,7 +6,7 @@ import Foundation
 /// `P1`, the 32-byte common secret `CS`, the 16-byte `IV` and the 24-digit serial number.
 ///
 /// The card itself keeps only what the factory derives from it (`B1 = AES-128-CBC(SHA256(P1)[0..<16], IV, P1)`,
-/// `ECS` = the same over `CS`, and the serial number); see ``TONCard``.
+/// `ECS` = the same over `CS`, and the serial number); see ``SimulatedTONCard``.
 ///
 /// The JSON form (`activation=PATH` of the simulator) is
 /// ```json
@@ -16,7 +16,7 @@ import Foundation
 ///
 /// ```swift
 /// let data = try TONFactoryData(contentsOfFile: "/tmp/activation.json")
-/// let card = TONCard(seed: 7, factoryData: data)
+/// let card = SimulatedTONCard(seed: 7, factoryData: data)
 /// ```
 public struct TONFactoryData: Codable, Sendable, Hashable {
     /// The serial number as 24 decimal digits, e.g. `"504394802433901126813236"`.
@@ -95,7 +95,7 @@ public struct TONFactoryData: Codable, Sendable, Hashable {
     }
 }
 
-/// Why factory data for a ``TONCard`` could not be used.
+/// Why factory data for a ``SimulatedTONCard`` could not be used.
 public enum TONFactoryDataError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The file does not exist or cannot be read.
     case unreadable(path: String, reason: String)

@@ -23,7 +23,7 @@ public struct TONRecoveryData: Sendable, Hashable {
 }
 
 /// Recovery data commands `D1`–`D6`.
-extension TONCard {
+extension SimulatedTONCard {
     /// ADD_RECOVERY_DATA_PART `D1`: P1 `00` first part, `01` next, `02` SHA256 of the whole
     /// (32 bytes; a mismatch wipes the buffer, `6F 0B`). `6F 0C` once set; `67 00` beyond 2048.
     mutating func addRecoveryDataPart(_ apdu: ISO7816CommandAPDU) throws(StatusWord) {

@@ -1,5 +1,5 @@
 /// HMAC-protected APDUs and the sault (spec §3.4).
-extension TONCard {
+extension SimulatedTONCard {
     /// GET_SAULT `BD`: the current sault, `Le` 20; does not renew it.
     func getSault(_ apdu: ISO7816CommandAPDU) throws(StatusWord) -> [UInt8] {
         try apdu.requireLe(32)

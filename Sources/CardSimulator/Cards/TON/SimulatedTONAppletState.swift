@@ -1,5 +1,5 @@
 /// The life-cycle state of the TonWalletApplet, as GET_APP_INFO (`B0 C1`) returns it.
-public enum TONAppletState: UInt8, Codable, Sendable, Hashable, CaseIterable {
+public enum SimulatedTONAppletState: UInt8, Codable, Sendable, Hashable, CaseIterable {
     /// Installed, not personalised: the factory sets B1, ECS and the serial number.
     case installed = 0x07
     /// Personalised at the factory; waits for VERIFY_PASSWORD (two-factor activation).

@@ -1,8 +1,8 @@
 import Crypto
 
 /// Ed25519 public keys and signatures (spec §6) with the model's own HD derivation (see
-/// ``TONCard``).
-extension TONCard {
+/// ``SimulatedTONCard``).
+extension SimulatedTONCard {
     /// The largest message SIGN_SHORT_MESSAGE_WITH_DEFAULT_PATH accepts.
     static let maxDefaultPathMessage = 189
     /// The largest message SIGN_SHORT_MESSAGE accepts.

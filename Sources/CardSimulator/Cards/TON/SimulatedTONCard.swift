@@ -3,12 +3,12 @@
 /// summarised in the project's TON reference, §0, §2–§8, §11), not from client code.
 ///
 /// ```swift
-/// var card = TONCard(seed: 1)                              // vector A factory data, no seed yet
+/// var card = SimulatedTONCard(seed: 1)                              // vector A factory data, no seed yet
 /// card.powerOn()
-/// card.process([0x00, 0xA4, 0x04, 0x00, 0x08] + TONCard.coinManagerAID)   // FCI, 90 00
+/// card.process([0x00, 0xA4, 0x04, 0x00, 0x08] + SimulatedTONCard.coinManagerAID)   // FCI, 90 00
 /// card.process([0x80, 0xCB, 0x80, 0x00, 0x0B, 0xDF, 0xFE, 0x08, 0x82, 0x03, 0x05, 0x04,
 ///               0x35, 0x35, 0x35, 0x35])                   // GENERATE_SEED with PIN 5555
-/// card.process([0x00, 0xA4, 0x04, 0x00, 0x0C] + TONCard.tonAppletAID)     // 90 00
+/// card.process([0x00, 0xA4, 0x04, 0x00, 0x0C] + SimulatedTONCard.tonAppletAID)     // 90 00
 /// card.process([0xB0, 0xC1, 0x00, 0x00, 0x01])             // 27 90 00: waits for activation
 /// ```
 ///
@@ -26,7 +26,7 @@
 /// CoinManager or none: `6A 82`). Before any selection, other commands answer `69 85`.
 ///
 /// **TON applet.** Class `B0` (else `6E 00`); instructions outside the current state's set
-/// (``TONAppletState/acceptedInstructions``) answer `6D 00`. Handlers that take data check
+/// (``SimulatedTONAppletState/acceptedInstructions``) answer `6D 00`. Handlers that take data check
 /// `Lc` and handlers that answer data check for an exact `Le` (`67 00`), except GET_KEY_CHUNK
 /// and GET_RECOVERY_DATA_PART whose `Le` is the amount wanted; as in the applet, a data field
 /// sent to a command that takes none is ignored. HMAC-protected commands carry `payload | sault | HMAC-SHA256_K(payload | sault)`
@@ -54,7 +54,7 @@
 /// position is persisted, so runs are reproducible.
 ///
 /// **Persistence** (``CardStateStore``): everything but the selection and the PIN-verified flag.
-public struct TONCard: PersistentVirtualCard, Hashable {
+public struct SimulatedTONCard: PersistentVirtualCard, Hashable {
     /// `"ton"`.
     public static let persistentKind = "ton"
     /// The AID the clients select: ASCII `"112233445566"`.
@@ -81,7 +81,7 @@ public struct TONCard: PersistentVirtualCard, Hashable {
 
     // MARK: Persistent applet state
     /// The applet's life-cycle state.
-    public internal(set) var appletState: TONAppletState
+    public internal(set) var appletState: SimulatedTONAppletState
     /// B1, the encrypted activation password (128 bytes), once set.
     var encryptedPassword: [UInt8]?
     /// ECS, the encrypted common secret (32 bytes), once set.
@@ -143,8 +143,8 @@ public struct TONCard: PersistentVirtualCard, Hashable {
     /// A card whose applet is installed but not personalised (state `07`): it accepts
     /// SET_ENCRYPTED_PASSWORD (`91`), SET_ENCRYPTED_COMMON_SECRET (`94`), SET_SERIAL_NUMBER
     /// (`96`) and FINISH_PERS (`90`).
-    public static func installed(seed: UInt64) -> TONCard {
-        TONCard(blankWithSeed: seed)
+    public static func installed(seed: UInt64) -> SimulatedTONCard {
+        SimulatedTONCard(blankWithSeed: seed)
     }
 
     private init(blankWithSeed seed: UInt64) {

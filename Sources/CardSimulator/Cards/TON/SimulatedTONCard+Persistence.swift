@@ -2,7 +2,7 @@ import CardFlow
 
 /// Persistence of the card's memory (``CardStateStore``): byte strings as hex, everything
 /// validated on load so that an edited state file can never make the model trap.
-extension TONCard {
+extension SimulatedTONCard {
     private enum CodingKeys: String, CodingKey {
         case uid, appletState, encryptedPassword, encryptedCommonSecret, serialNumber, passwordFailures
         case hmacKey, hmacFailures, sault, pinFailures, keychain, recoveryData
@@ -12,7 +12,7 @@ extension TONCard {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         uid = try c.decodeHex(.uid, lengths: 4...10)
-        appletState = try c.decode(TONAppletState.self, forKey: .appletState)
+        appletState = try c.decode(SimulatedTONAppletState.self, forKey: .appletState)
         encryptedPassword = try c.decodeHexIfPresent(.encryptedPassword, lengths: 128...128)
         encryptedCommonSecret = try c.decodeHexIfPresent(.encryptedCommonSecret, lengths: 32...32)
         serialNumber = try c.decodeHexIfPresent(.serialNumber, lengths: 24...24)

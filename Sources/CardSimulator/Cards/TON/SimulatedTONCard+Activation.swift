@@ -1,5 +1,5 @@
 /// Factory personalisation, state queries and activation (spec §2.5 `C1 C2 96 91 94 90 93 95 92`).
-extension TONCard {
+extension SimulatedTONCard {
     /// GET_APP_INFO `C1`: the state byte, `Le` 01.
     func getAppInfo(_ apdu: ISO7816CommandAPDU) throws(StatusWord) -> [UInt8] {
         try apdu.requireLe(1)

@@ -1,7 +1,7 @@
 /// Keychain commands (spec §2.5, §4); all HMAC-protected. The order of checks follows the
 /// applet: the pre-checks `7F08`, `7F04`, `7F05`, `7F07`, `7F09` come before the HMAC check
 /// and so do not consume the sault.
-extension TONCard {
+extension SimulatedTONCard {
     private static let chunkFirst: UInt8 = 0x00
     private static let chunkFinal: UInt8 = 0x02
 

@@ -1,5 +1,5 @@
 /// VERIFY_PIN through the CoinManager (spec §3.5).
-extension TONCard {
+extension SimulatedTONCard {
     /// VERIFY_PIN `A2`: protected, payload the 4 ASCII digits. Wrong: `6F 07`, or `6F 08`
     /// once 10 consecutive attempts failed; right: failures reset, signing enabled.
     mutating func verifyPIN(_ apdu: ISO7816CommandAPDU) throws(StatusWord) {

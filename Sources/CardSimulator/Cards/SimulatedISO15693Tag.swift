@@ -5,7 +5,7 @@
 ///
 /// Options model real tags: block size and count, locked blocks, and write-multiple disabled
 /// (many tags refuse more than one block per write, which the seed flow works around).
-public struct ISO15693Tag: PersistentVirtualCard, Hashable {
+public struct SimulatedISO15693Tag: PersistentVirtualCard, Hashable {
     public static let persistentKind = "iso15693"
     public var kind: String { Self.persistentKind }
     /// 8-byte UID, most significant byte first (E0 = ISO 15693, 04 = NXP).

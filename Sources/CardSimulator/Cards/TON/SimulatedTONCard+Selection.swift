@@ -1,7 +1,7 @@
 import CardFlow
 
 /// SELECT by AID, handled as the JavaCard runtime / GlobalPlatform card manager does.
-extension TONCard {
+extension SimulatedTONCard {
     /// The CoinManager's FCI, as recorded from a real card (spec §2.4).
     static let coinManagerFCI: [UInt8] = (try? [UInt8](hex:
         "6F5C8408A000000151000000A550734A06072A864886FC6B01600C060A2A864886FC6B02020101630906072A864886FC6B03"

@@ -1,6 +1,6 @@
 /// The CoinManager (GlobalPlatform ISD) commands, `80 CB 80 00` with a `DF FF` (get) or
 /// `DF FE` (set/do) tagged data field (spec §2.4).
-extension TONCard {
+extension SimulatedTONCard {
     /// GET_APPLET_LIST answer: the TON applet instance AID in a `4F` TLV.
     static let appletList: [UInt8] = [0x4F, 0x0D] + tonAppletInstanceAID
     /// GET_SE_VERSION answer.
