@@ -48,13 +48,3 @@ public struct StoredKey: Sendable, Equatable, CustomStringConvertible, CustomDeb
             && constantTimeEqual(lhs.bytes, rhs.bytes)
     }
 }
-
-/// Whether two byte arrays are equal, in time that depends only on their lengths.
-func constantTimeEqual(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
-    guard lhs.count == rhs.count else { return false }
-    var difference: UInt8 = 0
-    for index in lhs.indices {
-        difference |= lhs[index] ^ rhs[index]
-    }
-    return difference == 0
-}

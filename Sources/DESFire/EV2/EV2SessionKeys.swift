@@ -1,3 +1,4 @@
+import CardFlow
 import CardCrypto
 
 /// The two AES session keys of an EV2 secure channel, SesAuthENCKey and SesAuthMACKey.

@@ -1,3 +1,4 @@
+import CardFlow
 import CardCrypto
 
 /// The SDM session keys of one SUN message, SesSDMFileReadENCKey and SesSDMFileReadMACKey

@@ -1,3 +1,5 @@
+import CardFlow
+
 /// Verifies the SUN messages of NTAG 424 DNA tags on a server: a pure function of the URL's
 /// parameters and the SDM keys, no card needed (NT4H2421Gx §9.3, AN12196 §3.4).
 ///
