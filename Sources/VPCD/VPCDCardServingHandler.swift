@@ -6,15 +6,15 @@ import NIOCore
 ///
 /// Each message is answered by a task on the loop's own executor (``EventLoopTaskExecutor``), so
 /// an in-memory card answers without a thread hand-over. A reader that sends faster than the card
-/// answers is read no further until the card catches up (at most ``maximumQueued`` messages wait
-/// in memory). A message the protocol cannot carry closes the connection; ``closed`` then fails
-/// with the error.
+/// answers is read no further once ``maximumQueued`` messages wait; what one socket read already
+/// brought (NIO's receive buffer, at most 64 KiB) is kept, so memory stays bounded by that. A
+/// message the protocol cannot carry closes the connection; ``closed`` then fails with the error.
 final class VPCDCardServingHandler: ChannelDuplexHandler {
     typealias InboundIn = [UInt8]
     typealias OutboundIn = [UInt8]
     typealias OutboundOut = [UInt8]
 
-    /// Messages received and not yet answered, beyond which the socket is not read.
+    /// Messages received and not yet answered beyond which the socket is not read again.
     static let maximumQueued = 4
 
     private let card: any VPCDCard
