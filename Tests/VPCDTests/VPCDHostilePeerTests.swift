@@ -10,7 +10,13 @@ typealias PeerWriter = NIOAsyncChannelOutboundWriter<ByteBuffer>
 /// bounded, and the listener serves the next (well-behaved) card.
 @Suite("vpcd hostile card sides")
 struct VPCDHostilePeerTests {
+    /// Generous limits: a peer that answers at once can still take seconds to do so while the
+    /// whole suite runs on two cores, and these tests are about what it answers, not when.
     static let configuration = VPCDListener.Configuration(
+        timeouts: VPCDTimeouts(answer: .seconds(20), lateAnswer: .seconds(20)),
+        maximumResponseLength: 300)
+    /// Short limits, for the test of a peer that never answers.
+    static let shortTimeouts = VPCDListener.Configuration(
         timeouts: VPCDTimeouts(answer: .milliseconds(500), lateAnswer: .milliseconds(500)),
         maximumResponseLength: 300)
     static let noOp = hex("80100000")
@@ -20,12 +26,13 @@ struct VPCDHostilePeerTests {
     /// waits for the listener to drop it, then proves the listener still serves a good card.
     /// `peer` returns whether to stay connected afterwards (until the listener hangs up).
     static func withHostilePeer(
+        configuration: VPCDListener.Configuration = configuration,
         _ peer: @escaping @Sendable (inout PeerReader, PeerWriter) async throws -> Bool,
         check: @escaping @Sendable (VPCDListener, VPCDCardConnection) async throws -> Void
     ) async throws {
         try await VPCDListener.withListener(port: 0, configuration: configuration, logger: quietLogger) { listener in
             let raw = try await RawPeer.connect(port: listener.port)
-            try await within(.seconds(15), "hostile peer") {
+            try await within(.seconds(60), "hostile peer") {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
                         try await raw.run { reader, writer in
@@ -89,7 +96,7 @@ struct VPCDHostilePeerTests {
 
     @Test("a length prefix then silence times out; the owed answer never comes, so the next exchange disconnects")
     func prefixThenSilence() async throws {
-        try await Self.withHostilePeer(Self.answering([0x00, 0x10, 0x90])) { listener, connection in
+        try await Self.withHostilePeer(configuration: Self.shortTimeouts, Self.answering([0x00, 0x10, 0x90])) { listener, connection in
             await #expect(throws: VPCDError.timedOut(.transmit, after: .milliseconds(500))) {
                 try await listener.transmit(Self.noOp)
             }
