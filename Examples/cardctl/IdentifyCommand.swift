@@ -60,7 +60,7 @@ struct IdentifyCommand: AsyncParsableCommand {
             kind: identification.kind.rawValue,
             standard: identification.standard.map { Report.Coded(value: [$0.rawValue].hexString, name: $0.name) },
             cardName: identification.cardName.map {
-                Report.Coded(value: [UInt8($0.rawValue >> 8), UInt8($0.rawValue & 0xFF)].hexString, name: $0.name)
+                Report.Coded(value: $0.bytes.hexString, name: $0.name)
             },
             historicalBytes: identification.historicalBytes?.bytes.hexString,
             details: identification.details, database: database,

@@ -19,8 +19,13 @@ public struct ContactlessCardName: Sendable, Hashable, CustomStringConvertible {
         return index < Self.names.count ? Self.names[index] : nil
     }
 
+    /// The two bytes NN NN as the ATR carries them.
+    public var bytes: [UInt8] {
+        [UInt8(truncatingIfNeeded: rawValue >> 8), UInt8(truncatingIfNeeded: rawValue)]
+    }
+
     public var description: String {
-        name ?? "card name \([UInt8(rawValue >> 8), UInt8(rawValue & 0xFF)].hexString)"
+        name ?? "card name \(bytes.hexString)"
     }
 
     /// Names for 00 00 … 00 3D, in order.

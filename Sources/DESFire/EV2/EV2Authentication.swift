@@ -84,7 +84,9 @@ public struct EV2Authentication: Sendable {
         self.rndA = rndA
         self.kind = kind
         let data: [UInt8] = switch kind {
-        case .first(let capabilities): [keyNumber, UInt8(capabilities.count)] + capabilities
+        case .first(let capabilities):
+            // At most 6 bytes: first(keyNumber:key:rndA:pcdCapabilities:) refuses more.
+            [keyNumber, UInt8(truncatingIfNeeded: capabilities.count)] + capabilities
         case .nonFirst: [keyNumber]
         }
         self.command = try nativeCommandAPDU(kind.instruction, data)

@@ -43,6 +43,14 @@ public struct EV2Session: Sendable, CustomStringConvertible {
         guard transactionIdentifier.count == 4 else {
             throw .invalidArgument("a transaction identifier has 4 bytes, not \(transactionIdentifier.count)")
         }
+        self.init(keyNumber: keyNumber, keys: keys, checkedTransactionIdentifier: transactionIdentifier,
+                  commandCounter: commandCounter, cardCapabilities: cardCapabilities,
+                  readerCapabilities: readerCapabilities)
+    }
+
+    /// The stored properties, with a TI already known to have 4 bytes.
+    private init(keyNumber: UInt8, keys: EV2SessionKeys, checkedTransactionIdentifier transactionIdentifier: [UInt8],
+                 commandCounter: UInt16, cardCapabilities: [UInt8], readerCapabilities: [UInt8]) {
         self.keyNumber = keyNumber
         self.keys = keys
         self.transactionIdentifier = transactionIdentifier
@@ -66,9 +74,8 @@ public struct EV2Session: Sendable, CustomStringConvertible {
 
     /// The same TI and counter under new session keys: what AuthenticateEV2NonFirst leaves.
     func replacingKeys(with keys: EV2SessionKeys, keyNumber: UInt8) -> EV2Session {
-        // Lengths were checked when self was made.
-        try! EV2Session(keyNumber: keyNumber, keys: keys, transactionIdentifier: transactionIdentifier,
-                        commandCounter: commandCounter)
+        EV2Session(keyNumber: keyNumber, keys: keys, checkedTransactionIdentifier: transactionIdentifier,
+                   commandCounter: commandCounter, cardCapabilities: [], readerCapabilities: [])
     }
 
     /// Key number, TI and counter; never the keys.
