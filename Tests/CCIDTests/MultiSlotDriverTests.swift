@@ -44,7 +44,7 @@ struct MultiSlotHarness {
 
     /// Waits (real time, bounded) until the cards have received `count` APDUs in all.
     func waitUntilCardsReceived(_ count: Int) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)
         while await reader.apdusProcessed < count {
             guard ContinuousClock.now < deadline else {
                 Issue.record("the cards received \(await reader.apdusProcessed) APDUs, not \(count)")

@@ -16,7 +16,7 @@ private struct SlowCard: VirtualCard {
 }
 
 /// Waits (real time, bounded) until `condition` holds.
-private func eventually(_ what: String, within limit: Duration = .seconds(10),
+private func eventually(_ what: String, within limit: Duration = .seconds(60),
                         _ condition: @Sendable () async -> Bool) async throws {
     let deadline = ContinuousClock.now + limit
     while await !condition() {

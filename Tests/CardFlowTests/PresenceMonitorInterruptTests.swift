@@ -31,7 +31,7 @@ struct PresenceMonitorInterruptTests {
         var hasEnded: Bool { ended.load(ordering: .acquiring) }
 
         /// Waits (real time, bounded) until `count` values arrived or the stream ended.
-        func waitFor(count: Int, within limit: Duration = .seconds(10)) async -> [CardPresence] {
+        func waitFor(count: Int, within limit: Duration = .seconds(60)) async -> [CardPresence] {
             let deadline = ContinuousClock.now + limit
             while values.count < count && !hasEnded && ContinuousClock.now < deadline {
                 try? await Task.sleep(for: .milliseconds(5))

@@ -51,7 +51,7 @@ extension USBIntegration.MultiSlotUSBTests {
         }
         // Let slot 0's APDU reach its card first. Its card takes 1.5 s (under the harness's 2 s read time-out), so slot 1's whole session
         // (connect, power-on, identity, APDU through umockdev) fits even on a busy machine.
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)
         while await opened.virtual.apdusProcessed < 1, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }

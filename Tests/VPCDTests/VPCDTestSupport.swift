@@ -21,7 +21,7 @@ struct TestTimeout: Error, CustomStringConvertible {
 }
 
 /// Runs `body` with a time limit, so a broken exchange fails the test instead of hanging it.
-func within<T: Sendable>(_ limit: Duration = .seconds(10), _ what: String = "step",
+func within<T: Sendable>(_ limit: Duration = .seconds(60), _ what: String = "step",
                          _ body: @escaping @Sendable () async throws -> T) async throws -> T {
     try await withThrowingTaskGroup(of: T.self) { group in
         group.addTask { try await body() }
@@ -35,7 +35,7 @@ func within<T: Sendable>(_ limit: Duration = .seconds(10), _ what: String = "ste
 }
 
 /// Waits (bounded) until the listener reports `presence`.
-func waitFor(_ presence: VPCDCardPresence, on listener: VPCDListener, limit: Duration = .seconds(10)) async throws {
+func waitFor(_ presence: VPCDCardPresence, on listener: VPCDListener, limit: Duration = .seconds(60)) async throws {
     try await within(limit, "presence \(presence)") {
         for try await state in await listener.presenceChanges() where state == presence { return }
         throw TestTimeout(what: "presence stream ended before \(presence)")
