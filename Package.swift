@@ -46,20 +46,22 @@ let package = Package(
         .systemLibrary(name: "CUMockdev", pkgConfig: "umockdev-1.0", providers: [.apt(["libumockdev-dev"])]),
         .systemLibrary(name: "CPCSCLite", pkgConfig: "libpcsclite", providers: [.apt(["libpcsclite-dev"])]),
         // PC/SC backend over libpcsclite, for hosts where pcscd owns the readers. Standalone: no CardFlow import yet.
-        .target(name: "PCSC", dependencies: ["CPCSCLite", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "PCSC", dependencies: ["CPCSCLite", "HexFormatting", .product(name: "Logging", package: "swift-log")]),
+        // Bytes as hex text for logs and descriptions: the one implementation below CardFlow's public `hexString`.
+        .target(name: "HexFormatting"),
         // First-come, first-served admission for actors' exclusive sections (CCID slots, CardFlow readers).
         .target(name: "AsyncAdmission"),
         // USB CCID driver: message codec, class descriptor, exchange levels, T=1, transports.
         .target(
             name: "CCID",
-            dependencies: ["CLibUSB", "AsyncAdmission", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CLibUSB", "AsyncAdmission", "HexFormatting", .product(name: "Logging", package: "swift-log")]
         ),
         // Core: APDUs, card channels, readers over any ReaderDriver backend, sessions, flows,
         // key store. Builds without libusb: the CCID backend is CardFlowCCID.
         .target(
             name: "CardFlow",
             dependencies: [
-                "AsyncAdmission",
+                "AsyncAdmission", "HexFormatting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
@@ -77,7 +79,7 @@ let package = Package(
         .target(
             name: "CardSimulator",
             dependencies: [
-                "CardFlow", "CCID", "CardFlowCCID", "CardCrypto",
+                "CardFlow", "CCID", "CardFlowCCID", "CardCrypto", "HexFormatting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -135,6 +137,7 @@ let package = Package(
         ]),
         // Network readers over vsmartcard's vpcd protocol (TCP), both roles; nothing from CardFlow.
         .target(name: "VPCD", dependencies: [
+            "HexFormatting",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
@@ -176,7 +179,7 @@ let package = Package(
             path: "Examples/cardctl"
         ),
         .testTarget(name: "CardFlowTests", dependencies: [
-            "CardFlow", "CardFlowCCID", "CardSimulator", "CCID",
+            "CardFlow", "CardFlowCCID", "CardSimulator", "CCID", "HexFormatting",
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Logging", package: "swift-log"),
         ]),

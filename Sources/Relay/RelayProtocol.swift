@@ -25,37 +25,39 @@ public enum RelayClientMessage: Sendable, Hashable {
     /// The client gives up (limits, protocol violation, card gone for good).
     case error(reason: String)
 
-    /// The message as JSON text.
+    /// The message as JSON text (keys sorted, absent fields left out).
     public func encoded() -> String {
-        var object: [String: Any] = ["v": RelayProtocol.version]
+        var envelope = ClientEnvelope(v: RelayProtocol.version)
         switch self {
         case .hello(let uid, let atr, let aid, let selectAnswer, let limits):
-            object["type"] = "hello"
-            if let uid { object["uid"] = uid.hexString }
-            object["atr"] = atr.hexString
-            object["aid"] = aid.hexString
-            object["select"] = selectAnswer.hexString
-            object["limits"] = ["maxAPDUSize": limits.maxAPDUSize, "maxAPDUs": limits.maxAPDUs]
+            envelope.type = "hello"
+            envelope.uid = uid?.hexString
+            envelope.atr = atr.hexString
+            envelope.aid = aid.hexString
+            envelope.select = selectAnswer.hexString
+            envelope.limits = .init(maxAPDUSize: limits.maxAPDUSize, maxAPDUs: limits.maxAPDUs)
         case .response(let id, let answer):
-            object["type"] = "response"
-            object["id"] = id
-            object["response"] = answer.hexString
+            envelope.type = "response"
+            envelope.id = id
+            envelope.response = answer.hexString
         case .cardLost(let id):
-            object["type"] = "cardLost"
-            if let id { object["id"] = id }
+            envelope.type = "cardLost"
+            envelope.id = id
         case .cardReset(let uid, let atr):
-            object["type"] = "cardReset"
-            if let uid { object["uid"] = uid.hexString }
-            object["atr"] = atr.hexString
+            envelope.type = "cardReset"
+            envelope.uid = uid?.hexString
+            envelope.atr = atr.hexString
         case .cancel(let reason):
-            object["type"] = "cancel"
-            object["reason"] = reason
+            envelope.type = "cancel"
+            envelope.reason = reason
         case .error(let reason):
-            object["type"] = "error"
-            object["reason"] = reason
+            envelope.type = "error"
+            envelope.reason = reason
         }
-        // Only strings, numbers and nested dictionaries: serialisation cannot fail.
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        // Strings and integers only: encoding cannot fail.
+        let data = (try? encoder.encode(envelope)) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)
     }
 }
@@ -117,6 +119,25 @@ public enum RelayServiceMessage: Sendable, Hashable {
         }
     }
 
+}
+
+/// The fields a client message may carry; nil fields are left out of the JSON.
+private struct ClientEnvelope: Encodable {
+    struct Limits: Encodable {
+        let maxAPDUSize: Int
+        let maxAPDUs: Int
+    }
+
+    let v: Int
+    var type: String?
+    var id: Int?
+    var uid: String?
+    var atr: String?
+    var aid: String?
+    var select: String?
+    var limits: Limits?
+    var response: String?
+    var reason: String?
 }
 
 /// The fields a service message may carry; types are checked by the decoder.

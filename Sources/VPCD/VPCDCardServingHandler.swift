@@ -1,3 +1,4 @@
+import HexFormatting
 import Logging
 import NIOCore
 
@@ -167,19 +168,19 @@ final class VPCDCardServingHandler: ChannelDuplexHandler {
                 logger.error("vpcd: the card's ATR cannot be sent; disconnecting", metadata: ["length": "\(atr.count)"])
                 throw .notFramable(length: atr.count)
             }
-            logger.trace("vpcd: ATR \(VPCDHex.string(atr))")
+            logger.trace("vpcd: ATR \(HexFormat.string(atr))")
             return atr
         case .unknownControl(let byte):
             logger.warning("vpcd: unknown control message ignored", metadata: ["byte": "\(byte)"])
             return nil
         case .command(let apdu):
-            logger.trace(">>> vpcd command \(VPCDHex.string(apdu))")
+            logger.trace(">>> vpcd command \(HexFormat.string(apdu))")
             var response: [UInt8]
             do {
                 response = try await card.transmit(apdu)
             } catch {
                 logger.error("vpcd: the card failed; answering 6F00", metadata: [
-                    "command": "\(VPCDHex.string(Array(apdu.prefix(4))))", "error": "\(error)",
+                    "command": "\(HexFormat.string(Array(apdu.prefix(4))))", "error": "\(error)",
                 ])
                 response = VPCDCardExporter.failureStatus
             }
@@ -188,7 +189,7 @@ final class VPCDCardServingHandler: ChannelDuplexHandler {
                              metadata: ["length": "\(response.count)"])
                 response = VPCDCardExporter.failureStatus
             }
-            logger.trace("<<< vpcd response \(VPCDHex.string(response))")
+            logger.trace("<<< vpcd response \(HexFormat.string(response))")
             return response
         }
     }

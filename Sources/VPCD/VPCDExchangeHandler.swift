@@ -1,3 +1,4 @@
+import HexFormatting
 import Logging
 import NIOCore
 
@@ -127,7 +128,7 @@ final class VPCDExchangeHandler: ChannelInboundHandler, RemovableChannelHandler 
         if let awaited {
             self.awaited = nil
             awaited.timer.cancel()
-            logger.trace("<<< vpcd \(awaited.exchange.operation) answer \(VPCDHex.string(payload))")
+            logger.trace("<<< vpcd \(awaited.exchange.operation) answer \(HexFormat.string(payload))")
             awaited.exchange.promise.succeed(payload)
             sendNext()
         } else if owedAnswers > 0 {
@@ -161,9 +162,9 @@ final class VPCDExchangeHandler: ChannelInboundHandler, RemovableChannelHandler 
     private func send(_ exchange: Exchange, context: ChannelHandlerContext) {
         for message in exchange.messages {
             if case .command(let apdu) = message {
-                logger.trace(">>> vpcd transmit \(VPCDHex.string(apdu))")
+                logger.trace(">>> vpcd transmit \(HexFormat.string(apdu))")
             } else {
-                logger.trace(">>> vpcd control \(VPCDHex.string(message.payload)) (\(exchange.operation))")
+                logger.trace(">>> vpcd control \(HexFormat.string(message.payload)) (\(exchange.operation))")
             }
             // A failed write closes the channel, which ends the connection with a reason.
             context.write(wrapOutboundOut(message.payload), promise: nil)

@@ -1,3 +1,5 @@
+import HexFormatting
+
 /// A CCID message that could not be decoded. Each case says where the bytes are wrong.
 public enum CCIDFrameError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Fewer than the 10 header bytes.
@@ -32,8 +34,8 @@ public enum CCIDFrameError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+/// `0A`: a byte as two upper-case hex digits, for descriptions.
 @inline(__always)
 func hex2(_ byte: UInt8) -> String {
-    let digits: [Character] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "A", "B", "C", "D", "E", "F"]
-    return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+    HexFormat.digits(byte)
 }

@@ -1,3 +1,5 @@
+import HexFormatting
+
 // T=1 block codec (ISO/IEC 7816-3 §11.3): `NAD PCB LEN INF[LEN] EDC`.
 //
 // The codec is structural only: it checks framing, the error detection code and that the PCB is
@@ -294,8 +296,5 @@ public enum T1Error: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 private func hex(_ bytes: [UInt8]) -> String {
-    bytes.map { byte in
-        let digits = String(byte, radix: 16, uppercase: true)
-        return digits.count == 1 ? "0" + digits : digits
-    }.joined(separator: " ")
+    HexFormat.string(bytes, spaced: true)
 }

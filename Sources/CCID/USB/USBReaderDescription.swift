@@ -1,3 +1,5 @@
+import HexFormatting
+
 /// One CCID reader on the USB bus: a CCID interface of a device, with what is needed to name,
 /// select and open it.
 ///
@@ -120,9 +122,9 @@ public struct USBReaderDescription: Sendable, Hashable, CustomStringConvertible 
     }
 }
 
+/// `072F`: a 16-bit value as four upper-case hex digits (vendor and product IDs).
 func hex4(_ value: UInt16) -> String {
-    let digits = String(value, radix: 16, uppercase: true)
-    return String(repeating: "0", count: 4 - digits.count) + digits
+    HexFormat.digits(value)
 }
 
 private func decimal3(_ value: UInt8) -> String {

@@ -1,3 +1,5 @@
+import HexFormatting
+
 /// Why parsing hexadecimal text into bytes failed.
 public enum HexParseError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The text holds no hex digits at all (it is empty or only whitespace).
@@ -70,28 +72,11 @@ extension Array where Element == UInt8 {
 extension Collection where Element == UInt8 {
     /// The bytes as compact upper-case hex, e.g. `"00A4"`. Empty for no bytes.
     public var hexString: String {
-        hexText(separatedBySpaces: false)
+        HexFormat.string(self)
     }
 
     /// The bytes as upper-case hex with one space between bytes, e.g. `"00 A4"`. Empty for no bytes.
     public var spacedHexString: String {
-        hexText(separatedBySpaces: true)
+        HexFormat.string(self, spaced: true)
     }
-
-    private func hexText(separatedBySpaces: Bool) -> String {
-        var ascii: [UInt8] = []
-        ascii.reserveCapacity(count * 3)
-        for byte in self {
-            if separatedBySpaces && !ascii.isEmpty { ascii.append(UInt8(ascii: " ")) }
-            ascii.append(hexDigit(byte >> 4))
-            ascii.append(hexDigit(byte & 0x0F))
-        }
-        return String(decoding: ascii, as: UTF8.self)
-    }
-}
-
-/// The upper-case ASCII hex digit of a nibble (no table to allocate).
-@inline(__always)
-func hexDigit(_ nibble: UInt8) -> UInt8 {
-    nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") + nibble - 10
 }

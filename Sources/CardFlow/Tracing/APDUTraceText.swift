@@ -1,3 +1,5 @@
+import HexFormatting
+
 /// The text of the trace lines ``TracingCardChannel`` logs, in the shape cardctl's `--trace`
 /// prints: `>>> Send apdu …`, `SW1-SW2: 90, 00`, `APDU Response: …`.
 enum APDUTraceText {
@@ -36,8 +38,8 @@ enum APDUTraceText {
             if !visible[index] {
                 ascii += [UInt8(ascii: "*"), UInt8(ascii: "*")]
             } else {
-                ascii.append(hexDigit(byte >> 4))
-                ascii.append(hexDigit(byte & 0x0F))
+                ascii.append(HexFormat.digit(byte >> 4))
+                ascii.append(HexFormat.digit(byte & 0x0F))
             }
         }
         return String(decoding: ascii, as: UTF8.self)

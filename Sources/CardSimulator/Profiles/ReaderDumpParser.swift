@@ -1,3 +1,5 @@
+import HexFormatting
+
 /// Parser for the descriptor dump text format of the pcsc-lite CCID driver's `readers/*.txt`
 /// (internal; use ``ReaderProfile/init(parsing:)``).
 ///
@@ -359,7 +361,6 @@ struct ReaderDumpParser {
     }
 
     private static func hex(_ value: UInt16) -> String {
-        let digits = String(value, radix: 16, uppercase: true)
-        return "0x" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+        "0x" + HexFormat.digits(value)
     }
 }
