@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# What a package that depends on CardFlow only pays: a throwaway dependent (one executable that
+# imports CardFlow) is resolved and built from clean against CardFlow at REV (default: HEAD),
+# and the script prints the packages it resolved and the times.
+#
+#   bash Scripts/dependent-build.sh [REV]
+#
+# CardFlow at REV is cloned into a temporary folder and tagged 0.1.0, so the dependent names it
+# by version as a user would. When CardFlow at REV declares package traits, the dependent asks
+# for none (`traits: []`): the light, card-library-only dependency.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="/opt/swift/usr/bin:$PATH"
+rev="${1:-HEAD}"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+git clone --quiet --no-checkout . "$work/CardFlow"
+git -C "$work/CardFlow" checkout --quiet "$(git rev-parse "$rev")"
+git -C "$work/CardFlow" -c user.name=dependent-build -c user.email=dependent-build@localhost tag 0.1.0
+
+traits=""
+if grep -q '^ *traits: *\[' "$work/CardFlow/Package.swift"; then traits=", traits: []"; fi
+mkdir -p "$work/Dependent/Sources/Dependent"
+cat > "$work/Dependent/Package.swift" <<EOF
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "Dependent",
+    dependencies: [.package(url: "$work/CardFlow", from: "0.1.0"$traits)],
+    targets: [.executableTarget(name: "Dependent", dependencies: [.product(name: "CardFlow", package: "CardFlow")])]
+)
+EOF
+cat > "$work/Dependent/Sources/Dependent/main.swift" <<'EOF'
+import CardFlow
+
+let select = try CommandAPDU(hex: "00A4040007A0000002471001")
+print(select.encoded().hexString)
+EOF
+
+cd "$work/Dependent"
+start=$(date +%s.%N)
+swift package resolve >"$work/resolve.log" 2>&1 || { cat "$work/resolve.log"; exit 1; }
+resolved=$(date +%s.%N)
+swift build >"$work/build.log" 2>&1 || { tail -40 "$work/build.log"; exit 1; }
+built=$(date +%s.%N)
+./.build/debug/Dependent >/dev/null
+
+packages=$(grep -c '"identity"' Package.resolved || true)
+echo "CardFlow at $(git -C "$work/CardFlow" rev-parse --short HEAD)${traits:+ (traits: [])}"
+echo "resolved packages (CardFlow included): $packages"
+grep '"identity"' Package.resolved | sed -E 's/.*: "(.*)".*/  \1/'
+printf 'resolve: %.1f s\nclean build: %.1f s\ntotal: %.1f s\n' \
+  "$(echo "$resolved - $start" | bc)" "$(echo "$built - $resolved" | bc)" "$(echo "$built - $start" | bc)"
