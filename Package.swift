@@ -1,6 +1,16 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+// Package traits keep a card-library-only dependent light: with `traits: []` on its `.package`
+// line it resolves and builds none of SwiftNIO, GRDB, Prometheus, ServiceLifecycle, the WebSocket
+// client, NIOSSL or ArgumentParser. This package's own build (and a dependent that names no
+// traits) has every trait: the daemon, the relay, network readers and the command-line tools.
+// A product whose trait is off does not build (its dependencies are not there).
+let networkReaders: TargetDependencyCondition? = .when(traits: ["NetworkReaders"])
+let relay: TargetDependencyCondition? = .when(traits: ["Relay"])
+let daemon: TargetDependencyCondition? = .when(traits: ["Daemon"])
+let commandLineTools: TargetDependencyCondition? = .when(traits: ["CommandLineTools"])
+
 let package = Package(
     name: "CardFlow",
     platforms: [.macOS(.v15)],
@@ -24,6 +34,15 @@ let package = Package(
         .executable(name: "cardctl", targets: ["cardctl"]),
         .executable(name: "cardd", targets: ["cardd"]),
         .executable(name: "vpcdtool", targets: ["vpcdtool"]),
+    ],
+    traits: [
+        .trait(name: "NetworkReaders", description: "vsmartcard's vpcd protocol: the VPCD and CardFlowVPCD targets (SwiftNIO)."),
+        .trait(name: "Relay", description: "The remote APDU relay over WebSocket (swift-websocket, NIOSSL)."),
+        .trait(name: "Daemon", description: "The cardd daemon library (GRDB, Prometheus, ServiceLifecycle, SwiftNIO).",
+               enabledTraits: ["NetworkReaders", "Relay"]),
+        .trait(name: "CommandLineTools", description: "cardctl, cardd and vpcdtool (ArgumentParser).",
+               enabledTraits: ["Daemon"]),
+        .default(enabledTraits: ["CommandLineTools"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -119,27 +138,27 @@ let package = Package(
             "CardFlow", "CCID", "CardFlowCCID", "CardFlowVPCD", "VPCD", "CardFlowPCSC", "PCSC", "CardSimulator", "NDEF", "ISO15693", "DESFire", "TONCard", "Relay",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
-            .product(name: "Prometheus", package: "swift-prometheus"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-            .product(name: "GRDB", package: "GRDB.swift"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "Prometheus", package: "swift-prometheus", condition: daemon),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: daemon),
+            .product(name: "UnixSignals", package: "swift-service-lifecycle", condition: daemon),
+            .product(name: "GRDB", package: "GRDB.swift", condition: daemon),
+            .product(name: "NIOCore", package: "swift-nio", condition: networkReaders),
+            .product(name: "NIOPosix", package: "swift-nio", condition: networkReaders),
+            .product(name: "NIOHTTP1", package: "swift-nio", condition: networkReaders),
         ]),
         // Remote APDU relay: a WebSocket service drives the card through us (gate, recovery, limits).
         .target(name: "Relay", dependencies: [
             "CardFlow",
-            .product(name: "WSClient", package: "swift-websocket"),
-            .product(name: "HTTPTypes", package: "swift-http-types"),
-            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "WSClient", package: "swift-websocket", condition: relay),
+            .product(name: "HTTPTypes", package: "swift-http-types", condition: relay),
+            .product(name: "NIOSSL", package: "swift-nio-ssl", condition: relay),
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Network readers over vsmartcard's vpcd protocol (TCP), both roles; nothing from CardFlow.
         .target(name: "VPCD", dependencies: [
             "HexFormatting",
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOCore", package: "swift-nio", condition: networkReaders),
+            .product(name: "NIOPosix", package: "swift-nio", condition: networkReaders),
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Readers pcscd owns as a CardFlow reader backend.
@@ -149,7 +168,7 @@ let package = Package(
         // vpcd companion tool: reader side for vicc, card side for pcscd, loopback rate (Scripts/vpcd-check.sh).
         .executableTarget(name: "vpcdtool", dependencies: [
             "VPCD", "CardSimulator", "CardFlow", "CardFlowVPCD",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser", condition: commandLineTools),
             .product(name: "Logging", package: "swift-log"),
         ], path: "Examples/vpcdtool"),
         // Benchmarks/pcsc-backend/run.sh's Swift side: a PCSCCardConnection transmit loop.
@@ -162,9 +181,9 @@ let package = Package(
             name: "cardd",
             dependencies: [
                 "CardDaemon", "CardFlow",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: commandLineTools),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: daemon),
             ],
             path: "Examples/cardd",
             exclude: ["README.md", "cardd.service", "60-cardflow-readers.rules", "cardd.example.json"]
@@ -173,7 +192,7 @@ let package = Package(
             name: "cardctl",
             dependencies: [
                 "CardFlow", "CCID", "CardFlowCCID", "CardFlowVPCD", "VPCD", "CardFlowPCSC", "PCSC", "CardSimulator", "CardSimulatorUSB", "NDEF", "ISO15693", "DESFire", "TONCard", "CardDaemon", "Relay",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: commandLineTools),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Examples/cardctl"
@@ -191,9 +210,9 @@ let package = Package(
         .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto"]),
         .testTarget(name: "VPCDTests", dependencies: [
             "VPCD", "CardSimulator", "CardFlow", "CardFlowVPCD",
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOEmbedded", package: "swift-nio"),
+            .product(name: "NIOCore", package: "swift-nio", condition: networkReaders),
+            .product(name: "NIOPosix", package: "swift-nio", condition: networkReaders),
+            .product(name: "NIOEmbedded", package: "swift-nio", condition: networkReaders),
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "NDEFTests", dependencies: ["NDEF", "CardFlow", "CardSimulator"], exclude: ["ndeflib_crosscheck.py"]),
@@ -204,18 +223,18 @@ let package = Package(
         ]),
         .testTarget(name: "RelayTests", dependencies: [
             "Relay", "CardFlow", "CardSimulator", "DESFire", "CardCrypto", "cardctl", "CardDaemon", "DaemonTestSupport",
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
-            .product(name: "NIOWebSocket", package: "swift-nio"),
-            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "NIOCore", package: "swift-nio", condition: networkReaders),
+            .product(name: "NIOPosix", package: "swift-nio", condition: networkReaders),
+            .product(name: "NIOHTTP1", package: "swift-nio", condition: networkReaders),
+            .product(name: "NIOWebSocket", package: "swift-nio", condition: networkReaders),
+            .product(name: "NIOSSL", package: "swift-nio-ssl", condition: relay),
         ]),
         // The in-process daemon harness the daemon's and the relay's tests share.
         .target(name: "DaemonTestSupport", dependencies: ["CardDaemon", "CardFlow", .product(name: "Logging", package: "swift-log")],
                 path: "Tests/DaemonTestSupport"),
         .testTarget(name: "CardDaemonTests", dependencies: ["CardDaemon", "CardFlow", "CardFlowCCID", "CardFlowVPCD", "VPCD", "CardSimulator", "TONCard", "DaemonTestSupport",
-                                                       .product(name: "GRDB", package: "GRDB.swift"),
-                                                       .product(name: "NIOEmbedded", package: "swift-nio")]),
+                                                       .product(name: "GRDB", package: "GRDB.swift", condition: daemon),
+                                                       .product(name: "NIOEmbedded", package: "swift-nio", condition: networkReaders)]),
         .testTarget(name: "PCSCTests", dependencies: ["PCSC", "CardFlow", "CardFlowPCSC", "CardSimulator", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "USBIntegrationTests", dependencies: ["CCID", "CardFlow", "CardFlowCCID", "CardSimulator", "CardSimulatorUSB", "CLibUSB", "CardDaemon"]),
     ],
