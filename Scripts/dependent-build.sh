@@ -3,7 +3,11 @@
 # imports CardFlow) is resolved and built from clean against CardFlow at REV (default: HEAD),
 # and the script prints the packages it resolved and the times.
 #
-#   bash Scripts/dependent-build.sh [REV]
+#   bash Scripts/dependent-build.sh [--check] [REV]
+#
+# With --check (CI), it fails when the light dependent resolves a package beyond CardFlow,
+# swift-log, swift-metrics, swift-crypto and swift-asn1: a heavy dependency that slipped out of
+# its trait.
 #
 # CardFlow at REV is cloned into a temporary folder and tagged 0.1.0, so the dependent names it
 # by version as a user would. When CardFlow at REV declares package traits, the dependent asks
@@ -11,6 +15,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
+check=false
+if [[ "${1:-}" == "--check" ]]; then check=true; shift; fi
 rev="${1:-HEAD}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -51,5 +57,17 @@ packages=$(grep -c '"identity"' Package.resolved || true)
 echo "CardFlow at $(git -C "$work/CardFlow" rev-parse --short HEAD)${traits:+ (traits: [])}"
 echo "resolved packages (CardFlow included): $packages"
 grep '"identity"' Package.resolved | sed -E 's/.*: "(.*)".*/  \1/'
-printf 'resolve: %.1f s\nclean build: %.1f s\ntotal: %.1f s\n' \
-  "$(echo "$resolved - $start" | bc)" "$(echo "$built - $resolved" | bc)" "$(echo "$built - $start" | bc)"
+awk -v start="$start" -v resolved="$resolved" -v built="$built" 'BEGIN {
+  printf "resolve: %.1f s\nclean build: %.1f s\ntotal: %.1f s\n", resolved - start, built - resolved, built - start
+}'
+
+if $check; then
+  allowed=" cardflow swift-asn1 swift-crypto swift-log swift-metrics "
+  extra=$(grep '"identity"' Package.resolved | sed -E 's/.*: "(.*)".*/\1/' | while read -r name; do
+    [[ "$allowed" == *" $name "* ]] || echo "$name"
+  done)
+  if [[ -n "$extra" ]]; then
+    echo "dependent-build: a CardFlow-only dependent with traits: [] resolved more than the card library needs:" $extra >&2
+    exit 1
+  fi
+fi

@@ -8,6 +8,9 @@ swift build --build-tests
 # DocC for every library product, warnings as errors: a broken symbol link fails CI (reuses the
 # debug build above).
 bash Scripts/docs-check.sh
+# A CardFlow-only dependent (traits: []) resolves the card library's dependencies and no more:
+# a heavy dependency that slipped out of its package trait fails here (about a minute).
+bash Scripts/dependent-build.sh --check
 # The libusb integration tests need the umockdev preload; the other tests do not mind it.
 # The seeded hostile-counterpart campaigns and the short cardd soak keep both cores busy for
 # seconds at a time; beside the rest of the suite they would starve its wall-clock bounds, so
