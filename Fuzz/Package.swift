@@ -34,6 +34,7 @@ let package = Package(
                 .product(name: "CardSimulator", package: cardFlow),
                 .product(name: "CardDaemon", package: cardFlow),
                 .product(name: "Relay", package: cardFlow),
+                .product(name: "DESFire", package: cardFlow),
                 .product(name: "NDEF", package: cardFlow),
                 .product(name: "ISO15693", package: cardFlow),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -14,5 +14,7 @@ enum FuzzTargets {
         FuzzTarget(name: "daemon-config", run: DaemonConfigurationFuzzing.configuration),
         FuzzTarget(name: "card-state", run: CardStateFuzzing.stateFile),
         FuzzTarget(name: "reader-profile", run: ReaderProfileFuzzing.profile),
+        FuzzTarget(name: "sun-message", run: NTAG424Fuzzing.sunMessage),
+        FuzzTarget(name: "ntag424-file-settings", run: NTAG424Fuzzing.fileSettings),
     ]
 }

@@ -127,6 +127,21 @@ enum SeedWriter {
             #"{"v":1,"type":"failed","reason":"no"}"#,
         ].map { Array($0.utf8) }
 
+        // AN12196 §3.4: enciphered PICCData with an empty and a text MAC input and file data, and
+        // a plain mirror (mode byte, file data blocks, fields; NTAG424Fuzzing.sunMessage's layout).
+        seeds["sun-message"] = [
+            [0, 0] + hex("EF963FF7828658A599F3041510671E88") + hex("94EED9EE65337086"),
+            [0, 1] + hex("FD91EC264309878BE6345CBE53BADF40") + hex("CEE9A53E3E463EF1F459635736738962")
+                + hex("ECC1E7F6C6C73BF6") + Array("CEE9A53E3E463EF1F459635736738962&cmac=".utf8),
+            [1, 0] + hex("041E3C8A2D6B80") + hex("000006") + hex("4B00064004B0B3D3"),
+        ]
+        // AN12196 Table 7's answer, a file without SDM, and a plain mirror with a read limit.
+        seeds["ntag424-file-settings"] = [
+            hex("0040EEEE000100D1FE001F00004400004400002000006A0000"),
+            hex("00033030800000"),
+            hex("0040E0EE000100E1FEEF100000300000A08601"),
+        ]
+
         let configuration = try String(contentsOf: repository.appendingPathComponent("Examples/cardd/cardd.example.json"), encoding: .utf8)
         seeds["daemon-config"] = [Array(configuration.utf8), Array(#"{"readers":["sim:desfire"],"rules":[]}"#.utf8)]
         let requests = [
@@ -187,3 +202,6 @@ enum SeedWriter {
         ).encoded()
     }
 }
+
+/// Seed bytes from hex text written in this file (a typo traps while writing seeds, never in a fuzz run).
+private func hex(_ text: String) -> [UInt8] { try! [UInt8](hex: text) }

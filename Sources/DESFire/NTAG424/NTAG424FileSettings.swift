@@ -52,8 +52,8 @@ public struct NTAG424FileSettings: Hashable, Sendable, CustomStringConvertible {
         guard fileType == 0x00 else {
             throw .malformedFileSettings("file type \(HexByte(fileType)) is not a standard data file (00)")
         }
-        guard let mode = DESFireCommMode(rawValue: option & 0x03), option & 0x03 != 0x02 else {
-            throw .malformedFileSettings("FileOption \(HexByte(option)) names no communication mode")
+        guard let mode = DESFireCommMode(rawValue: option & 0x03), option & 0xBC == 0 else {
+            throw .malformedFileSettings("FileOption \(HexByte(option)) names no communication mode or sets RFU bits")
         }
         self.commMode = mode
         self.accessRights = DESFireAccessRights(rawValue: rights)
@@ -196,11 +196,24 @@ public struct NTAG424SDMSettings: Hashable, Sendable, CustomStringConvertible {
         guard let options = reader.byte(), let rights = reader.uint16() else {
             throw .malformedFileSettings("SDM is on but SDMOptions and SDMAccessRights are missing")
         }
+        // Bit 0 (ASCII) is the only encoding; bits 3–1 are RFU.
+        guard options & 0x0F == 0x01 else {
+            throw .malformedFileSettings("SDMOptions \(HexByte(options)) without ASCII encoding or with RFU bits")
+        }
         self.mirrorsUID = options & 0x80 != 0
         self.mirrorsReadCounter = options & 0x40 != 0
         self.metaReadKey = UInt8(rights >> 12 & 0xF)
         self.fileReadKey = UInt8(rights >> 8 & 0xF)
         self.counterRetrievalKey = UInt8(rights & 0xF)
+        guard fileReadKey <= 4 || fileReadKey == 0xF else {
+            throw .malformedFileSettings("SDMFileRead \(HexByte(fileReadKey)) is no key and not F")
+        }
+        guard counterRetrievalKey <= 4 || counterRetrievalKey >= 0xE else {
+            throw .malformedFileSettings("SDMCtrRet \(HexByte(counterRetrievalKey)) is no key, E or F")
+        }
+        guard options & 0x10 == 0 || fileReadKey != 0xF else {
+            throw .malformedFileSettings("SDMENCFileData needs an SDMFileRead key")
+        }
         func offset(_ name: String) throws(NTAG424Error) -> UInt32 {
             guard let value = reader.uint24() else { throw .malformedFileSettings("\(name) is missing") }
             return value
