@@ -25,6 +25,10 @@ let package = Package(
         .library(name: "DESFire", targets: ["DESFire"]),
         .library(name: "TONCard", targets: ["TONCard"]),
         .library(name: "CardDaemon", targets: ["CardDaemon"]),
+        .library(name: "CardDaemonControl", targets: ["CardDaemonControl"]),
+        .library(name: "CardDaemonSimulation", targets: ["CardDaemonSimulation"]),
+        .library(name: "ReaderSelection", targets: ["ReaderSelection"]),
+        .library(name: "CardSimulatorReaders", targets: ["CardSimulatorReaders"]),
         .library(name: "Relay", targets: ["Relay"]),
         .library(name: "PCSC", targets: ["PCSC"]),
         // For the fuzz package (Fuzz/), which reaches the NDEF and ISO 15693 decoders.
@@ -134,8 +138,10 @@ let package = Package(
             dependencies: ["CardSimulator", "CCID", "CCIDEmulator", .product(name: "Logging", package: "swift-log")]
         ),
         // The cardd daemon's parts: configuration, reader supervision, job log, control socket, metrics.
+        // Readers beyond usb, vpcd and pcsc (the simulator) come from sources the program injects.
         .target(name: "CardDaemon", dependencies: [
-            "CardFlow", "CCID", "CardFlowCCID", "CardFlowVPCD", "VPCD", "CardFlowPCSC", "PCSC", "CardSimulator", "NDEF", "ISO15693", "DESFire", "TONCard", "Relay",
+            "CardFlow", "CCID", "CardFlowCCID", "CardFlowVPCD", "VPCD", "CardFlowPCSC", "PCSC", "NDEF", "ISO15693", "DESFire", "TONCard", "Relay",
+            "CardDaemonControl", "ReaderSelection",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus", condition: daemon),
@@ -145,6 +151,22 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio", condition: networkReaders),
             .product(name: "NIOPosix", package: "swift-nio", condition: networkReaders),
             .product(name: "NIOHTTP1", package: "swift-nio", condition: networkReaders),
+        ]),
+        // cardd's control-socket protocol, client side and wire types: what cardctl links instead of CardDaemon.
+        .target(name: "CardDaemonControl", dependencies: [
+            .product(name: "NIOCore", package: "swift-nio", condition: networkReaders),
+            .product(name: "NIOPosix", package: "swift-nio", condition: networkReaders),
+        ]),
+        // One reader-selector syntax for cardctl and cardd; backends beyond usb, vpcd and pcsc are injected sources.
+        .target(name: "ReaderSelection", dependencies: [
+            "CardFlow", "CCID", "CardFlowCCID", .product(name: "Logging", package: "swift-log"),
+        ]),
+        // The simulator as a reader source (`sim:` selectors).
+        .target(name: "CardSimulatorReaders", dependencies: ["ReaderSelection", "CardSimulator", "CardFlow", "CardFlowCCID"]),
+        // cardd --simulate: the schedule that moves simulated cards, its faults and report, the demo rules.
+        .target(name: "CardDaemonSimulation", dependencies: [
+            "CardDaemon", "CardDaemonControl", "CardSimulator", "CardFlow", "TONCard",
+            .product(name: "Logging", package: "swift-log"),
         ]),
         // Remote APDU relay: a WebSocket service drives the card through us (gate, recovery, limits).
         .target(name: "Relay", dependencies: [
@@ -180,7 +202,7 @@ let package = Package(
         .executableTarget(
             name: "cardd",
             dependencies: [
-                "CardDaemon", "CardFlow",
+                "CardDaemon", "CardDaemonControl", "CardDaemonSimulation", "CardSimulator", "CardSimulatorReaders", "ReaderSelection", "CardFlow",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: commandLineTools),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: daemon),
@@ -191,7 +213,7 @@ let package = Package(
         .executableTarget(
             name: "cardctl",
             dependencies: [
-                "CardFlow", "CCID", "CardFlowCCID", "CardFlowVPCD", "VPCD", "CardFlowPCSC", "PCSC", "CardSimulator", "CardSimulatorUSB", "NDEF", "ISO15693", "DESFire", "TONCard", "CardDaemon", "Relay",
+                "CardFlow", "CCID", "CardFlowCCID", "CardFlowVPCD", "VPCD", "CardFlowPCSC", "PCSC", "CardSimulator", "CardSimulatorUSB", "NDEF", "ISO15693", "DESFire", "TONCard", "CardDaemonControl", "ReaderSelection", "CardSimulatorReaders", "Relay",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: commandLineTools),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -222,7 +244,7 @@ let package = Package(
             "TONCard", "CardFlow", "CardSimulator", "CardCrypto", .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .testTarget(name: "RelayTests", dependencies: [
-            "Relay", "CardFlow", "CardSimulator", "DESFire", "CardCrypto", "cardctl", "CardDaemon", "DaemonTestSupport",
+            "Relay", "CardFlow", "CardSimulator", "DESFire", "CardCrypto", "cardctl", "CardDaemon", "CardDaemonControl", "DaemonTestSupport",
             .product(name: "NIOCore", package: "swift-nio", condition: networkReaders),
             .product(name: "NIOPosix", package: "swift-nio", condition: networkReaders),
             .product(name: "NIOHTTP1", package: "swift-nio", condition: networkReaders),
@@ -230,13 +252,14 @@ let package = Package(
             .product(name: "NIOSSL", package: "swift-nio-ssl", condition: relay),
         ]),
         // The in-process daemon harness the daemon's and the relay's tests share.
-        .target(name: "DaemonTestSupport", dependencies: ["CardDaemon", "CardFlow", .product(name: "Logging", package: "swift-log")],
+        .target(name: "DaemonTestSupport", dependencies: ["CardDaemon", "CardDaemonControl", "CardSimulatorReaders", "CardFlow",
+                                                      .product(name: "Logging", package: "swift-log")],
                 path: "Tests/DaemonTestSupport"),
-        .testTarget(name: "CardDaemonTests", dependencies: ["CardDaemon", "CardFlow", "CardFlowCCID", "CardFlowVPCD", "VPCD", "CardSimulator", "TONCard", "DaemonTestSupport",
+        .testTarget(name: "CardDaemonTests", dependencies: ["CardDaemon", "CardDaemonControl", "CardDaemonSimulation", "ReaderSelection", "CardSimulatorReaders", "CardFlow", "CardFlowCCID", "CardFlowVPCD", "VPCD", "CardSimulator", "TONCard", "DaemonTestSupport",
                                                        .product(name: "GRDB", package: "GRDB.swift", condition: daemon),
                                                        .product(name: "NIOEmbedded", package: "swift-nio", condition: networkReaders)]),
         .testTarget(name: "PCSCTests", dependencies: ["PCSC", "CardFlow", "CardFlowPCSC", "CardSimulator", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "USBIntegrationTests", dependencies: ["CCID", "CardFlow", "CardFlowCCID", "CardSimulator", "CardSimulatorUSB", "CLibUSB", "CardDaemon"]),
+        .testTarget(name: "USBIntegrationTests", dependencies: ["CCID", "CardFlow", "CardFlowCCID", "CardSimulator", "CardSimulatorUSB", "CLibUSB", "CardDaemon", "CardDaemonControl"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -33,6 +33,7 @@ let package = Package(
                 .product(name: "CardFlow", package: cardFlow),
                 .product(name: "CardSimulator", package: cardFlow),
                 .product(name: "CardDaemon", package: cardFlow),
+                .product(name: "CardDaemonControl", package: cardFlow),
                 .product(name: "Relay", package: cardFlow),
                 .product(name: "DESFire", package: cardFlow),
                 .product(name: "NDEF", package: cardFlow),

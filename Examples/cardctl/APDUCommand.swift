@@ -1,5 +1,5 @@
 import ArgumentParser
-import CardDaemon
+import CardDaemonControl
 import CardFlow
 import Foundation
 

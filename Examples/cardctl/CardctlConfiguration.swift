@@ -9,7 +9,7 @@ import Foundation
 ///
 /// A missing file is no configuration; a file that is not such a JSON object is an error that
 /// names the file, rather than settings silently ignored.
-struct CardctlConfiguration: Equatable, Sendable {
+struct CardctlConfiguration: Codable, Equatable, Sendable {
     /// The reader selector commands use when `--reader` and `CARDCTL_READER` say nothing.
     var reader: String?
 
@@ -30,25 +30,62 @@ struct CardctlConfiguration: Equatable, Sendable {
 
     /// Parses the file's bytes.
     init(json: Data, path: String) throws(CardctlConfigurationError) {
-        let object: Any
         do {
-            object = try JSONSerialization.jsonObject(with: json)
+            self = try JSONDecoder().decode(CardctlConfiguration.self, from: json)
+        } catch let error as ContentError {
+            switch error {
+            case .unknownKey(let key): throw .unknownKey(path: path, key: key)
+            case .badReader: throw .badValue(path: path, key: "reader", expected: Self.readerExpectation)
+            }
+        } catch DecodingError.typeMismatch(_, let context) where context.codingPath.isEmpty {
+            throw .notAnObject(path: path)
+        } catch DecodingError.dataCorrupted(let context) {
+            throw .notJSON(path: path, detail: context.underlyingError?.localizedDescription ?? context.debugDescription)
         } catch {
-            throw .notJSON(path: path, detail: error.localizedDescription)
-        }
-        guard let fields = object as? [String: Any] else { throw .notAnObject(path: path) }
-        if let unknown = fields.keys.sorted().first(where: { !Self.knownKeys.contains($0) }) {
-            throw .unknownKey(path: path, key: unknown)
-        }
-        switch fields["reader"] {
-        case nil: reader = nil
-        case let text as String where !text.isEmpty: reader = text
-        default: throw .badValue(path: path, key: "reader", expected: "a non-empty reader selector string, like \"usb\" or \"sim:iso7816\"")
+            throw .notJSON(path: path, detail: String(describing: error))
         }
     }
 
     init(reader: String? = nil) {
         self.reader = reader
+    }
+
+    /// Decodes the file's object: unknown keys and a reader that is not a non-empty string are
+    /// refused (a typo must not be a setting silently ignored).
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: FileKey.self)
+        if let unknown = container.allKeys.map(\.stringValue).sorted().first(where: { !Self.knownKeys.contains($0) }) {
+            throw ContentError.unknownKey(unknown)
+        }
+        guard container.contains(.reader) else {
+            reader = nil
+            return
+        }
+        // `null`, a number or "" is a mistake, not "no reader".
+        guard let text = try? container.decode(String.self, forKey: .reader), !text.isEmpty else { throw ContentError.badReader }
+        reader = text
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: FileKey.self)
+        try container.encodeIfPresent(reader, forKey: .reader)
+    }
+
+    private static let readerExpectation = "a non-empty reader selector string, like \"usb\" or \"sim:iso7816\""
+
+    /// Any key the file holds, so that unknown ones can be named.
+    private struct FileKey: CodingKey {
+        static let reader = FileKey(stringValue: "reader")
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    /// What is wrong inside the object (the path is added by ``init(json:path:)``).
+    private enum ContentError: Error {
+        case unknownKey(String)
+        case badReader
     }
 
     /// The file at `path`, or nil when there is none.

@@ -1,4 +1,4 @@
-import CardDaemon
+import CardDaemonControl
 import Foundation
 
 /// Requests to a running cardd over its control socket (`--socket PATH`).
@@ -19,9 +19,7 @@ enum DaemonConnection {
 
     /// Pretty JSON for --json output.
     static func pretty(_ value: JSONValue) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return (try? String(decoding: encoder.encode(value), as: UTF8.self)) ?? value.jsonLine()
+        value.prettyJSON()
     }
 }
 

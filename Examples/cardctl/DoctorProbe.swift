@@ -1,5 +1,5 @@
 import CCID
-import CardDaemon
+import CardDaemonControl
 import CardFlow
 import CardFlowCCID
 import Foundation
@@ -52,7 +52,7 @@ struct DoctorProbe {
         if let path = facts.keyStorePath { facts.keyStore = Self.pathState(path) }
 
         facts.daemonSocketGiven = global.socket != nil
-        facts.daemonSocketPath = global.socket ?? DaemonConfiguration.defaultSocketPath()
+        facts.daemonSocketPath = global.socket ?? ControlSocketPath.forCurrentUser()
         facts.daemonSocket = Self.socketState(facts.daemonSocketPath)
         return facts
     }

@@ -1,12 +1,13 @@
 import ArgumentParser
 import CCID
-import CardDaemon
+import CardDaemonControl
 import CardFlow
 import CardFlowCCID
 import CardSimulator
 import DESFire
 import ISO15693
 import NDEF
+import ReaderSelection
 
 /// cardctl's exit codes: 0 ok, 1 card/status error, 2 usage or bad input, 3 reader or
 /// transport error, 130 cancelled.

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CardDaemon
+import CardDaemonControl
 import Foundation
 
 /// `cardctl --socket PATH --reader ID flow JSON`: runs a flow on a reader of a running cardd, as
@@ -25,7 +25,7 @@ struct FlowCommand: AsyncParsableCommand {
     var noFollow = false
 
     func run() async throws {
-        let socket = global.socket ?? DaemonConfiguration.defaultSocketPath()
+        let socket = global.socket ?? ControlSocketPath.forCurrentUser()
         let specification: JSONValue
         do {
             specification = try JSONDecoder().decode(JSONValue.self, from: Data(flow.utf8))

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CardDaemon
+import CardDaemonControl
 import Foundation
 
 /// `cardctl jobs`: the job log of a running cardd, through its control socket.
@@ -26,7 +26,7 @@ struct JobsCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let socket = global.socket ?? DaemonConfiguration.defaultSocketPath()
+        let socket = global.socket ?? ControlSocketPath.forCurrentUser()
         if let cancel {
             let answer = try await DaemonConnection.request(socket: socket, ["op": "cancel", "job": .number(Double(cancel))])
             Output.standardOutput(global.json ? DaemonConnection.pretty(answer) : "job \(cancel) cancelled")

@@ -2,7 +2,7 @@ import ArgumentParser
 import CCID
 import CardFlow
 import CardFlowCCID
-import CardDaemon
+import CardDaemonControl
 import Foundation
 
 /// `cardctl list`: the readers the selector names, their capabilities and card.

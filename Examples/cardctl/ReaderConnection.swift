@@ -3,21 +3,25 @@ import CardFlow
 import CardFlowCCID
 import CardFlowPCSC
 import CardFlowVPCD
-import CardDaemon
-import CardSimulator
+import CardSimulatorReaders
 import Logging
 import PCSC
+import ReaderSelection
 import VPCD
 
 /// The readers a `--reader` selector names, as CardFlow readers.
 struct ReaderConnection {
     let readers: [Reader]
-    private var simulator: SimulatorSetup?
+    /// What a reader source opened (the simulator's readers): closing saves its card state.
+    private var sourceReaders: OpenedReaders?
     private var usb: (context: LibUSBContext, transports: [LibUSBTransport])?
     private var vpcd: VPCDListener?
     private var pcsc: PCSCContext?
     /// The selector the readers came from, and what chose it.
     private(set) var choice = ReaderChoice(selector: "", source: .option)
+
+    /// The reader sources beyond usb, vpcd and pcsc that `--reader` takes: the simulator's `sim:`.
+    static let sources: [any ReaderSource] = [SimulatorReaderSource()]
 
     /// With `--trace`, the readers' APDU trace is printed (to stderr when stdout carries data).
     static func open(_ options: GlobalOptions, logger: Logger, traceToStandardError: Bool = false) async throws -> ReaderConnection {
@@ -49,12 +53,12 @@ struct ReaderConnection {
 
     private static func open(_ choice: ReaderChoice, configuration: CCIDDriverConfiguration,
                              logger: Logger, apduLogger: Logger) async throws -> ReaderConnection {
-        switch try ReaderSelector(parsing: choice.selector) {
-        case .simulator(let specification):
-            let setup = try await SimulatorSetup(specification: specification, logger: logger)
-            var connection = ReaderConnection(readers: setup.cardFlowReaders(driverConfiguration: configuration, logger: logger,
-                                                                             apduLogger: apduLogger))
-            connection.simulator = setup
+        switch try ReaderSelector(parsing: choice.selector, sources: sources) {
+        case .source(let source, let text):
+            let opened = try await source.open(text, options: ReaderSourceOptions(
+                logger: logger, apduLogger: apduLogger, driverConfiguration: configuration))
+            var connection = ReaderConnection(readers: opened.readers)
+            connection.sourceReaders = opened
             return connection
         case .vpcd(let host, let port):
             // cardctl is the reader: card commands wait (as long as the session's connect
@@ -131,7 +135,7 @@ struct ReaderConnection {
         // PC/SC watch threads must be out of libpcsclite before the process exits.
         for reader in readers { await reader.pcsc?.close() }
         try? await pcsc?.release()
-        try await simulator?.saveCardState()
+        try await sourceReaders?.close()
     }
 
     /// Opens the readers, runs `body` in a session on the primary reader with the options'

@@ -1,6 +1,6 @@
 import ArgumentParser
 import CardFlow
-import CardDaemon
+import CardDaemonControl
 import Foundation
 
 /// `cardctl watch`: reader and card events until interrupted.

@@ -1,7 +1,9 @@
 import ArgumentParser
 import CardDaemon
+import CardDaemonSimulation
 import CardFlow
 import CardSimulator
+import CardSimulatorReaders
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -151,7 +153,8 @@ struct CarddCommand: AsyncParsableCommand {
         }
         let showProgress = simulate && !quiet
         let daemon = try CardDaemon(configuration: store, socketPath: socketPath, jobLogPath: logPath, keys: keys,
-                                    simulation: simulation, systemd: SystemdNotifier(), logger: logger)
+                                    simulation: simulation, readerSources: [SimulatorReaderSource()],
+                                    systemd: SystemdNotifier(), logger: logger)
         if showProgress {
             let events = await daemon.bus.subscribe()
             Task { await TerminalProgress().show(events) }

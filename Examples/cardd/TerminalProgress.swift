@@ -1,4 +1,4 @@
-import CardDaemon
+import CardDaemonControl
 import Foundation
 
 /// Prints daemon events as one human line each on stdout (the `--simulate` view).

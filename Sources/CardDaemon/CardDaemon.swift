@@ -2,11 +2,12 @@ import CardFlow
 import Foundation
 import Logging
 import NIOCore
+import ReaderSelection
 import ServiceLifecycle
 import UnixSignals
 
 /// The daemon as a swift-service-lifecycle `Service`: readers and their supervisors, the job
-/// log, the control socket, the `--simulate` schedule, and `SIGHUP` reloads.
+/// log, the control socket, a ``ReaderSimulation`` (`cardd --simulate`), and `SIGHUP` reloads.
 ///
 /// On graceful shutdown (`SIGTERM`/`SIGINT` through the `ServiceGroup`) running jobs are
 /// cancelled (the APDU in flight is aborted and the card powered off), readers are released,
@@ -27,7 +28,7 @@ public struct CardDaemon: Service {
     public let metrics: DaemonMetrics
     public let jobs: JobCenter
     public let fleet: ReaderFleet
-    let simulation: SimulationSchedule?
+    let simulation: (any ReaderSimulation)?
     /// Readers the embedding program made itself (tests, the soak), supervised like `sim:` readers.
     let simulatedReaders: [Reader]
     /// Bounds on connections, requests, lines, nesting and job-log events.
@@ -41,13 +42,16 @@ public struct CardDaemon: Service {
     let systemd: SystemdNotifier?
 
     /// - Parameters:
-    ///   - simulation: the `--simulate` readers and schedule, which replace the configured readers.
+    ///   - simulation: simulated readers and what moves their cards (`--simulate`), which replace
+    ///     the configured readers.
     ///   - configuration: the configuration in force, reloaded on `SIGHUP`.
     ///   - socketPath: where the control socket listens.
     ///   - jobLogPath: nil runs without a persistent log (the `jobs` request then fails).
     ///   - keys: where flows take their keys (by slot); nil when no flow needs any.
     ///   - simulatedReaders: readers made by the caller (for example over a `VirtualCCIDReader`
     ///     a test drives), supervised in addition to the configured ones.
+    ///   - readerSources: the reader sources beyond usb, vpcd and pcsc whose selectors the
+    ///     configuration may name (cardd passes the simulator's, for `sim:`).
     ///   - limits: bounds on what clients and counterparts can make the daemon hold.
     ///   - metrics: the daemon's own metrics.
     ///   - systemd: where to send `READY=1`, `RELOADING=1` and `STOPPING=1`; cardd passes
@@ -55,7 +59,8 @@ public struct CardDaemon: Service {
     ///   - logger: where the daemon logs.
     ///   - onReady: called once the socket listens.
     public init(configuration: ConfigurationStore, socketPath: String, jobLogPath: String?, keys: (any KeyStore)? = nil,
-                simulation: SimulationSchedule? = nil, simulatedReaders: [Reader] = [], limits: DaemonLimits = DaemonLimits(),
+                simulation: (any ReaderSimulation)? = nil, simulatedReaders: [Reader] = [],
+                readerSources: [any ReaderSource] = [], limits: DaemonLimits = DaemonLimits(),
                 metrics: DaemonMetrics = DaemonMetrics(), systemd: SystemdNotifier? = nil,
                 logger: Logger, onReady: @escaping @Sendable () async -> Void = {}) throws {
         self.configuration = configuration
@@ -71,7 +76,7 @@ public struct CardDaemon: Service {
         let bus = self.bus
         jobs = JobCenter(log: jobLog, keys: keys, bus: bus, metrics: metrics, logger: logger,
                          maximumEventsPerJob: limits.maximumEventsPerJob)
-        fleet = ReaderFleet(jobs: jobs, bus: bus, metrics: metrics, logger: logger,
+        fleet = ReaderFleet(jobs: jobs, bus: bus, metrics: metrics, sources: readerSources, logger: logger,
                             configuration: { [configuration] in await configuration.current })
     }
 
@@ -110,7 +115,7 @@ public struct CardDaemon: Service {
                         try await simulation.run(bus: bus)
                         // A bounded simulation (--arrivals) ends the daemon once its last job is done.
                         await jobs.waitUntilIdle()
-                        if simulation.arrivals != nil { group.cancelAll() }
+                        if simulation.isBounded { group.cancelAll() }
                     }
                     try await group.next()
                     group.cancelAll()

@@ -1,4 +1,4 @@
-@testable import CardDaemon
+import CardDaemonControl
 import NIOCore
 import NIOEmbedded
 import Testing

@@ -1,4 +1,5 @@
 import CardDaemon
+import CardDaemonControl
 import Foundation
 import Testing
 

@@ -2,13 +2,17 @@ import CCID
 import CardDaemon
 import CardFlow
 import CardFlowCCID
+import CardSimulatorReaders
 import DaemonTestSupport
+import ReaderSelection
 import Testing
 
 /// One selector syntax for cardctl's `--reader` and cardd's `"readers"` (they used to parse
 /// separately and disagree: `usb:serial=` and `sim,…` worked in one and not the other).
 @Suite("Reader selectors")
 struct ReaderSelectorTests {
+    static let sources: [any ReaderSource] = [SimulatorReaderSource()]
+
     static func usbInfo(bus: UInt8 = 1, address: UInt8 = 4, serial: String? = "SN-1") -> ReaderInfo {
         ReaderInfo(id: "usb:\(bus):\(address):0", name: "Reader", backend: "usb", vendorID: 0x072F, productID: 0x2200,
                    serialNumber: serial)
@@ -16,7 +20,10 @@ struct ReaderSelectorTests {
 
     @Test(arguments: ["sim", "sim:iso7816", "sim,latency=5", "sim:desfire,state=/tmp/x.json"])
     func simulatorForms(_ text: String) throws {
-        guard case .simulator = try ReaderSelector(parsing: text) else { Issue.record("\(text) is not a simulator selector"); return }
+        guard case .source(let source, text) = try ReaderSelector(parsing: text, sources: Self.sources), source.scheme == "sim" else {
+            Issue.record("\(text) is not a simulator selector")
+            return
+        }
     }
 
     @Test func usbFormsAndWhatTheyAccept() throws {
@@ -36,7 +43,18 @@ struct ReaderSelectorTests {
 
     @Test(arguments: ["", "foo", "usb:1:2:3", "usb:serial=", "usbx", "sim:nosuchcard", "pcsc:", "pcscx", "vpcdx"])
     func badSelectorsAreTyped(_ text: String) {
-        #expect(throws: ReaderSelectorError.self) { try ReaderSelector(parsing: text) }
+        #expect(throws: ReaderSelectorError.self) { try ReaderSelector(parsing: text, sources: Self.sources) }
+    }
+
+    @Test func withoutTheSimulatorSourceSimIsNoSelector() {
+        #expect(throws: ReaderSelectorError.self) { try ReaderSelector(parsing: "sim:iso7816") }
+    }
+
+    @Test func theMessageListsTheSourcesForms() {
+        let error = ReaderSelectorError.invalid("foo", reason: nil, sourceForms: ["sim[:CARD][,option=value...]"])
+        #expect(error.description == "invalid reader selector 'foo'; use usb, usb:VVVV:PPPP (hex), usb:BUS:DEV, usb:serial=XYZ, "
+            + "vpcd[:HOST][:PORT], pcsc[:NAME-PREFIX], or sim[:CARD][,option=value...]")
+        #expect(!ReaderSelectorError.invalid("foo", reason: nil).description.contains("sim"))
     }
 
     @Test func carddTakesTheFormsCardctlTakes() async throws {

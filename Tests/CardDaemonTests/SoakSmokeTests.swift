@@ -1,4 +1,5 @@
 import CardDaemon
+import CardDaemonSimulation
 import CardFlow
 import Foundation
 import GRDB

@@ -1,4 +1,5 @@
 import CardDaemon
+import CardDaemonControl
 import CardFlow
 import CardSimulator
 import DaemonTestSupport

@@ -1,5 +1,7 @@
 import CardDaemon
+import CardDaemonControl
 import CardFlow
+import CardSimulatorReaders
 import Foundation
 import Logging
 
@@ -26,7 +28,8 @@ public struct DaemonHarness: Sendable {
         }
     }
 
-    /// Runs `body` against a daemon with these readers, rules and key store; throws when the
+    /// Runs `body` against a daemon with these readers (`sim:` selectors too: the harness gives
+    /// the daemon the simulator's reader source), rules and key store; throws when the
     /// daemon leaves its socket file behind at shutdown.
     public static func run(readers: [String], rules: [CardRule] = [CardRule(name: "report", flow: .report)],
                            keys: (any KeyStore)? = nil, metricsPort: Int? = nil,
@@ -48,7 +51,8 @@ public struct DaemonHarness: Sendable {
         let logger = logger ?? defaultLogger
         let daemon = try CardDaemon(configuration: ConfigurationStore(configuration, path: nil),
                                     socketPath: folder + "/cardd.sock", jobLogPath: folder + "/jobs.sqlite", keys: keys,
-                                    simulatedReaders: simulatedReaders, limits: limits, logger: logger, onReady: { readyContinuation.yield() })
+                                    simulatedReaders: simulatedReaders, readerSources: [SimulatorReaderSource()], limits: limits,
+                                    logger: logger, onReady: { readyContinuation.yield() })
         // A daemon that fails to start ends the wait for readiness instead of hanging it.
         let task = Task {
             defer { readyContinuation.finish() }

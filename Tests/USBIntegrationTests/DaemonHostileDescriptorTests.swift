@@ -4,6 +4,7 @@ import CardFlowCCID
 import CardSimulator
 import CardSimulatorUSB
 import CCID
+import CardDaemonControl
 import Foundation
 import Logging
 import Testing

@@ -2,7 +2,8 @@ import FuzzSupport
 import Foundation
 import NIOCore
 import NIOEmbedded
-@testable import CardDaemon
+import CardDaemon
+@testable import CardDaemonControl
 
 /// The control socket: the byte stream split into bounded lines, each line parsed as the
 /// request handler does (one JSON object; a `flow` field as a flow specification).

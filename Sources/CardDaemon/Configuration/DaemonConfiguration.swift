@@ -1,3 +1,4 @@
+import CardDaemonControl
 import CardFlow
 import Foundation
 
@@ -140,12 +141,9 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
     }
 
     /// `/run/cardd/cardd.sock` for root, else `$XDG_RUNTIME_DIR/cardd.sock`, else `/tmp/cardd-UID/cardd.sock`.
+    /// (``/CardDaemonControl/ControlSocketPath/forCurrentUser()``, which clients use too.)
     public static func defaultSocketPath() -> String {
-        if getuid() == 0 { return "/run/cardd/cardd.sock" }
-        if let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
-            return runtime + "/cardd.sock"
-        }
-        return "/tmp/cardd-\(getuid())/cardd.sock"
+        ControlSocketPath.forCurrentUser()
     }
 
     /// `/var/lib/cardd/jobs.sqlite` for root, else `~/.local/state/cardd/jobs.sqlite`.

@@ -1,3 +1,4 @@
+import CardDaemonControl
 import Foundation
 import Logging
 import NIOCore

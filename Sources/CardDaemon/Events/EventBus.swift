@@ -1,3 +1,5 @@
+import CardDaemonControl
+
 /// Fans daemon events out to any number of subscribers.
 ///
 /// Each subscriber has its own bounded buffer that keeps the newest events, so a slow control

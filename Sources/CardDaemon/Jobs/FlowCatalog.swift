@@ -1,3 +1,4 @@
+import CardDaemonControl
 import CardFlow
 import DESFire
 import ISO15693

@@ -1,3 +1,4 @@
+import CardDaemonControl
 import Foundation
 import CardFlow
 import GRDB
@@ -7,7 +8,7 @@ import GRDB
 /// Each change is its own transaction in WAL mode with `synchronous=NORMAL`: a crash or `SIGKILL`
 /// leaves every committed record intact (a power cut can lose the last few, never corrupt the
 /// file), without an fsync per progress event; jobs still `running` when the log is opened again are marked
-/// ``JobState/interrupted`` with the last step they completed. Write failures (a full disk)
+/// ``/CardDaemonControl/JobState/interrupted`` with the last step they completed. Write failures (a full disk)
 /// are thrown to the caller, which keeps the daemon running.
 ///
 /// ```swift

@@ -1,3 +1,4 @@
+import CardDaemonControl
 import CoreMetrics
 import Metrics
 import Prometheus

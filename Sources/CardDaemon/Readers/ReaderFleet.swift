@@ -3,12 +3,13 @@ import CardFlow
 import CardFlowCCID
 import CardFlowPCSC
 import CardFlowVPCD
-import CardSimulator
 import Logging
+import ReaderSelection
 import VPCD
 
 /// Every reader the configuration names, each with its own ``ReaderSupervisor``: USB readers
-/// as they are plugged in and out (hotplug), simulated readers for `sim:` selectors.
+/// as they are plugged in and out (hotplug), vpcd and pcsc readers, and the readers of the
+/// injected ``/ReaderSelection/ReaderSource``s (`sim:` selectors when cardd passes the simulator's).
 public actor ReaderFleet {
     private let jobs: JobCenter
     private let bus: EventBus
@@ -23,12 +24,23 @@ public actor ReaderFleet {
     private var retirements: UInt64 = 0
     private var registryTasks: [Task<Void, Never>] = []
     private var usbRegistry: USBReaderRegistry?
-    private var simulators: [SimulatorSetup] = []
+    /// The reader sources whose selectors the configuration may name.
+    private let sources: [any ReaderSource]
+    /// What the sources opened, closed at ``stop()`` (the simulator saves its card state then).
+    private var opened: [(selector: String, readers: OpenedReaders)] = []
     private var vpcdListeners: [VPCDListener] = []
     private var pcscRegistries: [PCSCReaderRegistry] = []
 
-    public init(jobs: JobCenter, bus: EventBus, metrics: DaemonMetrics, logger: Logger,
+    /// - Parameters:
+    ///   - jobs: where the supervisors run their jobs.
+    ///   - bus: where readers and cards are reported.
+    ///   - metrics: the daemon's metrics.
+    ///   - sources: the reader sources beyond usb, vpcd and pcsc whose selectors are accepted.
+    ///   - logger: where the fleet logs.
+    ///   - configuration: the configuration in force (the session policy comes from it).
+    public init(jobs: JobCenter, bus: EventBus, metrics: DaemonMetrics, sources: [any ReaderSource] = [], logger: Logger,
                 configuration: @escaping @Sendable () async -> DaemonConfiguration) {
+        self.sources = sources
         self.jobs = jobs
         self.bus = bus
         self.metrics = metrics
@@ -36,26 +48,19 @@ public actor ReaderFleet {
         self.configuration = configuration
     }
 
-    /// Opens what `selectors` name and starts watching. Simulated readers (`sim:`) come from
-    /// `simulated` when given (the `--simulate` schedule's readers), else from the selector.
+    /// Opens what `selectors` name and starts watching, with `simulated` (readers the caller
+    /// made) among them. A source's readers are numbered after those already there.
     public func start(selectors: [String], simulated: [Reader] = []) async throws {
         let managed = ManagedReaderRegistry(readers: simulated)
         var usbSelectors: [ReaderSelector] = []
         for text in selectors {
-            let selector = try ReaderSelector(parsing: text)
+            let selector = try ReaderSelector(parsing: text, sources: sources)
             switch selector {
-            case .simulator(let specification):
-                let setup = try await SimulatorSetup(specification: specification, logger: logger)
-                simulators.append(setup)
-                let offset = await managed.readers().count
-                for (index, reader) in setup.readers.enumerated() {
-                    // A multi-slot simulated reader is one CardFlow reader per slot.
-                    for slotReader in CardFlow.Reader.simulatedSlots(reader.reader, id: "sim:\(offset + index)",
-                                                                     interfaceNumber: reader.interfaceNumber,
-                                                                     name: reader.name, logger: logger) {
-                        await managed.add(slotReader)
-                    }
-                }
+            case .source(let source, let text):
+                let readers = try await source.open(text, options: ReaderSourceOptions(
+                    logger: logger, firstIndex: await managed.readers().count))
+                opened.append((text, readers))
+                for reader in readers.readers { await managed.add(reader) }
             case .vpcd(let host, let port):
                 // A network reader: cardd listens, and a card side (vicc, the phone app) connects.
                 let listener = try await VPCDListener.bind(host: host, port: port, logger: logger)
@@ -97,7 +102,8 @@ public actor ReaderFleet {
         supervisors[id]?.reader
     }
 
-    /// Stops every supervisor, closes USB, and saves simulated card states.
+    /// Stops every supervisor, closes USB, and closes what the sources opened (the simulator
+    /// saves its card states).
     public func stop() async {
         for task in registryTasks { task.cancel() }
         for entry in supervisors.values { entry.task.cancel() }
@@ -110,11 +116,12 @@ public actor ReaderFleet {
         vpcdListeners.removeAll()
         for registry in pcscRegistries { await registry.close() }
         pcscRegistries.removeAll()
-        for setup in simulators {
-            do { try await setup.saveCardState() } catch {
-                logger.error("could not save the simulated card", metadata: ["error": "\(error)"])
+        for (selector, readers) in opened {
+            do { try await readers.close() } catch {
+                logger.error("could not close the readers", metadata: ["selector": "\(selector)", "error": "\(error)"])
             }
         }
+        opened.removeAll()
     }
 
     private func watch(_ registry: any ReaderRegistry, accept: @escaping @Sendable (ReaderInfo) -> Bool) {

@@ -1,15 +1,21 @@
 /// Something the daemon reports on its event stream (control socket `events`) and its log.
 public enum DaemonEvent: Sendable, Hashable {
+    /// A reader is supervised now.
     case readerAdded(id: String, name: String)
+    /// A reader went away (unplugged, or the daemon stops).
     case readerRemoved(id: String)
+    /// A card is on the reader.
     case cardArrived(reader: String)
+    /// The card left the reader.
     case cardLeft(reader: String)
     /// The reader's supervisor is done with the card that arrived: its job ended, or it ran
     /// none (no rule matched, or the card could not be identified).
     case cardHandled(reader: String, job: JobID?)
+    /// A job started: the rule that chose it (nil for a requested job) and its flow.
     case jobStarted(JobID, reader: String, flow: String, rule: String?)
-    /// A flow event of a running job, in the words of ``/CardFlow/FlowEvent``.
+    /// A flow event of a running job, in the words of CardFlow's `FlowEvent`.
     case jobProgress(JobID, kind: String, detail: String, fraction: Double?)
+    /// A job ended in `state`; `error` says why when it failed.
     case jobFinished(JobID, state: JobState, error: String?)
 
     /// The job the event belongs to, if any.

@@ -1,3 +1,4 @@
+import CardDaemon
 import CardFlow
 import CardSimulator
 import TONCard

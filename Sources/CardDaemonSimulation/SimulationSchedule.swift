@@ -1,3 +1,4 @@
+import CardDaemon
 import CardFlow
 import CardSimulator
 import Logging
@@ -15,7 +16,9 @@ import Logging
 /// try await fleet.start(selectors: [], simulated: schedule.readers)
 /// try await schedule.run(clock: RealClock())
 /// ```
-public struct SimulationSchedule: Sendable {
+///
+/// As a ``/CardDaemon/ReaderSimulation`` it is what `cardd --simulate` hands the daemon.
+public struct SimulationSchedule: ReaderSimulation {
     /// The card kinds the schedule cycles through by default: every kind the simulator has.
     public static var availableKinds: [SimulatedCardKind] {
         SimulatedCardKind.allCases.filter { kind in
@@ -78,9 +81,17 @@ public struct SimulationSchedule: Sendable {
         total.map { ($0 - index + virtualReaders.count - 1) / virtualReaders.count }
     }
 
+    /// A schedule with a number of ``arrivals`` ends by itself.
+    public var isBounded: Bool { arrivals != nil }
+
+    /// Runs the schedule on the real clock (see ``run(clock:bus:)``).
+    public func run(bus: EventBus) async throws {
+        try await run(clock: RealClock(), bus: bus)
+    }
+
     /// Runs the schedule; a ``SimulationPacing/whenHandled`` schedule follows `bus` to know when
     /// the daemon is done with a card.
-    public func run(clock: any ElapsedClock = RealClock(), bus: EventBus) async throws {
+    public func run(clock: any ElapsedClock, bus: EventBus) async throws {
         guard pacing == .whenHandled else { return try await run(clock: clock) }
         let activity = ReaderActivity()
         // The pacing must see every arrival and handled event: with 16 readers a busy machine can

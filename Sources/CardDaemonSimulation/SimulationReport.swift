@@ -1,3 +1,5 @@
+import CardDaemonControl
+
 /// What a paced simulation (the soak) did: arrivals, faults by kind, and arrivals the daemon
 /// never reported as handled within the bound (a hang, or a lost event).
 public actor SimulationReport {

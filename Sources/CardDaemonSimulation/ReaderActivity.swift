@@ -1,3 +1,5 @@
+import CardDaemonControl
+
 /// What the daemon has told about each simulated reader on its event bus, so that a schedule
 /// paced by the daemon (the soak) moves the next card only when the last one was dealt with.
 actor ReaderActivity {

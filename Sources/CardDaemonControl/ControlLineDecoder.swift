@@ -3,26 +3,28 @@ import NIOCore
 
 /// One line from a control client, or the news that a line was longer than allowed.
 public enum ControlLine: Sendable, Hashable {
+    /// A line without its newline (and without a trailing carriage return).
     case line(String)
+    /// A line longer than `limit` bytes; its bytes were dropped.
     case tooLong(limit: Int)
 }
 
 /// Splits the byte stream into newline-terminated lines, refusing lines longer than a bound:
 /// the bytes of an oversize line are dropped as they arrive (memory stays bounded) and one
 /// ``ControlLine/tooLong(limit:)`` is emitted when its newline arrives.
-struct ControlLineDecoder: ByteToMessageDecoder {
-    typealias InboundOut = ControlLine
+package struct ControlLineDecoder: ByteToMessageDecoder {
+    package typealias InboundOut = ControlLine
 
-    let maximumLength: Int
+    package let maximumLength: Int
     private var discarding = false
     /// Bytes at the front of the buffer already known to hold no newline (not scanned again).
     private var scanned = 0
 
-    init(maximumLength: Int) {
+    package init(maximumLength: Int) {
         self.maximumLength = maximumLength
     }
 
-    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+    package mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
         let start = scanned
         let found: Int? = buffer.withUnsafeReadableBytes { bytes in
             guard bytes.count > start, let base = bytes.baseAddress,
@@ -53,7 +55,7 @@ struct ControlLineDecoder: ByteToMessageDecoder {
         return .continue
     }
 
-    mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+    package mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
         while try decode(context: context, buffer: &buffer) == .continue {}
         // A last line without a newline still counts; so does an oversize one whose bytes were
         // all dropped already (the buffer is empty then, but the client must hear why).

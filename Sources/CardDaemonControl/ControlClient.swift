@@ -26,6 +26,10 @@ public struct ControlClient: Sendable {
 
     /// Connects to the daemon. Fails with ``ControlClientError/unreachable(path:reason:)`` when
     /// no daemon listens there.
+    ///
+    /// - Parameters:
+    ///   - path: the control socket.
+    ///   - maximumLineLength: the longest answer line accepted (a job's events can be long).
     public static func connect(path: String, maximumLineLength: Int = 16 << 20) async throws -> ControlClient {
         do {
             let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -89,6 +93,7 @@ public struct ControlClient: Sendable {
         throw ControlClientError.closed
     }
 
+    /// Closes the connection; a request still waiting ends with ``ControlClientError/closed``.
     public func close() async {
         try? await channel.channel.close()
     }
@@ -96,8 +101,11 @@ public struct ControlClient: Sendable {
 
 /// Talking to the daemon failed.
 public enum ControlClientError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Nothing listens at `path` (or the socket cannot be opened): `reason` says why.
     case unreachable(path: String, reason: String)
+    /// The daemon closed the connection before the final answer.
     case closed
+    /// The daemon sent something that is not a control-socket answer.
     case badAnswer(String)
 
     public var description: String {

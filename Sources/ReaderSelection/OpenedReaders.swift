@@ -1,0 +1,29 @@
+import CardFlow
+
+/// The readers a ``ReaderSource`` opened, and how to let them go: the simulator saves its card's
+/// state (`state=PATH`) when closed, so callers close what they opened.
+///
+/// ```swift
+/// let opened = try await source.open("sim:iso7816", options: ReaderSourceOptions(logger: logger))
+/// let reader = opened.readers[0]
+/// …
+/// try await opened.close()
+/// ```
+public struct OpenedReaders: Sendable {
+    /// One CardFlow reader per slot, in the source's order.
+    public let readers: [Reader]
+    private let release: @Sendable () async throws -> Void
+
+    /// - Parameters:
+    ///   - readers: the readers opened.
+    ///   - close: what ``close()`` does.
+    public init(readers: [Reader], close: @escaping @Sendable () async throws -> Void = {}) {
+        self.readers = readers
+        self.release = close
+    }
+
+    /// Releases what the readers hold (and saves what the source keeps).
+    public func close() async throws {
+        try await release()
+    }
+}
