@@ -26,6 +26,14 @@ enum ExitStatus: Int32 {
         case let error as DESFireError:
             if case .invalidArgument = error { return .usage }
             return .cardError
+        case let error as NTAG424Error:
+            switch error {
+            case .invalidArgument, .lrpNotSupported: return .usage
+            default: return .cardError
+            }
+        case let error as NTAG424SUNError:
+            if case .invalidKey = error { return .usage }
+            return .cardError
         case let error as SessionError:
             switch error {
             case .noCard, .cardNotActivated, .cardDidNotReturn, .unverifiableStepInterrupted: return .cardError

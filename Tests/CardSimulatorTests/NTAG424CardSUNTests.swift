@@ -27,9 +27,9 @@ struct NTAG424CardSUNTests {
         let template = "ntag.nxp.com/424?e=" + String(repeating: "0", count: 32) + "&c=" + String(repeating: "0", count: 16)
         let file = T.uriFile(template)
         let e = T.offset(after: "?e=", in: file), c = T.offset(after: "&c=", in: file)
-        let sdm = NTAG424SDMSettings(mirrorsUID: true, mirrorsReadCounter: true, metaReadKey: 0, fileReadKey: 0,
+        let sdm = SimulatedNTAG424SDMSettings(mirrorsUID: true, mirrorsReadCounter: true, metaReadKey: 0, fileReadKey: 0,
                                      piccDataOffset: e, macInputOffset: c, macOffset: c)
-        let settings = NTAG424FileSettings(communicationMode: .plain, accessRights: .init(read: 0xE, write: 0, readWrite: 0, change: 0), sdm: sdm)
+        let settings = SimulatedNTAG424FileSettings(communicationMode: .plain, accessRights: .init(read: 0xE, write: 0, readWrite: 0, change: 0), sdm: sdm)
         var card = try SimulatedNTAG424Card(configuration: .init(uid: bytes("04DE5F1EACC040"), ndefFile: file,
                                                                  ndefFileSettings: settings, sdmReadCounter: 0x3C))
         card.scriptedRandom = try Self.padding(of: "EF963FF7828658A599F3041510671E88", count: 5)
@@ -56,9 +56,9 @@ struct NTAG424CardSUNTests {
         let file = T.uriFile(template)
         let picc = T.offset(after: "picc_data=", in: file), enc = T.offset(after: "&enc=", in: file)
         let mac = T.offset(after: "&cmac=", in: file)
-        let sdm = NTAG424SDMSettings(mirrorsUID: true, mirrorsReadCounter: true, encryptsFileData: true, metaReadKey: 0, fileReadKey: 0,
+        let sdm = SimulatedNTAG424SDMSettings(mirrorsUID: true, mirrorsReadCounter: true, encryptsFileData: true, metaReadKey: 0, fileReadKey: 0,
                                      piccDataOffset: picc, macInputOffset: enc, encOffset: enc, encLength: 32, macOffset: mac)
-        let settings = NTAG424FileSettings(communicationMode: .plain, accessRights: .init(read: 0xE, write: 0, readWrite: 0, change: 0), sdm: sdm)
+        let settings = SimulatedNTAG424FileSettings(communicationMode: .plain, accessRights: .init(read: 0xE, write: 0, readWrite: 0, change: 0), sdm: sdm)
         var card = try SimulatedNTAG424Card(configuration: .init(uid: bytes("04958CAA5C5E80"), ndefFile: file,
                                                                  ndefFileSettings: settings, sdmReadCounter: counter - 1))
         let published = String(url.split(separator: "=")[1].prefix(32))
@@ -74,9 +74,9 @@ struct NTAG424CardSUNTests {
         let template = "sdm.example/?uid=" + String(repeating: "0", count: 14) + "&ctr=000000&cmac=" + String(repeating: "0", count: 16)
         let file = T.uriFile(template)
         let uid = T.offset(after: "uid=", in: file), ctr = T.offset(after: "ctr=", in: file), mac = T.offset(after: "cmac=", in: file)
-        let sdm = NTAG424SDMSettings(mirrorsUID: true, mirrorsReadCounter: true, counterRetrievalKey: 0xE, metaReadKey: 0xE, fileReadKey: 0,
+        let sdm = SimulatedNTAG424SDMSettings(mirrorsUID: true, mirrorsReadCounter: true, counterRetrievalKey: 0xE, metaReadKey: 0xE, fileReadKey: 0,
                                      uidOffset: uid, readCounterOffset: ctr, macInputOffset: mac, macOffset: mac)
-        let settings = NTAG424FileSettings(communicationMode: .plain, accessRights: .init(read: 0xE, write: 0, readWrite: 0, change: 0), sdm: sdm)
+        let settings = SimulatedNTAG424FileSettings(communicationMode: .plain, accessRights: .init(read: 0xE, write: 0, readWrite: 0, change: 0), sdm: sdm)
         var card = try SimulatedNTAG424Card(configuration: .init(uid: bytes("041E3C8A2D6B80"), ndefFile: file,
                                                                  ndefFileSettings: settings, sdmReadCounter: 5))
         card.powerOn()
@@ -89,8 +89,8 @@ struct NTAG424CardSUNTests {
     func readCounterLimit() throws {
         let file = T.uriFile("x.example/?c=000000")
         let ctr = T.offset(after: "?c=", in: file)
-        let sdm = NTAG424SDMSettings(mirrorsReadCounter: true, readCounterLimit: 2, metaReadKey: 0xE, readCounterOffset: ctr)
-        let settings = NTAG424FileSettings(communicationMode: .plain, accessRights: .init(read: 0xE, write: 0, readWrite: 0, change: 0), sdm: sdm)
+        let sdm = SimulatedNTAG424SDMSettings(mirrorsReadCounter: true, readCounterLimit: 2, metaReadKey: 0xE, readCounterOffset: ctr)
+        let settings = SimulatedNTAG424FileSettings(communicationMode: .plain, accessRights: .init(read: 0xE, write: 0, readWrite: 0, change: 0), sdm: sdm)
         var card = try SimulatedNTAG424Card(configuration: .init(ndefFile: file, ndefFileSettings: settings))
         card.powerOn()
         #expect(T.text(Self.readNDEF(&card)).hasSuffix("?c=000001"))

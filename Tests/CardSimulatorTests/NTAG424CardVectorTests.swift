@@ -12,7 +12,7 @@ struct NTAG424CardVectorTests {
     func firstTransaction() throws {
         // Before Table 17 the note's NDEF file was set to CommMode.Full with write key 0 (its
         // TapLinx forum thread: "The write file access was set to 0"); Table 17 runs at CmdCtr 0.
-        let before = NTAG424FileSettings(communicationMode: .full, accessRights: .init(read: 0xE, write: 0, readWrite: 0, change: 0))
+        let before = SimulatedNTAG424FileSettings(communicationMode: .full, accessRights: .init(read: 0xE, write: 0, readWrite: 0, change: 0))
         var card = try SimulatedNTAG424Card(seed: 14, configuration: .init(ndefFileSettings: before))
         card.scriptedRandom = bytes("B9E2FC789B64BF237CCCAA20EC7E6E48 9D00C4DF")
         card.powerOn()
@@ -34,9 +34,9 @@ struct NTAG424CardVectorTests {
         // Table 18 steps 15–17.
         #expect(T.send(&card, "905F0000190261B6D97903566E84C3AE5274467E89EAD799B7C1A0EF7A0400") == T.hex("57BFF87B1241E93D 9100"))
         let sdm = try #require(card.fileSettings(2)?.sdm)
-        #expect(sdm == NTAG424SDMSettings(mirrorsUID: true, mirrorsReadCounter: true, counterRetrievalKey: 1, metaReadKey: 2,
+        #expect(sdm == SimulatedNTAG424SDMSettings(mirrorsUID: true, mirrorsReadCounter: true, counterRetrievalKey: 1, metaReadKey: 2,
                                           fileReadKey: 1, piccDataOffset: 0x20, macInputOffset: 0x43, macOffset: 0x43))
-        #expect(card.fileSettings(2)?.accessRights == NTAG424AccessRights(read: 0xE, write: 0, readWrite: 0, change: 0))
+        #expect(card.fileSettings(2)?.accessRights == SimulatedNTAG424AccessRights(read: 0xE, write: 0, readWrite: 0, change: 0))
         #expect(card.fileSettings(2)?.communicationMode == .plain)
     }
 
@@ -77,10 +77,10 @@ struct NTAG424CardVectorTests {
 
     @Test("Table 7: GetFileSettings in CommMode.MAC")
     func getFileSettingsMAC() throws {
-        let sdm = NTAG424SDMSettings(mirrorsUID: true, mirrorsReadCounter: true, encryptsFileData: true, counterRetrievalKey: 0xE,
+        let sdm = SimulatedNTAG424SDMSettings(mirrorsUID: true, mirrorsReadCounter: true, encryptsFileData: true, counterRetrievalKey: 0xE,
                                      metaReadKey: 0, fileReadKey: 0, piccDataOffset: 0x1F, macInputOffset: 0x44,
                                      encOffset: 0x44, encLength: 0x20, macOffset: 0x6A)
-        let settings = NTAG424FileSettings(communicationMode: .plain, accessRights: .init(read: 0xE, write: 0xE, readWrite: 0xE, change: 0xE),
+        let settings = SimulatedNTAG424FileSettings(communicationMode: .plain, accessRights: .init(read: 0xE, write: 0xE, readWrite: 0xE, change: 0xE),
                                            sdm: sdm)
         var card = try SimulatedNTAG424Card(seed: 7, configuration: .init(ndefFileSettings: settings))
         card.powerOn()

@@ -113,6 +113,7 @@ public struct SimulatorSetup: Sendable {
             return SimulatedTONCard(seed: seed, factoryData: try specification?.activationPath.map(TONFactoryData.init(contentsOfFile:)) ?? .vectorA)
         case .none: return nil
         case .desfire: return DESFireCard(seed: seed, randomUID: specification?.randomUID ?? false)
+        case .ntag424: return SimulatedNTAG424Card(seed: seed)
         case .fuzz:
             let wrapped = try specification?.fuzzWrappedKind.flatMap { kind in
                 try makeCard(kind, seed: seed, capacity: capacity, specification: specification)
@@ -143,6 +144,7 @@ public struct SimulatorSetup: Sendable {
         case .ton: return try store.load(SimulatedTONCard.self)
         case .none: return nil
         case .desfire: return try store.load(DESFireCard.self)
+        case .ntag424: return try store.load(SimulatedNTAG424Card.self)
         case .fuzz, .apduTest: throw SimulatorSetupError.cardNotPersistent(specification.cardKind.rawValue)
         }
     }

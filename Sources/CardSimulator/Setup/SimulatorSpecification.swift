@@ -274,6 +274,8 @@ public enum SimulatedCardKind: String, Sendable, Hashable, CaseIterable {
     case ndef4
     case type2
     case iso15693
+    /// A ``SimulatedNTAG424Card``: NTAG 424 DNA with EV2 secure messaging and SUN mirroring.
+    case ntag424
     case none
     /// A ``HostileCard``: seeded hostile answers, alone or spoiling a wrapped card's.
     case fuzz
@@ -283,7 +285,7 @@ public enum SimulatedCardKind: String, Sendable, Hashable, CaseIterable {
     /// The well-behaved models and `none`. `fuzz` is left out on purpose: it misbehaves by
     /// design, so code that cycles through every card (cardd's `--simulate`) must ask for it;
     /// so is `apdu-test`, a test instrument rather than a card anyone meets.
-    public static var allCases: [SimulatedCardKind] { [.iso7816, .desfire, .ton, .ndef4, .type2, .iso15693, .none] }
+    public static var allCases: [SimulatedCardKind] { [.iso7816, .desfire, .ton, .ndef4, .type2, .iso15693, .ntag424, .none] }
 
     /// Every kind a selector accepts, `fuzz` and `apdu-test` included.
     public static var selectable: [SimulatedCardKind] { allCases + [.fuzz, .apduTest] }

@@ -4,12 +4,12 @@ import CardCrypto
 /// (NT4H2421Gx §9.3; AN12196 §3.3–3.4). Pure functions of the file, settings, keys and counter.
 enum NTAG424SDMMirror {
     /// PICCDataTag: bit 7 UID mirrored, bit 6 SDMReadCtr mirrored, bits 3–0 the UID length.
-    static func piccDataTag(_ sdm: NTAG424SDMSettings) -> UInt8 {
+    static func piccDataTag(_ sdm: SimulatedNTAG424SDMSettings) -> UInt8 {
         (sdm.mirrorsUID ? 0x87 : 0) | (sdm.mirrorsReadCounter ? 0x40 : 0)
     }
 
     /// How many random bytes pad PICCData to one block.
-    static func piccDataPaddingLength(_ sdm: NTAG424SDMSettings) -> Int {
+    static func piccDataPaddingLength(_ sdm: SimulatedNTAG424SDMSettings) -> Int {
         16 - 1 - (sdm.mirrorsUID ? 7 : 0) - (sdm.mirrorsReadCounter ? 3 : 0)
     }
 
@@ -18,7 +18,7 @@ enum NTAG424SDMMirror {
     }
 
     /// SV1 (`C3 3C`) / SV2 (`3C C3`) ‖ 00 01 00 80 [‖ UID] [‖ SDMReadCtr] ‖ zero padding to 16 bytes.
-    static func sessionVector(label: [UInt8], sdm: NTAG424SDMSettings, uid: [UInt8], counter: UInt32) -> [UInt8] {
+    static func sessionVector(label: [UInt8], sdm: SimulatedNTAG424SDMSettings, uid: [UInt8], counter: UInt32) -> [UInt8] {
         var vector = label + [0x00, 0x01, 0x00, 0x80]
         if sdm.mirrorsUID { vector += uid }
         if sdm.mirrorsReadCounter { vector += counterBytes(counter) }
@@ -26,7 +26,7 @@ enum NTAG424SDMMirror {
     }
 
     /// The mirrored image of `file`.
-    static func image(file: [UInt8], sdm: NTAG424SDMSettings, uid: [UInt8], counter: UInt32, keys: [[UInt8]],
+    static func image(file: [UInt8], sdm: SimulatedNTAG424SDMSettings, uid: [UInt8], counter: UInt32, keys: [[UInt8]],
                       padding: [UInt8]) throws(CardCryptoError) -> [UInt8] {
         var image = file
         func put(_ text: [UInt8], at offset: Int?) {

@@ -92,7 +92,7 @@ extension SimulatedNTAG424Card {
     /// Checks and strips the protection of a command: `header` stays in clear, the rest is
     /// plain data, data ‖ MACt, or E(data ‖ padding) ‖ MACt. Outside a session only plain is
     /// possible (callers refuse MAC and Full without one).
-    func unwrapCommand(ins: UInt8, _ data: [UInt8], headerLength: Int, mode: NTAG424CommunicationMode)
+    func unwrapCommand(ins: UInt8, _ data: [UInt8], headerLength: Int, mode: SimulatedNTAG424CommunicationMode)
         throws(NTAG424Status) -> (header: [UInt8], payload: [UInt8]) {
         guard data.count >= headerLength else { throw .lengthError }
         let header = Array(data[..<headerLength])
@@ -113,7 +113,7 @@ extension SimulatedNTAG424Card {
 
     /// Protects an answer in `mode` and moves the command counter on (every command of a
     /// session counts, plain ones too). Without a session the answer is plain.
-    mutating func wrapResponse(_ data: [UInt8], mode: NTAG424CommunicationMode) throws(NTAG424Status) -> [UInt8] {
+    mutating func wrapResponse(_ data: [UInt8], mode: SimulatedNTAG424CommunicationMode) throws(NTAG424Status) -> [UInt8] {
         guard var current = session else { return data }
         current.commandCounter &+= 1
         session = current
@@ -151,13 +151,13 @@ extension SimulatedNTAG424Card {
     /// How a command whose right is one of `conditions` runs: through the session's key in
     /// the file's mode, for free in plain, or not at all (`9D` when every condition is never,
     /// `AE` when a key is needed that the session does not hold).
-    func grant(_ conditions: [UInt8], fileMode: NTAG424CommunicationMode) throws(NTAG424Status) -> NTAG424CommunicationMode {
+    func grant(_ conditions: [UInt8], fileMode: SimulatedNTAG424CommunicationMode) throws(NTAG424Status) -> SimulatedNTAG424CommunicationMode {
         if let session, conditions.contains(session.keyNumber) {
             guard session.commandCounter < 0xFFFF else { throw .commandAborted }
             return fileMode
         }
-        if conditions.contains(NTAG424AccessRights.free) { return .plain }
-        if conditions.allSatisfy({ $0 == NTAG424AccessRights.never }) { throw .permissionDenied }
+        if conditions.contains(SimulatedNTAG424AccessRights.free) { return .plain }
+        if conditions.allSatisfy({ $0 == SimulatedNTAG424AccessRights.never }) { throw .permissionDenied }
         throw .authenticationError
     }
 

@@ -20,7 +20,7 @@ extension SimulatedNTAG424Card {
         let index = try fileIndex(number)
         let mode = try grant([files[index].settings.accessRights.change], fileMode: .full)
         let (_, payload) = try unwrapCommand(ins: 0x5F, data, headerLength: 1, mode: mode)
-        let settings = try NTAG424FileSettings.parse(payload)
+        let settings = try SimulatedNTAG424FileSettings.parse(payload)
         try settings.validate(fileNumber: number, fileSize: files[index].data.count)
         files[index].settings = settings
         sdmImage = nil
@@ -155,7 +155,7 @@ extension SimulatedNTAG424Card {
         guard let target = binaryTarget(apdu) else { return apdu.p1 & 0x80 != 0 ? [0x6A, 0x82] : [0x69, 0x86] }
         let (index, offset) = target
         let rights = files[index].settings.accessRights
-        guard rights.read == NTAG424AccessRights.free || rights.readWrite == NTAG424AccessRights.free else { return [0x69, 0x82] }
+        guard rights.read == SimulatedNTAG424AccessRights.free || rights.readWrite == SimulatedNTAG424AccessRights.free else { return [0x69, 0x82] }
         let size = files[index].data.count
         guard offset < size else { return [0x6B, 0x00] }
         let content: [UInt8]
@@ -175,7 +175,7 @@ extension SimulatedNTAG424Card {
         guard let target = binaryTarget(apdu) else { return apdu.p1 & 0x80 != 0 ? [0x6A, 0x82] : [0x69, 0x86] }
         let (index, offset) = target
         let rights = files[index].settings.accessRights
-        guard rights.write == NTAG424AccessRights.free || rights.readWrite == NTAG424AccessRights.free else { return [0x69, 0x82] }
+        guard rights.write == SimulatedNTAG424AccessRights.free || rights.readWrite == SimulatedNTAG424AccessRights.free else { return [0x69, 0x82] }
         guard offset < files[index].data.count, apdu.data.count <= files[index].data.count - offset else { return [0x6B, 0x00] }
         files[index].data.replaceSubrange(offset..<offset + apdu.data.count, with: apdu.data)
         if files[index].number == 2 { sdmImage = nil }

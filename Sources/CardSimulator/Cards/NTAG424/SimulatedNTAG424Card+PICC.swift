@@ -65,7 +65,7 @@ extension SimulatedNTAG424Card {
     /// The simulator answers a fixed per-card value (see ``originalitySignature``).
     mutating func readSignature(_ data: [UInt8]) throws(NTAG424Status) -> [UInt8] {
         if session != nil { try requireSession() }
-        let mode: NTAG424CommunicationMode = session == nil ? .plain : .full
+        let mode: SimulatedNTAG424CommunicationMode = session == nil ? .plain : .full
         let (header, payload) = try unwrapCommand(ins: 0x3C, data, headerLength: 1, mode: mode)
         guard payload.isEmpty else { throw .lengthError }
         guard header[0] == 0x00 else { throw .parameterError }

@@ -56,7 +56,7 @@ public struct SimulatedNTAG424Card: PersistentVirtualCard {
         /// Initial content of the NDEF file (zero-padded to 256 bytes).
         public var ndefFile: [UInt8]
         /// Initial settings of the NDEF file (nil: the factory settings).
-        public var ndefFileSettings: NTAG424FileSettings?
+        public var ndefFileSettings: SimulatedNTAG424FileSettings?
         /// Initial SDMReadCtr of the NDEF file.
         public var sdmReadCounter: UInt32
         /// Random ID on (SetConfiguration option 00 bit 1): anticollision shows `08` and 3
@@ -66,7 +66,7 @@ public struct SimulatedNTAG424Card: PersistentVirtualCard {
         /// The factory configuration (keys 16 × 00, version 00, empty NDEF file).
         public init(uid: [UInt8]? = nil, keys: [[UInt8]] = Array(repeating: [UInt8](repeating: 0, count: 16), count: 5),
                     keyVersions: [UInt8] = [0, 0, 0, 0, 0], ndefFile: [UInt8] = [],
-                    ndefFileSettings: NTAG424FileSettings? = nil, sdmReadCounter: UInt32 = 0, randomID: Bool = false) {
+                    ndefFileSettings: SimulatedNTAG424FileSettings? = nil, sdmReadCounter: UInt32 = 0, randomID: Bool = false) {
             self.uid = uid
             self.keys = keys
             self.keyVersions = keyVersions
@@ -169,7 +169,7 @@ public struct SimulatedNTAG424Card: PersistentVirtualCard {
     public func fileContent(_ fileNumber: UInt8) -> [UInt8]? { files.first { $0.number == fileNumber }?.data }
 
     /// The settings of file 1, 2 or 3.
-    public func fileSettings(_ fileNumber: UInt8) -> NTAG424FileSettings? { files.first { $0.number == fileNumber }?.settings }
+    public func fileSettings(_ fileNumber: UInt8) -> SimulatedNTAG424FileSettings? { files.first { $0.number == fileNumber }?.settings }
 
     /// The NDEF file's SDMReadCtr.
     public var sdmReadCounter: UInt32 { files[1].sdmReadCounter }
@@ -223,7 +223,7 @@ public struct SimulatedNTAG424Card: PersistentVirtualCard {
     }
 
     /// Test hook: replace a file's settings without a command (validated like ChangeFileSettings).
-    mutating func setFileSettings(_ settings: NTAG424FileSettings, file number: UInt8) -> Bool {
+    mutating func setFileSettings(_ settings: SimulatedNTAG424FileSettings, file number: UInt8) -> Bool {
         guard let index = files.firstIndex(where: { $0.number == number }),
               (try? settings.validate(fileNumber: number, fileSize: files[index].data.count)) != nil else { return false }
         files[index].settings = settings
@@ -279,7 +279,7 @@ struct NTAG424File: Hashable, Codable, Sendable {
     let number: UInt8
     let isoID: UInt16
     var data: [UInt8]
-    var settings: NTAG424FileSettings
+    var settings: SimulatedNTAG424FileSettings
     /// SDMReadCtr (24 bits), used by file 2.
     var sdmReadCounter: UInt32 = 0
 

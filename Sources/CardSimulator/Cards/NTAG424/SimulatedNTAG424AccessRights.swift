@@ -3,7 +3,7 @@
 ///
 /// On the wire the two bytes are `ReadWrite‖Change` then `Read‖Write` (AN12196 writes the
 /// factory NDEF file's rights as `E0 EE`: read, write and read-write free, change with key 0).
-public struct NTAG424AccessRights: Hashable, Codable, Sendable {
+public struct SimulatedNTAG424AccessRights: Hashable, Codable, Sendable {
     /// ReadData / ISOReadBinary.
     public var read: UInt8
     /// WriteData / ISOUpdateBinary.

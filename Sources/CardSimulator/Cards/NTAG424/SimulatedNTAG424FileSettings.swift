@@ -1,6 +1,6 @@
 /// How a file's commands travel once access is granted through a key (NT4H2421Gx §8.2.3.4):
 /// plain, MACed or MACed and enciphered. Access granted for free (`E`) is always plain.
-public enum NTAG424CommunicationMode: UInt8, Hashable, Codable, Sendable {
+public enum SimulatedNTAG424CommunicationMode: UInt8, Hashable, Codable, Sendable {
     /// CommMode.Plain (FileOption bits 1–0 `00`; `10` also reads as plain).
     case plain = 0
     /// CommMode.MAC (`01`).
@@ -23,7 +23,7 @@ public enum NTAG424CommunicationMode: UInt8, Hashable, Codable, Sendable {
 /// Offsets are byte positions in the file; mirrored values are ASCII hex (the only encoding
 /// the card supports, SDMOptions bit 0). Key fields are nibbles: 0–4 a key, `0xE` free /
 /// plain, `0xF` none.
-public struct NTAG424SDMSettings: Hashable, Codable, Sendable {
+public struct SimulatedNTAG424SDMSettings: Hashable, Codable, Sendable {
     /// SDMOptions bit 7: the UID is mirrored (in plain at ``uidOffset``, or inside PICCData).
     public var mirrorsUID: Bool
     /// SDMOptions bit 6: SDMReadCtr is mirrored (in plain at ``readCounterOffset``, or inside PICCData).
@@ -87,16 +87,16 @@ public struct NTAG424SDMSettings: Hashable, Codable, Sendable {
 
 /// The settings of one NTAG 424 DNA file: communication mode, access rights, and for the
 /// NDEF file (file 2) optionally SDM.
-public struct NTAG424FileSettings: Hashable, Codable, Sendable {
+public struct SimulatedNTAG424FileSettings: Hashable, Codable, Sendable {
     /// The mode of commands granted through a key.
-    public var communicationMode: NTAG424CommunicationMode
+    public var communicationMode: SimulatedNTAG424CommunicationMode
     /// Read, write, read-write and change conditions.
-    public var accessRights: NTAG424AccessRights
+    public var accessRights: SimulatedNTAG424AccessRights
     /// SDM settings (FileOption bit 6), only on the NDEF file.
-    public var sdm: NTAG424SDMSettings?
+    public var sdm: SimulatedNTAG424SDMSettings?
 
     /// File settings.
-    public init(communicationMode: NTAG424CommunicationMode, accessRights: NTAG424AccessRights, sdm: NTAG424SDMSettings? = nil) {
+    public init(communicationMode: SimulatedNTAG424CommunicationMode, accessRights: SimulatedNTAG424AccessRights, sdm: SimulatedNTAG424SDMSettings? = nil) {
         self.communicationMode = communicationMode
         self.accessRights = accessRights
         self.sdm = sdm
@@ -116,7 +116,7 @@ public struct NTAG424FileSettings: Hashable, Codable, Sendable {
         return out
     }
 
-    static func sdmBlock(_ sdm: NTAG424SDMSettings) -> [UInt8] {
+    static func sdmBlock(_ sdm: SimulatedNTAG424SDMSettings) -> [UInt8] {
         var out = [sdm.optionsByte] + sdm.accessRightsBytes
         for value in [sdm.uidOffset, sdm.readCounterOffset, sdm.piccDataOffset, sdm.macInputOffset,
                       sdm.encOffset, sdm.encLength, sdm.macOffset] {
@@ -132,17 +132,17 @@ public struct NTAG424FileSettings: Hashable, Codable, Sendable {
 
     /// Parses ChangeFileSettings data after FileNo (NT4H2421Gx Table 69): a truncated or
     /// overlong field is a length error, an RFU bit or a value out of range a parameter error.
-    static func parse(_ data: [UInt8]) throws(NTAG424Status) -> NTAG424FileSettings {
+    static func parse(_ data: [UInt8]) throws(NTAG424Status) -> SimulatedNTAG424FileSettings {
         var reader = ByteReader(data)
         let option = try reader.byte()
         guard option & 0xBC == 0 else { throw .parameterError }
-        let rights = NTAG424AccessRights(wire: try reader.byte(), try reader.byte())
-        var settings = NTAG424FileSettings(communicationMode: .init(fileOptionBits: option), accessRights: rights)
+        let rights = SimulatedNTAG424AccessRights(wire: try reader.byte(), try reader.byte())
+        var settings = SimulatedNTAG424FileSettings(communicationMode: .init(fileOptionBits: option), accessRights: rights)
         if option & 0x40 != 0 {
             let options = try reader.byte()
             let first = try reader.byte(), second = try reader.byte()
             guard options & 0x0E == 0, options & 0x01 == 1, first >> 4 == 0xF else { throw .parameterError }
-            var sdm = NTAG424SDMSettings(mirrorsUID: options & 0x80 != 0, mirrorsReadCounter: options & 0x40 != 0,
+            var sdm = SimulatedNTAG424SDMSettings(mirrorsUID: options & 0x80 != 0, mirrorsReadCounter: options & 0x40 != 0,
                                          encryptsFileData: options & 0x10 != 0, counterRetrievalKey: first & 0x0F,
                                          metaReadKey: second >> 4, fileReadKey: second & 0x0F)
             if sdm.metaReadKey == 0xE {
