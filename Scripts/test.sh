@@ -4,6 +4,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 bash Scripts/setup.sh
+# Formatting lint (swift format lint --strict, .swift-format) before the long build: a format
+# problem fails in seconds.
+bash Scripts/format.sh --check
 swift build --build-tests
 # DocC for every library product, warnings as errors: a broken symbol link fails CI (reuses the
 # debug build above).
