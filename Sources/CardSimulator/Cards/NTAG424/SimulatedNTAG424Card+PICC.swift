@@ -4,17 +4,23 @@ import CardCrypto
 /// SetConfiguration.
 extension SimulatedNTAG424Card {
     /// GetVersion (60): hardware `04 04 02 30 00 11 05`, software `04 04 02 01 02 11 05`, then
-    /// UID, batch, week and year in three frames. Plain; it does not count in a session.
+    /// UID, batch, week and year in three frames. CommMode.MAC in a session (the data sheet's
+    /// command table): the command carries a MAC, and the MAC over all three frames' data ends
+    /// the last frame; plain otherwise.
     mutating func getVersion(_ data: [UInt8]) throws(NTAG424Status) -> [UInt8] {
-        guard data.isEmpty else { throw .lengthError }
+        if session != nil { try requireSession() }
+        let mode: SimulatedNTAG424CommunicationMode = session == nil ? .plain : .mac
+        let (_, payload) = try unwrapCommand(ins: 0x60, data, headerLength: 0, mode: mode)
+        guard payload.isEmpty else { throw .lengthError }
         let hardware: [UInt8] = [0x04, 0x04, 0x02, 0x30, 0x00, 0x11, 0x05]
         let software: [UInt8] = [0x04, 0x04, 0x02, 0x01, 0x02, 0x11, 0x05]
         // With the random ID on, the UID is only available through GetCardUID.
         let uidField = randomIDEnabled ? [UInt8](repeating: 0, count: 7) : realUID
         let week = 1 + productionBatch[0] % 52
         let production = uidField + productionBatch + [(week / 10) << 4 | (week % 10), 0x24]
-        pending = .frames([software, production])
-        return hardware
+        let answer = try wrapResponse(hardware + software + production, mode: mode)
+        pending = .frames([Array(answer[7..<14]), Array(answer[14...])])
+        return Array(answer[0..<7])
     }
 
     /// GetCardUID (51): the 7-byte UID, CommMode.Full, any key.
