@@ -40,12 +40,16 @@ let package = Package(
         .executable(name: "vpcdtool", targets: ["vpcdtool"]),
     ],
     traits: [
-        .trait(name: "NetworkReaders", description: "vsmartcard's vpcd protocol: the VPCD and CardFlowVPCD targets (SwiftNIO)."),
+        .trait(
+            name: "NetworkReaders",
+            description: "vsmartcard's vpcd protocol: the VPCD and CardFlowVPCD targets (SwiftNIO)."),
         .trait(name: "Relay", description: "The remote APDU relay over WebSocket (swift-websocket, NIOSSL)."),
-        .trait(name: "Daemon", description: "The cardd daemon library (GRDB, Prometheus, ServiceLifecycle, SwiftNIO).",
-               enabledTraits: ["NetworkReaders", "Relay"]),
-        .trait(name: "CommandLineTools", description: "cardctl, cardd and vpcdtool (ArgumentParser).",
-               enabledTraits: ["Daemon"]),
+        .trait(
+            name: "Daemon", description: "The cardd daemon library (GRDB, Prometheus, ServiceLifecycle, SwiftNIO).",
+            enabledTraits: ["NetworkReaders", "Relay"]),
+        .trait(
+            name: "CommandLineTools", description: "cardctl, cardd and vpcdtool (ArgumentParser).",
+            enabledTraits: ["Daemon"]),
         .default(enabledTraits: ["CommandLineTools"]),
     ],
     dependencies: [
@@ -69,7 +73,8 @@ let package = Package(
         .systemLibrary(name: "CUMockdev", pkgConfig: "umockdev-1.0", providers: [.apt(["libumockdev-dev"])]),
         .systemLibrary(name: "CPCSCLite", pkgConfig: "libpcsclite", providers: [.apt(["libpcsclite-dev"])]),
         // PC/SC backend over libpcsclite, for hosts where pcscd owns the readers. Standalone: no CardFlow import yet.
-        .target(name: "PCSC", dependencies: ["CPCSCLite", "HexFormatting", .product(name: "Logging", package: "swift-log")]),
+        .target(
+            name: "PCSC", dependencies: ["CPCSCLite", "HexFormatting", .product(name: "Logging", package: "swift-log")]),
         // Bytes as hex text for logs and descriptions: the one implementation below CardFlow's public `hexString`.
         .target(name: "HexFormatting"),
         // First-come, first-served admission for actors' exclusive sections (CCID slots, CardFlow readers).
@@ -77,7 +82,9 @@ let package = Package(
         // USB CCID driver: message codec, class descriptor, exchange levels, T=1, transports.
         .target(
             name: "CCID",
-            dependencies: ["CLibUSB", "AsyncAdmission", "HexFormatting", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "CLibUSB", "AsyncAdmission", "HexFormatting", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // Core: APDUs, card channels, readers over any ReaderDriver backend, sessions, flows,
         // key store. Builds without libusb: the CCID backend is CardFlowCCID.
@@ -121,15 +128,19 @@ let package = Package(
         // ISO 15693 vicinity tags through CCID readers (PC/SC part 3 block access, FF C2 exchange).
         .target(name: "ISO15693", dependencies: ["CardFlow"]),
         // MIFARE DESFire EV1 client: ISO-wrapped native commands, authentication, secure messaging, flows.
-        .target(name: "DESFire", dependencies: [
-            "CardFlow", "CardCrypto", .product(name: "Logging", package: "swift-log"),
-        ]),
+        .target(
+            name: "DESFire",
+            dependencies: [
+                "CardFlow", "CardCrypto", .product(name: "Logging", package: "swift-log"),
+            ]),
         // TON Labs security card client (TonWalletApplet + CoinManager): operations, activation, HMAC, keychain.
-        .target(name: "TONCard", dependencies: [
-            "CardFlow", "CardCrypto",
-            .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .target(
+            name: "TONCard",
+            dependencies: [
+                "CardFlow", "CardCrypto",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // umockdev-based USB device emulation (C): presents a CCID reader to libusb programs.
         .target(name: "CCIDEmulator", dependencies: ["CUMockdev"]),
         // Exposes a CardSimulator virtual reader as a USB device through CCIDEmulator.
@@ -139,60 +150,78 @@ let package = Package(
         ),
         // The cardd daemon's parts: configuration, reader supervision, job log, control socket, metrics.
         // Readers beyond usb, vpcd and pcsc (the simulator) come from sources the program injects.
-        .target(name: "CardDaemon", dependencies: [
-            "CardFlow", "CCID", "CardFlowCCID", "CardFlowVPCD", "VPCD", "CardFlowPCSC", "PCSC", "NDEF", "ISO15693", "DESFire", "TONCard", "Relay",
-            "CardDaemonControl", "ReaderSelection",
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "Metrics", package: "swift-metrics"),
-            .product(name: "Prometheus", package: "swift-prometheus", condition: daemon),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: daemon),
-            .product(name: "UnixSignals", package: "swift-service-lifecycle", condition: daemon),
-            .product(name: "GRDB", package: "GRDB.swift", condition: daemon),
-            .product(name: "NIOCore", package: "swift-nio", condition: networkReaders),
-            .product(name: "NIOPosix", package: "swift-nio", condition: networkReaders),
-            .product(name: "NIOHTTP1", package: "swift-nio", condition: networkReaders),
-        ]),
+        .target(
+            name: "CardDaemon",
+            dependencies: [
+                "CardFlow", "CCID", "CardFlowCCID", "CardFlowVPCD", "VPCD", "CardFlowPCSC", "PCSC", "NDEF", "ISO15693",
+                "DESFire", "TONCard", "Relay",
+                "CardDaemonControl", "ReaderSelection",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: daemon),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: daemon),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle", condition: daemon),
+                .product(name: "GRDB", package: "GRDB.swift", condition: daemon),
+                .product(name: "NIOCore", package: "swift-nio", condition: networkReaders),
+                .product(name: "NIOPosix", package: "swift-nio", condition: networkReaders),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: networkReaders),
+            ]),
         // cardd's control-socket protocol, client side and wire types: what cardctl links instead of CardDaemon.
-        .target(name: "CardDaemonControl", dependencies: [
-            .product(name: "NIOCore", package: "swift-nio", condition: networkReaders),
-            .product(name: "NIOPosix", package: "swift-nio", condition: networkReaders),
-        ]),
+        .target(
+            name: "CardDaemonControl",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio", condition: networkReaders),
+                .product(name: "NIOPosix", package: "swift-nio", condition: networkReaders),
+            ]),
         // One reader-selector syntax for cardctl and cardd; backends beyond usb, vpcd and pcsc are injected sources.
-        .target(name: "ReaderSelection", dependencies: [
-            "CardFlow", "CCID", "CardFlowCCID", .product(name: "Logging", package: "swift-log"),
-        ]),
+        .target(
+            name: "ReaderSelection",
+            dependencies: [
+                "CardFlow", "CCID", "CardFlowCCID", .product(name: "Logging", package: "swift-log"),
+            ]),
         // The simulator as a reader source (`sim:` selectors).
-        .target(name: "CardSimulatorReaders", dependencies: ["ReaderSelection", "CardSimulator", "CardFlow", "CardFlowCCID"]),
+        .target(
+            name: "CardSimulatorReaders",
+            dependencies: ["ReaderSelection", "CardSimulator", "CardFlow", "CardFlowCCID"]),
         // cardd --simulate: the schedule that moves simulated cards, its faults and report, the demo rules.
-        .target(name: "CardDaemonSimulation", dependencies: [
-            "CardDaemon", "CardDaemonControl", "CardSimulator", "CardFlow", "TONCard",
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .target(
+            name: "CardDaemonSimulation",
+            dependencies: [
+                "CardDaemon", "CardDaemonControl", "CardSimulator", "CardFlow", "TONCard",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // Remote APDU relay: a WebSocket service drives the card through us (gate, recovery, limits).
-        .target(name: "Relay", dependencies: [
-            "CardFlow",
-            .product(name: "WSClient", package: "swift-websocket", condition: relay),
-            .product(name: "HTTPTypes", package: "swift-http-types", condition: relay),
-            .product(name: "NIOSSL", package: "swift-nio-ssl", condition: relay),
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .target(
+            name: "Relay",
+            dependencies: [
+                "CardFlow",
+                .product(name: "WSClient", package: "swift-websocket", condition: relay),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: relay),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: relay),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // Network readers over vsmartcard's vpcd protocol (TCP), both roles; nothing from CardFlow.
-        .target(name: "VPCD", dependencies: [
-            "HexFormatting",
-            .product(name: "NIOCore", package: "swift-nio", condition: networkReaders),
-            .product(name: "NIOPosix", package: "swift-nio", condition: networkReaders),
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .target(
+            name: "VPCD",
+            dependencies: [
+                "HexFormatting",
+                .product(name: "NIOCore", package: "swift-nio", condition: networkReaders),
+                .product(name: "NIOPosix", package: "swift-nio", condition: networkReaders),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // Readers pcscd owns as a CardFlow reader backend.
-        .target(name: "CardFlowPCSC", dependencies: ["CardFlow", "PCSC", .product(name: "Logging", package: "swift-log")]),
+        .target(
+            name: "CardFlowPCSC", dependencies: ["CardFlow", "PCSC", .product(name: "Logging", package: "swift-log")]),
         // Network readers (vpcd listener) as a CardFlow reader backend.
         .target(name: "CardFlowVPCD", dependencies: ["CardFlow", "VPCD"]),
         // vpcd companion tool: reader side for vicc, card side for pcscd, loopback rate (Scripts/vpcd-check.sh).
-        .executableTarget(name: "vpcdtool", dependencies: [
-            "VPCD", "CardSimulator", "CardFlow", "CardFlowVPCD",
-            .product(name: "ArgumentParser", package: "swift-argument-parser", condition: commandLineTools),
-            .product(name: "Logging", package: "swift-log"),
-        ], path: "Examples/vpcdtool"),
+        .executableTarget(
+            name: "vpcdtool",
+            dependencies: [
+                "VPCD", "CardSimulator", "CardFlow", "CardFlowVPCD",
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: commandLineTools),
+                .product(name: "Logging", package: "swift-log"),
+            ], path: "Examples/vpcdtool"),
         // Benchmarks/pcsc-backend/run.sh's Swift side: a PCSCCardConnection transmit loop.
         .executableTarget(
             name: "pcsc-transmit-loop",
@@ -202,7 +231,8 @@ let package = Package(
         .executableTarget(
             name: "cardd",
             dependencies: [
-                "CardDaemon", "CardDaemonControl", "CardDaemonSimulation", "CardSimulator", "CardSimulatorReaders", "ReaderSelection", "CardFlow",
+                "CardDaemon", "CardDaemonControl", "CardDaemonSimulation", "CardSimulator", "CardSimulatorReaders",
+                "ReaderSelection", "CardFlow",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: commandLineTools),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: daemon),
@@ -213,53 +243,88 @@ let package = Package(
         .executableTarget(
             name: "cardctl",
             dependencies: [
-                "CardFlow", "CCID", "CardFlowCCID", "CardFlowVPCD", "VPCD", "CardFlowPCSC", "PCSC", "CardSimulator", "CardSimulatorUSB", "NDEF", "ISO15693", "DESFire", "TONCard", "CardDaemonControl", "ReaderSelection", "CardSimulatorReaders", "Relay",
+                "CardFlow", "CCID", "CardFlowCCID", "CardFlowVPCD", "VPCD", "CardFlowPCSC", "PCSC", "CardSimulator",
+                "CardSimulatorUSB", "NDEF", "ISO15693", "DESFire", "TONCard", "CardDaemonControl", "ReaderSelection",
+                "CardSimulatorReaders", "Relay",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: commandLineTools),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Examples/cardctl"
         ),
-        .testTarget(name: "CardFlowTests", dependencies: [
-            "CardFlow", "CardFlowCCID", "CardSimulator", "CCID", "HexFormatting",
-            .product(name: "Metrics", package: "swift-metrics"),
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .testTarget(
+            name: "CardFlowTests",
+            dependencies: [
+                "CardFlow", "CardFlowCCID", "CardSimulator", "CCID", "HexFormatting",
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(name: "CCIDTests", dependencies: ["CCID", "CardSimulator", "CardFlow", "CardFlowCCID"]),
-        .testTarget(name: "CardSimulatorTests", dependencies: [
-            "CardSimulator", "CardFlow", "CardFlowCCID", "CCID", "CardCrypto", .product(name: "Crypto", package: "swift-crypto"),
-        ]),
-        .testTarget(name: "CardctlTests", dependencies: ["cardctl", "cardd", "CardSimulator", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(
+            name: "CardSimulatorTests",
+            dependencies: [
+                "CardSimulator", "CardFlow", "CardFlowCCID", "CCID", "CardCrypto",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
+        .testTarget(
+            name: "CardctlTests",
+            dependencies: ["cardctl", "cardd", "CardSimulator", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto"]),
-        .testTarget(name: "VPCDTests", dependencies: [
-            "VPCD", "CardSimulator", "CardFlow", "CardFlowVPCD",
-            .product(name: "NIOCore", package: "swift-nio", condition: networkReaders),
-            .product(name: "NIOPosix", package: "swift-nio", condition: networkReaders),
-            .product(name: "NIOEmbedded", package: "swift-nio", condition: networkReaders),
-            .product(name: "Logging", package: "swift-log"),
-        ]),
-        .testTarget(name: "NDEFTests", dependencies: ["NDEF", "CardFlow", "CardSimulator"], exclude: ["ndeflib_crosscheck.py"]),
+        .testTarget(
+            name: "VPCDTests",
+            dependencies: [
+                "VPCD", "CardSimulator", "CardFlow", "CardFlowVPCD",
+                .product(name: "NIOCore", package: "swift-nio", condition: networkReaders),
+                .product(name: "NIOPosix", package: "swift-nio", condition: networkReaders),
+                .product(name: "NIOEmbedded", package: "swift-nio", condition: networkReaders),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .testTarget(
+            name: "NDEFTests", dependencies: ["NDEF", "CardFlow", "CardSimulator"], exclude: ["ndeflib_crosscheck.py"]),
         .testTarget(name: "ISO15693Tests", dependencies: ["ISO15693", "CardFlow", "CardSimulator"]),
         .testTarget(name: "DESFireTests", dependencies: ["DESFire", "CardFlow", "CardSimulator", "CardCrypto"]),
-        .testTarget(name: "TONCardTests", dependencies: [
-            "TONCard", "CardFlow", "CardSimulator", "CardCrypto", .product(name: "Crypto", package: "swift-crypto"),
-        ]),
-        .testTarget(name: "RelayTests", dependencies: [
-            "Relay", "CardFlow", "CardSimulator", "DESFire", "CardCrypto", "cardctl", "CardDaemon", "CardDaemonControl", "DaemonTestSupport",
-            .product(name: "NIOCore", package: "swift-nio", condition: networkReaders),
-            .product(name: "NIOPosix", package: "swift-nio", condition: networkReaders),
-            .product(name: "NIOHTTP1", package: "swift-nio", condition: networkReaders),
-            .product(name: "NIOWebSocket", package: "swift-nio", condition: networkReaders),
-            .product(name: "NIOSSL", package: "swift-nio-ssl", condition: relay),
-        ]),
+        .testTarget(
+            name: "TONCardTests",
+            dependencies: [
+                "TONCard", "CardFlow", "CardSimulator", "CardCrypto", .product(name: "Crypto", package: "swift-crypto"),
+            ]),
+        .testTarget(
+            name: "RelayTests",
+            dependencies: [
+                "Relay", "CardFlow", "CardSimulator", "DESFire", "CardCrypto", "cardctl", "CardDaemon",
+                "CardDaemonControl", "DaemonTestSupport",
+                .product(name: "NIOCore", package: "swift-nio", condition: networkReaders),
+                .product(name: "NIOPosix", package: "swift-nio", condition: networkReaders),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: networkReaders),
+                .product(name: "NIOWebSocket", package: "swift-nio", condition: networkReaders),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: relay),
+            ]),
         // The in-process daemon harness the daemon's and the relay's tests share.
-        .target(name: "DaemonTestSupport", dependencies: ["CardDaemon", "CardDaemonControl", "CardSimulatorReaders", "CardFlow",
-                                                      .product(name: "Logging", package: "swift-log")],
-                path: "Tests/DaemonTestSupport"),
-        .testTarget(name: "CardDaemonTests", dependencies: ["CardDaemon", "CardDaemonControl", "CardDaemonSimulation", "ReaderSelection", "CardSimulatorReaders", "CardFlow", "CardFlowCCID", "CardFlowVPCD", "VPCD", "CardSimulator", "TONCard", "DaemonTestSupport",
-                                                       .product(name: "GRDB", package: "GRDB.swift", condition: daemon),
-                                                       .product(name: "NIOEmbedded", package: "swift-nio", condition: networkReaders)]),
-        .testTarget(name: "PCSCTests", dependencies: ["PCSC", "CardFlow", "CardFlowPCSC", "CardSimulator", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "USBIntegrationTests", dependencies: ["CCID", "CardFlow", "CardFlowCCID", "CardSimulator", "CardSimulatorUSB", "CLibUSB", "CardDaemon", "CardDaemonControl"]),
+        .target(
+            name: "DaemonTestSupport",
+            dependencies: [
+                "CardDaemon", "CardDaemonControl", "CardSimulatorReaders", "CardFlow",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/DaemonTestSupport"),
+        .testTarget(
+            name: "CardDaemonTests",
+            dependencies: [
+                "CardDaemon", "CardDaemonControl", "CardDaemonSimulation", "ReaderSelection", "CardSimulatorReaders",
+                "CardFlow", "CardFlowCCID", "CardFlowVPCD", "VPCD", "CardSimulator", "TONCard", "DaemonTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift", condition: daemon),
+                .product(name: "NIOEmbedded", package: "swift-nio", condition: networkReaders),
+            ]),
+        .testTarget(
+            name: "PCSCTests",
+            dependencies: [
+                "PCSC", "CardFlow", "CardFlowPCSC", "CardSimulator", .product(name: "Logging", package: "swift-log"),
+            ]),
+        .testTarget(
+            name: "USBIntegrationTests",
+            dependencies: [
+                "CCID", "CardFlow", "CardFlowCCID", "CardSimulator", "CardSimulatorUSB", "CLibUSB", "CardDaemon",
+                "CardDaemonControl",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -17,12 +17,14 @@ let package = Package(
     targets: [
         .target(name: "FuzzSupport"),
         .target(name: "CCIDFuzzTargets", dependencies: ["FuzzSupport", .product(name: "CCID", package: cardFlow)]),
-        .target(name: "TagFuzzTargets", dependencies: [
-            "FuzzSupport",
-            .product(name: "CardFlow", package: cardFlow),
-            .product(name: "NDEF", package: cardFlow),
-            .product(name: "ISO15693", package: cardFlow),
-        ]),
+        .target(
+            name: "TagFuzzTargets",
+            dependencies: [
+                "FuzzSupport",
+                .product(name: "CardFlow", package: cardFlow),
+                .product(name: "NDEF", package: cardFlow),
+                .product(name: "ISO15693", package: cardFlow),
+            ]),
         // Every target in one binary (CARDFLOW_FUZZ_TARGET selects the decoder): for reproducing
         // any crash, writing seeds, and the targets that need the simulator, daemon or relay.
         .executableTarget(
@@ -46,10 +48,12 @@ let package = Package(
         ),
         // Light binaries: libFuzzer scans every coverage counter of the binary after each input,
         // so a binary without NIO, BoringSSL and the daemon runs its small decoders far faster.
-        .executableTarget(name: "CardFlowFuzzCCID", dependencies: ["FuzzSupport", "CCIDFuzzTargets"],
-                          swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
-        .executableTarget(name: "CardFlowFuzzTags", dependencies: ["FuzzSupport", "TagFuzzTargets"],
-                          swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
+        .executableTarget(
+            name: "CardFlowFuzzCCID", dependencies: ["FuzzSupport", "CCIDFuzzTargets"],
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
+        .executableTarget(
+            name: "CardFlowFuzzTags", dependencies: ["FuzzSupport", "TagFuzzTargets"],
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -16,13 +16,16 @@ struct APDUCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Global Options") var global: GlobalOptions
 
-    @Option(name: .customLong("expect-sw"), help: ArgumentHelp("Fail (exit 1) when an answer has another status word.", valueName: "SW"))
+    @Option(
+        name: .customLong("expect-sw"),
+        help: ArgumentHelp("Fail (exit 1) when an answer has another status word.", valueName: "SW"))
     var expectedStatus: String?
 
     @Flag(name: .long, help: "Do not follow 61xx with GET RESPONSE nor re-issue on 6Cxx.")
     var raw = false
 
-    @Option(name: .long, help: ArgumentHelp("Send the list of APDUs this many times in the same session.", valueName: "N"))
+    @Option(
+        name: .long, help: ArgumentHelp("Send the list of APDUs this many times in the same session.", valueName: "N"))
     var `repeat`: Int = 1
 
     @Argument(help: ArgumentHelp("Command APDUs in hex (spaces allowed inside a quoted argument).", valueName: "HEX"))
@@ -86,8 +89,9 @@ struct APDUCommand: AsyncParsableCommand {
         let json = global.json
         let record = try await DaemonConnection.request(socket: socket, .object(request)) { line in
             guard !json, let event = line["event"], event["event"] == "jobProgress",
-                  let kind = event["kind"]?.stringValue,
-                  ["waitingForCard", "cardLost", "wrongCard", "resumed", "retrying"].contains(kind) else { return }
+                let kind = event["kind"]?.stringValue,
+                ["waitingForCard", "cardLost", "wrongCard", "resumed", "retrying"].contains(kind)
+            else { return }
             Output.standardError("cardctl: \(event["detail"]?.stringValue ?? kind)")
         }
         if json {
@@ -96,25 +100,34 @@ struct APDUCommand: AsyncParsableCommand {
             let responses = record["outcome"]?["values"]?["responses"]?.stringValue ?? ""
             for response in responses.split(separator: " ") {
                 let bytes = try [UInt8](hex: String(response))
-                let data = bytes.dropLast(2).hexString, sw = bytes.suffix(2).hexString
+                let data = bytes.dropLast(2).hexString
+                let sw = bytes.suffix(2).hexString
                 Output.standardOutput(data.isEmpty ? sw : "\(data) \(sw)")
             }
         }
         if record["state"] != "succeeded" {
-            throw DaemonRequestError(code: "jobFailed", message: "job \(record["id"]?.intValue ?? 0) \(record["state"]?.stringValue ?? "?"): \(record["error"]?.stringValue ?? "")")
+            throw DaemonRequestError(
+                code: "jobFailed",
+                message:
+                    "job \(record["id"]?.intValue ?? 0) \(record["state"]?.stringValue ?? "?"): \(record["error"]?.stringValue ?? "")"
+            )
         }
     }
 
     /// One flow step per APDU (and repetition): each prints its answer as soon as it has it.
-    private func makeFlow(_ commands: [CommandAPDU], repeating count: Int, expected: StatusWord?,
-                          answers: AnswerLog) -> Flow<Void> {
+    private func makeFlow(
+        _ commands: [CommandAPDU], repeating count: Int, expected: StatusWord?,
+        answers: AnswerLog
+    ) -> Flow<Void> {
         let sequence = Array(repeating: commands, count: count).flatMap { $0 }
-        let json = global.json, raw = self.raw
+        let json = global.json
+        let raw = self.raw
         @Sendable func exchange(_ command: CommandAPDU, _ session: CardSession) async throws {
             let channel: any CardChannel = session
             let response = raw ? try await channel.transmit(command) : try await channel.send(command, policy: .default)
-            let answer = Answer(command: command.encoded().hexString, data: response.data.hexString,
-                                sw: response.statusWord.hexString, meaning: response.statusWord.meaning)
+            let answer = Answer(
+                command: command.encoded().hexString, data: response.data.hexString,
+                sw: response.statusWord.hexString, meaning: response.statusWord.meaning)
             await answers.append(answer)
             if command.ins == 0xA4, response.statusWord.isSuccess {
                 // A card that comes back after being lifted gets this selection again.
@@ -126,7 +139,8 @@ struct APDUCommand: AsyncParsableCommand {
             }
         }
         return Flow.start("APDU 1") { session in try await exchange(sequence[0], session) }
-            .then(forEach: Array(sequence.dropFirst()), name: { index, _ in "APDU \(index + 2)" }) { _, command, session in
+            .then(forEach: Array(sequence.dropFirst()), name: { index, _ in "APDU \(index + 2)" }) {
+                _, command, session in
                 try await exchange(command, session)
             }
     }

@@ -13,9 +13,13 @@ struct CardCtl: AsyncParsableCommand {
             Shell completions: cardctl --generate-completion-script bash|zsh|fish.
             """,
         version: CardFlowVersion.current,
-        subcommands: [ListCommand.self, IdentifyCommand.self, DoctorCommand.self, APDUCommand.self, ShellCommand.self, WatchCommand.self, KeyCommand.self,
-                      SimulateCommand.self, NDEFCommand.self, ISO15693Command.self, DESFireCommand.self, NTAG424Command.self, TONCommand.self,
-                      JobsCommand.self, FlowCommand.self, RelayCommand.self, ExportCommand.self]
+        subcommands: [
+            ListCommand.self, IdentifyCommand.self, DoctorCommand.self, APDUCommand.self, ShellCommand.self,
+            WatchCommand.self, KeyCommand.self,
+            SimulateCommand.self, NDEFCommand.self, ISO15693Command.self, DESFireCommand.self, NTAG424Command.self,
+            TONCommand.self,
+            JobsCommand.self, FlowCommand.self, RelayCommand.self, ExportCommand.self,
+        ]
     )
 
     /// Parsed here from the whole command line, so they may precede the subcommand name; each

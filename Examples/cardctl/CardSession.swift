@@ -2,6 +2,7 @@ import CCID
 import CardFlow
 import CardFlowCCID
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,8 +15,9 @@ struct CommandSession {
 
     static func start(_ global: GlobalOptions, traceToStandardError: Bool) async throws -> CommandSession {
         let logger = CommandLogging.logger(trace: global.trace)
-        let connection = try await ReaderConnection.open(global, logger: logger,
-                                                         traceToStandardError: traceToStandardError)
+        let connection = try await ReaderConnection.open(
+            global, logger: logger,
+            traceToStandardError: traceToStandardError)
         let session = try await connection.primary.connect(policy: global.policy)
         return CommandSession(connection: connection, session: session, channel: session)
     }

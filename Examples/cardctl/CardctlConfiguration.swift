@@ -40,7 +40,8 @@ struct CardctlConfiguration: Codable, Equatable, Sendable {
         } catch DecodingError.typeMismatch(_, let context) where context.codingPath.isEmpty {
             throw .notAnObject(path: path)
         } catch DecodingError.dataCorrupted(let context) {
-            throw .notJSON(path: path, detail: context.underlyingError?.localizedDescription ?? context.debugDescription)
+            throw .notJSON(
+                path: path, detail: context.underlyingError?.localizedDescription ?? context.debugDescription)
         } catch {
             throw .notJSON(path: path, detail: String(describing: error))
         }
@@ -62,7 +63,9 @@ struct CardctlConfiguration: Codable, Equatable, Sendable {
             return
         }
         // `null`, a number or "" is a mistake, not "no reader".
-        guard let text = try? container.decode(String.self, forKey: .reader), !text.isEmpty else { throw ContentError.badReader }
+        guard let text = try? container.decode(String.self, forKey: .reader), !text.isEmpty else {
+            throw ContentError.badReader
+        }
         reader = text
     }
 

@@ -6,21 +6,26 @@ import DESFire
 struct DESFireCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "desfire",
-        abstract: "MIFARE DESFire EV1: format, keys, applications, files, read/write with secure messaging, provisioning.",
+        abstract:
+            "MIFARE DESFire EV1: format, keys, applications, files, read/write with secure messaging, provisioning.",
         discussion: """
             Keys: --key HEX, --key-ascii TEXT or --key-slot N (key store); --key-type aes|des|2k3des|3k3des when the length \
             is ambiguous (16 bytes default to AES). The PICC master key is --picc-key (default DES 8 x 00).
             Comm mode of file I/O comes from the file's settings unless --comm is given.
             """,
-        subcommands: [DESFireFormat.self, DESFireDESToAES.self, DESFireFreeMemory.self, DESFireCreateApp.self,
-                      DESFireCreateFile.self, DESFireFileSettingsCommand.self, DESFireRead.self, DESFireWrite.self,
-                      DESFireChangeKey.self, DESFireUID.self, DESFireVersionCommand.self, DESFireApps.self, DESFireFiles.self,
-                      DESFireProvision.self])
+        subcommands: [
+            DESFireFormat.self, DESFireDESToAES.self, DESFireFreeMemory.self, DESFireCreateApp.self,
+            DESFireCreateFile.self, DESFireFileSettingsCommand.self, DESFireRead.self, DESFireWrite.self,
+            DESFireChangeKey.self, DESFireUID.self, DESFireVersionCommand.self, DESFireApps.self, DESFireFiles.self,
+            DESFireProvision.self,
+        ])
 }
 
 /// Runs `body` with a DESFire client on a session of the primary reader.
-func withDESFire<T: Sendable>(_ global: GlobalOptions,
-                              _ body: @escaping @Sendable (DESFireClient) async throws -> T) async throws -> T {
+func withDESFire<T: Sendable>(
+    _ global: GlobalOptions,
+    _ body: @escaping @Sendable (DESFireClient) async throws -> T
+) async throws -> T {
     try await ReaderConnection.withPrimarySession(global) { session in
         let client = DESFireClient(channel: session)
         await client.enableRecovery(on: session)
@@ -35,14 +40,17 @@ func parseCommMode(_ name: String) throws -> DESFireCommMode {
 }
 
 /// Selects `aid` and authenticates with `key` (key number `keyNumber`) when a key is given.
-func enter(_ client: DESFireClient, aid: DESFireApplicationID, keyNumber: UInt8, key: DESFireKey?,
-           method: DESFireAuthenticationMethod = .automatic) async throws {
+func enter(
+    _ client: DESFireClient, aid: DESFireApplicationID, keyNumber: UInt8, key: DESFireKey?,
+    method: DESFireAuthenticationMethod = .automatic
+) async throws {
     try await client.selectApplication(aid)
     if let key { try await client.authenticate(keyNumber: keyNumber, key: key, method: method) }
 }
 
 struct DESFireFormat: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "format", abstract: "Delete every application (needs the PICC master key).")
+    static let configuration = CommandConfiguration(
+        commandName: "format", abstract: "Delete every application (needs the PICC master key).")
     @OptionGroup(title: "Global Options") var global: GlobalOptions
     @OptionGroup var keys: DESFireKeyOptions
     func run() async throws {
@@ -68,12 +76,16 @@ struct DESFireDESToAES: AsyncParsableCommand {
         let picc = try keys.piccKey()
         let given = try await keys.key()
         let newKey = try DESFireKey(type: .aes, bytes: (given ?? .defaultAES).bytes, version: version)
-        guard newKey.type == .aes, given.map({ $0.type == .aes }) ?? true else { throw InputError(description: "the new key must be AES") }
+        guard newKey.type == .aes, given.map({ $0.type == .aes }) ?? true else {
+            throw InputError(description: "the new key must be AES")
+        }
         try await withDESFire(global) { client in
             try await enter(client, aid: .picc, keyNumber: 0, key: picc, method: method)
             try await client.changeKey(keyNumber: 0, to: newKey)
         }
-        Output.standardOutput(global.json ? #"{"piccKeyType":"AES","version":\#(version)}"# : "PICC master key is now AES (version \(version))")
+        Output.standardOutput(
+            global.json
+                ? #"{"piccKeyType":"AES","version":\#(version)}"# : "PICC master key is now AES (version \(version))")
     }
 }
 
@@ -87,55 +99,76 @@ struct DESFireFreeMemory: AsyncParsableCommand {
 }
 
 struct DESFireCreateApp: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "create-app", abstract: "Create an application (authenticates with --picc-key).")
+    static let configuration = CommandConfiguration(
+        commandName: "create-app", abstract: "Create an application (authenticates with --picc-key).")
     @OptionGroup(title: "Global Options") var global: GlobalOptions
     @OptionGroup var application: DESFireApplicationOption
     @OptionGroup var keys: DESFireKeyOptions
     @Option(name: .customLong("key-count"), help: "Number of application keys (1-14).") var keyCount: Int = 1
-    @Option(name: .customLong("app-key-type"), help: "Application key type: aes, des, 2k3des, 3k3des.") var appKeyType: String = "aes"
-    @Option(name: .customLong("settings"), help: ArgumentHelp("Key settings byte in hex.", valueName: "HEX")) var settings: String = "0F"
+    @Option(name: .customLong("app-key-type"), help: "Application key type: aes, des, 2k3des, 3k3des.") var appKeyType:
+        String = "aes"
+    @Option(name: .customLong("settings"), help: ArgumentHelp("Key settings byte in hex.", valueName: "HEX"))
+    var settings: String = "0F"
     @Flag(name: .customLong("no-auth"), help: "Do not authenticate with the PICC master key.") var noAuth = false
     func run() async throws {
         let method = try keys.method()
         let aid = try application.aid()
-        guard let type = DESFireKeyType(name: appKeyType) else { throw InputError(description: "unknown key type '\(appKeyType)'") }
-        guard let settingsByte = UInt8(settings, radix: 16) else { throw InputError(description: "--settings is one hex byte") }
+        guard let type = DESFireKeyType(name: appKeyType) else {
+            throw InputError(description: "unknown key type '\(appKeyType)'")
+        }
+        guard let settingsByte = UInt8(settings, radix: 16) else {
+            throw InputError(description: "--settings is one hex byte")
+        }
         let picc = noAuth ? nil : try keys.piccKey()
         try await withDESFire(global) { client in
             try await enter(client, aid: .picc, keyNumber: 0, key: picc, method: method)
             try await client.createApplication(aid, settings: settingsByte, keyCount: keyCount, keyType: type)
         }
-        Output.standardOutput(global.json ? #"{"aid":"\#(aid)","keyCount":\#(keyCount),"keyType":"\#(type)"}"# : "application \(aid) created")
+        Output.standardOutput(
+            global.json
+                ? #"{"aid":"\#(aid)","keyCount":\#(keyCount),"keyType":"\#(type)"}"# : "application \(aid) created")
     }
 }
 
 struct DESFireCreateFile: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "create-file", abstract: "Create a standard data file (authenticates with the application key when given).")
+    static let configuration = CommandConfiguration(
+        commandName: "create-file",
+        abstract: "Create a standard data file (authenticates with the application key when given).")
     @OptionGroup(title: "Global Options") var global: GlobalOptions
     @OptionGroup var application: DESFireApplicationOption
     @OptionGroup var keys: DESFireKeyOptions
     @Option(help: "File number 0-31.") var file: UInt8
     @Option(help: "Size in bytes.") var size: Int
     @Option(help: "plain, mac or enc.") var comm: String = "plain"
-    @Option(help: ArgumentHelp("Access rights as 4 hex digits: read, write, read&write, change (E free, F never).", valueName: "HEX"))
+    @Option(
+        help: ArgumentHelp(
+            "Access rights as 4 hex digits: read, write, read&write, change (E free, F never).", valueName: "HEX"))
     var access: String = "0000"
     @Flag(help: "Create a backup data file instead.") var backup = false
     func run() async throws {
         let method = try keys.method()
         let aid = try application.aid()
         let mode = try parseCommMode(comm)
-        guard access.count == 4, let rights = UInt16(access, radix: 16) else { throw InputError(description: "--access is 4 hex digits") }
+        guard access.count == 4, let rights = UInt16(access, radix: 16) else {
+            throw InputError(description: "--access is 4 hex digits")
+        }
         let key = try await keys.key()
         try await withDESFire(global) { client in
             try await enter(client, aid: aid, keyNumber: keys.keyNumber, key: key, method: method)
-            try await client.createDataFile(file: file, size: size, commMode: mode, accessRights: DESFireAccessRights(rawValue: rights), backup: backup)
+            try await client.createDataFile(
+                file: file, size: size, commMode: mode, accessRights: DESFireAccessRights(rawValue: rights),
+                backup: backup)
         }
-        Output.standardOutput(global.json ? #"{"aid":"\#(aid)","file":\#(file),"size":\#(size),"comm":"\#(mode)"}"# : "file \(file) created in \(aid)")
+        Output.standardOutput(
+            global.json
+                ? #"{"aid":"\#(aid)","file":\#(file),"size":\#(size),"comm":"\#(mode)"}"#
+                : "file \(file) created in \(aid)")
     }
 }
 
 struct DESFireFileSettingsCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "file-settings", abstract: "A file's type, comm mode, access rights and size.")
+    static let configuration = CommandConfiguration(
+        commandName: "file-settings", abstract: "A file's type, comm mode, access rights and size.")
     @OptionGroup(title: "Global Options") var global: GlobalOptions
     @OptionGroup var application: DESFireApplicationOption
     @OptionGroup var keys: DESFireKeyOptions
@@ -149,13 +182,18 @@ struct DESFireFileSettingsCommand: AsyncParsableCommand {
             return try await client.getFileSettings(file: file)
         }
         guard global.json else { return Output.standardOutput("\(settings)") }
-        var pairs: [(String, String)] = [("file", "\(file)"), ("type", "\(settings.kind.typeCode)"),
-                                         ("comm", DESFireJSON.string("\(settings.commMode)")),
-                                         ("access", DESFireJSON.string(String(settings.accessRights.rawValue, radix: 16, uppercase: true)))]
+        var pairs: [(String, String)] = [
+            ("file", "\(file)"), ("type", "\(settings.kind.typeCode)"),
+            ("comm", DESFireJSON.string("\(settings.commMode)")),
+            ("access", DESFireJSON.string(String(settings.accessRights.rawValue, radix: 16, uppercase: true))),
+        ]
         switch settings.kind {
         case .standard(let size), .backup(let size): pairs.append(("size", "\(size)"))
         case .value(let lower, let upper, let limited, let enabled):
-            pairs += [("lowerLimit", "\(lower)"), ("upperLimit", "\(upper)"), ("limitedCreditValue", "\(limited)"), ("limitedCreditEnabled", "\(enabled)")]
+            pairs += [
+                ("lowerLimit", "\(lower)"), ("upperLimit", "\(upper)"), ("limitedCreditValue", "\(limited)"),
+                ("limitedCreditEnabled", "\(enabled)"),
+            ]
         case .linearRecord(let size, let max, let current), .cyclicRecord(let size, let max, let current):
             pairs += [("recordSize", "\(size)"), ("maxRecords", "\(max)"), ("currentRecords", "\(current)")]
         }
@@ -166,7 +204,9 @@ struct DESFireFileSettingsCommand: AsyncParsableCommand {
 struct DESFireRead: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "read",
-        abstract: "Read a standard or backup file. Prints the data as text when it is printable (trailing zero bytes dropped), else hex.")
+        abstract:
+            "Read a standard or backup file. Prints the data as text when it is printable (trailing zero bytes dropped), else hex."
+    )
     @OptionGroup(title: "Global Options") var global: GlobalOptions
     @OptionGroup var application: DESFireApplicationOption
     @OptionGroup var keys: DESFireKeyOptions
@@ -196,7 +236,8 @@ struct DESFireRead: AsyncParsableCommand {
 }
 
 struct DESFireWrite: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "write", abstract: "Write a standard or backup file (commits for backup files).")
+    static let configuration = CommandConfiguration(
+        commandName: "write", abstract: "Write a standard or backup file (commits for backup files).")
     @OptionGroup(title: "Global Options") var global: GlobalOptions
     @OptionGroup var application: DESFireApplicationOption
     @OptionGroup var keys: DESFireKeyOptions
@@ -224,41 +265,63 @@ struct DESFireChangeKey: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "change-key",
         abstract: "Change a key of an application (or the PICC master key with --aid 000000).",
-        discussion: "Authenticates with --key (key --key-no; at the PICC level --picc-key when --key is absent) and changes key --change-key-no to --new-key. Changing another key needs its current value in --old-key.")
+        discussion:
+            "Authenticates with --key (key --key-no; at the PICC level --picc-key when --key is absent) and changes key --change-key-no to --new-key. Changing another key needs its current value in --old-key."
+    )
     @OptionGroup(title: "Global Options") var global: GlobalOptions
     @OptionGroup var application: DESFireApplicationOption
     @OptionGroup var keys: DESFireKeyOptions
-    @Option(name: .customLong("change-key-no"), help: "Key number to change (default: the authenticated one).") var changeKeyNumber: UInt8?
-    @Option(name: .customLong("new-key"), help: ArgumentHelp("New key in hex.", valueName: "HEX")) var newKeyHex: String?
-    @Option(name: .customLong("new-key-ascii"), help: ArgumentHelp("New key as ASCII text.", valueName: "TEXT")) var newKeyASCII: String?
-    @Option(name: .customLong("new-key-slot"), help: ArgumentHelp("New key from key store slot.", valueName: "N")) var newKeySlot: Int?
-    @Option(name: .customLong("new-key-type"), help: "Type of the new key (default from the length).") var newKeyType: String?
+    @Option(name: .customLong("change-key-no"), help: "Key number to change (default: the authenticated one).")
+    var changeKeyNumber: UInt8?
+    @Option(name: .customLong("new-key"), help: ArgumentHelp("New key in hex.", valueName: "HEX")) var newKeyHex:
+        String?
+    @Option(name: .customLong("new-key-ascii"), help: ArgumentHelp("New key as ASCII text.", valueName: "TEXT"))
+    var newKeyASCII: String?
+    @Option(name: .customLong("new-key-slot"), help: ArgumentHelp("New key from key store slot.", valueName: "N"))
+    var newKeySlot: Int?
+    @Option(name: .customLong("new-key-type"), help: "Type of the new key (default from the length).") var newKeyType:
+        String?
     @Option(name: .customLong("new-key-version"), help: "Version of the new key.") var newKeyVersion: UInt8?
-    @Option(name: .customLong("old-key"), help: ArgumentHelp("Current value of the key being changed (when it is not the authenticated one).", valueName: "HEX"))
+    @Option(
+        name: .customLong("old-key"),
+        help: ArgumentHelp(
+            "Current value of the key being changed (when it is not the authenticated one).", valueName: "HEX"))
     var oldKeyHex: String?
     func run() async throws {
         let method = try keys.method()
         let aid = try application.aid()
-        guard let given = try await DESFireKeyOptions.resolve(hex: newKeyHex, ascii: newKeyASCII, slot: newKeySlot, type: newKeyType,
-                                                              store: keys.keyStore, option: "--new-key") else {
+        guard
+            let given = try await DESFireKeyOptions.resolve(
+                hex: newKeyHex, ascii: newKeyASCII, slot: newKeySlot, type: newKeyType,
+                store: keys.keyStore, option: "--new-key")
+        else {
             throw InputError(description: "give the new key with --new-key, --new-key-ascii or --new-key-slot")
         }
-        let newKey = try DESFireKey(type: given.type, bytes: given.bytes, version: newKeyVersion ?? (given.type == .aes ? given.version : nil))
+        let newKey = try DESFireKey(
+            type: given.type, bytes: given.bytes, version: newKeyVersion ?? (given.type == .aes ? given.version : nil))
         let authKey = try await keys.key() ?? (aid == .picc ? keys.piccKey() : nil)
-        guard let authKey else { throw InputError(description: "give the authentication key with --key, --key-ascii or --key-slot") }
-        let oldKey = try oldKeyHex.map { try DESFireKeyOptions.parse(hex: $0, type: newKeyType ?? (newKey.type == .des ? "des" : newKey.type.rawValue), option: "--old-key") }
+        guard let authKey else {
+            throw InputError(description: "give the authentication key with --key, --key-ascii or --key-slot")
+        }
+        let oldKey = try oldKeyHex.map {
+            try DESFireKeyOptions.parse(
+                hex: $0, type: newKeyType ?? (newKey.type == .des ? "des" : newKey.type.rawValue), option: "--old-key")
+        }
         let target = changeKeyNumber ?? keys.keyNumber
         try await withDESFire(global) { client in
             try await enter(client, aid: aid, keyNumber: keys.keyNumber, key: authKey, method: method)
             try await client.changeKey(keyNumber: target, to: newKey, oldKey: oldKey)
         }
-        Output.standardOutput(global.json ? #"{"aid":"\#(aid)","keyNo":\#(target),"keyType":"\#(newKey.type)","version":\#(newKey.version)}"#
-                              : "key \(target) of \(aid) changed (\(newKey))")
+        Output.standardOutput(
+            global.json
+                ? #"{"aid":"\#(aid)","keyNo":\#(target),"keyType":"\#(newKey.type)","version":\#(newKey.version)}"#
+                : "key \(target) of \(aid) changed (\(newKey))")
     }
 }
 
 struct DESFireUID: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "uid", abstract: "The real UID (GetCardUID; authenticates with --key at --aid, or --picc-key).")
+    static let configuration = CommandConfiguration(
+        commandName: "uid", abstract: "The real UID (GetCardUID; authenticates with --key at --aid, or --picc-key).")
     @OptionGroup(title: "Global Options") var global: GlobalOptions
     @OptionGroup var application: DESFireApplicationOption
     @OptionGroup var keys: DESFireKeyOptions
@@ -275,16 +338,22 @@ struct DESFireUID: AsyncParsableCommand {
 }
 
 struct DESFireVersionCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "version", abstract: "GetVersion: hardware, software, UID, production.")
+    static let configuration = CommandConfiguration(
+        commandName: "version", abstract: "GetVersion: hardware, software, UID, production.")
     @OptionGroup(title: "Global Options") var global: GlobalOptions
     func run() async throws {
         let version = try await withDESFire(global) { client in try await client.getVersion() }
         if global.json {
-            Output.standardOutput(DESFireJSON.object([
-                ("hardware", DESFireJSON.string(version.hardware.hexString)), ("software", DESFireJSON.string(version.software.hexString)),
-                ("uid", DESFireJSON.string(version.uid.hexString)), ("batch", DESFireJSON.string(version.batch.hexString)),
-                ("week", DESFireJSON.string([version.week].hexString)), ("year", DESFireJSON.string([version.year].hexString)),
-                ("storageSize", "\(version.storageSize)")]))
+            Output.standardOutput(
+                DESFireJSON.object([
+                    ("hardware", DESFireJSON.string(version.hardware.hexString)),
+                    ("software", DESFireJSON.string(version.software.hexString)),
+                    ("uid", DESFireJSON.string(version.uid.hexString)),
+                    ("batch", DESFireJSON.string(version.batch.hexString)),
+                    ("week", DESFireJSON.string([version.week].hexString)),
+                    ("year", DESFireJSON.string([version.year].hexString)),
+                    ("storageSize", "\(version.storageSize)"),
+                ]))
         } else {
             Output.standardOutput("\(version)")
         }
@@ -292,7 +361,8 @@ struct DESFireVersionCommand: AsyncParsableCommand {
 }
 
 struct DESFireApps: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "apps", abstract: "Application IDs (authenticates with --picc-key only when given).")
+    static let configuration = CommandConfiguration(
+        commandName: "apps", abstract: "Application IDs (authenticates with --picc-key only when given).")
     @OptionGroup(title: "Global Options") var global: GlobalOptions
     @OptionGroup var keys: DESFireKeyOptions
     func run() async throws {
@@ -303,7 +373,8 @@ struct DESFireApps: AsyncParsableCommand {
             return try await client.getApplicationIDs()
         }
         if global.json {
-            Output.standardOutput(#"{"applications":[\#(aids.map { DESFireJSON.string("\($0)") }.joined(separator: ","))]}"#)
+            Output.standardOutput(
+                #"{"applications":[\#(aids.map { DESFireJSON.string("\($0)") }.joined(separator: ","))]}"#)
         } else {
             for aid in aids { Output.standardOutput("\(aid)") }
         }
@@ -311,7 +382,8 @@ struct DESFireApps: AsyncParsableCommand {
 }
 
 struct DESFireFiles: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "files", abstract: "File numbers of an application (authenticates when a key is given).")
+    static let configuration = CommandConfiguration(
+        commandName: "files", abstract: "File numbers of an application (authenticates when a key is given).")
     @OptionGroup(title: "Global Options") var global: GlobalOptions
     @OptionGroup var application: DESFireApplicationOption
     @OptionGroup var keys: DESFireKeyOptions

@@ -5,23 +5,38 @@ import Foundation
 
 /// Options shared by the `desfire` subcommands: application, key sources, data.
 struct DESFireKeyOptions: ParsableArguments {
-    @Option(name: .customLong("key"), help: ArgumentHelp("Key in hex (16 bytes: AES unless --key-type says otherwise).", valueName: "HEX"))
+    @Option(
+        name: .customLong("key"),
+        help: ArgumentHelp("Key in hex (16 bytes: AES unless --key-type says otherwise).", valueName: "HEX"))
     var keyHex: String?
     @Option(name: .customLong("key-ascii"), help: ArgumentHelp("Key as ASCII text.", valueName: "TEXT"))
     var keyASCII: String?
-    @Option(name: .customLong("key-slot"), help: ArgumentHelp("Key from key store slot 0-15 (like uFR's key index).", valueName: "N"))
+    @Option(
+        name: .customLong("key-slot"),
+        help: ArgumentHelp("Key from key store slot 0-15 (like uFR's key index).", valueName: "N"))
     var keySlot: Int?
-    @Option(name: .customLong("key-type"), help: ArgumentHelp("aes, des, 2k3des or 3k3des (default from the length: 8 DES, 16 AES, 24 3K3DES).", valueName: "TYPE"))
+    @Option(
+        name: .customLong("key-type"),
+        help: ArgumentHelp(
+            "aes, des, 2k3des or 3k3des (default from the length: 8 DES, 16 AES, 24 3K3DES).", valueName: "TYPE"))
     var keyType: String?
     @Option(name: .customLong("key-no"), help: "Key number to authenticate with.")
     var keyNumber: UInt8 = 0
     @Option(name: .customLong("key-store"), help: ArgumentHelp("Key store file for --key-slot.", valueName: "PATH"))
     var keyStore: String?
-    @Option(name: .customLong("picc-key"), help: ArgumentHelp("PICC master key in hex (default DES 8 x 00).", valueName: "HEX"))
+    @Option(
+        name: .customLong("picc-key"),
+        help: ArgumentHelp("PICC master key in hex (default DES 8 x 00).", valueName: "HEX"))
     var piccKeyHex: String?
-    @Option(name: .customLong("auth"), help: ArgumentHelp("Authentication: auto (AES → AA, DES family → 1A), legacy (0A), iso (1A) or aes (AA).", valueName: "MODE"))
+    @Option(
+        name: .customLong("auth"),
+        help: ArgumentHelp(
+            "Authentication: auto (AES → AA, DES family → 1A), legacy (0A), iso (1A) or aes (AA).", valueName: "MODE"))
     var auth: String = "auto"
-    @Option(name: .customLong("picc-key-type"), help: ArgumentHelp("Type of --picc-key (default from the length: 8 DES, 16 AES, 24 3K3DES).", valueName: "TYPE"))
+    @Option(
+        name: .customLong("picc-key-type"),
+        help: ArgumentHelp("Type of --picc-key (default from the length: 8 DES, 16 AES, 24 3K3DES).", valueName: "TYPE")
+    )
     var piccKeyType: String?
 
     /// The authentication command chosen with --auth.
@@ -37,13 +52,18 @@ struct DESFireKeyOptions: ParsableArguments {
 
     /// The key given with --key, --key-ascii or --key-slot, or nil.
     func key() async throws -> DESFireKey? {
-        try await Self.resolve(hex: keyHex, ascii: keyASCII, slot: keySlot, type: keyType, store: keyStore, option: "--key")
+        try await Self.resolve(
+            hex: keyHex, ascii: keyASCII, slot: keySlot, type: keyType, store: keyStore, option: "--key")
     }
 
     /// A key from exactly one of hex, ASCII or a key store slot (nil when none is given).
-    static func resolve(hex: String?, ascii: String?, slot: Int?, type: String?, store: String?, option: String) async throws -> DESFireKey? {
+    static func resolve(hex: String?, ascii: String?, slot: Int?, type: String?, store: String?, option: String)
+        async throws -> DESFireKey?
+    {
         let given = [hex != nil, ascii != nil, slot != nil].filter { $0 }.count
-        guard given <= 1 else { throw InputError(description: "give only one of \(option), \(option)-ascii, \(option)-slot") }
+        guard given <= 1 else {
+            throw InputError(description: "give only one of \(option), \(option)-ascii, \(option)-slot")
+        }
         if let slot {
             let keyStore = try store.map { FileKeyStore(path: $0) } ?? FileKeyStore()
             return try await DESFireKey(slot: try KeySlot(slot), in: keyStore)
@@ -56,7 +76,9 @@ struct DESFireKeyOptions: ParsableArguments {
     }
 
     func requiredKey() async throws -> DESFireKey {
-        guard let key = try await key() else { throw InputError(description: "give the key with --key, --key-ascii or --key-slot") }
+        guard let key = try await key() else {
+            throw InputError(description: "give the key with --key, --key-ascii or --key-slot")
+        }
         return key
     }
 
@@ -74,7 +96,9 @@ struct DESFireKeyOptions: ParsableArguments {
 
     static func type(_ name: String?, length: Int) throws -> DESFireKeyType {
         if let name {
-            guard let type = DESFireKeyType(name: name) else { throw InputError(description: "unknown key type '\(name)' (aes, des, 2k3des, 3k3des)") }
+            guard let type = DESFireKeyType(name: name) else {
+                throw InputError(description: "unknown key type '\(name)' (aes, des, 2k3des, 3k3des)")
+            }
             return type
         }
         switch length {
@@ -88,7 +112,9 @@ struct DESFireKeyOptions: ParsableArguments {
 
 /// `--aid HEX`.
 struct DESFireApplicationOption: ParsableArguments {
-    @Option(name: .customLong("aid"), help: ArgumentHelp("Application ID, 6 hex digits (000000: PICC level).", valueName: "HEX"))
+    @Option(
+        name: .customLong("aid"),
+        help: ArgumentHelp("Application ID, 6 hex digits (000000: PICC level).", valueName: "HEX"))
     var aidHex: String = "000000"
 
     func aid() throws -> DESFireApplicationID { try DESFireApplicationID(hex: aidHex) }
@@ -143,7 +169,8 @@ enum DESFireJSON {
         var trimmed = data
         while trimmed.last == 0 { trimmed.removeLast() }
         guard !trimmed.isEmpty, let text = String(bytes: trimmed, encoding: .utf8),
-              text.unicodeScalars.allSatisfy({ $0.value >= 0x20 || $0 == "\n" || $0 == "\t" }) else { return nil }
+            text.unicodeScalars.allSatisfy({ $0.value >= 0x20 || $0 == "\n" || $0 == "\t" })
+        else { return nil }
         return text
     }
 }

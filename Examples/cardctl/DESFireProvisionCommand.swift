@@ -6,7 +6,8 @@ import DESFire
 struct DESFireProvision: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "provision",
-        abstract: "Authenticate (PICC key) → format → create AES app → change its key 0 → create file (key 0 only) → write → read back.",
+        abstract:
+            "Authenticate (PICC key) → format → create AES app → change its key 0 → create file (key 0 only) → write → read back.",
         discussion: """
             Progress events go to stderr, one line each ("cardctl: ..."). With --json, stdout gets one final JSON object: \
             {"ok":true,"aid":...,"file":...,"uid":...,"data":HEX,"events":[...]} with every flow event in order \
@@ -18,7 +19,8 @@ struct DESFireProvision: AsyncParsableCommand {
     @OptionGroup(title: "Global Options") var global: GlobalOptions
     @OptionGroup var keys: DESFireKeyOptions
     @OptionGroup var input: DESFireDataOptions
-    @Option(name: .customLong("aid"), help: ArgumentHelp("Application ID, 6 hex digits.", valueName: "HEX")) var aidHex: String
+    @Option(name: .customLong("aid"), help: ArgumentHelp("Application ID, 6 hex digits.", valueName: "HEX")) var aidHex:
+        String
     @Option(help: "File number 0-31.") var file: UInt8
     @Option(help: "File size in bytes.") var size: Int
     @Option(help: "plain, mac or enc.") var comm: String
@@ -28,16 +30,18 @@ struct DESFireProvision: AsyncParsableCommand {
         let mode = try parseCommMode(comm)
         let key = try await keys.requiredKey()
         guard key.type == .aes else { throw InputError(description: "the application key must be AES (16 bytes)") }
-        let provisioning = DESFireProvisioning(application: aid, file: file, size: size, commMode: mode, key: key,
-                                               data: try input.bytes(), piccKey: try keys.piccKey())
+        let provisioning = DESFireProvisioning(
+            application: aid, file: file, size: size, commMode: mode, key: key,
+            data: try input.bytes(), piccKey: try keys.piccKey())
         try provisioning.validate()
 
         var base = global.policy
         if global.wait == nil {
             base.cardReturnTimeout = .seconds(10)
         }
-        let connection = try await ReaderConnection.open(global, logger: CommandLogging.logger(trace: global.trace),
-                                                         traceToStandardError: true)
+        let connection = try await ReaderConnection.open(
+            global, logger: CommandLogging.logger(trace: global.trace),
+            traceToStandardError: true)
         let reader = try connection.primary
         let run = reader.run(provisioning.flow(), policy: provisioning.policy(base: base))
         let collector = Task { [trace = global.trace] () -> [String] in
@@ -59,15 +63,23 @@ struct DESFireProvision: AsyncParsableCommand {
         if global.json {
             let list = "[" + events.joined(separator: ",") + "]"
             if let result {
-                Output.standardOutput(DESFireJSON.object([
-                    ("ok", "true"), ("aid", DESFireJSON.string("\(result.application)")), ("file", "\(result.file)"),
-                    ("uid", DESFireJSON.string(result.uid.hexString)), ("data", DESFireJSON.string(result.readBack.hexString)),
-                    ("events", list)]))
+                Output.standardOutput(
+                    DESFireJSON.object([
+                        ("ok", "true"), ("aid", DESFireJSON.string("\(result.application)")),
+                        ("file", "\(result.file)"),
+                        ("uid", DESFireJSON.string(result.uid.hexString)),
+                        ("data", DESFireJSON.string(result.readBack.hexString)),
+                        ("events", list),
+                    ]))
             } else if let failure {
-                Output.standardOutput(DESFireJSON.object([("ok", "false"), ("error", DESFireJSON.string("\(failure)")), ("events", list)]))
+                Output.standardOutput(
+                    DESFireJSON.object([("ok", "false"), ("error", DESFireJSON.string("\(failure)")), ("events", list)])
+                )
             }
         } else if let result {
-            Output.standardOutput("provisioned \(result.application) file \(result.file): \(result.readBack.count) bytes written and verified")
+            Output.standardOutput(
+                "provisioned \(result.application) file \(result.file): \(result.readBack.count) bytes written and verified"
+            )
         }
         if let failure { throw (failure as? FlowError)?.underlying ?? failure }
     }
@@ -77,17 +89,26 @@ struct DESFireProvision: AsyncParsableCommand {
         let s = DESFireJSON.string
         switch event {
         case .waitingForCard: return #"{"event":"waitingForCard"}"#
-        case .connected(let identity): return DESFireJSON.object([("event", s("connected")), ("card", s("\(identity)"))])
+        case .connected(let identity):
+            return DESFireJSON.object([("event", s("connected")), ("card", s("\(identity)"))])
         case .stepStarted(let index, let total, let name):
-            return DESFireJSON.object([("event", s("stepStarted")), ("index", "\(index)"), ("total", "\(total)"), ("name", s(name))])
+            return DESFireJSON.object([
+                ("event", s("stepStarted")), ("index", "\(index)"), ("total", "\(total)"), ("name", s(name)),
+            ])
         case .stepFinished(let index, let total, let name):
-            return DESFireJSON.object([("event", s("stepFinished")), ("index", "\(index)"), ("total", "\(total)"), ("name", s(name))])
+            return DESFireJSON.object([
+                ("event", s("stepFinished")), ("index", "\(index)"), ("total", "\(total)"), ("name", s(name)),
+            ])
         case .retrying(let index, let attempt, let reason):
-            return DESFireJSON.object([("event", s("retrying")), ("index", "\(index)"), ("attempt", "\(attempt)"), ("reason", s(reason))])
+            return DESFireJSON.object([
+                ("event", s("retrying")), ("index", "\(index)"), ("attempt", "\(attempt)"), ("reason", s(reason)),
+            ])
         case .cardLost(let index): return DESFireJSON.object([("event", s("cardLost")), ("index", "\(index)")])
-        case .wrongCard(let identity): return DESFireJSON.object([("event", s("wrongCard")), ("card", s("\(identity)"))])
+        case .wrongCard(let identity):
+            return DESFireJSON.object([("event", s("wrongCard")), ("card", s("\(identity)"))])
         case .resumed(let index): return DESFireJSON.object([("event", s("resumed")), ("index", "\(index)")])
-        case .progress(let fraction): return DESFireJSON.object([("event", s("progress")), ("fraction", "\(fraction)")])
+        case .progress(let fraction):
+            return DESFireJSON.object([("event", s("progress")), ("fraction", "\(fraction)")])
         case .completed: return #"{"event":"completed"}"#
         case .failed(let reason): return DESFireJSON.object([("event", s("failed")), ("reason", s(reason))])
         }

@@ -5,14 +5,17 @@ import Foundation
 enum DaemonConnection {
     /// Sends one request and returns its final answer's `result`; an error answer becomes a
     /// ``DaemonRequestError``. `onLine` sees streamed lines (job events).
-    static func request(socket: String, _ request: JSONValue,
-                        onLine: @Sendable (JSONValue) async -> Void = { _ in }) async throws -> JSONValue {
+    static func request(
+        socket: String, _ request: JSONValue,
+        onLine: @Sendable (JSONValue) async -> Void = { _ in }
+    ) async throws -> JSONValue {
         let client = try await ControlClient.connect(path: socket)
         defer { Task { await client.close() } }
         let answer = try await client.request(request, onLine: onLine)
         guard answer["ok"] == .bool(true) else {
-            throw DaemonRequestError(code: answer["error"]?["code"]?.stringValue ?? "unknown",
-                                     message: answer["error"]?["message"]?.stringValue ?? answer.jsonLine())
+            throw DaemonRequestError(
+                code: answer["error"]?["code"]?.stringValue ?? "unknown",
+                message: answer["error"]?["message"]?.stringValue ?? answer.jsonLine())
         }
         return answer["result"] ?? .null
     }

@@ -5,7 +5,8 @@ import Foundation
 struct DoctorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "doctor",
-        abstract: "Check what cardctl needs: USB readers and who holds them, permissions, pcscd, vpcd, key store, cardd.",
+        abstract:
+            "Check what cardctl needs: USB readers and who holds them, permissions, pcscd, vpcd, key store, cardd.",
         discussion: """
             Each check is ok, warning or problem, with a one-line fix. Lists the USB CCID readers and whether \
             each can be claimed; names the program (pcscd…) or kernel driver (pn533_usb…) holding a busy one; \
@@ -16,8 +17,11 @@ struct DoctorCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Global Options") var global: GlobalOptions
 
-    @Option(name: .customLong("key-store"), help: ArgumentHelp("The key store to check (default: the default key store).",
-                                                                valueName: "PATH"))
+    @Option(
+        name: .customLong("key-store"),
+        help: ArgumentHelp(
+            "The key store to check (default: the default key store).",
+            valueName: "PATH"))
     var keyStore: String?
 
     func run() async throws {
@@ -30,11 +34,12 @@ struct DoctorCommand: AsyncParsableCommand {
             Output.standardOutput(String(decoding: try encoder.encode(checks), as: UTF8.self))
         } else {
             for check in checks {
-                let mark = switch check.status {
-                case .ok: "ok     "
-                case .warning: "warning"
-                case .problem: "PROBLEM"
-                }
+                let mark =
+                    switch check.status {
+                    case .ok: "ok     "
+                    case .warning: "warning"
+                    case .problem: "PROBLEM"
+                    }
                 Output.standardOutput("\(mark) \(check.name): \(check.summary)")
                 if let fix = check.fix, check.status != .ok { Output.standardOutput("        fix: \(fix)") }
             }

@@ -19,11 +19,15 @@ struct DoctorProbe {
     var sysfs = SysfsUSB()
     var logger: Logger
 
-    static let udevRuleDirectories = ["/etc/udev/rules.d", "/run/udev/rules.d", "/usr/lib/udev/rules.d", "/lib/udev/rules.d",
-                                      "/usr/local/lib/udev/rules.d"]
-    static let vpcdDriverPaths = ["/etc/reader.conf.d/vpcd", "/usr/lib/pcsc/drivers/serial/libifdvpcd.so",
-                                  "/usr/lib/x86_64-linux-gnu/pcsc/drivers/serial/libifdvpcd.so",
-                                  "/usr/lib/aarch64-linux-gnu/pcsc/drivers/serial/libifdvpcd.so"]
+    static let udevRuleDirectories = [
+        "/etc/udev/rules.d", "/run/udev/rules.d", "/usr/lib/udev/rules.d", "/lib/udev/rules.d",
+        "/usr/local/lib/udev/rules.d",
+    ]
+    static let vpcdDriverPaths = [
+        "/etc/reader.conf.d/vpcd", "/usr/lib/pcsc/drivers/serial/libifdvpcd.so",
+        "/usr/lib/x86_64-linux-gnu/pcsc/drivers/serial/libifdvpcd.so",
+        "/usr/lib/aarch64-linux-gnu/pcsc/drivers/serial/libifdvpcd.so",
+    ]
 
     func gather(global: GlobalOptions, keyStorePath: String?) -> DoctorFacts {
         var facts = DoctorFacts()
@@ -38,7 +42,8 @@ struct DoctorProbe {
         facts.udevRule = Self.udevRuleDirectories.map { $0 + "/" + DoctorChecks.udevRuleName }
             .first { FileManager.default.fileExists(atPath: $0) }
 
-        facts.pcscdSocketPath = environment["PCSCLITE_CSOCK_NAME"].flatMap { $0.isEmpty ? nil : $0 } ?? "/run/pcscd/pcscd.comm"
+        facts.pcscdSocketPath =
+            environment["PCSCLITE_CSOCK_NAME"].flatMap { $0.isEmpty ? nil : $0 } ?? "/run/pcscd/pcscd.comm"
         facts.pcscdSocket = Self.pathState(facts.pcscdSocketPath)
         facts.pcscdProcesses = processes.processes(named: "pcscd")
         facts.pcscdInstalled = FileManager.default.isExecutableFile(atPath: "/usr/sbin/pcscd")
@@ -70,7 +75,8 @@ struct DoctorProbe {
         }
         defer { context.close() }
         facts.readers = descriptions.map { description in
-            let driver = sysfs.driver(bus: description.bus, address: description.address, interface: description.interfaceNumber)
+            let driver = sysfs.driver(
+                bus: description.bus, address: description.address, interface: description.interfaceNumber)
             // This process opened each device briefly to read its strings: not a holder.
             let holders = processes.holders(of: description.devicePath).filter { $0.pid != getpid() }
             var reader = DoctorFacts.USBReader(
@@ -103,8 +109,9 @@ struct DoctorProbe {
     static func nodeAccess(_ path: String) -> DoctorFacts.NodeAccess? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
-        return DoctorFacts.NodeAccess(readWrite: access(path, R_OK | W_OK) == 0, mode: modeString(info.st_mode),
-                                      owner: userName(info.st_uid), group: groupName(info.st_gid))
+        return DoctorFacts.NodeAccess(
+            readWrite: access(path, R_OK | W_OK) == 0, mode: modeString(info.st_mode),
+            owner: userName(info.st_uid), group: groupName(info.st_gid))
     }
 
     static func pathState(_ path: String) -> DoctorFacts.PathState {
@@ -124,7 +131,8 @@ struct DoctorProbe {
         case .socket: break
         default: return .notASocket
         }
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let descriptor = socket(
+            AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return .refused(String(cString: strerror(errno))) }
         defer { close(descriptor) }
         var address = sockaddr_un()
@@ -136,7 +144,9 @@ struct DoctorProbe {
             buffer[path.utf8.count] = 0
         }
         let result = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         if result == 0 || errno == EINPROGRESS || errno == EAGAIN { return .accepting }
         return .refused(String(cString: strerror(errno)))
@@ -163,14 +173,15 @@ struct DoctorProbe {
 
     /// `crw-rw-r--` for a character device with mode 0664.
     static func modeString(_ mode: mode_t) -> String {
-        let type: Character = switch mode & S_IFMT {
-        case S_IFCHR: "c"
-        case S_IFDIR: "d"
-        case S_IFBLK: "b"
-        case S_IFSOCK: "s"
-        case S_IFLNK: "l"
-        default: "-"
-        }
+        let type: Character =
+            switch mode & S_IFMT {
+            case S_IFCHR: "c"
+            case S_IFDIR: "d"
+            case S_IFBLK: "b"
+            case S_IFSOCK: "s"
+            case S_IFLNK: "l"
+            default: "-"
+            }
         let letters: [Character] = ["r", "w", "x"]
         let bits = (0..<9).map { index -> Character in
             mode & (mode_t(0o400) >> mode_t(index)) != 0 ? letters[index % 3] : "-"

@@ -49,14 +49,15 @@ enum ExitStatus: Int32 {
         case is ReaderSelectorError: return .usage
         case is ControlClientError: return .readerError
         case let error as DaemonRequestError:
-            return ["badRequest", "badJSON", "unknownOp", "unknownJob", "lineTooLong"].contains(error.code) ? .usage : .readerError
+            return ["badRequest", "badJSON", "unknownOp", "unknownJob", "lineTooLong"].contains(error.code)
+                ? .usage : .readerError
         case let error as ReaderSelectionError:
             if case .noDaemonReader = error { return .usage }
             return .readerError
         case is USBTransportError: return .readerError
         case is HexParseError, is APDUParseError, is APDULengthError, is SimulatorSpecificationError, is InputError,
-             is ReaderProfileError, is CardStateError, is SimulatorSetupError, is KeyStoreError, is TONFactoryDataError,
-             is NDEFDecodingError, is NDEFEncodingError, is CardctlConfigurationError:
+            is ReaderProfileError, is CardStateError, is SimulatorSetupError, is KeyStoreError, is TONFactoryDataError,
+            is NDEFDecodingError, is NDEFEncodingError, is CardctlConfigurationError:
             return .usage
         default: return .readerError
         }

@@ -27,7 +27,8 @@ struct ExportCommand: AsyncParsableCommand {
 
     static func parse(_ text: String) throws -> (host: String, port: Int) {
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
-              (1...65_535).contains(port), colon != text.startIndex else {
+            (1...65_535).contains(port), colon != text.startIndex
+        else {
             throw ValidationError("--to takes HOST:PORT with a port from 1 to 65535, not '\(text.prefix(100))'")
         }
         return (String(text[..<colon]), port)

@@ -30,11 +30,16 @@ struct FlowCommand: AsyncParsableCommand {
         do {
             specification = try JSONDecoder().decode(JSONValue.self, from: Data(flow.utf8))
         } catch {
-            throw InputError(description: "FLOW must be JSON, like '{\"kind\":\"report\"}': \(error.localizedDescription)")
+            throw InputError(
+                description: "FLOW must be JSON, like '{\"kind\":\"report\"}': \(error.localizedDescription)")
         }
-        guard case .object = specification else { throw InputError(description: "FLOW must be a JSON object with a \"kind\"") }
-        let request: JSONValue = ["op": "flow", "reader": .string(try global.daemonReaderID()), "flow": specification,
-                                  "follow": .bool(!noFollow)]
+        guard case .object = specification else {
+            throw InputError(description: "FLOW must be a JSON object with a \"kind\"")
+        }
+        let request: JSONValue = [
+            "op": "flow", "reader": .string(try global.daemonReaderID()), "flow": specification,
+            "follow": .bool(!noFollow),
+        ]
         let json = global.json
         let record = try await DaemonConnection.request(socket: socket, request) { line in
             guard !json, let event = line["event"], event["event"] == "jobProgress" else { return }
@@ -55,7 +60,11 @@ struct FlowCommand: AsyncParsableCommand {
             }
         }
         if record["state"] != "succeeded" {
-            throw DaemonRequestError(code: "jobFailed", message: "job \(record["id"]?.intValue ?? 0) \(record["state"]?.stringValue ?? "?"): \(record["error"]?.stringValue ?? "")")
+            throw DaemonRequestError(
+                code: "jobFailed",
+                message:
+                    "job \(record["id"]?.intValue ?? 0) \(record["state"]?.stringValue ?? "?"): \(record["error"]?.stringValue ?? "")"
+            )
         }
     }
 }

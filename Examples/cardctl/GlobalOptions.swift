@@ -9,9 +9,11 @@ import Foundation
 /// before and after the subcommand name alike) and hands that same value to the subcommand's
 /// group, so `cardctl -r sim list` and `cardctl list -r sim` mean the same.
 struct GlobalOptions: ParsableArguments {
-    @Option(name: [.customShort("r"), .long], help: ArgumentHelp(
-        "Reader selector: usb, usb:VVVV:PPPP, usb:BUS:DEV, usb:serial=XYZ, vpcd[:HOST][:PORT] (listen for a vpcd card side such as vicc), pcsc[:NAME-PREFIX] (readers pcscd serves), or sim[:CARD][,option=value...]; CARD is iso7816, desfire, ton, ndef4, type2, iso15693, none, apdu-test (fixed answers for differential tests), or fuzz (seeded hostile answers: fuzz,seed=N[,wrap=CARD][,hostile=PERCENT][,sticky=PERCENT][,max-response=BYTES]). Default: $CARDCTL_READER, else \"reader\" in $XDG_CONFIG_HOME/cardflow/cardctl.json (~/.config/cardflow/cardctl.json), else the first USB CCID reader.",
-        valueName: "SELECTOR"))
+    @Option(
+        name: [.customShort("r"), .long],
+        help: ArgumentHelp(
+            "Reader selector: usb, usb:VVVV:PPPP, usb:BUS:DEV, usb:serial=XYZ, vpcd[:HOST][:PORT] (listen for a vpcd card side such as vicc), pcsc[:NAME-PREFIX] (readers pcscd serves), or sim[:CARD][,option=value...]; CARD is iso7816, desfire, ton, ndef4, type2, iso15693, none, apdu-test (fixed answers for differential tests), or fuzz (seeded hostile answers: fuzz,seed=N[,wrap=CARD][,hostile=PERCENT][,sticky=PERCENT][,max-response=BYTES]). Default: $CARDCTL_READER, else \"reader\" in $XDG_CONFIG_HOME/cardflow/cardctl.json (~/.config/cardflow/cardctl.json), else the first USB CCID reader.",
+            valueName: "SELECTOR"))
     var reader: String?
 
     @OptionGroup var output: JSONOption
@@ -25,22 +27,31 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Pause between sessions on a reader, in milliseconds.", valueName: "MS"))
     var cooldown: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Retries of a failed step (not of a lifted card), with doubling backoff from 100 ms.", valueName: "N"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Retries of a failed step (not of a lifted card), with doubling backoff from 100 ms.", valueName: "N"))
     var retries: Int?
 
-    @Option(name: .long, help: ArgumentHelp(
-        "How long to wait for a card to arrive, or to come back when lifted mid-command, in milliseconds (default 0: fail at once).",
-        valueName: "MS"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "How long to wait for a card to arrive, or to come back when lifted mid-command, in milliseconds (default 0: fail at once).",
+            valueName: "MS"))
     var wait: Int?
 
-    @Option(name: .long, help: ArgumentHelp(
-        "Talk to a running cardd through its control socket instead of opening readers (list, watch, apdu, flow, jobs).",
-        valueName: "PATH"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Talk to a running cardd through its control socket instead of opening readers (list, watch, apdu, flow, jobs).",
+            valueName: "PATH"))
     var socket: String?
 
-    @Option(name: .customLong("protocol"), help: ArgumentHelp(
-        "Transmission protocol for contact cards: auto (T=1 when card and reader offer it, else T=0), t0 or t1.",
-        valueName: "auto|t0|t1"))
+    @Option(
+        name: .customLong("protocol"),
+        help: ArgumentHelp(
+            "Transmission protocol for contact cards: auto (T=1 when card and reader offer it, else T=0), t0 or t1.",
+            valueName: "auto|t0|t1"))
     var transmissionProtocol: String?
 
     func validate() throws {
@@ -72,7 +83,8 @@ struct GlobalOptions: ParsableArguments {
     func readerChoice(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ReaderChoice {
         try ReaderChoice.resolve(option: reader, environment: environment) {
             guard let path = CardctlConfiguration.defaultPath(environment: environment),
-                  let file = try CardctlConfiguration.load(path: path) else { return nil }
+                let file = try CardctlConfiguration.load(path: path)
+            else { return nil }
             return (path, file)
         }
     }

@@ -7,7 +7,8 @@ import ISO15693
 struct ISO15693Command: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "iso15693",
-        abstract: "ISO 15693 vicinity tags: identify, read and write blocks, and the read → command → write-back exchange.",
+        abstract:
+            "ISO 15693 vicinity tags: identify, read and write blocks, and the read → command → write-back exchange.",
         subcommands: [Info.self, Read.self, Write.self, Exchange.self])
 
     struct ByteOrderOption: ParsableArguments {
@@ -24,13 +25,16 @@ struct ISO15693Command: AsyncParsableCommand {
     }
 
     struct Info: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "info", abstract: "UID, block size and block count.")
+        static let configuration = CommandConfiguration(
+            commandName: "info", abstract: "UID, block size and block count.")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
 
         func run() async throws {
             let info = try await withTag(global, .asStored) { tag in try await tag.systemInformation() }
             if global.json {
-                Output.standardOutput(#"{"blockCount":\#(info.blockCount),"blockSize":\#(info.blockSize),"uid":"\#(info.uid.hexString)"}"#)
+                Output.standardOutput(
+                    #"{"blockCount":\#(info.blockCount),"blockSize":\#(info.blockSize),"uid":"\#(info.uid.hexString)"}"#
+                )
             } else {
                 Output.standardOutput("UID \(info.uid.hexString), \(info.blockCount) blocks of \(info.blockSize) bytes")
             }
@@ -57,15 +61,17 @@ struct ISO15693Command: AsyncParsableCommand {
                 guard (0..<info.blockCount).contains(block) else {
                     throw InputError(description: "--block \(block) is outside 0...\(info.blockCount - 1)")
                 }
-                return try await tag.readBlocks(block, count: min(count ?? info.blockCount - block, info.blockCount - block),
-                                                blockSize: info.blockSize)
+                return try await tag.readBlocks(
+                    block, count: min(count ?? info.blockCount - block, info.blockCount - block),
+                    blockSize: info.blockSize)
             }
             Output.standardOutput(data.hexString)
         }
     }
 
     struct Write: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "write", abstract: "Write whole blocks, one block per command.")
+        static let configuration = CommandConfiguration(
+            commandName: "write", abstract: "Write whole blocks, one block per command.")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup var order: ByteOrderOption
         @Option(help: "First block.") var block: Int
@@ -84,10 +90,14 @@ struct ISO15693Command: AsyncParsableCommand {
     struct Exchange: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "exchange",
-            abstract: "Read the tag, pipe its hex through a command, write the command's hex answer back to the same tag, verify.")
+            abstract:
+                "Read the tag, pipe its hex through a command, write the command's hex answer back to the same tag, verify."
+        )
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup var order: ByteOrderOption
-        @Option(help: ArgumentHelp("Shell command: reads the tag's hex on stdin, prints the hex to write.", valueName: "CMD"))
+        @Option(
+            help: ArgumentHelp(
+                "Shell command: reads the tag's hex on stdin, prints the hex to write.", valueName: "CMD"))
         var via: String
 
         func run() async throws {
@@ -95,7 +105,9 @@ struct ISO15693Command: AsyncParsableCommand {
             let connection = try await ReaderConnection.open(global, logger: logger)
             let reader = try connection.primary
             let command = via
-            let flow = ISO15693Exchange.flow(byteOrder: order.byteOrder) { data in try await Self.pipe(data, through: command) }
+            let flow = ISO15693Exchange.flow(byteOrder: order.byteOrder) { data in
+                try await Self.pipe(data, through: command)
+            }
             let run = reader.run(flow, policy: global.policy)
             let progress = Task { [json = global.json, trace = global.trace] in
                 await FlowProgressView.show(run.progress, trace: trace, json: json)
@@ -108,7 +120,9 @@ struct ISO15693Command: AsyncParsableCommand {
             if let failure { throw (failure as? FlowError)?.underlying ?? failure }
             guard let result else { return }
             if global.json {
-                Output.standardOutput(#"{"read":"\#(result.read.hexString)","uid":"\#(result.uid.hexString)","written":"\#(result.written.hexString)"}"#)
+                Output.standardOutput(
+                    #"{"read":"\#(result.read.hexString)","uid":"\#(result.uid.hexString)","written":"\#(result.written.hexString)"}"#
+                )
             } else {
                 Output.standardOutput("read    \(result.read.hexString)")
                 Output.standardOutput("written \(result.written.hexString)")
@@ -123,7 +137,8 @@ struct ISO15693Command: AsyncParsableCommand {
                         let process = Process()
                         process.executableURL = URL(fileURLWithPath: "/bin/sh")
                         process.arguments = ["-c", command]
-                        let input = Pipe(), output = Pipe()
+                        let input = Pipe()
+                        let output = Pipe()
                         process.standardInput = input
                         process.standardOutput = output
                         try process.run()
@@ -132,9 +147,11 @@ struct ISO15693Command: AsyncParsableCommand {
                         let answer = output.fileHandleForReading.readDataToEndOfFile()
                         process.waitUntilExit()
                         guard process.terminationStatus == 0 else {
-                            throw InputError(description: "--via command exited with status \(process.terminationStatus)")
+                            throw InputError(
+                                description: "--via command exited with status \(process.terminationStatus)")
                         }
-                        let text = String(decoding: answer, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                        let text = String(decoding: answer, as: UTF8.self).trimmingCharacters(
+                            in: .whitespacesAndNewlines)
                         continuation.resume(returning: try [UInt8](hex: text))
                     } catch {
                         continuation.resume(throwing: error)
@@ -147,8 +164,10 @@ struct ISO15693Command: AsyncParsableCommand {
 }
 
 /// Runs `body` on the ISO 15693 tag of a session on the primary reader.
-private func withTag<T: Sendable>(_ global: GlobalOptions, _ order: ISO15693Tag.ByteOrder,
-                                  _ body: @escaping @Sendable (ISO15693Tag) async throws -> T) async throws -> T {
+private func withTag<T: Sendable>(
+    _ global: GlobalOptions, _ order: ISO15693Tag.ByteOrder,
+    _ body: @escaping @Sendable (ISO15693Tag) async throws -> T
+) async throws -> T {
     try await ReaderConnection.withPrimarySession(global) { session in
         try await body(ISO15693Tag(channel: session, byteOrder: order))
     }

@@ -19,9 +19,11 @@ struct IdentifyCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Identify this ATR instead of the card on the reader.", valueName: "HEX"))
     var atr: String?
 
-    @Option(name: .customLong("atr-list"), help: ArgumentHelp(
-        "pcsc-tools' ATR list to look the ATR up in (default \(SmartcardList.debianPath) when present; none: no lookup).",
-        valueName: "PATH"))
+    @Option(
+        name: .customLong("atr-list"),
+        help: ArgumentHelp(
+            "pcsc-tools' ATR list to look the ATR up in (default \(SmartcardList.debianPath) when present; none: no lookup).",
+            valueName: "PATH"))
     var atrList: String?
 
     /// What `--json` prints.

@@ -17,8 +17,11 @@ struct JobsCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Show one job and its events.", valueName: "N"))
     var job: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Cancel a running job: its APDU in flight is aborted, the card powered off.",
-                                            valueName: "N"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Cancel a running job: its APDU in flight is aborted, the card powered off.",
+            valueName: "N"))
     var cancel: Int?
 
     func validate() throws {
@@ -28,7 +31,8 @@ struct JobsCommand: AsyncParsableCommand {
     func run() async throws {
         let socket = global.socket ?? ControlSocketPath.forCurrentUser()
         if let cancel {
-            let answer = try await DaemonConnection.request(socket: socket, ["op": "cancel", "job": .number(Double(cancel))])
+            let answer = try await DaemonConnection.request(
+                socket: socket, ["op": "cancel", "job": .number(Double(cancel))])
             Output.standardOutput(global.json ? DaemonConnection.pretty(answer) : "job \(cancel) cancelled")
             return
         }
@@ -38,12 +42,14 @@ struct JobsCommand: AsyncParsableCommand {
             Output.standardOutput(Self.line(record))
             if case .array(let events)? = record["events"] {
                 for event in events {
-                    Output.standardOutput("  \(event["kind"]?.stringValue ?? "?"): \(event["detail"]?.stringValue ?? "")")
+                    Output.standardOutput(
+                        "  \(event["kind"]?.stringValue ?? "?"): \(event["detail"]?.stringValue ?? "")")
                 }
             }
             return
         }
-        let records = try await DaemonConnection.request(socket: socket, ["op": "jobs", "limit": .number(Double(limit))])
+        let records = try await DaemonConnection.request(
+            socket: socket, ["op": "jobs", "limit": .number(Double(limit))])
         if global.json { Output.standardOutput(DaemonConnection.pretty(records)); return }
         guard case .array(let list) = records else { return }
         if list.isEmpty { Output.standardOutput("no jobs logged yet") }
@@ -52,8 +58,10 @@ struct JobsCommand: AsyncParsableCommand {
 
     /// `12 succeeded sim:0 ndef-write rule=posters uid=04A1… last=ndef-write`
     static func line(_ record: JSONValue) -> String {
-        var parts = [record["id"]?.intValue.map(String.init) ?? "?", record["state"]?.stringValue ?? "?",
-                     record["reader"]?.stringValue ?? "?", record["flow"]?.stringValue ?? "?"]
+        var parts = [
+            record["id"]?.intValue.map(String.init) ?? "?", record["state"]?.stringValue ?? "?",
+            record["reader"]?.stringValue ?? "?", record["flow"]?.stringValue ?? "?",
+        ]
         if let rule = record["rule"]?.stringValue { parts.append("rule=\(rule)") }
         if let uid = record["cardUID"]?.stringValue { parts.append("uid=\(uid)") }
         if let step = record["lastStep"]?.stringValue { parts.append("last=\(step)") }

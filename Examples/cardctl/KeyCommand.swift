@@ -23,9 +23,11 @@ struct KeyCommand: AsyncParsableCommand {
 
     /// `--key-store PATH`, accepted by every `key` subcommand.
     struct StoreOptions: ParsableArguments {
-        @Option(name: .customLong("key-store"), help: ArgumentHelp(
-            "Key store file (default: $XDG_CONFIG_HOME/cardflow/keys.json or ~/.config/cardflow/keys.json).",
-            valueName: "PATH"))
+        @Option(
+            name: .customLong("key-store"),
+            help: ArgumentHelp(
+                "Key store file (default: $XDG_CONFIG_HOME/cardflow/keys.json or ~/.config/cardflow/keys.json).",
+                valueName: "PATH"))
         var path: String?
 
         func open() throws -> FileKeyStore {
@@ -50,24 +52,30 @@ struct KeyCommand: AsyncParsableCommand {
         @Argument(help: ArgumentHelp("Key slot, 0...15.", valueName: "SLOT"))
         var slot: Int
 
-        @Argument(help: ArgumentHelp(
-            "Algorithm: \(SymmetricKeyAlgorithm.allCases.map(\.rawValue).joined(separator: ", ")) (or DES, 2K3DES, 3K3DES, AES-128).",
-            valueName: "ALGORITHM"))
+        @Argument(
+            help: ArgumentHelp(
+                "Algorithm: \(SymmetricKeyAlgorithm.allCases.map(\.rawValue).joined(separator: ", ")) (or DES, 2K3DES, 3K3DES, AES-128).",
+                valueName: "ALGORITHM"))
         var algorithm: String
 
-        @Argument(help: ArgumentHelp("Key bytes in hex (8, 16 or 24 bytes as the algorithm needs), or - for stdin.", valueName: "HEX"))
+        @Argument(
+            help: ArgumentHelp(
+                "Key bytes in hex (8, 16 or 24 bytes as the algorithm needs), or - for stdin.", valueName: "HEX"))
         var hex: String
 
         func run() async throws {
             let slot = try KeySlot(slot)
             guard let algorithm = SymmetricKeyAlgorithm(name: algorithm) else {
-                throw InputError(description: "unknown algorithm '\(algorithm)'; use one of "
-                                 + SymmetricKeyAlgorithm.allCases.map(\.rawValue).joined(separator: ", "))
+                throw InputError(
+                    description: "unknown algorithm '\(algorithm)'; use one of "
+                        + SymmetricKeyAlgorithm.allCases.map(\.rawValue).joined(separator: ", "))
             }
             let key = try StoredKey(algorithm: algorithm, bytes: try KeyCommand.bytes(hex), version: keyVersion)
             let keyStore = try store.open()
             try await keyStore.setKey(key, in: slot)
-            Output.standardOutput("\(KeySlotSummary(slot: slot, algorithm: key.algorithm, version: key.version)) stored in \(keyStore.path)")
+            Output.standardOutput(
+                "\(KeySlotSummary(slot: slot, algorithm: key.algorithm, version: key.version)) stored in \(keyStore.path)"
+            )
         }
     }
 
@@ -78,7 +86,9 @@ struct KeyCommand: AsyncParsableCommand {
 
         @OptionGroup var store: StoreOptions
 
-        @Argument(help: ArgumentHelp("Secret name: ASCII letters, digits and . _ - : @ + / (e.g. ton.hmac.04A1B2C3).", valueName: "NAME"))
+        @Argument(
+            help: ArgumentHelp(
+                "Secret name: ASCII letters, digits and . _ - : @ + / (e.g. ton.hmac.04A1B2C3).", valueName: "NAME"))
         var name: String
 
         @Argument(help: ArgumentHelp("Secret bytes in hex, or - for stdin.", valueName: "HEX"))
@@ -143,7 +153,8 @@ struct KeyCommand: AsyncParsableCommand {
 
     /// `cardctl key delete-secret NAME`.
     struct DeleteSecret: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "delete-secret", abstract: "Remove a named secret.")
+        static let configuration = CommandConfiguration(
+            commandName: "delete-secret", abstract: "Remove a named secret.")
 
         @OptionGroup var store: StoreOptions
 

@@ -1,13 +1,14 @@
 import ArgumentParser
 import CCID
+import CardDaemonControl
 import CardFlow
 import CardFlowCCID
-import CardDaemonControl
 import Foundation
 
 /// `cardctl list`: the readers the selector names, their capabilities and card.
 struct ListCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "List readers, their capabilities and the card on them.")
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "List readers, their capabilities and the card on them.")
 
     @OptionGroup(title: "Global Options") var global: GlobalOptions
 
@@ -35,9 +36,10 @@ struct ListCommand: AsyncParsableCommand {
             guard case .array(let list) = readers else { return }
             if list.isEmpty { Output.standardOutput("cardd has no readers") }
             for reader in list {
-                Output.standardOutput("\(reader["id"]?.stringValue ?? "?"): \(reader["name"]?.stringValue ?? "?") "
-                                      + "[\(reader["vendorID"]?.stringValue ?? "?"):\(reader["productID"]?.stringValue ?? "?")] "
-                                      + (reader["exchangeLevel"]?.stringValue ?? ""))
+                Output.standardOutput(
+                    "\(reader["id"]?.stringValue ?? "?"): \(reader["name"]?.stringValue ?? "?") "
+                        + "[\(reader["vendorID"]?.stringValue ?? "?"):\(reader["productID"]?.stringValue ?? "?")] "
+                        + (reader["exchangeLevel"]?.stringValue ?? ""))
             }
             return
         }
@@ -63,12 +65,15 @@ struct ListCommand: AsyncParsableCommand {
                     atr = nil
                 }
             }
-            listings.append(Listing(
-                id: info.id, name: info.name, backend: info.backend,
-                vendorID: info.vendorID.map(hex4), productID: info.productID.map(hex4),
-                exchangeLevel: descriptor?.exchangeLevel.rawValue, maxMessageLength: descriptor.map { Int($0.maxMessageLength) },
-                slots: descriptor?.slotCount, protocols: info.capabilities.protocols.sorted { $0.rawValue < $1.rawValue }.map(\.description),
-                cardPresent: presence == .present, atr: atr))
+            listings.append(
+                Listing(
+                    id: info.id, name: info.name, backend: info.backend,
+                    vendorID: info.vendorID.map(hex4), productID: info.productID.map(hex4),
+                    exchangeLevel: descriptor?.exchangeLevel.rawValue,
+                    maxMessageLength: descriptor.map { Int($0.maxMessageLength) },
+                    slots: descriptor?.slotCount,
+                    protocols: info.capabilities.protocols.sorted { $0.rawValue < $1.rawValue }.map(\.description),
+                    cardPresent: presence == .present, atr: atr))
         }
         try await connection.close()
         if global.json {

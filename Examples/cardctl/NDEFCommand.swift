@@ -22,7 +22,9 @@ struct NDEFCommand: AsyncParsableCommand {
 
         @OptionGroup var output: JSONOption
 
-        @Flag(name: .long, help: "Accept what real tags contain when unambiguous (missing MB/ME flags, trailing bytes, …).")
+        @Flag(
+            name: .long,
+            help: "Accept what real tags contain when unambiguous (missing MB/ME flags, trailing bytes, …).")
         var lenient = false
 
         @Argument(help: ArgumentHelp("The message in hex, or - for stdin.", valueName: "HEX"))
@@ -61,7 +63,8 @@ struct NDEFCommand: AsyncParsableCommand {
 
     /// The one record `ndef encode` and `ndef write` build from their options.
     struct RecordOptions: ParsableArguments {
-        @Option(name: .long, help: ArgumentHelp("A URI record (the longest URI prefix is abbreviated).", valueName: "URL"))
+        @Option(
+            name: .long, help: ArgumentHelp("A URI record (the longest URI prefix is abbreviated).", valueName: "URL"))
         var uri: String?
 
         @Option(name: .long, help: ArgumentHelp("A Text record (UTF-8).", valueName: "TEXT"))
@@ -73,7 +76,8 @@ struct NDEFCommand: AsyncParsableCommand {
         @Option(name: .long, help: ArgumentHelp("A media-type record of this type, with --data.", valueName: "TYPE"))
         var mime: String?
 
-        @Option(name: .long, help: ArgumentHelp("An external type record (domain:type), with --data.", valueName: "TYPE"))
+        @Option(
+            name: .long, help: ArgumentHelp("An external type record (domain:type), with --data.", valueName: "TYPE"))
         var external: String?
 
         @Option(name: .long, help: ArgumentHelp("Payload of --mime or --external, in hex.", valueName: "HEX"))
@@ -116,7 +120,6 @@ struct NDEFCommand: AsyncParsableCommand {
         }
     }
 
-
     /// One record in `ndef decode --json`: fields in hex, Text and URI values decoded.
     struct RecordSummary: Encodable {
         let tnf: Int
@@ -146,7 +149,9 @@ struct NDEFCommand: AsyncParsableCommand {
         if let uri = try? URIRecord(record, mode: mode) {
             lines.append("\(detail)uri \(uri.uri)")
         } else if let text = try? TextRecord(record, mode: mode) {
-            lines.append("\(detail)text \(quoted(text.text)) language \(text.language) \(text.encoding == .utf8 ? "UTF-8" : "UTF-16")")
+            lines.append(
+                "\(detail)text \(quoted(text.text)) language \(text.language) \(text.encoding == .utf8 ? "UTF-8" : "UTF-16")"
+            )
         } else if let poster = try? SmartPosterRecord(record, mode: mode) {
             lines.append("\(detail)smart poster")
             if let action = poster.action { lines.append("\(detail)  action \(action)") }
@@ -158,7 +163,8 @@ struct NDEFCommand: AsyncParsableCommand {
         } else if let aar = try? AndroidApplicationRecord(record, mode: mode) {
             lines.append("\(detail)android application \(aar.packageName)")
         } else if let mime = try? MIMERecord(record, mode: mode), mime.mediaType.hasPrefix("text/"),
-                  let content = String(validating: mime.data, as: UTF8.self) {
+            let content = String(validating: mime.data, as: UTF8.self)
+        {
             lines.append("\(detail)\(mime.mediaType) \(quoted(content))")
         } else if ["T", "U", "Sp"].contains(where: record.isWellKnown) {
             let problem: String
@@ -178,7 +184,8 @@ struct NDEFCommand: AsyncParsableCommand {
     }
 
     static func quoted(_ text: String) -> String {
-        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        "\""
+            + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
             .replacingOccurrences(of: "\n", with: "\\n") + "\""
     }
 
@@ -190,11 +197,11 @@ struct NDEFCommand: AsyncParsableCommand {
     }
 }
 
-
 extension NDEFCommand {
     /// `cardctl ndef read [--json]`: the NDEF message on the tag (Type 4 or Type 2).
     struct Read: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "read", abstract: "Read the NDEF message from the tag on the reader.")
+        static let configuration = CommandConfiguration(
+            commandName: "read", abstract: "Read the NDEF message from the tag on the reader.")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Flag(name: .long, help: "Accept what real tags contain when unambiguous.") var lenient = false
 
@@ -205,7 +212,10 @@ extension NDEFCommand {
             if global.json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                Output.standardOutput(String(decoding: try encoder.encode(message.records.map { RecordSummary($0, mode: mode) }), as: UTF8.self))
+                Output.standardOutput(
+                    String(
+                        decoding: try encoder.encode(message.records.map { RecordSummary($0, mode: mode) }),
+                        as: UTF8.self))
             } else {
                 for (index, record) in message.records.enumerated() {
                     for line in NDEFCommand.describe(record, index: index, mode: mode) { Output.standardOutput(line) }
@@ -216,9 +226,12 @@ extension NDEFCommand {
 
     /// `cardctl ndef write --uri URL | --text TEXT | --mime TYPE --data HEX | --external TYPE --data HEX | --message HEX`.
     struct Write: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "write", abstract: "Write an NDEF message to the tag on the reader.")
+        static let configuration = CommandConfiguration(
+            commandName: "write", abstract: "Write an NDEF message to the tag on the reader.")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
-        @Option(name: .long, help: ArgumentHelp("A whole NDEF message in hex (instead of the record options).", valueName: "HEX"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp("A whole NDEF message in hex (instead of the record options).", valueName: "HEX"))
         var message: String?
         @OptionGroup var record: RecordOptions
 
@@ -229,7 +242,7 @@ extension NDEFCommand {
                     throw ValidationError("give either --message or one record option")
                 }
                 bytes = try [UInt8](hex: message)
-                _ = try NDEFMessage(decoding: bytes, mode: .strict)   // refuse to write garbage
+                _ = try NDEFMessage(decoding: bytes, mode: .strict) // refuse to write garbage
             } else {
                 bytes = try NDEFMessage([try record.record()]).encoded()
             }
@@ -239,7 +252,9 @@ extension NDEFCommand {
 }
 
 /// Runs `body` on the NDEF tag (type detected) of a session on the primary reader.
-private func withNDEFTag<T: Sendable>(_ global: GlobalOptions, _ body: @escaping @Sendable (NDEFTag) async throws -> T) async throws -> T {
+private func withNDEFTag<T: Sendable>(_ global: GlobalOptions, _ body: @escaping @Sendable (NDEFTag) async throws -> T)
+    async throws -> T
+{
     try await ReaderConnection.withPrimarySession(global) { session in
         try await body(try await NDEFTag.detect(on: session))
     }

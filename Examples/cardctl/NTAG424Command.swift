@@ -7,12 +7,15 @@ import Foundation
 struct NTAG424Command: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ntag424",
-        abstract: "NTAG 424 DNA: version and UID, the tag as a phone reads it, SUN (SDM) set-up and server-side verification, keys.",
+        abstract:
+            "NTAG 424 DNA: version and UID, the tag as a phone reads it, SUN (SDM) set-up and server-side verification, keys.",
         subcommands: [Info.self, Read.self, SUN.self, Verify.self, ChangeKey.self])
 
     /// The key authenticated with (AES; `--key`, `--key-ascii` or `--key-slot`) and its number.
     struct KeyOptions: ParsableArguments {
-        @Option(name: .customLong("key"), help: ArgumentHelp("AES key in hex (default 16 × 00, the factory key).", valueName: "HEX"))
+        @Option(
+            name: .customLong("key"),
+            help: ArgumentHelp("AES key in hex (default 16 × 00, the factory key).", valueName: "HEX"))
         var keyHex: String?
         @Option(name: .customLong("key-ascii"), help: ArgumentHelp("Key as ASCII text.", valueName: "TEXT"))
         var keyASCII: String?
@@ -28,15 +31,18 @@ struct NTAG424Command: AsyncParsableCommand {
         }
 
         func key() async throws -> DESFireKey {
-            try await DESFireKeyOptions.resolve(hex: keyHex, ascii: keyASCII, slot: keySlot, type: "aes", store: keyStore,
-                                                option: "--key")
+            try await DESFireKeyOptions.resolve(
+                hex: keyHex, ascii: keyASCII, slot: keySlot, type: "aes", store: keyStore,
+                option: "--key")
                 ?? DESFireKey(type: .aes, bytes: [UInt8](repeating: 0, count: 16))
         }
     }
 
     /// Selects the NDEF application and authenticates.
-    static func withTag<T: Sendable>(_ global: GlobalOptions, keys: KeyOptions?,
-                                     _ body: @escaping @Sendable (NTAG424Client) async throws -> T) async throws -> T {
+    static func withTag<T: Sendable>(
+        _ global: GlobalOptions, keys: KeyOptions?,
+        _ body: @escaping @Sendable (NTAG424Client) async throws -> T
+    ) async throws -> T {
         let key = try await keys?.key()
         let keyNumber = keys?.keyNumber ?? 0
         return try await ReaderConnection.withPrimarySession(global) { session in
@@ -49,13 +55,16 @@ struct NTAG424Command: AsyncParsableCommand {
 
     static func parseKey(_ hex: String, option: String) throws -> [UInt8] {
         let bytes = try [UInt8](hex: hex)
-        guard bytes.count == 16 else { throw InputError(description: "\(option) is an AES-128 key of 16 bytes, not \(bytes.count)") }
+        guard bytes.count == 16 else {
+            throw InputError(description: "\(option) is an AES-128 key of 16 bytes, not \(bytes.count)")
+        }
         return bytes
     }
 
     struct Info: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "info", abstract: "GetVersion, the real UID, file settings and the SUN read counter (authenticates with --key).")
+            commandName: "info",
+            abstract: "GetVersion, the real UID, file settings and the SUN read counter (authenticates with --key).")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup var keys: KeyOptions
 
@@ -77,7 +86,9 @@ struct NTAG424Command: AsyncParsableCommand {
                 let files = settings.map { file, value in
                     #"{"file":\#(file.rawValue),"settings":"\#(value)","size":\#(value.size ?? 0)}"#
                 }.joined(separator: ",")
-                Output.standardOutput(#"{"files":[\#(files)],"sdmReadCounter":\#(counter.map(String.init) ?? "null"),"uid":"\#(uid.hexString)","version":"\#(version.hexString)"}"#)
+                Output.standardOutput(
+                    #"{"files":[\#(files)],"sdmReadCounter":\#(counter.map(String.init) ?? "null"),"uid":"\#(uid.hexString)","version":"\#(version.hexString)"}"#
+                )
             } else {
                 Output.standardOutput("UID      \(uid.hexString)")
                 Output.standardOutput("version  \(version.hexString)")
@@ -89,7 +100,8 @@ struct NTAG424Command: AsyncParsableCommand {
 
     struct Read: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "read", abstract: "Read the NDEF file as a phone does (ISO commands, no key): SUN data is mirrored fresh.")
+            commandName: "read",
+            abstract: "Read the NDEF file as a phone does (ISO commands, no key): SUN data is mirrored fresh.")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
 
         func run() async throws {
@@ -109,7 +121,8 @@ struct NTAG424Command: AsyncParsableCommand {
     struct SUN: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "sun",
-            abstract: "Write a URL with SUN placeholders to the NDEF file and switch SDM on: every tap then mirrors e=PICCData and c=SDMMAC.",
+            abstract:
+                "Write a URL with SUN placeholders to the NDEF file and switch SDM on: every tap then mirrors e=PICCData and c=SDMMAC.",
             discussion: """
                 Authenticates with --key (key 0, the file's change key). The URL gets ?e=<32 hex digits>&c=<16 hex digits> \
                 (or &e=… when it has a query already): PICCData enciphered with --meta-key-no, SDMMAC with --file-key-no. \
@@ -118,15 +131,19 @@ struct NTAG424Command: AsyncParsableCommand {
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup var keys: KeyOptions
         @Option(help: "The URL, with or without https://.") var url: String
-        @Option(name: .customLong("meta-key-no"), help: "SDMMetaReadKey: the key that enciphers PICCData.") var metaKeyNumber: UInt8 = 2
-        @Option(name: .customLong("file-key-no"), help: "SDMFileReadKey: the key of the SDMMAC.") var fileKeyNumber: UInt8 = 1
+        @Option(name: .customLong("meta-key-no"), help: "SDMMetaReadKey: the key that enciphers PICCData.")
+        var metaKeyNumber: UInt8 = 2
+        @Option(name: .customLong("file-key-no"), help: "SDMFileReadKey: the key of the SDMMAC.") var fileKeyNumber:
+            UInt8 = 1
 
         func validate() throws {
             guard metaKeyNumber <= 4, fileKeyNumber <= 4 else { throw ValidationError("key numbers are 0...4") }
         }
 
         /// URI identifier codes the NDEF URI record abbreviates (NFC Forum RTD URI), longest first.
-        static let prefixes: [(String, UInt8)] = [("https://www.", 0x02), ("http://www.", 0x01), ("https://", 0x04), ("http://", 0x03)]
+        static let prefixes: [(String, UInt8)] = [
+            ("https://www.", 0x02), ("http://www.", 0x01), ("https://", 0x04), ("http://", 0x03),
+        ]
 
         /// The NDEF file (NLEN ‖ one URI record) and the offsets of e's and c's placeholders.
         static func layout(url: String) throws -> (file: [UInt8], piccData: UInt32, mac: UInt32) {
@@ -137,7 +154,8 @@ struct NTAG424Command: AsyncParsableCommand {
                 code = value
             }
             let e = (rest.contains("?") ? "&" : "?") + "e="
-            let uri = Array((rest + e).utf8) + Array(repeating: UInt8(ascii: "0"), count: 32) + Array("&c=".utf8)
+            let uri =
+                Array((rest + e).utf8) + Array(repeating: UInt8(ascii: "0"), count: 32) + Array("&c=".utf8)
                 + Array(repeating: UInt8(ascii: "0"), count: 16)
             // The record: D1 (MB ME SR, well-known) 01 len "U" code uri; the file adds NLEN.
             guard uri.count + 1 <= 255, uri.count + 7 <= 256 else {
@@ -160,27 +178,35 @@ struct NTAG424Command: AsyncParsableCommand {
 
         func run() async throws {
             let layout = try Self.layout(url: url)
-            let sdm = NTAG424SDMSettings(metaReadKey: metaKeyNumber, fileReadKey: fileKeyNumber, counterRetrievalKey: 0,
-                                         piccDataOffset: layout.piccData, macInputOffset: layout.mac, macOffset: layout.mac)
-            let settings = NTAG424FileSettings(commMode: .plain,
-                                               accessRights: DESFireAccessRights(read: 0xE, write: 0, readWrite: 0, change: 0), sdm: sdm)
+            let sdm = NTAG424SDMSettings(
+                metaReadKey: metaKeyNumber, fileReadKey: fileKeyNumber, counterRetrievalKey: 0,
+                piccDataOffset: layout.piccData, macInputOffset: layout.mac, macOffset: layout.mac)
+            let settings = NTAG424FileSettings(
+                commMode: .plain,
+                accessRights: DESFireAccessRights(read: 0xE, write: 0, readWrite: 0, change: 0), sdm: sdm)
             try await withTag(global, keys: keys) { tag in
                 try await tag.writeData(.ndef, data: layout.file)
                 try await tag.changeFileSettings(.ndef, to: settings)
             }
-            Output.standardOutput(global.json ? #"{"piccDataOffset":\#(layout.piccData),"macOffset":\#(layout.mac)}"#
-                                              : "SUN on: PICCData at \(layout.piccData), SDMMAC at \(layout.mac)")
+            Output.standardOutput(
+                global.json
+                    ? #"{"piccDataOffset":\#(layout.piccData),"macOffset":\#(layout.mac)}"#
+                    : "SUN on: PICCData at \(layout.piccData), SDMMAC at \(layout.mac)")
         }
     }
 
     struct Verify: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "verify",
-            abstract: "Check a tapped SUN URL as a server does (no tag needed): prints the UID and the read counter, or why it is forged.")
+            abstract:
+                "Check a tapped SUN URL as a server does (no tag needed): prints the UID and the read counter, or why it is forged."
+        )
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Argument(help: "The URL the tag gave (with e= and c=).") var url: String
-        @Option(name: .customLong("meta-key"), help: ArgumentHelp("SDMMetaReadKey in hex.", valueName: "HEX")) var metaKey: String
-        @Option(name: .customLong("file-key"), help: ArgumentHelp("SDMFileReadKey in hex.", valueName: "HEX")) var fileKey: String
+        @Option(name: .customLong("meta-key"), help: ArgumentHelp("SDMMetaReadKey in hex.", valueName: "HEX"))
+        var metaKey: String
+        @Option(name: .customLong("file-key"), help: ArgumentHelp("SDMFileReadKey in hex.", valueName: "HEX"))
+        var fileKey: String
 
         func run() async throws {
             guard let query = url.split(separator: "?", maxSplits: 1).last, url.contains("?") else {
@@ -194,24 +220,31 @@ struct NTAG424Command: AsyncParsableCommand {
             guard let e = values["e"] ?? values["picc_data"], let c = values["c"] ?? values["cmac"] else {
                 throw InputError(description: "the URL lacks e= (or picc_data=) and c= (or cmac=)")
             }
-            let verifier = try NTAG424SUNVerifier(metaReadKey: try NTAG424Command.parseKey(metaKey, option: "--meta-key"),
-                                                  fileReadKey: try NTAG424Command.parseKey(fileKey, option: "--file-key"))
+            let verifier = try NTAG424SUNVerifier(
+                metaReadKey: try NTAG424Command.parseKey(metaKey, option: "--meta-key"),
+                fileReadKey: try NTAG424Command.parseKey(fileKey, option: "--file-key"))
             let message = try verifier.verify(piccData: try [UInt8](hex: e), mac: try [UInt8](hex: c))
             let uid = message.uid?.hexString ?? ""
             let counter = message.readCounter.map(String.init) ?? "null"
-            Output.standardOutput(global.json ? #"{"readCounter":\#(counter),"uid":"\#(uid)","valid":true}"#
-                                              : "valid: UID \(uid), read counter \(counter)")
+            Output.standardOutput(
+                global.json
+                    ? #"{"readCounter":\#(counter),"uid":"\#(uid)","valid":true}"#
+                    : "valid: UID \(uid), read counter \(counter)")
         }
     }
 
     struct ChangeKey: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "change-key", abstract: "Change key --change-no to --new-key (authenticated with key 0 via --key).")
+            commandName: "change-key",
+            abstract: "Change key --change-no to --new-key (authenticated with key 0 via --key).")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup var keys: KeyOptions
         @Option(name: .customLong("change-no"), help: "The key number to change, 0-4.") var changeNumber: UInt8
-        @Option(name: .customLong("new-key"), help: ArgumentHelp("The new AES key in hex.", valueName: "HEX")) var newKey: String
-        @Option(name: .customLong("old-key"), help: ArgumentHelp("The key's current value (default 16 × 00); not needed for key 0.", valueName: "HEX"))
+        @Option(name: .customLong("new-key"), help: ArgumentHelp("The new AES key in hex.", valueName: "HEX"))
+        var newKey: String
+        @Option(
+            name: .customLong("old-key"),
+            help: ArgumentHelp("The key's current value (default 16 × 00); not needed for key 0.", valueName: "HEX"))
         var oldKey: String?
         @Option(name: .customLong("new-version"), help: "The new key's version byte.") var newVersion: UInt8 = 1
 
@@ -220,14 +253,21 @@ struct NTAG424Command: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let new = try DESFireKey(type: .aes, bytes: try NTAG424Command.parseKey(newKey, option: "--new-key"), version: newVersion)
-            let old = try DESFireKey(type: .aes, bytes: try oldKey.map { try NTAG424Command.parseKey($0, option: "--old-key") }
-                                        ?? [UInt8](repeating: 0, count: 16))
+            let new = try DESFireKey(
+                type: .aes, bytes: try NTAG424Command.parseKey(newKey, option: "--new-key"), version: newVersion)
+            let old = try DESFireKey(
+                type: .aes,
+                bytes: try oldKey.map { try NTAG424Command.parseKey($0, option: "--old-key") }
+                    ?? [UInt8](repeating: 0, count: 16))
             let number = changeNumber
             try await withTag(global, keys: keys) { tag in
-                try await tag.changeKey(number, to: new, oldKey: number == (await tag.authenticatedKeyNumber) ? nil : old)
+                try await tag.changeKey(
+                    number, to: new, oldKey: number == (await tag.authenticatedKeyNumber) ? nil : old)
             }
-            Output.standardOutput(global.json ? #"{"changed":\#(number),"version":\#(newVersion)}"# : "key \(number) changed (version \(newVersion))")
+            Output.standardOutput(
+                global.json
+                    ? #"{"changed":\#(number),"version":\#(newVersion)}"#
+                    : "key \(number) changed (version \(newVersion))")
         }
     }
 }

@@ -49,7 +49,8 @@ struct ProcessTable {
         text.split(separator: "\n").dropFirst().compactMap { line in
             let columns = line.split(separator: " ", omittingEmptySubsequences: true)
             guard columns.count >= 10, columns[3] == "0A",
-                  let portText = columns[1].split(separator: ":").last, UInt16(portText, radix: 16) == port else { return nil }
+                let portText = columns[1].split(separator: ":").last, UInt16(portText, radix: 16) == port
+            else { return nil }
             return UInt64(columns[9])
         }
     }
@@ -68,7 +69,10 @@ struct ProcessTable {
         pids().compactMap { pid in
             let directory = "\(root)/\(pid)/fd"
             guard let descriptors = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return nil }
-            let targets = Set(descriptors.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + $0) })
+            let targets = Set(
+                descriptors.compactMap {
+                    try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + $0)
+                })
             return matches(pid, targets) ? ProcessHolder(pid: pid, command: command(of: pid)) : nil
         }
     }

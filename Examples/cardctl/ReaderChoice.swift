@@ -19,8 +19,10 @@ struct ReaderChoice: Equatable, Sendable, CustomStringConvertible {
 
     /// Picks the selector. `configuration` is only read when neither the option nor the
     /// environment variable gives one.
-    static func resolve(option: String?, environment: [String: String],
-                        configuration: () throws -> (path: String, configuration: CardctlConfiguration)?) rethrows -> ReaderChoice {
+    static func resolve(
+        option: String?, environment: [String: String],
+        configuration: () throws -> (path: String, configuration: CardctlConfiguration)?
+    ) rethrows -> ReaderChoice {
         if let option { return ReaderChoice(selector: option, source: .option) }
         if let variable = environment[environmentVariable], !variable.isEmpty {
             return ReaderChoice(selector: variable, source: .environment)
@@ -36,7 +38,8 @@ struct ReaderChoice: Equatable, Sendable, CustomStringConvertible {
         case .option: "\(selector) (--reader)"
         case .environment: "\(selector) (from \(Self.environmentVariable))"
         case .configurationFile(let path): "\(selector) (from \(path))"
-        case .builtInDefault: "\(selector): the first USB CCID reader (nothing chosen with --reader, \(Self.environmentVariable) or cardctl.json)"
+        case .builtInDefault:
+            "\(selector): the first USB CCID reader (nothing chosen with --reader, \(Self.environmentVariable) or cardctl.json)"
         }
     }
 }

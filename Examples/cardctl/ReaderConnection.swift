@@ -24,13 +24,16 @@ struct ReaderConnection {
     static let sources: [any ReaderSource] = [SimulatorReaderSource()]
 
     /// With `--trace`, the readers' APDU trace is printed (to stderr when stdout carries data).
-    static func open(_ options: GlobalOptions, logger: Logger, traceToStandardError: Bool = false) async throws -> ReaderConnection {
+    static func open(_ options: GlobalOptions, logger: Logger, traceToStandardError: Bool = false) async throws
+        -> ReaderConnection
+    {
         // Silently opening the readers a running cardd holds would be worse than refusing.
         if options.socket != nil {
-            throw InputError(description: """
-                --socket works with list, watch, apdu, flow and jobs; this command opens readers itself. \
-                Drop --socket, or run the work as a cardd flow: cardctl --socket PATH --reader ID flow '{"kind":…}'
-                """)
+            throw InputError(
+                description: """
+                    --socket works with list, watch, apdu, flow and jobs; this command opens readers itself. \
+                    Drop --socket, or run the work as a cardd flow: cardctl --socket PATH --reader ID flow '{"kind":…}'
+                    """)
         }
         var apduLogger = logger
         if options.trace {
@@ -51,12 +54,16 @@ struct ReaderConnection {
         return connection
     }
 
-    private static func open(_ choice: ReaderChoice, configuration: CCIDDriverConfiguration,
-                             logger: Logger, apduLogger: Logger) async throws -> ReaderConnection {
+    private static func open(
+        _ choice: ReaderChoice, configuration: CCIDDriverConfiguration,
+        logger: Logger, apduLogger: Logger
+    ) async throws -> ReaderConnection {
         switch try ReaderSelector(parsing: choice.selector, sources: sources) {
         case .source(let source, let text):
-            let opened = try await source.open(text, options: ReaderSourceOptions(
-                logger: logger, apduLogger: apduLogger, driverConfiguration: configuration))
+            let opened = try await source.open(
+                text,
+                options: ReaderSourceOptions(
+                    logger: logger, apduLogger: apduLogger, driverConfiguration: configuration))
             var connection = ReaderConnection(readers: opened.readers)
             connection.sourceReaders = opened
             return connection
@@ -71,11 +78,14 @@ struct ReaderConnection {
             // pcscd owns the readers: CardFlow shares them with its other clients.
             let context = try await PCSCContext(logger: logger)
             let names = try await context.readers().filter { $0.hasPrefix(prefix) }
-            var connection = ReaderConnection(readers: names.map { name in
-                // The driver's own lines (presence watch) stay out of the APDU trace.
-                Reader(info: PCSCReaderDriver.info(reader: name), driver: PCSCReaderDriver(context: context, reader: name, logger: logger),
-                       logger: apduLogger)
-            })
+            var connection = ReaderConnection(
+                readers: names.map { name in
+                    // The driver's own lines (presence watch) stay out of the APDU trace.
+                    Reader(
+                        info: PCSCReaderDriver.info(reader: name),
+                        driver: PCSCReaderDriver(context: context, reader: name, logger: logger),
+                        logger: apduLogger)
+                })
             connection.pcsc = context
             return connection
         case .usb(let selector):
@@ -84,18 +94,22 @@ struct ReaderConnection {
             do {
                 context = try LibUSBContext(logger: logger)
                 do { found = try context.readers() } catch { context.close(); throw error }
-            } catch where choice.source == .builtInDefault {
+            } catch  where choice.source == .builtInDefault {
                 // No USB at all (no usbfs in a container, libusb failing): say how to pick a reader.
                 throw ReaderSelectionError.noDefaultReader(detail: "\(error)")
             }
             do {
                 var matching = found.filter { selector.matches($0) }
                 // `usb` means "the first reader" for card commands, but list shows them all.
-                if case .first = selector {} else if let chosen = selector.select(from: matching) { matching = [chosen] }
+                if case .first = selector {
+                } else if let chosen = selector.select(from: matching) {
+                    matching = [chosen]
+                }
                 var readers: [Reader] = []
                 var transports: [LibUSBTransport] = []
                 for description in matching {
-                    let (transport, driver) = try context.openDriver(for: description, configuration: configuration, logger: logger)
+                    let (transport, driver) = try context.openDriver(
+                        for: description, configuration: configuration, logger: logger)
                     transports.append(transport)
                     let info = ReaderInfo(usb: description, descriptor: driver.descriptor)
                     // A multi-slot reader is one CardFlow reader per slot.
@@ -140,8 +154,10 @@ struct ReaderConnection {
 
     /// Opens the readers, runs `body` in a session on the primary reader with the options'
     /// policy, and closes everything however `body` ends.
-    static func withPrimarySession<T: Sendable>(_ global: GlobalOptions,
-                                                _ body: @escaping @Sendable (CardSession) async throws -> T) async throws -> T {
+    static func withPrimarySession<T: Sendable>(
+        _ global: GlobalOptions,
+        _ body: @escaping @Sendable (CardSession) async throws -> T
+    ) async throws -> T {
         let connection = try await open(global, logger: CommandLogging.logger(trace: global.trace))
         do {
             let value = try await connection.primary.withSession(policy: global.policy, body)

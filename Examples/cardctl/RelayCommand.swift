@@ -20,11 +20,17 @@ struct RelayCommand: AsyncParsableCommand {
     @OptionGroup(title: "Global Options") var global: GlobalOptions
     @Option(help: ArgumentHelp("The relay service, ws://HOST[:PORT]/PATH or wss://…", valueName: "URL")) var url: String
     @Option(help: ArgumentHelp("Bearer token sent on connect.", valueName: "TOKEN")) var token: String?
-    @Option(name: .customLong("aid"), help: ArgumentHelp("Application admitting the card (repeatable; tried in order).", valueName: "HEX"))
+    @Option(
+        name: .customLong("aid"),
+        help: ArgumentHelp("Application admitting the card (repeatable; tried in order).", valueName: "HEX"))
     var aids: [String] = []
-    @Option(name: .customLong("ca"), help: ArgumentHelp("PEM file of CA certificates trusted in addition to the system's.", valueName: "PATH"))
+    @Option(
+        name: .customLong("ca"),
+        help: ArgumentHelp("PEM file of CA certificates trusted in addition to the system's.", valueName: "PATH"))
     var caFile: String?
-    @Option(name: .customLong("idle-timeout"), help: ArgumentHelp("How long the service may stay silent, in milliseconds.", valueName: "MS"))
+    @Option(
+        name: .customLong("idle-timeout"),
+        help: ArgumentHelp("How long the service may stay silent, in milliseconds.", valueName: "MS"))
     var idleTimeout: Int = 30_000
     @Option(name: .customLong("max-apdus"), help: ArgumentHelp("Most APDUs the service may send.", valueName: "N"))
     var maxAPDUs: Int = 2000
@@ -39,7 +45,9 @@ struct RelayCommand: AsyncParsableCommand {
         if !aids.isEmpty {
             configuration.aids = try aids.map { text in
                 let aid = try [UInt8](hex: text)
-                guard (5...16).contains(aid.count) else { throw InputError(description: "--aid \(text) is not 5 to 16 bytes") }
+                guard (5...16).contains(aid.count) else {
+                    throw InputError(description: "--aid \(text) is not 5 to 16 bytes")
+                }
                 return aid
             }
         }
@@ -73,15 +81,18 @@ struct RelayCommand: AsyncParsableCommand {
         let s = DESFireJSON.string
         if let result {
             if global.json {
-                var fields = [("ok", "true"), ("uid", s(result.identity.uid?.hexString ?? "")),
-                              ("atr", s(result.identity.atr.hexString)), ("apdus", "\(result.apduCount)"),
-                              ("resumes", "\(result.resumes)")]
+                var fields = [
+                    ("ok", "true"), ("uid", s(result.identity.uid?.hexString ?? "")),
+                    ("atr", s(result.identity.atr.hexString)), ("apdus", "\(result.apduCount)"),
+                    ("resumes", "\(result.resumes)"),
+                ]
                 if let message = result.message { fields.append(("message", s(message))) }
                 fields.append(("events", list))
                 Output.standardOutput(DESFireJSON.object(fields))
             } else {
-                Output.standardOutput("synced \(result.identity): \(result.apduCount) APDUs, \(result.resumes) resume(s)"
-                                      + (result.message.map { ": \($0)" } ?? ""))
+                Output.standardOutput(
+                    "synced \(result.identity): \(result.apduCount) APDUs, \(result.resumes) resume(s)"
+                        + (result.message.map { ": \($0)" } ?? ""))
             }
             return
         }
@@ -89,8 +100,11 @@ struct RelayCommand: AsyncParsableCommand {
         if failure is CancellationError { throw failure }
         guard let relayError = failure as? RelayError else { throw failure }
         if global.json {
-            Output.standardOutput(DESFireJSON.object([("ok", "false"), ("error", s(Self.name(of: relayError))),
-                                                      ("reason", s(relayError.description)), ("events", list)]))
+            Output.standardOutput(
+                DESFireJSON.object([
+                    ("ok", "false"), ("error", s(Self.name(of: relayError))),
+                    ("reason", s(relayError.description)), ("events", list),
+                ]))
         }
         Output.standardError("error: \(relayError)")
         throw ExitCode(Self.exitStatus(relayError).rawValue)
@@ -137,7 +151,8 @@ struct RelayCommand: AsyncParsableCommand {
         case .syncing(let fraction):
             return DESFireJSON.object([("event", s("syncing"))] + (fraction.map { [("progress", "\($0)")] } ?? []))
         case .cardLost: return #"{"event":"cardLost"}"#
-        case .wrongCard(let identity): return DESFireJSON.object([("event", s("wrongCard")), ("card", s("\(identity)"))])
+        case .wrongCard(let identity):
+            return DESFireJSON.object([("event", s("wrongCard")), ("card", s("\(identity)"))])
         case .resumed: return #"{"event":"resumed"}"#
         case .completed(let message):
             return DESFireJSON.object([("event", s("completed"))] + (message.map { [("message", s($0))] } ?? []))

@@ -7,7 +7,9 @@ struct ShellCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "shell",
         abstract: "Read one hex APDU per line on stdin; write each answer (data then SW, hex) on one line.",
-        discussion: "Empty lines and lines starting with # are skipped. A bad line gets an 'error: …' line and the session goes on.")
+        discussion:
+            "Empty lines and lines starting with # are skipped. A bad line gets an 'error: …' line and the session goes on."
+    )
 
     @OptionGroup(title: "Global Options") var global: GlobalOptions
 
@@ -22,7 +24,8 @@ struct ShellCommand: AsyncParsableCommand {
                 if text.isEmpty || text.hasPrefix("#") { continue }
                 do {
                     let command = try CommandAPDU(hex: text)
-                    let response = raw ? try await session.channel.transmit(command) : try await session.channel.send(command)
+                    let response =
+                        raw ? try await session.channel.transmit(command) : try await session.channel.send(command)
                     Output.standardOutput(response.encoded().hexString)
                 } catch is CancellationError {
                     throw CancellationError()

@@ -38,20 +38,27 @@ struct SimulateCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Global Options") var global: GlobalOptions
 
-    @Option(name: .long, help: ArgumentHelp("A reader descriptor dump to mimic (its VID:PID and CCID interfaces).",
-                                            valueName: "PATH"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A reader descriptor dump to mimic (its VID:PID and CCID interfaces).",
+            valueName: "PATH"))
     var readerProfile: String?
 
-    @Option(name: .long, help: ArgumentHelp(
-        "The card on the reader, with sim options: iso7816|apdu-test|none[,seed=N][,latency=MS][,lift-after=N][,return-after=MS][,swap][,state=PATH][,contact=t0|t1|dual[,ta1=HH][,specific][,pps=MODE][,edc=lrc|crc]].",
-        valueName: "KIND[,options]"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The card on the reader, with sim options: iso7816|apdu-test|none[,seed=N][,latency=MS][,lift-after=N][,return-after=MS][,swap][,state=PATH][,contact=t0|t1|dual[,ta1=HH][,specific][,pps=MODE][,edc=lrc|crc]].",
+            valueName: "KIND[,options]"))
     var card: String = "iso7816"
 
     @Argument(parsing: .postTerminator, help: ArgumentHelp("The command to run, after --.", valueName: "COMMAND"))
     var command: [String] = []
 
     func validate() throws {
-        if command.isEmpty { throw ValidationError("give the command to run after --, e.g. cardctl simulate -- pcscd --foreground") }
+        if command.isEmpty {
+            throw ValidationError("give the command to run after --, e.g. cardctl simulate -- pcscd --foreground")
+        }
     }
 
     func run() async throws {
@@ -63,7 +70,9 @@ struct SimulateCommand: AsyncParsableCommand {
         let simulation = try await SimulatedReaders(specification: specification, logger: logger)
 
         let testbed = try USBTestbed.shared()
-        let devices = try simulation.readers.map { reader throws(USBEmulationError) in try testbed.attach(reader, logger: logger) }
+        let devices = try simulation.readers.map { reader throws(USBEmulationError) in
+            try testbed.attach(reader, logger: logger)
+        }
         let status: Int32
         do {
             status = try await Self.runChild(command, environment: Self.childEnvironment(testbed))
@@ -84,7 +93,8 @@ struct SimulateCommand: AsyncParsableCommand {
         if USBTestbed.inMockEnvironment { return }
         let environment = ProcessInfo.processInfo.environment
         if environment[reexecMarker] != nil {
-            throw SimulateError("\(USBTestbed.preloadLibrary) did not load; is umockdev installed (apt-get install umockdev)?")
+            throw SimulateError(
+                "\(USBTestbed.preloadLibrary) did not load; is umockdev installed (apt-get install umockdev)?")
         }
         var path = [CChar](repeating: 0, count: 4096)
         let length = readlink("/proc/self/exe", &path, path.count - 1)
@@ -199,10 +209,11 @@ struct SimulatedReaders {
         let cardSource = try await SimulatorSetup(specification: cardOnly, logger: logger)
         let card = await cardSource.readers[0].reader.removeCard()
 
-        var configuration = VirtualReaderConfiguration(vendorID: SimulateCommand.defaultVendorID,
-                                                       productID: SimulateCommand.defaultProductID,
-                                                       serialNumber: "CARDFLOW-SIM-\(specification.seed)",
-                                                       seed: specification.seed)
+        var configuration = VirtualReaderConfiguration(
+            vendorID: SimulateCommand.defaultVendorID,
+            productID: SimulateCommand.defaultProductID,
+            serialNumber: "CARDFLOW-SIM-\(specification.seed)",
+            seed: specification.seed)
         configuration.timing.extraLatency = specification.latency
         configuration.chaos = specification.readerChaos
         let reader = VirtualCCIDReader(configuration: configuration, logger: logger)
@@ -225,7 +236,9 @@ struct SimulatedReaders {
             return
         }
         guard let path = specification.statePath, let card = await readers[0].lastKnownCard(slot: 0) else { return }
-        guard let persistent = card as? any PersistentVirtualCard else { throw SimulatorSetupError.cardNotPersistent(card.kind) }
+        guard let persistent = card as? any PersistentVirtualCard else {
+            throw SimulatorSetupError.cardNotPersistent(card.kind)
+        }
         try CardStateStore(path: path).save(persistent)
     }
 }

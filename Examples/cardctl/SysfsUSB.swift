@@ -12,11 +12,15 @@ struct SysfsUSB {
         let fileManager = FileManager.default
         guard let entries = try? fileManager.contentsOfDirectory(atPath: root) else { return nil }
         // Devices are "1-1.2"; their interfaces are "1-1.2:1.0" (configuration 1, interface 0).
-        guard let device = entries.first(where: { entry in
-            !entry.contains(":") && number(entry, "busnum") == Int(bus) && number(entry, "devnum") == Int(address)
-        }) else { return nil }
+        guard
+            let device = entries.first(where: { entry in
+                !entry.contains(":") && number(entry, "busnum") == Int(bus) && number(entry, "devnum") == Int(address)
+            })
+        else { return nil }
         for entry in entries where entry.hasPrefix(device + ":") {
-            guard let text = contents(entry, "bInterfaceNumber"), Int(text, radix: 16) == Int(interface) else { continue }
+            guard let text = contents(entry, "bInterfaceNumber"), Int(text, radix: 16) == Int(interface) else {
+                continue
+            }
             let link = root + "/" + entry + "/driver"
             guard let target = try? fileManager.destinationOfSymbolicLink(atPath: link) else { return nil }
             return (target as NSString).lastPathComponent

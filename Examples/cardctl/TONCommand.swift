@@ -17,9 +17,11 @@ struct TONCommand: AsyncParsableCommand {
             failures are printed as the seed library's error JSON on standard output too. Exit codes: 1 card \
             error, 2 bad input.
             """,
-        subcommands: [State.self, Serial.self, Activate.self, CreateHmacKey.self, HmacKeys.self, VerifyPin.self,
-                      PublicKey.self, Sign.self, TONKeychainCommand.self, TONRecoveryCommand.self, PinTries.self,
-                      RootKeyStatus.self, GenerateSeed.self]
+        subcommands: [
+            State.self, Serial.self, Activate.self, CreateHmacKey.self, HmacKeys.self, VerifyPin.self,
+            PublicKey.self, Sign.self, TONKeychainCommand.self, TONRecoveryCommand.self, PinTries.self,
+            RootKeyStatus.self, GenerateSeed.self,
+        ]
     )
 
     struct State: AsyncParsableCommand {
@@ -32,7 +34,8 @@ struct TONCommand: AsyncParsableCommand {
     }
 
     struct Serial: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "serial", abstract: "The card's 24-digit serial number.")
+        static let configuration = CommandConfiguration(
+            commandName: "serial", abstract: "The card's 24-digit serial number.")
         @OptionGroup var options: TONOptions
 
         func run() async throws {
@@ -53,7 +56,8 @@ struct TONCommand: AsyncParsableCommand {
                 let data = try activation.data()
                 let pin = try TONPin(self.pin)
                 let keys = try options.hmacKeys()
-                let connection = try await ReaderConnection.open(options.global, logger: CommandLogging.logger(trace: options.global.trace))
+                let connection = try await ReaderConnection.open(
+                    options.global, logger: CommandLogging.logger(trace: options.global.trace))
                 let reader = try connection.primary
                 var policy = options.global.policy
                 policy.identity = TONActivation.cardIdentity
@@ -75,7 +79,8 @@ struct TONCommand: AsyncParsableCommand {
 
     struct CreateHmacKey: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "create-hmac-key", abstract: "Recreate a card's HMAC key from its activation data (no card needed).")
+            commandName: "create-hmac-key",
+            abstract: "Recreate a card's HMAC key from its activation data (no card needed).")
         @OptionGroup var options: TONOptions
         @OptionGroup var activation: TONActivationOptions
         @Option(help: ArgumentHelp("The card's serial number (24 digits).", valueName: "SN")) var serial: String
@@ -98,14 +103,17 @@ struct TONCommand: AsyncParsableCommand {
         func run() async throws {
             try await options.reportJSON {
                 let serials = try await options.hmacKeys().serialNumbers().map(\.digits)
-                if serials.isEmpty { return (TONJSON.success("HMAC-SHA256 keys are not found."), "HMAC-SHA256 keys are not found.") }
+                if serials.isEmpty {
+                    return (TONJSON.success("HMAC-SHA256 keys are not found."), "HMAC-SHA256 keys are not found.")
+                }
                 return (TONJSON.success(serials), serials.joined(separator: "\n"))
             }
         }
     }
 
     struct VerifyPin: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "verify-pin", abstract: "Verify the PIN (HMAC-protected).")
+        static let configuration = CommandConfiguration(
+            commandName: "verify-pin", abstract: "Verify the PIN (HMAC-protected).")
         @OptionGroup var options: TONOptions
         @Argument(help: ArgumentHelp("The PIN (4 digits).", valueName: "PIN")) var pin: String
 
@@ -119,9 +127,11 @@ struct TONCommand: AsyncParsableCommand {
 
     struct PublicKey: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "public-key", abstract: "The Ed25519 public key (default path m/44'/396'/0'/0'/0' without --hd-index).")
+            commandName: "public-key",
+            abstract: "The Ed25519 public key (default path m/44'/396'/0'/0'/0' without --hd-index).")
         @OptionGroup var options: TONOptions
-        @Option(name: .customLong("hd-index"), help: ArgumentHelp("HD index (1 to 10 digits).", valueName: "N")) var hdIndex: String?
+        @Option(name: .customLong("hd-index"), help: ArgumentHelp("HD index (1 to 10 digits).", valueName: "N"))
+        var hdIndex: String?
 
         func run() async throws {
             try await options.run { wallet in
@@ -133,18 +143,22 @@ struct TONCommand: AsyncParsableCommand {
 
     struct Sign: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "sign", abstract: "Verify the PIN and sign data with Ed25519 (default path without --hd-index).")
+            commandName: "sign",
+            abstract: "Verify the PIN and sign data with Ed25519 (default path without --hd-index).")
         @OptionGroup var options: TONOptions
         @Option(help: ArgumentHelp("The PIN (4 digits).", valueName: "PIN")) var pin: String
-        @Option(help: ArgumentHelp("Data to sign in hex (at most 189 bytes, 178 with --hd-index).", valueName: "HEX")) var data: String
-        @Option(name: .customLong("hd-index"), help: ArgumentHelp("HD index (1 to 10 digits).", valueName: "N")) var hdIndex: String?
+        @Option(help: ArgumentHelp("Data to sign in hex (at most 189 bytes, 178 with --hd-index).", valueName: "HEX"))
+        var data: String
+        @Option(name: .customLong("hd-index"), help: ArgumentHelp("HD index (1 to 10 digits).", valueName: "N"))
+        var hdIndex: String?
 
         func run() async throws {
             try await options.run { wallet in
                 let pin = try TONPin(self.pin)
                 let message = try TONMessage.bytes(hex: data, withIndex: hdIndex != nil)
                 if let hdIndex {
-                    return try await wallet.verifyPinAndSign(message, hdIndex: try TONHDIndex(hdIndex), pin: pin).lowercaseHex
+                    return try await wallet.verifyPinAndSign(message, hdIndex: try TONHDIndex(hdIndex), pin: pin)
+                        .lowercaseHex
                 }
                 return try await wallet.verifyPinAndSignForDefaultPath(message, pin: pin).lowercaseHex
             }
@@ -152,28 +166,34 @@ struct TONCommand: AsyncParsableCommand {
     }
 
     struct PinTries: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "pin-tries", abstract: "PIN tries left (or the maximum with --max).")
+        static let configuration = CommandConfiguration(
+            commandName: "pin-tries", abstract: "PIN tries left (or the maximum with --max).")
         @OptionGroup var options: TONOptions
         @Flag(help: "Print the maximum number of tries instead.") var max = false
 
         func run() async throws {
             try await options.run { wallet in
-                String(max ? try await wallet.coinManager.maxPinTries() : try await wallet.coinManager.remainingPinTries())
+                String(
+                    max ? try await wallet.coinManager.maxPinTries() : try await wallet.coinManager.remainingPinTries())
             }
         }
     }
 
     struct RootKeyStatus: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "root-key-status", abstract: "Whether the seed exists: generated / not generated.")
+        static let configuration = CommandConfiguration(
+            commandName: "root-key-status", abstract: "Whether the seed exists: generated / not generated.")
         @OptionGroup var options: TONOptions
 
         func run() async throws {
-            try await options.run { wallet in TONCoinManager.rootKeyStatusMessage(try await wallet.coinManager.rootKeyStatus()) }
+            try await options.run { wallet in
+                TONCoinManager.rootKeyStatusMessage(try await wallet.coinManager.rootKeyStatus())
+            }
         }
     }
 
     struct GenerateSeed: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "generate-seed", abstract: "Generate the seed (CoinManager).")
+        static let configuration = CommandConfiguration(
+            commandName: "generate-seed", abstract: "Generate the seed (CoinManager).")
         @OptionGroup var options: TONOptions
         @Option(help: ArgumentHelp("The current PIN (4 digits).", valueName: "PIN")) var pin: String
 

@@ -45,7 +45,8 @@ struct TONOptions: ParsableArguments {
             } else {
                 Output.standardError("error: \(failure)")
             }
-            let inputError = (failure.code.map { (10_000..<20_000).contains($0) || (30_000..<40_000).contains($0) }) ?? false
+            let inputError =
+                (failure.code.map { (10_000..<20_000).contains($0) || (30_000..<40_000).contains($0) }) ?? false
             throw ExitCode(inputError ? ExitStatus.usage.rawValue : ExitStatus.cardError.rawValue)
         }
     }
@@ -54,8 +55,10 @@ struct TONOptions: ParsableArguments {
 /// `--password HEX --common-secret HEX --iv HEX`.
 struct TONActivationOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Activation password, 128 bytes in hex.", valueName: "HEX")) var password: String
-    @Option(name: .customLong("common-secret"), help: ArgumentHelp("Common secret, 32 bytes in hex.", valueName: "HEX")) var commonSecret: String
-    @Option(help: ArgumentHelp("Initial vector, 16 bytes in hex (activate only).", valueName: "HEX")) var iv: String = String(repeating: "0", count: 32)
+    @Option(name: .customLong("common-secret"), help: ArgumentHelp("Common secret, 32 bytes in hex.", valueName: "HEX"))
+    var commonSecret: String
+    @Option(help: ArgumentHelp("Initial vector, 16 bytes in hex (activate only).", valueName: "HEX")) var iv: String =
+        String(repeating: "0", count: 32)
 
     func data() throws -> TONActivationData {
         try TONActivationData(passwordHex: password, commonSecretHex: commonSecret, ivHex: iv)
@@ -66,15 +69,19 @@ struct TONActivationOptions: ParsableArguments {
 struct TONKeychainCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keychain", abstract: "The card keychain: keys up to 8192 bytes, 1023 keys, 32767 bytes in all.",
-        subcommands: [Add.self, Get.self, Change.self, Delete.self, List.self, Info.self, Reset.self, FinishDelete.self])
+        subcommands: [
+            Add.self, Get.self, Change.self, Delete.self, List.self, Info.self, Reset.self, FinishDelete.self,
+        ])
 
     struct Add: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a key; prints its id (HMAC).")
+        static let configuration = CommandConfiguration(
+            commandName: "add", abstract: "Add a key; prints its id (HMAC).")
         @OptionGroup var options: TONOptions
         @Option(help: ArgumentHelp("The key in hex.", valueName: "HEX")) var key: String
 
         func run() async throws {
-            try await options.run { wallet in try await wallet.addKey(try TONKeychainLimits.key(hex: key)).lowercaseHex }
+            try await options.run { wallet in try await wallet.addKey(try TONKeychainLimits.key(hex: key)).lowercaseHex
+            }
         }
     }
 
@@ -84,12 +91,15 @@ struct TONKeychainCommand: AsyncParsableCommand {
         @Option(help: ArgumentHelp("The key id (64 hex characters).", valueName: "HEX")) var hmac: String
 
         func run() async throws {
-            try await options.run { wallet in try await wallet.key(hmac: try TONKeychainLimits.keyHmac(hex: hmac)).lowercaseHex }
+            try await options.run { wallet in
+                try await wallet.key(hmac: try TONKeychainLimits.keyHmac(hex: hmac)).lowercaseHex
+            }
         }
     }
 
     struct Change: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "change", abstract: "Replace a key by one of the same length; prints the new id.")
+        static let configuration = CommandConfiguration(
+            commandName: "change", abstract: "Replace a key by one of the same length; prints the new id.")
         @OptionGroup var options: TONOptions
         @Option(help: ArgumentHelp("The id of the key to replace.", valueName: "HEX")) var hmac: String
         @Option(help: ArgumentHelp("The new key in hex.", valueName: "HEX")) var key: String
@@ -97,23 +107,28 @@ struct TONKeychainCommand: AsyncParsableCommand {
         func run() async throws {
             try await options.run { wallet in
                 let newKey = try TONKeychainLimits.key(hex: key)
-                return try await wallet.changeKey(newKey, oldHmac: try TONKeychainLimits.keyHmac(hex: hmac)).lowercaseHex
+                return try await wallet.changeKey(newKey, oldHmac: try TONKeychainLimits.keyHmac(hex: hmac))
+                    .lowercaseHex
             }
         }
     }
 
     struct Delete: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a key; prints the number of keys left.")
+        static let configuration = CommandConfiguration(
+            commandName: "delete", abstract: "Delete a key; prints the number of keys left.")
         @OptionGroup var options: TONOptions
         @Option(help: ArgumentHelp("The key id.", valueName: "HEX")) var hmac: String
 
         func run() async throws {
-            try await options.run { wallet in String(try await wallet.deleteKey(hmac: try TONKeychainLimits.keyHmac(hex: hmac))) }
+            try await options.run { wallet in
+                String(try await wallet.deleteKey(hmac: try TONKeychainLimits.keyHmac(hex: hmac)))
+            }
         }
     }
 
     struct FinishDelete: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "finish-delete", abstract: "Finish a delete the card was lifted from.")
+        static let configuration = CommandConfiguration(
+            commandName: "finish-delete", abstract: "Finish a delete the card was lifted from.")
         @OptionGroup var options: TONOptions
 
         func run() async throws {
@@ -132,13 +147,16 @@ struct TONKeychainCommand: AsyncParsableCommand {
                     await session.addRedaction(TONWallet.redaction)
                     return try await TONWallet(channel: session, hmacKeys: hmacKeys).keychainKeys()
                 }
-                return (TONKeyInfo.json(keys), keys.map { "\($0.hmac.lowercaseHex) \($0.length)" }.joined(separator: "\n"))
+                return (
+                    TONKeyInfo.json(keys), keys.map { "\($0.hmac.lowercaseHex) \($0.length)" }.joined(separator: "\n")
+                )
             }
         }
     }
 
     struct Info: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "info", abstract: "Number of keys, occupied and free bytes.")
+        static let configuration = CommandConfiguration(
+            commandName: "info", abstract: "Number of keys, occupied and free bytes.")
         @OptionGroup var options: TONOptions
 
         func run() async throws {
@@ -148,7 +166,9 @@ struct TONKeychainCommand: AsyncParsableCommand {
                     await session.addRedaction(TONWallet.redaction)
                     return try await TONWallet(channel: session, hmacKeys: hmacKeys).keychainInfo()
                 }
-                return (info.json, "\(info.numberOfKeys) keys, \(info.occupiedSize) bytes used, \(info.freeSize) bytes free")
+                return (
+                    info.json, "\(info.numberOfKeys) keys, \(info.occupiedSize) bytes used, \(info.freeSize) bytes free"
+                )
             }
         }
     }
@@ -208,7 +228,8 @@ struct TONRecoveryCommand: AsyncParsableCommand {
     }
 
     struct Status: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "status", abstract: "Whether recovery data is set: true / false.")
+        static let configuration = CommandConfiguration(
+            commandName: "status", abstract: "Whether recovery data is set: true / false.")
         @OptionGroup var options: TONOptions
 
         func run() async throws {
@@ -220,7 +241,9 @@ struct TONRecoveryCommand: AsyncParsableCommand {
 /// Recovery data given in hex (30011 not hex, 30012 empty or longer than 4096 characters).
 enum TONHexRecovery {
     static func bytes(_ text: String) throws -> [UInt8] {
-        guard (2...4096).contains(text.utf8.count), text.utf8.count % 2 == 0 else { throw TONError.library(code: 30012) }
+        guard (2...4096).contains(text.utf8.count), text.utf8.count % 2 == 0 else {
+            throw TONError.library(code: 30012)
+        }
         guard let bytes = try? [UInt8](hex: text) else { throw TONError.library(code: 30011) }
         return bytes
     }

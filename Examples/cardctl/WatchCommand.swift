@@ -1,6 +1,6 @@
 import ArgumentParser
-import CardFlow
 import CardDaemonControl
+import CardFlow
 import Foundation
 
 /// `cardctl watch`: reader and card events until interrupted.
@@ -34,7 +34,9 @@ struct WatchCommand: AsyncParsableCommand {
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.sortedKeys]
-                if let data = try? encoder.encode(event) { Output.standardOutput(String(decoding: data, as: UTF8.self)) }
+                if let data = try? encoder.encode(event) {
+                    Output.standardOutput(String(decoding: data, as: UTF8.self))
+                }
             } else {
                 Output.standardOutput("\(event.reader): \(event.event)" + (event.uid.map { " \($0)" } ?? ""))
             }
@@ -44,7 +46,10 @@ struct WatchCommand: AsyncParsableCommand {
                 emit(Event(reader: reader.info.name, event: "readerAdded", uid: nil))
                 group.addTask {
                     for await presence in await reader.cardPresence() {
-                        emit(Event(reader: reader.info.name, event: presence == .present ? "cardPresent" : "cardAbsent", uid: nil))
+                        emit(
+                            Event(
+                                reader: reader.info.name, event: presence == .present ? "cardPresent" : "cardAbsent",
+                                uid: nil))
                     }
                     // The stream also ends when watch is interrupted; that is not a removal.
                     if !Task.isCancelled { emit(Event(reader: reader.info.name, event: "readerRemoved", uid: nil)) }
@@ -68,7 +73,9 @@ struct WatchCommand: AsyncParsableCommand {
                 return
             }
             let name = fields.removeValue(forKey: "event")?.stringValue ?? "event"
-            let details = fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.stringValue ?? $0.value.jsonLine())" }
+            let details = fields.sorted { $0.key < $1.key }.map {
+                "\($0.key)=\($0.value.stringValue ?? $0.value.jsonLine())"
+            }
             Output.standardOutput(([name] + details).joined(separator: " "))
         }
     }

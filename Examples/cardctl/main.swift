@@ -28,7 +28,7 @@ let arguments = Array(CommandLine.arguments.dropFirst())
         return ExitStatus.ok.rawValue
     } catch let exit as ExitCode {
         return exit.rawValue
-    } catch where isArgumentParserOutcome(error) {
+    } catch  where isArgumentParserOutcome(error) {
         // Help and usage requests surface from run(): print them as ArgumentParser would.
         let code = CardCtl.exitCode(for: error)
         if code == .success {

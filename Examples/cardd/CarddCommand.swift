@@ -24,7 +24,9 @@ struct CarddCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Configuration file (JSON).")
     var config: String?
 
-    @Option(name: .long, help: "Control socket path (default: /run/cardd/cardd.sock as root, else $XDG_RUNTIME_DIR/cardd.sock).")
+    @Option(
+        name: .long,
+        help: "Control socket path (default: /run/cardd/cardd.sock as root, else $XDG_RUNTIME_DIR/cardd.sock).")
     var socket: String?
 
     @Option(name: .long, help: "Job log (SQLite) path, or 'none'.")
@@ -48,10 +50,18 @@ struct CarddCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Simulated card kinds, comma-separated (default: every kind the simulator has).")
     var kinds: String?
 
-    @Option(name: .long, help: "How simulated cards move: timed (--dwell/--gap) or handled (each leaves once cardd is done with it, the next comes at once: the soak).")
+    @Option(
+        name: .long,
+        help:
+            "How simulated cards move: timed (--dwell/--gap) or handled (each leaves once cardd is done with it, the next comes at once: the soak)."
+    )
     var pace: SimulationPacing = .timed
 
-    @Option(name: .long, help: "Share of simulated card sessions (0 to 1) that meet a fault: garbage answers, lifted or swapped cards, stalls, mute cards, unplugged readers.")
+    @Option(
+        name: .long,
+        help:
+            "Share of simulated card sessions (0 to 1) that meet a fault: garbage answers, lifted or swapped cards, stalls, mute cards, unplugged readers."
+    )
     var misbehave: Double?
 
     @Option(name: .long, help: "The faults --misbehave draws from, comma-separated (default: all).")
@@ -60,26 +70,35 @@ struct CarddCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Seed of the simulated faults (--misbehave).")
     var seed: UInt64 = 1
 
-    @Option(name: .long, help: "Per-APDU deadline in milliseconds (overrides the configuration's apduTimeoutMilliseconds).")
+    @Option(
+        name: .long, help: "Per-APDU deadline in milliseconds (overrides the configuration's apduTimeoutMilliseconds).")
     var apduTimeout: Int?
 
     @Option(name: .long, help: "Per-flow-step deadline in milliseconds (overrides stepTimeoutMilliseconds).")
     var stepTimeout: Int?
 
-    @Option(name: .long, help: "How long a flow waits for a lifted card, in milliseconds (overrides cardReturnMilliseconds).")
+    @Option(
+        name: .long,
+        help: "How long a flow waits for a lifted card, in milliseconds (overrides cardReturnMilliseconds).")
     var cardReturn: Int?
 
     @Option(name: .long, help: "Log format: plain or json.")
     var logFormat: LogFormat = .plain
 
-    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical (default: info; warning under --simulate, which shows progress instead).")
+    @Option(
+        name: .long,
+        help:
+            "Log level: trace, debug, info, notice, warning, error, critical (default: info; warning under --simulate, which shows progress instead)."
+    )
     var logLevel: String?
 
     @Flag(name: .long, help: "Do not print job progress on the terminal (--simulate prints it by default).")
     var quiet = false
 
     func validate() throws {
-        if let logLevel, Logger.Level(rawValue: logLevel) == nil { throw ValidationError("unknown log level '\(logLevel)'") }
+        if let logLevel, Logger.Level(rawValue: logLevel) == nil {
+            throw ValidationError("unknown log level '\(logLevel)'")
+        }
         if let arrivals, arrivals < 1 { throw ValidationError("--arrivals must be at least 1") }
         if readers < 1 || readers > 64 { throw ValidationError("--readers must be 1 to 64") }
         if dwell < 0 || gap < 0 { throw ValidationError("--dwell and --gap must be >= 0") }
@@ -92,7 +111,8 @@ struct CarddCommand: AsyncParsableCommand {
         if let cardReturn, cardReturn < 0 { throw ValidationError("--card-return must be >= 0") }
         if let faults {
             for name in faults.split(separator: ",") where !SimulationFault.names.contains(String(name)) {
-                throw ValidationError("unknown fault '\(name)'; known: \(SimulationFault.names.joined(separator: ", "))")
+                throw ValidationError(
+                    "unknown fault '\(name)'; known: \(SimulationFault.names.joined(separator: ", "))")
             }
         }
     }
@@ -101,12 +121,15 @@ struct CarddCommand: AsyncParsableCommand {
         let level = logLevel.flatMap(Logger.Level.init(rawValue:)) ?? (simulate && !quiet ? .warning : .info)
         let format = logFormat
         LoggingSystem.bootstrap { label in
-            var handler: any LogHandler = format == .json ? JSONLineLogHandler(label: label) : StreamLogHandler.standardError(label: label)
+            var handler: any LogHandler =
+                format == .json ? JSONLineLogHandler(label: label) : StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler
         }
         let logger = Logger(label: "cardd")
-        var configuration = simulate ? DaemonConfiguration.simulationDefault
+        var configuration =
+            simulate
+            ? DaemonConfiguration.simulationDefault
             : DaemonConfiguration(rules: [CardRule(name: "report", flow: .report)])
         if let config {
             do {
@@ -124,45 +147,53 @@ struct CarddCommand: AsyncParsableCommand {
             if let kinds {
                 chosen = try kinds.split(separator: ",").map { name in
                     guard let kind = SimulatedCardKind(rawValue: String(name)), kind != .none else {
-                        throw ValidationError("unknown card kind '\(name)'; known: \(SimulationSchedule.availableKinds.map(\.rawValue).joined(separator: ", "))")
+                        throw ValidationError(
+                            "unknown card kind '\(name)'; known: \(SimulationSchedule.availableKinds.map(\.rawValue).joined(separator: ", "))"
+                        )
                     }
                     return kind
                 }
             }
-            simulation = try SimulationSchedule(readerCount: readers, kinds: chosen, dwell: .milliseconds(dwell),
-                                                gap: .milliseconds(gap), arrivals: arrivals, pacing: pace,
-                                                misbehaviour: misbehave.map { rate in
-                                                    SimulationMisbehaviour(rate: rate, seed: seed,
-                                                                           faults: faults.map { Set($0.split(separator: ",").map(String.init)) })
-                                                },
-                                                logger: logger)
+            simulation = try SimulationSchedule(
+                readerCount: readers, kinds: chosen, dwell: .milliseconds(dwell),
+                gap: .milliseconds(gap), arrivals: arrivals, pacing: pace,
+                misbehaviour: misbehave.map { rate in
+                    SimulationMisbehaviour(
+                        rate: rate, seed: seed,
+                        faults: faults.map { Set($0.split(separator: ",").map(String.init)) })
+                },
+                logger: logger)
         }
         let socketPath = socket ?? configuration.socket ?? DaemonConfiguration.defaultSocketPath()
-        let logPath: String? = switch jobLog ?? configuration.jobLog {
-        case "none": nil
-        case let path?: path
-        case nil: DaemonConfiguration.defaultJobLogPath()
-        }
+        let logPath: String? =
+            switch jobLog ?? configuration.jobLog {
+            case "none": nil
+            case let path?: path
+            case nil: DaemonConfiguration.defaultJobLogPath()
+            }
         let store = ConfigurationStore(configuration, path: config)
-        let keys: (any KeyStore)? = if let path = configuration.keyStore {
-            FileKeyStore(path: path)
-        } else if simulate && config == nil {
-            try await DaemonConfiguration.simulationKeys()
-        } else {
-            nil
-        }
+        let keys: (any KeyStore)? =
+            if let path = configuration.keyStore {
+                FileKeyStore(path: path)
+            } else if simulate && config == nil {
+                try await DaemonConfiguration.simulationKeys()
+            } else {
+                nil
+            }
         let showProgress = simulate && !quiet
-        let daemon = try CardDaemon(configuration: store, socketPath: socketPath, jobLogPath: logPath, keys: keys,
-                                    simulation: simulation, readerSources: [SimulatorReaderSource()],
-                                    systemd: SystemdNotifier(), logger: logger)
+        let daemon = try CardDaemon(
+            configuration: store, socketPath: socketPath, jobLogPath: logPath, keys: keys,
+            simulation: simulation, readerSources: [SimulatorReaderSource()],
+            systemd: SystemdNotifier(), logger: logger)
         if showProgress {
             let events = await daemon.bus.subscribe()
             Task { await TerminalProgress().show(events) }
         }
-        let group = ServiceGroup(configuration: .init(
-            services: [.init(service: daemon, successTerminationBehavior: .gracefullyShutdownGroup)],
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: daemon, successTerminationBehavior: .gracefullyShutdownGroup)],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
         try await group.run()
         if let simulation, simulation.pacing == .whenHandled {
             // The soak reads this line (Scripts/soak.sh).

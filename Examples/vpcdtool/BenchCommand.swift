@@ -15,7 +15,10 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "APDUs to time (after 100 untimed ones).") var count = 5_000
     @Option(help: "The command APDU in hex (default NO-OP, 80 10 00 00; 8020000000 gets 256 bytes back).")
     var apdu = "80100000"
-    @Flag(help: "Also time CardFlow sessions: over vpcd (VPCDReaderDriver → loopback → exporter → card) and over the in-process simulator (CCID driver → simulated reader → the same card), and print the network path's overhead per APDU.")
+    @Flag(
+        help:
+            "Also time CardFlow sessions: over vpcd (VPCDReaderDriver → loopback → exporter → card) and over the in-process simulator (CCID driver → simulated reader → the same card), and print the network path's overhead per APDU."
+    )
     var sessions = false
     @OptionGroup var common: CommonOptions
 
@@ -25,7 +28,9 @@ struct BenchCommand: AsyncParsableCommand {
             return
         }
         let logger = common.makeLogger()
-        guard let command = try? [UInt8](hex: apdu), command.count >= 4 else { throw ValidationError("--apdu: hex, at least 4 bytes") }
+        guard let command = try? [UInt8](hex: apdu), command.count >= 4 else {
+            throw ValidationError("--apdu: hex, at least 4 bytes")
+        }
         let count = self.count
         let line = try await VPCDListener.withListener(port: 0, logger: logger) { listener in
             let exporter = VPCDCardExporter(card: SimulatedCard(APDUTestCard()), port: listener.port, logger: logger)
@@ -77,6 +82,8 @@ struct BenchCommand: AsyncParsableCommand {
         }
         print(line("SESSION-SIM", simulated))
         print(line("SESSION-VPCD", network))
-        print("OVERHEAD \(String(format: "%.1f", (network - simulated) / Double(count) * 1e6)) µs per APDU (vpcd over loopback minus the in-process simulator)")
+        print(
+            "OVERHEAD \(String(format: "%.1f", (network - simulated) / Double(count) * 1e6)) µs per APDU (vpcd over loopback minus the in-process simulator)"
+        )
     }
 }

@@ -11,7 +11,8 @@ struct ExportCommand: AsyncParsableCommand {
 
     @Option(help: "The vpcd reader's host.") var host = "127.0.0.1"
     @Option(help: "The vpcd reader's port (35963 is its first slot).") var port = 35963
-    @Option(help: "The card: \(CardKind.allCases.map(\.rawValue).joined(separator: ", ")).") var card: CardKind = .iso7816
+    @Option(help: "The card: \(CardKind.allCases.map(\.rawValue).joined(separator: ", ")).") var card: CardKind =
+        .iso7816
     @OptionGroup var common: CommonOptions
 
     func run() async throws {

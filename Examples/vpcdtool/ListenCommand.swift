@@ -19,7 +19,8 @@ struct ListenCommand: AsyncParsableCommand {
 
     @Option(help: "The address to listen on (loopback only unless --allow-remote).") var host = "127.0.0.1"
     @Option(help: "The port (35963 is vpcd's first slot).") var port = 35963
-    @Flag(help: "Allow a non-loopback address (the protocol has no authentication or encryption).") var allowRemote = false
+    @Flag(help: "Allow a non-loopback address (the protocol has no authentication or encryption).") var allowRemote =
+        false
     @Option(help: "Seconds to wait for a card side to connect.") var wait = 20.0
     @Option(help: "Milliseconds an answer may take.") var timeoutMs = 5_000
     @Option(help: "Run the script this many times and print only the rate.") var `repeat` = 0
@@ -29,8 +30,10 @@ struct ListenCommand: AsyncParsableCommand {
         let logger = common.makeLogger()
         let script = Self.readScript()
         let configuration = VPCDListener.Configuration(timeouts: VPCDTimeouts(answer: .milliseconds(timeoutMs)))
-        let failed = try await VPCDListener.withListener(host: host, port: port, allowRemote: allowRemote,
-                                                         configuration: configuration, logger: logger) { listener in
+        let failed = try await VPCDListener.withListener(
+            host: host, port: port, allowRemote: allowRemote,
+            configuration: configuration, logger: logger
+        ) { listener in
             let card = try await Self.waitForCard(listener, seconds: wait)
             print("ATR \(try await card.powerOn().hexString)")
             if self.repeat > 0 { return try await Self.measure(script, times: self.repeat, on: card) }
@@ -47,7 +50,8 @@ struct ListenCommand: AsyncParsableCommand {
     static func readScript() -> [Step] {
         var steps: [Step] = []
         while let line = readLine() {
-            let text = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+            let text =
+                line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
             let trimmed = text.trimmingCharacters(in: .whitespaces)
             if trimmed.isEmpty { continue }
             if trimmed.lowercased() == "reset" { steps.append(.reset); continue }

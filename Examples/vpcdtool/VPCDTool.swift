@@ -27,4 +27,6 @@ struct CommonOptions: ParsableArguments {
     }
 }
 
+// Deliberate, and contained: vpcdtool is an executable, no other module sees this conformance.
+// swift-format-ignore: AvoidRetroactiveConformances
 extension Logger.Level: @retroactive ExpressibleByArgument {}

@@ -77,7 +77,8 @@ public struct AES128Cipher: BlockCipher {
                 try AES.permute(&output, key: symmetricKey)
             }
         } catch {
-            throw .swiftCryptoFailure(operation: inverse ? "AES block decrypt" : "AES block encrypt", message: "\(error)")
+            throw .swiftCryptoFailure(
+                operation: inverse ? "AES block decrypt" : "AES block encrypt", message: "\(error)")
         }
         return output
     }

@@ -11,7 +11,8 @@ public enum AESCBC {
         try validate(data, iv: iv)
         if data.isEmpty { return [] }
         do {
-            let result = try AES._CBC.encrypt(data, using: key.symmetricKey, iv: AES._CBC.IV(ivBytes: iv), noPadding: true)
+            let result = try AES._CBC.encrypt(
+                data, using: key.symmetricKey, iv: AES._CBC.IV(ivBytes: iv), noPadding: true)
             return Array(result)
         } catch {
             throw .swiftCryptoFailure(operation: "AES-CBC encrypt", message: "\(error)")
@@ -23,7 +24,8 @@ public enum AESCBC {
         try validate(data, iv: iv)
         if data.isEmpty { return [] }
         do {
-            let result = try AES._CBC.decrypt(data, using: key.symmetricKey, iv: AES._CBC.IV(ivBytes: iv), noPadding: true)
+            let result = try AES._CBC.decrypt(
+                data, using: key.symmetricKey, iv: AES._CBC.IV(ivBytes: iv), noPadding: true)
             return Array(result)
         } catch {
             throw .swiftCryptoFailure(operation: "AES-CBC decrypt", message: "\(error)")

@@ -25,7 +25,9 @@ public enum BlockCipherCMAC {
     ///
     /// In a DESFire EV1 session the returned block is the new session IV; the first 8 bytes go on the wire
     /// (see ``MACTruncation``).
-    public static func mac(_ message: [UInt8], cipher: some BlockCipher, iv: [UInt8]? = nil) throws(CardCryptoError) -> [UInt8] {
+    public static func mac(_ message: [UInt8], cipher: some BlockCipher, iv: [UInt8]? = nil) throws(CardCryptoError)
+        -> [UInt8]
+    {
         let blockSize = cipher.blockSize
         let startValue = iv ?? [UInt8](repeating: 0, count: blockSize)
         guard startValue.count == blockSize else {

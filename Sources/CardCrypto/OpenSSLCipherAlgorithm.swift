@@ -61,11 +61,15 @@ final class OpenSSLCipherAlgorithm: Sendable {
             guard EVP_CIPHER_CTX_set_padding(context, 0) == 1 else { failedStep = "EVP_CIPHER_CTX_set_padding"; return }
             output.withUnsafeMutableBufferPointer { outputBytes in
                 input.withUnsafeBufferPointer { inputBytes in
-                    guard EVP_CipherUpdate(context, outputBytes.baseAddress, &updateLength,
-                                           inputBytes.baseAddress, Int32(inputBytes.count)) == 1 else {
+                    guard
+                        EVP_CipherUpdate(
+                            context, outputBytes.baseAddress, &updateLength,
+                            inputBytes.baseAddress, Int32(inputBytes.count)) == 1
+                    else {
                         failedStep = "EVP_CipherUpdate"; return
                     }
-                    guard EVP_CipherFinal_ex(context, outputBytes.baseAddress! + Int(updateLength), &finalLength) == 1 else {
+                    guard EVP_CipherFinal_ex(context, outputBytes.baseAddress! + Int(updateLength), &finalLength) == 1
+                    else {
                         failedStep = "EVP_CipherFinal_ex"; return
                     }
                 }

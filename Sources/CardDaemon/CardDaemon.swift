@@ -58,11 +58,13 @@ public struct CardDaemon: Service {
     ///     ``SystemdNotifier/init(environment:)``, which is nil outside a `Type=notify` unit.
     ///   - logger: where the daemon logs.
     ///   - onReady: called once the socket listens.
-    public init(configuration: ConfigurationStore, socketPath: String, jobLogPath: String?, keys: (any KeyStore)? = nil,
-                simulation: (any ReaderSimulation)? = nil, simulatedReaders: [Reader] = [],
-                readerSources: [any ReaderSource] = [], limits: DaemonLimits = DaemonLimits(),
-                metrics: DaemonMetrics = DaemonMetrics(), systemd: SystemdNotifier? = nil,
-                logger: Logger, onReady: @escaping @Sendable () async -> Void = {}) throws {
+    public init(
+        configuration: ConfigurationStore, socketPath: String, jobLogPath: String?, keys: (any KeyStore)? = nil,
+        simulation: (any ReaderSimulation)? = nil, simulatedReaders: [Reader] = [],
+        readerSources: [any ReaderSource] = [], limits: DaemonLimits = DaemonLimits(),
+        metrics: DaemonMetrics = DaemonMetrics(), systemd: SystemdNotifier? = nil,
+        logger: Logger, onReady: @escaping @Sendable () async -> Void = {}
+    ) throws {
         self.configuration = configuration
         self.socketPath = socketPath
         self.jobLog = try jobLogPath.map { try JobLog(path: $0) }
@@ -74,10 +76,12 @@ public struct CardDaemon: Service {
         self.onReady = onReady
         self.systemd = systemd
         let bus = self.bus
-        jobs = JobCenter(log: jobLog, keys: keys, bus: bus, metrics: metrics, logger: logger,
-                         maximumEventsPerJob: limits.maximumEventsPerJob)
-        fleet = ReaderFleet(jobs: jobs, bus: bus, metrics: metrics, sources: readerSources, logger: logger,
-                            configuration: { [configuration] in await configuration.current })
+        jobs = JobCenter(
+            log: jobLog, keys: keys, bus: bus, metrics: metrics, logger: logger,
+            maximumEventsPerJob: limits.maximumEventsPerJob)
+        fleet = ReaderFleet(
+            jobs: jobs, bus: bus, metrics: metrics, sources: readerSources, logger: logger,
+            configuration: { [configuration] in await configuration.current })
     }
 
     public func run() async throws {
@@ -88,8 +92,10 @@ public struct CardDaemon: Service {
         let selectors = simulation == nil ? await configuration.current.readers : []
         try await fleet.start(selectors: selectors, simulated: simulatedReaders)
         if let simulation { await fleet.watch(simulation.registry) }
-        let server = ControlServer(path: socketPath, handler: ControlRequestHandler(
-            fleet: fleet, jobs: jobs, bus: bus, log: jobLog, metrics: metrics), logger: logger, limits: limits)
+        let server = ControlServer(
+            path: socketPath,
+            handler: ControlRequestHandler(
+                fleet: fleet, jobs: jobs, bus: bus, log: jobLog, metrics: metrics), logger: logger, limits: limits)
         let channel = try await server.bind()
         logger.info("cardd listening", metadata: ["socket": "\(socketPath)"])
         let metricsServer = MetricsHTTPServer(metrics: metrics, logger: logger)
@@ -98,7 +104,9 @@ public struct CardDaemon: Service {
             let bound = try await metricsServer.bind(port: port)
             metricsChannel = bound
             await metricsEndpoint.set(bound.channel.localAddress?.port)
-            logger.info("metrics served", metadata: ["url": "http://127.0.0.1:\(bound.channel.localAddress?.port ?? port)/metrics"])
+            logger.info(
+                "metrics served",
+                metadata: ["url": "http://127.0.0.1:\(bound.channel.localAddress?.port ?? port)/metrics"])
         } else {
             metricsChannel = nil
         }

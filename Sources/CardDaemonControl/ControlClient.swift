@@ -48,9 +48,13 @@ public struct ControlClient: Sendable {
 
     /// Sends `request` (an `id` is added when missing) and returns every answer line until the one
     /// with `ok` (the final answer). `onLine` sees each line as it arrives (stream events).
-    public func request(_ request: JSONValue,
-                        onLine: @Sendable (JSONValue) async -> Void = { _ in }) async throws -> JSONValue {
-        guard case .object(var fields) = request else { throw ControlClientError.badAnswer("request must be an object") }
+    public func request(
+        _ request: JSONValue,
+        onLine: @Sendable (JSONValue) async -> Void = { _ in }
+    ) async throws -> JSONValue {
+        guard case .object(var fields) = request else {
+            throw ControlClientError.badAnswer("request must be an object")
+        }
         if fields["id"] == nil { fields["id"] = .number(1) }
         return try await send(line: JSONValue.object(fields).jsonLine(), onLine: onLine)
     }
@@ -65,7 +69,8 @@ public struct ControlClient: Sendable {
         do { try await channel.channel.writeAndFlush(buffer) } catch { writeError = error }
         while let line = await inbox.next() {
             guard case .line(let text) = line,
-                  let value = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) else {
+                let value = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+            else {
                 throw ControlClientError.badAnswer("the daemon sent a line that is not JSON")
             }
             await onLine(value)
@@ -85,7 +90,8 @@ public struct ControlClient: Sendable {
         while let line = await inbox.next() {
             try Task.checkCancellation()
             guard case .line(let text) = line,
-                  let value = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) else {
+                let value = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+            else {
                 throw ControlClientError.badAnswer("the daemon sent a line that is not JSON")
             }
             if let event = value["event"] { await onEvent(event) }
@@ -110,7 +116,8 @@ public enum ControlClientError: Error, Sendable, Hashable, CustomStringConvertib
 
     public var description: String {
         switch self {
-        case .unreachable(let path, let reason): "cannot reach cardd at \(path): \(reason) (is cardd running? --socket PATH)"
+        case .unreachable(let path, let reason):
+            "cannot reach cardd at \(path): \(reason) (is cardd running? --socket PATH)"
         case .closed: "cardd closed the connection"
         case .badAnswer(let reason): "unexpected answer from cardd: \(reason)"
         }

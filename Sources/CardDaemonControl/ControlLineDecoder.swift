@@ -28,7 +28,8 @@ package struct ControlLineDecoder: ByteToMessageDecoder {
         let start = scanned
         let found: Int? = buffer.withUnsafeReadableBytes { bytes in
             guard bytes.count > start, let base = bytes.baseAddress,
-                  let hit = memchr(base + start, Int32(UInt8(ascii: "\n")), bytes.count - start) else { return nil }
+                let hit = memchr(base + start, Int32(UInt8(ascii: "\n")), bytes.count - start)
+            else { return nil }
             return base.distance(to: UnsafeRawPointer(hit))
         }
         guard let length = found else {
@@ -55,7 +56,9 @@ package struct ControlLineDecoder: ByteToMessageDecoder {
         return .continue
     }
 
-    package mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+    package mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws
+        -> DecodingState
+    {
         while try decode(context: context, buffer: &buffer) == .continue {}
         // A last line without a newline still counts; so does an oversize one whose bytes were
         // all dropped already (the buffer is empty then, but the client must hear why).

@@ -36,14 +36,20 @@ public enum DaemonEvent: Sendable, Hashable {
         case .cardHandled(let reader, let job):
             ["event": "cardHandled", "reader": .string(reader), "job": job.map { .number(Double($0)) } ?? .null]
         case .jobStarted(let id, let reader, let flow, let rule):
-            ["event": "jobStarted", "job": .number(Double(id)), "reader": .string(reader), "flow": .string(flow),
-             "rule": rule.map(JSONValue.string) ?? .null]
+            [
+                "event": "jobStarted", "job": .number(Double(id)), "reader": .string(reader), "flow": .string(flow),
+                "rule": rule.map(JSONValue.string) ?? .null,
+            ]
         case .jobProgress(let id, let kind, let detail, let fraction):
-            ["event": "jobProgress", "job": .number(Double(id)), "kind": .string(kind), "detail": .string(detail),
-             "fraction": fraction.map(JSONValue.number) ?? .null]
+            [
+                "event": "jobProgress", "job": .number(Double(id)), "kind": .string(kind), "detail": .string(detail),
+                "fraction": fraction.map(JSONValue.number) ?? .null,
+            ]
         case .jobFinished(let id, let state, let error):
-            ["event": "jobFinished", "job": .number(Double(id)), "state": .string(state.rawValue),
-             "error": error.map(JSONValue.string) ?? .null]
+            [
+                "event": "jobFinished", "job": .number(Double(id)), "state": .string(state.rawValue),
+                "error": error.map(JSONValue.string) ?? .null,
+            ]
         }
     }
 }

@@ -70,9 +70,11 @@ public struct JobRecord: Sendable, Hashable, Codable {
     ///   - lastStep: the last step that completed.
     ///   - outcome: what it reported.
     ///   - error: why it failed.
-    public init(id: JobID, reader: String, rule: String?, flow: String, trigger: JobTrigger, state: JobState,
-                cardATR: String?, cardUID: String?, startedAt: Date, finishedAt: Date?, lastStep: String?,
-                outcome: JobOutcome?, error: String?) {
+    public init(
+        id: JobID, reader: String, rule: String?, flow: String, trigger: JobTrigger, state: JobState,
+        cardATR: String?, cardUID: String?, startedAt: Date, finishedAt: Date?, lastStep: String?,
+        outcome: JobOutcome?, error: String?
+    ) {
         self.id = id
         self.reader = reader
         self.rule = rule

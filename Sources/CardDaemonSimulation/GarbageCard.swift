@@ -16,7 +16,9 @@ public struct GarbageCard: VirtualCard {
 
     public var kind: String { "garbage" }
     /// ISO-DEP type A with historical bytes "GRBG", so that rules can tell it apart.
-    public var technology: ContactlessTechnology { .isoDepTypeA(ats: [0x09, 0x78, 0x80, 0x70, 0x02, 0x47, 0x52, 0x42, 0x47]) }
+    public var technology: ContactlessTechnology {
+        .isoDepTypeA(ats: [0x09, 0x78, 0x80, 0x70, 0x02, 0x47, 0x52, 0x42, 0x47])
+    }
 
     public mutating func powerOn() {}
 

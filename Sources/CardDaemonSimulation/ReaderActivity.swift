@@ -11,15 +11,21 @@ actor ReaderActivity {
     }
 
     private var readers: [String: Snapshot] = [:]
-    private var waiters: [UInt64: (reader: String, condition: @Sendable (Snapshot) -> Bool,
-                                   continuation: CheckedContinuation<Bool, Never>, timer: Task<Void, Never>)] = [:]
+    private var waiters:
+        [UInt64: (
+            reader: String, condition: @Sendable (Snapshot) -> Bool,
+            continuation: CheckedContinuation<Bool, Never>, timer: Task<Void, Never>
+        )] = [:]
     private var nextID: UInt64 = 0
 
     /// Follows the bus until the stream ends.
     func follow(_ events: AsyncStream<DaemonEvent>) async {
         for await event in events {
             switch event {
-            case .cardArrived(let reader): update(reader) { $0.present = true; $0.arrivals += 1 }
+            case .cardArrived(let reader):
+                update(reader) {
+                    $0.present = true; $0.arrivals += 1
+                }
             case .cardLeft(let reader): update(reader) { $0.present = false }
             case .jobStarted(_, let reader, _, _): update(reader) { $0.jobsStarted += 1 }
             case .cardHandled(let reader, _): update(reader) { $0.handled += 1 }
@@ -33,7 +39,9 @@ actor ReaderActivity {
     func snapshot(_ reader: String) -> Snapshot { readers[reader] ?? Snapshot() }
 
     /// Waits until `condition` holds for `reader`, at most `timeout`; false when it did not.
-    func wait(for reader: String, timeout: Duration, until condition: @escaping @Sendable (Snapshot) -> Bool) async -> Bool {
+    func wait(for reader: String, timeout: Duration, until condition: @escaping @Sendable (Snapshot) -> Bool) async
+        -> Bool
+    {
         if condition(snapshot(reader)) { return true }
         let id = nextID
         nextID += 1

@@ -35,8 +35,10 @@ public enum SimulationFault: Sendable, Hashable, CustomStringConvertible {
     public enum Moment: Sendable, Hashable { case arrival, jobStart }
 
     /// Every fault kind's name, as ``name`` gives it and `cardd --faults` takes it.
-    public static let names = ["garbledResponse", "shortResponse", "staleFrame", "wrongSequence", "iccMute", "hardwareError",
-                               "noResponse", "stall", "timeExtensions", "lift", "liftForever", "swap", "garbageCard", "unplug"]
+    public static let names = [
+        "garbledResponse", "shortResponse", "staleFrame", "wrongSequence", "iccMute", "hardwareError",
+        "noResponse", "stall", "timeExtensions", "lift", "liftForever", "swap", "garbageCard", "unplug",
+    ]
 
     /// The kind's name (without its parameters).
     public var name: String { description }
@@ -71,8 +73,10 @@ public enum SimulationFault: Sendable, Hashable, CustomStringConvertible {
         case "noResponse": return .reader(.noResponse)
         case "stall": return .reader(.stall)
         case "timeExtensions":
-            return .reader(.timeExtensions(count: Int(random.next() % 200) + 1, multiplier: UInt8(random.next() % 255) + 1))
-        case "lift": return .lift(afterAPDUs: Int(random.next() % 8), returnAfter: .milliseconds(Int(random.next() % 30)))
+            return .reader(
+                .timeExtensions(count: Int(random.next() % 200) + 1, multiplier: UInt8(random.next() % 255) + 1))
+        case "lift":
+            return .lift(afterAPDUs: Int(random.next() % 8), returnAfter: .milliseconds(Int(random.next() % 30)))
         case "liftForever": return .lift(afterAPDUs: Int(random.next() % 8), returnAfter: nil)
         case "swap": return .swap(afterAPDUs: Int(random.next() % 8))
         case "garbageCard": return .garbageCard

@@ -46,11 +46,13 @@ public struct SimulationSchedule: ReaderSimulation {
     public let handlingBound: Duration
     private let logger: Logger
 
-    public init(readerCount: Int = 2, kinds: [SimulatedCardKind] = SimulationSchedule.availableKinds,
-                dwell: Duration = .seconds(3), gap: Duration = .seconds(1), arrivals: Int? = nil,
-                pacing: SimulationPacing = .timed, misbehaviour: SimulationMisbehaviour? = nil,
-                handlingBound: Duration = .seconds(20),
-                logger: Logger = Logger(label: "cardd.simulator")) throws(SimulationScheduleError) {
+    public init(
+        readerCount: Int = 2, kinds: [SimulatedCardKind] = SimulationSchedule.availableKinds,
+        dwell: Duration = .seconds(3), gap: Duration = .seconds(1), arrivals: Int? = nil,
+        pacing: SimulationPacing = .timed, misbehaviour: SimulationMisbehaviour? = nil,
+        handlingBound: Duration = .seconds(20),
+        logger: Logger = Logger(label: "cardd.simulator")
+    ) throws(SimulationScheduleError) {
         guard readerCount >= 1 else { throw .noReaders }
         guard !kinds.isEmpty else { throw .noCardKinds }
         for kind in kinds where kind == .none { throw .noCardKinds }
@@ -110,7 +112,9 @@ public struct SimulationSchedule: ReaderSimulation {
     }
 
     /// One reader's cards, each moved as soon as the daemon has dealt with the last.
-    private func runPaced(reader index: Int, first: VirtualCCIDReader, share: Int?, activity: ReaderActivity) async throws {
+    private func runPaced(reader index: Int, first: VirtualCCIDReader, share: Int?, activity: ReaderActivity)
+        async throws
+    {
         let id = readers[index].info.id
         var virtual = first
         var random = SeededRandom(seed: (misbehaviour?.seed ?? 0) &+ UInt64(index) &* 0x9E37_79B9)
@@ -129,24 +133,37 @@ public struct SimulationSchedule: ReaderSimulation {
                 moment = random.next() % 2 == 0 ? .arrival : .jobStart
             }
             let card: (any VirtualCard)?
-            if fault == .garbageCard { card = GarbageCard(seed: seed) } else { card = try SimulatorSetup.makeCard(kind, seed: seed) }
+            if fault == .garbageCard {
+                card = GarbageCard(seed: seed)
+            } else {
+                card = try SimulatorSetup.makeCard(kind, seed: seed)
+            }
             await report.arrived()
             if let fault { await report.injected(fault) }
             if let fault, moment == .arrival { await apply(fault, to: virtual, kind: kind, seed: seed) }
             if let card { await virtual.insert(card) }
             if let fault, moment == .jobStart {
-                _ = await activity.wait(for: id, timeout: bound) { $0.jobsStarted > before.jobsStarted || $0.handled > before.handled }
+                _ = await activity.wait(for: id, timeout: bound) {
+                    $0.jobsStarted > before.jobsStarted || $0.handled > before.handled
+                }
                 await apply(fault, to: virtual, kind: kind, seed: seed)
             }
             // A reader unplugged before the card came reports no card at all: nothing to handle.
             let unpluggedFirst = fault == .unplug && moment == .arrival
-            let handled = await activity.wait(for: id, timeout: unpluggedFirst ? .seconds(1) : bound) { $0.handled > before.handled }
+            let handled = await activity.wait(for: id, timeout: unpluggedFirst ? .seconds(1) : bound) {
+                $0.handled > before.handled
+            }
             if !unpluggedFirst { await report.wasHandled(handled) }
             if !handled && !unpluggedFirst {
                 let now = await activity.snapshot(id)
-                logger.error("the daemon did not finish with a card in time", metadata: [
-                    "reader": "\(id)", "arrival": "\(arrival)", "fault": "\(fault.map { "\($0) at \(moment)" } ?? "none")",
-                    "seen": "arrivals \(before.arrivals)→\(now.arrivals), jobs \(before.jobsStarted)→\(now.jobsStarted), handled \(before.handled)→\(now.handled), present \(now.present)"])
+                logger.error(
+                    "the daemon did not finish with a card in time",
+                    metadata: [
+                        "reader": "\(id)", "arrival": "\(arrival)",
+                        "fault": "\(fault.map { "\($0) at \(moment)" } ?? "none")",
+                        "seen":
+                            "arrivals \(before.arrivals)→\(now.arrivals), jobs \(before.jobsStarted)→\(now.jobsStarted), handled \(before.handled)→\(now.handled), present \(now.present)",
+                    ])
             }
             _ = await virtual.removeCard()
             if fault == .unplug {
@@ -162,7 +179,9 @@ public struct SimulationSchedule: ReaderSimulation {
         }
     }
 
-    private func apply(_ fault: SimulationFault, to virtual: VirtualCCIDReader, kind: SimulatedCardKind, seed: UInt64) async {
+    private func apply(_ fault: SimulationFault, to virtual: VirtualCCIDReader, kind: SimulatedCardKind, seed: UInt64)
+        async
+    {
         switch fault {
         case .reader(let readerFault): await virtual.inject(readerFault)
         case .lift(let apdus, let returnAfter): await virtual.liftCard(afterAPDUs: apdus, returnAfter: returnAfter)

@@ -75,10 +75,13 @@ public struct CCIDReaderDriver: ReaderDriver {
 extension Reader {
     /// A reader on one slot of a CCID driver: ``/CardFlow/Reader/init(info:driver:logger:metricsFactory:)``
     /// with a ``CCIDReaderDriver``.
-    public init(info: ReaderInfo, driver: CCIDDriver, slot: UInt8 = 0, logger: Logger = Logger(label: "cardflow.reader"),
-                metricsFactory: any MetricsFactory = MetricsSystem.factory) {
-        self.init(info: info, driver: CCIDReaderDriver(driver: driver, slot: slot), logger: logger,
-                  metricsFactory: metricsFactory)
+    public init(
+        info: ReaderInfo, driver: CCIDDriver, slot: UInt8 = 0, logger: Logger = Logger(label: "cardflow.reader"),
+        metricsFactory: any MetricsFactory = MetricsSystem.factory
+    ) {
+        self.init(
+            info: info, driver: CCIDReaderDriver(driver: driver, slot: slot), logger: logger,
+            metricsFactory: metricsFactory)
     }
 
     /// The CCID driver and slot behind this reader, nil when another backend drives it.

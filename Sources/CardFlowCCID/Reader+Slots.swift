@@ -16,15 +16,18 @@ extension Reader {
     /// ```swift
     /// for reader in Reader.slotReaders(info: info, driver: driver) { await registry.add(reader) }
     /// ```
-    public static func slotReaders(info: ReaderInfo, driver: CCIDDriver, logger: Logger = Logger(label: "cardflow.reader"),
-                                   metricsFactory: any MetricsFactory = MetricsSystem.factory) -> [Reader] {
+    public static func slotReaders(
+        info: ReaderInfo, driver: CCIDDriver, logger: Logger = Logger(label: "cardflow.reader"),
+        metricsFactory: any MetricsFactory = MetricsSystem.factory
+    ) -> [Reader] {
         let slotCount = driver.descriptor.slotCount
         guard slotCount > 1 else {
             return [Reader(info: info, driver: driver, slot: 0, logger: logger, metricsFactory: metricsFactory)]
         }
         return (0..<slotCount).map { slot in
-            Reader(info: slotInfo(info, slot: slot), driver: driver, slot: UInt8(truncatingIfNeeded: slot),
-                   logger: logger, metricsFactory: metricsFactory)
+            Reader(
+                info: slotInfo(info, slot: slot), driver: driver, slot: UInt8(truncatingIfNeeded: slot),
+                logger: logger, metricsFactory: metricsFactory)
         }
     }
 

@@ -15,22 +15,28 @@ extension ReaderInfo {
     ///   - backend: "usb" for a USB device, "sim" for the simulator.
     ///   - serialNumber: the USB serial number, when there is one.
     ///   - announcesPresence: whether the interface has an interrupt endpoint for NotifySlotChange.
-    public init(id: String, name: String, vendorID: UInt16, productID: UInt16, descriptor: CCIDClassDescriptor,
-                backend: String = "usb", serialNumber: String? = nil, announcesPresence: Bool = true) {
+    public init(
+        id: String, name: String, vendorID: UInt16, productID: UInt16, descriptor: CCIDClassDescriptor,
+        backend: String = "usb", serialNumber: String? = nil, announcesPresence: Bool = true
+    ) {
         var protocols: Set<CardProtocol> = []
         if descriptor.protocols.contains(.t0) { protocols.insert(.t0) }
         if descriptor.protocols.contains(.t1) { protocols.insert(.t1) }
         // Short-APDU readers carry 261 bytes at most; the other levels carry extended APDUs
         // (chained by the reader, T=1 chaining at TPDU and character level, ENVELOPE for T=0).
         let longest = descriptor.exchangeLevel == .shortAPDU ? 261 : 65_544
-        self.init(id: id, name: name, backend: backend, vendorID: vendorID, productID: productID,
-                  serialNumber: serialNumber,
-                  capabilities: ReaderCapabilities(maximumCommandLength: longest, protocols: protocols,
-                                                   announcesPresence: announcesPresence),
-                  details: ["exchangeLevel": descriptor.exchangeLevel.rawValue,
-                            "maxMessageLength": "\(descriptor.maxMessageLength)",
-                            "slots": "\(descriptor.slotCount)",
-                            "protocols": descriptor.protocols.names.joined(separator: ",")])
+        self.init(
+            id: id, name: name, backend: backend, vendorID: vendorID, productID: productID,
+            serialNumber: serialNumber,
+            capabilities: ReaderCapabilities(
+                maximumCommandLength: longest, protocols: protocols,
+                announcesPresence: announcesPresence),
+            details: [
+                "exchangeLevel": descriptor.exchangeLevel.rawValue,
+                "maxMessageLength": "\(descriptor.maxMessageLength)",
+                "slots": "\(descriptor.slotCount)",
+                "protocols": descriptor.protocols.names.joined(separator: ","),
+            ])
     }
 }
 
@@ -38,10 +44,11 @@ extension ReaderInfo {
     /// A USB CCID reader as libusb found it, with the class descriptor its driver uses (quirks
     /// applied): id `usb:BUS:DEV:INTERFACE`, the device's name, ids and serial number.
     public init(usb description: USBReaderDescription, descriptor: CCIDClassDescriptor) {
-        self.init(id: Self.usbID(description),
-                  name: description.name, vendorID: description.vendorID, productID: description.productID,
-                  descriptor: descriptor, backend: "usb", serialNumber: description.serialNumber,
-                  announcesPresence: description.endpoints.interruptIn != nil)
+        self.init(
+            id: Self.usbID(description),
+            name: description.name, vendorID: description.vendorID, productID: description.productID,
+            descriptor: descriptor, backend: "usb", serialNumber: description.serialNumber,
+            announcesPresence: description.endpoints.interruptIn != nil)
     }
 }
 
@@ -54,7 +61,9 @@ extension ReaderInfo {
     /// Bus number and device address from a USB reader's id (``usbID(_:)``), nil for other ids.
     public var usbBusAddress: (bus: UInt8, address: UInt8)? {
         let parts = id.split(separator: ":")
-        guard backend == "usb", parts.count >= 3, parts[0] == "usb", let bus = UInt8(parts[1]), let address = UInt8(parts[2]) else {
+        guard backend == "usb", parts.count >= 3, parts[0] == "usb", let bus = UInt8(parts[1]),
+            let address = UInt8(parts[2])
+        else {
             return nil
         }
         return (bus, address)
@@ -66,7 +75,8 @@ extension USBReaderSelector {
     public func matches(_ info: ReaderInfo) -> Bool {
         guard info.backend == "usb" else { return false }
         let place = info.usbBusAddress
-        return matches(vendorID: info.vendorID, productID: info.productID, bus: place?.bus, address: place?.address,
-                       serialNumber: info.serialNumber)
+        return matches(
+            vendorID: info.vendorID, productID: info.productID, bus: place?.bus, address: place?.address,
+            serialNumber: info.serialNumber)
     }
 }

@@ -29,8 +29,10 @@ public actor USBReaderRegistry: ReaderRegistry {
 
     /// Opens libusb and starts watching (hotplug, or enumeration polling where hotplug is
     /// unavailable).
-    public init(configuration: CCIDDriverConfiguration = CCIDDriverConfiguration(),
-                pollingInterval: Duration = .seconds(1), logger: Logger = Logger(label: "cardflow.usb")) throws {
+    public init(
+        configuration: CCIDDriverConfiguration = CCIDDriverConfiguration(),
+        pollingInterval: Duration = .seconds(1), logger: Logger = Logger(label: "cardflow.usb")
+    ) throws {
         context = try LibUSBContext(logger: logger)
         self.configuration = configuration
         self.logger = logger
@@ -64,7 +66,8 @@ public actor USBReaderRegistry: ReaderRegistry {
             let id = ReaderInfo.usbID(description)
             guard opened[id] == nil else { return }
             do {
-                let (transport, driver) = try context.openDriver(for: description, configuration: configuration, logger: logger)
+                let (transport, driver) = try context.openDriver(
+                    for: description, configuration: configuration, logger: logger)
                 let info = ReaderInfo(usb: description, descriptor: driver.descriptor)
                 let readers = Reader.slotReaders(info: info, driver: driver, logger: logger)
                 opened[id] = (transport, description.bus, description.address, readers.map(\.info.id))

@@ -69,9 +69,11 @@ public actor PCSCReaderDriver: ReaderDriver {
 
     /// The reader identity of a PC/SC reader: id `pcsc:NAME`, backend `pcsc`.
     public static func info(reader: String) -> ReaderInfo {
-        ReaderInfo(id: "pcsc:\(reader)", name: reader, backend: "pcsc",
-                   capabilities: ReaderCapabilities(maximumCommandLength: PCSCCardConnection.maximumCommandLength,
-                                                    protocols: [.t0, .t1], announcesPresence: true))
+        ReaderInfo(
+            id: "pcsc:\(reader)", name: reader, backend: "pcsc",
+            capabilities: ReaderCapabilities(
+                maximumCommandLength: PCSCCardConnection.maximumCommandLength,
+                protocols: [.t0, .t1], announcesPresence: true))
     }
 
     // MARK: - Card
@@ -79,11 +81,12 @@ public actor PCSCReaderDriver: ReaderDriver {
     public func powerOn(protocol cardProtocol: CardProtocol?) async throws -> [UInt8] {
         guard !isClosed else { throw PCSCError.closed(.connect) }
         try await powerOff()
-        let protocols: PCSCProtocols = switch cardProtocol {
-        case nil: .any
-        case .t0?: .t0
-        case .t1?: .t1
-        }
+        let protocols: PCSCProtocols =
+            switch cardProtocol {
+            case nil: .any
+            case .t0?: .t0
+            case .t1?: .t1
+            }
         let connection = try await context.connect(reader: reader, share: .shared, protocols: protocols)
         self.connection = connection
         return try await connection.status().atr
@@ -125,12 +128,13 @@ public actor PCSCReaderDriver: ReaderDriver {
         let id = nextWaiterID
         nextWaiterID += 1
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<PresenceNotice, any Error>) in
+            try await withCheckedThrowingContinuation {
+                (continuation: CheckedContinuation<PresenceNotice, any Error>) in
                 if Task.isCancelled {
                     continuation.resume(throwing: CancellationError())
                     return
                 }
-                noticeWaiter?.continuation.resume(returning: .quiet)   // one waiter at a time: the newest
+                noticeWaiter?.continuation.resume(returning: .quiet) // one waiter at a time: the newest
                 noticeWaiter = (id, continuation)
                 Task { [weak self] in
                     try? await Task.sleep(for: timeout)
@@ -197,8 +201,10 @@ extension Reader {
     /// The PC/SC reader `name` on `context`: ``PCSCReaderDriver`` with ``PCSCReaderDriver/info(reader:)``.
     /// Close its driver (``pcsc``) before the program exits.
     public init(pcsc name: String, context: PCSCContext, logger: Logger = Logger(label: "cardflow.pcsc")) {
-        self.init(info: PCSCReaderDriver.info(reader: name), driver: PCSCReaderDriver(context: context, reader: name, logger: logger),
-                  logger: logger)
+        self.init(
+            info: PCSCReaderDriver.info(reader: name),
+            driver: PCSCReaderDriver(context: context, reader: name, logger: logger),
+            logger: logger)
     }
 
     /// The PC/SC driver behind this reader, nil when another backend drives it.

@@ -21,8 +21,10 @@ public actor PCSCReaderRegistry: ReaderRegistry {
     private var drivers: [String: PCSCReaderDriver] = [:]
 
     /// Connects to pcscd (throws `SCARD_E_NO_SERVICE` when it is not running) and starts watching.
-    public init(logger: Logger = Logger(label: "cardflow.pcsc"),
-                accept: @escaping @Sendable (String) -> Bool = { _ in true }) async throws {
+    public init(
+        logger: Logger = Logger(label: "cardflow.pcsc"),
+        accept: @escaping @Sendable (String) -> Bool = { _ in true }
+    ) async throws {
         context = try await PCSCContext(logger: logger)
         self.logger = logger
         readerWatch = context.watchReaderChanges()

@@ -21,7 +21,9 @@ public actor ReaderVPCDCard: VPCDCard {
     private let logger: Logger
     private var session: CardSession?
 
-    public init(reader: Reader, policy: SessionPolicy = .default, logger: Logger = Logger(label: "cardflow.vpcd.export")) {
+    public init(
+        reader: Reader, policy: SessionPolicy = .default, logger: Logger = Logger(label: "cardflow.vpcd.export")
+    ) {
         self.reader = reader
         self.policy = policy
         self.logger = logger
@@ -75,7 +77,8 @@ public actor ReaderVPCDCard: VPCDCard {
             session = opened
             return opened
         } catch {
-            logger.warning("no card session on the reader", metadata: ["reader": "\(reader.info.id)", "error": "\(error)"])
+            logger.warning(
+                "no card session on the reader", metadata: ["reader": "\(reader.info.id)", "error": "\(error)"])
             throw error
         }
     }

@@ -29,11 +29,13 @@ public struct VPCDReaderDriver: ReaderDriver {
 
     /// The reader identity of a listener: id `vpcd:HOST:PORT`, backend `vpcd`.
     public static func info(for listener: VPCDListener) -> ReaderInfo {
-        ReaderInfo(id: "vpcd:\(listener.host):\(listener.port)", name: "vpcd \(listener.host):\(listener.port)",
-                   backend: "vpcd",
-                   capabilities: ReaderCapabilities(maximumCommandLength: 65_535,   // the largest vpcd message
-                                                    announcesPresence: false, readsCardUID: false),
-                   details: ["listening": "\(listener.host):\(listener.port)"])
+        ReaderInfo(
+            id: "vpcd:\(listener.host):\(listener.port)", name: "vpcd \(listener.host):\(listener.port)",
+            backend: "vpcd",
+            capabilities: ReaderCapabilities(
+                maximumCommandLength: 65_535, // the largest vpcd message
+                announcesPresence: false, readsCardUID: false),
+            details: ["listening": "\(listener.host):\(listener.port)"])
     }
 
     public var unownedExecutor: UnownedSerialExecutor { listener.unownedExecutor }
@@ -67,6 +69,7 @@ extension Reader {
     /// A reader whose card is whatever connects to `listener`: ``VPCDReaderDriver`` with
     /// ``VPCDReaderDriver/info(for:)``.
     public init(vpcd listener: VPCDListener, logger: Logger = Logger(label: "cardflow.reader")) {
-        self.init(info: VPCDReaderDriver.info(for: listener), driver: VPCDReaderDriver(listener: listener), logger: logger)
+        self.init(
+            info: VPCDReaderDriver.info(for: listener), driver: VPCDReaderDriver(listener: listener), logger: logger)
     }
 }

@@ -27,13 +27,15 @@ public struct SimulatorReaderSource: ReaderSource {
     }
 
     public func open(_ selector: String, options: ReaderSourceOptions) async throws -> OpenedReaders {
-        let setup = try await SimulatorSetup(specification: try SimulatorSpecification(parsing: selector), logger: options.logger)
+        let setup = try await SimulatorSetup(
+            specification: try SimulatorSpecification(parsing: selector), logger: options.logger)
         let readers = setup.readers.enumerated().flatMap { index, simulated in
             // A multi-slot simulated reader is one CardFlow reader per slot.
-            Reader.simulatedSlots(simulated.reader, id: "sim:\(options.firstIndex + index)",
-                                  interfaceNumber: simulated.interfaceNumber, name: simulated.name,
-                                  driverConfiguration: options.driverConfiguration,
-                                  logger: options.logger, apduLogger: options.apduLogger)
+            Reader.simulatedSlots(
+                simulated.reader, id: "sim:\(options.firstIndex + index)",
+                interfaceNumber: simulated.interfaceNumber, name: simulated.name,
+                driverConfiguration: options.driverConfiguration,
+                logger: options.logger, apduLogger: options.apduLogger)
         }
         return OpenedReaders(readers: readers, close: { try await setup.saveCardState() })
     }

@@ -48,7 +48,9 @@ public final class EmulatedUSBReader: Sendable {
         sysfsPath = String(cString: ccid_emu_reader_sysfs_path(handle.raw))
         deviceNode = String(cString: ccid_emu_reader_device_node(handle.raw))
         pumps = Mutex(Self.startPumps(reader: reader, handle: handle, bridge: bridge, logger: logger))
-        logger.debug("emulated USB reader plugged in", metadata: ["node": "\(deviceNode)", "name": "\(reader.configuration.name)"])
+        logger.debug(
+            "emulated USB reader plugged in",
+            metadata: ["node": "\(deviceNode)", "name": "\(reader.configuration.name)"])
     }
 
     deinit {
@@ -87,78 +89,84 @@ public final class EmulatedUSBReader: Sendable {
 
     // MARK: - Pumps
 
-    private static func startPumps(reader: VirtualCCIDReader, handle: ReaderPointer, bridge: BridgeContext,
-                                   logger: Logger) -> [Task<Void, Never>] {
+    private static func startPumps(
+        reader: VirtualCCIDReader, handle: ReaderPointer, bridge: BridgeContext,
+        logger: Logger
+    ) -> [Task<Void, Never>] {
         // Large enough for any message; the C side fits it to the host's buffers.
         let anyLength = 1 << 20
         // Wait "forever" in slices, so no pump depends on one very long timer.
         let slice = Duration.seconds(3600)
         var tasks: [Task<Void, Never>] = []
 
-        tasks.append(Task {
-            for await bytes in bridge.bulkOutStream {
-                // A zero-length packet ends a transfer; it carries no CCID message.
-                if bytes.isEmpty { continue }
-                do throws(USBTransportError) {
-                    try await reader.receiveBulkOut(bytes)
-                } catch .noDevice {
-                    handle.unplug()
-                    return
-                } catch {
-                    logger.debug("bulk-OUT not taken by the reader", metadata: ["error": "\(error)"])
-                }
-            }
-        })
-
-        tasks.append(Task {
-            while !Task.isCancelled {
-                do throws(USBTransportError) {
-                    let message = try await reader.nextBulkIn(maxLength: anyLength, timeout: slice)
-                    if handle.pushBulkIn(message) != 0 { return }
-                } catch {
-                    switch error {
-                    case .timeout: continue
-                    case .stall: if handle.stallBulkIn() != 0 { return }
-                    case .noDevice: handle.unplug(); return
-                    case .cancelled: return
-                    default: logger.debug("bulk-IN pump", metadata: ["error": "\(error)"])
+        tasks.append(
+            Task {
+                for await bytes in bridge.bulkOutStream {
+                    // A zero-length packet ends a transfer; it carries no CCID message.
+                    if bytes.isEmpty { continue }
+                    do throws(USBTransportError) {
+                        try await reader.receiveBulkOut(bytes)
+                    } catch .noDevice {
+                        handle.unplug()
+                        return
+                    } catch {
+                        logger.debug("bulk-OUT not taken by the reader", metadata: ["error": "\(error)"])
                     }
                 }
-            }
-        })
+            })
 
-        if reader.configuration.hasInterruptEndpoint {
-            tasks.append(Task {
+        tasks.append(
+            Task {
                 while !Task.isCancelled {
                     do throws(USBTransportError) {
-                        let message = try await reader.nextInterrupt(maxLength: anyLength, timeout: slice)
-                        if handle.pushInterrupt(message) != 0 { return }
+                        let message = try await reader.nextBulkIn(maxLength: anyLength, timeout: slice)
+                        if handle.pushBulkIn(message) != 0 { return }
                     } catch {
                         switch error {
                         case .timeout: continue
+                        case .stall: if handle.stallBulkIn() != 0 { return }
                         case .noDevice: handle.unplug(); return
-                        case .cancelled, .noInterruptEndpoint: return
-                        default: logger.debug("interrupt-IN pump", metadata: ["error": "\(error)"])
+                        case .cancelled: return
+                        default: logger.debug("bulk-IN pump", metadata: ["error": "\(error)"])
                         }
                     }
                 }
             })
+
+        if reader.configuration.hasInterruptEndpoint {
+            tasks.append(
+                Task {
+                    while !Task.isCancelled {
+                        do throws(USBTransportError) {
+                            let message = try await reader.nextInterrupt(maxLength: anyLength, timeout: slice)
+                            if handle.pushInterrupt(message) != 0 { return }
+                        } catch {
+                            switch error {
+                            case .timeout: continue
+                            case .noDevice: handle.unplug(); return
+                            case .cancelled, .noInterruptEndpoint: return
+                            default: logger.debug("interrupt-IN pump", metadata: ["error": "\(error)"])
+                            }
+                        }
+                    }
+                })
         }
 
-        tasks.append(Task {
-            for await pending in bridge.controlStream {
-                do throws(USBTransportError) {
-                    let answer = try await reader.control(pending.request)
-                    handle.completeControl(pending.token, answer: pending.request.isDeviceToHost ? answer : [])
-                } catch .noDevice {
-                    handle.completeControl(pending.token, answer: nil)
-                    handle.unplug()
-                    return
-                } catch {
-                    handle.completeControl(pending.token, answer: nil)
+        tasks.append(
+            Task {
+                for await pending in bridge.controlStream {
+                    do throws(USBTransportError) {
+                        let answer = try await reader.control(pending.request)
+                        handle.completeControl(pending.token, answer: pending.request.isDeviceToHost ? answer : [])
+                    } catch .noDevice {
+                        handle.completeControl(pending.token, answer: nil)
+                        handle.unplug()
+                        return
+                    } catch {
+                        handle.completeControl(pending.token, answer: nil)
+                    }
                 }
-            }
-        })
+            })
         return tasks
     }
 }

@@ -84,8 +84,10 @@ public final class USBTestbed: Sendable {
     ///
     /// The device gets a fresh bus address (never reused) and emits the hotplug "add" event.
     /// Keep the returned object: releasing it unplugs the device.
-    public func attach(_ reader: VirtualCCIDReader,
-                       logger: Logger = Logger(label: "cardflow.usb-emulator")) throws(USBEmulationError) -> EmulatedUSBReader {
+    public func attach(
+        _ reader: VirtualCCIDReader,
+        logger: Logger = Logger(label: "cardflow.usb-emulator")
+    ) throws(USBEmulationError) -> EmulatedUSBReader {
         let configuration = reader.configuration
         let bridge = BridgeContext()
         let classDescriptor = configuration.descriptor.encoded()
@@ -101,31 +103,39 @@ public final class USBTestbed: Sendable {
                 guard let context, let setup else { return CCID_EMU_CONTROL_STALL }
                 let bridge = Unmanaged<BridgeContext>.fromOpaque(context).takeUnretainedValue()
                 let packet = setup.pointee
-                let data = (outLength > 0 && outData != nil) ? Array(UnsafeBufferPointer(start: outData, count: outLength)) : []
-                let request = USBControlRequest(requestType: packet.request_type, request: packet.request,
-                                                value: packet.value, index: packet.index, data: data, length: packet.length)
+                let data =
+                    (outLength > 0 && outData != nil)
+                    ? Array(UnsafeBufferPointer(start: outData, count: outLength)) : []
+                let request = USBControlRequest(
+                    requestType: packet.request_type, request: packet.request,
+                    value: packet.value, index: packet.index, data: data, length: packet.length)
                 bridge.controls.yield(PendingControl(token: token, request: request))
                 return CCID_EMU_CONTROL_PENDING
             })
 
-        let identity: [String] = [configuration.manufacturer, configuration.name, configuration.serialNumber ?? "",
-                                  configuration.name]
+        let identity: [String] = [
+            configuration.manufacturer, configuration.name, configuration.serialNumber ?? "",
+            configuration.name,
+        ]
         let strings = identity.map { strdup($0) }
         defer { strings.forEach { free($0) } }
         var message: UnsafeMutablePointer<CChar>?
         let created: OpaquePointer? = classDescriptor.withUnsafeBufferPointer { descriptor in
             var info = ccid_emu_reader_info(
-                vendor_id: configuration.vendorID, product_id: configuration.productID, bcd_device: configuration.bcdDevice,
+                vendor_id: configuration.vendorID, product_id: configuration.productID,
+                bcd_device: configuration.bcdDevice,
                 manufacturer: strings[0], product: strings[1], serial_number: strings[2], interface_name: strings[3],
                 class_descriptor: descriptor.baseAddress, class_descriptor_length: descriptor.count,
                 has_interrupt_endpoint: configuration.hasInterruptEndpoint ? 1 : 0)
-            return ccid_emu_bed_add_reader(bed.raw, &info, &callbacks, Unmanaged.passUnretained(bridge).toOpaque(), &message)
+            return ccid_emu_bed_add_reader(
+                bed.raw, &info, &callbacks, Unmanaged.passUnretained(bridge).toOpaque(), &message)
         }
         guard let created else {
             bridge.finish()
             throw .attach(USBEmulationError.take(message) ?? "the reader could not be added")
         }
-        return EmulatedUSBReader(reader: reader, testbed: self, handle: ReaderPointer(raw: created), bridge: bridge, logger: logger)
+        return EmulatedUSBReader(
+            reader: reader, testbed: self, handle: ReaderPointer(raw: created), bridge: bridge, logger: logger)
     }
 }
 

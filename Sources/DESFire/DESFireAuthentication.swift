@@ -9,7 +9,9 @@ extension DESFireClient {
     ///
     /// - Throws: ``DESFireError/cardStatus(_:command:)`` (`40` no such key, `AE` wrong key or type),
     ///   ``DESFireError/authenticationFailed(keyNumber:reason:)`` when the card's RndA' is wrong.
-    public func authenticate(keyNumber: UInt8, key: DESFireKey, method: DESFireAuthenticationMethod = .automatic) async throws {
+    public func authenticate(keyNumber: UInt8, key: DESFireKey, method: DESFireAuthenticationMethod = .automatic)
+        async throws
+    {
         guard keyNumber <= 0x0D else { throw DESFireError.invalidArgument("key number \(keyNumber) is outside 0...13") }
         let command = try method.command(for: key)
         session = nil
@@ -20,15 +22,20 @@ extension DESFireClient {
         let first = try await transmitFrame(command.rawValue, [keyNumber], command: command)
         guard first.status == 0xAF else {
             try fail(first.status, command)
-            throw DESFireError.malformedResponse(command: command, reason: "card accepted the first step without a challenge")
+            throw DESFireError.malformedResponse(
+                command: command, reason: "card accepted the first step without a challenge")
         }
         guard first.data.count == length else {
-            throw DESFireError.malformedResponse(command: command, reason: "challenge of \(first.data.count) bytes, expected \(length)")
+            throw DESFireError.malformedResponse(
+                command: command, reason: "challenge of \(first.data.count) bytes, expected \(length)")
         }
         let rndA = randomBytes(length)
-        guard rndA.count == length else { throw DESFireError.invalidArgument("random source gave \(rndA.count) bytes, expected \(length)") }
+        guard rndA.count == length else {
+            throw DESFireError.invalidArgument("random source gave \(rndA.count) bytes, expected \(length)")
+        }
         let legacy = command == .authenticateLegacy
-        let rndB: [UInt8], token: [UInt8]
+        let rndB: [UInt8]
+        let token: [UInt8]
         var iv: [UInt8] = zero
         if legacy {
             rndB = try crypto { () throws(CardCryptoError) in try cipher.decryptCBC(first.data, iv: zero) }
@@ -46,7 +53,8 @@ extension DESFireClient {
         let second = try await transmitFrame(0xAF, token, command: command)
         try fail(second.status, command)
         guard second.data.count == length else {
-            throw DESFireError.malformedResponse(command: command, reason: "answer of \(second.data.count) bytes, expected \(length)")
+            throw DESFireError.malformedResponse(
+                command: command, reason: "answer of \(second.data.count) bytes, expected \(length)")
         }
         let ivNow = legacy ? zero : iv
         let rndARotated = try crypto { () throws(CardCryptoError) in try cipher.decryptCBC(second.data, iv: ivNow) }
@@ -59,15 +67,17 @@ extension DESFireClient {
             case .aes: try DESFireSessionKey.aes(rndA: rndA, rndB: rndB)
             case .threeKey3DES: try DESFireSessionKey.threeKeyTripleDES(rndA: rndA, rndB: rndB)
             case .des, .twoKey3DES:
-                key.actsAsDES ? try DESFireSessionKey.des(rndA: rndA, rndB: rndB)
+                key.actsAsDES
+                    ? try DESFireSessionKey.des(rndA: rndA, rndB: rndB)
                     : try DESFireSessionKey.twoKeyTripleDES(rndA: rndA, rndB: rndB)
             }
         }
         let sessionCipher: any BlockCipher = try crypto { () throws(CardCryptoError) -> any BlockCipher in
             key.type == .aes ? try AES128Cipher(key: sessionKey) : try TripleDESCipher(key: sessionKey)
         }
-        session = DESFireSecureSession(keyNumber: keyNumber, keyType: key.type, flavour: legacy ? .legacy : .ev1,
-                                       cipher: sessionCipher, iv: zero)
+        session = DESFireSecureSession(
+            keyNumber: keyNumber, keyType: key.type, flavour: legacy ? .legacy : .ev1,
+            cipher: sessionCipher, iv: zero)
         lastAuthentication = (keyNumber, key, method)
     }
 
@@ -78,11 +88,15 @@ extension DESFireClient {
 
 extension DESFireClient {
     /// Installs a session from known values (published vectors start from a given session key and IV).
-    func installSession(keyNumber: UInt8, keyType: DESFireKeyType, sessionKey: [UInt8], iv: [UInt8]? = nil,
-                        legacy: Bool = false, application: DESFireApplicationID? = nil) throws {
-        let cipher: any BlockCipher = keyType == .aes ? try AES128Cipher(key: sessionKey) : try TripleDESCipher(key: sessionKey)
-        session = DESFireSecureSession(keyNumber: keyNumber, keyType: keyType, flavour: legacy ? .legacy : .ev1, cipher: cipher,
-                                       iv: iv ?? [UInt8](repeating: 0, count: cipher.blockSize))
+    func installSession(
+        keyNumber: UInt8, keyType: DESFireKeyType, sessionKey: [UInt8], iv: [UInt8]? = nil,
+        legacy: Bool = false, application: DESFireApplicationID? = nil
+    ) throws {
+        let cipher: any BlockCipher =
+            keyType == .aes ? try AES128Cipher(key: sessionKey) : try TripleDESCipher(key: sessionKey)
+        session = DESFireSecureSession(
+            keyNumber: keyNumber, keyType: keyType, flavour: legacy ? .legacy : .ev1, cipher: cipher,
+            iv: iv ?? [UInt8](repeating: 0, count: cipher.blockSize))
         if let application { selectedApplication = application }
     }
 

@@ -3,26 +3,35 @@ import CardFlow
 extension DESFireClient {
     /// ReadData (`BD`) from a standard or backup file. `length` 0 reads to the end of the file.
     /// The comm mode comes from the file's settings unless `commMode` is given.
-    public func readData(file: UInt8, offset: Int = 0, length: Int = 0, commMode: DESFireCommMode? = nil) async throws -> [UInt8] {
+    public func readData(file: UInt8, offset: Int = 0, length: Int = 0, commMode: DESFireCommMode? = nil) async throws
+        -> [UInt8]
+    {
         try checkRange(offset: offset, length: length)
         let mode = try await self.commMode(forFile: file, rights: { [$0.read, $0.readWrite] }, override: commMode)
-        let header = [try fileNumber(file)] + littleEndian(UInt32(offset), count: 3) + littleEndian(UInt32(length), count: 3)
-        return try await exchange(.readData, header: header, response: responseProtection(mode, length: length == 0 ? nil : length))
+        let header =
+            [try fileNumber(file)] + littleEndian(UInt32(offset), count: 3) + littleEndian(UInt32(length), count: 3)
+        return try await exchange(
+            .readData, header: header, response: responseProtection(mode, length: length == 0 ? nil : length))
     }
 
     /// WriteData (`3D`) to a standard or backup file (backup files need ``commitTransaction()``).
     public func writeData(file: UInt8, offset: Int = 0, data: [UInt8], commMode: DESFireCommMode? = nil) async throws {
         try checkRange(offset: offset, length: data.count)
         let mode = try await self.commMode(forFile: file, rights: { [$0.write, $0.readWrite] }, override: commMode)
-        let header = [try fileNumber(file)] + littleEndian(UInt32(offset), count: 3) + littleEndian(UInt32(data.count), count: 3)
+        let header =
+            [try fileNumber(file)] + littleEndian(UInt32(offset), count: 3) + littleEndian(UInt32(data.count), count: 3)
         _ = try await exchange(.writeData, header: header, data: data, protection: commandProtection(mode))
     }
 
     /// GetValue (`6C`): the committed value of a value file.
     public func getValue(file: UInt8, commMode: DESFireCommMode? = nil) async throws -> Int32 {
-        let mode = try await self.commMode(forFile: file, rights: { [$0.read, $0.write, $0.readWrite] }, override: commMode)
-        let data = try await exchange(.getValue, header: [try fileNumber(file)], response: responseProtection(mode, length: 4))
-        guard data.count == 4 else { throw DESFireError.malformedResponse(command: .getValue, reason: "expected 4 bytes, got \(data.count)") }
+        let mode = try await self.commMode(
+            forFile: file, rights: { [$0.read, $0.write, $0.readWrite] }, override: commMode)
+        let data = try await exchange(
+            .getValue, header: [try fileNumber(file)], response: responseProtection(mode, length: 4))
+        guard data.count == 4 else {
+            throw DESFireError.malformedResponse(command: .getValue, reason: "expected 4 bytes, got \(data.count)")
+        }
         return Int32(bitPattern: littleEndianValue(data[...]))
     }
 
@@ -33,31 +42,38 @@ extension DESFireClient {
 
     /// Debit (`DC`): subtracts `amount` (pending until commit).
     public func debit(file: UInt8, amount: Int32, commMode: DESFireCommMode? = nil) async throws {
-        try await valueOperation(.debit, file: file, amount: amount, rights: { [$0.read, $0.write, $0.readWrite] }, override: commMode)
+        try await valueOperation(
+            .debit, file: file, amount: amount, rights: { [$0.read, $0.write, $0.readWrite] }, override: commMode)
     }
 
     /// LimitedCredit (`1C`): adds up to the debits of the last transaction.
     public func limitedCredit(file: UInt8, amount: Int32, commMode: DESFireCommMode? = nil) async throws {
-        try await valueOperation(.limitedCredit, file: file, amount: amount, rights: { [$0.write, $0.readWrite] }, override: commMode)
+        try await valueOperation(
+            .limitedCredit, file: file, amount: amount, rights: { [$0.write, $0.readWrite] }, override: commMode)
     }
 
     /// WriteRecord (`3B`): writes into the new record of the pending transaction.
-    public func writeRecord(file: UInt8, offset: Int = 0, data: [UInt8], commMode: DESFireCommMode? = nil) async throws {
+    public func writeRecord(file: UInt8, offset: Int = 0, data: [UInt8], commMode: DESFireCommMode? = nil) async throws
+    {
         try checkRange(offset: offset, length: data.count)
         let mode = try await self.commMode(forFile: file, rights: { [$0.write, $0.readWrite] }, override: commMode)
-        let header = [try fileNumber(file)] + littleEndian(UInt32(offset), count: 3) + littleEndian(UInt32(data.count), count: 3)
+        let header =
+            [try fileNumber(file)] + littleEndian(UInt32(offset), count: 3) + littleEndian(UInt32(data.count), count: 3)
         _ = try await exchange(.writeRecord, header: header, data: data, protection: commandProtection(mode))
     }
 
     /// ReadRecords (`BB`): `count` records from `record` (0 = newest); count 0 reads all.
     /// Returns the records' bytes concatenated.
-    public func readRecords(file: UInt8, record: Int = 0, count: Int = 0, commMode: DESFireCommMode? = nil) async throws -> [UInt8] {
+    public func readRecords(file: UInt8, record: Int = 0, count: Int = 0, commMode: DESFireCommMode? = nil) async throws
+        -> [UInt8]
+    {
         try checkRange(offset: record, length: count)
         let mode = try await self.commMode(forFile: file, rights: { [$0.read, $0.readWrite] }, override: commMode)
         var length: Int?
         if count > 0, case .linearRecord(let size, _, _)? = fileSettingsCache[file]?.kind { length = size * count }
         if count > 0, case .cyclicRecord(let size, _, _)? = fileSettingsCache[file]?.kind { length = size * count }
-        let header = [try fileNumber(file)] + littleEndian(UInt32(record), count: 3) + littleEndian(UInt32(count), count: 3)
+        let header =
+            [try fileNumber(file)] + littleEndian(UInt32(record), count: 3) + littleEndian(UInt32(count), count: 3)
         return try await exchange(.readRecords, header: header, response: responseProtection(mode, length: length))
     }
 
@@ -77,11 +93,14 @@ extension DESFireClient {
         _ = try await exchange(.abortTransaction)
     }
 
-    private func valueOperation(_ command: DESFireCommand, file: UInt8, amount: Int32,
-                                rights: @escaping (DESFireAccessRights) -> [UInt8], override: DESFireCommMode?) async throws {
+    private func valueOperation(
+        _ command: DESFireCommand, file: UInt8, amount: Int32,
+        rights: @escaping (DESFireAccessRights) -> [UInt8], override: DESFireCommMode?
+    ) async throws {
         let mode = try await self.commMode(forFile: file, rights: rights, override: override)
-        _ = try await exchange(command, header: [try fileNumber(file)], data: littleEndian(UInt32(bitPattern: amount), count: 4),
-                               protection: commandProtection(mode))
+        _ = try await exchange(
+            command, header: [try fileNumber(file)], data: littleEndian(UInt32(bitPattern: amount), count: 4),
+            protection: commandProtection(mode))
     }
 
     private func checkRange(offset: Int, length: Int) throws(DESFireError) {

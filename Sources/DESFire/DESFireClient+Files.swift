@@ -10,56 +10,76 @@ extension DESFireClient {
     public func getISOFileIDs() async throws -> [UInt16] {
         let data = try await exchange(.getISOFileIDs)
         guard data.count % 2 == 0 else {
-            throw DESFireError.malformedResponse(command: .getISOFileIDs, reason: "\(data.count) bytes is not a list of 2-byte IDs")
+            throw DESFireError.malformedResponse(
+                command: .getISOFileIDs, reason: "\(data.count) bytes is not a list of 2-byte IDs")
         }
         return stride(from: 0, to: data.count, by: 2).map { UInt16(data[$0]) | UInt16(data[$0 + 1]) << 8 }
     }
 
     /// GetFileSettings (`F5`); the answer is cached for comm-mode decisions.
     public func getFileSettings(file: UInt8) async throws -> DESFireFileSettings {
-        let settings = try DESFireFileSettings(response: try await exchange(.getFileSettings, data: [try fileNumber(file)]))
+        let settings = try DESFireFileSettings(
+            response: try await exchange(.getFileSettings, data: [try fileNumber(file)]))
         fileSettingsCache[file] = settings
         return settings
     }
 
     /// ChangeFileSettings (`5F`). Enciphered when the file's Change right is a key (the session's),
     /// plain when it is free (0xE).
-    public func changeFileSettings(file: UInt8, commMode: DESFireCommMode, accessRights: DESFireAccessRights) async throws {
+    public func changeFileSettings(file: UInt8, commMode: DESFireCommMode, accessRights: DESFireAccessRights)
+        async throws
+    {
         let settings = try await cachedFileSettings(file)
-        let protection: DESFireCommandProtection = settings.accessRights.change == DESFireAccessRights.free || session == nil ? .plain : .enciphered
+        let protection: DESFireCommandProtection =
+            settings.accessRights.change == DESFireAccessRights.free || session == nil ? .plain : .enciphered
         fileSettingsCache[file] = nil
-        _ = try await exchange(.changeFileSettings, header: [file], data: [commMode.rawValue] + accessRights.wire,
-                               protection: protection)
+        _ = try await exchange(
+            .changeFileSettings, header: [file], data: [commMode.rawValue] + accessRights.wire,
+            protection: protection)
     }
 
     /// CreateStdDataFile (`CD`) or CreateBackupDataFile (`CB`, when `backup`).
-    public func createDataFile(file: UInt8, size: Int, commMode: DESFireCommMode, accessRights: DESFireAccessRights,
-                               backup: Bool = false) async throws {
-        guard (0...0xFF_FFFF).contains(size) else { throw DESFireError.invalidArgument("file size \(size) does not fit 3 bytes") }
+    public func createDataFile(
+        file: UInt8, size: Int, commMode: DESFireCommMode, accessRights: DESFireAccessRights,
+        backup: Bool = false
+    ) async throws {
+        guard (0...0xFF_FFFF).contains(size) else {
+            throw DESFireError.invalidArgument("file size \(size) does not fit 3 bytes")
+        }
         fileSettingsCache[file] = nil
-        _ = try await exchange(backup ? .createBackupDataFile : .createStdDataFile,
-                               data: [try fileNumber(file), commMode.rawValue] + accessRights.wire + littleEndian(UInt32(size), count: 3))
+        _ = try await exchange(
+            backup ? .createBackupDataFile : .createStdDataFile,
+            data: [try fileNumber(file), commMode.rawValue] + accessRights.wire + littleEndian(UInt32(size), count: 3))
     }
 
     /// CreateValueFile (`CC`).
-    public func createValueFile(file: UInt8, commMode: DESFireCommMode, accessRights: DESFireAccessRights,
-                                lowerLimit: Int32, upperLimit: Int32, value: Int32, limitedCreditEnabled: Bool = false) async throws {
+    public func createValueFile(
+        file: UInt8, commMode: DESFireCommMode, accessRights: DESFireAccessRights,
+        lowerLimit: Int32, upperLimit: Int32, value: Int32, limitedCreditEnabled: Bool = false
+    ) async throws {
         fileSettingsCache[file] = nil
-        let limits = littleEndian(UInt32(bitPattern: lowerLimit), count: 4) + littleEndian(UInt32(bitPattern: upperLimit), count: 4)
-        _ = try await exchange(.createValueFile, data: [try fileNumber(file), commMode.rawValue] + accessRights.wire + limits
-                               + littleEndian(UInt32(bitPattern: value), count: 4) + [limitedCreditEnabled ? 1 : 0])
+        let limits =
+            littleEndian(UInt32(bitPattern: lowerLimit), count: 4)
+            + littleEndian(UInt32(bitPattern: upperLimit), count: 4)
+        _ = try await exchange(
+            .createValueFile,
+            data: [try fileNumber(file), commMode.rawValue] + accessRights.wire + limits
+                + littleEndian(UInt32(bitPattern: value), count: 4) + [limitedCreditEnabled ? 1 : 0])
     }
 
     /// CreateLinearRecordFile (`C1`) or CreateCyclicRecordFile (`C0`, when `cyclic`).
-    public func createRecordFile(file: UInt8, recordSize: Int, maxRecords: Int, commMode: DESFireCommMode,
-                                 accessRights: DESFireAccessRights, cyclic: Bool = false) async throws {
+    public func createRecordFile(
+        file: UInt8, recordSize: Int, maxRecords: Int, commMode: DESFireCommMode,
+        accessRights: DESFireAccessRights, cyclic: Bool = false
+    ) async throws {
         guard (1...0xFF_FFFF).contains(recordSize), (1...0xFF_FFFF).contains(maxRecords) else {
             throw DESFireError.invalidArgument("record size and count must fit 3 bytes and be positive")
         }
         fileSettingsCache[file] = nil
-        _ = try await exchange(cyclic ? .createCyclicRecordFile : .createLinearRecordFile,
-                               data: [try fileNumber(file), commMode.rawValue] + accessRights.wire
-                                   + littleEndian(UInt32(recordSize), count: 3) + littleEndian(UInt32(maxRecords), count: 3))
+        _ = try await exchange(
+            cyclic ? .createCyclicRecordFile : .createLinearRecordFile,
+            data: [try fileNumber(file), commMode.rawValue] + accessRights.wire
+                + littleEndian(UInt32(recordSize), count: 3) + littleEndian(UInt32(maxRecords), count: 3))
     }
 
     /// DeleteFile (`DF`).
@@ -82,7 +102,9 @@ extension DESFireClient {
 
     /// The comm mode of an access granted by one of `rights`: the file's mode when the session key is
     /// one of them, plain when one of them is free.
-    func commMode(forFile file: UInt8, rights: (DESFireAccessRights) -> [UInt8], override: DESFireCommMode?) async throws -> DESFireCommMode {
+    func commMode(forFile file: UInt8, rights: (DESFireAccessRights) -> [UInt8], override: DESFireCommMode?)
+        async throws -> DESFireCommMode
+    {
         if let override { return override }
         // Without a session everything is plain; the card answers AE if a key is needed.
         guard let key = session?.keyNumber else { return .plain }

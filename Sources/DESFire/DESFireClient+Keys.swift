@@ -38,7 +38,9 @@ extension DESFireClient {
         if same {
             keyPart = newBytes
         } else {
-            guard let oldKey else { throw DESFireError.invalidArgument("changing key \(keyNumber) needs its current value") }
+            guard let oldKey else {
+                throw DESFireError.invalidArgument("changing key \(keyNumber) needs its current value")
+            }
             var oldBytes = oldKey.cardBytes
             if oldBytes.count < newBytes.count { oldBytes += oldBytes.prefix(newBytes.count - oldBytes.count) }
             keyPart = zip(newBytes, oldBytes.prefix(newBytes.count)).map { $0 ^ $1 }
@@ -47,13 +49,15 @@ extension DESFireClient {
         let cryptogram: [UInt8]
         switch secure.flavour {
         case .ev1:
-            cryptogram = keyPart + DESFireCRC32.bytes([DESFireCommand.changeKey.rawValue, keyNumberByte] + keyPart)
+            cryptogram =
+                keyPart + DESFireCRC32.bytes([DESFireCommand.changeKey.rawValue, keyNumberByte] + keyPart)
                 + (same ? [] : DESFireCRC32.bytes(newBytes))
         case .legacy:
             cryptogram = keyPart + CRC16A.bytes(keyPart) + (same ? [] : CRC16A.bytes(newBytes))
         }
-        _ = try await exchange(.changeKey, header: [keyNumberByte], data: cryptogram, protection: .cryptogram,
-                               response: same ? .endsSession : .plain)
+        _ = try await exchange(
+            .changeKey, header: [keyNumberByte], data: cryptogram, protection: .cryptogram,
+            response: same ? .endsSession : .plain)
         if same { lastAuthentication = nil }
     }
 }

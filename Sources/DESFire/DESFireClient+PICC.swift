@@ -31,7 +31,8 @@ extension DESFireClient {
     public func getApplicationIDs() async throws -> [DESFireApplicationID] {
         let data = try await exchange(.getApplicationIDs)
         guard data.count % 3 == 0 else {
-            throw DESFireError.malformedResponse(command: .getApplicationIDs, reason: "\(data.count) bytes is not a list of 3-byte AIDs")
+            throw DESFireError.malformedResponse(
+                command: .getApplicationIDs, reason: "\(data.count) bytes is not a list of 3-byte AIDs")
         }
         return stride(from: 0, to: data.count, by: 3).map { DESFireApplicationID(wire: data[$0..<$0 + 3]) }
     }
@@ -47,9 +48,13 @@ extension DESFireClient {
 
     /// CreateApplication (`CA`) with `keyCount` keys (0...14) of `keyType`; `settings` is the key settings byte.
     /// With `isoFileID` the application gets an ISO 7816 file ID (KS2 bit 5) and optionally a DF name (1...16 bytes).
-    public func createApplication(_ aid: DESFireApplicationID, settings: UInt8 = 0x0F, keyCount: Int,
-                                  keyType: DESFireKeyType, isoFileID: UInt16? = nil, dfName: [UInt8] = []) async throws {
-        guard (0...14).contains(keyCount) else { throw DESFireError.invalidArgument("key count \(keyCount) is outside 0...14") }
+    public func createApplication(
+        _ aid: DESFireApplicationID, settings: UInt8 = 0x0F, keyCount: Int,
+        keyType: DESFireKeyType, isoFileID: UInt16? = nil, dfName: [UInt8] = []
+    ) async throws {
+        guard (0...14).contains(keyCount) else {
+            throw DESFireError.invalidArgument("key count \(keyCount) is outside 0...14")
+        }
         guard aid != .picc else { throw DESFireError.invalidArgument("000000 is the PICC level, not an application") }
         guard dfName.count <= 16, dfName.isEmpty || isoFileID != nil else {
             throw DESFireError.invalidArgument("a DF name has 1...16 bytes and needs an ISO file ID")
@@ -67,7 +72,9 @@ extension DESFireClient {
             guard frame.count >= 5 else {
                 throw DESFireError.malformedResponse(command: .getDFNames, reason: "entry of \(frame.count) bytes")
             }
-            entries.append((DESFireApplicationID(wire: frame[0..<3]), UInt16(frame[3]) | UInt16(frame[4]) << 8, Array(frame[5...])))
+            entries.append(
+                (DESFireApplicationID(wire: frame[0..<3]), UInt16(frame[3]) | UInt16(frame[4]) << 8, Array(frame[5...]))
+            )
         }
         return entries
     }

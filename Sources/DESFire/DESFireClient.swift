@@ -36,8 +36,10 @@ public actor DESFireClient {
     ///   - channel: where the APDUs go.
     ///   - maxFrameDataLength: bytes per command frame after the command byte (54 fits every EV1).
     ///   - randomBytes: the source of RndA (tests pass a fixed one).
-    public init(channel: any CardChannel, maxFrameDataLength: Int = 54,
-                randomBytes: @escaping @Sendable (Int) -> [UInt8] = { SecureRandom.bytes(count: $0) }) {
+    public init(
+        channel: any CardChannel, maxFrameDataLength: Int = 54,
+        randomBytes: @escaping @Sendable (Int) -> [UInt8] = { SecureRandom.bytes(count: $0) }
+    ) {
         self.channel = channel
         self.maxFrameDataLength = max(1, min(maxFrameDataLength, 250))
         self.randomBytes = randomBytes
@@ -58,7 +60,9 @@ public actor DESFireClient {
     // MARK: - Frames
 
     /// One ISO-wrapped frame: returns the data and the DESFire status byte.
-    func transmitFrame(_ ins: UInt8, _ data: [UInt8], command: DESFireCommand) async throws -> (data: [UInt8], status: UInt8) {
+    func transmitFrame(_ ins: UInt8, _ data: [UInt8], command: DESFireCommand) async throws -> (
+        data: [UInt8], status: UInt8
+    ) {
         let apdu: CommandAPDU
         do { apdu = try CommandAPDU(cla: 0x90, ins: ins, p1: 0, p2: 0, data: data, le: 256) } catch {
             throw DESFireError.invalidArgument("frame too long: \(data.count) bytes")
@@ -90,11 +94,13 @@ public actor DESFireClient {
             guard answer.status == 0xAF else {
                 try fail(answer.status, command)
                 session = nil
-                throw DESFireError.malformedResponse(command: command, reason: "card ended the command after frame \(index + 1) of \(chunks.count)")
+                throw DESFireError.malformedResponse(
+                    command: command, reason: "card ended the command after frame \(index + 1) of \(chunks.count)")
             }
             guard answer.data.isEmpty else {
                 session = nil
-                throw DESFireError.malformedResponse(command: command, reason: "data in the middle of a chained command")
+                throw DESFireError.malformedResponse(
+                    command: command, reason: "data in the middle of a chained command")
             }
         }
         var collected = [answer.data]

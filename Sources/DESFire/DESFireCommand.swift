@@ -40,7 +40,15 @@ public enum DESFireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertib
     case commitTransaction = 0xC7
     case abortTransaction = 0xA7
 
-    private static let names: [String] = ["GetVersion", "GetCardUID", "FormatPICC", "GetFreeMemory", "GetApplicationIDs", "GetDFNames", "SelectApplication", "CreateApplication", "DeleteApplication", "GetKeySettings", "ChangeKeySettings", "GetKeyVersion", "ChangeKey", "AuthenticateLegacy", "AuthenticateISO", "AuthenticateAES", "AdditionalFrame", "SetConfiguration", "GetFileIDs", "GetISOFileIDs", "GetFileSettings", "ChangeFileSettings", "CreateStdDataFile", "CreateBackupDataFile", "CreateValueFile", "CreateLinearRecordFile", "CreateCyclicRecordFile", "DeleteFile", "ReadData", "WriteData", "GetValue", "Credit", "Debit", "LimitedCredit", "WriteRecord", "ReadRecords", "ClearRecordFile", "CommitTransaction", "AbortTransaction"]
+    private static let names: [String] = [
+        "GetVersion", "GetCardUID", "FormatPICC", "GetFreeMemory", "GetApplicationIDs", "GetDFNames",
+        "SelectApplication", "CreateApplication", "DeleteApplication", "GetKeySettings", "ChangeKeySettings",
+        "GetKeyVersion", "ChangeKey", "AuthenticateLegacy", "AuthenticateISO", "AuthenticateAES", "AdditionalFrame",
+        "SetConfiguration", "GetFileIDs", "GetISOFileIDs", "GetFileSettings", "ChangeFileSettings", "CreateStdDataFile",
+        "CreateBackupDataFile", "CreateValueFile", "CreateLinearRecordFile", "CreateCyclicRecordFile", "DeleteFile",
+        "ReadData", "WriteData", "GetValue", "Credit", "Debit", "LimitedCredit", "WriteRecord", "ReadRecords",
+        "ClearRecordFile", "CommitTransaction", "AbortTransaction",
+    ]
 
     /// The command's name, e.g. `"ReadData"`.
     public var name: String { Self.names[Self.allCases.firstIndex(of: self)!] }

@@ -37,7 +37,8 @@ public enum DESFireError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .cardStatus(let status, let command): "\(command) failed: card status \(status)"
-        case .unexpectedStatusWord(let word, let command): "\(command): unexpected status word \(word.hexString) (not a DESFire answer)"
+        case .unexpectedStatusWord(let word, let command):
+            "\(command): unexpected status word \(word.hexString) (not a DESFire answer)"
         case .malformedResponse(let command, let reason): "\(command): malformed answer: \(reason)"
         case .integrityCheckFailed(let command, let reason): "\(command): integrity check failed: \(reason)"
         case .authenticationFailed(let key, let reason): "authentication with key \(key) failed: \(reason)"

@@ -50,12 +50,15 @@ public struct DESFireFileSettings: Hashable, Sendable, CustomStringConvertible {
             kind = bytes[0] == 0 ? .standard(size: size) : .backup(size: size)
         case 0x02:
             guard bytes.count == 17 else { throw fail("a value file's settings have 17 bytes, not \(bytes.count)") }
-            kind = .value(lowerLimit: Int32(bitPattern: value(4, 4)), upperLimit: Int32(bitPattern: value(8, 4)),
-                          limitedCreditValue: Int32(bitPattern: value(12, 4)), limitedCreditEnabled: bytes[16] & 1 != 0)
+            kind = .value(
+                lowerLimit: Int32(bitPattern: value(4, 4)), upperLimit: Int32(bitPattern: value(8, 4)),
+                limitedCreditValue: Int32(bitPattern: value(12, 4)), limitedCreditEnabled: bytes[16] & 1 != 0)
         case 0x03, 0x04:
             guard bytes.count == 13 else { throw fail("a record file's settings have 13 bytes, not \(bytes.count)") }
             let (size, max, current) = (Int(value(4, 3)), Int(value(7, 3)), Int(value(10, 3)))
-            kind = bytes[0] == 3 ? .linearRecord(recordSize: size, maxRecords: max, currentRecords: current)
+            kind =
+                bytes[0] == 3
+                ? .linearRecord(recordSize: size, maxRecords: max, currentRecords: current)
                 : .cyclicRecord(recordSize: size, maxRecords: max, currentRecords: current)
         default:
             throw fail("unknown file type \([bytes[0]].hexString)")
@@ -63,14 +66,17 @@ public struct DESFireFileSettings: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        let what = switch kind {
-        case .standard(let size): "standard data file, \(size) bytes"
-        case .backup(let size): "backup data file, \(size) bytes"
-        case .value(let lower, let upper, let limited, let enabled):
-            "value file, limits \(lower)...\(upper), limited credit \(limited)\(enabled ? " (enabled)" : "")"
-        case .linearRecord(let size, let max, let current): "linear record file, \(current)/\(max) records of \(size) bytes"
-        case .cyclicRecord(let size, let max, let current): "cyclic record file, \(current)/\(max) records of \(size) bytes"
-        }
+        let what =
+            switch kind {
+            case .standard(let size): "standard data file, \(size) bytes"
+            case .backup(let size): "backup data file, \(size) bytes"
+            case .value(let lower, let upper, let limited, let enabled):
+                "value file, limits \(lower)...\(upper), limited credit \(limited)\(enabled ? " (enabled)" : "")"
+            case .linearRecord(let size, let max, let current):
+                "linear record file, \(current)/\(max) records of \(size) bytes"
+            case .cyclicRecord(let size, let max, let current):
+                "cyclic record file, \(current)/\(max) records of \(size) bytes"
+            }
         return "\(what), comm \(commMode), access \(accessRights)"
     }
 }

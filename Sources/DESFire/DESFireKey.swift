@@ -66,12 +66,13 @@ public struct DESFireKey: Sendable, Equatable, CustomStringConvertible {
 
     /// The DESFire key of a stored key (same bytes and version).
     public init(_ stored: StoredKey) throws(DESFireError) {
-        let type: DESFireKeyType = switch stored.algorithm {
-        case .des: .des
-        case .twoKey3DES: .twoKey3DES
-        case .threeKey3DES: .threeKey3DES
-        case .aes128: .aes
-        }
+        let type: DESFireKeyType =
+            switch stored.algorithm {
+            case .des: .des
+            case .twoKey3DES: .twoKey3DES
+            case .threeKey3DES: .threeKey3DES
+            case .aes128: .aes
+            }
         try self.init(type: type, bytes: stored.bytes, version: type == .aes ? stored.version : nil)
     }
 

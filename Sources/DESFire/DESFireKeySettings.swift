@@ -22,11 +22,12 @@ public struct DESFireKeySettings: Hashable, Sendable, CustomStringConvertible {
         }
         settings = response[0]
         keyCount = Int(response[1] & 0x0F)
-        keyType = switch response[1] & 0xC0 {
-        case 0x40: .threeKey3DES
-        case 0x80: .aes
-        default: .des
-        }
+        keyType =
+            switch response[1] & 0xC0 {
+            case 0x40: .threeKey3DES
+            case 0x80: .aes
+            default: .des
+            }
     }
 
     public var description: String { "settings \([settings].hexString), \(keyCount) \(keyType) key(s)" }

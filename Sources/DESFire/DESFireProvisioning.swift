@@ -42,8 +42,10 @@ public struct DESFireProvisioning: Sendable {
     /// Key settings byte of the new application.
     public var keySettings: UInt8
 
-    public init(application: DESFireApplicationID, file: UInt8, size: Int, commMode: DESFireCommMode, key: DESFireKey,
-                data: [UInt8], piccKey: DESFireKey = .defaultDES, keyCount: Int = 1, keySettings: UInt8 = 0x0F) {
+    public init(
+        application: DESFireApplicationID, file: UInt8, size: Int, commMode: DESFireCommMode, key: DESFireKey,
+        data: [UInt8], piccKey: DESFireKey = .defaultDES, keyCount: Int = 1, keySettings: UInt8 = 0x0F
+    ) {
         self.application = application
         self.file = file
         self.size = size
@@ -59,8 +61,10 @@ public struct DESFireProvisioning: Sendable {
     public static let keyZeroOnly = DESFireAccessRights(read: 0, write: 0, readWrite: 0, change: 0)
 
     /// The step names, in order.
-    public static let stepNames = ["authenticate PICC", "format", "create application", "change application key",
-                                   "create file", "write", "read back"]
+    public static let stepNames = [
+        "authenticate PICC", "format", "create application", "change application key",
+        "create file", "write", "read back",
+    ]
 
     /// `base` with the DESFire identity resolver (GetCardUID with the PICC key for random UIDs).
     public func policy(base: SessionPolicy) -> SessionPolicy {
@@ -75,7 +79,9 @@ public struct DESFireProvisioning: Sendable {
         guard application != .picc else { throw .invalidArgument("000000 is the PICC level, not an application") }
         guard file <= 31 else { throw .invalidArgument("file number \(file) is outside 0...31") }
         guard size > 0, size <= 0xFF_FFFF else { throw .invalidArgument("file size \(size) is out of range") }
-        guard data.count <= size else { throw .invalidArgument("\(data.count) bytes of data do not fit a \(size)-byte file") }
+        guard data.count <= size else {
+            throw .invalidArgument("\(data.count) bytes of data do not fit a \(size)-byte file")
+        }
     }
 
     /// The flow. The client is created in the first step and registered for reconnect recovery.
@@ -100,10 +106,12 @@ public struct DESFireProvisioning: Sendable {
                 try await client.selectApplication(plan.application)
                 let settings = try await client.getKeySettings()
                 guard settings.keyType == .aes, settings.keyCount == plan.keyCount else {
-                    throw DESFireError.verificationFailed(file: plan.file, reason: "application \(plan.application) exists with \(settings)")
+                    throw DESFireError.verificationFailed(
+                        file: plan.file, reason: "application \(plan.application) exists with \(settings)")
                 }
             } else {
-                try await client.createApplication(plan.application, settings: plan.keySettings, keyCount: plan.keyCount, keyType: .aes)
+                try await client.createApplication(
+                    plan.application, settings: plan.keySettings, keyCount: plan.keyCount, keyType: .aes)
             }
             return client
         }
@@ -124,12 +132,14 @@ public struct DESFireProvisioning: Sendable {
             try await plan.enterApplication(client)
             if try await client.getFileIDs().contains(plan.file) {
                 let settings = try await client.getFileSettings(file: plan.file)
-                let expected = DESFireFileSettings(kind: .standard(size: plan.size), commMode: plan.commMode, accessRights: Self.keyZeroOnly)
+                let expected = DESFireFileSettings(
+                    kind: .standard(size: plan.size), commMode: plan.commMode, accessRights: Self.keyZeroOnly)
                 guard settings == expected else {
                     throw DESFireError.verificationFailed(file: plan.file, reason: "file exists as \(settings)")
                 }
             } else {
-                try await client.createDataFile(file: plan.file, size: plan.size, commMode: plan.commMode, accessRights: Self.keyZeroOnly)
+                try await client.createDataFile(
+                    file: plan.file, size: plan.size, commMode: plan.commMode, accessRights: Self.keyZeroOnly)
             }
             return client
         }
@@ -147,7 +157,8 @@ public struct DESFireProvisioning: Sendable {
                 try await client.writeData(file: plan.file, offset: 0, data: plan.data)
                 readBack = try await client.readData(file: plan.file, offset: 0, length: plan.data.count)
                 guard readBack == plan.data else {
-                    throw DESFireError.verificationFailed(file: plan.file, reason: "read back \(readBack.count) bytes that differ from the data written")
+                    throw DESFireError.verificationFailed(
+                        file: plan.file, reason: "read back \(readBack.count) bytes that differ from the data written")
                 }
             }
             let uid = try await client.getCardUID()

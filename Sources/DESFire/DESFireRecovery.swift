@@ -28,7 +28,8 @@ extension DESFireClient {
         do {
             try await selectApplication(aid)
             if let authentication {
-                try await authenticate(keyNumber: authentication.keyNumber, key: authentication.key, method: authentication.method)
+                try await authenticate(
+                    keyNumber: authentication.keyNumber, key: authentication.key, method: authentication.method)
             }
         } catch is DESFireError {
             // The card refused: leave the client unauthenticated; the step decides what to do.
@@ -50,8 +51,10 @@ public enum DESFireIdentity {
     }
 
     /// A resolver that uses the reader's UID unless it is random, else GetCardUID with `key`.
-    public static func resolver(application: DESFireApplicationID = .picc, keyNumber: UInt8 = 0,
-                                key: DESFireKey) -> CardIdentityResolver {
+    public static func resolver(
+        application: DESFireApplicationID = .picc, keyNumber: UInt8 = 0,
+        key: DESFireKey
+    ) -> CardIdentityResolver {
         CardIdentityResolver { session in
             let identity = await session.identity
             if let uid = identity.uid, !isRandomUID(uid) { return uid }

@@ -28,9 +28,11 @@ enum DESFireResponseProtection: Sendable {
 extension DESFireClient {
     /// Sends one command under the current session's secure messaging and returns the verified,
     /// deciphered answer data.
-    func exchange(_ command: DESFireCommand, header: [UInt8] = [], data: [UInt8] = [],
-                  protection: DESFireCommandProtection = .plain,
-                  response: DESFireResponseProtection = .plain) async throws -> [UInt8] {
+    func exchange(
+        _ command: DESFireCommand, header: [UInt8] = [], data: [UInt8] = [],
+        protection: DESFireCommandProtection = .plain,
+        response: DESFireResponseProtection = .plain
+    ) async throws -> [UInt8] {
         let body = try protect(command, header: header, data: data, protection: protection)
         let answer = try await transceive(command, body)
         return try unprotect(command, answer, response)
@@ -50,8 +52,10 @@ extension DESFireClient {
         return frames
     }
 
-    private func protect(_ command: DESFireCommand, header: [UInt8], data: [UInt8],
-                         protection: DESFireCommandProtection) throws(DESFireError) -> [UInt8] {
+    private func protect(
+        _ command: DESFireCommand, header: [UInt8], data: [UInt8],
+        protection: DESFireCommandProtection
+    ) throws(DESFireError) -> [UInt8] {
         guard var secure = session else {
             if case .plain = protection { return header + data }
             throw .notAuthenticated(command: command)
@@ -81,8 +85,10 @@ extension DESFireClient {
         return body
     }
 
-    private func unprotect(_ command: DESFireCommand, _ answer: [UInt8],
-                           _ protection: DESFireResponseProtection) throws(DESFireError) -> [UInt8] {
+    private func unprotect(
+        _ command: DESFireCommand, _ answer: [UInt8],
+        _ protection: DESFireResponseProtection
+    ) throws(DESFireError) -> [UInt8] {
         guard var secure = session else { return answer }
         func broken(_ reason: String) -> DESFireError {
             session = nil
@@ -103,8 +109,11 @@ extension DESFireClient {
                 throw broken("enciphered answer of \(answer.count) bytes is not whole blocks")
             }
             let plaintext = try secure.decryptEV1(answer)
-            guard let found = Self.locateCRC(plaintext, length: length, crcLength: 4, blockSize: secure.blockSize,
-                                              check: { DESFireCRC32.bytes($0 + [0x00]) }) else {
+            guard
+                let found = Self.locateCRC(
+                    plaintext, length: length, crcLength: 4, blockSize: secure.blockSize,
+                    check: { DESFireCRC32.bytes($0 + [0x00]) })
+            else {
                 throw broken("CRC32 of the deciphered answer does not match")
             }
             data = found
@@ -119,8 +128,11 @@ extension DESFireClient {
                 throw broken("enciphered answer of \(answer.count) bytes is not whole blocks")
             }
             let plaintext = try secure.legacyDecrypt(answer)
-            guard let found = Self.locateCRC(plaintext, length: length, crcLength: 2, blockSize: secure.blockSize,
-                                              check: { CRC16A.bytes($0) }) else {
+            guard
+                let found = Self.locateCRC(
+                    plaintext, length: length, crcLength: 2, blockSize: secure.blockSize,
+                    check: { CRC16A.bytes($0) })
+            else {
                 throw broken("CRC16 of the deciphered answer does not match")
             }
             data = found
@@ -131,8 +143,10 @@ extension DESFireClient {
 
     /// Finds the data in `plaintext` = data ‖ CRC ‖ padding (zeros, or 0x80 then zeros). With an
     /// unknown length the candidates are tried from the longest down.
-    static func locateCRC(_ plaintext: [UInt8], length: Int?, crcLength: Int, blockSize: Int,
-                          check: ([UInt8]) -> [UInt8]) -> [UInt8]? {
+    static func locateCRC(
+        _ plaintext: [UInt8], length: Int?, crcLength: Int, blockSize: Int,
+        check: ([UInt8]) -> [UInt8]
+    ) -> [UInt8]? {
         let knownLength = length
         let longest = plaintext.count - crcLength
         guard longest >= 0 else { return nil }
@@ -146,7 +160,8 @@ extension DESFireClient {
             guard length >= 0 else { return false }
             let tail = plaintext[(length + crcLength)...]
             // Known lengths are padded with zeros; unknown ones may use 0x80 then zeros.
-            let zeros = tail.allSatisfy { $0 == 0 }
+            let zeros =
+                tail.allSatisfy { $0 == 0 }
                 || (knownLength == nil && tail.first == 0x80 && tail.dropFirst().allSatisfy { $0 == 0 })
             return zeros && check(Array(plaintext[..<length])) == Array(plaintext[length..<(length + crcLength)])
         }

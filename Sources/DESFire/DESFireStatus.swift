@@ -43,8 +43,14 @@ public enum DESFireStatus: Hashable, Sendable, CustomStringConvertible {
         (0x9D, .permissionDenied, "PERMISSION_DENIED", "current configuration or status does not allow the command"),
         (0x9E, .parameterError, "PARAMETER_ERROR", "value of parameter(s) invalid"),
         (0xA0, .applicationNotFound, "APPLICATION_NOT_FOUND", "application not present"),
-        (0xA1, .applicationIntegrityError, "APPL_INTEGRITY_ERROR", "unrecoverable error in application, application disabled"),
-        (0xAE, .authenticationError, "AUTHENTICATION_ERROR", "authentication status does not allow the command, or authentication failed"),
+        (
+            0xA1, .applicationIntegrityError, "APPL_INTEGRITY_ERROR",
+            "unrecoverable error in application, application disabled"
+        ),
+        (
+            0xAE, .authenticationError, "AUTHENTICATION_ERROR",
+            "authentication status does not allow the command, or authentication failed"
+        ),
         (0xAF, .additionalFrame, "ADDITIONAL_FRAME", "more frames follow or are expected"),
         (0xBE, .boundaryError, "BOUNDARY_ERROR", "read/write beyond file or record limits, or value limit exceeded"),
         (0xC1, .piccIntegrityError, "PICC_INTEGRITY_ERROR", "unrecoverable PICC error, PICC disabled"),

@@ -14,7 +14,8 @@ public struct DESFireVersion: Hashable, Sendable, CustomStringConvertible {
 
     init(response bytes: [UInt8]) throws(DESFireError) {
         guard bytes.count == 28 else {
-            throw .malformedResponse(command: .getVersion, reason: "expected 28 bytes over 3 frames, got \(bytes.count)")
+            throw .malformedResponse(
+                command: .getVersion, reason: "expected 28 bytes over 3 frames, got \(bytes.count)")
         }
         hardware = Array(bytes[0..<7])
         software = Array(bytes[7..<14])
@@ -29,14 +30,16 @@ public struct DESFireVersion: Hashable, Sendable, CustomStringConvertible {
 
     /// For example `"EV1 (HW 1.0), 8192 bytes, UID 04063F72633480"`.
     public var description: String {
-        let family = switch (hardware[3], hardware[4]) {
-        case (0x00, _): "MF3ICD40"
-        case (0x01, _): "EV1"
-        case (0x12, _): "EV2"
-        case (0x22, _): "EV2 XL"
-        case (0x33, _): "EV3"
-        default: "unknown"
-        }
-        return "\(family) (HW \(hardware[3]).\(hardware[4]), SW \(software[3]).\(software[4])), \(storageSize) bytes, UID \(uid.hexString)"
+        let family =
+            switch (hardware[3], hardware[4]) {
+            case (0x00, _): "MF3ICD40"
+            case (0x01, _): "EV1"
+            case (0x12, _): "EV2"
+            case (0x22, _): "EV2 XL"
+            case (0x33, _): "EV3"
+            default: "unknown"
+            }
+        return
+            "\(family) (HW \(hardware[3]).\(hardware[4]), SW \(software[3]).\(software[4])), \(storageSize) bytes, UID \(uid.hexString)"
     }
 }

@@ -20,9 +20,11 @@ public enum ISO15693Exchange {
         public var written: [UInt8]
     }
 
-    public static func flow(firstBlock: Int = 0, blockCount: Int? = nil,
-                            byteOrder: ISO15693Tag.ByteOrder = .asStored,
-                            transform: @escaping @Sendable ([UInt8]) async throws -> [UInt8]) -> Flow<Result> {
+    public static func flow(
+        firstBlock: Int = 0, blockCount: Int? = nil,
+        byteOrder: ISO15693Tag.ByteOrder = .asStored,
+        transform: @escaping @Sendable ([UInt8]) async throws -> [UInt8]
+    ) -> Flow<Result> {
         Flow.start("identify and read") { session -> (uid: [UInt8], blockSize: Int, read: [UInt8]) in
             let tag = ISO15693Tag(channel: session, byteOrder: byteOrder)
             let info = try await tag.systemInformation()
@@ -49,7 +51,8 @@ public enum ISO15693Exchange {
         .then("verify") { state, session in
             let (read, answer) = state
             let tag = ISO15693Tag(channel: session, byteOrder: byteOrder)
-            let back = try await tag.readBlocks(firstBlock, count: answer.count / read.blockSize, blockSize: read.blockSize)
+            let back = try await tag.readBlocks(
+                firstBlock, count: answer.count / read.blockSize, blockSize: read.blockSize)
             guard back == answer else { throw ISO15693Error.verificationFailed(expected: answer, found: back) }
             return Result(uid: read.uid, read: read.read, written: answer)
         }

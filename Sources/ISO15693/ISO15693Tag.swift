@@ -59,7 +59,9 @@ public struct ISO15693Tag: Sendable {
             let command = try CommandAPDU(cla: 0xFF, ins: 0xB0, p1: 0x00, p2: UInt8(block), le: size)
             let response = try await channel.transmit(command)
             try response.throwIfNotSuccess(for: command)
-            guard response.data.count == size else { throw ISO15693Error.wrongBlockLength(block: block, length: response.data.count) }
+            guard response.data.count == size else {
+                throw ISO15693Error.wrongBlockLength(block: block, length: response.data.count)
+            }
             data += byteOrder == .reversedPerBlock ? response.data.reversed() : response.data
         }
         return data
@@ -86,12 +88,16 @@ public struct ISO15693Tag: Sendable {
 
     /// READ MULTIPLE BLOCKS (0x23) through the transparent exchange, addressed to `uid` when
     /// given (flags 0x22: addressed, high data rate), else non-addressed (0x02).
-    public func readMultipleBlocks(_ first: Int, count: Int, blockSize: Int, uid: [UInt8]? = nil) async throws -> [UInt8] {
+    public func readMultipleBlocks(_ first: Int, count: Int, blockSize: Int, uid: [UInt8]? = nil) async throws
+        -> [UInt8]
+    {
         try Self.checkBlocks(first, count: count)
         guard count >= 1 else { throw ISO15693Error.blockOutOfRange(first: first, count: count) }
         try Self.checkBlockSize(blockSize)
         let data = try await transceive(request(command: 0x23, uid: uid, parameters: [UInt8(first), UInt8(count - 1)]))
-        guard data.count == count * blockSize else { throw ISO15693Error.wrongBlockLength(block: first, length: data.count) }
+        guard data.count == count * blockSize else {
+            throw ISO15693Error.wrongBlockLength(block: first, length: data.count)
+        }
         return byteOrder == .reversedPerBlock
             ? (0..<count).flatMap { data[$0 * blockSize..<($0 + 1) * blockSize].reversed() } : data
     }
@@ -132,7 +138,8 @@ public struct ISO15693Tag: Sendable {
         guard reply[2] == 0x00 else { throw ISO15693Error.exchangeFailed(sw: UInt16(reply[3]) << 8 | UInt16(reply[4])) }
         var offset = 5
         while offset + 1 < reply.count {
-            let tag = reply[offset], length = Int(reply[offset + 1])
+            let tag = reply[offset]
+            let length = Int(reply[offset + 1])
             guard offset + 2 + length <= reply.count else { throw ISO15693Error.malformedExchange(reply) }
             if tag == 0x97 {
                 let frame = Array(reply[offset + 2..<offset + 2 + length])
@@ -227,14 +234,17 @@ public enum ISO15693Error: Error, Sendable, Hashable, CustomStringConvertible {
         case .malformedExchange: "the reader's transparent-exchange answer is malformed"
         case .exchangeFailed(let sw): "the transparent exchange failed with \(String(sw, radix: 16, uppercase: true))"
         case .noResponse: "the tag did not answer"
-        case .tagError(let code): "the tag answered error 0x\(String(code, radix: 16, uppercase: true))" + Self.meaning(code)
+        case .tagError(let code):
+            "the tag answered error 0x\(String(code, radix: 16, uppercase: true))" + Self.meaning(code)
         case .malformedSystemInformation: "GET SYSTEM INFORMATION answer is malformed"
         case .noMemorySize: "the tag does not report its memory size"
         case .blockOutOfRange(let first, let count):
-            count < 0 ? "a block count of \(count) is negative"
+            count < 0
+                ? "a block count of \(count) is negative"
                 : "\(count) blocks from block \(first) are outside the block numbers ISO 15693 can address (0...255)"
         case .invalidBlockSize(let size): "a block size of \(size) bytes is outside 1...32"
-        case .requestTooLong(let count): "a \(count)-byte request does not fit a transparent exchange (253 bytes at most)"
+        case .requestTooLong(let count):
+            "a \(count)-byte request does not fit a transparent exchange (253 bytes at most)"
         case .verificationFailed(let expected, let found):
             "read-back differs from what was written (\(expected.count) bytes written, \(zip(expected, found).filter { $0 != $1 }.count) differ)"
         case .differentTag(let expected, let found):

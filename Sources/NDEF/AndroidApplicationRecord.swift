@@ -19,7 +19,8 @@ public struct AndroidApplicationRecord: NDEFRecordView {
     public init(_ record: NDEFRecord, mode: NDEFDecodingMode) throws(NDEFDecodingError) {
         // External type names compare case-insensitively (NFC Forum RTD).
         guard record.tnf == .external, record.typeString.lowercased() == Self.typeName else {
-            throw NDEFDecodingError(offset: 0, record: nil, problem: .wrongRecordType(expected: "Android Application (android.com:pkg)"))
+            throw NDEFDecodingError(
+                offset: 0, record: nil, problem: .wrongRecordType(expected: "Android Application (android.com:pkg)"))
         }
         if let name = String(validating: record.payload, as: UTF8.self) {
             packageName = name

@@ -29,17 +29,20 @@ public struct ExternalTypeRecord: NDEFRecordView {
 
     static func isValidName(_ bytes: [UInt8]) -> Bool {
         guard !bytes.isEmpty, bytes.count <= 255, bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }),
-              let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return false }
+            let colon = bytes.firstIndex(of: UInt8(ascii: ":"))
+        else { return false }
         return colon > 0 && colon < bytes.count - 1
     }
 
     /// Reads a TNF 0x04 record. Strict decoding also checks the `domain:type` form.
     public init(_ record: NDEFRecord, mode: NDEFDecodingMode) throws(NDEFDecodingError) {
         guard record.tnf == .external else {
-            throw NDEFDecodingError(offset: 0, record: nil, problem: .wrongRecordType(expected: "external type (TNF 0x04)"))
+            throw NDEFDecodingError(
+                offset: 0, record: nil, problem: .wrongRecordType(expected: "external type (TNF 0x04)"))
         }
         if mode == .strict, !Self.isValidName(record.type) {
-            throw NDEFDecodingError(offset: 0, record: nil, problem: .wrongRecordType(expected: "external type named domain:type"))
+            throw NDEFDecodingError(
+                offset: 0, record: nil, problem: .wrongRecordType(expected: "external type named domain:type"))
         }
         type = record.typeString
         data = record.payload

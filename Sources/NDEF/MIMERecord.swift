@@ -23,16 +23,19 @@ public struct MIMERecord: NDEFRecordView {
     }
 
     static func isValidMediaType(_ bytes: [UInt8]) -> Bool {
-        !bytes.isEmpty && bytes.count <= 255 && bytes.allSatisfy { $0 > 0x20 && $0 < 0x7F } && bytes.contains(UInt8(ascii: "/"))
+        !bytes.isEmpty && bytes.count <= 255 && bytes.allSatisfy { $0 > 0x20 && $0 < 0x7F }
+            && bytes.contains(UInt8(ascii: "/"))
     }
 
     /// Reads a TNF 0x02 record. Strict decoding also checks the media type's form.
     public init(_ record: NDEFRecord, mode: NDEFDecodingMode) throws(NDEFDecodingError) {
         guard record.tnf == .media else {
-            throw NDEFDecodingError(offset: 0, record: nil, problem: .wrongRecordType(expected: "media-type (TNF 0x02)"))
+            throw NDEFDecodingError(
+                offset: 0, record: nil, problem: .wrongRecordType(expected: "media-type (TNF 0x02)"))
         }
         if mode == .strict, !Self.isValidMediaType(record.type) {
-            throw NDEFDecodingError(offset: 0, record: nil, problem: .wrongRecordType(expected: "media-type with a type/subtype TYPE"))
+            throw NDEFDecodingError(
+                offset: 0, record: nil, problem: .wrongRecordType(expected: "media-type with a type/subtype TYPE"))
         }
         mediaType = record.typeString
         data = record.payload

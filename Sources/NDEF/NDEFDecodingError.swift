@@ -100,31 +100,31 @@ extension NDEFDecodingError.Problem: CustomStringConvertible {
     public var description: String {
         switch self {
         case .empty: "no bytes: an NDEF message holds at least one record"
-        case let .truncated(field, needed, available):
+        case .truncated(let field, let needed, let available):
             "\(field.rawValue) needs \(needed) byte\(needed == 1 ? "" : "s"), only \(available) left"
         case .missingMessageBegin: "the first record lacks the MB (message begin) flag"
         case .unexpectedMessageBegin: "MB (message begin) flag on a record after the first"
         case .missingMessageEnd: "the bytes end without a record with the ME (message end) flag"
-        case let .trailingBytes(count): "\(count) byte\(count == 1 ? "" : "s") after the record with the ME flag"
+        case .trailingBytes(let count): "\(count) byte\(count == 1 ? "" : "s") after the record with the ME flag"
         case .reservedTypeNameFormat: "TNF 0x07 is reserved"
         case .fieldsInEmptyRecord: "a TNF 0x00 (empty) record must have no TYPE, ID or PAYLOAD"
         case .idLengthInEmptyRecord: "a TNF 0x00 (empty) record must not have the IL flag"
-        case let .typeNotAllowed(tnf): "TNF 0x0\(tnf.rawValue) (\(tnf)) must have TYPE_LENGTH 0"
-        case let .missingType(tnf): "TNF 0x0\(tnf.rawValue) (\(tnf)) needs a TYPE"
+        case .typeNotAllowed(let tnf): "TNF 0x0\(tnf.rawValue) (\(tnf)) must have TYPE_LENGTH 0"
+        case .missingType(let tnf): "TNF 0x0\(tnf.rawValue) (\(tnf)) needs a TYPE"
         case .unexpectedUnchanged: "TNF 0x06 (unchanged) outside a chunked record"
-        case let .chunkNotUnchanged(tnf):
+        case .chunkNotUnchanged(let tnf):
             "a continuation chunk must have TNF 0x06 (unchanged), not 0x0\(tnf.rawValue) (\(tnf))"
         case .idInContinuationChunk: "a continuation chunk must not have an ID"
         case .unterminatedChunkedRecord: "chunked record without its final chunk (CF flag still set)"
         case .messageBeginInChunk: "MB (message begin) flag on a continuation chunk"
-        case let .wrongRecordType(expected): "not a \(expected) record"
-        case let .payloadTooShort(needed, available):
+        case .wrongRecordType(let expected): "not a \(expected) record"
+        case .payloadTooShort(let needed, let available):
             "payload needs \(needed) byte\(needed == 1 ? "" : "s"), only \(available) left"
-        case let .invalidText(encoding): "text is not valid \(encoding)"
-        case let .reservedBits(mask): "reserved bits set (mask 0x\([mask].hexString))"
-        case let .undefinedURIPrefix(code): "URI identifier code 0x\([code].hexString) is not defined (0x00...0x23)"
-        case let .smartPosterURICount(count): "a Smart Poster needs exactly one URI record, found \(count)"
-        case let .smartPosterFieldLength(name, length): "Smart Poster \(name) record with a \(length)-byte payload"
+        case .invalidText(let encoding): "text is not valid \(encoding)"
+        case .reservedBits(let mask): "reserved bits set (mask 0x\([mask].hexString))"
+        case .undefinedURIPrefix(let code): "URI identifier code 0x\([code].hexString) is not defined (0x00...0x23)"
+        case .smartPosterURICount(let count): "a Smart Poster needs exactly one URI record, found \(count)"
+        case .smartPosterFieldLength(let name, let length): "Smart Poster \(name) record with a \(length)-byte payload"
         }
     }
 }

@@ -34,16 +34,16 @@ public enum NDEFEncodingError: Error, Sendable, Hashable, CustomStringConvertibl
     public var description: String {
         switch self {
         case .noRecords: "an NDEF message needs at least one record"
-        case let .typeTooLong(count): "TYPE of \(count) bytes (at most 255)"
-        case let .idTooLong(count): "ID of \(count) bytes (at most 255)"
-        case let .payloadTooLong(count): "PAYLOAD of \(count) bytes (at most 4294967295)"
+        case .typeTooLong(let count): "TYPE of \(count) bytes (at most 255)"
+        case .idTooLong(let count): "ID of \(count) bytes (at most 255)"
+        case .payloadTooLong(let count): "PAYLOAD of \(count) bytes (at most 4294967295)"
         case .fieldsInEmptyRecord: "a TNF 0x00 (empty) record must have no TYPE, ID or PAYLOAD"
-        case let .typeNotAllowed(tnf): "TNF 0x0\(tnf.rawValue) (\(tnf)) must have an empty TYPE"
-        case let .missingType(tnf): "TNF 0x0\(tnf.rawValue) (\(tnf)) needs a TYPE"
-        case let .typeNameFormatNotEncodable(tnf): "TNF 0x0\(tnf.rawValue) (\(tnf)) cannot be encoded"
-        case let .invalidChunkSize(size): "chunk size \(size) (at least 1)"
-        case let .invalidLanguageCode(code): "language code '\(code)' is not at most 63 ASCII characters"
-        case let .invalidTypeName(name): "'\(name)' is not a valid type name"
+        case .typeNotAllowed(let tnf): "TNF 0x0\(tnf.rawValue) (\(tnf)) must have an empty TYPE"
+        case .missingType(let tnf): "TNF 0x0\(tnf.rawValue) (\(tnf)) needs a TYPE"
+        case .typeNameFormatNotEncodable(let tnf): "TNF 0x0\(tnf.rawValue) (\(tnf)) cannot be encoded"
+        case .invalidChunkSize(let size): "chunk size \(size) (at least 1)"
+        case .invalidLanguageCode(let code): "language code '\(code)' is not at most 63 ASCII characters"
+        case .invalidTypeName(let name): "'\(name)' is not a valid type name"
         }
     }
 }

@@ -107,8 +107,10 @@ public struct NDEFRecord: Sendable, Hashable {
                 bytes.append(UInt8(chunk.count))
             } else {
                 let length = UInt32(chunk.count)
-                bytes += [UInt8(length >> 24), UInt8(truncatingIfNeeded: length >> 16),
-                          UInt8(truncatingIfNeeded: length >> 8), UInt8(truncatingIfNeeded: length)]
+                bytes += [
+                    UInt8(length >> 24), UInt8(truncatingIfNeeded: length >> 16),
+                    UInt8(truncatingIfNeeded: length >> 8), UInt8(truncatingIfNeeded: length),
+                ]
             }
             if !chunkID.isEmpty { bytes.append(UInt8(chunkID.count)) }
             bytes += chunkType

@@ -50,8 +50,10 @@ public struct SmartPosterRecord: NDEFRecordView {
     /// The Smart Poster record's own ID.
     public var id: [UInt8]
 
-    public init(uri: URIRecord, titles: [TextRecord] = [], action: Action? = nil, size: UInt32? = nil,
-                mediaType: String? = nil, icons: [NDEFRecord] = [], otherRecords: [NDEFRecord] = [], id: [UInt8] = []) {
+    public init(
+        uri: URIRecord, titles: [TextRecord] = [], action: Action? = nil, size: UInt32? = nil,
+        mediaType: String? = nil, icons: [NDEFRecord] = [], otherRecords: [NDEFRecord] = [], id: [UInt8] = []
+    ) {
         self.uri = uri
         self.titles = titles
         self.action = action
@@ -88,17 +90,22 @@ public struct SmartPosterRecord: NDEFRecordView {
                 titles.append(try TextRecord(inner, mode: mode))
             } else if inner.isWellKnown("act") {
                 guard inner.payload.count == 1 else {
-                    throw NDEFDecodingError(offset: 0, record: nil, problem: .smartPosterFieldLength(name: "act", length: inner.payload.count))
+                    throw NDEFDecodingError(
+                        offset: 0, record: nil,
+                        problem: .smartPosterFieldLength(name: "act", length: inner.payload.count))
                 }
                 action = Action(rawValue: inner.payload[0])
             } else if inner.isWellKnown("s") {
                 guard inner.payload.count == 4 else {
-                    throw NDEFDecodingError(offset: 0, record: nil, problem: .smartPosterFieldLength(name: "s", length: inner.payload.count))
+                    throw NDEFDecodingError(
+                        offset: 0, record: nil, problem: .smartPosterFieldLength(name: "s", length: inner.payload.count)
+                    )
                 }
                 size = inner.payload.reduce(0) { $0 << 8 | UInt32($1) }
             } else if inner.isWellKnown("t") {
                 mediaType = String(decoding: inner.payload, as: UTF8.self)
-            } else if inner.tnf == .media, inner.typeString.hasPrefix("image/") || inner.typeString.hasPrefix("video/") {
+            } else if inner.tnf == .media, inner.typeString.hasPrefix("image/") || inner.typeString.hasPrefix("video/")
+            {
                 icons.append(inner)
             } else {
                 others.append(inner)
@@ -122,8 +129,13 @@ public struct SmartPosterRecord: NDEFRecordView {
         var records = [uri.record] + titles.map(\.record)
         if let action { records.append(NDEFRecord(wellKnown: "act", payload: [action.rawValue])) }
         if let size {
-            records.append(NDEFRecord(wellKnown: "s", payload: [UInt8(size >> 24), UInt8(truncatingIfNeeded: size >> 16),
-                                                                UInt8(truncatingIfNeeded: size >> 8), UInt8(truncatingIfNeeded: size)]))
+            records.append(
+                NDEFRecord(
+                    wellKnown: "s",
+                    payload: [
+                        UInt8(size >> 24), UInt8(truncatingIfNeeded: size >> 16),
+                        UInt8(truncatingIfNeeded: size >> 8), UInt8(truncatingIfNeeded: size),
+                    ]))
         }
         if let mediaType { records.append(NDEFRecord(wellKnown: "t", payload: Array(mediaType.utf8))) }
         return records + icons + otherRecords

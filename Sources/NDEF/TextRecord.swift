@@ -29,7 +29,9 @@ public struct TextRecord: NDEFRecordView {
 
     /// A Text record. Throws ``NDEFEncodingError/invalidLanguageCode(_:)`` for a language code
     /// longer than 63 bytes or not ASCII.
-    public init(_ text: String, language: String = "en", encoding: Encoding = .utf8, id: [UInt8] = []) throws(NDEFEncodingError) {
+    public init(_ text: String, language: String = "en", encoding: Encoding = .utf8, id: [UInt8] = [])
+        throws(NDEFEncodingError)
+    {
         guard language.utf8.count <= 63, language.utf8.allSatisfy({ $0 < 0x80 }) else {
             throw .invalidLanguageCode(language)
         }
@@ -40,7 +42,9 @@ public struct TextRecord: NDEFRecordView {
     }
 
     public init(_ record: NDEFRecord, mode: NDEFDecodingMode) throws(NDEFDecodingError) {
-        guard record.isWellKnown("T") else { throw NDEFDecodingError(offset: 0, record: nil, problem: .wrongRecordType(expected: "Text (T)")) }
+        guard record.isWellKnown("T") else {
+            throw NDEFDecodingError(offset: 0, record: nil, problem: .wrongRecordType(expected: "Text (T)"))
+        }
         let payload = record.payload
         guard let status = payload.first else {
             throw NDEFDecodingError(offset: 0, record: nil, problem: .payloadTooShort(needed: 1, available: 0))
@@ -50,8 +54,9 @@ public struct TextRecord: NDEFRecordView {
         }
         let languageLength = Int(status & 0x3F)
         guard payload.count >= 1 + languageLength else {
-            throw NDEFDecodingError(offset: 1, record: nil,
-                                    problem: .payloadTooShort(needed: languageLength, available: payload.count - 1))
+            throw NDEFDecodingError(
+                offset: 1, record: nil,
+                problem: .payloadTooShort(needed: languageLength, available: payload.count - 1))
         }
         let languageBytes = payload[1..<(1 + languageLength)]
         if mode == .strict, !languageBytes.allSatisfy({ $0 < 0x80 }) {
@@ -86,7 +91,8 @@ public struct TextRecord: NDEFRecordView {
         var body = bytes
         var littleEndian = false
         if body.count >= 2 {
-            let first = body[body.startIndex], second = body[body.startIndex + 1]
+            let first = body[body.startIndex]
+            let second = body[body.startIndex + 1]
             if first == 0xFF && second == 0xFE {
                 littleEndian = true
                 body = body.dropFirst(2)
@@ -98,7 +104,8 @@ public struct TextRecord: NDEFRecordView {
         units.reserveCapacity(body.count / 2)
         var index = body.startIndex
         while index < body.endIndex {
-            let a = UInt16(body[index]), b = UInt16(body[index + 1])
+            let a = UInt16(body[index])
+            let b = UInt16(body[index + 1])
             units.append(littleEndian ? (b << 8 | a) : (a << 8 | b))
             index += 2
         }

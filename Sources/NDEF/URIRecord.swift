@@ -45,7 +45,9 @@ public struct URIRecord: NDEFRecordView {
     /// UTF-8; lenient decoding reads such codes as 0x00 (as the specification tells readers)
     /// and repairs the UTF-8.
     public init(_ record: NDEFRecord, mode: NDEFDecodingMode) throws(NDEFDecodingError) {
-        guard record.isWellKnown("U") else { throw NDEFDecodingError(offset: 0, record: nil, problem: .wrongRecordType(expected: "URI (U)")) }
+        guard record.isWellKnown("U") else {
+            throw NDEFDecodingError(offset: 0, record: nil, problem: .wrongRecordType(expected: "URI (U)"))
+        }
         guard let code = record.payload.first else {
             throw NDEFDecodingError(offset: 0, record: nil, problem: .payloadTooShort(needed: 1, available: 0))
         }

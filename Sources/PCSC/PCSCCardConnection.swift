@@ -83,7 +83,8 @@ public actor PCSCCardConnection {
     private func exchange(_ apdu: [UInt8]) throws(PCSCError) -> [UInt8] {
         let handle = try open(.transmit)
         guard apdu.count >= 4, apdu.count <= Self.maximumCommandLength else {
-            throw .invalidArgument(.transmit, reason: "a command APDU of \(apdu.count) bytes (4…\(Self.maximumCommandLength))")
+            throw .invalidArgument(
+                .transmit, reason: "a command APDU of \(apdu.count) bytes (4…\(Self.maximumCommandLength))")
         }
         logger.trace(">>> \(pcscHex(apdu))", metadata: ["reader": "\(reader)"])
         var sendPCI = activeProtocol.sendPCI
@@ -91,7 +92,8 @@ public actor PCSCCardConnection {
         var length = DWORD(capacity)
         let returnValue = apdu.withUnsafeBufferPointer { command in
             receiveBuffer.withUnsafeMutableBufferPointer { answer in
-                SCardTransmit(handle, &sendPCI, command.baseAddress, DWORD(command.count), nil, answer.baseAddress, &length)
+                SCardTransmit(
+                    handle, &sendPCI, command.baseAddress, DWORD(command.count), nil, answer.baseAddress, &length)
             }
         }
         try PCSCError.check(returnValue, .transmit)
@@ -124,12 +126,15 @@ public actor PCSCCardConnection {
     /// for a cold one, `.leave` to only change the share mode or protocol. Returns the protocol
     /// now in use. After a removal, reconnect fails; connect again once the card is back.
     @discardableResult
-    public func reconnect(share: PCSCShareMode = .shared, protocols: PCSCProtocols = .any,
-                          initialization: PCSCDisposition = .reset) throws(PCSCError) -> PCSCProtocol {
+    public func reconnect(
+        share: PCSCShareMode = .shared, protocols: PCSCProtocols = .any,
+        initialization: PCSCDisposition = .reset
+    ) throws(PCSCError) -> PCSCProtocol {
         let handle = try open(.reconnect)
         var active: DWORD = 0
-        try PCSCError.check(SCardReconnect(handle, share.rawValue, protocols.rawValue, initialization.rawValue, &active),
-                            .reconnect)
+        try PCSCError.check(
+            SCardReconnect(handle, share.rawValue, protocols.rawValue, initialization.rawValue, &active),
+            .reconnect)
         guard let protocolInUse = PCSCProtocol(rawValue: active) else {
             throw .malformedReply(.reconnect, reason: "active protocol \(active) is neither T=0 nor T=1")
         }

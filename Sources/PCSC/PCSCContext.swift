@@ -72,8 +72,10 @@ public actor PCSCContext {
     /// Throws `SCARD_E_UNKNOWN_READER` for a reader pcscd does not know, `SCARD_E_NO_SMARTCARD`
     /// when the reader is empty, `SCARD_E_SHARING_VIOLATION` when another client holds the card
     /// exclusively (or `exclusive` is asked while others are connected).
-    public func connect(reader: String, share: PCSCShareMode = .shared,
-                        protocols: PCSCProtocols = .any) throws(PCSCError) -> PCSCCardConnection {
+    public func connect(
+        reader: String, share: PCSCShareMode = .shared,
+        protocols: PCSCProtocols = .any
+    ) throws(PCSCError) -> PCSCCardConnection {
         let context = try open(.connect)
         let name = try PCSCContextHandle.readerName(reader, for: .connect)
         var handle: SCARDHANDLE = 0

@@ -52,7 +52,8 @@ enum PCSCContextHandle {
             throw .invalidArgument(call, reason: "a reader name must be non-empty and contain no NUL byte")
         }
         guard bytes.count < MAX_READERNAME else {
-            throw .invalidArgument(call, reason: "a reader name of \(bytes.count) bytes (pcsc-lite takes fewer than \(MAX_READERNAME))")
+            throw .invalidArgument(
+                call, reason: "a reader name of \(bytes.count) bytes (pcsc-lite takes fewer than \(MAX_READERNAME))")
         }
         return bytes.map { CChar(bitPattern: $0) } + [0]
     }

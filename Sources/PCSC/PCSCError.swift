@@ -26,7 +26,7 @@ public enum PCSCError: Error, Hashable, Sendable, CustomStringConvertible {
     public var call: PCSCCall {
         switch self {
         case .failed(let call, _), .responseTooLong(let call, _, _), .malformedReply(let call, _),
-             .invalidArgument(let call, _), .closed(let call):
+            .invalidArgument(let call, _), .closed(let call):
             call
         }
     }

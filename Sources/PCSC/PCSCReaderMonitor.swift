@@ -51,7 +51,9 @@ public struct PCSCReaderMonitor: Sendable {
                 var last: PCSCCardPresence?
                 var seen = false
                 while true {
-                    guard let status = try await watcher.waitForChange(reader: reader, knownState: known) else { continue }
+                    guard let status = try await watcher.waitForChange(reader: reader, knownState: known) else {
+                        continue
+                    }
                     known = status.eventState
                     let presence = try PCSCCardPresence(status, readerWasSeen: seen)
                     seen = true

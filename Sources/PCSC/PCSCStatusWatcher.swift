@@ -57,7 +57,9 @@ actor PCSCStatusWatcher {
         let name = try PCSCContextHandle.readerName(reader, for: .getStatusChange)
         let cancellation = PCSCWaitCancellation(context: context)
         let context = context
-        let milliseconds = timeout.map { UInt(max(0, $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000)) }
+        let milliseconds = timeout.map {
+            UInt(max(0, $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000))
+        }
         return try await withTaskCancellationHandler { () throws -> PCSCReaderStatus? in
             var state = SCARD_READERSTATE()
             state.dwCurrentState = knownState

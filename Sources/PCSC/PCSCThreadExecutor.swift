@@ -72,8 +72,9 @@ public final class PCSCThreadExecutor: SerialExecutor, Sendable {
     /// Lets `assumeIsolated` succeed on the owned thread.
     public func checkIsolated() {
         let owned = threadID.withLock { $0 }
-        precondition(owned.map { pthread_equal($0, pthread_self()) != 0 } ?? false,
-                     "not on the PC/SC thread \(name)")
+        precondition(
+            owned.map { pthread_equal($0, pthread_self()) != 0 } ?? false,
+            "not on the PC/SC thread \(name)")
     }
 
     /// Whether the caller runs on the owned thread.

@@ -6,7 +6,9 @@ public enum ReaderSelectorError: Error, Sendable, Hashable, CustomStringConverti
     case invalid(String, reason: String?, sourceForms: [String] = [])
 
     /// The forms the built-in backends take, as the message lists them.
-    static let builtInForms = ["usb", "usb:VVVV:PPPP (hex)", "usb:BUS:DEV", "usb:serial=XYZ", "vpcd[:HOST][:PORT]", "pcsc[:NAME-PREFIX]"]
+    static let builtInForms = [
+        "usb", "usb:VVVV:PPPP (hex)", "usb:BUS:DEV", "usb:serial=XYZ", "vpcd[:HOST][:PORT]", "pcsc[:NAME-PREFIX]",
+    ]
 
     public var description: String {
         switch self {

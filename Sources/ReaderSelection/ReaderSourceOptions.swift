@@ -23,8 +23,10 @@ public struct ReaderSourceOptions: Sendable {
     ///   - apduLogger: the readers' logger; `logger` when nil.
     ///   - driverConfiguration: the CCID driver's settings.
     ///   - firstIndex: the number of the first reader's id.
-    public init(logger: Logger, apduLogger: Logger? = nil,
-                driverConfiguration: CCIDDriverConfiguration = CCIDDriverConfiguration(), firstIndex: Int = 0) {
+    public init(
+        logger: Logger, apduLogger: Logger? = nil,
+        driverConfiguration: CCIDDriverConfiguration = CCIDDriverConfiguration(), firstIndex: Int = 0
+    ) {
         self.logger = logger
         self.apduLogger = apduLogger
         self.driverConfiguration = driverConfiguration

@@ -59,7 +59,8 @@ public struct RelayRun: Sendable {
     public static var progressBufferSize: Int { 1024 }
 
     init(client: RelayClient, reader: Reader, policy: SessionPolicy) {
-        let (stream, continuation) = AsyncStream<RelayEvent>.makeStream(bufferingPolicy: .bufferingNewest(Self.progressBufferSize))
+        let (stream, continuation) = AsyncStream<RelayEvent>.makeStream(
+            bufferingPolicy: .bufferingNewest(Self.progressBufferSize))
         progress = stream
         task = Task {
             defer { continuation.finish() }

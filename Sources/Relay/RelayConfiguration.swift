@@ -23,8 +23,10 @@ public struct RelayConfiguration: Sendable {
     /// The seed service's application (D2760000850101).
     public static let defaultAID: [UInt8] = [0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01]
 
-    public init(url: String, bearerToken: String? = nil, caFile: String? = nil,
-                aids: [[UInt8]] = [RelayConfiguration.defaultAID], limits: RelayLimits = RelayLimits()) {
+    public init(
+        url: String, bearerToken: String? = nil, caFile: String? = nil,
+        aids: [[UInt8]] = [RelayConfiguration.defaultAID], limits: RelayLimits = RelayLimits()
+    ) {
         self.url = url
         self.bearerToken = bearerToken
         self.caFile = caFile
@@ -79,9 +81,12 @@ public struct RelayConfiguration: Sendable {
         let host = host.lowercased()
         if host == "localhost" || host == "localhost." { return true }
         let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        if parts.count == 4, parts.allSatisfy({ part in
-            (1...3).contains(part.count) && part.allSatisfy { $0.isASCII && $0.isNumber } && Int(part).map { $0 <= 255 } == true
-        }) {
+        if parts.count == 4,
+            parts.allSatisfy({ part in
+                (1...3).contains(part.count) && part.allSatisfy { $0.isASCII && $0.isNumber }
+                    && Int(part).map { $0 <= 255 } == true
+            })
+        {
             return parts[0] == "127"
         }
         if host.contains(":") {

@@ -75,7 +75,8 @@ public enum RelayProtocolViolation: Error, Sendable, Hashable, CustomStringConve
         switch self {
         case .malformedMessage(let reason): "malformed message (\(reason))"
         case .binaryFrame: "binary frame (messages are JSON text)"
-        case .unsupportedVersion(let version): "unsupported protocol version \(version) (this client speaks \(RelayProtocol.version))"
+        case .unsupportedVersion(let version):
+            "unsupported protocol version \(version) (this client speaks \(RelayProtocol.version))"
         case .unknownType(let type): "message type '\(type)' is not one the service may send"
         case .missingField(let type, let field): "'\(type)' message without '\(field)'"
         case .unexpectedID(let expected, let received): "APDU id \(received), expected \(expected)"

@@ -39,8 +39,9 @@ public struct RelayJob: Sendable {
         flow = Flow.start("relay") { session in
             let message = try await sync.run(on: session)
             guard let identity = await sync.identity else { throw RelayError.card("no card identity") }
-            return RelayResult(identity: identity, message: message, apduCount: await sync.apduCount,
-                               resumes: await sync.resumes)
+            return RelayResult(
+                identity: identity, message: message, apduCount: await sync.apduCount,
+                resumes: await sync.resumes)
         }
     }
 

@@ -10,8 +10,10 @@ public struct RelayLimits: Sendable, Hashable {
     /// a protocol violation, so a service that floods cannot grow the client's memory.
     public var maxQueuedMessages: Int = 256
 
-    public init(maxAPDUSize: Int = 4096, maxAPDUs: Int = 2000, idleTimeout: Duration = .seconds(30),
-                maxQueuedMessages: Int = 256) {
+    public init(
+        maxAPDUSize: Int = 4096, maxAPDUs: Int = 2000, idleTimeout: Duration = .seconds(30),
+        maxQueuedMessages: Int = 256
+    ) {
         self.maxAPDUSize = maxAPDUSize
         self.maxAPDUs = maxAPDUs
         self.idleTimeout = idleTimeout

@@ -14,7 +14,8 @@ actor RelayLink {
     /// Set once the connection ended or the service broke the protocol; thrown after the queue.
     private var terminal: RelayError?
     private var connected = false
-    private var waiter: (id: UInt64, continuation: CheckedContinuation<RelayServiceMessage, any Error>, timer: Task<Void, Never>)?
+    private var waiter:
+        (id: UInt64, continuation: CheckedContinuation<RelayServiceMessage, any Error>, timer: Task<Void, Never>)?
     private var nextWaiterID: UInt64 = 0
     private var connection: Task<Void, Never>?
 
@@ -33,7 +34,9 @@ actor RelayLink {
             if let path = configuration.caFile {
                 do {
                     let certificates = try NIOSSLCertificate.fromPEMFile(path)
-                    guard !certificates.isEmpty else { throw RelayError.invalidCAFile(path: path, reason: "no certificate in it") }
+                    guard !certificates.isEmpty else {
+                        throw RelayError.invalidCAFile(path: path, reason: "no certificate in it")
+                    }
                     client.additionalTrustRoots = [.certificates(certificates)]
                 } catch let error as RelayError {
                     throw error
@@ -46,15 +49,18 @@ actor RelayLink {
         var headers = HTTPFields()
         if let token = configuration.bearerToken { headers[.authorization] = "Bearer \(token)" }
         let limits = configuration.limits
-        let wsConfiguration = WebSocketClientConfiguration(maxFrameSize: max(1 << 14, limits.maxMessageSize),
-                                                           additionalHeaders: headers, closeTimeout: .seconds(2))
+        let wsConfiguration = WebSocketClientConfiguration(
+            maxFrameSize: max(1 << 14, limits.maxMessageSize),
+            additionalHeaders: headers, closeTimeout: .seconds(2))
         let (stream, continuation) = AsyncStream<String>.makeStream()
         let link = RelayLink(limits: limits, outbound: continuation)
         let url = configuration.url
         let task = Task {
             do {
-                try await WebSocketClient.connect(url: url, configuration: wsConfiguration, tlsConfiguration: tls,
-                                                  logger: logger) { inbound, outbound, _ in
+                try await WebSocketClient.connect(
+                    url: url, configuration: wsConfiguration, tlsConfiguration: tls,
+                    logger: logger
+                ) { inbound, outbound, _ in
                     await link.markConnected()
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask {
@@ -107,7 +113,8 @@ actor RelayLink {
         nextWaiterID += 1
         let idle = limits.idleTimeout
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<RelayServiceMessage, any Error>) in
+            try await withCheckedThrowingContinuation {
+                (continuation: CheckedContinuation<RelayServiceMessage, any Error>) in
                 if Task.isCancelled {
                     continuation.resume(throwing: CancellationError())
                     return

@@ -41,14 +41,18 @@ actor RelaySync {
             events.yield(.admitted(identity, aid: aid))
             link = try await RelayLink.open(configuration, logger: logger)
             self.link = link
-            await link.send(.hello(uid: identity.uid, atr: identity.atr, aid: aid, selectAnswer: answer,
-                                   limits: configuration.limits))
+            await link.send(
+                .hello(
+                    uid: identity.uid, atr: identity.atr, aid: aid, selectAnswer: answer,
+                    limits: configuration.limits))
             events.yield(.syncing(nil))
         }
         while true {
             switch try await link.next() {
             case .apdu(let id, let command):
-                guard id == nextID else { throw RelayError.protocolViolation(.unexpectedID(expected: nextID, received: id)) }
+                guard id == nextID else {
+                    throw RelayError.protocolViolation(.unexpectedID(expected: nextID, received: id))
+                }
                 nextID += 1
                 apduCount += 1
                 guard apduCount <= configuration.limits.maxAPDUs else {
@@ -57,7 +61,7 @@ actor RelaySync {
                 let answer: ResponseAPDU
                 do {
                     answer = try await session.transmit(command)
-                } catch where error.meansCardLost {
+                } catch  where error.meansCardLost {
                     interrupted = true
                     await link.send(.cardLost(id: id))
                     events.yield(.cardLost)

@@ -21,8 +21,10 @@ public enum TONActivation {
     public static let successMessage = TONAppletState.personalized.message
 
     /// The activation flow; its value is the final applet state (always `.personalized`).
-    public static func flow(activation: TONActivationData, pin: TONPin = .default,
-                            hmacKeys: TONHmacKeyStore) -> Flow<TONAppletState> {
+    public static func flow(
+        activation: TONActivationData, pin: TONPin = .default,
+        hmacKeys: TONHmacKeyStore
+    ) -> Flow<TONAppletState> {
         flow(activationFor: { _ in activation }, pin: pin, hmacKeys: hmacKeys)
     }
 
@@ -37,8 +39,10 @@ public enum TONActivation {
     ///     return try await activationData(for: serial)          // the caller's lookup
     /// }, hmacKeys: keys)
     /// ```
-    public static func flow(activationFor activationData: @escaping @Sendable (CardSession) async throws -> TONActivationData,
-                            pin: TONPin = .default, hmacKeys: TONHmacKeyStore) -> Flow<TONAppletState> {
+    public static func flow(
+        activationFor activationData: @escaping @Sendable (CardSession) async throws -> TONActivationData,
+        pin: TONPin = .default, hmacKeys: TONHmacKeyStore
+    ) -> Flow<TONAppletState> {
         // Every step hides the password and PINs from traces (a session opened after the card
         // came back starts without the rule; adding it again is harmless).
         @Sendable func wallet(_ session: CardSession) async -> TONWallet {
@@ -49,10 +53,13 @@ public enum TONActivation {
         return Flow.start("root key status") { session in
             try await (await wallet(session)).coinManager.rootKeyStatus()
         }
-        .then("generate seed", idempotent: false, verify: { (_: Bool, session: CardSession) -> Void? in
-            // Done when the seed exists (whoever made it).
-            try await (await wallet(session)).coinManager.rootKeyStatus() ? () : nil
-        }) { (generated: Bool, session: CardSession) in
+        .then(
+            "generate seed", idempotent: false,
+            verify: { (_: Bool, session: CardSession) -> Void? in
+                // Done when the seed exists (whoever made it).
+                try await (await wallet(session)).coinManager.rootKeyStatus() ? () : nil
+            }
+        ) { (generated: Bool, session: CardSession) in
             guard !generated else { return }
             let manager = await wallet(session).coinManager
             try await manager.resetWallet()
@@ -68,12 +75,15 @@ public enum TONActivation {
             try await wallet.checkActivationHashes(activation)
             return CheckedCard(serial: try await wallet.readSerialNumber(), activation: activation)
         }
-        .then("verify password", idempotent: false, verify: { (card: CheckedCard, session: CardSession) -> TONSerialNumber? in
-            // Done when the applet is past two-factor authentication; the key is derived again.
-            guard try await (await wallet(session)).appletState() == .personalized else { return nil }
-            try await hmacKeys.createKey(from: card.activation, serialNumber: card.serial)
-            return card.serial
-        }) { (card: CheckedCard, session: CardSession) -> TONSerialNumber in
+        .then(
+            "verify password", idempotent: false,
+            verify: { (card: CheckedCard, session: CardSession) -> TONSerialNumber? in
+                // Done when the applet is past two-factor authentication; the key is derived again.
+                guard try await (await wallet(session)).appletState() == .personalized else { return nil }
+                try await hmacKeys.createKey(from: card.activation, serialNumber: card.serial)
+                return card.serial
+            }
+        ) { (card: CheckedCard, session: CardSession) -> TONSerialNumber in
             try await (await wallet(session)).verifyPassword(card.activation)
             try await hmacKeys.createKey(from: card.activation, serialNumber: card.serial)
             return card.serial

@@ -27,7 +27,8 @@ public struct TONActivationData: Sendable, CustomStringConvertible {
     /// Parses the hex texts as the seed does (codes 30000–30005).
     public init(passwordHex: String, commonSecretHex: String, ivHex: String) throws(TONError) {
         let password = try TONHexInput.bytes(passwordHex, lengths: 256...256, lengthCode: 30000, formatCode: 30003)
-        let commonSecret = try TONHexInput.bytes(commonSecretHex, lengths: 64...64, lengthCode: 30001, formatCode: 30004)
+        let commonSecret = try TONHexInput.bytes(
+            commonSecretHex, lengths: 64...64, lengthCode: 30001, formatCode: 30004)
         let iv = try TONHexInput.bytes(ivHex, lengths: 32...32, lengthCode: 30002, formatCode: 30005)
         try self.init(password: password, commonSecret: commonSecret, iv: iv)
     }
@@ -36,7 +37,8 @@ public struct TONActivationData: Sendable, CustomStringConvertible {
     /// `ton.activation.<serial>`, set with `cardctl key set-secret`).
     public init(packed bytes: [UInt8]) throws(TONError) {
         guard bytes.count == 176 else { throw .library(code: 30000) }
-        try self.init(password: Array(bytes[0..<128]), commonSecret: Array(bytes[128..<160]), iv: Array(bytes[160..<176]))
+        try self.init(
+            password: Array(bytes[0..<128]), commonSecret: Array(bytes[128..<160]), iv: Array(bytes[160..<176]))
     }
 
     /// P1 ‖ CS ‖ IV (176 bytes), the form ``init(packed:)`` reads.
@@ -68,7 +70,8 @@ public struct TONActivationData: Sendable, CustomStringConvertible {
     private func encrypt(_ plain: [UInt8]) -> [UInt8] {
         // Lengths are checked in init (multiples of 16, 16-byte key and IV), so AES cannot fail.
         guard let cipher = try? AES128Cipher(key: Array(passwordHash.prefix(16))),
-              let encrypted = try? AESCBC.encrypt(plain, key: cipher, iv: iv) else { return [] }
+            let encrypted = try? AESCBC.encrypt(plain, key: cipher, iv: iv)
+        else { return [] }
         return encrypted
     }
 

@@ -34,17 +34,26 @@ public enum TONAppletState: UInt8, CaseIterable, Sendable, CustomStringConvertib
     public var acceptedInstructions: Set<TONInstruction> {
         switch self {
         case .installed:
-            [.getAppInfo, .finishPersonalization, .setEncryptedPassword, .getHashOfEncryptedPassword,
-             .setEncryptedCommonSecret, .getHashOfEncryptedCommonSecret, .setSerialNumber, .getSerialNumber]
+            [
+                .getAppInfo, .finishPersonalization, .setEncryptedPassword, .getHashOfEncryptedPassword,
+                .setEncryptedCommonSecret, .getHashOfEncryptedCommonSecret, .setSerialNumber, .getSerialNumber,
+            ]
         case .waitingForAuthentication:
-            [.getAppInfo, .getHashOfEncryptedPassword, .getHashOfEncryptedCommonSecret, .getSerialNumber, .verifyPassword]
+            [
+                .getAppInfo, .getHashOfEncryptedPassword, .getHashOfEncryptedCommonSecret, .getSerialNumber,
+                .verifyPassword,
+            ]
         case .personalized:
-            Self.walletInstructions.union([.checkAvailableVolumeForNewKey, .addKeyChunk, .initiateChangeOfKey,
-                                           .changeKeyChunk, .initiateDeleteKey])
+            Self.walletInstructions.union([
+                .checkAvailableVolumeForNewKey, .addKeyChunk, .initiateChangeOfKey,
+                .changeKeyChunk, .initiateDeleteKey,
+            ])
         case .deletingKey:
-            Self.walletInstructions.union([.deleteKeyChunk, .deleteKeyRecord, .getDeleteKeyChunkNumberOfPackets,
-                                           .getDeleteKeyRecordNumberOfPackets, .getDeleteKeyChunkCounter,
-                                           .getDeleteKeyRecordCounter])
+            Self.walletInstructions.union([
+                .deleteKeyChunk, .deleteKeyRecord, .getDeleteKeyChunkNumberOfPackets,
+                .getDeleteKeyRecordNumberOfPackets, .getDeleteKeyChunkCounter,
+                .getDeleteKeyRecordCounter,
+            ])
         case .blocked:
             [.getAppInfo, .getSerialNumber]
         }

@@ -60,7 +60,9 @@ public struct TONCoinManager: Sendable {
     /// GET_SE_VERSION. - Throws: 40043 on an empty answer.
     public func seVersion() async throws -> [UInt8] { try await nonEmpty(TONCommands.getSEVersion, code: 40043) }
     /// GET_AVAILABLE_MEMORY. - Throws: 40044 on an empty answer.
-    public func availableMemory() async throws -> [UInt8] { try await nonEmpty(TONCommands.getAvailableMemory, code: 40044) }
+    public func availableMemory() async throws -> [UInt8] {
+        try await nonEmpty(TONCommands.getAvailableMemory, code: 40044)
+    }
     /// GET_APPLET_LIST. - Throws: 40045 on an empty answer.
     public func appletList() async throws -> [UInt8] { try await nonEmpty(TONCommands.getAppletList, code: 40045) }
 
@@ -77,7 +79,9 @@ public struct TONCoinManager: Sendable {
     public func generateSeed(pin: TONPin) async throws { try await run(TONCommands.generateSeed(pin: pin)) }
 
     /// CHANGE_PIN.
-    public func changePin(old: TONPin, new: TONPin) async throws { try await run(TONCommands.changePin(old: old, new: new)) }
+    public func changePin(old: TONPin, new: TONPin) async throws {
+        try await run(TONCommands.changePin(old: old, new: new))
+    }
 
     /// SET_DEVICE_LABEL (32 bytes). - Throws: 10006 for another length.
     public func setDeviceLabel(_ label: [UInt8]) async throws { try await run(try TONCommands.setDeviceLabel(label)) }

@@ -16,7 +16,9 @@ public enum TONCommands {
     /// CLA of the TON applet.
     public static let cla: UInt8 = 0xB0
 
-    static func make(_ cla: UInt8, _ ins: UInt8, p1: UInt8 = 0, p2: UInt8 = 0, data: [UInt8] = [], le: Int? = nil) throws(TONError) -> CommandAPDU {
+    static func make(_ cla: UInt8, _ ins: UInt8, p1: UInt8 = 0, p2: UInt8 = 0, data: [UInt8] = [], le: Int? = nil)
+        throws(TONError) -> CommandAPDU
+    {
         guard data.count <= 255 else { throw .library(code: 10002) }
         guard let command = try? CommandAPDU(cla: cla, ins: ins, p1: p1, p2: p2, data: data, le: le) else {
             throw .library(code: 10020)
@@ -24,7 +26,9 @@ public enum TONCommands {
         return command
     }
 
-    static func applet(_ ins: TONInstruction, p1: UInt8 = 0, data: [UInt8] = [], le: Int? = nil) throws(TONError) -> CommandAPDU {
+    static func applet(_ ins: TONInstruction, p1: UInt8 = 0, data: [UInt8] = [], le: Int? = nil) throws(TONError)
+        -> CommandAPDU
+    {
         try make(cla, ins.rawValue, p1: p1, data: data, le: le)
     }
 
@@ -129,7 +133,8 @@ public enum TONCommands {
     }
 
     /// A command whose fields are constants known to be in range (the bounds check cannot fail).
-    private static func constant(_ cla: UInt8, ins: UInt8, p1: UInt8, p2: UInt8, data: [UInt8], le: Int?) -> CommandAPDU {
+    private static func constant(_ cla: UInt8, ins: UInt8, p1: UInt8, p2: UInt8, data: [UInt8], le: Int?) -> CommandAPDU
+    {
         do {
             return try CommandAPDU(cla: cla, ins: ins, p1: p1, p2: p2, data: data, le: le)
         } catch {

@@ -70,7 +70,8 @@ public enum TONError: Error, Sendable, Equatable, CustomStringConvertible {
         case .library(let code, _):
             return TONJSON.object([
                 ("message", .string(message)), ("status", .string("fail")), ("errorCode", .string(String(code))),
-                ("errorTypeId", .string(String(typeId))), ("errorType", .string(TONErrorCatalogue.typeName(of: typeId))),
+                ("errorTypeId", .string(String(typeId))),
+                ("errorType", .string(TONErrorCatalogue.typeName(of: typeId))),
             ]).rendered
         }
     }
@@ -84,7 +85,8 @@ public enum TONError: Error, Sendable, Equatable, CustomStringConvertible {
     public static func formatted(_ command: CommandAPDU, redaction: APDURedaction = TONWallet.redaction) -> String {
         var text = [command.cla, command.ins, command.p1, command.p2].spacedHexString + " "
         if !command.data.isEmpty {
-            text += [UInt8(truncatingIfNeeded: command.data.count)].hexString + " "
+            text +=
+                [UInt8(truncatingIfNeeded: command.data.count)].hexString + " "
                 + redactedHex(command.data, hiding: redaction.ranges(for: command).commandData) + " "
         }
         if let le = command.le {

@@ -128,8 +128,10 @@ public enum TONErrorCatalogue {
         40045: "Response from GET_APPLET_LIST must have length > 0.",
         // Not in the seed: packet counts an interrupted delete cannot need, since the keychain
         // holds at most 32767 bytes in 1023 keys (the seed looped as long as the card said).
-        40046: "Response from GET_DELETE_KEY_CHUNK_NUM_OF_PACKETS card operation must be <= 255 (keychain memory), it is ",
-        40047: "Response from GET_DELETE_KEY_RECORD_NUM_OF_PACKETS card operation must be <= 85 (keychain records), it is ",
+        40046:
+            "Response from GET_DELETE_KEY_CHUNK_NUM_OF_PACKETS card operation must be <= 255 (keychain memory), it is ",
+        40047:
+            "Response from GET_DELETE_KEY_RECORD_NUM_OF_PACKETS card operation must be <= 85 (keychain records), it is ",
         50000: "APDU command is not supported",
         50001: "Applet must be in mode that waits authentication. Now it is: ",
         50002: "Applet must be in personalized mode. Now it is: ",

@@ -9,7 +9,9 @@ enum TONHexInput {
     ///   - lengths: allowed lengths in hex characters.
     ///   - lengthCode: the error code when the length is outside `lengths` or odd.
     ///   - formatCode: the error code when the text is not hex.
-    static func bytes(_ text: String, lengths: ClosedRange<Int>, lengthCode: Int, formatCode: Int) throws(TONError) -> [UInt8] {
+    static func bytes(_ text: String, lengths: ClosedRange<Int>, lengthCode: Int, formatCode: Int) throws(TONError)
+        -> [UInt8]
+    {
         let count = text.utf8.count
         guard lengths.contains(count), count % 2 == 0 else { throw .library(code: lengthCode) }
         guard let bytes = try? [UInt8](hex: text) else { throw .library(code: formatCode) }

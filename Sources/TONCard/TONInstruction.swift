@@ -94,11 +94,11 @@ public enum TONInstruction: UInt8, CaseIterable, Sendable, Hashable, CustomStrin
     public var isProtected: Bool {
         switch self {
         case .verifyPin, .signShortMessage, .signShortMessageForDefaultPath,
-             .checkKeyHmacConsistency, .getKeyIndexAndLength, .getKeyChunk, .checkAvailableVolumeForNewKey,
-             .addKeyChunk, .initiateChangeOfKey, .changeKeyChunk, .initiateDeleteKey, .getNumberOfKeys,
-             .getFreeStorageSize, .getOccupiedStorageSize, .getHmac, .resetKeychain, .deleteKeyChunk,
-             .deleteKeyRecord, .getDeleteKeyChunkNumberOfPackets, .getDeleteKeyRecordNumberOfPackets,
-             .getDeleteKeyChunkCounter, .getDeleteKeyRecordCounter:
+            .checkKeyHmacConsistency, .getKeyIndexAndLength, .getKeyChunk, .checkAvailableVolumeForNewKey,
+            .addKeyChunk, .initiateChangeOfKey, .changeKeyChunk, .initiateDeleteKey, .getNumberOfKeys,
+            .getFreeStorageSize, .getOccupiedStorageSize, .getHmac, .resetKeychain, .deleteKeyChunk,
+            .deleteKeyRecord, .getDeleteKeyChunkNumberOfPackets, .getDeleteKeyRecordNumberOfPackets,
+            .getDeleteKeyChunkCounter, .getDeleteKeyRecordCounter:
             true
         default:
             false

@@ -8,7 +8,8 @@ public enum TONMessage {
     /// Parses hex for signing (30008 not hex; 30009/30010 length for default path / indexed).
     public static func bytes(hex: String, withIndex: Bool) throws(TONError) -> [UInt8] {
         let limit = withIndex ? maxWithIndex : maxForDefaultPath
-        return try TONHexInput.bytes(hex, lengths: 2...(2 * limit), lengthCode: withIndex ? 30010 : 30009, formatCode: 30008)
+        return try TONHexInput.bytes(
+            hex, lengths: 2...(2 * limit), lengthCode: withIndex ? 30010 : 30009, formatCode: 30008)
     }
 
     static func check(_ data: [UInt8], withIndex: Bool) throws(TONError) {

@@ -12,8 +12,10 @@ public enum TONProtectedCommand {
     /// The protected command `ins` with `payload`, the card's current `sault` and the HMAC key `key`.
     ///
     /// - Throws: 10014 for a sault that is not 32 bytes, 10002 for a data field over 255 bytes.
-    public static func make(_ ins: TONInstruction, p1: UInt8 = 0, payload: [UInt8], sault: [UInt8], key: [UInt8],
-                            le: Int? = nil) throws(TONError) -> CommandAPDU {
+    public static func make(
+        _ ins: TONInstruction, p1: UInt8 = 0, payload: [UInt8], sault: [UInt8], key: [UInt8],
+        le: Int? = nil
+    ) throws(TONError) -> CommandAPDU {
         guard sault.count == 32 else { throw .library(code: 10014) }
         let signed = payload + sault
         let mac = Array(HMAC<SHA256>.authenticationCode(for: signed, using: SymmetricKey(data: key)))

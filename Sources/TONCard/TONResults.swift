@@ -18,7 +18,8 @@ public struct TONActivationHashes: Sendable, Hashable {
     /// `{"ecsHash":hex,"epHash":hex,"serialNumber":"24 digits","status":"ok"}` (no "message", as the seed).
     public var json: String {
         TONJSON.object([
-            ("ecsHash", .string(encryptedCommonSecretHash.lowercaseHex)), ("epHash", .string(encryptedPasswordHash.lowercaseHex)),
+            ("ecsHash", .string(encryptedCommonSecretHash.lowercaseHex)),
+            ("epHash", .string(encryptedPasswordHash.lowercaseHex)),
             ("serialNumber", .string(serialNumber.digits)), ("status", .string("ok")),
         ]).rendered
     }

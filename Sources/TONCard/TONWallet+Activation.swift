@@ -71,7 +71,8 @@ extension TONWallet {
     func readHashes() async throws -> TONActivationHashes {
         let ecs = try await readHashOfEncryptedCommonSecret()
         let ep = try await readHashOfEncryptedPassword()
-        return TONActivationHashes(encryptedCommonSecretHash: ecs, encryptedPasswordHash: ep, serialNumber: try await readSerialNumber())
+        return TONActivationHashes(
+            encryptedCommonSecretHash: ecs, encryptedPasswordHash: ep, serialNumber: try await readSerialNumber())
     }
 
     func readHashOfEncryptedCommonSecret() async throws -> [UInt8] {

@@ -39,14 +39,14 @@ extension TONWallet {
         case (TONCommands.cla, TONInstruction.verifyPin.rawValue):
             return .init(commandData: [0..<4])
         case (TONCommands.cla, TONInstruction.verifyPassword.rawValue),
-             (TONCommands.cla, TONInstruction.setEncryptedPassword.rawValue),
-             (TONCommands.cla, TONInstruction.setEncryptedCommonSecret.rawValue),
-             (TONCommands.cla, TONInstruction.addRecoveryDataPart.rawValue),
-             (TONCommands.cla, TONInstruction.addKeyChunk.rawValue),
-             (TONCommands.cla, TONInstruction.changeKeyChunk.rawValue):
+            (TONCommands.cla, TONInstruction.setEncryptedPassword.rawValue),
+            (TONCommands.cla, TONInstruction.setEncryptedCommonSecret.rawValue),
+            (TONCommands.cla, TONInstruction.addRecoveryDataPart.rawValue),
+            (TONCommands.cla, TONInstruction.addKeyChunk.rawValue),
+            (TONCommands.cla, TONInstruction.changeKeyChunk.rawValue):
             return .init(commandData: APDURedaction.Ranges.wholeData)
         case (TONCommands.cla, TONInstruction.getKeyChunk.rawValue),
-             (TONCommands.cla, TONInstruction.getRecoveryDataPart.rawValue):
+            (TONCommands.cla, TONInstruction.getRecoveryDataPart.rawValue):
             return .init(responseData: APDURedaction.Ranges.wholeData)
         case (0x80, 0xCB):
             // GENERATE_SEED and CHANGE_PIN carry PINs; the GET commands carry nothing secret.

@@ -105,11 +105,14 @@ extension TONWallet {
         try await prepareProtected(.changeKeyChunk)
         let before = try await readNumberOfKeys()
         let location = try await readKeyLocation(hmac: oldHmac)
-        guard location.length == newKey.count else { throw TONError.library(code: 30022, detail: "\(location.length).") }
+        guard location.length == newKey.count else {
+            throw TONError.library(code: 30022, detail: "\(location.length).")
+        }
         try await sendProtected(.initiateChangeOfKey, payload: TONCommands.bigEndian(location.index))
         try await sendChunks(newKey, instruction: .changeKeyChunk)
         let hmac = TONProtectedCommand.keyHmac(newKey, key: try await hmacKeys.currentKey())
-        let after = try Self.count(try await sendProtected(.changeKeyChunk, p1: 0x02, payload: hmac, le: 2), code: 40033)
+        let after = try Self.count(
+            try await sendProtected(.changeKeyChunk, p1: 0x02, payload: hmac, le: 2), code: 40033)
         guard after == before else { throw TONError.library(code: 40032) }
         return hmac
     }
@@ -156,7 +159,8 @@ extension TONWallet {
         let chunkPackets = try Self.chunkPackets(try await sendProtected(.getDeleteKeyChunkNumberOfPackets, le: 2))
         try await deleteLoop(.deleteKeyChunk, limit: chunkPackets + 1, lengthCode: 40023, valueCode: 40024, progress: 0)
         let recordPackets = try Self.recordPackets(try await sendProtected(.getDeleteKeyRecordNumberOfPackets, le: 2))
-        try await deleteLoop(.deleteKeyRecord, limit: recordPackets + 1, lengthCode: 40025, valueCode: 40026, progress: 0.5)
+        try await deleteLoop(
+            .deleteKeyRecord, limit: recordPackets + 1, lengthCode: 40025, valueCode: 40026, progress: 0.5)
         return try await readNumberOfKeys()
     }
 
@@ -175,14 +179,18 @@ extension TONWallet {
     private func finishDeletion() async throws {
         // The card moves at most 32767/128 packets of key data and 1023/12 packets of records,
         // one more call answering 01: a bound that a correct card never reaches.
-        try await deleteLoop(.deleteKeyChunk, limit: TONKeychainLimits.storageSize / TONKeychainLimits.chunkSize + 2,
-                             lengthCode: 40023, valueCode: 40024, progress: 0)
-        try await deleteLoop(.deleteKeyRecord, limit: TONKeychainLimits.maxKeys / 12 + 2,
-                             lengthCode: 40025, valueCode: 40026, progress: 0.5)
+        try await deleteLoop(
+            .deleteKeyChunk, limit: TONKeychainLimits.storageSize / TONKeychainLimits.chunkSize + 2,
+            lengthCode: 40023, valueCode: 40024, progress: 0)
+        try await deleteLoop(
+            .deleteKeyRecord, limit: TONKeychainLimits.maxKeys / 12 + 2,
+            lengthCode: 40025, valueCode: 40026, progress: 0.5)
     }
 
     /// Sends `instruction` (BE or BF) until the card answers 01, at most `limit` times.
-    private func deleteLoop(_ instruction: TONInstruction, limit: Int, lengthCode: Int, valueCode: Int, progress: Double) async throws {
+    private func deleteLoop(
+        _ instruction: TONInstruction, limit: Int, lengthCode: Int, valueCode: Int, progress: Double
+    ) async throws {
         for call in 0..<max(limit, 1) {
             let answer = try await sendProtected(instruction, le: 1)
             guard answer.count == 1 else { throw TONError.library(code: lengthCode) }

@@ -77,11 +77,12 @@ public struct TONWallet: Sendable {
         try await selectApplet()
         let state = try await readState()
         guard state == expected else {
-            let code = switch expected {
-            case .waitingForAuthentication: 50001
-            case .deletingKey: 50003
-            default: 50002
-            }
+            let code =
+                switch expected {
+                case .waitingForAuthentication: 50001
+                case .deletingKey: 50003
+                default: 50002
+                }
             throw TONError.library(code: code, detail: state.message)
         }
     }
@@ -109,10 +110,13 @@ public struct TONWallet: Sendable {
 
     /// GS, then the protected command `instruction` signed with the current HMAC key.
     @discardableResult
-    func sendProtected(_ instruction: TONInstruction, p1: UInt8 = 0, payload: [UInt8] = [], le: Int? = nil) async throws -> [UInt8] {
+    func sendProtected(_ instruction: TONInstruction, p1: UInt8 = 0, payload: [UInt8] = [], le: Int? = nil) async throws
+        -> [UInt8]
+    {
         let key = try await hmacKeys.currentKey()
         let sault = try await readSault()
-        let command = try TONProtectedCommand.make(instruction, p1: p1, payload: payload, sault: sault, key: key, le: le)
+        let command = try TONProtectedCommand.make(
+            instruction, p1: p1, payload: payload, sault: sault, key: key, le: le)
         return try await exchange(command)
     }
 

@@ -109,14 +109,17 @@ public final class VPCDCardConnection: Sendable {
     }
 
     /// Hands the exchange to the loop and waits for its answer; cancellation gives up at once.
-    private func exchange(_ operation: VPCDOperation, _ messages: [VPCDMessage],
-                          timeout: Duration?) async throws -> [UInt8]? {
+    private func exchange(
+        _ operation: VPCDOperation, _ messages: [VPCDMessage],
+        timeout: Duration?
+    ) async throws -> [UInt8]? {
         try Task.checkCancellation()
         let loop = channel.eventLoop
         let exchanges = self.exchanges
         let promise = loop.makePromise(of: [UInt8]?.self)
-        let exchange = VPCDExchangeHandler.Exchange(operation: operation, messages: messages,
-                                                    timeout: timeout ?? timeouts.answer, promise: promise)
+        let exchange = VPCDExchangeHandler.Exchange(
+            operation: operation, messages: messages,
+            timeout: timeout ?? timeouts.answer, promise: promise)
         let abandon: @Sendable () -> Void = {
             loop.execute { exchanges.value.abandon(promise.futureResult, because: CancellationError()) }
         }

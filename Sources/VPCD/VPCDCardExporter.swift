@@ -26,8 +26,10 @@ public struct VPCDCardExporter: Sendable {
         /// The longest message accepted from the reader.
         public var maximumCommandLength: Int
 
-        public init(reconnectDelay: Duration = .milliseconds(100), maximumReconnectDelay: Duration = .seconds(5),
-                    maximumCommandLength: Int = VPCDFraming.defaultMaximumPayload) {
+        public init(
+            reconnectDelay: Duration = .milliseconds(100), maximumReconnectDelay: Duration = .seconds(5),
+            maximumCommandLength: Int = VPCDFraming.defaultMaximumPayload
+        ) {
             self.reconnectDelay = reconnectDelay
             self.maximumReconnectDelay = maximumReconnectDelay
             self.maximumCommandLength = maximumCommandLength
@@ -43,8 +45,10 @@ public struct VPCDCardExporter: Sendable {
     public let configuration: Configuration
     private let logger: Logger
 
-    public init(card: any VPCDCard, host: String = "127.0.0.1", port: Int = 35963,
-                configuration: Configuration = Configuration(), logger: Logger = Logger(label: "cardflow.vpcd")) {
+    public init(
+        card: any VPCDCard, host: String = "127.0.0.1", port: Int = 35963,
+        configuration: Configuration = Configuration(), logger: Logger = Logger(label: "cardflow.vpcd")
+    ) {
         self.card = card
         self.host = host
         self.port = port
@@ -61,7 +65,8 @@ public struct VPCDCardExporter: Sendable {
                 try await runOnce { backoff.reset() }
                 failures = 0
                 if Task.isCancelled { break }
-                logger.info("vpcd: reader closed the connection; connecting again", metadata: ["address": "\(host):\(port)"])
+                logger.info(
+                    "vpcd: reader closed the connection; connecting again", metadata: ["address": "\(host):\(port)"])
             } catch {
                 if Task.isCancelled { break }
                 failures += 1

@@ -79,20 +79,25 @@ final class VPCDCardServingHandler: ChannelDuplexHandler {
 
     private func answerNext() {
         guard answering == nil, !isClosed, let message = queued.popFirst(), let context else { return }
-        answering = Self.startAnswering(message, card: card, logger: logger, executor: executor,
-                                        handler: NIOLoopBound(self, eventLoop: context.eventLoop), loop: context.eventLoop)
+        answering = Self.startAnswering(
+            message, card: card, logger: logger, executor: executor,
+            handler: NIOLoopBound(self, eventLoop: context.eventLoop), loop: context.eventLoop)
     }
 
-    private static func startAnswering(_ message: VPCDMessage, card: any VPCDCard, logger: Logger,
-                                       executor: EventLoopTaskExecutor, handler: NIOLoopBound<VPCDCardServingHandler>,
-                                       loop: any EventLoop) -> Task<Void, Never> {
+    private static func startAnswering(
+        _ message: VPCDMessage, card: any VPCDCard, logger: Logger,
+        executor: EventLoopTaskExecutor, handler: NIOLoopBound<VPCDCardServingHandler>,
+        loop: any EventLoop
+    ) -> Task<Void, Never> {
         Task(executorPreference: executor) {
             await answer(message, card: card, logger: logger, handler: handler, loop: loop)
         }
     }
 
-    private static func answer(_ message: VPCDMessage, card: any VPCDCard, logger: Logger,
-                               handler: NIOLoopBound<VPCDCardServingHandler>, loop: any EventLoop) async {
+    private static func answer(
+        _ message: VPCDMessage, card: any VPCDCard, logger: Logger,
+        handler: NIOLoopBound<VPCDCardServingHandler>, loop: any EventLoop
+    ) async {
         let answer = await result(of: message, card: card, logger: logger)
         // The task runs on the loop unless the card left it at the end; then go back.
         if loop.inEventLoop {
@@ -138,7 +143,9 @@ final class VPCDCardServingHandler: ChannelDuplexHandler {
         }
     }
 
-    private static func result(of message: VPCDMessage, card: any VPCDCard, logger: Logger) async -> Result<[UInt8]?, VPCDError> {
+    private static func result(of message: VPCDMessage, card: any VPCDCard, logger: Logger) async -> Result<
+        [UInt8]?, VPCDError
+    > {
         do throws(VPCDError) {
             return .success(try await answer(message, card: card, logger: logger))
         } catch {
@@ -147,7 +154,9 @@ final class VPCDCardServingHandler: ChannelDuplexHandler {
     }
 
     /// What the card answers to one message (nil: no answer is sent).
-    private static func answer(_ message: VPCDMessage, card: any VPCDCard, logger: Logger) async throws(VPCDError) -> [UInt8]? {
+    private static func answer(_ message: VPCDMessage, card: any VPCDCard, logger: Logger) async throws(VPCDError)
+        -> [UInt8]?
+    {
         switch message {
         case .powerOff:
             logger.debug("vpcd: power off")
@@ -179,14 +188,17 @@ final class VPCDCardServingHandler: ChannelDuplexHandler {
             do {
                 response = try await card.transmit(apdu)
             } catch {
-                logger.error("vpcd: the card failed; answering 6F00", metadata: [
-                    "command": "\(HexFormat.string(Array(apdu.prefix(4))))", "error": "\(error)",
-                ])
+                logger.error(
+                    "vpcd: the card failed; answering 6F00",
+                    metadata: [
+                        "command": "\(HexFormat.string(Array(apdu.prefix(4))))", "error": "\(error)",
+                    ])
                 response = VPCDCardExporter.failureStatus
             }
             if response.count < 2 || response.count > VPCDFraming.maximumFramablePayload {
-                logger.error("vpcd: the card's answer cannot be a response APDU; answering 6F00",
-                             metadata: ["length": "\(response.count)"])
+                logger.error(
+                    "vpcd: the card's answer cannot be a response APDU; answering 6F00",
+                    metadata: ["length": "\(response.count)"])
                 response = VPCDCardExporter.failureStatus
             }
             logger.trace("<<< vpcd response \(HexFormat.string(response))")

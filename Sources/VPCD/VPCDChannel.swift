@@ -8,7 +8,8 @@ enum VPCDChannel {
         try channel.pipeline.syncOperations.addHandler(VPCDQuickAck())
         try channel.pipeline.syncOperations.addHandler(
             // The buffer bound is a second line behind the decoder's own length check.
-            ByteToMessageHandler(VPCDFrameDecoder(maximumPayload: maximumPayload), maximumBufferSize: maximumPayload + 2))
+            ByteToMessageHandler(
+                VPCDFrameDecoder(maximumPayload: maximumPayload), maximumBufferSize: maximumPayload + 2))
         try channel.pipeline.syncOperations.addHandler(MessageToByteHandler(VPCDFrameEncoder()))
     }
 }

@@ -80,7 +80,8 @@ public enum VPCDError: Error, Sendable, Hashable, CustomStringConvertible {
         case .bindFailed(let host, let port, let reason): "cannot listen on \(host):\(port): \(reason)"
         case .connectFailed(let host, let port, let reason): "cannot connect to \(host):\(port): \(reason)"
         case .emptyMessage: "peer sent a zero-length message"
-        case .messageTooLarge(let length, let maximum): "peer announced a \(length)-byte message; the maximum is \(maximum)"
+        case .messageTooLarge(let length, let maximum):
+            "peer announced a \(length)-byte message; the maximum is \(maximum)"
         case .truncatedMessage(let expected, let received):
             "connection ended inside a message (\(received) of \(expected) bytes)"
         case .unsolicitedMessage(let length): "card side sent a \(length)-byte message no command asked for"

@@ -69,9 +69,11 @@ final class VPCDExchangeHandler: ChannelInboundHandler, RemovableChannelHandler 
             self.awaited = nil
             awaited.timer.cancel()
             owedAnswers += 1
-            logger.debug("vpcd: gave up waiting for an answer", metadata: [
-                "operation": "\(awaited.exchange.operation)", "error": "\(error)",
-            ])
+            logger.debug(
+                "vpcd: gave up waiting for an answer",
+                metadata: [
+                    "operation": "\(awaited.exchange.operation)", "error": "\(error)",
+                ])
             awaited.exchange.promise.fail(error)
             sendNext()
         } else if let index = queue.firstIndex(where: { $0.promise.futureResult === future }) {
@@ -139,8 +141,9 @@ final class VPCDExchangeHandler: ChannelInboundHandler, RemovableChannelHandler 
             lateAnswerTimer = nil
             sendNext()
         } else {
-            logger.warning("vpcd: card side sent a message no command asked for; disconnecting",
-                           metadata: ["length": "\(payload.count)"])
+            logger.warning(
+                "vpcd: card side sent a message no command asked for; disconnecting",
+                metadata: ["length": "\(payload.count)"])
             end(.protocolViolation(.unsolicitedMessage(length: payload.count)))
         }
     }
@@ -190,8 +193,9 @@ final class VPCDExchangeHandler: ChannelInboundHandler, RemovableChannelHandler 
         lateAnswerTimer = eventLoop.scheduleTask(in: TimeAmount(lateAnswer)) {
             let handler = handler.value
             handler.lateAnswerTimer = nil
-            handler.logger.warning("vpcd: the answer owed to an abandoned command did not come; disconnecting",
-                                   metadata: ["waited": "\(lateAnswer)"])
+            handler.logger.warning(
+                "vpcd: the answer owed to an abandoned command did not come; disconnecting",
+                metadata: ["waited": "\(lateAnswer)"])
             handler.end(.lateAnswerMissing)
         }
     }

@@ -28,11 +28,14 @@ public struct VPCDFrameDecoder: ByteToMessageDecoder, Sendable {
         return .continue
     }
 
-    public mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+    public mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws
+        -> DecodingState
+    {
         while try decode(context: context, buffer: &buffer) == .continue {}
         // Anything left is a message cut short: say so, rather than NIO's generic leftover error.
         guard buffer.readableBytes > 0 else { return .needMoreData }
-        let expected = buffer.readableBytes >= 2
+        let expected =
+            buffer.readableBytes >= 2
             ? Int(buffer.getInteger(at: buffer.readerIndex, endianness: .big, as: UInt16.self) ?? 0) : 2
         let received = buffer.readableBytes >= 2 ? buffer.readableBytes - 2 : buffer.readableBytes
         buffer.clear()

@@ -61,9 +61,11 @@ public actor VPCDListener {
     ///   - configuration: timeouts and bounds of the card connections.
     ///   - logger: where the listener logs.
     /// - Throws: ``VPCDError/remoteBindNotAllowed(host:)``, ``VPCDError/bindFailed(host:port:reason:)``.
-    public static func bind(host: String = "127.0.0.1", port: Int = 35963, allowRemote: Bool = false,
-                            configuration: Configuration = Configuration(),
-                            logger: Logger = Logger(label: "cardflow.vpcd")) async throws -> VPCDListener {
+    public static func bind(
+        host: String = "127.0.0.1", port: Int = 35963, allowRemote: Bool = false,
+        configuration: Configuration = Configuration(),
+        logger: Logger = Logger(label: "cardflow.vpcd")
+    ) async throws -> VPCDListener {
         let address: SocketAddress
         do {
             address = try SocketAddress.makeAddressResolvingHost(host, port: port)
@@ -82,18 +84,21 @@ public actor VPCDListener {
                 .bind(to: address) { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try VPCDChannel.addCodec(to: channel, maximumPayload: maximumPayload)
-                        let exchanges = VPCDExchangeHandler(timeouts: configuration.timeouts, logger: logger,
-                                                            eventLoop: channel.eventLoop)
+                        let exchanges = VPCDExchangeHandler(
+                            timeouts: configuration.timeouts, logger: logger,
+                            eventLoop: channel.eventLoop)
                         try channel.pipeline.syncOperations.addHandler(exchanges)
-                        return VPCDAcceptedChannel(channel: channel,
-                                                   exchanges: NIOLoopBound(exchanges, eventLoop: channel.eventLoop))
+                        return VPCDAcceptedChannel(
+                            channel: channel,
+                            exchanges: NIOLoopBound(exchanges, eventLoop: channel.eventLoop))
                     }
                 }
         } catch {
             throw VPCDError.bindFailed(host: host, port: port, reason: "\(error)")
         }
-        let listener = VPCDListener(host: host, port: server.channel.localAddress?.port ?? port,
-                                    configuration: configuration, logger: logger)
+        let listener = VPCDListener(
+            host: host, port: server.channel.localAddress?.port ?? port,
+            configuration: configuration, logger: logger)
         await listener.start(server)
         logger.info("vpcd: listening", metadata: ["address": "\(host):\(listener.port)"])
         return listener
@@ -105,8 +110,9 @@ public actor VPCDListener {
         configuration: Configuration = Configuration(), logger: Logger = Logger(label: "cardflow.vpcd"),
         _ body: (VPCDListener) async throws -> Result
     ) async throws -> Result {
-        let listener = try await bind(host: host, port: port, allowRemote: allowRemote,
-                                      configuration: configuration, logger: logger)
+        let listener = try await bind(
+            host: host, port: port, allowRemote: allowRemote,
+            configuration: configuration, logger: logger)
         do {
             let result = try await body(listener)
             await listener.close()
@@ -203,7 +209,7 @@ public actor VPCDListener {
                     }
                 }
             }
-        } catch where !Task.isCancelled {
+        } catch  where !Task.isCancelled {
             failure = error
         } catch {
             // close() cancelled the accept loop: a normal end.
@@ -231,14 +237,17 @@ public actor VPCDListener {
         let remote = accepted.channel.remoteAddress?.description ?? "unknown"
         if isClosed { return nil }
         if let card {
-            logger.warning("vpcd: refusing a second card connection; one card at a time", metadata: [
-                "refused": "\(remote)", "connected": "\(card.remoteAddress)",
-            ])
+            logger.warning(
+                "vpcd: refusing a second card connection; one card at a time",
+                metadata: [
+                    "refused": "\(remote)", "connected": "\(card.remoteAddress)",
+                ])
             return nil
         }
         connectionCount += 1
-        let connection = VPCDCardConnection(number: connectionCount, channel: accepted.channel,
-                                            exchanges: accepted.exchanges, timeouts: configuration.timeouts)
+        let connection = VPCDCardConnection(
+            number: connectionCount, channel: accepted.channel,
+            exchanges: accepted.exchanges, timeouts: configuration.timeouts)
         card = connection
         logger.info("vpcd: card connected", metadata: ["card": "\(connectionCount)", "from": "\(remote)"])
         publish(.present)
@@ -252,7 +261,8 @@ public actor VPCDListener {
         case .peerClosed, .closedLocally:
             logger.info("vpcd: card disconnected", metadata: ["card": "\(connection.number)", "reason": "\(reason)"])
         default:
-            logger.warning("vpcd: card disconnected", metadata: ["card": "\(connection.number)", "reason": "\(reason)"])
+            logger.warning(
+                "vpcd: card disconnected", metadata: ["card": "\(connection.number)", "reason": "\(reason)"])
         }
         publish(.absent)
     }

@@ -7,8 +7,10 @@ extension VPCDListener {
         /// ``VPCDError/messageTooLarge(length:maximum:)``. Default 65,538 (extended length).
         public var maximumResponseLength: Int
 
-        public init(timeouts: VPCDTimeouts = VPCDTimeouts(),
-                    maximumResponseLength: Int = VPCDFraming.defaultMaximumPayload) {
+        public init(
+            timeouts: VPCDTimeouts = VPCDTimeouts(),
+            maximumResponseLength: Int = VPCDFraming.defaultMaximumPayload
+        ) {
             self.timeouts = timeouts
             self.maximumResponseLength = maximumResponseLength
         }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import CCID
 
 @Suite("CCID class descriptor")
@@ -39,13 +40,22 @@ struct CCIDDescriptorTests {
 
     @Test func locatesTheDescriptor() throws {
         // Normal: in the interface's extra bytes.
-        #expect(try CCIDClassDescriptor.locate(interfaceClass: 0x0B, interfaceExtra: Self.acr122u, endpointExtras: [[], [], []]).maxMessageLength == 271)
+        #expect(
+            try CCIDClassDescriptor.locate(
+                interfaceClass: 0x0B, interfaceExtra: Self.acr122u, endpointExtras: [[], [], []]
+            ).maxMessageLength == 271)
         // O2Micro/Reiner SCT quirk: in the last endpoint's extra bytes.
-        #expect(try CCIDClassDescriptor.locate(interfaceClass: 0x0B, interfaceExtra: [], endpointExtras: [[], [], Self.acr122u]).maxMessageLength == 271)
+        #expect(
+            try CCIDClassDescriptor.locate(
+                interfaceClass: 0x0B, interfaceExtra: [], endpointExtras: [[], [], Self.acr122u]
+            ).maxMessageLength == 271)
         // Vendor class 0xFF only with exactly 54 bytes.
-        #expect(try CCIDClassDescriptor.locate(interfaceClass: 0xFF, interfaceExtra: Self.acr122u, endpointExtras: []).exchangeLevel == .shortAPDU)
+        #expect(
+            try CCIDClassDescriptor.locate(interfaceClass: 0xFF, interfaceExtra: Self.acr122u, endpointExtras: [])
+                .exchangeLevel == .shortAPDU)
         #expect(throws: CCIDDescriptorError.notCCIDInterface(0xFF)) {
-            try CCIDClassDescriptor.locate(interfaceClass: 0xFF, interfaceExtra: Self.acr122u + [0x09, 0x21], endpointExtras: [])
+            try CCIDClassDescriptor.locate(
+                interfaceClass: 0xFF, interfaceExtra: Self.acr122u + [0x09, 0x21], endpointExtras: [])
         }
         #expect(throws: CCIDDescriptorError.notCCIDInterface(0x03)) {
             try CCIDClassDescriptor.locate(interfaceClass: 0x03, interfaceExtra: Self.acr122u, endpointExtras: [])
@@ -56,7 +66,9 @@ struct CCIDDescriptorTests {
     }
 
     @Test func rejectsBadDescriptors() {
-        #expect(throws: CCIDDescriptorError.tooShort(53)) { try CCIDClassDescriptor(bytes: Array(Self.acr122u.prefix(53))) }
+        #expect(throws: CCIDDescriptorError.tooShort(53)) {
+            try CCIDClassDescriptor(bytes: Array(Self.acr122u.prefix(53)))
+        }
         var wrongType = Self.acr122u
         wrongType[1] = 0x22
         #expect(throws: CCIDDescriptorError.wrongType(0x22)) { try CCIDClassDescriptor(bytes: wrongType) }

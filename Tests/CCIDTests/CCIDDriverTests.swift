@@ -1,12 +1,14 @@
+import CCID
 import CardFlow
 import CardFlowCCID
-import Testing
-import CCID
 import CardSimulator
+import Testing
 
 @Suite("CCID driver against the simulated reader")
 struct CCIDDriverTests {
-    @Test("short, extended and TPDU readers answer the same APDUs", arguments: [CCIDExchangeLevel.shortAPDU, .extendedAPDU, .tpdu])
+    @Test(
+        "short, extended and TPDU readers answer the same APDUs",
+        arguments: [CCIDExchangeLevel.shortAPDU, .extendedAPDU, .tpdu])
     func everyExchangeLevel(_ level: CCIDExchangeLevel) async throws {
         let harness = await SimulatedReaderHarness(.level(level))
         let atr = try await harness.driver.powerOn()
@@ -20,7 +22,9 @@ struct CCIDDriverTests {
         #expect(try await harness.driver.slotStatus().icc == .presentInactive)
     }
 
-    @Test("extended APDUs up to 65535 bytes through a reader with a 271-byte message limit", arguments: [300, 4096, 65_535])
+    @Test(
+        "extended APDUs up to 65535 bytes through a reader with a 271-byte message limit",
+        arguments: [300, 4096, 65_535])
     func extendedChaining(_ count: Int) async throws {
         let harness = await SimulatedReaderHarness(.level(.extendedAPDU, maxMessageLength: 271), card: EchoCard())
         _ = try await harness.driver.powerOn()
@@ -116,7 +120,7 @@ struct CCIDDriverTests {
     @Test func hardwareErrorIsAlsoSignalledOnTheInterruptPipe() async throws {
         let harness = await SimulatedReaderHarness()
         _ = try await harness.driver.powerOn()
-        _ = try await harness.driver.readInterrupt(timeout: .milliseconds(10))  // the insertion notice
+        _ = try await harness.driver.readInterrupt(timeout: .milliseconds(10)) // the insertion notice
         await harness.reader.inject(.hardwareError)
         _ = try? await harness.driver.transmit(selectApplication)
         let message = try await harness.driver.readInterrupt(timeout: .milliseconds(100))
@@ -143,13 +147,19 @@ struct CCIDDriverTests {
         #expect(try await harness.driver.slotStatus().icc == .absent)
         await #expect(throws: CCIDDriverError.noCard) { try await harness.driver.powerOn() }
         await harness.reader.insert(ISO7816Card(seed: 2))
-        #expect(try await harness.driver.readInterrupt(timeout: .milliseconds(50)) == .slotChange([.init(slot: 0, cardPresent: true, changed: true)]))
+        #expect(
+            try await harness.driver.readInterrupt(timeout: .milliseconds(50))
+                == .slotChange([.init(slot: 0, cardPresent: true, changed: true)]))
         _ = try await harness.driver.powerOn()
         _ = try await harness.driver.transmit(selectApplication)
         await harness.reader.removeCard()
-        #expect(try await harness.driver.readInterrupt(timeout: .milliseconds(50)) == .slotChange([.init(slot: 0, cardPresent: false, changed: true)]))
+        #expect(
+            try await harness.driver.readInterrupt(timeout: .milliseconds(50))
+                == .slotChange([.init(slot: 0, cardPresent: false, changed: true)]))
         await #expect(throws: CCIDDriverError.noCard) { try await harness.driver.transmit(selectApplication) }
-        await #expect(throws: CCIDDriverError.cardNotPowered(slot: 0)) { try await harness.driver.transmit(selectApplication) }
+        await #expect(throws: CCIDDriverError.cardNotPowered(slot: 0)) {
+            try await harness.driver.transmit(selectApplication)
+        }
     }
 
     @Test func liftedCardReturnsOnSchedule() async throws {
@@ -226,18 +236,23 @@ struct CCIDDriverTests {
 
     @Test func randomFaultsNeverCrashOrHang() async throws {
         var random = SeededRandom(seed: 7)
-        let faults: [ReaderFault] = [.garbledResponse, .shortResponse, .staleFrame, .wrongSequence, .noResponse,
-                                     .iccMute, .timeExtensions(count: 2, multiplier: 1), .stall]
+        let faults: [ReaderFault] = [
+            .garbledResponse, .shortResponse, .staleFrame, .wrongSequence, .noResponse,
+            .iccMute, .timeExtensions(count: 2, multiplier: 1), .stall,
+        ]
         var configuration = SimulatedReaderHarness.fastFailing
         configuration.readTimeout = .milliseconds(20)
         for level in [CCIDExchangeLevel.shortAPDU, .extendedAPDU, .tpdu] {
             var readerConfiguration = VirtualReaderConfiguration.level(level)
             readerConfiguration.seed = random.next()
-            let harness = await SimulatedReaderHarness(readerConfiguration, card: EchoCard(), driverConfiguration: configuration)
+            let harness = await SimulatedReaderHarness(
+                readerConfiguration, card: EchoCard(), driverConfiguration: configuration)
             _ = try await harness.driver.powerOn()
             var successes = 0
             for _ in 0..<60 {
-                if random.next() % 3 == 0 { await harness.reader.inject(faults[Int(random.next() % UInt64(faults.count))]) }
+                if random.next() % 3 == 0 {
+                    await harness.reader.inject(faults[Int(random.next() % UInt64(faults.count))])
+                }
                 let command = extendedEchoCommand(count: Int(random.next() % 200) + 1)
                 do {
                     let response = try await harness.driver.transmit(command)

@@ -37,8 +37,10 @@ final class CCIDLogCapture: Sendable {
 
         func log(event: LogEvent) {
             let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
-            capture.append(Record(level: event.level, message: "\(event.message)",
-                                  metadata: merged.mapValues { "\($0)" }))
+            capture.append(
+                Record(
+                    level: event.level, message: "\(event.message)",
+                    metadata: merged.mapValues { "\($0)" }))
         }
     }
 }

@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import Synchronization
 import Testing
+
 @testable import CCID
 
 /// Many seeded sessions of the real driver against readers that misbehave at random (see
@@ -68,7 +69,8 @@ struct ChaosCampaignTests {
     /// T=1 runs (resynchronisation, then the command), discarded frames and an abort handshake.
     static func commandBudget(_ lane: Lane) -> Int {
         let configuration = driverConfiguration
-        let perOperation = 2 * configuration.maxT1Blocks + 3 * (configuration.maxDiscardedFrames + 2)
+        let perOperation =
+            2 * configuration.maxT1Blocks + 3 * (configuration.maxDiscardedFrames + 2)
             + configuration.maxTimeExtensions + 16
         return (lane.commands.count + 2) * perOperation
     }
@@ -87,14 +89,24 @@ struct ChaosCampaignTests {
         let iso: @Sendable () -> any VirtualCard = { ISO7816Card(seed: 1) }
         let echo: @Sendable () -> any VirtualCard = { EchoCard() }
         return [
-            Lane(name: "short APDU", configuration: configuration(.shortAPDU, maxMessageLength: 271), makeCard: iso,
-                 commands: [selectApplication, readEF0101, [0x00, 0x84, 0x00, 0x00, 0x08]]),
-            Lane(name: "extended APDU, chained", configuration: configuration(.extendedAPDU, maxMessageLength: 271), makeCard: echo,
-                 commands: [extendedEchoCommand(count: 600), [0x00, 0xA4, 0x04, 0x00, 0x00], extendedEchoCommand(count: 40)]),
-            Lane(name: "extended APDU, absurd descriptor", configuration: configuration(.extendedAPDU, maxMessageLength: .max),
-                 makeCard: echo, commands: [extendedEchoCommand(count: 2_000), extendedEchoCommand(count: 3)]),
-            Lane(name: "TPDU (T=1)", configuration: configuration(.tpdu, maxMessageLength: 271), makeCard: echo,
-                 commands: [extendedEchoCommand(count: 300), [0x00, 0xA4, 0x04, 0x00, 0x00], extendedEchoCommand(count: 10)]),
+            Lane(
+                name: "short APDU", configuration: configuration(.shortAPDU, maxMessageLength: 271), makeCard: iso,
+                commands: [selectApplication, readEF0101, [0x00, 0x84, 0x00, 0x00, 0x08]]),
+            Lane(
+                name: "extended APDU, chained", configuration: configuration(.extendedAPDU, maxMessageLength: 271),
+                makeCard: echo,
+                commands: [
+                    extendedEchoCommand(count: 600), [0x00, 0xA4, 0x04, 0x00, 0x00], extendedEchoCommand(count: 40),
+                ]),
+            Lane(
+                name: "extended APDU, absurd descriptor",
+                configuration: configuration(.extendedAPDU, maxMessageLength: .max),
+                makeCard: echo, commands: [extendedEchoCommand(count: 2_000), extendedEchoCommand(count: 3)]),
+            Lane(
+                name: "TPDU (T=1)", configuration: configuration(.tpdu, maxMessageLength: 271), makeCard: echo,
+                commands: [
+                    extendedEchoCommand(count: 300), [0x00, 0xA4, 0x04, 0x00, 0x00], extendedEchoCommand(count: 10),
+                ]),
         ]
     }
 
@@ -151,7 +163,9 @@ struct ChaosCampaignTests {
         }
         if let failure = await attempt({ _ = try await driver.powerOn() }) { return (.failed(failure), operations) }
         for command in commands {
-            if let failure = await attempt({ _ = try await driver.transmit(command) }) { return (.failed(failure), operations) }
+            if let failure = await attempt({ _ = try await driver.transmit(command) }) {
+                return (.failed(failure), operations)
+            }
         }
         if let failure = await attempt({ try await driver.powerOff() }) { return (.failed(failure), operations) }
         return (errors.isEmpty ? .clean : .typed(errors), operations)
@@ -190,13 +204,15 @@ struct ChaosCampaignTests {
             } else if ContinuousClock.now - stalledSince > .seconds(30) {
                 work.cancel()
                 var tally = Tally()
-                tally.failures.append("\(lane.name) seed \(seed) session \(done): no end within 30 s of real time (hang)")
+                tally.failures.append(
+                    "\(lane.name) seed \(seed) session \(done): no end within 30 s of real time (hang)")
                 return tally
             }
         }
     }
 
-    static func runSessions(_ lane: Lane, seed: UInt64, rate: Double, count: Int, progress: LaneProgress) async -> Tally {
+    static func runSessions(_ lane: Lane, seed: UInt64, rate: Double, count: Int, progress: LaneProgress) async -> Tally
+    {
         var configuration = lane.configuration
         configuration.chaos = ReaderChaos(seed: seed, rate: rate)
         configuration.seed = seed
@@ -206,8 +222,9 @@ struct ChaosCampaignTests {
         // Failed abort handshakes are expected here and would only fill the test log.
         var logger = Logger(label: "cardflow.ccid.campaign")
         logger.logLevel = .error
-        let driver = CCIDDriver(transport: InMemoryUSBTransport(reader: reader), descriptor: configuration.descriptor,
-                                configuration: driverConfiguration, timeSource: ElapsedClockTimeSource(clock), logger: logger)
+        let driver = CCIDDriver(
+            transport: InMemoryUSBTransport(reader: reader), descriptor: configuration.descriptor,
+            configuration: driverConfiguration, timeSource: ElapsedClockTimeSource(clock), logger: logger)
         let commandBudget = commandBudget(lane)
         let timeBudget = timeBudget(lane)
         var tally = Tally()
@@ -228,8 +245,12 @@ struct ChaosCampaignTests {
             case .typed(let kinds): for kind in kinds { tally.typedErrors[kind, default: 0] += 1 }
             case .failed(let reason): tally.failures.append("\(label): \(reason)")
             }
-            if commands > commandBudget { tally.failures.append("\(label): \(commands) commands, budget \(commandBudget)") }
-            if elapsed > timeBudget { tally.failures.append("\(label): took \(elapsed) of virtual time, budget \(timeBudget)") }
+            if commands > commandBudget {
+                tally.failures.append("\(label): \(commands) commands, budget \(commandBudget)")
+            }
+            if elapsed > timeBudget {
+                tally.failures.append("\(label): took \(elapsed) of virtual time, budget \(timeBudget)")
+            }
             progress.sessions.add(1, ordering: .relaxed)
         }
         // The reader's queues stayed bounded whatever the chaos did.
@@ -257,20 +278,27 @@ struct ChaosCampaignTests {
             }
             var pending = runs.makeIterator()
             for _ in 0..<2 {
-                if let (lane, seed) = pending.next() { group.addTask { await Self.run(lane, seed: seed, rate: 0.2, count: perRun) } }
+                if let (lane, seed) = pending.next() {
+                    group.addTask { await Self.run(lane, seed: seed, rate: 0.2, count: perRun) }
+                }
             }
             for await result in group {
                 tally.merge(result)
-                if let (lane, seed) = pending.next() { group.addTask { await Self.run(lane, seed: seed, rate: 0.2, count: perRun) } }
+                if let (lane, seed) = pending.next() {
+                    group.addTask { await Self.run(lane, seed: seed, rate: 0.2, count: perRun) }
+                }
             }
         }
-        let seconds = Double((ContinuousClock.now - started).components.seconds)
+        let seconds =
+            Double((ContinuousClock.now - started).components.seconds)
             + Double((ContinuousClock.now - started).components.attoseconds) / 1e18
-        let errors = tally.typedErrors.sorted { $0.value > $1.value }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        print("chaos campaign: \(tally.sessions) sessions, \(tally.operations) operations, \(tally.commands) CCID commands, "
-              + "\(tally.clean) clean sessions, \(tally.failures.count) failures, \(String(format: "%.1f", seconds)) s; "
-              + "max \(tally.maxCommandsPerSession) commands and \(tally.maxVirtualTimePerSession) virtual time per session; "
-              + "typed errors: \(errors)")
+        let errors = tally.typedErrors.sorted { $0.value > $1.value }.map { "\($0.key)=\($0.value)" }.joined(
+            separator: " ")
+        print(
+            "chaos campaign: \(tally.sessions) sessions, \(tally.operations) operations, \(tally.commands) CCID commands, "
+                + "\(tally.clean) clean sessions, \(tally.failures.count) failures, \(String(format: "%.1f", seconds)) s; "
+                + "max \(tally.maxCommandsPerSession) commands and \(tally.maxVirtualTimePerSession) virtual time per session; "
+                + "typed errors: \(errors)")
         #expect(tally.sessions >= total - lanes.count * seedsPerLane)
         #expect(tally.failures.isEmpty, "\(tally.failures.count) failures, first: \(tally.failures.prefix(20))")
         // The campaign must exercise the failure paths, not only the happy one.

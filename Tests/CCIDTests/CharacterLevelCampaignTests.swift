@@ -3,6 +3,7 @@ import CardFlowCCID
 import CardSimulator
 import Logging
 import Testing
+
 @testable import CCID
 
 /// Seeded sessions of the real driver against character-level readers whose card slips on the
@@ -43,7 +44,8 @@ struct CharacterLevelCampaignTests {
     static let faultRate: UInt64 = 30
 
     static func lanes() -> [Lane] {
-        func character(_ configure: (inout VirtualReaderConfiguration) -> Void = { _ in }) -> VirtualReaderConfiguration {
+        func character(_ configure: (inout VirtualReaderConfiguration) -> Void = { _ in }) -> VirtualReaderConfiguration
+        {
             var configuration = VirtualReaderConfiguration.level(.character)
             configuration.descriptor.protocols = [.t0, .t1]
             configure(&configuration)
@@ -51,15 +53,19 @@ struct CharacterLevelCampaignTests {
         }
         return [
             Lane(name: "T=0", configuration: character(), contact: .t0Only(ta1: nil), t1: false),
-            Lane(name: "T=0, NULLs and one-byte ACKs, 138-byte messages", configuration: character {
-                $0.descriptor.maxMessageLength = 138
-                $0.characterLine = CharacterLineBehaviour(nullBytes: 2, oneByteAtATime: true)
-            }, contact: .t0Only(ta1: nil), t1: false),
+            Lane(
+                name: "T=0, NULLs and one-byte ACKs, 138-byte messages",
+                configuration: character {
+                    $0.descriptor.maxMessageLength = 138
+                    $0.characterLine = CharacterLineBehaviour(nullBytes: 2, oneByteAtATime: true)
+                }, contact: .t0Only(ta1: nil), t1: false),
             Lane(name: "T=1 LRC", configuration: character(), contact: .t1Only(ta1: nil), t1: true),
-            Lane(name: "T=1 CRC, IFSC 16, IFSD 24, host PPS", configuration: character {
-                $0.descriptor.features = []
-                $0.descriptor.maxIFSD = 24
-            }, contact: ContactInterface(protocols: [0, 1], ta1: nil, ifsc: 16, errorDetection: .crc), t1: true),
+            Lane(
+                name: "T=1 CRC, IFSC 16, IFSD 24, host PPS",
+                configuration: character {
+                    $0.descriptor.features = []
+                    $0.descriptor.maxIFSD = 24
+                }, contact: ContactInterface(protocols: [0, 1], ta1: nil, ifsc: 16, errorDetection: .crc), t1: true),
         ]
     }
 
@@ -86,9 +92,12 @@ struct CharacterLevelCampaignTests {
         let deferred = try await driver.transmit([0x80, 0x50, 0x00, 0x00, 0x04, 1, 2, 3, 4])
         let fetched = try await driver.transmit([0x00, 0xC0, 0x00, 0x00, 0x04])
         try await driver.powerOff()
-        let good = pattern == APDUTestCard.pattern(count: 256, start: 7) + [0x90, 0x00] && deferred == [0x61, 0x04]
+        let good =
+            pattern == APDUTestCard.pattern(count: 256, start: 7) + [0x90, 0x00] && deferred == [0x61, 0x04]
             && fetched == [4, 3, 2, 1, 0x90, 0x00]
-        return good ? nil : "PATTERN \(pattern.count) bytes ending \(pattern.suffix(2)), DEFERRED \(deferred), GET RESPONSE \(fetched)"
+        return good
+            ? nil
+            : "PATTERN \(pattern.count) bytes ending \(pattern.suffix(2)), DEFERRED \(deferred), GET RESPONSE \(fetched)"
     }
 
     static func runLane(_ lane: Lane, seed: UInt64) async -> Tally {
@@ -100,11 +109,13 @@ struct CharacterLevelCampaignTests {
         logger.logLevel = .critical
         var driverConfiguration = CCIDDriverConfiguration()
         driverConfiguration.maxT1Blocks = 256
-        let driver = CCIDDriver(transport: InMemoryUSBTransport(reader: reader), descriptor: lane.configuration.descriptor,
-                                configuration: driverConfiguration, timeSource: ElapsedClockTimeSource(clock), logger: logger)
+        let driver = CCIDDriver(
+            transport: InMemoryUSBTransport(reader: reader), descriptor: lane.configuration.descriptor,
+            configuration: driverConfiguration, timeSource: ElapsedClockTimeSource(clock), logger: logger)
         // A NULL flood of 1 000 bytes read two at a time, T=1 runs of maxT1Blocks, per operation.
         let commandBudget = (commands.count + 2) * (1_000 + 2 * driverConfiguration.maxT1Blocks + 64)
-        let timeBudget = (driverConfiguration.exchangeTimeLimit + driverConfiguration.abortTimeout * 16) * (commands.count + 2)
+        let timeBudget =
+            (driverConfiguration.exchangeTimeLimit + driverConfiguration.abortTimeout * 16) * (commands.count + 2)
         var tally = Tally()
         // The answers of a fault-free session, to hold the others against.
         var reference: [[UInt8]] = []
@@ -134,7 +145,9 @@ struct CharacterLevelCampaignTests {
             await attempt { _ = try await driver.powerOn() }
             for (position, command) in commands.enumerated() {
                 if random.next() % 100 < faultRate {
-                    var menu = lane.t1 ? CharacterLineFault.t1Faults(using: &random).map(ReaderFault.characterLine) + [.corruptT1Block]
+                    var menu =
+                        lane.t1
+                        ? CharacterLineFault.t1Faults(using: &random).map(ReaderFault.characterLine) + [.corruptT1Block]
                         : CharacterLineFault.t0Faults(using: &random).map(ReaderFault.characterLine)
                     if random.next() % 8 == 0 { menu = [.iccMute] }
                     let fault = menu[Int(random.next() % UInt64(menu.count))]
@@ -147,8 +160,9 @@ struct CharacterLevelCampaignTests {
                     if answer != reference[position] {
                         tally.wrongAnswers += 1
                         if tally.wrongAnswerDetails.count < 5 {
-                            tally.wrongAnswerDetails.append("\(label) command \(position) after \(lastFault.map { "\($0)" } ?? "no fault"): "
-                                                            + "\(answer.count) bytes, ending \(answer.suffix(2))")
+                            tally.wrongAnswerDetails.append(
+                                "\(label) command \(position) after \(lastFault.map { "\($0)" } ?? "no fault"): "
+                                    + "\(answer.count) bytes, ending \(answer.suffix(2))")
                         }
                     }
                 }
@@ -156,8 +170,12 @@ struct CharacterLevelCampaignTests {
             await attempt { try await driver.powerOff() }
             let commands = await reader.commandsReceived - commandsBefore
             tally.maxCommandsPerSession = max(tally.maxCommandsPerSession, commands)
-            if commands > commandBudget { tally.failures.append("\(label): \(commands) CCID commands, budget \(commandBudget)") }
-            if clock.now() - startedAt > timeBudget { tally.failures.append("\(label): \(clock.now() - startedAt) of virtual time") }
+            if commands > commandBudget {
+                tally.failures.append("\(label): \(commands) CCID commands, budget \(commandBudget)")
+            }
+            if clock.now() - startedAt > timeBudget {
+                tally.failures.append("\(label): \(clock.now() - startedAt) of virtual time")
+            }
             tally.sessions += 1
             guard injected > 0 else { continue }
             tally.faultySessions += 1
@@ -169,7 +187,9 @@ struct CharacterLevelCampaignTests {
                 _ = try? await driver.transmit([0x80, 0x10, 0x00, 0x00])
             }
             do {
-                if let wrong = try await probe(driver) { tally.failures.append("\(label): the next session got wrong answers: \(wrong)") }
+                if let wrong = try await probe(driver) {
+                    tally.failures.append("\(label): the next session got wrong answers: \(wrong)")
+                }
             } catch {
                 tally.failures.append("\(label): the next session failed: \(error)")
             }
@@ -186,11 +206,15 @@ struct CharacterLevelCampaignTests {
             await withTaskGroup(of: (String, Tally).self) { group in
                 var pending = lanes().enumerated().makeIterator()
                 for _ in 0..<2 {
-                    if let (index, lane) = pending.next() { group.addTask { (lane.name, await runLane(lane, seed: seed &+ UInt64(index))) } }
+                    if let (index, lane) = pending.next() {
+                        group.addTask { (lane.name, await runLane(lane, seed: seed &+ UInt64(index))) }
+                    }
                 }
                 for await (name, tally) in group {
                     await results.record(name, tally)
-                    if let (index, lane) = pending.next() { group.addTask { (lane.name, await runLane(lane, seed: seed &+ UInt64(index))) } }
+                    if let (index, lane) = pending.next() {
+                        group.addTask { (lane.name, await runLane(lane, seed: seed &+ UInt64(index))) }
+                    }
                 }
             }
             await results.finish()
@@ -215,19 +239,25 @@ struct CharacterLevelCampaignTests {
     @Test("faults on the I/O line end in success or a typed error, within budget, and the next session works")
     func campaign() async throws {
         let started = ContinuousClock.now
-        let tallies = try #require(await Self.campaign(seed: Self.seed, deadline: .seconds(120)),
-                                   "the campaign did not end within 120 s: a hang")
+        let tallies = try #require(
+            await Self.campaign(seed: Self.seed, deadline: .seconds(120)),
+            "the campaign did not end within 120 s: a hang")
         var shown: [String: Int] = [:]
         for lane in Self.lanes() {
             let tally = try #require(tallies[lane.name])
-            let errors = tally.typedErrors.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-            let faults = tally.faultsShown.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-            print("character campaign \(lane.name): \(tally.sessions) sessions (\(tally.faultySessions) with faults), "
-                  + "\(tally.operations) operations, \(tally.wrongAnswers) wrong answers, "
-                  + "max \(tally.maxCommandsPerSession) CCID commands per session; "
-                  + "typed errors: \(errors); faults shown: \(faults)")
+            let errors = tally.typedErrors.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(
+                separator: " ")
+            let faults = tally.faultsShown.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(
+                separator: " ")
+            print(
+                "character campaign \(lane.name): \(tally.sessions) sessions (\(tally.faultySessions) with faults), "
+                    + "\(tally.operations) operations, \(tally.wrongAnswers) wrong answers, "
+                    + "max \(tally.maxCommandsPerSession) CCID commands per session; "
+                    + "typed errors: \(errors); faults shown: \(faults)")
             #expect(tally.sessions == Self.sessionsPerLane, "\(lane.name)")
-            #expect(tally.failures.isEmpty, "\(lane.name): \(tally.failures.count) failures, first: \(tally.failures.prefix(10))")
+            #expect(
+                tally.failures.isEmpty,
+                "\(lane.name): \(tally.failures.count) failures, first: \(tally.failures.prefix(10))")
             #expect(tally.faultySessions > Self.sessionsPerLane / 2, "\(lane.name)")
             if lane.t1 {
                 // T=1 error recovery (ISO/IEC 7816-3 §11.6) makes up for one slip per block:
@@ -237,7 +267,9 @@ struct CharacterLevelCampaignTests {
                 let chance = lane.contact.errorDetection == .crc ? 0 : tally.faultsShown.values.reduce(0, +) / 100
                 let unrecovered = tally.typedErrors.filter { $0.key != "responseTooShort" }
                 #expect(unrecovered.isEmpty, "\(lane.name)")
-                #expect(tally.wrongAnswers + tally.typedErrors.values.reduce(0, +) <= chance, "\(lane.name): \(tally.wrongAnswerDetails)")
+                #expect(
+                    tally.wrongAnswers + tally.typedErrors.values.reduce(0, +) <= chance,
+                    "\(lane.name): \(tally.wrongAnswerDetails)")
             } else {
                 // T=0 has no recovery: slips end commands in typed errors (or, where a slip looks
                 // like valid characters, in a wrong answer, which T=0 cannot notice).
@@ -247,8 +279,10 @@ struct CharacterLevelCampaignTests {
         }
         // Every kind of slip reached the driver at least once.
         var random = SeededRandom(seed: 0)
-        let kinds = Set((CharacterLineFault.t0Faults(using: &random) + CharacterLineFault.t1Faults(using: &random)).map(\.name))
-            .union(["corruptT1Block"])
+        let kinds = Set(
+            (CharacterLineFault.t0Faults(using: &random) + CharacterLineFault.t1Faults(using: &random)).map(\.name)
+        )
+        .union(["corruptT1Block"])
         #expect(kinds.subtracting(shown.keys).isEmpty, "never shown: \(kinds.subtracting(shown.keys).sorted())")
         print("character campaign: \(ContinuousClock.now - started)")
     }
@@ -260,19 +294,26 @@ struct CharacterLevelCampaignTests {
         let clock = SkippingClock()
         var shown: [String: Int] = [:]
         var failures: [String] = []
-        for contact in [ContactInterface.t0Only(ta1: nil), ContactInterface(protocols: [1], ta1: nil, errorDetection: .crc)] {
+        for contact in [
+            ContactInterface.t0Only(ta1: nil), ContactInterface(protocols: [1], ta1: nil, errorDetection: .crc),
+        ] {
             configuration.chaos = ReaderChaos(seed: Self.seed, rate: 0.2)
             let reader = VirtualCCIDReader(configuration: configuration, clock: clock)
             await reader.insert(APDUTestCard(seed: 1, contactInterface: contact))
             var logger = Logger(label: "cardflow.ccid.character-chaos")
             logger.logLevel = .critical
-            let driver = CCIDDriver(transport: InMemoryUSBTransport(reader: reader), descriptor: configuration.descriptor,
-                                    configuration: ChaosCampaignTests.driverConfiguration, timeSource: ElapsedClockTimeSource(clock),
-                                    logger: logger)
+            let driver = CCIDDriver(
+                transport: InMemoryUSBTransport(reader: reader), descriptor: configuration.descriptor,
+                configuration: ChaosCampaignTests.driverConfiguration, timeSource: ElapsedClockTimeSource(clock),
+                logger: logger)
             for _ in 0..<60 {
                 for operation in [nil] + Self.commands.map(Optional.some) {
                     do {
-                        if let operation { _ = try await driver.transmit(operation) } else { _ = try await driver.powerOn() }
+                        if let operation {
+                            _ = try await driver.transmit(operation)
+                        } else {
+                            _ = try await driver.powerOn()
+                        }
                     } catch is CCIDDriverError {
                     } catch {
                         failures.append("untyped \(error)")

@@ -10,14 +10,16 @@ import Testing
 /// the LRC by chance must not come back as a response APDU.
 @Suite struct CharacterLevelT1RecoveryTests {
     static func setUp(_ contact: ContactInterface = .t1Only(ta1: nil))
-        async throws -> (driver: CCIDDriver, reader: VirtualCCIDReader, transport: RecordingUSBTransport) {
+        async throws -> (driver: CCIDDriver, reader: VirtualCCIDReader, transport: RecordingUSBTransport)
+    {
         var configuration = VirtualReaderConfiguration.level(.character)
         configuration.descriptor.protocols = [.t0, .t1]
         let reader = VirtualCCIDReader(configuration: configuration)
         await reader.insert(APDUTestCard(seed: 1, contactInterface: contact))
         let transport = RecordingUSBTransport(reader: reader)
-        let driver = CCIDDriver(transport: transport, descriptor: configuration.descriptor,
-                                configuration: SimulatedReaderHarness.fastFailing)
+        let driver = CCIDDriver(
+            transport: transport, descriptor: configuration.descriptor,
+            configuration: SimulatedReaderHarness.fastFailing)
         _ = try await driver.powerOn()
         return (driver, reader, transport)
     }
@@ -29,17 +31,22 @@ import Testing
     /// a bad block, reads off the rest (a read for 259 bytes that ends with a mute card), asks
     /// again with an R-block and gets the whole answer. Before the fix it read the rest as the
     /// next blocks, sent R-blocks into a card still talking, and gave up after resynchronising.
-    @Test(arguments: [CharacterLineFault.blockByteLost(at: 0), .blockByteLost(at: 2), .wrongLength(mask: 0x80),
-                      .wrongLength(mask: 0x01), .wrongLength(mask: 0xF0)])
+    @Test(arguments: [
+        CharacterLineFault.blockByteLost(at: 0), .blockByteLost(at: 2), .wrongLength(mask: 0x80),
+        .wrongLength(mask: 0x01), .wrongLength(mask: 0xF0),
+    ])
     func aBlockWithASpoiledLengthIsReadOffAndAskedForAgain(fault: CharacterLineFault) async throws {
         let (driver, reader, transport) = try await Self.setUp()
         _ = await transport.takeXfrBlocks()
         await reader.inject(.characterLine(fault))
-        #expect(try await driver.transmit(Self.pattern256) == APDUTestCard.pattern(count: 256, start: 5) + [0x90, 0x00])
+        #expect(
+            try await driver.transmit(Self.pattern256) == APDUTestCard.pattern(count: 256, start: 5) + [0x90, 0x00])
         let transfers = await transport.takeXfrBlocks()
         #expect(transfers.contains(RecordingUSBTransport.Transfer(level: 259, data: [])), "\(transfers)")
         // R(N(R) 0) with an error code: the block is asked for again.
-        #expect(transfers.contains { $0.data.count == 4 && $0.data[1] & 0xEC == 0x80 && $0.data[1] & 0x03 != 0 }, "\(transfers)")
+        #expect(
+            transfers.contains { $0.data.count == 4 && $0.data[1] & 0xEC == 0x80 && $0.data[1] & 0x03 != 0 },
+            "\(transfers)")
     }
 
     /// A lost LEN turns the card's answer to RECEIPT (after SINK of 64 bytes: 00 40, then the

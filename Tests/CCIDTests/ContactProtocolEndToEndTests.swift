@@ -33,22 +33,33 @@ import Testing
         let fci = try await driver.transmit(selectAID)
         #expect(fci.suffix(2) == [0x90, 0x00] && fci.first == 0x6F, "\(name): \(fci)")
         // Case 2: 32 bytes of EF 0101.
-        #expect(try await driver.transmit([0x00, 0xB0, 0x81, 0x00, 0x20]) == (0..<32).map { UInt8($0) } + [0x90, 0x00], "\(name)")
+        #expect(
+            try await driver.transmit([0x00, 0xB0, 0x81, 0x00, 0x20]) == (0..<32).map { UInt8($0) } + [0x90, 0x00],
+            "\(name)")
         // Case 2, Le = 256 (P3 = 00): 256 bytes of EF 0102.
-        #expect(try await driver.transmit([0x00, 0xB0, 0x82, 0x00, 0x00]) == Array(fileContent2.prefix(256)) + [0x90, 0x00], "\(name)")
+        #expect(
+            try await driver.transmit([0x00, 0xB0, 0x82, 0x00, 0x00]) == Array(fileContent2.prefix(256)) + [
+                0x90, 0x00,
+            ], "\(name)")
         // Case 2 asking more than the file holds: the card's 32 bytes with 62 82 (over T=0 via 6C 20).
-        #expect(try await driver.transmit([0x00, 0xB0, 0x81, 0x00, 0x00]) == (0..<32).map { UInt8($0) } + [0x62, 0x82], "\(name)")
+        #expect(
+            try await driver.transmit([0x00, 0xB0, 0x81, 0x00, 0x00]) == (0..<32).map { UInt8($0) } + [0x62, 0x82],
+            "\(name)")
         // Case 3, then read back.
         #expect(try await driver.transmit([0x00, 0xD6, 0x81, 0x00, 0x02, 0xAA, 0xBB]) == [0x90, 0x00], "\(name)")
-        #expect(try await driver.transmit([0x00, 0xB0, 0x81, 0x00, 0x03]) == [0xAA, 0xBB, 0x02, 0x90, 0x00], "\(name)")
+        #expect(
+            try await driver.transmit([0x00, 0xB0, 0x81, 0x00, 0x03]) == [0xAA, 0xBB, 0x02, 0x90, 0x00], "\(name)")
     }
 
-    static func harness(_ configuration: VirtualReaderConfiguration, contact: ContactInterface,
-                        preference: ProtocolPreference = .automatic) async -> SimulatedReaderHarness {
+    static func harness(
+        _ configuration: VirtualReaderConfiguration, contact: ContactInterface,
+        preference: ProtocolPreference = .automatic
+    ) async -> SimulatedReaderHarness {
         var driverConfiguration = SimulatedReaderHarness.fastFailing
         driverConfiguration.protocolPreference = preference
-        return await SimulatedReaderHarness(configuration, card: ISO7816Card(seed: 1, contactInterface: contact),
-                                            driverConfiguration: driverConfiguration)
+        return await SimulatedReaderHarness(
+            configuration, card: ISO7816Card(seed: 1, contactInterface: contact),
+            driverConfiguration: driverConfiguration)
     }
 
     /// The simulator's TPDU reader, offering T=0 and T=1.
@@ -58,15 +69,20 @@ import Testing
         return configuration
     }
 
-    static let tpduSample = ["Gemalto_IDBridge_CT30.txt", "SCR331.txt", "SCL010.txt", "DellSCRK.txt",
-                             "ACS_ACR38_plugin.txt", "CherrySmartTerminalST2XXX.txt", "ACS_ACR39U_ICC_Reader.txt"]
+    static let tpduSample = [
+        "Gemalto_IDBridge_CT30.txt", "SCR331.txt", "SCL010.txt", "DellSCRK.txt",
+        "ACS_ACR38_plugin.txt", "CherrySmartTerminalST2XXX.txt", "ACS_ACR39U_ICC_Reader.txt",
+    ]
 
-    @Test(arguments: [ContactInterface.t0Only(), .t1Only(), .dual(), .dual(ta1: 0x18), .t0Only(ta1: nil),
-                      ContactInterface(protocols: [0, 1], ta1: 0x95, specificMode: true),
-                      ContactInterface(protocols: [1], ta1: 0x11, specificMode: true, extraGuardTime: 2)])
+    @Test(arguments: [
+        ContactInterface.t0Only(), .t1Only(), .dual(), .dual(ta1: 0x18), .t0Only(ta1: nil),
+        ContactInterface(protocols: [0, 1], ta1: 0x95, specificMode: true),
+        ContactInterface(protocols: [1], ta1: 0x11, specificMode: true, extraGuardTime: 2),
+    ])
     func sampleOfTPDUProfiles(contact: ContactInterface) async throws {
         let readers = try Self.fixtureReaders().filter { reader in
-            Self.tpduSample.contains { reader.name.hasPrefix($0 + "#") } && reader.configuration.descriptor.exchangeLevel == .tpdu
+            Self.tpduSample.contains { reader.name.hasPrefix($0 + "#") }
+                && reader.configuration.descriptor.exchangeLevel == .tpdu
         }
         #expect(readers.count >= 4)
         for reader in readers {
@@ -86,7 +102,9 @@ import Testing
 
     @Test func t0OnlyCardRefusesT1Preference() async throws {
         let harness = await Self.harness(Self.contactTPDU, contact: .t0Only(), preference: .t1)
-        await #expect(throws: CCIDDriverError.protocolSelection(.protocolNotOffered(.t1, card: [.t0], reader: [.t0, .t1]))) {
+        await #expect(
+            throws: CCIDDriverError.protocolSelection(.protocolNotOffered(.t1, card: [.t0], reader: [.t0, .t1]))
+        ) {
             try await harness.driver.powerOn()
         }
     }
@@ -112,16 +130,22 @@ import Testing
         var options = ISO7816CardOptions(extendedLength: true)
         options.maxResponseLength = 256
         let configuration = Self.contactTPDU
-        let harness = await SimulatedReaderHarness(configuration, card: ISO7816Card(seed: 1, options: options, contactInterface: .t0Only()))
+        let harness = await SimulatedReaderHarness(
+            configuration, card: ISO7816Card(seed: 1, options: options, contactInterface: .t0Only()))
         _ = try await harness.driver.powerOn()
         #expect(try await harness.driver.transmit(Self.selectAID).suffix(2) == [0x90, 0x00])
         #expect(try await harness.driver.transmit(update) == [0x90, 0x00])
-        #expect(try await harness.driver.transmit([0x00, 0xB0, 0x82, 0x00, 0xFF]) == Array(payload.prefix(255)) + [0x90, 0x00])
-        #expect(try await harness.driver.transmit([0x00, 0xB0, 0x00, 0xFF, 0x2D]) == Array(payload[255...]) + [0x90, 0x00])
+        #expect(
+            try await harness.driver.transmit([0x00, 0xB0, 0x82, 0x00, 0xFF]) == Array(payload.prefix(255)) + [
+                0x90, 0x00,
+            ])
+        #expect(
+            try await harness.driver.transmit([0x00, 0xB0, 0x00, 0xFF, 0x2D]) == Array(payload[255...]) + [0x90, 0x00])
 
         var noEnvelope = ContactInterface.t0Only()
         noEnvelope.supportsEnvelope = false
-        let refusing = await SimulatedReaderHarness(configuration, card: ISO7816Card(seed: 1, options: options, contactInterface: noEnvelope))
+        let refusing = await SimulatedReaderHarness(
+            configuration, card: ISO7816Card(seed: 1, options: options, contactInterface: noEnvelope))
         _ = try await refusing.driver.powerOn()
         #expect(try await refusing.driver.transmit(Self.selectAID).suffix(2) == [0x90, 0x00])
         await #expect(throws: CCIDDriverError.extendedLengthNeedsT1(instruction: 0xD6, statusWord: 0x6D00)) {
@@ -139,14 +163,19 @@ import Testing
         var byLevel: [CCIDExchangeLevel: Int] = [:]
         for reader in try Self.fixtureReaders() where reader.configuration.descriptor.exchangeLevel != .character {
             let descriptor = reader.configuration.descriptor
-            for (protocolNumber, flag) in [(UInt8(0), CCIDProtocols.t0), (1, .t1)] where descriptor.protocols.contains(flag) {
-                let harness = await Self.harness(reader.configuration, contact: ContactInterface(protocols: [protocolNumber], ta1: 0x96))
+            for (protocolNumber, flag) in [(UInt8(0), CCIDProtocols.t0), (1, .t1)]
+            where descriptor.protocols.contains(flag) {
+                let harness = await Self.harness(
+                    reader.configuration, contact: ContactInterface(protocols: [protocolNumber], ta1: 0x96))
                 _ = try await harness.driver.powerOn()
                 let name = "\(reader.name) T=\(protocolNumber)"
                 #expect(try await harness.driver.transmit(Self.selectAID).first == 0x6F, "\(name)")
-                #expect(try await harness.driver.transmit([0x00, 0xB0, 0x82, 0x00, 0x00]) == Array(Self.fileContent2.prefix(256)) + [0x90, 0x00],
-                        "\(name)")
-                #expect(try await harness.driver.transmit([0x00, 0xD6, 0x81, 0x00, 0x01, 0x5A]) == [0x90, 0x00], "\(name)")
+                #expect(
+                    try await harness.driver.transmit([0x00, 0xB0, 0x82, 0x00, 0x00]) == Array(
+                        Self.fileContent2.prefix(256)) + [0x90, 0x00],
+                    "\(name)")
+                #expect(
+                    try await harness.driver.transmit([0x00, 0xD6, 0x81, 0x00, 0x01, 0x5A]) == [0x90, 0x00], "\(name)")
                 exercised += 1
                 byLevel[descriptor.exchangeLevel, default: 0] += 1
             }

@@ -2,6 +2,7 @@ import CardFlow
 import CardSimulator
 import Synchronization
 import Testing
+
 @testable import CCID
 
 /// dwMaxCCIDMessageLength and the other descriptor fields come from the device: a reader that
@@ -36,11 +37,13 @@ struct DescriptorBoundsTests {
     }
 
     static func extendedReader(maxMessageLength: UInt32) -> CCIDClassDescriptor {
-        CCIDClassDescriptor(features: [.automaticParameterNegotiation, .extendedAPDULevel], maxMessageLength: maxMessageLength)
+        CCIDClassDescriptor(
+            features: [.automaticParameterNegotiation, .extendedAPDULevel], maxMessageLength: maxMessageLength)
     }
 
-    @Test("absurd and large-but-legal dwMaxCCIDMessageLength: clamped, warned, buffers stay small",
-          arguments: [UInt32.max, 0x8000_0000, 0x7FFF_FFFF, 0x1000_0000, 0x0010_0000, 65_555])
+    @Test(
+        "absurd and large-but-legal dwMaxCCIDMessageLength: clamped, warned, buffers stay small",
+        arguments: [UInt32.max, 0x8000_0000, 0x7FFF_FFFF, 0x1000_0000, 0x0010_0000, 65_555])
     func absurdMessageLengthIsClamped(length: UInt32) async throws {
         let descriptor = Self.extendedReader(maxMessageLength: length)
         #expect(descriptor.isMessageLengthClamped)

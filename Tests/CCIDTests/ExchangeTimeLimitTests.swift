@@ -2,6 +2,7 @@ import CardFlow
 import CardSimulator
 import Synchronization
 import Testing
+
 @testable import CCID
 
 /// A reader or card that keeps asking for more time must not hold one exchange beyond the
@@ -11,8 +12,10 @@ import Testing
 struct ExchangeTimeLimitTests {
     /// Runs `operation` while moving `clock` forward by `step` (yielding real time between
     /// steps so the operation can progress), until it finishes or `giveUpAt` passes on the clock.
-    static func runAdvancing<T: Sendable>(_ clock: ManualClock, step: Duration, giveUpAt: Duration,
-                                          _ operation: @escaping @Sendable () async throws -> T) async -> Result<T, any Error>? {
+    static func runAdvancing<T: Sendable>(
+        _ clock: ManualClock, step: Duration, giveUpAt: Duration,
+        _ operation: @escaping @Sendable () async throws -> T
+    ) async -> Result<T, any Error>? {
         let outcome = Mutex<Result<T, any Error>?>(nil)
         let task = Task {
             let result: Result<T, any Error>
@@ -83,8 +86,9 @@ struct ExchangeTimeLimitTests {
         let clock = ManualClock()
         var configuration = CCIDDriverConfiguration()
         configuration.exchangeTimeLimit = .seconds(90)
-        let harness = await SimulatedReaderHarness(.level(.tpdu), card: EchoCard(), clock: clock,
-                                                   driverConfiguration: configuration)
+        let harness = await SimulatedReaderHarness(
+            .level(.tpdu), card: EchoCard(), clock: clock,
+            driverConfiguration: configuration)
         _ = try await harness.driver.powerOn()
         await harness.reader.inject(.waitingTimeExtensionStorm(interval: .seconds(2), multiplier: 1))
         let driver = harness.driver
@@ -111,7 +115,8 @@ struct ExchangeTimeLimitTests {
         // Every message takes 2 s: each read is well within its own 3 s timeout, but the 30
         // messages of this exchange together are not.
         reader.timing.readerFirmware = .seconds(2)
-        let harness = await SimulatedReaderHarness(reader, card: EchoCard(), clock: clock, driverConfiguration: configuration)
+        let harness = await SimulatedReaderHarness(
+            reader, card: EchoCard(), clock: clock, driverConfiguration: configuration)
         let driver = harness.driver
         let powered = await Self.runAdvancing(clock, step: .milliseconds(250), giveUpAt: .seconds(60)) {
             try await driver.powerOn()

@@ -1,7 +1,7 @@
+import CCID
 import CardFlow
 import CardFlowCCID
 import CardSimulator
-import CCID
 import Logging
 import Testing
 
@@ -25,9 +25,11 @@ struct MultiSlotHarness {
     let reader: VirtualCCIDReader
     let driver: CCIDDriver
 
-    init(busySlots: UInt8, cards: [any VirtualCard], level: CCIDExchangeLevel = .shortAPDU,
-         transport: ((VirtualCCIDReader) -> any USBTransport)? = nil, exchangeTimeLimit: Duration? = nil,
-         logger: Logger = Logger(label: "test.multislot")) async {
+    init(
+        busySlots: UInt8, cards: [any VirtualCard], level: CCIDExchangeLevel = .shortAPDU,
+        transport: ((VirtualCCIDReader) -> any USBTransport)? = nil, exchangeTimeLimit: Duration? = nil,
+        logger: Logger = Logger(label: "test.multislot")
+    ) async {
         var configuration = VirtualReaderConfiguration.level(level)
         configuration.descriptor.maxSlotIndex = UInt8(cards.count - 1)
         configuration.descriptor.maxBusySlots = busySlots
@@ -37,9 +39,10 @@ struct MultiSlotHarness {
         driverConfiguration.readTimeout = .seconds(10)
         driverConfiguration.abortTimeout = .seconds(1)
         if let exchangeTimeLimit { driverConfiguration.exchangeTimeLimit = exchangeTimeLimit }
-        driver = CCIDDriver(transport: transport?(reader) ?? InMemoryUSBTransport(reader: reader),
-                            descriptor: configuration.descriptor, configuration: driverConfiguration,
-                            timeSource: ElapsedClockTimeSource(clock), logger: logger)
+        driver = CCIDDriver(
+            transport: transport?(reader) ?? InMemoryUSBTransport(reader: reader),
+            descriptor: configuration.descriptor, configuration: driverConfiguration,
+            timeSource: ElapsedClockTimeSource(clock), logger: logger)
     }
 
     /// Waits (real time, bounded) until the cards have received `count` APDUs in all.
@@ -133,15 +136,21 @@ struct MultiSlotDriverTests {
         let order = CompletionOrder()
         var tasks: [Task<[UInt8], any Error>] = []
         for slot in 0..<3 {
-            tasks.append(Task {
-                let answer = try await harness.driver.transmit(echo(0xC0 + UInt8(slot)), slot: UInt8(slot))
-                await order.note(slot)
-                return answer
-            })
+            tasks.append(
+                Task {
+                    let answer = try await harness.driver.transmit(echo(0xC0 + UInt8(slot)), slot: UInt8(slot))
+                    await order.note(slot)
+                    return answer
+                })
             // One at a time, so the commands reach the driver in slot order.
-            if slot < Int(busySlots) { try await harness.waitUntilCardsReceived(slot + 1) } else { try await harness.settle() }
+            if slot < Int(busySlots) {
+                try await harness.waitUntilCardsReceived(slot + 1)
+            } else {
+                try await harness.settle()
+            }
         }
-        #expect(await harness.reader.apdusProcessed == Int(busySlots), "more commands outstanding than bMaxCCIDBusySlots")
+        #expect(
+            await harness.reader.apdusProcessed == Int(busySlots), "more commands outstanding than bMaxCCIDBusySlots")
         for _ in 0..<5 {
             await harness.clock.advance(by: .seconds(1))
             try await harness.settle()
@@ -161,24 +170,30 @@ struct MultiSlotDriverTests {
         let log = CCIDLogCapture()
         // Two answers to slot 2, which has no exchange, come before slot 1's.
         let stray = [2, 2].map { slot in
-            CCIDResponse(slot: UInt8(slot), sequence: 0x77, state: .init(icc: .presentActive, command: .processed),
-                         kind: .dataBlock(chainParameter: 0, data: [0xEE])).encoded()
+            CCIDResponse(
+                slot: UInt8(slot), sequence: 0x77, state: .init(icc: .presentActive, command: .processed),
+                kind: .dataBlock(chainParameter: 0, data: [0xEE])
+            ).encoded()
         }
         let injected = FrameInjection(frames: stray)
-        let harness = await MultiSlotHarness(busySlots: 3, cards: [EchoCard(), EchoCard(), EchoCard()],
-                                             transport: { InjectingTransport(inner: InMemoryUSBTransport(reader: $0), injection: injected) },
-                                             logger: log.logger())
+        let harness = await MultiSlotHarness(
+            busySlots: 3, cards: [EchoCard(), EchoCard(), EchoCard()],
+            transport: { InjectingTransport(inner: InMemoryUSBTransport(reader: $0), injection: injected) },
+            logger: log.logger())
         _ = try await harness.driver.powerOn(slot: 1)
         await injected.arm()
         #expect(try await harness.driver.transmit(echo(0xD1), slot: 1) == [0xD1, 0xD1, 0x90, 0x00])
         #expect(await injected.remaining == 0)
-        let discarded = log.all.filter { $0.message.contains("discarding CCID frame") || $0.message.contains("for no waiting slot") }
+        let discarded = log.all.filter {
+            $0.message.contains("discarding CCID frame") || $0.message.contains("for no waiting slot")
+        }
         #expect(discarded.count >= 2, "\(log.all.map(\.message))")
     }
 
     @Test("cancelling slot 0's exchange aborts it and leaves slot 1's exchange intact")
     func cancellationIsPerSlot() async throws {
-        let harness = await MultiSlotHarness(busySlots: 2, cards: [SlowEchoCard(delay: .seconds(2)), SlowEchoCard(delay: .seconds(2))])
+        let harness = await MultiSlotHarness(
+            busySlots: 2, cards: [SlowEchoCard(delay: .seconds(2)), SlowEchoCard(delay: .seconds(2))])
         _ = try await harness.driver.powerOn(slot: 0)
         _ = try await harness.driver.powerOn(slot: 1)
         let first = Task { try await harness.driver.transmit(echo(0xE0), slot: 0) }
@@ -200,7 +215,8 @@ struct MultiSlotDriverTests {
 
     @Test("a time-extension storm on slot 0 ends at slot 0's exchange time limit; slot 1 exchanges meanwhile")
     func exchangeTimeLimitPerSlot() async throws {
-        let harness = await MultiSlotHarness(busySlots: 2, cards: [EchoCard(), EchoCard()], exchangeTimeLimit: .seconds(60))
+        let harness = await MultiSlotHarness(
+            busySlots: 2, cards: [EchoCard(), EchoCard()], exchangeTimeLimit: .seconds(60))
         _ = try await harness.driver.powerOn(slot: 0)
         _ = try await harness.driver.powerOn(slot: 1)
         await harness.reader.inject(.timeExtensionStorm(interval: .seconds(2), multiplier: 1))
@@ -242,9 +258,12 @@ struct MultiSlotDriverTests {
         #expect(await harness.reader.slotBusyRefusals == 0)
     }
 
-    @Test("the simulated reader answers CMD_SLOT_BUSY beyond bMaxCCIDBusySlots and to a busy slot", arguments: [UInt8(1), UInt8(2)])
+    @Test(
+        "the simulated reader answers CMD_SLOT_BUSY beyond bMaxCCIDBusySlots and to a busy slot",
+        arguments: [UInt8(1), UInt8(2)])
     func simulatorEnforcesBusySlots(busySlots: UInt8) async throws {
-        let harness = await MultiSlotHarness(busySlots: busySlots, cards: [SlowEchoCard(delay: .seconds(2)), EchoCard()])
+        let harness = await MultiSlotHarness(
+            busySlots: busySlots, cards: [SlowEchoCard(delay: .seconds(2)), EchoCard()])
         _ = try await harness.driver.powerOn(slot: 0)
         _ = try await harness.driver.powerOn(slot: 1)
         let reader = harness.reader
@@ -254,7 +273,8 @@ struct MultiSlotDriverTests {
         func answer() async throws -> CCIDResponse {
             try CCIDResponse(decoding: try await reader.nextBulkIn(maxLength: 1024, timeout: .zero))
         }
-        try await send(.xfrBlock(blockWaitingTimeMultiplier: 0, levelParameter: 0, data: echo(0x01)), slot: 0, sequence: 0x40)
+        try await send(
+            .xfrBlock(blockWaitingTimeMultiplier: 0, levelParameter: 0, data: echo(0x01)), slot: 0, sequence: 0x40)
         // The same slot while it works: refused.
         try await send(.getSlotStatus, slot: 0, sequence: 0x41)
         let sameSlot = try await answer()

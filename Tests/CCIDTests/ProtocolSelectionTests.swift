@@ -21,21 +21,27 @@ import Testing
     static let uTrustFIDO = "3B F6 96 00 00 91 01 31 FE 45 75 54 72 75 73 74 5B"
 
     /// A TPDU contact reader at 4 MHz up to 344 086 bps that does neither PPS nor negotiation.
-    static func tpduReader(features: CCIDFeatures = [.tpduLevel, .automaticVoltageSelection],
-                           maxDataRate: UInt32 = 344_086) -> CCIDClassDescriptor {
-        CCIDClassDescriptor(protocols: [.t0, .t1], defaultClock: 4000, maximumClock: 4000, dataRate: 10752,
-                            maxDataRate: maxDataRate, features: features, maxMessageLength: 271)
+    static func tpduReader(
+        features: CCIDFeatures = [.tpduLevel, .automaticVoltageSelection],
+        maxDataRate: UInt32 = 344_086
+    ) -> CCIDClassDescriptor {
+        CCIDClassDescriptor(
+            protocols: [.t0, .t1], defaultClock: 4000, maximumClock: 4000, dataRate: 10752,
+            maxDataRate: maxDataRate, features: features, maxMessageLength: 271)
     }
 
     @Test func realATRsParse() throws {
         let javaCOS = try Self.atr(Self.javaCOS)
         #expect(javaCOS.offeredProtocols == [.t1] && javaCOS.defaultProtocol == .t1)
-        #expect(javaCOS.ta1 == 0x95 && javaCOS.t1IFSC == 254 && javaCOS.t1WaitingIntegers == 0x9F && javaCOS.specificMode == nil)
+        #expect(
+            javaCOS.ta1 == 0x95 && javaCOS.t1IFSC == 254 && javaCOS.t1WaitingIntegers == 0x9F
+                && javaCOS.specificMode == nil)
         let smartCafe = try Self.atr(Self.smartCafe)
         #expect(smartCafe.offeredProtocols == [.t0, .t1] && smartCafe.defaultProtocol == .t0)
         #expect(smartCafe.ta1 == 0x18 && smartCafe.tc1 == 0x00 && smartCafe.t1WaitingIntegers == 0x45)
         let sim = try Self.atr(Self.sim)
-        #expect(sim.offeredProtocols == [.t0] && sim.protocols == [0, 15] && sim.t15FirstTA == 0xC7 && sim.clockStop == 3)
+        #expect(
+            sim.offeredProtocols == [.t0] && sim.protocols == [0, 15] && sim.t15FirstTA == 0xC7 && sim.clockStop == 3)
         let idPrime = try Self.atr(Self.idPrime)
         #expect(idPrime.offeredProtocols == [.t0] && idPrime.ta1 == 0x96 && idPrime.tc1 == 0x00 && idPrime.ta2 == nil)
         let nagra = try Self.atr(Self.nagra)
@@ -50,7 +56,8 @@ import Testing
         #expect(TransmissionFactors(rawValue: 0x96).baudRate(clockKHz: 4000) == 250_000)
         #expect(TransmissionFactors(rawValue: 0x18).baudRate(clockKHz: 4000) == 129_032)
         #expect(TransmissionFactors(rawValue: 0x71).clockRateConversion == nil)
-        #expect(TransmissionFactors(rawValue: 0x96).slowerAlternatives.map(\.rawValue) == [0x95, 0x94, 0x93, 0x92, 0x91])
+        #expect(
+            TransmissionFactors(rawValue: 0x96).slowerAlternatives.map(\.rawValue) == [0x95, 0x94, 0x93, 0x92, 0x91])
         #expect(TransmissionFactors(rawValue: 0x18).slowerAlternatives.map(\.rawValue) == [0x14, 0x13, 0x12, 0x11])
     }
 
@@ -83,14 +90,16 @@ import Testing
         #expect(third.transmissionProtocol == .t0 && third.ppsRequest == nil && third.fallback == nil)
         #expect(third.parameters()?.bytes == [0x11, 0x00, 0x00, 0x0A, 0x00])
         // An explicit preference never falls back to another protocol.
-        let explicit = try ProtocolSelection(atr: try Self.atr(Self.smartCafe), descriptor: Self.tpduReader(), preference: .t1)
+        let explicit = try ProtocolSelection(
+            atr: try Self.atr(Self.smartCafe), descriptor: Self.tpduReader(), preference: .t1)
         #expect(explicit.fallback?.fallback == nil)
     }
 
     @Test func simCardT0WithClockStopFromT15() throws {
         var features: CCIDFeatures = [.tpduLevel]
         features.insert(.canStopClock)
-        let selection = try ProtocolSelection(atr: try Self.atr(Self.sim), descriptor: Self.tpduReader(features: features))
+        let selection = try ProtocolSelection(
+            atr: try Self.atr(Self.sim), descriptor: Self.tpduReader(features: features))
         #expect(selection.transmissionProtocol == .t0)
         #expect(selection.ppsRequest?.bytes == [0xFF, 0x10, 0x96, 0x79])
         #expect(selection.parameters()?.bytes == [0x96, 0x00, 0x00, 0x0A, 0x03])
@@ -104,7 +113,8 @@ import Testing
         #expect(limited.factors.rawValue == 0x94)
         #expect(limited.ppsRequest?.bytes == [0xFF, 0x10, 0x94, 0x7B])
         // A reader listing its rates is held to them (±2 bps).
-        let listed = try ProtocolSelection(atr: atr, descriptor: Self.tpduReader(), supportedDataRates: [10752, 62501, 31250])
+        let listed = try ProtocolSelection(
+            atr: atr, descriptor: Self.tpduReader(), supportedDataRates: [10752, 62501, 31250])
         #expect(listed.factors.rawValue == 0x94)
         let none = try ProtocolSelection(atr: atr, descriptor: Self.tpduReader(), supportedDataRates: [10752, 21505])
         #expect(none.factors == .default && none.ppsRequest == nil)
@@ -117,16 +127,21 @@ import Testing
         #expect(throws: ProtocolSelectionError.protocolNotOffered(.t1, card: [.t0], reader: [.t0, .t1])) {
             try ProtocolSelection(atr: try Self.atr(Self.nagra), descriptor: Self.tpduReader(), preference: .t1)
         }
-        #expect(throws: ProtocolSelectionError.specificModeSpeedUnsupported(TransmissionFactors(rawValue: 0x96), bitsPerSecond: 250_000)) {
+        #expect(
+            throws: ProtocolSelectionError.specificModeSpeedUnsupported(
+                TransmissionFactors(rawValue: 0x96), bitsPerSecond: 250_000)
+        ) {
             try ProtocolSelection(atr: try Self.atr(Self.uTrustFIDO), descriptor: Self.tpduReader(maxDataRate: 115_200))
         }
     }
 
     @Test func readerFeaturesDecidePPSAndSetParameters() throws {
         let atr = try Self.atr(Self.idPrime)
-        let automaticPPS = try ProtocolSelection(atr: atr, descriptor: Self.tpduReader(features: [.tpduLevel, .automaticPPS]))
+        let automaticPPS = try ProtocolSelection(
+            atr: atr, descriptor: Self.tpduReader(features: [.tpduLevel, .automaticPPS]))
         #expect(automaticPPS.ppsRequest == nil && automaticPPS.parameters()?.bytes.first == 0x96)
-        let negotiates = try ProtocolSelection(atr: atr, descriptor: Self.tpduReader(features: [.tpduLevel, .automaticParameterNegotiation]))
+        let negotiates = try ProtocolSelection(
+            atr: atr, descriptor: Self.tpduReader(features: [.tpduLevel, .automaticParameterNegotiation]))
         #expect(negotiates.ppsRequest == nil && negotiates.parameters() == nil)
         // An APDU reader cannot carry a PPS: without 0x80 the card stays at the default speed.
         let apdu = try ProtocolSelection(atr: atr, descriptor: Self.tpduReader(features: [.shortAPDULevel]))
@@ -145,23 +160,39 @@ import Testing
         #expect(request.bytes == [0xFF, 0x11, 0x18, 0xF6])
         #expect(request.outcome(of: [0xFF, 0x11, 0x18, 0xF6]) == .accepted(TransmissionFactors(rawValue: 0x18)))
         #expect(request.outcome(of: [0xFF, 0x01, 0xFE]) == .accepted(.default))
-        for wrong: [UInt8] in [[0xFF, 0x11, 0x13, 0xFD], [0xFF, 0x11, 0x18, 0xF7], [0xFF, 0x10, 0x18, 0xF7], [0xFF, 0x01],
-                               [0xFF, 0x31, 0x18, 0x00, 0xD6], [0xFE, 0x11, 0x18, 0xF7]] {
+        for wrong: [UInt8] in [
+            [0xFF, 0x11, 0x13, 0xFD], [0xFF, 0x11, 0x18, 0xF7], [0xFF, 0x10, 0x18, 0xF7], [0xFF, 0x01],
+            [0xFF, 0x31, 0x18, 0x00, 0xD6], [0xFE, 0x11, 0x18, 0xF7],
+        ] {
             if case .accepted = request.outcome(of: wrong) { Issue.record("accepted \(wrong)") }
         }
     }
 
     @Test func setParametersFramesFollowTheCCIDLayout() {
         // bMessageType 61, dwLength, bSlot, bSeq, bProtocolNum, abRFU (2), abProtocolDataStructure.
-        let t0 = CCIDCommand(slot: 0, sequence: 5, kind: .setParameters(.t0(findexDindex: 0x96, tcckst: 0x00, guardTime: 0x00,
-                                                                             waitingInteger: 0x0A, clockStop: 0x03)))
+        let t0 = CCIDCommand(
+            slot: 0, sequence: 5,
+            kind: .setParameters(
+                .t0(
+                    findexDindex: 0x96, tcckst: 0x00, guardTime: 0x00,
+                    waitingInteger: 0x0A, clockStop: 0x03)))
         #expect(t0.encoded() == [0x61, 0x05, 0, 0, 0, 0x00, 0x05, 0x00, 0x00, 0x00, 0x96, 0x00, 0x00, 0x0A, 0x03])
-        let t1 = CCIDCommand(slot: 1, sequence: 6, kind: .setParameters(.t1(findexDindex: 0x18, tcckst: 0x11, guardTime: 0x02,
-                                                                             waitingIntegers: 0x45, clockStop: 0x00, ifsc: 0xFE, nad: 0x00)))
-        #expect(t1.encoded() == [0x61, 0x07, 0, 0, 0, 0x01, 0x06, 0x01, 0x00, 0x00, 0x18, 0x11, 0x02, 0x45, 0x00, 0xFE, 0x00])
+        let t1 = CCIDCommand(
+            slot: 1, sequence: 6,
+            kind: .setParameters(
+                .t1(
+                    findexDindex: 0x18, tcckst: 0x11, guardTime: 0x02,
+                    waitingIntegers: 0x45, clockStop: 0x00, ifsc: 0xFE, nad: 0x00)))
+        #expect(
+            t1.encoded() == [
+                0x61, 0x07, 0, 0, 0, 0x01, 0x06, 0x01, 0x00, 0x00, 0x18, 0x11, 0x02, 0x45, 0x00, 0xFE, 0x00,
+            ])
         // The PPS travels as the data of an ordinary XfrBlock.
-        let pps = CCIDCommand(slot: 0, sequence: 7, kind: .xfrBlock(blockWaitingTimeMultiplier: 0, levelParameter: 0,
-                                                                    data: [0xFF, 0x10, 0x96, 0x79]))
+        let pps = CCIDCommand(
+            slot: 0, sequence: 7,
+            kind: .xfrBlock(
+                blockWaitingTimeMultiplier: 0, levelParameter: 0,
+                data: [0xFF, 0x10, 0x96, 0x79]))
         #expect(pps.encoded() == [0x6F, 0x04, 0, 0, 0, 0x00, 0x07, 0x00, 0x00, 0x00, 0xFF, 0x10, 0x96, 0x79])
     }
 }

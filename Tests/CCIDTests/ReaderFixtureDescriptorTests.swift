@@ -1,7 +1,7 @@
-import Foundation
-import Testing
 import CCID
 import CardSimulator
+import Foundation
+import Testing
 
 /// The binary descriptor parser agrees with what the ~600 real reader dumps say about
 /// themselves (pcsc-lite CCID project's `readers/*.txt`, in Tests/Fixtures/ccid-readers).
@@ -38,8 +38,9 @@ struct ReaderFixtureDescriptorTests {
             #expect(!interfacesOfFile.isEmpty, "\(file.lastPathComponent)")
             for interface in interfacesOfFile {
                 let bytes = interface.classDescriptorBytes
-                let descriptor = try CCIDClassDescriptor.locate(interfaceClass: interface.interfaceClass,
-                                                                interfaceExtra: bytes, endpointExtras: [])
+                let descriptor = try CCIDClassDescriptor.locate(
+                    interfaceClass: interface.interfaceClass,
+                    interfaceExtra: bytes, endpointExtras: [])
                 let name = "\(file.lastPathComponent) interface \(interface.interfaceNumber)"
                 let declared = interface.declaredExchangeLevelText.flatMap(Self.level(fromDumpText:))
                 #expect(declared != nil, "\(name): no exchange level text")

@@ -1,6 +1,6 @@
+import CCID
 import CardFlow
 import CardFlowCCID
-import CCID
 import CardSimulator
 
 /// A virtual reader with a card, wired to a CCID driver through the in-memory transport.
@@ -8,16 +8,19 @@ struct SimulatedReaderHarness {
     let reader: VirtualCCIDReader
     let driver: CCIDDriver
 
-    init(_ configuration: VirtualReaderConfiguration = VirtualReaderConfiguration(),
-         card: (any VirtualCard)? = ISO7816Card(seed: 1),
-         clock: any ElapsedClock = RealClock(),
-         driverConfiguration: CCIDDriverConfiguration = Self.fastFailing) async {
+    init(
+        _ configuration: VirtualReaderConfiguration = VirtualReaderConfiguration(),
+        card: (any VirtualCard)? = ISO7816Card(seed: 1),
+        clock: any ElapsedClock = RealClock(),
+        driverConfiguration: CCIDDriverConfiguration = Self.fastFailing
+    ) async {
         reader = VirtualCCIDReader(configuration: configuration, clock: clock)
         if let card { await reader.insert(card) }
         // The driver measures its exchange time limit on the reader's clock, so a manual clock
         // drives both.
-        driver = CCIDDriver(transport: InMemoryUSBTransport(reader: reader), descriptor: configuration.descriptor,
-                            configuration: driverConfiguration, timeSource: ElapsedClockTimeSource(clock))
+        driver = CCIDDriver(
+            transport: InMemoryUSBTransport(reader: reader), descriptor: configuration.descriptor,
+            configuration: driverConfiguration, timeSource: ElapsedClockTimeSource(clock))
     }
 
     /// Short timeouts, so tests of lost answers finish quickly.
@@ -60,4 +63,4 @@ func extendedEchoCommand(count: Int) -> [UInt8] {
 }
 
 let selectApplication: [UInt8] = [0x00, 0xA4, 0x04, 0x00, 0x07, 0xA0, 0x00, 0x00, 0x02, 0x47, 0x10, 0x01]
-let readEF0101: [UInt8] = [0x00, 0xB0, 0x81, 0x00, 0x20]   // READ BINARY by SFI 1, 32 bytes
+let readEF0101: [UInt8] = [0x00, 0xB0, 0x81, 0x00, 0x20] // READ BINARY by SFI 1, 32 bytes

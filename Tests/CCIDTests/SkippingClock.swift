@@ -19,8 +19,9 @@ final class SkippingClock: ElapsedClock {
         let target = Self.nanoseconds(deadline)
         var current = nanoseconds.load(ordering: .acquiring)
         while current < target {
-            let (exchanged, original) = nanoseconds.compareExchange(expected: current, desired: target,
-                                                                    ordering: .acquiringAndReleasing)
+            let (exchanged, original) = nanoseconds.compareExchange(
+                expected: current, desired: target,
+                ordering: .acquiringAndReleasing)
             if exchanged { break }
             current = original
         }

@@ -3,7 +3,9 @@ import Testing
 
 /// T0HostProtocol byte for byte: the ISO/IEC 7816-3 §12.2 case mapping, 61xx / 6Cxx and their bounds.
 @Suite struct T0HostProtocolTests {
-    private func data(_ count: Int, from start: UInt8 = 0) -> [UInt8] { (0..<count).map { UInt8(truncatingIfNeeded: Int(start) + $0) } }
+    private func data(_ count: Int, from start: UInt8 = 0) -> [UInt8] {
+        (0..<count).map { UInt8(truncatingIfNeeded: Int(start) + $0) }
+    }
 
     @Test func case1GoesOutWithP3Zero() {
         var t0 = T0HostProtocol()
@@ -35,15 +37,18 @@ import Testing
 
     @Test func case4DropsLeThenFetchesWithGetResponse() {
         var t0 = T0HostProtocol()
-        #expect(t0.begin(command: [0x00, 0xA4, 0x04, 0x00, 0x02, 0x3F, 0x00, 0x00])
-            == .send([0x00, 0xA4, 0x04, 0x00, 0x02, 0x3F, 0x00]))
+        #expect(
+            t0.begin(command: [0x00, 0xA4, 0x04, 0x00, 0x02, 0x3F, 0x00, 0x00])
+                == .send([0x00, 0xA4, 0x04, 0x00, 0x02, 0x3F, 0x00]))
         #expect(t0.receive([0x61, 0x12]) == .send([0x00, 0xC0, 0x00, 0x00, 0x12]))
         #expect(t0.receive(data(0x12) + [0x90, 0x00]) == .completed(data(0x12) + [0x90, 0x00]))
     }
 
     @Test func case4GetResponseAsksAtMostNe() {
         var t0 = T0HostProtocol()
-        #expect(t0.begin(command: [0x00, 0x88, 0x00, 0x00, 0x01, 0x55, 0x08]) == .send([0x00, 0x88, 0x00, 0x00, 0x01, 0x55]))
+        #expect(
+            t0.begin(command: [0x00, 0x88, 0x00, 0x00, 0x01, 0x55, 0x08])
+                == .send([0x00, 0x88, 0x00, 0x00, 0x01, 0x55]))
         #expect(t0.receive([0x61, 0x20]) == .send([0x00, 0xC0, 0x00, 0x00, 0x08]))
         // Ne reached while the card still has data: its 61xx goes up with the data.
         #expect(t0.receive(data(8) + [0x61, 0x18]) == .completed(data(8) + [0x61, 0x18]))
@@ -75,7 +80,8 @@ import Testing
 
     @Test func extendedCase2FetchesBeyond256WithGetResponse() {
         var t0 = T0HostProtocol()
-        #expect(t0.begin(command: [0x00, 0xB0, 0x00, 0x00, 0x00, 0x02, 0x00]) == .send([0x00, 0xB0, 0x00, 0x00, 0x00]))
+        #expect(
+            t0.begin(command: [0x00, 0xB0, 0x00, 0x00, 0x00, 0x02, 0x00]) == .send([0x00, 0xB0, 0x00, 0x00, 0x00]))
         #expect(t0.receive(data(256) + [0x61, 0x00]) == .send([0x00, 0xC0, 0x00, 0x00, 0x00]))
         #expect(t0.receive(data(256, from: 0) + [0x90, 0x00]) == .completed(data(256) + data(256) + [0x90, 0x00]))
     }
@@ -95,22 +101,27 @@ import Testing
         var t0 = T0HostProtocol()
         let command: [UInt8] = [0x00, 0xD6, 0x00, 0x00, 0x00, 0x01, 0x00] + data(256)
         _ = t0.begin(command: command)
-        #expect(t0.receive([UInt8(statusWord >> 8), UInt8(statusWord & 0xFF)])
-            == .failed(.envelopeRefused(instruction: 0xD6, statusWord: statusWord)))
+        #expect(
+            t0.receive([UInt8(statusWord >> 8), UInt8(statusWord & 0xFF)])
+                == .failed(.envelopeRefused(instruction: 0xD6, statusWord: statusWord)))
     }
 
     @Test func endless6CxxIsBounded() {
         var t0 = T0HostProtocol()
         _ = t0.begin(command: [0x00, 0xB0, 0x00, 0x00, 0x10])
         #expect(t0.receive([0x6C, 0x08]) == .send([0x00, 0xB0, 0x00, 0x00, 0x08]))
-        #expect(t0.receive([0x6C, 0x08]) == .failed(.leCorrectionsExceeded(limit: 1, instruction: 0xB0, statusWord: 0x6C08)))
+        #expect(
+            t0.receive([0x6C, 0x08]) == .failed(.leCorrectionsExceeded(limit: 1, instruction: 0xB0, statusWord: 0x6C08))
+        )
     }
 
     @Test func endless61xxWithoutDataIsBounded() {
         var t0 = T0HostProtocol(limits: T0ExchangeLimits(maxGetResponseRounds: 3))
         _ = t0.begin(command: [0x00, 0xCA, 0x00, 0x00, 0x00])
         for _ in 0..<3 { #expect(t0.receive([0x61, 0x10]) == .send([0x00, 0xC0, 0x00, 0x00, 0x10])) }
-        #expect(t0.receive([0x61, 0x10]) == .failed(.getResponseRoundsExceeded(limit: 3, instruction: 0xCA, statusWord: 0x6110)))
+        #expect(
+            t0.receive([0x61, 0x10])
+                == .failed(.getResponseRoundsExceeded(limit: 3, instruction: 0xCA, statusWord: 0x6110)))
         // The default bound also ends it, after 257 GET RESPONSE commands.
         var defaults = T0HostProtocol()
         _ = defaults.begin(command: [0x00, 0xCA, 0x00, 0x00, 0x00, 0x00, 0x00])

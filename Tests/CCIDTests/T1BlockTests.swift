@@ -20,10 +20,22 @@ import Testing
     }
 
     @Test func resynchRequestAndReceiveReadyBlocks() throws {
-        #expect(try T1Block(kind: .supervisory(.resynch, isResponse: false)).encoded(checksum: .lrc) == [0x00, 0xC0, 0x00, 0xC0])
-        #expect(try T1Block(kind: .receiveReady(sequence: 1, error: .none)).encoded(checksum: .lrc) == [0x00, 0x90, 0x00, 0x90])
-        #expect(try T1Block(kind: .receiveReady(sequence: 0, error: .edcOrParity)).encoded(checksum: .lrc) == [0x00, 0x81, 0x00, 0x81])
-        #expect(try T1Block(kind: .receiveReady(sequence: 1, error: .other)).encoded(checksum: .lrc) == [0x00, 0x92, 0x00, 0x92])
+        #expect(
+            try T1Block(kind: .supervisory(.resynch, isResponse: false)).encoded(checksum: .lrc) == [
+                0x00, 0xC0, 0x00, 0xC0,
+            ])
+        #expect(
+            try T1Block(kind: .receiveReady(sequence: 1, error: .none)).encoded(checksum: .lrc) == [
+                0x00, 0x90, 0x00, 0x90,
+            ])
+        #expect(
+            try T1Block(kind: .receiveReady(sequence: 0, error: .edcOrParity)).encoded(checksum: .lrc) == [
+                0x00, 0x81, 0x00, 0x81,
+            ])
+        #expect(
+            try T1Block(kind: .receiveReady(sequence: 1, error: .other)).encoded(checksum: .lrc) == [
+                0x00, 0x92, 0x00, 0x92,
+            ])
     }
 
     @Test func informationBlockPCBs() throws {
@@ -113,21 +125,24 @@ import Testing
             #expect(block.kind.protocolControlByte == pcb)
             #expect(try block.encoded(checksum: .lrc) == bytes)
         }
-        #expect(accepted == [
-            0x00, 0x20, 0x40, 0x60,
-            0x80, 0x81, 0x82, 0x90, 0x91, 0x92,
-            0xC0, 0xC1, 0xC2, 0xC3, 0xC4, 0xE0, 0xE1, 0xE2, 0xE3, 0xE4,
-        ])
+        #expect(
+            accepted == [
+                0x00, 0x20, 0x40, 0x60,
+                0x80, 0x81, 0x82, 0x90, 0x91, 0x92,
+                0xC0, 0xC1, 0xC2, 0xC3, 0xC4, 0xE0, 0xE1, 0xE2, 0xE3, 0xE4,
+            ])
     }
 
     // MARK: Encoding errors
 
     @Test func encodingLimitsInformationTo254Bytes() throws {
-        let largest = T1Block(kind: .information(sendSequence: 0, more: false), information: Array(repeating: 0xAB, count: 254))
+        let largest = T1Block(
+            kind: .information(sendSequence: 0, more: false), information: Array(repeating: 0xAB, count: 254))
         let bytes = try largest.encoded(checksum: .lrc)
         #expect(bytes.count == 258)
         #expect(bytes[2] == 0xFE)
-        let tooLarge = T1Block(kind: .information(sendSequence: 0, more: false), information: Array(repeating: 0xAB, count: 255))
+        let tooLarge = T1Block(
+            kind: .information(sendSequence: 0, more: false), information: Array(repeating: 0xAB, count: 255))
         #expect(throws: T1Error.informationTooLong(length: 255)) { try tooLarge.encoded(checksum: .lrc) }
     }
 

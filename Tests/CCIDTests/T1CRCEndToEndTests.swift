@@ -15,7 +15,9 @@ import Testing
     /// Readers of one exchange level: the simulator's own (with and without reader-side
     /// parameter negotiation) and the fixture profiles offering T=1 (a sample at TPDU level,
     /// every one at character level).
-    static func readers(_ level: CCIDExchangeLevel) throws -> [(name: String, configuration: VirtualReaderConfiguration)] {
+    static func readers(_ level: CCIDExchangeLevel) throws -> [(
+        name: String, configuration: VirtualReaderConfiguration
+    )] {
         var own = VirtualReaderConfiguration.level(level)
         own.descriptor.protocols = [.t0, .t1]
         var hostNegotiates = own
@@ -23,18 +25,21 @@ import Testing
         let fixtures = try ContactProtocolEndToEndTests.fixtureReaders().filter { reader in
             let descriptor = reader.configuration.descriptor
             guard descriptor.exchangeLevel == level, descriptor.protocols.contains(.t1) else { return false }
-            return level == .character || ContactProtocolEndToEndTests.tpduSample.contains { reader.name.hasPrefix($0 + "#") }
+            return level == .character
+                || ContactProtocolEndToEndTests.tpduSample.contains { reader.name.hasPrefix($0 + "#") }
         }
         return [("simulator \(level)", own), ("simulator \(level), host negotiates", hostNegotiates)] + fixtures
     }
 
     static func recordingDriver(_ configuration: VirtualReaderConfiguration, card: any VirtualCard)
-        async -> (driver: CCIDDriver, reader: VirtualCCIDReader, transport: RecordingUSBTransport) {
+        async -> (driver: CCIDDriver, reader: VirtualCCIDReader, transport: RecordingUSBTransport)
+    {
         let reader = VirtualCCIDReader(configuration: configuration)
         await reader.insert(card)
         let transport = RecordingUSBTransport(reader: reader)
-        let driver = CCIDDriver(transport: transport, descriptor: configuration.descriptor,
-                                configuration: SimulatedReaderHarness.fastFailing)
+        let driver = CCIDDriver(
+            transport: transport, descriptor: configuration.descriptor,
+            configuration: SimulatedReaderHarness.fastFailing)
         return (driver, reader, transport)
     }
 
@@ -51,14 +56,16 @@ import Testing
             #expect(await harness.driver.activeProtocol() == .t1, "\(name)")
             try await ContactProtocolEndToEndTests.exerciseAllCases(harness.driver, name: name)
 
-            let test = await SimulatedReaderHarness(reader.configuration, card: APDUTestCard(contactInterface: Self.crcCard),
-                                                    driverConfiguration: SimulatedReaderHarness.fastFailing)
+            let test = await SimulatedReaderHarness(
+                reader.configuration, card: APDUTestCard(contactInterface: Self.crcCard),
+                driverConfiguration: SimulatedReaderHarness.fastFailing)
             _ = try await test.driver.powerOn()
             let data = (0..<255).map { UInt8($0) }
             #expect(try await test.driver.transmit([0x80, 0x30, 0x00, 0x00, 0xFF] + data) == [0x90, 0x00], "\(name)")
             let reversed = try await test.driver.transmit([0x80, 0x40, 0x00, 0x00, 0xFF] + data + [0x00])
             #expect(reversed == data.reversed() + [0x90, 0x00], "\(name): \(reversed.count) bytes")
-            #expect(try await test.driver.transmit([0x80, 0x20, 0x00, 0x00, 0x00])
+            #expect(
+                try await test.driver.transmit([0x80, 0x20, 0x00, 0x00, 0x00])
                     == APDUTestCard.pattern(count: 256, start: 0) + [0x90, 0x00], "\(name)")
         }
     }
@@ -67,7 +74,8 @@ import Testing
     func theIFSDExchangeCarriesTheCRC(level: CCIDExchangeLevel) async throws {
         var configuration = VirtualReaderConfiguration.level(level)
         configuration.descriptor.protocols = [.t0, .t1]
-        let (driver, _, transport) = await Self.recordingDriver(configuration, card: ISO7816Card(seed: 1, contactInterface: Self.crcCard))
+        let (driver, _, transport) = await Self.recordingDriver(
+            configuration, card: ISO7816Card(seed: 1, contactInterface: Self.crcCard))
         _ = try await driver.powerOn()
         // S(IFS request 254): 00 C1 01 FE and its CRC-16/MCRF4XX (reflected 8408, preset FFFF,
         // no final XOR), high byte first: 54 4E. The card's S(IFS response) 00 E1 01 FE ends in 57 75.
@@ -80,8 +88,11 @@ import Testing
         let frames = await transport.takeXfrBlocks()
         if level == .character {
             // Prologue (NAD PCB LEN), then LEN + 2 bytes: FE 57 75.
-            #expect(frames == [RecordingUSBTransport.Transfer(level: 3, data: request),
-                               RecordingUSBTransport.Transfer(level: 3, data: [])], "\(frames)")
+            #expect(
+                frames == [
+                    RecordingUSBTransport.Transfer(level: 3, data: request),
+                    RecordingUSBTransport.Transfer(level: 3, data: []),
+                ], "\(frames)")
         } else {
             // The PPS for T=1 at TA1's speed (FF 11 96 PCK), then the block whole.
             #expect(frames.map(\.data) == [[0xFF, 0x11, 0x96, 0x78], request], "\(frames)")
@@ -94,7 +105,8 @@ import Testing
         configuration.descriptor.protocols = [.t0, .t1]
         configuration.descriptor.maxIFSD = 24
         let contact = ContactInterface(protocols: [1], ta1: 0x96, ifsc: 16, errorDetection: .crc)
-        let (driver, _, transport) = await Self.recordingDriver(configuration, card: APDUTestCard(contactInterface: contact))
+        let (driver, _, transport) = await Self.recordingDriver(
+            configuration, card: APDUTestCard(contactInterface: contact))
         _ = try await driver.powerOn()
         _ = await transport.takeXfrBlocks()
         let data = (0..<255).map { UInt8(truncatingIfNeeded: $0 * 3) }
@@ -116,13 +128,15 @@ import Testing
     func aCorruptedCRCFromTheCardGetsAnRBlockAndTheExchangeRecovers(level: CCIDExchangeLevel) async throws {
         var configuration = VirtualReaderConfiguration.level(level)
         configuration.descriptor.protocols = [.t0, .t1]
-        let (driver, reader, transport) = await Self.recordingDriver(configuration, card: ISO7816Card(seed: 1, contactInterface: Self.crcCard))
+        let (driver, reader, transport) = await Self.recordingDriver(
+            configuration, card: ISO7816Card(seed: 1, contactInterface: Self.crcCard))
         _ = try await driver.powerOn()
         #expect(try await driver.transmit(ContactProtocolEndToEndTests.selectAID).first == 0x6F)
         _ = await transport.takeXfrBlocks()
         // The card's answer to the next I-block has its second CRC byte flipped.
         await reader.inject(.corruptT1Block)
-        #expect(try await driver.transmit([0x00, 0xB0, 0x81, 0x00, 0x20]) == (0..<32).map { UInt8($0) } + [0x90, 0x00])
+        #expect(
+            try await driver.transmit([0x00, 0xB0, 0x81, 0x00, 0x20]) == (0..<32).map { UInt8($0) } + [0x90, 0x00])
         let blocks = await transport.takeXfrBlocks().map(\.data).filter { !$0.isEmpty }
         // The I-block (N(S) 1, the second of the session), then R(N(R) 1, EDC error): PCB
         // 1001 0001 = 91, LEN 0 and two CRC bytes; the card resends its block.

@@ -4,7 +4,7 @@ import Testing
 
 /// The simulator's card half, driven by hand-written host blocks.
 @Suite struct T1CardEndpointTests {
-    private let select = withLRC([0x00, 0x00, 0x04, 0x00, 0xA4, 0x04, 0x00])  // I(0) SELECT
+    private let select = withLRC([0x00, 0x00, 0x04, 0x00, 0xA4, 0x04, 0x00]) // I(0) SELECT
 
     @Test func answersIFSRequestAndUsesTheNewIFSD() {
         var card = T1CardEndpoint()
@@ -54,7 +54,7 @@ import Testing
 
     @Test func chainsTheResponseByIFSDAndResendsOnRequest() {
         var card = T1CardEndpoint()
-        _ = card.receive([0x00, 0xC1, 0x01, 0x02, 0xC2])  // IFSD 2
+        _ = card.receive([0x00, 0xC1, 0x01, 0x02, 0xC2]) // IFSD 2
         _ = card.receive(select)
         #expect(card.respond(with: [0xAA, 0xBB, 0x90, 0x00, 0x01]) == withLRC([0x00, 0x20, 0x02, 0xAA, 0xBB]))
         // R(0) names the block just sent: resend it.
@@ -114,8 +114,10 @@ import Testing
 
     @Test func crcAgreesWithTheHostCodec() throws {
         var card = T1CardEndpoint(checksum: .crc)
-        let request = try T1Block(kind: .supervisory(.ifs, isResponse: false), information: [0xFE]).encoded(checksum: .crc)
-        let expected = try T1Block(kind: .supervisory(.ifs, isResponse: true), information: [0xFE]).encoded(checksum: .crc)
+        let request = try T1Block(kind: .supervisory(.ifs, isResponse: false), information: [0xFE]).encoded(
+            checksum: .crc)
+        let expected = try T1Block(kind: .supervisory(.ifs, isResponse: true), information: [0xFE]).encoded(
+            checksum: .crc)
         #expect(card.receive(request) == .send(expected))
         // An LRC-framed block is not valid for a CRC card.
         #expect(card.receive([0x00, 0xC1, 0x01, 0xFE, 0x3E]) != .send(expected))

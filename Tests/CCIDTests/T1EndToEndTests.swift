@@ -45,7 +45,10 @@ import Testing
         link.cardBlocks = []
         #expect(link.exchange([0x00, 0xB0, 0x00, 0x00, 0x00, 0x03, 0xE8]) { _ in response } == .completed(response))
         let fullBlocks = 1000 / ifsd
-        #expect(informationLengths(link.cardBlocks) == Array(repeating: ifsd, count: fullBlocks) + [1000 - fullBlocks * ifsd])
+        #expect(
+            informationLengths(link.cardBlocks) == Array(repeating: ifsd, count: fullBlocks) + [
+                1000 - fullBlocks * ifsd
+            ])
         // One command block, then one R-block per chained response block.
         #expect(link.hostBlocks.count == 1 + fullBlocks)
     }
@@ -132,7 +135,9 @@ import Testing
     @Test func resynchronisationLimitFailsAndResetRecovers() {
         var link = T1Link()
         link.card.corruptChecksumOfNextBlocks(1_000)
-        #expect(link.exchange([0x00, 0x84, 0x00, 0x00, 0x08]) { _ in [0x90, 0x00] } == .failed(.resynchronisationFailed(attempts: 3)))
+        #expect(
+            link.exchange([0x00, 0x84, 0x00, 0x00, 0x08]) { _ in [0x90, 0x00] }
+                == .failed(.resynchronisationFailed(attempts: 3)))
         #expect(link.hostBlocks.filter { $0 == [0x00, 0xC0, 0x00, 0xC0] }.count == 3)
         link.host.reset()
         link.card.reset()
@@ -145,7 +150,7 @@ import Testing
         // Start a chained command and give up after three blocks, as a cancelled task would.
         var action = link.host.begin(command: patternedCommand(length: 200))
         for _ in 0..<3 {
-            guard let block = sentBlock(action), case let .send(reply) = link.card.receive(block) else {
+            guard let block = sentBlock(action), case .send(let reply) = link.card.receive(block) else {
                 Issue.record("expected the command chain to be under way")
                 return
             }
@@ -162,7 +167,8 @@ import Testing
     }
 
     @Test func crcChecksumBothWays() {
-        var link = T1Link(host: T1HostProtocol(ifsc: 20, checksum: .crc), card: T1CardEndpoint(ifsc: 20, checksum: .crc))
+        var link = T1Link(
+            host: T1HostProtocol(ifsc: 20, checksum: .crc), card: T1CardEndpoint(ifsc: 20, checksum: .crc))
         #expect(link.negotiateIFSD(50) == .completed([]))
         link.card.corruptNextBlockChecksum()
         link.hostBlockFaults[4] = .corrupt
@@ -185,10 +191,14 @@ import Testing
     @Test(arguments: [T1Checksum.lrc, .crc])
     func randomFaultsNeverProduceAWrongResponse(checksum: T1Checksum) {
         var generator = SplitMix64(seed: 0x7431)
-        var completed = 0, failed = 0, recovered = 0
+        var completed = 0
+        var failed = 0
+        var recovered = 0
         for trial in 0..<40 {
             let ifsc = [16, 32, 254][trial % 3]
-            var link = T1Link(host: T1HostProtocol(ifsc: ifsc, checksum: checksum), card: T1CardEndpoint(ifsc: ifsc, checksum: checksum))
+            var link = T1Link(
+                host: T1HostProtocol(ifsc: ifsc, checksum: checksum),
+                card: T1CardEndpoint(ifsc: ifsc, checksum: checksum))
             link.generator = SplitMix64(seed: UInt64(trial))
             link.randomFaultRate = 0.06
             if case .failed = link.negotiateIFSD([32, 64, 254][trial % 3]) {
@@ -200,14 +210,16 @@ import Testing
                 let response = patternedResponse(length: Int.random(in: 2...800, using: &generator), seed: UInt8(trial))
                 let blocksBefore = link.hostBlocks.count + link.cardBlocks.count
                 switch link.exchange(command, respond: { _ in response }) {
-                case let .completed(received):
+                case .completed(let received):
                     #expect(received == response)
                     #expect(link.commandsSeenByCard.last == command)
                     completed += 1
                     let blocksUsed = link.hostBlocks.count + link.cardBlocks.count - blocksBefore
-                    let cleanBlocks = 2 * (max(command.count - 1, 0) / link.host.ifsc + 1 + max(response.count - 1, 0) / link.host.ifsd)
+                    let cleanBlocks =
+                        2
+                        * (max(command.count - 1, 0) / link.host.ifsc + 1 + max(response.count - 1, 0) / link.host.ifsd)
                     if blocksUsed > cleanBlocks { recovered += 1 }
-                case let .failed(error):
+                case .failed(let error):
                     #expect(error.requiresCardReset)
                     failed += 1
                     link.host.reset()

@@ -23,8 +23,10 @@ import Testing
             0x00, 0x20, 0x40, 0x60, 0x80, 0x81, 0x82, 0x90, 0x91, 0x92,
             0xC0, 0xC1, 0xC2, 0xC3, 0xC4, 0xE0, 0xE1, 0xE2, 0xE3, 0xE4,
         ]
-        let nad: UInt8 = Int.random(in: 0..<8, using: &generator) == 0 ? UInt8.random(in: 0...0xFF, using: &generator) : 0
-        let pcb = Int.random(in: 0..<10, using: &generator) == 0
+        let nad: UInt8 =
+            Int.random(in: 0..<8, using: &generator) == 0 ? UInt8.random(in: 0...0xFF, using: &generator) : 0
+        let pcb =
+            Int.random(in: 0..<10, using: &generator) == 0
             ? UInt8.random(in: 0...0xFF, using: &generator)
             : definedPCBs.randomElement(using: &generator)!
         let length = [0, 0, 1, 1, 2, 5, 40][Int.random(in: 0..<7, using: &generator)]
@@ -40,7 +42,8 @@ import Testing
             var action = host.begin(command: command)
             var received = 0
             while case .send = action, received < 50 {
-                action = Bool.random(using: &generator) ? host.receive(garbage(using: &generator)) : host.timeoutOccurred()
+                action =
+                    Bool.random(using: &generator) ? host.receive(garbage(using: &generator)) : host.timeoutOccurred()
                 received += 1
             }
             #expect(action == .failed(.resynchronisationFailed(attempts: 3)))
@@ -58,17 +61,18 @@ import Testing
             var action = host.begin(command: command)
             var resynchronisationRequests = 0
             var steps = 0
-            while case let .send(block, multiplier) = action, steps < 60 {
+            while case .send(let block, let multiplier) = action, steps < 60 {
                 // Everything the host sends is a well-formed block addressed with NAD 0.
                 let decoded = try T1Block(decoding: block, checksum: .lrc)
                 #expect(decoded.nodeAddress == 0)
                 #expect(multiplier >= 1)
                 if decoded.kind == .supervisory(.resynch, isResponse: false) { resynchronisationRequests += 1 }
-                if case let .receiveReady(sequence, _) = decoded.kind {
+                if case .receiveReady(let sequence, _) = decoded.kind {
                     #expect(sequence == host.receiveSequence)
                 }
                 #expect((1...254).contains(host.ifsc))
-                action = Int.random(in: 0..<4, using: &generator) == 0
+                action =
+                    Int.random(in: 0..<4, using: &generator) == 0
                     ? host.receive(garbage(using: &generator))
                     : host.receive(framedBlock(using: &generator))
                 steps += 1
@@ -78,7 +82,7 @@ import Testing
             case .completed:
                 outcomes.completed += 1
                 #expect(!host.isExchangeInProgress)
-            case let .failed(error):
+            case .failed(let error):
                 outcomes.failed += 1
                 #expect(error.requiresCardReset)
                 #expect(host.requiresCardReset)

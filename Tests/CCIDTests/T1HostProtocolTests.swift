@@ -4,15 +4,17 @@ import Testing
 /// Host side driven by hand-written card blocks.
 @Suite struct T1HostProtocolTests {
     private let select: [UInt8] = [0x00, 0xA4, 0x04, 0x00]
-    private let okBlock0 = withLRC([0x00, 0x00, 0x02, 0x90, 0x00])  // I(0) 90 00
-    private let okBlock1 = withLRC([0x00, 0x40, 0x02, 0x90, 0x00])  // I(1) 90 00
-    private let garbage: [UInt8] = [0x00, 0x00, 0x02, 0x90, 0x00, 0x00]  // bad LRC
+    private let okBlock0 = withLRC([0x00, 0x00, 0x02, 0x90, 0x00]) // I(0) 90 00
+    private let okBlock1 = withLRC([0x00, 0x40, 0x02, 0x90, 0x00]) // I(1) 90 00
+    private let garbage: [UInt8] = [0x00, 0x00, 0x02, 0x90, 0x00, 0x00] // bad LRC
 
     // MARK: Plain exchanges
 
     @Test func shortCommandAndResponse() {
         var host = T1HostProtocol()
-        #expect(host.begin(command: select) == .send([0x00, 0x00, 0x04, 0x00, 0xA4, 0x04, 0x00, 0xA4], waitingTimeMultiplier: 1))
+        #expect(
+            host.begin(command: select)
+                == .send([0x00, 0x00, 0x04, 0x00, 0xA4, 0x04, 0x00, 0xA4], waitingTimeMultiplier: 1))
         #expect(host.isExchangeInProgress)
         #expect(host.receive(okBlock0) == .completed([0x90, 0x00]))
         #expect(!host.isExchangeInProgress)
@@ -20,7 +22,9 @@ import Testing
         #expect(host.receiveSequence == 1)
 
         // The second exchange uses N(S) = 1 and expects N(S) = 1 from the card.
-        #expect(host.begin(command: [0x80, 0xCA]) == .send(withLRC([0x00, 0x40, 0x02, 0x80, 0xCA]), waitingTimeMultiplier: 1))
+        #expect(
+            host.begin(command: [0x80, 0xCA])
+                == .send(withLRC([0x00, 0x40, 0x02, 0x80, 0xCA]), waitingTimeMultiplier: 1))
         #expect(host.receive(okBlock1) == .completed([0x90, 0x00]))
         #expect(host.sendSequence == 0)
         #expect(host.receiveSequence == 0)
@@ -28,7 +32,8 @@ import Testing
 
     @Test func ifsdNegotiationUsesTheReferenceBytes() {
         var host = T1HostProtocol()
-        #expect(host.beginIFSDNegotiation(ifsd: 254) == .send([0x00, 0xC1, 0x01, 0xFE, 0x3E], waitingTimeMultiplier: 1))
+        #expect(
+            host.beginIFSDNegotiation(ifsd: 254) == .send([0x00, 0xC1, 0x01, 0xFE, 0x3E], waitingTimeMultiplier: 1))
         #expect(host.receive([0x00, 0xE1, 0x01, 0xFE, 0x1E]) == .completed([]))
         #expect(host.ifsd == 254)
         // Sequence numbers are untouched by S-blocks.
@@ -70,9 +75,14 @@ import Testing
     @Test func responseChainingIsAcknowledgedWithReceiveReady() {
         var host = T1HostProtocol()
         _ = host.begin(command: select)
-        #expect(host.receive(withLRC([0x00, 0x20, 0x03, 0xAA, 0xBB, 0xCC])) == .send([0x00, 0x90, 0x00, 0x90], waitingTimeMultiplier: 1))
-        #expect(host.receive(withLRC([0x00, 0x60, 0x01, 0xDD])) == .send([0x00, 0x80, 0x00, 0x80], waitingTimeMultiplier: 1))
-        #expect(host.receive(withLRC([0x00, 0x00, 0x02, 0x90, 0x00])) == .completed([0xAA, 0xBB, 0xCC, 0xDD, 0x90, 0x00]))
+        #expect(
+            host.receive(withLRC([0x00, 0x20, 0x03, 0xAA, 0xBB, 0xCC]))
+                == .send([0x00, 0x90, 0x00, 0x90], waitingTimeMultiplier: 1))
+        #expect(
+            host.receive(withLRC([0x00, 0x60, 0x01, 0xDD]))
+                == .send([0x00, 0x80, 0x00, 0x80], waitingTimeMultiplier: 1))
+        #expect(
+            host.receive(withLRC([0x00, 0x00, 0x02, 0x90, 0x00])) == .completed([0xAA, 0xBB, 0xCC, 0xDD, 0x90, 0x00]))
     }
 
     @Test func cardMustNotAnswerAChainedBlockWithAnIBlock() {
@@ -108,7 +118,9 @@ import Testing
     @Test func waitingTimeExtensionIsEchoedWithItsMultiplier() {
         var host = T1HostProtocol()
         _ = host.begin(command: select)
-        #expect(host.receive([0x00, 0xC3, 0x01, 0x09, 0xCB]) == .send([0x00, 0xE3, 0x01, 0x09, 0xEB], waitingTimeMultiplier: 9))
+        #expect(
+            host.receive([0x00, 0xC3, 0x01, 0x09, 0xCB])
+                == .send([0x00, 0xE3, 0x01, 0x09, 0xEB], waitingTimeMultiplier: 9))
         // The multiplier applies to that one wait only.
         #expect(host.receive(garbage) == .send([0x00, 0x81, 0x00, 0x81], waitingTimeMultiplier: 1))
         #expect(host.receive(okBlock0) == .completed([0x90, 0x00]))
@@ -117,7 +129,9 @@ import Testing
     @Test func waitingTimeExtensionOfZeroWaitsAtLeastOnce() {
         var host = T1HostProtocol()
         _ = host.begin(command: select)
-        #expect(host.receive(withLRC([0x00, 0xC3, 0x01, 0x00])) == .send(withLRC([0x00, 0xE3, 0x01, 0x00]), waitingTimeMultiplier: 1))
+        #expect(
+            host.receive(withLRC([0x00, 0xC3, 0x01, 0x00]))
+                == .send(withLRC([0x00, 0xE3, 0x01, 0x00]), waitingTimeMultiplier: 1))
     }
 
     @Test func cardChangesIFSC() {
@@ -134,7 +148,10 @@ import Testing
     }
 
     @Test func invalidIFSRequestsAreRejected() {
-        for request in [withLRC([0x00, 0xC1, 0x01, 0x00]), withLRC([0x00, 0xC1, 0x01, 0xFF]), withLRC([0x00, 0xC1, 0x02, 0x20, 0x20]), withLRC([0x00, 0xC1, 0x00])] {
+        for request in [
+            withLRC([0x00, 0xC1, 0x01, 0x00]), withLRC([0x00, 0xC1, 0x01, 0xFF]),
+            withLRC([0x00, 0xC1, 0x02, 0x20, 0x20]), withLRC([0x00, 0xC1, 0x00]),
+        ] {
             var host = T1HostProtocol()
             _ = host.begin(command: select)
             #expect(sentBlock(host.receive(request)) == [0x00, 0x82, 0x00, 0x82])
@@ -180,11 +197,11 @@ import Testing
 
     @Test func framingErrorsAskForTheBlockAgainWithOtherError() {
         let malformed: [[UInt8]] = [
-            [0x00, 0x00],  // too short
-            withLRC([0x00, 0x00, 0xFF]),  // LEN 0xFF
-            withLRC([0x00, 0x00, 0x03, 0x90, 0x00]),  // LEN mismatch
-            withLRC([0x00, 0x85, 0x00]),  // undefined PCB
-            withLRC([0x00, 0x80, 0x01, 0x00]),  // R-block with INF
+            [0x00, 0x00], // too short
+            withLRC([0x00, 0x00, 0xFF]), // LEN 0xFF
+            withLRC([0x00, 0x00, 0x03, 0x90, 0x00]), // LEN mismatch
+            withLRC([0x00, 0x85, 0x00]), // undefined PCB
+            withLRC([0x00, 0x80, 0x01, 0x00]), // R-block with INF
         ]
         for block in malformed {
             var host = T1HostProtocol()
@@ -276,10 +293,11 @@ import Testing
             action = host.receive(garbage)
         }
         // R(err), R(err) again, then three S(RESYNCH request) that all go unanswered.
-        #expect(sent == [
-            [0x00, 0x81, 0x00, 0x81], [0x00, 0x81, 0x00, 0x81],
-            [0x00, 0xC0, 0x00, 0xC0], [0x00, 0xC0, 0x00, 0xC0], [0x00, 0xC0, 0x00, 0xC0],
-        ])
+        #expect(
+            sent == [
+                [0x00, 0x81, 0x00, 0x81], [0x00, 0x81, 0x00, 0x81],
+                [0x00, 0xC0, 0x00, 0xC0], [0x00, 0xC0, 0x00, 0xC0], [0x00, 0xC0, 0x00, 0xC0],
+            ])
         #expect(action == .failed(.resynchronisationFailed(attempts: 3)))
         #expect(host.requiresCardReset)
     }

@@ -9,7 +9,7 @@ func withLRC(_ bytes: [UInt8]) -> [UInt8] {
 
 /// The block of a `.send` action, or nil.
 func sentBlock(_ action: T1HostAction) -> [UInt8]? {
-    if case let .send(block, _) = action { return block }
+    if case .send(let block, _) = action { return block }
     return nil
 }
 
@@ -75,7 +75,7 @@ struct T1Link {
         var action = first
         var pendingResponse: [UInt8] = []
         var steps = 0
-        while case let .send(block, multiplier) = action {
+        while case .send(let block, let multiplier) = action {
             steps += 1
             guard steps <= stepLimit else {
                 Issue.record("T=1 exchange did not end within \(stepLimit) blocks")
@@ -89,9 +89,9 @@ struct T1Link {
             }
             let reply: [UInt8]
             switch card.receive(delivered) {
-            case let .send(cardBlock):
+            case .send(let cardBlock):
                 reply = cardBlock
-            case let .commandComplete(command):
+            case .commandComplete(let command):
                 commandsSeenByCard.append(command)
                 pendingResponse = respond(command)
                 reply = answerOrExtend(pendingResponse)

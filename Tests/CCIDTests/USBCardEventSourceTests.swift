@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+
 @testable import CCID
 
 @Suite("USB card events")
@@ -30,7 +31,9 @@ struct USBCardEventSourceTests {
         }
 
         func bulkOut(_ data: [UInt8], timeout: Duration) async throws(USBTransportError) {}
-        func bulkIn(maxLength: Int, timeout: Duration) async throws(USBTransportError) -> [UInt8] { throw .timeout(endpoint: "bulk-IN", after: timeout) }
+        func bulkIn(maxLength: Int, timeout: Duration) async throws(USBTransportError) -> [UInt8] {
+            throw .timeout(endpoint: "bulk-IN", after: timeout)
+        }
         func control(_ request: USBControlRequest, timeout: Duration) async throws(USBTransportError) -> [UInt8] { [] }
     }
 
@@ -57,7 +60,7 @@ struct USBCardEventSourceTests {
         let transport = ScriptedInterruptTransport([
             .success([0x50, 0x03]),
             .failure(.timeout(endpoint: "interrupt-IN", after: .seconds(1))),
-            .success([0x99]),  // unknown: the reader is asked
+            .success([0x99]), // unknown: the reader is asked
             .success([0x51, 0x00, 0x07, 0x01]),
             .success([0x50, 0x02]),
             .failure(.noDevice),
@@ -67,39 +70,46 @@ struct USBCardEventSourceTests {
         let status = StatusScript([.success(false), .success(true)])
         let source = USBCardEventSource(transport: transport, interruptPacketLength: 8) { try status.next($0) }
         let messages = await Self.collect(source.events())
-        #expect(messages == [
-            Self.change(false, changed: false),
-            Self.change(true, changed: true),
-            .hardwareError(slot: 0, sequence: 7, code: 1),
-            Self.change(false, changed: true),
-        ])
+        #expect(
+            messages == [
+                Self.change(false, changed: false),
+                Self.change(true, changed: true),
+                .hardwareError(slot: 0, sequence: 7, code: 1),
+                Self.change(false, changed: true),
+            ])
     }
 
     @Test func pollingWithoutInterruptEndpointUntilUnplug() async {
         let transport = ScriptedInterruptTransport([])
         let status = StatusScript([
             .success(false), .success(false), .success(true), .success(true),
-            .failure(CCIDDriverError.transport(.timeout(endpoint: "bulk-IN", after: .seconds(3)), during: .getSlotStatus)),
+            .failure(
+                CCIDDriverError.transport(.timeout(endpoint: "bulk-IN", after: .seconds(3)), during: .getSlotStatus)),
             .success(false),
             .failure(CCIDDriverError.transport(.noDevice, during: .getSlotStatus)),
         ])
-        let source = USBCardEventSource(transport: transport, interruptPacketLength: nil, pollInterval: .milliseconds(5)) {
+        let source = USBCardEventSource(
+            transport: transport, interruptPacketLength: nil, pollInterval: .milliseconds(5)
+        ) {
             try status.next($0)
         }
         let messages = await Self.collect(source.events())
-        #expect(messages == [
-            Self.change(false, changed: false),
-            Self.change(true, changed: true),
-            Self.change(false, changed: true),
-        ])
+        #expect(
+            messages == [
+                Self.change(false, changed: false),
+                Self.change(true, changed: true),
+                Self.change(false, changed: true),
+            ])
         #expect(transport.reads == 0)
     }
 
     @Test func multiSlotPollingReportsWhichSlotChanged() async {
         let transport = ScriptedInterruptTransport([])
         let answers = Mutex<[[Bool]]>([[false, true], [true, true], [true, true]])
-        let source = USBCardEventSource(transport: transport, slotCount: 2, interruptPacketLength: nil,
-                                        pollInterval: .milliseconds(5)) { slot in
+        let source = USBCardEventSource(
+            transport: transport, slotCount: 2, interruptPacketLength: nil,
+            pollInterval: .milliseconds(5)
+        ) { slot in
             let round = answers.withLock { rounds -> [Bool]? in
                 guard !rounds.isEmpty else { return nil }
                 let round = rounds[0]
@@ -110,10 +120,16 @@ struct USBCardEventSourceTests {
             return round[Int(slot)]
         }
         let messages = await Self.collect(source.events())
-        #expect(messages == [
-            .slotChange([.init(slot: 0, cardPresent: false, changed: false), .init(slot: 1, cardPresent: true, changed: false)]),
-            .slotChange([.init(slot: 0, cardPresent: true, changed: true), .init(slot: 1, cardPresent: true, changed: false)]),
-        ])
+        #expect(
+            messages == [
+                .slotChange([
+                    .init(slot: 0, cardPresent: false, changed: false),
+                    .init(slot: 1, cardPresent: true, changed: false),
+                ]),
+                .slotChange([
+                    .init(slot: 0, cardPresent: true, changed: true), .init(slot: 1, cardPresent: true, changed: false),
+                ]),
+            ])
     }
 
     @Test func stoppingTheConsumerCancelsThePendingRead() async throws {

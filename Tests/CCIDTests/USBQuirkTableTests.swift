@@ -1,9 +1,11 @@
 import Testing
+
 @testable import CCID
 
 @Suite("Reader quirk table")
 struct USBQuirkTableTests {
-    static let shortAPDU = CCIDClassDescriptor(features: CCIDFeatures(rawValue: 0x0002_04BA), maxMessageLength: 271, pinSupport: 3)
+    static let shortAPDU = CCIDClassDescriptor(
+        features: CCIDFeatures(rawValue: 0x0002_04BA), maxMessageLength: 271, pinSupport: 3)
     static let tpdu = CCIDClassDescriptor(features: CCIDFeatures(rawValue: 0x0001_0030), maxMessageLength: 271)
 
     @Test func acr122uWithCurrentFirmware() {
@@ -31,11 +33,17 @@ struct USBQuirkTableTests {
     }
 
     @Test func slowStatusReaders() {
-        #expect(CCIDReaderQuirkTable.lookup(vendorID: 0x04E6, productID: 0x5293, bcdDevice: 0x0112).initialStatusTimeout == .seconds(12))
-        #expect(CCIDReaderQuirkTable.lookup(vendorID: 0x09D8, productID: 0x0428, bcdDevice: 0x0100).initialStatusTimeout == .seconds(30))
+        #expect(
+            CCIDReaderQuirkTable.lookup(vendorID: 0x04E6, productID: 0x5293, bcdDevice: 0x0112).initialStatusTimeout
+                == .seconds(12))
+        #expect(
+            CCIDReaderQuirkTable.lookup(vendorID: 0x09D8, productID: 0x0428, bcdDevice: 0x0100).initialStatusTimeout
+                == .seconds(30))
     }
 
-    @Test(arguments: [(0x076B, 0x3031), (0x076B, 0x6632), (0x076B, 0x3A21), (0x046A, 0x00A7), (0x0BF8, 0x1024)] as [(UInt16, UInt16)])
+    @Test(
+        arguments: [(0x076B, 0x3031), (0x076B, 0x6632), (0x076B, 0x3A21), (0x046A, 0x00A7), (0x0BF8, 0x1024)]
+            as [(UInt16, UInt16)])
     func readersForcedToExtendedAPDU(vendorID: UInt16, productID: UInt16) {
         let profile = CCIDReaderQuirkTable.lookup(vendorID: vendorID, productID: productID, bcdDevice: 0x0100)
         let corrected = profile.applied(to: Self.shortAPDU)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import CCID
 
 @Suite("USB reader selectors")
@@ -22,8 +23,10 @@ struct USBReaderSelectorTests {
         #expect(throws: USBReaderSelectorError.notAUSBSelector(text)) { try USBReaderSelector(parsing: text) }
     }
 
-    @Test(arguments: ["usb:", "usb:1", "usb:1:", "usb::4", "usb:1:2:3", "usb:XYZW:0000", "usb:256:1", "usb:1:-2",
-                      "usb:+1:2", "usb:1:0x4", "usb:serial=", "usb:072F:22000"])
+    @Test(arguments: [
+        "usb:", "usb:1", "usb:1:", "usb::4", "usb:1:2:3", "usb:XYZW:0000", "usb:256:1", "usb:1:-2",
+        "usb:+1:2", "usb:1:0x4", "usb:serial=", "usb:072F:22000",
+    ])
     func rejectsMalformedSelectors(_ text: String) {
         #expect {
             try USBReaderSelector(parsing: text)
@@ -46,8 +49,10 @@ struct USBReaderSelectorTests {
         reader(bus: 1, address: 3, vendorID: 0x072F, productID: 0x2200, serial: "ACR-1", interface: 0),
     ]
 
-    static func reader(bus: UInt8, address: UInt8, vendorID: UInt16, productID: UInt16, serial: String?,
-                       interface: UInt8) -> USBReaderDescription {
+    static func reader(
+        bus: UInt8, address: UInt8, vendorID: UInt16, productID: UInt16, serial: String?,
+        interface: UInt8
+    ) -> USBReaderDescription {
         USBReaderDescription(
             bus: bus, address: address, vendorID: vendorID, productID: productID, bcdDevice: 0x0100,
             serialNumber: serial, interfaceNumber: interface,
@@ -61,7 +66,8 @@ struct USBReaderSelectorTests {
     }
 
     @Test func vendorProductPicksTheLowestInterfaceOfACompositeReader() throws {
-        let chosen = try #require(USBReaderSelector.vendorProduct(vendorID: 0x072F, productID: 0x223B).select(from: Self.readers))
+        let chosen = try #require(
+            USBReaderSelector.vendorProduct(vendorID: 0x072F, productID: 0x223B).select(from: Self.readers))
         #expect(chosen.address == 7 && chosen.interfaceNumber == 0)
     }
 
@@ -69,7 +75,7 @@ struct USBReaderSelectorTests {
         #expect(USBReaderSelector.busAddress(bus: 1, address: 9).select(from: Self.readers)?.productID == 0x5293)
         #expect(USBReaderSelector.serialNumber("ACR-1").select(from: Self.readers)?.productID == 0x2200)
         #expect(USBReaderSelector.serialNumber("S-2").matches(Self.readers[0]))
-        #expect(!USBReaderSelector.serialNumber("S-2").matches(Self.readers[2]))  // no serial at all
+        #expect(!USBReaderSelector.serialNumber("S-2").matches(Self.readers[2])) // no serial at all
     }
 
     @Test func nothingMatches() {
@@ -81,9 +87,11 @@ struct USBReaderSelectorTests {
 
     @Test func errorMessagesNameTheForms() {
         #expect(USBReaderSelectorError.notAUSBSelector("x").description.contains("usb:VVVV:PPPP"))
-        #expect(USBReaderSelectorError.noMatchingReader(.first, readersFound: 0).description
-            == "no USB CCID reader found (selector usb)")
-        #expect(USBReaderSelectorError.noMatchingReader(.busAddress(bus: 1, address: 2), readersFound: 3).description
-            == "none of the 3 USB CCID reader(s) found matches usb:1:2")
+        #expect(
+            USBReaderSelectorError.noMatchingReader(.first, readersFound: 0).description
+                == "no USB CCID reader found (selector usb)")
+        #expect(
+            USBReaderSelectorError.noMatchingReader(.busAddress(bus: 1, address: 2), readersFound: 3).description
+                == "none of the 3 USB CCID reader(s) found matches usb:1:2")
     }
 }

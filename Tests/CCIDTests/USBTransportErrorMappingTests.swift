@@ -1,5 +1,6 @@
 import CLibUSB
 import Testing
+
 @testable import CCID
 
 @Suite("libusb error mapping")
@@ -7,27 +8,35 @@ struct USBTransportErrorMappingTests {
     static let path = "/dev/bus/usb/001/004"
 
     @Test func busyNamesTheLikelyOwnersAndTheFix() {
-        let error = LibUSBErrorMapping.transportError(LIBUSB_ERROR_BUSY.rawValue, operation: "claiming interface 0",
-                                                      devicePath: Self.path, interfaceNumber: 0)
+        let error = LibUSBErrorMapping.transportError(
+            LIBUSB_ERROR_BUSY.rawValue, operation: "claiming interface 0",
+            devicePath: Self.path, interfaceNumber: 0)
         guard case .busy(let detail) = error else {
             Issue.record("expected .busy, got \(error)")
             return
         }
-        #expect(detail == "interface 0 of /dev/bus/usb/001/004 is claimed by another program — usually pcscd "
-            + "(stop it: systemctl stop pcscd.socket pcscd) or the pn533_usb kernel driver (rmmod pn533_usb pn533 or blacklist it)")
+        #expect(
+            detail == "interface 0 of /dev/bus/usb/001/004 is claimed by another program — usually pcscd "
+                + "(stop it: systemctl stop pcscd.socket pcscd) or the pn533_usb kernel driver (rmmod pn533_usb pn533 or blacklist it)"
+        )
         #expect(error.description.hasPrefix("USB interface is busy: interface 0 of"))
     }
 
     @Test func accessNamesTheNodeAndTheFix() {
-        let error = LibUSBErrorMapping.transportError(LIBUSB_ERROR_ACCESS.rawValue, operation: "opening", devicePath: Self.path)
-        #expect(error == .accessDenied(detail: "no permission to open /dev/bus/usb/001/004 — install a udev rule giving "
-            + "your user access (see Examples/cardd) or run as root"))
+        let error = LibUSBErrorMapping.transportError(
+            LIBUSB_ERROR_ACCESS.rawValue, operation: "opening", devicePath: Self.path)
+        #expect(
+            error
+                == .accessDenied(
+                    detail: "no permission to open /dev/bus/usb/001/004 — install a udev rule giving "
+                        + "your user access (see Examples/cardd) or run as root"))
     }
 
     @Test func otherSynchronousErrors() {
         func map(_ code: libusb_error) -> USBTransportError {
-            LibUSBErrorMapping.transportError(code.rawValue, operation: "submitting a bulk-IN 0x82 transfer",
-                                              devicePath: Self.path, endpoint: "bulk-IN 0x82", timeout: .seconds(3))
+            LibUSBErrorMapping.transportError(
+                code.rawValue, operation: "submitting a bulk-IN 0x82 transfer",
+                devicePath: Self.path, endpoint: "bulk-IN 0x82", timeout: .seconds(3))
         }
         #expect(map(LIBUSB_ERROR_NO_DEVICE) == .noDevice)
         #expect(map(LIBUSB_ERROR_TIMEOUT) == .timeout(endpoint: "bulk-IN 0x82", after: .seconds(3)))

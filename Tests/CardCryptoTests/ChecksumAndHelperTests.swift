@@ -39,7 +39,9 @@ import Testing
     @Test func iso9797Method2Padding() {
         #expect(BlockPadding.iso9797Method2([], blockSize: 8) == hex("80 00 00 00 00 00 00 00"))
         #expect(BlockPadding.iso9797Method2(hex("01 02 03"), blockSize: 8) == hex("01 02 03 80 00 00 00 00"))
-        #expect(BlockPadding.iso9797Method2(hex("0102030405060708"), blockSize: 8) == hex("0102030405060708 8000000000000000"))
+        #expect(
+            BlockPadding.iso9797Method2(hex("0102030405060708"), blockSize: 8)
+                == hex("0102030405060708 8000000000000000"))
         #expect(BlockPadding.iso9797Method2(hex("01"), blockSize: 16).count == 16)
         #expect(BlockPadding.removingISO9797Method2(hex("01 02 03 80 00 00 00 00")) == hex("01 02 03"))
         #expect(BlockPadding.removingISO9797Method2(hex("01 02 03 00")) == nil)
@@ -98,12 +100,15 @@ import Testing
         #expect(try AESCMAC.mac(hex("5AA5 00010080") + tail, key: key) == hex("774F26743ECE6AF5033B6AE8522946F6"))
 
         let ivCipher = try AES128Cipher(key: hex("66A8CB93269DC9BC2885B7A91B9C697B"))
-        #expect(try ivCipher.encryptBlock(hex("A55A ED56F6E6 0000 0000000000000000")) == hex("DA0F644A4986275957CF1EC3AF4CCE53"))
+        #expect(
+            try ivCipher.encryptBlock(hex("A55A ED56F6E6 0000 0000000000000000"))
+                == hex("DA0F644A4986275957CF1EC3AF4CCE53"))
 
         let macKey = hex("9366FA195EB566F5BD2BAD4020B83002")
         let command = hex("8D 0000 E2D3AF69 00000000 190000") + [UInt8](repeating: 0x22, count: 25)
         #expect(MACTruncation.ev2OddBytes(try AESCMAC.mac(command, key: macKey)) == hex("68F2C28C575A1628"))
-        #expect(MACTruncation.ev2OddBytes(try AESCMAC.mac(hex("00 0100 E2D3AF69"), key: macKey)) == hex("0820F68898C2A7F1"))
+        #expect(
+            MACTruncation.ev2OddBytes(try AESCMAC.mac(hex("00 0100 E2D3AF69"), key: macKey)) == hex("0820F68898C2A7F1"))
     }
 
     @Test func secureRandom() {

@@ -18,7 +18,9 @@ import Testing
         }
     }
 
-    func manualCBCEncrypt(_ data: [UInt8], iv: [UInt8], blockSize: Int, encryptBlock: ([UInt8]) throws -> [UInt8]) rethrows -> [UInt8] {
+    func manualCBCEncrypt(_ data: [UInt8], iv: [UInt8], blockSize: Int, encryptBlock: ([UInt8]) throws -> [UInt8])
+        rethrows -> [UInt8]
+    {
         var previous = iv
         var output: [UInt8] = []
         for start in stride(from: 0, to: data.count, by: blockSize) {
@@ -28,7 +30,9 @@ import Testing
         return output
     }
 
-    func manualCBCDecrypt(_ data: [UInt8], iv: [UInt8], blockSize: Int, decryptBlock: ([UInt8]) throws -> [UInt8]) rethrows -> [UInt8] {
+    func manualCBCDecrypt(_ data: [UInt8], iv: [UInt8], blockSize: Int, decryptBlock: ([UInt8]) throws -> [UInt8])
+        rethrows -> [UInt8]
+    {
         var previous = iv
         var output: [UInt8] = []
         for start in stride(from: 0, to: data.count, by: blockSize) {
@@ -92,7 +96,8 @@ import Testing
 
     @Test func twoKeyExpandsToK1K2K1() throws {
         var generator = SeededGenerator(state: 7)
-        let k1 = generator.bytes(8), k2 = generator.bytes(8)
+        let k1 = generator.bytes(8)
+        let k2 = generator.bytes(8)
         let block = generator.bytes(8)
         let twoKey = try TripleDESCipher(key: k1 + k2)
         let threeKey = try TripleDESCipher(key: k1 + k2 + k1)

@@ -4,7 +4,8 @@ import Testing
 /// NIST / RFC known-answer tests for the raw primitives (dependencies.md §3, desfire.md §6.1).
 @Suite struct PrimitiveVectorTests {
     static let rfc4493Key = hex("2B7E151628AED2A6ABF7158809CF4F3C")
-    static let rfc4493Message = hex("""
+    static let rfc4493Message = hex(
+        """
         6BC1BEE22E409F96E93D7E117393172A AE2D8A571E03AC9C9EB76FAC45AF8E51
         30C81C46A35CE411E5FBC1191A0A52EF F69F2445DF4F9B17AD2B417BE66C3710
         """)
@@ -22,7 +23,8 @@ import Testing
     @Test func sp80038aF21CBCAES128() throws {
         let cipher = try AES128Cipher(key: Self.rfc4493Key)
         let iv = hex("000102030405060708090A0B0C0D0E0F")
-        let ciphertext = hex("""
+        let ciphertext = hex(
+            """
             7649ABAC8119B246CEE98E9B12E9197D 5086CB9B507219EE95DB113A917678B2
             73BED6B8E3C1743B7116E69E22229516 3FF1CAA1681FAC09120ECA307586E1A7
             """)
@@ -99,6 +101,7 @@ import Testing
 
     @Test func tripleDESCMACOverRFC4493FortyBytes() throws {
         let cipher = try TripleDESCipher(key: hex("0123456789ABCDEF 23456789ABCDEF01 456789ABCDEF0123"))
-        #expect(try BlockCipherCMAC.mac(Array(Self.rfc4493Message.prefix(40)), cipher: cipher) == hex("4594903F905FA7BD"))
+        #expect(
+            try BlockCipherCMAC.mac(Array(Self.rfc4493Message.prefix(40)), cipher: cipher) == hex("4594903F905FA7BD"))
     }
 }

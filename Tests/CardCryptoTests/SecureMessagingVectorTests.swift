@@ -81,7 +81,9 @@ import Testing
 
     /// EV1 ChangeKey cryptogram per §4.7: same key → new ‖ [version] ‖ CRC32(C4 ‖ keyNo ‖ new ‖ [version]);
     /// other key → (new ⊕ old) ‖ [version] ‖ CRC32(C4 ‖ keyNo ‖ xor ‖ [version]) ‖ CRC32(new); zero padding.
-    func ev1ChangeKeyCryptogram(keyNoByte: UInt8, newKey: [UInt8], oldKey: [UInt8]?, version: [UInt8], blockSize: Int) -> [UInt8] {
+    func ev1ChangeKeyCryptogram(keyNoByte: UInt8, newKey: [UInt8], oldKey: [UInt8]?, version: [UInt8], blockSize: Int)
+        -> [UInt8]
+    {
         let body = (oldKey.map { zip(newKey, $0).map { $0 ^ $1 } } ?? newKey) + version
         var cryptogram = body + DESFireCRC32.bytes([0xC4, keyNoByte] + body)
         if oldKey != nil { cryptogram += DESFireCRC32.bytes(newKey) }
@@ -89,51 +91,71 @@ import Testing
     }
 
     @Test func ev1AESChangeSameKey() throws {
-        let cryptogram = ev1ChangeKeyCryptogram(keyNoByte: 0x00, newKey: Self.elmuKey, oldKey: nil, version: [0x10], blockSize: 16)
+        let cryptogram = ev1ChangeKeyCryptogram(
+            keyNoByte: 0x00, newKey: Self.elmuKey, oldKey: nil, version: [0x10], blockSize: 16)
         #expect(cryptogram == Self.elmuKey + hex("10 D2 C6 E6 6B") + [UInt8](repeating: 0, count: 11))
         var chain = EV1Chain(cipher: try AES128Cipher(key: hex("F4 4B 26 F5 C0 5D DD 71 10 77 22 81 C4 D0 66 E8")))
-        #expect(try chain.encrypt(cryptogram) == hex("""
-            E9 F8 5E 21 94 96 C2 B5 8C 10 90 DC 39 35 FA E9 E8 40 CF 61 B3 83 D9 53 19 46 25 6B 1F 11 0C 10
-            """))
+        #expect(
+            try chain.encrypt(cryptogram)
+                == hex(
+                    """
+                    E9 F8 5E 21 94 96 C2 B5 8C 10 90 DC 39 35 FA E9 E8 40 CF 61 B3 83 D9 53 19 46 25 6B 1F 11 0C 10
+                    """))
     }
 
     @Test func ev1AESChangeSameKeyAfterCMAC() throws {
-        let cryptogram = ev1ChangeKeyCryptogram(keyNoByte: 0x00, newKey: Self.zero16, oldKey: nil, version: [0x00], blockSize: 16)
+        let cryptogram = ev1ChangeKeyCryptogram(
+            keyNoByte: 0x00, newKey: Self.zero16, oldKey: nil, version: [0x00], blockSize: 16)
         #expect(Array(cryptogram[17..<21]) == hex("0A 0F 86 1B"))
         var chain = EV1Chain(
             cipher: try AES128Cipher(key: hex("90 F7 A2 01 91 03 68 45 EC 63 DE CD 54 4B 99 31")),
             iv: hex("8A 8F A3 6F 55 CD 21 0D D8 05 46 58 AC 70 D9 9A"))
-        #expect(try chain.encrypt(cryptogram) == hex("""
-            63 53 75 E4 91 9F 8A F2 E9 E8 6B 1C 1B A5 5B 0C 08 07 EA F4 84 D7 A7 EF 6E 0C 30 84 16 0F 5A 61
-            """))
+        #expect(
+            try chain.encrypt(cryptogram)
+                == hex(
+                    """
+                    63 53 75 E4 91 9F 8A F2 E9 E8 6B 1C 1B A5 5B 0C 08 07 EA F4 84 D7 A7 EF 6E 0C 30 84 16 0F 5A 61
+                    """))
     }
 
     @Test func ev1AESChangeOtherKey() throws {
-        let cryptogram = ev1ChangeKeyCryptogram(keyNoByte: 0x01, newKey: Self.elmuKey, oldKey: Self.zero16, version: [0x10], blockSize: 16)
+        let cryptogram = ev1ChangeKeyCryptogram(
+            keyNoByte: 0x01, newKey: Self.elmuKey, oldKey: Self.zero16, version: [0x10], blockSize: 16)
         #expect(cryptogram == Self.elmuKey + hex("10 33 70 B4 84 BF E3 79 19") + [UInt8](repeating: 0, count: 7))
         var chain = EV1Chain(cipher: try AES128Cipher(key: hex("C2 A1 E4 7B D8 10 00 44 FE 6D 00 A7 4D 7A B1 7C")))
-        #expect(try chain.encrypt(cryptogram) == hex("""
-            E7 EC CB 6B D1 CA 64 BC 16 1A 12 B1 C0 24 F7 14 30 33 74 08 C8 A8 7E AC AB 7A 1F F1 89 51 FC A3
-            """))
+        #expect(
+            try chain.encrypt(cryptogram)
+                == hex(
+                    """
+                    E7 EC CB 6B D1 CA 64 BC 16 1A 12 B1 C0 24 F7 14 30 33 74 08 C8 A8 7E AC AB 7A 1F F1 89 51 FC A3
+                    """))
         #expect(try chain.mac([0x00]) == hex("21 28 D3 CD 9C 9A CF FF F6 EB 95 46 AD F3 5E 17"))
     }
 
     @Test func ev12K3DESChangeSameKey() throws {
-        let cryptogram = ev1ChangeKeyCryptogram(keyNoByte: 0x00, newKey: Self.elmu2K3DESKey, oldKey: nil, version: [], blockSize: 8)
+        let cryptogram = ev1ChangeKeyCryptogram(
+            keyNoByte: 0x00, newKey: Self.elmu2K3DESKey, oldKey: nil, version: [], blockSize: 8)
         #expect(cryptogram == Self.elmu2K3DESKey + hex("C5 FF 01 50 00 00 00 00"))
         var chain = EV1Chain(cipher: try TripleDESCipher(key: hex("C8 6C E2 5E 4C 64 7E 56 C8 6C E2 5E 4C 64 7E 56")))
-        #expect(try chain.encrypt(cryptogram) == hex("""
-            BE DE 0F C6 ED 34 7D CF 0D 51 C7 17 DF 75 D9 7D 2C 5A 2B A6 CA C7 47 9D
-            """))
+        #expect(
+            try chain.encrypt(cryptogram)
+                == hex(
+                    """
+                    BE DE 0F C6 ED 34 7D CF 0D 51 C7 17 DF 75 D9 7D 2C 5A 2B A6 CA C7 47 9D
+                    """))
     }
 
     @Test func ev1DESChangeOtherKey() throws {
-        let cryptogram = ev1ChangeKeyCryptogram(keyNoByte: 0x01, newKey: Self.elmu2K3DESKey, oldKey: Self.zero16, version: [], blockSize: 8)
+        let cryptogram = ev1ChangeKeyCryptogram(
+            keyNoByte: 0x01, newKey: Self.elmu2K3DESKey, oldKey: Self.zero16, version: [], blockSize: 8)
         #expect(cryptogram == Self.elmu2K3DESKey + hex("86 34 A7 D7 3A 3A EF C4"))
         var chain = EV1Chain(cipher: try TripleDESCipher(key: hex("CA A6 74 E8 CA E8 52 5E")))
-        #expect(try chain.encrypt(cryptogram) == hex("""
-            4E B6 69 E4 8D CA 58 47 49 54 2E 1B E8 9C B4 C7 84 5A 38 C5 7D 19 DE 59
-            """))
+        #expect(
+            try chain.encrypt(cryptogram)
+                == hex(
+                    """
+                    4E B6 69 E4 8D CA 58 47 49 54 2E 1B E8 9C B4 C7 84 5A 38 C5 7D 19 DE 59
+                    """))
         #expect(try chain.mac([0x00]) == hex("2E AD 04 DC F1 21 E0 FE"))
     }
 
@@ -141,21 +163,29 @@ import Testing
         let newKey = Self.elmu2K3DESKey + hex("70 60 50 40 30 20 10 00")
         let cryptogram = ev1ChangeKeyCryptogram(keyNoByte: 0x00, newKey: newKey, oldKey: nil, version: [], blockSize: 8)
         #expect(Array(cryptogram[24..<28]) == hex("D6 3E 00 A2"))
-        var chain = EV1Chain(cipher: try TripleDESCipher(
-            key: hex("36 C5 F8 BF 31 6E 6D 76 AC 23 9E 8D F9 25 BA 30 32 51 D4 AB 65 36 56 A2")))
-        #expect(try chain.encrypt(cryptogram) == hex("""
-            F4 F8 65 F3 18 CB 9D E8 0B 2B 16 51 45 02 1F 4F 3A FE F1 24 4F EA 42 FC 99 77 26 FD E7 50 74 1D
-            """))
+        var chain = EV1Chain(
+            cipher: try TripleDESCipher(
+                key: hex("36 C5 F8 BF 31 6E 6D 76 AC 23 9E 8D F9 25 BA 30 32 51 D4 AB 65 36 56 A2")))
+        #expect(
+            try chain.encrypt(cryptogram)
+                == hex(
+                    """
+                    F4 F8 65 F3 18 CB 9D E8 0B 2B 16 51 45 02 1F 4F 3A FE F1 24 4F EA 42 FC 99 77 26 FD E7 50 74 1D
+                    """))
     }
 
     /// §6.6 PICC DES → AES after an ISO 0x1A DES session (revk DESFire.pdf).
     @Test func ev1PICCDESToAES() throws {
-        let cryptogram = ev1ChangeKeyCryptogram(keyNoByte: 0x80, newKey: Self.zero16, oldKey: nil, version: [0x01], blockSize: 8)
+        let cryptogram = ev1ChangeKeyCryptogram(
+            keyNoByte: 0x80, newKey: Self.zero16, oldKey: nil, version: [0x01], blockSize: 8)
         #expect(cryptogram == Self.zero16 + hex("01 1D D9 EA C2 00 00 00"))
         var chain = EV1Chain(cipher: try TripleDESCipher(key: hex("9F 02 17 83 8A 9D 09 A4")))
-        #expect(try chain.encrypt(cryptogram) == hex("""
-            61 59 2D C4 0A D3 58 95 16 52 D8 38 31 A2 73 CC E3 EA 31 34 17 83 C4 1E
-            """))
+        #expect(
+            try chain.encrypt(cryptogram)
+                == hex(
+                    """
+                    61 59 2D C4 0A D3 58 95 16 52 D8 38 31 A2 73 CC E3 EA 31 34 17 83 C4 1E
+                    """))
     }
 
     /// §6.6 PICC DES → AES after a legacy 0x0A session [derived].
@@ -164,9 +194,12 @@ import Testing
         let cryptogram = BlockPadding.zeroPadded(body + CRC16A.bytes(body), blockSize: 8)
         #expect(Array(cryptogram[17..<19]) == hex("75 45"))
         let cipher = try TripleDESCipher(key: hex("A0 A1 A2 A3 CC F5 32 70"))
-        #expect(try cipher.legacySendModeDecipher(cryptogram, iv: [UInt8](repeating: 0, count: 8)) == hex("""
-            B6 B1 43 70 1E 58 F4 B3 63 04 4E CF 9C 0D BB 18 92 BE AA 14 3F 3C B0 72
-            """))
+        #expect(
+            try cipher.legacySendModeDecipher(cryptogram, iv: [UInt8](repeating: 0, count: 8))
+                == hex(
+                    """
+                    B6 B1 43 70 1E 58 F4 B3 63 04 4E CF 9C 0D BB 18 92 BE AA 14 3F 3C B0 72
+                    """))
     }
 
     /// §6.6 legacy session vectors [derived]: ChangeKeySettings, ChangeKey (same and other), MAC, enciphered response.
@@ -181,15 +214,21 @@ import Testing
         let newKey = hex("10 11 12 13 14 15 16 17 18 19 1A 1B 1C 1D 1E 1F")
         let sameKey = BlockPadding.zeroPadded(newKey + CRC16A.bytes(newKey), blockSize: 8)
         #expect(Array(sameKey[16..<18]) == hex("22 E8"))
-        #expect(try cipher.legacySendModeDecipher(sameKey, iv: zero8) == hex("""
-            62 D7 3C E8 24 00 36 F2 91 F8 99 E2 C3 3B C4 DF C7 A1 BC 3A 37 C9 D1 8E
-            """))
+        #expect(
+            try cipher.legacySendModeDecipher(sameKey, iv: zero8)
+                == hex(
+                    """
+                    62 D7 3C E8 24 00 36 F2 91 F8 99 E2 C3 3B C4 DF C7 A1 BC 3A 37 C9 D1 8E
+                    """))
 
         let xored = zip(newKey, Self.zero16).map { $0 ^ $1 }
         let otherKey = BlockPadding.zeroPadded(xored + CRC16A.bytes(xored) + CRC16A.bytes(newKey), blockSize: 8)
-        #expect(try cipher.legacySendModeDecipher(otherKey, iv: zero8) == hex("""
-            62 D7 3C E8 24 00 36 F2 91 F8 99 E2 C3 3B C4 DF F9 54 52 28 F0 12 04 25
-            """))
+        #expect(
+            try cipher.legacySendModeDecipher(otherKey, iv: zero8)
+                == hex(
+                    """
+                    62 D7 3C E8 24 00 36 F2 91 F8 99 E2 C3 3B C4 DF F9 54 52 28 F0 12 04 25
+                    """))
 
         let macInput = BlockPadding.zeroPadded(hex("11 22 33 44"), blockSize: 8)
         let macBlocks = try cipher.encryptCBC(macInput, iv: zero8)
@@ -221,10 +260,14 @@ import Testing
         let readPlain = BlockPadding.zeroPadded(data + DESFireCRC32.bytes(data + [0x00]), blockSize: 16)
         let readCipher = try chain.encrypt(readPlain)
         #expect(readCipher == hex("00 0E D9 AC 84 B3 70 8A 1D 35 50 30 66 AD 13 45"))
-        #expect(try chain.cipher.decryptCBC(readCipher, iv: hex("0D 72 99 B4 8B 37 AE DC 71 7C C2 06 DC 34 A2 48")) == readPlain)
+        #expect(
+            try chain.cipher.decryptCBC(readCipher, iv: hex("0D 72 99 B4 8B 37 AE DC 71 7C C2 06 DC 34 A2 48"))
+                == readPlain)
 
         // (3) WriteData MACed, file 08.
-        #expect(MACTruncation.ev1(try chain.mac(hex("3D 08 00 00 00 04 00 00 11 22 33 44"))) == hex("26 33 AC 15 60 DB 8C 50"))
+        #expect(
+            MACTruncation.ev1(try chain.mac(hex("3D 08 00 00 00 04 00 00 11 22 33 44")))
+                == hex("26 33 AC 15 60 DB 8C 50"))
         #expect(MACTruncation.ev1(try chain.mac([0x00])) == hex("DF A8 F6 EF 32 F4 9D 82"))
 
         // (4) ReadData MACed, file 08.

@@ -15,12 +15,16 @@ struct ControlSocketLimitsTests {
             let started = ContinuousClock.now
             let brackets = try await client.send(line: String(repeating: "[", count: 100_000))
             #expect(brackets["error"]?["code"] == "tooDeep", "\(brackets.jsonLine())")
-            let nested = try await client.send(line: #"{"id":2,"op":"ping","x":"# + String(repeating: "{\"a\":", count: 50_000)
-                                               + "1" + String(repeating: "}", count: 50_000) + "}")
+            let nested = try await client.send(
+                line: #"{"id":2,"op":"ping","x":"# + String(repeating: "{\"a\":", count: 50_000)
+                    + "1" + String(repeating: "}", count: 50_000) + "}")
             #expect(nested["error"]?["code"] == "tooDeep", "\(nested.jsonLine())")
-            #expect(ContinuousClock.now - started < .seconds(30), "refused without parsing the nesting (a quadratic parse takes minutes)")
+            #expect(
+                ContinuousClock.now - started < .seconds(30),
+                "refused without parsing the nesting (a quadratic parse takes minutes)")
             // Brackets inside strings are text, and moderate nesting is fine.
-            let fine = try await client.send(line: #"{"id":3,"op":"ping","note":"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[","x":[[[[{"a":[1]}]]]]}"#)
+            let fine = try await client.send(
+                line: #"{"id":3,"op":"ping","note":"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[","x":[[[[{"a":[1]}]]]]}"#)
             #expect(fine["result"] == "pong", "\(fine.jsonLine())")
             #expect(try await client.request(["op": "ping"])["result"] == "pong")
             await client.close()
@@ -29,7 +33,8 @@ struct ControlSocketLimitsTests {
 
     @Test func connectionsBeyondTheLimitAreRefusedAndFreedSlotsAreReused() async throws {
         let configuration = DaemonConfiguration(readers: ["sim:iso7816"], rules: [])
-        try await DaemonHarness.run(configuration: configuration, limits: DaemonLimits(maximumConnections: 2)) { harness in
+        try await DaemonHarness.run(configuration: configuration, limits: DaemonLimits(maximumConnections: 2)) {
+            harness in
             let first = try await ControlClient.connect(path: harness.socket)
             let second = try await ControlClient.connect(path: harness.socket)
             #expect(try await first.request(["op": "ping"])["result"] == "pong")
@@ -54,8 +59,10 @@ struct ControlSocketLimitsTests {
 
     @Test func requestsInFlightBeyondTheLimitAreAnsweredBusy() async throws {
         let configuration = DaemonConfiguration(readers: ["sim:iso7816"], rules: [])
-        try await DaemonHarness.run(configuration: configuration,
-                                    limits: DaemonLimits(maximumRequestsPerConnection: 2)) { harness in
+        try await DaemonHarness.run(
+            configuration: configuration,
+            limits: DaemonLimits(maximumRequestsPerConnection: 2)
+        ) { harness in
             let client = try await ControlClient.connect(path: harness.socket)
             // Two event subscriptions stay open: the connection's two slots are taken.
             #expect(try await client.request(["id": .number(1), "op": "events"])["result"] == "subscribed")
@@ -84,10 +91,13 @@ struct ControlSocketLimitsTests {
 
     @Test func aJobWritesAtMostTheEventLimitToTheJobLog() async throws {
         let configuration = DaemonConfiguration(readers: ["sim:iso7816"], rules: [])
-        try await DaemonHarness.run(configuration: configuration, limits: DaemonLimits(maximumEventsPerJob: 20)) { harness in
+        try await DaemonHarness.run(configuration: configuration, limits: DaemonLimits(maximumEventsPerJob: 20)) {
+            harness in
             let client = try await ControlClient.connect(path: harness.socket)
             let apdus = JSONValue.array(Array(repeating: "00A4040007A0000002471001", count: 300))
-            let answer = try await client.request(["op": "apdu", "reader": "sim:0", "apdus": apdus, "follow": .bool(true)])
+            let answer = try await client.request([
+                "op": "apdu", "reader": "sim:0", "apdus": apdus, "follow": .bool(true),
+            ])
             #expect(answer["result"]?["state"] == "succeeded", "\(answer.jsonLine())")
             let job = try #require(answer["result"]?["id"]?.intValue)
             let record = try await client.request(["op": "job", "job": .number(Double(job))])

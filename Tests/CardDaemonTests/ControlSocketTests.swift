@@ -3,11 +3,12 @@ import CardDaemonControl
 import CardFlow
 import DaemonTestSupport
 import Foundation
+import Logging
+import Testing
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Logging
-import Testing
 
 /// The daemon in-process, on simulated readers, driven through its real control socket.
 @Suite("cardd control socket", .serialized)
@@ -75,9 +76,14 @@ struct ControlSocketTests {
     }
 
     @Test func aCardOnTheReaderTriggersItsRule() async throws {
-        try await DaemonHarness.run(readers: ["sim:ndef4"],
-                                    rules: [CardRule(name: "poster", match: CardMatch(aid: [0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01]),
-                                                     flow: .ndefWrite(.uri("https://cardflow.example/x")))]) { harness in
+        try await DaemonHarness.run(
+            readers: ["sim:ndef4"],
+            rules: [
+                CardRule(
+                    name: "poster", match: CardMatch(aid: [0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01]),
+                    flow: .ndefWrite(.uri("https://cardflow.example/x")))
+            ]
+        ) { harness in
             let record = try await harness.waitForJob { $0.rule == "poster" && $0.state != .running }
             #expect(record.state == .succeeded, "\(record.error ?? "")")
             #expect(record.trigger == .card)
@@ -88,8 +94,10 @@ struct ControlSocketTests {
 
     static let desfireRule = CardRule(
         name: "badges", match: CardMatch(aid: [0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x00]),
-        flow: .desfireProvision(DESFireProvisioningRule(aid: [0x0A, 0x0B, 0x0C], file: 2, size: 48, comm: "enc",
-                                                        keySlot: 4, data: Array("door 17".utf8))))
+        flow: .desfireProvision(
+            DESFireProvisioningRule(
+                aid: [0x0A, 0x0B, 0x0C], file: 2, size: 48, comm: "enc",
+                keySlot: 4, data: Array("door 17".utf8))))
 
     @Test func aDESFireCardIsProvisionedWithAKeyFromTheKeyStore() async throws {
         let keys = InMemoryKeyStore()
@@ -107,7 +115,8 @@ struct ControlSocketTests {
     }
 
     @Test func aMissingKeyFailsTheJobBeforeTheCardIsTouched() async throws {
-        try await DaemonHarness.run(readers: ["sim:desfire"], rules: [Self.desfireRule], keys: InMemoryKeyStore()) { harness in
+        try await DaemonHarness.run(readers: ["sim:desfire"], rules: [Self.desfireRule], keys: InMemoryKeyStore()) {
+            harness in
             let record = try await harness.waitForJob { $0.rule == "badges" && $0.state != .running }
             #expect(record.state == .failed)
             #expect(record.error?.contains("empty") == true, "\(record.error ?? "")")
@@ -131,8 +140,10 @@ struct ControlSocketTests {
             let record = try await harness.waitForJob { $0.id == JobID(job) && $0.state != .running }
             #expect(record.state == .cancelled)
             // The reader is usable afterwards.
-            let again = try await client.request(["op": "apdu", "reader": "sim:0", "apdus": ["00A4040007A0000002471001"],
-                                                  "follow": .bool(true)])
+            let again = try await client.request([
+                "op": "apdu", "reader": "sim:0", "apdus": ["00A4040007A0000002471001"],
+                "follow": .bool(true),
+            ])
             #expect(again["result"]?["state"] == "succeeded")
             await client.close()
         }
@@ -142,7 +153,8 @@ struct ControlSocketTests {
         try await DaemonHarness.run(readers: ["sim:iso7816"], metricsPort: 0) { harness in
             _ = try await harness.waitForJob { $0.state == .succeeded }
             let port = try #require(await harness.daemon.metricsEndpoint.port)
-            let (body, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/metrics")!)
+            let (body, response) = try await URLSession.shared.data(
+                from: URL(string: "http://127.0.0.1:\(port)/metrics")!)
             #expect((response as? HTTPURLResponse)?.statusCode == 200)
             let text = String(decoding: body, as: UTF8.self)
             #expect(text.contains("cardd_jobs_total"), "\(text)")

@@ -15,7 +15,9 @@ struct DaemonBackendTests {
         try await DaemonHarness.run(readers: ["vpcd:127.0.0.1:0"]) { harness in
             // Port 0: the system chose one; the reader's id says which.
             let end = ContinuousClock.now + .seconds(60)
-            while await harness.daemon.fleet.readers().isEmpty, ContinuousClock.now < end { try await Task.sleep(for: .milliseconds(20)) }
+            while await harness.daemon.fleet.readers().isEmpty, ContinuousClock.now < end {
+                try await Task.sleep(for: .milliseconds(20))
+            }
             let info = try #require(await harness.daemon.fleet.readers().first)
             #expect(info.backend == "vpcd")
             let port = try #require(info.id.split(separator: ":").last.flatMap { Int($0) })

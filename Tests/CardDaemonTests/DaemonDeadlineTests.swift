@@ -16,14 +16,18 @@ struct DaemonDeadlineTests {
         #expect(policy.stepTimeout == .seconds(120))
         let decoded = try JSONDecoder().decode(DaemonConfiguration.self, from: Data(#"{"rules": []}"#.utf8))
         #expect(ReaderFleet.policy(for: decoded).apduTimeout == .seconds(30))
-        let configured = try JSONDecoder().decode(DaemonConfiguration.self, from: Data(
-            #"{"apduTimeoutMilliseconds": 250, "stepTimeoutMilliseconds": 4000}"#.utf8))
+        let configured = try JSONDecoder().decode(
+            DaemonConfiguration.self,
+            from: Data(
+                #"{"apduTimeoutMilliseconds": 250, "stepTimeoutMilliseconds": 4000}"#.utf8))
         #expect(ReaderFleet.policy(for: configured).apduTimeout == .milliseconds(250))
         #expect(ReaderFleet.policy(for: configured).stepTimeout == .seconds(4))
     }
 
-    @Test(arguments: [#"{"apduTimeoutMilliseconds": 0}"#, #"{"stepTimeoutMilliseconds": -5}"#,
-                      #"{"apduTimeoutMilliseconds": 3600001}"#])
+    @Test(arguments: [
+        #"{"apduTimeoutMilliseconds": 0}"#, #"{"stepTimeoutMilliseconds": -5}"#,
+        #"{"apduTimeoutMilliseconds": 3600001}"#,
+    ])
     func deadlinesCannotBeTurnedOff(_ json: String) {
         #expect(throws: DecodingError.self) {
             try JSONDecoder().decode(DaemonConfiguration.self, from: Data(json.utf8))
@@ -32,11 +36,14 @@ struct DaemonDeadlineTests {
 
     /// A card that takes 2.5 s per APDU (within the driver's own 3 s read timeout, so nothing
     /// below cardd stops it) and a script of 1024 APDUs: 40 minutes without cardd's deadlines.
-    @Test(.timeLimit(.minutes(1))) func aCardThatNeverAnswersInTimeFailsWithATimeoutAndTheNextCardIsServed() async throws {
+    @Test(.timeLimit(.minutes(1))) func aCardThatNeverAnswersInTimeFailsWithATimeoutAndTheNextCardIsServed()
+        async throws
+    {
         var configuration = DaemonConfiguration(readers: [], rules: Self.slowScriptRules)
         configuration.apduTimeoutMilliseconds = 400
-        try await runTwoCards(configuration: configuration, slowCard: SlowCard(perAPDU: .milliseconds(2_500)),
-                              expectedError: "APDU")
+        try await runTwoCards(
+            configuration: configuration, slowCard: SlowCard(perAPDU: .milliseconds(2_500)),
+            expectedError: "APDU")
     }
 
     /// A card that answers every APDU in 150 ms, well inside the APDU deadline, but whose step
@@ -44,23 +51,29 @@ struct DaemonDeadlineTests {
     @Test(.timeLimit(.minutes(1))) func aStepThatNeverFinishesFailsWithATimeoutAndTheNextCardIsServed() async throws {
         var configuration = DaemonConfiguration(readers: [], rules: Self.slowScriptRules)
         configuration.stepTimeoutMilliseconds = 1_000
-        try await runTwoCards(configuration: configuration, slowCard: SlowCard(perAPDU: .milliseconds(150)),
-                              expectedError: "step 2 (apdus)")
+        try await runTwoCards(
+            configuration: configuration, slowCard: SlowCard(perAPDU: .milliseconds(150)),
+            expectedError: "step 2 (apdus)")
     }
 
     /// Slow cards (recognised by their ATR history) get a script of 1024 SELECTs; others a report.
     static let slowScriptRules = [
-        CardRule(name: "slow", match: CardMatch(atrPrefix: SlowCard.atrPrefix),
-                 flow: .apdus(Array(repeating: [0x00, 0xA4, 0x04, 0x00, 0x07, 0xA0, 0x00, 0x00, 0x02, 0x47, 0x10, 0x01],
-                                    count: 1024), expect: nil)),
+        CardRule(
+            name: "slow", match: CardMatch(atrPrefix: SlowCard.atrPrefix),
+            flow: .apdus(
+                Array(
+                    repeating: [0x00, 0xA4, 0x04, 0x00, 0x07, 0xA0, 0x00, 0x00, 0x02, 0x47, 0x10, 0x01],
+                    count: 1024), expect: nil)),
         CardRule(name: "report", flow: .report),
     ]
 
-    private func runTwoCards(configuration: DaemonConfiguration, slowCard: SlowCard, expectedError: String) async throws {
+    private func runTwoCards(configuration: DaemonConfiguration, slowCard: SlowCard, expectedError: String) async throws
+    {
         let virtual = VirtualCCIDReader(configuration: .level(.extendedAPDU))
         let capture = LogCapture()
         let reader = Reader.simulated(virtual, id: "sim:0", logger: capture.logger(label: "reader"))
-        try await DaemonHarness.run(configuration: configuration, simulatedReaders: [reader], logger: capture.logger()) { harness in
+        try await DaemonHarness.run(configuration: configuration, simulatedReaders: [reader], logger: capture.logger())
+        { harness in
             await virtual.insert(slowCard)
             let slow: JobRecord
             do {
@@ -68,7 +81,8 @@ struct DaemonDeadlineTests {
             } catch {
                 // Say what the log holds: a job still running is the hang this test is about.
                 let jobs = try await harness.daemon.jobLog?.jobs() ?? []
-                Issue.record("jobs: \(jobs.map { "\($0.rule ?? "-") \($0.state) \($0.cardATR ?? "-") \($0.error ?? "")" })")
+                Issue.record(
+                    "jobs: \(jobs.map { "\($0.rule ?? "-") \($0.state) \($0.cardATR ?? "-") \($0.error ?? "")" })")
                 throw error
             }
             #expect(slow.state == .failed)
@@ -83,11 +97,16 @@ struct DaemonDeadlineTests {
             await virtual.insert(ISO7816Card(seed: 7))
             let next: JobRecord
             do {
-                next = try await harness.waitForJob(within: .seconds(20)) { $0.rule == "report" && $0.state != .running }
+                next = try await harness.waitForJob(within: .seconds(20)) {
+                    $0.rule == "report" && $0.state != .running
+                }
             } catch {
                 let jobs = try await harness.daemon.jobLog?.jobs() ?? []
-                Issue.record("jobs: \(jobs.map { "\($0.rule ?? "-") \($0.state) \($0.cardATR ?? "-") \($0.error ?? "")" })")
-                print(capture.text.split(separator: "\n").filter { !$0.hasPrefix("trace") }.suffix(60).joined(separator: "\n"))
+                Issue.record(
+                    "jobs: \(jobs.map { "\($0.rule ?? "-") \($0.state) \($0.cardATR ?? "-") \($0.error ?? "")" })")
+                print(
+                    capture.text.split(separator: "\n").filter { !$0.hasPrefix("trace") }.suffix(60).joined(
+                        separator: "\n"))
                 throw error
             }
             #expect(next.state == .succeeded, "\(next.error ?? "")")

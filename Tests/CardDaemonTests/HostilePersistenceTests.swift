@@ -11,8 +11,9 @@ import Testing
 struct HostilePersistenceTests {
     static func temporaryFolder() throws -> String {
         let folder = NSTemporaryDirectory() + "cardd-hostile-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: folder, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
         return folder
     }
 
@@ -78,7 +79,8 @@ struct HostilePersistenceTests {
             Issue.record("\(sql): read back without complaint")
         } catch let error as JobLogError {
             switch error {
-            case .unexpectedContent(let table, let row, let failing, _), .fieldTooLarge(let table, let row, let failing, _):
+            case .unexpectedContent(let table, let row, let failing, _),
+                .fieldTooLarge(let table, let row, let failing, _):
                 #expect(table == "job" && row == id && failing == column, "\(sql): \(error)")
             default: Issue.record("\(sql): \(error)")
             }
@@ -116,19 +118,24 @@ struct HostilePersistenceTests {
         // The daemon refuses to start with that message instead of crashing.
         let configuration = ConfigurationStore(DaemonConfiguration(readers: []), path: nil)
         #expect(throws: JobLogError.self) {
-            _ = try CardDaemon(configuration: configuration, socketPath: folder + "/cardd.sock", jobLogPath: foreign,
-                               logger: .init(label: "test"))
+            _ = try CardDaemon(
+                configuration: configuration, socketPath: folder + "/cardd.sock", jobLogPath: foreign,
+                logger: .init(label: "test"))
         }
     }
 
     @Test func theDaemonAnswersATamperedJobWithAnErrorAndKeepsServing() async throws {
         try await DaemonHarness.run(readers: ["sim:iso7816"]) { harness in
             let client = try await ControlClient.connect(path: harness.socket)
-            let answer = try await client.request(["op": "flow", "reader": "sim:0", "flow": ["kind": "report"], "follow": .bool(true)])
+            let answer = try await client.request([
+                "op": "flow", "reader": "sim:0", "flow": ["kind": "report"], "follow": .bool(true),
+            ])
             let job = try #require(answer["result"]?["id"]?.intValue)
             let path = try #require(harness.daemon.jobLog).path
             let queue = try DatabaseQueue(path: path)
-            try await queue.write { db in try db.execute(sql: "UPDATE job SET state = 'banana' WHERE id = ?", arguments: [job]) }
+            try await queue.write { db in
+                try db.execute(sql: "UPDATE job SET state = 'banana' WHERE id = ?", arguments: [job])
+            }
             try await queue.close()
             let broken = try await client.request(["op": "job", "job": .number(Double(job))])
             #expect(broken["error"]?["code"] == "jobLogCorrupt", "\(broken.jsonLine())")
@@ -157,9 +164,10 @@ struct HostilePersistenceTests {
 
     private func expectRefusal(socketFolder folder: String, reason: String) async throws {
         let logFolder = try Self.temporaryFolder()
-        let daemon = try CardDaemon(configuration: ConfigurationStore(DaemonConfiguration(readers: []), path: nil),
-                                    socketPath: (folder as NSString).appendingPathComponent("cardd.sock"),
-                                    jobLogPath: logFolder + "/jobs.sqlite", logger: .init(label: "test"))
+        let daemon = try CardDaemon(
+            configuration: ConfigurationStore(DaemonConfiguration(readers: []), path: nil),
+            socketPath: (folder as NSString).appendingPathComponent("cardd.sock"),
+            jobLogPath: logFolder + "/jobs.sqlite", logger: .init(label: "test"))
         do {
             try await daemon.run()
             Issue.record("the daemon ran with its socket in \(folder)")
@@ -172,7 +180,9 @@ struct HostilePersistenceTests {
     @Test func aHugeKeyStoreFileIsRefusedWithoutBeingRead() async throws {
         let folder = try Self.temporaryFolder()
         let path = folder + "/keys.json"
-        #expect(FileManager.default.createFile(atPath: path, contents: Data("{".utf8), attributes: [.posixPermissions: 0o600]))
+        #expect(
+            FileManager.default.createFile(
+                atPath: path, contents: Data("{".utf8), attributes: [.posixPermissions: 0o600]))
         // Sparse: 1 GiB on paper, nothing on disk.
         let handle = try #require(FileHandle(forWritingAtPath: path))
         try handle.truncate(atOffset: 1 << 30)
@@ -185,7 +195,9 @@ struct HostilePersistenceTests {
         let folder = try Self.temporaryFolder()
         let path = folder + "/keys.json"
         let text = String(repeating: "[", count: 200_000)
-        #expect(FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]))
+        #expect(
+            FileManager.default.createFile(
+                atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]))
         await #expect(throws: KeyStoreError.self) { _ = try await FileKeyStore(path: path).listing() }
     }
 }

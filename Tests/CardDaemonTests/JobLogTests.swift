@@ -10,7 +10,8 @@ struct JobLogTests {
         let log = try JobLog(path: path)
         let id = try await log.begin(reader: "sim:0", rule: "posters", flow: "ndef-write", trigger: .card)
         try await log.recordCard(id, atr: [0x3B, 0x8F], uid: [0x04, 0x11, 0x22])
-        try await log.recordEvent(id, kind: "stepFinished", detail: "step 1/2 identify finished", completedStep: "identify")
+        try await log.recordEvent(
+            id, kind: "stepFinished", detail: "step 1/2 identify finished", completedStep: "identify")
         try await log.finish(id, state: .succeeded, outcome: JobOutcome(["uid": "041122"]))
         let record = try #require(try await log.job(id))
         #expect(record.state == .succeeded)

@@ -14,13 +14,16 @@ struct ReaderSelectorTests {
     static let sources: [any ReaderSource] = [SimulatorReaderSource()]
 
     static func usbInfo(bus: UInt8 = 1, address: UInt8 = 4, serial: String? = "SN-1") -> ReaderInfo {
-        ReaderInfo(id: "usb:\(bus):\(address):0", name: "Reader", backend: "usb", vendorID: 0x072F, productID: 0x2200,
-                   serialNumber: serial)
+        ReaderInfo(
+            id: "usb:\(bus):\(address):0", name: "Reader", backend: "usb", vendorID: 0x072F, productID: 0x2200,
+            serialNumber: serial)
     }
 
     @Test(arguments: ["sim", "sim:iso7816", "sim,latency=5", "sim:desfire,state=/tmp/x.json"])
     func simulatorForms(_ text: String) throws {
-        guard case .source(let source, text) = try ReaderSelector(parsing: text, sources: Self.sources), source.scheme == "sim" else {
+        guard case .source(let source, text) = try ReaderSelector(parsing: text, sources: Self.sources),
+            source.scheme == "sim"
+        else {
             Issue.record("\(text) is not a simulator selector")
             return
         }
@@ -52,8 +55,10 @@ struct ReaderSelectorTests {
 
     @Test func theMessageListsTheSourcesForms() {
         let error = ReaderSelectorError.invalid("foo", reason: nil, sourceForms: ["sim[:CARD][,option=value...]"])
-        #expect(error.description == "invalid reader selector 'foo'; use usb, usb:VVVV:PPPP (hex), usb:BUS:DEV, usb:serial=XYZ, "
-            + "vpcd[:HOST][:PORT], pcsc[:NAME-PREFIX], or sim[:CARD][,option=value...]")
+        #expect(
+            error.description
+                == "invalid reader selector 'foo'; use usb, usb:VVVV:PPPP (hex), usb:BUS:DEV, usb:serial=XYZ, "
+                + "vpcd[:HOST][:PORT], pcsc[:NAME-PREFIX], or sim[:CARD][,option=value...]")
         #expect(!ReaderSelectorError.invalid("foo", reason: nil).description.contains("sim"))
     }
 
@@ -61,7 +66,9 @@ struct ReaderSelectorTests {
         // `sim,option=value` used to be refused by cardd.
         try await DaemonHarness.run(readers: ["sim,latency=0"]) { harness in
             let end = ContinuousClock.now + .seconds(60)
-            while await harness.daemon.fleet.readers().isEmpty, ContinuousClock.now < end { try await Task.sleep(for: .milliseconds(20)) }
+            while await harness.daemon.fleet.readers().isEmpty, ContinuousClock.now < end {
+                try await Task.sleep(for: .milliseconds(20))
+            }
             #expect(await harness.daemon.fleet.readers().map(\.backend) == ["sim"])
         }
     }
@@ -81,7 +88,8 @@ struct VPCDReaderSelectorTests {
     @Test func pcscForms() throws {
         #expect(try ReaderSelector(parsing: "pcsc") == .pcsc(namePrefix: ""))
         #expect(try ReaderSelector(parsing: "pcsc:Gemalto PC Twin") == .pcsc(namePrefix: "Gemalto PC Twin"))
-        let info = ReaderInfo(id: "pcsc:Gemalto PC Twin Reader 00 00", name: "Gemalto PC Twin Reader 00 00", backend: "pcsc")
+        let info = ReaderInfo(
+            id: "pcsc:Gemalto PC Twin Reader 00 00", name: "Gemalto PC Twin Reader 00 00", backend: "pcsc")
         #expect(try ReaderSelector(parsing: "pcsc").accepts(info))
         #expect(try ReaderSelector(parsing: "pcsc:Gemalto").accepts(info))
         #expect(try !ReaderSelector(parsing: "pcsc:ACS").accepts(info))

@@ -17,7 +17,8 @@ struct ReaderSupervisorTests {
         let capture = LogCapture()
         let reader = Reader.simulated(virtual, id: "sim:0", logger: capture.logger(label: "reader"))
         let configuration = DaemonConfiguration(readers: [], rules: [CardRule(name: "report", flow: .report)])
-        try await DaemonHarness.run(configuration: configuration, simulatedReaders: [reader], logger: capture.logger()) { harness in
+        try await DaemonHarness.run(configuration: configuration, simulatedReaders: [reader], logger: capture.logger())
+        { harness in
             _ = try await harness.waitForJob { $0.rule == "report" && $0.state != .running }
             await virtual.unplug()
             try await Task.sleep(for: .seconds(2))
@@ -41,7 +42,9 @@ struct ReaderSupervisorTests {
             let first = try await harness.waitForJob { $0.rule == "report" && $0.state != .running }
             await virtual.removeCard()
             await virtual.insert(ISO7816Card(seed: 6))
-            let second = try await harness.waitForJob(within: .seconds(10)) { $0.id != first.id && $0.state != .running }
+            let second = try await harness.waitForJob(within: .seconds(10)) {
+                $0.id != first.id && $0.state != .running
+            }
             #expect(second.cardUID != first.cardUID, "the second job ran on the new card")
             #expect(second.state == .succeeded)
         }
@@ -100,8 +103,11 @@ struct ReaderSupervisorTests {
             }
             let seen = await collector.value
             watchdog.cancel()
-            #expect(seen == ["readerAdded", "cardArrived", "jobStarted", "cardHandled", "readerRemoved",
-                             "readerAdded", "cardArrived", "jobStarted", "cardHandled"], "\(seen)")
+            #expect(
+                seen == [
+                    "readerAdded", "cardArrived", "jobStarted", "cardHandled", "readerRemoved",
+                    "readerAdded", "cardArrived", "jobStarted", "cardHandled",
+                ], "\(seen)")
         }
     }
 }

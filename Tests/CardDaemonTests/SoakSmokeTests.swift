@@ -22,13 +22,15 @@ struct SoakSmokeTests {
         configuration.apduTimeoutMilliseconds = 300
         configuration.stepTimeoutMilliseconds = 5_000
         configuration.cardReturnMilliseconds = 200
-        let schedule = try SimulationSchedule(readerCount: 4, arrivals: sessions, pacing: .whenHandled,
-                                              misbehaviour: SimulationMisbehaviour(rate: 0.4, seed: 16),  // every fault kind
-                                              handlingBound: .seconds(20),
-                                              logger: logger)
-        let daemon = try CardDaemon(configuration: ConfigurationStore(configuration, path: nil), socketPath: folder + "/cardd.sock",
-                                    jobLogPath: folder + "/jobs.sqlite", keys: try await DaemonConfiguration.simulationKeys(),
-                                    simulation: schedule, logger: logger)
+        let schedule = try SimulationSchedule(
+            readerCount: 4, arrivals: sessions, pacing: .whenHandled,
+            misbehaviour: SimulationMisbehaviour(rate: 0.4, seed: 16), // every fault kind
+            handlingBound: .seconds(20),
+            logger: logger)
+        let daemon = try CardDaemon(
+            configuration: ConfigurationStore(configuration, path: nil), socketPath: folder + "/cardd.sock",
+            jobLogPath: folder + "/jobs.sqlite", keys: try await DaemonConfiguration.simulationKeys(),
+            simulation: schedule, logger: logger)
         let started = ContinuousClock.now
         try await daemon.run()
         let elapsed = ContinuousClock.now - started
@@ -46,10 +48,15 @@ struct SoakSmokeTests {
 
         let queue = try DatabaseQueue(path: folder + "/jobs.sqlite")
         let (states, integrity, unfinished) = try await queue.read { db in
-            (try [String: Int](uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT state, count(*) AS n FROM job GROUP BY state")
-                .map { (try $0.decode(String.self, forColumn: "state"), try $0.decode(Int.self, forColumn: "n")) }),
-             try String.fetchOne(db, sql: "PRAGMA integrity_check"),
-             try Int.fetchOne(db, sql: "SELECT count(*) FROM job WHERE finished_at IS NULL") ?? -1)
+            (
+                try [String: Int](
+                    uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT state, count(*) AS n FROM job GROUP BY state")
+                        .map {
+                            (try $0.decode(String.self, forColumn: "state"), try $0.decode(Int.self, forColumn: "n"))
+                        }),
+                try String.fetchOne(db, sql: "PRAGMA integrity_check"),
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM job WHERE finished_at IS NULL") ?? -1
+            )
         }
         #expect(integrity == "ok")
         #expect(unfinished == 0)

@@ -15,16 +15,20 @@ struct TONActivationJobTests {
     static let coinManager = CardMatch(aid: TONCommands.coinManagerAID)
 
     static func rule(_ activationSecret: String, pinSecret: String? = nil) -> CardRule {
-        CardRule(name: "wallets", match: coinManager,
-                 flow: .tonActivate(TONActivationRule(activationSecret: activationSecret, pinSecret: pinSecret)))
+        CardRule(
+            name: "wallets", match: coinManager,
+            flow: .tonActivate(TONActivationRule(activationSecret: activationSecret, pinSecret: pinSecret)))
     }
 
-    static func keys(activationNamed name: String? = "ton.activation.\(factory.serialNumber)",
-                     bytes: [UInt8]? = nil) async throws -> InMemoryKeyStore {
+    static func keys(
+        activationNamed name: String? = "ton.activation.\(factory.serialNumber)",
+        bytes: [UInt8]? = nil
+    ) async throws -> InMemoryKeyStore {
         let keys = InMemoryKeyStore()
         if let name {
-            let activation = try TONActivationData(passwordHex: factory.password, commonSecretHex: factory.commonSecret,
-                                                   ivHex: factory.iv)
+            let activation = try TONActivationData(
+                passwordHex: factory.password, commonSecretHex: factory.commonSecret,
+                ivHex: factory.iv)
             try await keys.setSecret(try SecretBytes(bytes ?? activation.packed), named: name)
         }
         return keys
@@ -36,7 +40,8 @@ struct TONActivationJobTests {
 
     @Test func aCardIsActivatedWithTheDataStoredUnderItsSerial() async throws {
         let keys = try await Self.keys()
-        try await DaemonHarness.run(readers: ["sim:ton"], rules: [Self.rule("ton.activation.{serial}")], keys: keys) { harness in
+        try await DaemonHarness.run(readers: ["sim:ton"], rules: [Self.rule("ton.activation.{serial}")], keys: keys) {
+            harness in
             let record = try await Self.finished(harness)
             #expect(record.state == .succeeded, "\(record.error ?? "")")
             #expect(record.flow == "ton-activate")
@@ -55,18 +60,24 @@ struct TONActivationJobTests {
     @Test func aPINFromTheKeyStoreIsSet() async throws {
         let keys = try await Self.keys()
         try await keys.setSecret(try SecretBytes(Array("2468".utf8)), named: "ton.pin")
-        try await DaemonHarness.run(readers: ["sim:ton"], rules: [Self.rule("ton.activation.{serial}", pinSecret: "ton.pin")],
-                                    keys: keys) { harness in
+        try await DaemonHarness.run(
+            readers: ["sim:ton"], rules: [Self.rule("ton.activation.{serial}", pinSecret: "ton.pin")],
+            keys: keys
+        ) { harness in
             let record = try await Self.finished(harness)
             #expect(record.state == .succeeded, "\(record.error ?? "")")
             // The card now takes 2468 and refuses 5555 (CHANGE_PIN to itself, through the control socket).
             let client = try await ControlClient.connect(path: harness.socket)
             func changePin(_ pin: String) async throws -> String? {
                 let pin = try TONPin(pin)
-                let apdus: [JSONValue] = [.string(TONCommands.selectCoinManager.encoded().hexString),
-                                          .string(TONCommands.changePin(old: pin, new: pin).encoded().hexString)]
-                let answer = try await client.request(["op": "apdu", "reader": "sim:0", "apdus": .array(apdus),
-                                                       "follow": .bool(true)])
+                let apdus: [JSONValue] = [
+                    .string(TONCommands.selectCoinManager.encoded().hexString),
+                    .string(TONCommands.changePin(old: pin, new: pin).encoded().hexString),
+                ]
+                let answer = try await client.request([
+                    "op": "apdu", "reader": "sim:0", "apdus": .array(apdus),
+                    "follow": .bool(true),
+                ])
                 return answer["result"]?["outcome"]?["values"]?["responses"]?.stringValue
             }
             let withFactoryPIN = try await changePin("5555")
@@ -79,17 +90,20 @@ struct TONActivationJobTests {
 
     @Test func aCardWithoutStoredActivationDataFailsAtTheHashCheck() async throws {
         let keys = try await Self.keys(activationNamed: nil)
-        try await DaemonHarness.run(readers: ["sim:ton"], rules: [Self.rule("ton.activation.{serial}")], keys: keys) { harness in
+        try await DaemonHarness.run(readers: ["sim:ton"], rules: [Self.rule("ton.activation.{serial}")], keys: keys) {
+            harness in
             let record = try await Self.finished(harness)
             #expect(record.state == .failed)
-            #expect(record.error?.contains("ton.activation.\(Self.factory.serialNumber)") == true, "\(record.error ?? "")")
+            #expect(
+                record.error?.contains("ton.activation.\(Self.factory.serialNumber)") == true, "\(record.error ?? "")")
             #expect(record.lastStep == "applet state")
         }
     }
 
     @Test func activationDataOfAnotherCardIsRefusedByTheCard() async throws {
         let keys = try await Self.keys(bytes: [UInt8](repeating: 0x5A, count: 176))
-        try await DaemonHarness.run(readers: ["sim:ton"], rules: [Self.rule("ton.activation.{serial}")], keys: keys) { harness in
+        try await DaemonHarness.run(readers: ["sim:ton"], rules: [Self.rule("ton.activation.{serial}")], keys: keys) {
+            harness in
             let record = try await Self.finished(harness)
             #expect(record.state == .failed)
             #expect(record.lastStep == "applet state")
@@ -98,8 +112,10 @@ struct TONActivationJobTests {
     }
 
     @Test func aMissingSharedSecretOrBadPINFailsBeforeTheCardIsTouched() async throws {
-        try await DaemonHarness.run(readers: ["sim:ton"], rules: [Self.rule("ton.activation.shared")],
-                                    keys: try await Self.keys()) { harness in
+        try await DaemonHarness.run(
+            readers: ["sim:ton"], rules: [Self.rule("ton.activation.shared")],
+            keys: try await Self.keys()
+        ) { harness in
             let record = try await Self.finished(harness)
             #expect(record.state == .failed)
             #expect(record.error?.contains("no secret 'ton.activation.shared'") == true, "\(record.error ?? "")")
@@ -107,8 +123,10 @@ struct TONActivationJobTests {
         }
         let keys = try await Self.keys(activationNamed: "ton.activation.shared")
         try await keys.setSecret(try SecretBytes(Array("12a4".utf8)), named: "ton.pin")
-        try await DaemonHarness.run(readers: ["sim:ton"], rules: [Self.rule("ton.activation.shared", pinSecret: "ton.pin")],
-                                    keys: keys) { harness in
+        try await DaemonHarness.run(
+            readers: ["sim:ton"], rules: [Self.rule("ton.activation.shared", pinSecret: "ton.pin")],
+            keys: keys
+        ) { harness in
             let record = try await Self.finished(harness)
             #expect(record.state == .failed)
             #expect(record.lastStep == nil && record.cardATR == nil)
@@ -116,13 +134,20 @@ struct TONActivationJobTests {
     }
 
     @Test func rulesAreCheckedWhenTheConfigurationIsRead() throws {
-        let good = #"{"rules": [{"name": "w", "flow": {"kind": "ton-activate", "activationSecret": "ton.activation.{csn}", "pinSecret": "p"}}]}"#
+        let good =
+            #"{"rules": [{"name": "w", "flow": {"kind": "ton-activate", "activationSecret": "ton.activation.{csn}", "pinSecret": "p"}}]}"#
         let configuration = try JSONDecoder().decode(DaemonConfiguration.self, from: Data(good.utf8))
-        #expect(configuration.rules.first?.flow == .tonActivate(TONActivationRule(activationSecret: "ton.activation.{csn}", pinSecret: "p")))
-        for bad in [#"{"kind": "ton-activate"}"#, #"{"kind": "ton-activate", "activationSecret": "has space {serial}"}"#,
-                    #"{"kind": "ton-activate", "activationSecret": "ok", "pinSecret": ""}"#] {
+        #expect(
+            configuration.rules.first?.flow
+                == .tonActivate(TONActivationRule(activationSecret: "ton.activation.{csn}", pinSecret: "p")))
+        for bad in [
+            #"{"kind": "ton-activate"}"#, #"{"kind": "ton-activate", "activationSecret": "has space {serial}"}"#,
+            #"{"kind": "ton-activate", "activationSecret": "ok", "pinSecret": ""}"#,
+        ] {
             let text = #"{"rules": [{"name": "w", "flow": "# + bad + "}]}"
-            #expect(throws: (any Error).self, "\(bad)") { try JSONDecoder().decode(DaemonConfiguration.self, from: Data(text.utf8)) }
+            #expect(throws: (any Error).self, "\(bad)") {
+                try JSONDecoder().decode(DaemonConfiguration.self, from: Data(text.utf8))
+            }
         }
     }
 }

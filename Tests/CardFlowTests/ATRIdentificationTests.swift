@@ -9,14 +9,25 @@ struct ATRIdentificationTests {
         ATRIdentification(atr: try [UInt8](hex: hex))
     }
 
-    @Test("PC/SC part 3 storage cards are named from the standard and card-name bytes", arguments: [
-        ("3B 8F 80 01 80 4F 0C A0 00 00 03 06 03 00 01 00 00 00 00 6A", "MIFARE Classic 1K", "ISO/IEC 14443 A part 3"),
-        ("3B 8F 80 01 80 4F 0C A0 00 00 03 06 03 00 02 00 00 00 00 69", "MIFARE Classic 4K", "ISO/IEC 14443 A part 3"),
-        ("3B 8F 80 01 80 4F 0C A0 00 00 03 06 03 00 03 00 00 00 00 68", "MIFARE Ultralight", "ISO/IEC 14443 A part 3"),
-        ("3B 8F 80 01 80 4F 0C A0 00 00 03 06 03 00 26 00 00 00 00 4D", "MIFARE Mini", "ISO/IEC 14443 A part 3"),
-        ("3B 8F 80 01 80 4F 0C A0 00 00 03 06 11 00 3B 00 00 00 00 42", "FeliCa", "FeliCa"),
-        ("3B 8F 80 01 80 4F 0C A0 00 00 03 06 0B 00 14 00 00 00 00 77", "ICODE SLI", "ISO/IEC 15693 part 3"),
-    ])
+    @Test(
+        "PC/SC part 3 storage cards are named from the standard and card-name bytes",
+        arguments: [
+            (
+                "3B 8F 80 01 80 4F 0C A0 00 00 03 06 03 00 01 00 00 00 00 6A", "MIFARE Classic 1K",
+                "ISO/IEC 14443 A part 3"
+            ),
+            (
+                "3B 8F 80 01 80 4F 0C A0 00 00 03 06 03 00 02 00 00 00 00 69", "MIFARE Classic 4K",
+                "ISO/IEC 14443 A part 3"
+            ),
+            (
+                "3B 8F 80 01 80 4F 0C A0 00 00 03 06 03 00 03 00 00 00 00 68", "MIFARE Ultralight",
+                "ISO/IEC 14443 A part 3"
+            ),
+            ("3B 8F 80 01 80 4F 0C A0 00 00 03 06 03 00 26 00 00 00 00 4D", "MIFARE Mini", "ISO/IEC 14443 A part 3"),
+            ("3B 8F 80 01 80 4F 0C A0 00 00 03 06 11 00 3B 00 00 00 00 42", "FeliCa", "FeliCa"),
+            ("3B 8F 80 01 80 4F 0C A0 00 00 03 06 0B 00 14 00 00 00 00 77", "ICODE SLI", "ISO/IEC 15693 part 3"),
+        ])
     func storageCards(atr: String, name: String, standard: String) throws {
         let identification = try identify(atr)
         #expect(identification.kind == .contactlessStorage)
@@ -116,13 +127,15 @@ struct ATRIdentificationTests {
         #expect(card.details.contains { $0.hasPrefix("TCK 00 is wrong") }, "\(card.details)")
     }
 
-    @Test("malformed ATRs are named as such", arguments: [
-        ("3B", ATRLayoutError.tooShort(1)),
-        ("3C 00", .invalidInitialCharacter(0x3C)),
-        ("3B 8F 80 01 80", .truncated),
-        ("3B 81 80 01 80", .missingCheckByte),
-        ("3B 00 00", .trailingBytes(1)),
-    ])
+    @Test(
+        "malformed ATRs are named as such",
+        arguments: [
+            ("3B", ATRLayoutError.tooShort(1)),
+            ("3C 00", .invalidInitialCharacter(0x3C)),
+            ("3B 8F 80 01 80", .truncated),
+            ("3B 81 80 01 80", .missingCheckByte),
+            ("3B 00 00", .trailingBytes(1)),
+        ])
     func malformed(atr: String, error: ATRLayoutError) throws {
         let card = try identify(atr)
         #expect(card.kind == .malformed)

@@ -1,7 +1,8 @@
 import CCID
-@testable import CardFlow
 import CardFlowCCID
 import Testing
+
+@testable import CardFlow
 
 /// One card-loss classification for every layer: backends conform their errors to
 /// `CardLossClassifying`, everyone asks `error.cardLoss` / `error.meansCardLost`.
@@ -25,7 +26,9 @@ struct CardLossTests {
         #expect(!Unrelated().meansCardLost)
         #expect(!CancellationError().meansCardLost)
         // A failed flow step carries the reason.
-        #expect(FlowError(stepIndex: 0, stepName: "write", underlying: OtherBackendError(cardLoss: .noCard)).cardLoss == .noCard)
+        #expect(
+            FlowError(stepIndex: 0, stepName: "write", underlying: OtherBackendError(cardLoss: .noCard)).cardLoss
+                == .noCard)
         #expect(!FlowError(stepIndex: 0, stepName: "write", underlying: Unrelated()).meansCardLost)
         let boxed: any Error = CCIDDriverError.noCard
         #expect(boxed.meansCardLost)

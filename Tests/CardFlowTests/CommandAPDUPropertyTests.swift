@@ -1,4 +1,5 @@
 import Testing
+
 @testable import CardFlow
 
 @Suite struct CommandAPDUPropertyTests {
@@ -33,7 +34,9 @@ import Testing
             var bytes = [UInt8].random(count: Int.random(in: 0...40, using: &generator), using: &generator)
             // Small length bytes and a leading 00 make the interesting shapes common.
             if bytes.count > 4, Bool.random(using: &generator) { bytes[4] = UInt8.random(in: 0...8, using: &generator) }
-            if bytes.count > 6, Bool.random(using: &generator) { bytes[5] = 0; bytes[6] = UInt8.random(in: 0...8, using: &generator) }
+            if bytes.count > 6, Bool.random(using: &generator) {
+                bytes[5] = 0; bytes[6] = UInt8.random(in: 0...8, using: &generator)
+            }
             do {
                 let command = try CommandAPDU(bytes: bytes)
                 parsedCount += 1

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import CardFlow
 
 /// A command, its exact encoding and the ISO case of that encoding.
@@ -15,7 +16,9 @@ private let aid: [UInt8] = [0xA0, 0x00, 0x00, 0x02, 0x47, 0x10, 0x01]
 private let bytes256 = (0..<256).map { UInt8($0) }
 private let bytes300 = (0..<300).map { UInt8(truncatingIfNeeded: $0 * 7) }
 
-private func command(cla: UInt8 = 0x00, ins: UInt8, _ p1: UInt8 = 0, _ p2: UInt8 = 0, data: [UInt8] = [], le: Int? = nil) -> CommandAPDU {
+private func command(
+    cla: UInt8 = 0x00, ins: UInt8, _ p1: UInt8 = 0, _ p2: UInt8 = 0, data: [UInt8] = [], le: Int? = nil
+) -> CommandAPDU {
     // Test vectors are in range; a mistake here should fail loudly, not be skipped.
     do {
         return try CommandAPDU(cla: cla, ins: ins, p1: p1, p2: p2, data: data, le: le)
@@ -26,25 +29,49 @@ private func command(cla: UInt8 = 0x00, ins: UInt8, _ p1: UInt8 = 0, _ p2: UInt8
 
 private let encodingVectors: [EncodingVector] = [
     EncodingVector(command: command(ins: 0xA4, 0x04, 0x00), hex: "00A40400", isoCase: .case1),
-    EncodingVector(command: command(ins: 0xA4, 0x04, 0x00), hex: "00A40400", isoCase: .case1, forceExtendedLength: true),
+    EncodingVector(
+        command: command(ins: 0xA4, 0x04, 0x00), hex: "00A40400", isoCase: .case1, forceExtendedLength: true),
     EncodingVector(command: command(ins: 0xB0, le: 1), hex: "00B00000 01", isoCase: .case2Short),
     EncodingVector(command: command(ins: 0xB0, le: 16), hex: "00B00000 10", isoCase: .case2Short),
     EncodingVector(command: command(ins: 0xB0, le: 256), hex: "00B00000 00", isoCase: .case2Short),
-    EncodingVector(command: command(cla: 0x80, ins: 0xCA, 0x9F, 0x7F, data: [0x3F, 0x00]), hex: "80CA9F7F 02 3F00", isoCase: .case3Short),
-    EncodingVector(command: command(ins: 0xD6, data: Array(bytes256.prefix(255))), hex: "00D60000 FF" + bytes256.prefix(255).hexString, isoCase: .case3Short),
-    EncodingVector(command: command(ins: 0xA4, 0x04, 0x00, data: aid, le: 256), hex: "00A40400 07 A0000002471001 00", isoCase: .case4Short),
-    EncodingVector(command: command(ins: 0xA4, 0x04, 0x0C, data: aid, le: 1), hex: "00A4040C 07 A0000002471001 01", isoCase: .case4Short),
+    EncodingVector(
+        command: command(cla: 0x80, ins: 0xCA, 0x9F, 0x7F, data: [0x3F, 0x00]), hex: "80CA9F7F 02 3F00",
+        isoCase: .case3Short),
+    EncodingVector(
+        command: command(ins: 0xD6, data: Array(bytes256.prefix(255))),
+        hex: "00D60000 FF" + bytes256.prefix(255).hexString, isoCase: .case3Short),
+    EncodingVector(
+        command: command(ins: 0xA4, 0x04, 0x00, data: aid, le: 256), hex: "00A40400 07 A0000002471001 00",
+        isoCase: .case4Short),
+    EncodingVector(
+        command: command(ins: 0xA4, 0x04, 0x0C, data: aid, le: 1), hex: "00A4040C 07 A0000002471001 01",
+        isoCase: .case4Short),
     EncodingVector(command: command(ins: 0xB0, le: 257), hex: "00B00000 000101", isoCase: .case2Extended),
     EncodingVector(command: command(ins: 0xB0, le: 65_535), hex: "00B00000 00FFFF", isoCase: .case2Extended),
     EncodingVector(command: command(ins: 0xB0, le: 65_536), hex: "00B00000 000000", isoCase: .case2Extended),
-    EncodingVector(command: command(ins: 0xB0, le: 256), hex: "00B00000 000100", isoCase: .case2Extended, forceExtendedLength: true),
-    EncodingVector(command: command(ins: 0xB0, le: 1), hex: "00B00000 000001", isoCase: .case2Extended, forceExtendedLength: true),
-    EncodingVector(command: command(ins: 0xD6, data: bytes256), hex: "00D60000 000100" + bytes256.hexString, isoCase: .case3Extended),
-    EncodingVector(command: command(ins: 0xD6, data: [0x01]), hex: "00D60000 000001 01", isoCase: .case3Extended, forceExtendedLength: true),
-    EncodingVector(command: command(ins: 0xCB, 0x3F, 0xFF, data: bytes300, le: 65_536), hex: "00CB3FFF 00012C" + bytes300.hexString + "0000", isoCase: .case4Extended),
-    EncodingVector(command: command(ins: 0x2A, 0x9E, 0x9A, data: [1, 2, 3, 4, 5], le: 1000), hex: "002A9E9A 000005 0102030405 03E8", isoCase: .case4Extended),
-    EncodingVector(command: command(ins: 0x2A, 0x9E, 0x9A, data: [1, 2, 3, 4, 5], le: 256), hex: "002A9E9A 000005 0102030405 0100", isoCase: .case4Extended, forceExtendedLength: true),
-    EncodingVector(command: command(ins: 0x2A, data: bytes256, le: 256), hex: "002A0000 000100" + bytes256.hexString + "0100", isoCase: .case4Extended),
+    EncodingVector(
+        command: command(ins: 0xB0, le: 256), hex: "00B00000 000100", isoCase: .case2Extended, forceExtendedLength: true
+    ),
+    EncodingVector(
+        command: command(ins: 0xB0, le: 1), hex: "00B00000 000001", isoCase: .case2Extended, forceExtendedLength: true),
+    EncodingVector(
+        command: command(ins: 0xD6, data: bytes256), hex: "00D60000 000100" + bytes256.hexString,
+        isoCase: .case3Extended),
+    EncodingVector(
+        command: command(ins: 0xD6, data: [0x01]), hex: "00D60000 000001 01", isoCase: .case3Extended,
+        forceExtendedLength: true),
+    EncodingVector(
+        command: command(ins: 0xCB, 0x3F, 0xFF, data: bytes300, le: 65_536),
+        hex: "00CB3FFF 00012C" + bytes300.hexString + "0000", isoCase: .case4Extended),
+    EncodingVector(
+        command: command(ins: 0x2A, 0x9E, 0x9A, data: [1, 2, 3, 4, 5], le: 1000),
+        hex: "002A9E9A 000005 0102030405 03E8", isoCase: .case4Extended),
+    EncodingVector(
+        command: command(ins: 0x2A, 0x9E, 0x9A, data: [1, 2, 3, 4, 5], le: 256), hex: "002A9E9A 000005 0102030405 0100",
+        isoCase: .case4Extended, forceExtendedLength: true),
+    EncodingVector(
+        command: command(ins: 0x2A, data: bytes256, le: 256), hex: "002A0000 000100" + bytes256.hexString + "0100",
+        isoCase: .case4Extended),
 ]
 
 @Suite struct CommandAPDUEncodingTests {
@@ -77,8 +104,12 @@ private let encodingVectors: [EncodingVector] = [
     }
 
     @Test func shortFormIsUsedUpTo255DataBytesAnd256ExpectedBytes() throws {
-        #expect(try CommandAPDU(cla: 0, ins: 1, p1: 0, p2: 0, data: Array(repeating: 1, count: 255), le: 256).isoCase() == .case4Short)
-        #expect(try CommandAPDU(cla: 0, ins: 1, p1: 0, p2: 0, data: Array(repeating: 1, count: 256), le: 1).isoCase() == .case4Extended)
+        #expect(
+            try CommandAPDU(cla: 0, ins: 1, p1: 0, p2: 0, data: Array(repeating: 1, count: 255), le: 256).isoCase()
+                == .case4Short)
+        #expect(
+            try CommandAPDU(cla: 0, ins: 1, p1: 0, p2: 0, data: Array(repeating: 1, count: 256), le: 1).isoCase()
+                == .case4Extended)
         #expect(try CommandAPDU(cla: 0, ins: 1, p1: 0, p2: 0, data: [1], le: 257).isoCase() == .case4Extended)
         #expect(try CommandAPDU(cla: 0, ins: 1, p1: 0, p2: 0, data: [1], le: 257).requiresExtendedLength)
         #expect(try !CommandAPDU(cla: 0, ins: 1, p1: 0, p2: 0, data: [1], le: 256).requiresExtendedLength)
@@ -111,7 +142,8 @@ private let encodingVectors: [EncodingVector] = [
     }
 
     @Test func errorDescriptionsSayWhatIsWrong() {
-        #expect(APDULengthError.dataTooLong(count: 70_000).description == "command data has 70000 bytes; at most 65535 fit")
+        #expect(
+            APDULengthError.dataTooLong(count: 70_000).description == "command data has 70000 bytes; at most 65535 fit")
         #expect(APDULengthError.expectedLengthOutOfRange(0).description.contains("0 is outside 1...65536"))
     }
 }
@@ -165,9 +197,15 @@ private let encodingVectors: [EncodingVector] = [
     }
 
     @Test func errorDescriptionsSayWhatIsWrong() {
-        #expect(APDUParseError.dataLengthMismatch(declared: 5, available: 2).description == "Lc says 5 data bytes but 2 follow")
-        #expect(APDUParseError.commandTooShort(byteCount: 3).description == "command APDU has 3 bytes; need 4 header bytes (CLA INS P1 P2)")
+        #expect(
+            APDUParseError.dataLengthMismatch(declared: 5, available: 2).description
+                == "Lc says 5 data bytes but 2 follow")
+        #expect(
+            APDUParseError.commandTooShort(byteCount: 3).description
+                == "command APDU has 3 bytes; need 4 header bytes (CLA INS P1 P2)")
         #expect(APDUParseError.trailingBytes(count: 2).description == "2 unexpected bytes after the Le field")
-        #expect(APDUParseError.invalidHex(.invalidCharacter("G", position: 7)).description == "invalid character \"G\" at position 7 in hex text")
+        #expect(
+            APDUParseError.invalidHex(.invalidCharacter("G", position: 7)).description
+                == "invalid character \"G\" at position 7 in hex text")
     }
 }

@@ -1,8 +1,8 @@
-import Testing
 import CCID
 import CardFlow
 import CardFlowCCID
 import CardSimulator
+import Testing
 
 /// Collects a run's events while it runs.
 actor EventLog {
@@ -40,7 +40,9 @@ struct FlowTests {
         let offsets: [UInt8] = [0, 4, 8, 12]
         let flow = Flow.start("select") { session in try await session.send(selectApp).data.count }
             .then(forEach: offsets, name: { index, offset in "read \(index) at \(offset)" }) { total, offset, session in
-                total + (try await session.send(try CommandAPDU(cla: 0x00, ins: 0xB0, p1: 0x81, p2: offset, le: 4)).data.count)
+                total
+                    + (try await session.send(try CommandAPDU(cla: 0x00, ins: 0xB0, p1: 0x81, p2: offset, le: 4)).data
+                        .count)
             }
         let before = await virtual.apdusProcessed
         let run = reader.run(flow)
@@ -61,10 +63,10 @@ struct FlowTests {
         // SELECT passes; the card leaves right after, and returns 100 ms later.
         await virtual.liftCard(afterAPDUs: 1, returnAfter: .milliseconds(100))
         let flow = Flow.start("select") { session in
-                await session.onReconnect { session in _ = try await session.send(selectApp) }
-                return try await session.send(selectApp).statusWord
-            }
-            .then("read") { _, session in try await session.send(readFirstFile).data }
+            await session.onReconnect { session in _ = try await session.send(selectApp) }
+            return try await session.send(selectApp).statusWord
+        }
+        .then("read") { _, session in try await session.send(readFirstFile).data }
         let run = reader.run(flow)
         let (log, collector) = collect(run)
         #expect(try await run.value == firstFileContents)
@@ -81,14 +83,16 @@ struct FlowTests {
         await virtual.liftCard(afterAPDUs: 1, returnAfter: .milliseconds(50), replacement: stranger)
         let write = try CommandAPDU(hex: "00D6810002CAFE")
         let flow = Flow.start("select") { session in
-                await session.onReconnect { session in _ = try await session.send(selectApp) }
-                return try await session.send(selectApp).statusWord
-            }
-            .then("write", idempotent: true) { _, session in try await session.send(write).statusWord }
+            await session.onReconnect { session in _ = try await session.send(selectApp) }
+            return try await session.send(selectApp).statusWord
+        }
+        .then("write", idempotent: true) { _, session in try await session.send(write).statusWord }
         let run = reader.run(flow)
         let (log, collector) = collect(run)
         // Wait for the wrong-card report, then swap the right card back in.
-        while await !log.contains({ if case .wrongCard = $0 { true } else { false } }) { try await Task.sleep(for: .milliseconds(5)) }
+        while await !log.contains({ if case .wrongCard = $0 { true } else { false } }) {
+            try await Task.sleep(for: .milliseconds(5))
+        }
         let left = await virtual.removeCard()
         try await Task.sleep(for: .milliseconds(20))
         await virtual.insert(ISO7816Card(seed: 1))
@@ -119,19 +123,22 @@ struct FlowTests {
         let write = try CommandAPDU(hex: "00D6810002BEEF")
         let verifications = OrderLog()
         let flow = Flow.start("select") { session in
-                await session.onReconnect { session in _ = try await session.send(selectApp) }
-                return try await session.send(selectApp).statusWord
-            }
-            .then("write", idempotent: false, verify: { _, session in
+            await session.onReconnect { session in _ = try await session.send(selectApp) }
+            return try await session.send(selectApp).statusWord
+        }
+        .then(
+            "write", idempotent: false,
+            verify: { _, session in
                 await verifications.append(1)
                 let current = try await session.send(try CommandAPDU(hex: "00B0810002")).data
                 return current == [0xBE, 0xEF] ? StatusWord.success : nil
-            }) { _, session in
-                // The write lands, then the card leaves before the read-back: the step is interrupted.
-                let status = try await session.send(write).statusWord
-                _ = try await session.send(try CommandAPDU(hex: "00B0810002"))
-                return status
             }
+        ) { _, session in
+            // The write lands, then the card leaves before the read-back: the step is interrupted.
+            let status = try await session.send(write).statusWord
+            _ = try await session.send(try CommandAPDU(hex: "00B0810002"))
+            return status
+        }
         #expect(try await reader.run(flow).value == .success)
         #expect(await verifications.values == [1])
 
@@ -163,7 +170,9 @@ struct FlowTests {
         }
         var policy = SessionPolicy()
         policy.clock = RealClock()
-        await #expect(throws: FlowError.self) { try await reader.run(flaky.retry(2, backoff: .milliseconds(1)), policy: policy).value }
+        await #expect(throws: FlowError.self) {
+            try await reader.run(flaky.retry(2, backoff: .milliseconds(1)), policy: policy).value
+        }
         #expect(await attempts.values.count == 3)
         let recovered = flaky.recover { error, _ in StatusWord(0x6A82) }
         #expect(try await reader.run(recovered).value == StatusWord(0x6A82))
@@ -206,10 +215,10 @@ struct FlowTests {
         var policy = SessionPolicy()
         policy.reconnectBetweenSteps = true
         let flow = Flow.start("select") { session in
-                await session.onReconnect { session in _ = try await session.send(selectApp) }
-                return try await session.send(selectApp).statusWord
-            }
-            .then("read") { _, session in try await session.send(readFirstFile).data }
+            await session.onReconnect { session in _ = try await session.send(selectApp) }
+            return try await session.send(selectApp).statusWord
+        }
+        .then("read") { _, session in try await session.send(readFirstFile).data }
         let before = await virtual.commandsReceived
         #expect(try await reader.run(flow, policy: policy).value == firstFileContents)
         // Power off + power on + replayed SELECT happened between the steps.

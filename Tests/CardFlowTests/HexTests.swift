@@ -1,4 +1,5 @@
 import Testing
+
 @testable import CardFlow
 
 @Suite struct HexTests {
@@ -61,6 +62,8 @@ import Testing
     @Test func errorDescriptionsSayWhatIsWrong() {
         #expect(HexParseError.empty.description == "hex text is empty")
         #expect(HexParseError.oddDigitCount(3).description == "hex text has an odd number of digits (3)")
-        #expect(HexParseError.invalidCharacter("G", position: 7).description == "invalid character \"G\" at position 7 in hex text")
+        #expect(
+            HexParseError.invalidCharacter("G", position: 7).description
+                == "invalid character \"G\" at position 7 in hex text")
     }
 }

@@ -17,7 +17,8 @@ struct HostileISO7816CampaignTests {
     /// GET DATA.
     static func exchanges(_ channel: any CardChannel) async throws {
         let commands = [
-            try CommandAPDU(cla: 0x00, ins: 0xA4, p1: 0x04, p2: 0x00, data: [0xA0, 0x00, 0x00, 0x02, 0x47, 0x10, 0x01], le: 256),
+            try CommandAPDU(
+                cla: 0x00, ins: 0xA4, p1: 0x04, p2: 0x00, data: [0xA0, 0x00, 0x00, 0x02, 0x47, 0x10, 0x01], le: 256),
             try CommandAPDU(cla: 0x00, ins: 0xB0, p1: 0x81, p2: 0x00, le: 256),
             try CommandAPDU(cla: 0x00, ins: 0xB0, p1: 0x81, p2: 0x00, le: 4_096),
             try CommandAPDU(cla: 0x00, ins: 0x88, p1: 0x00, p2: 0x00, data: [1, 2, 3, 4, 5, 6, 7, 8], le: 256),
@@ -30,12 +31,20 @@ struct HostileISO7816CampaignTests {
 
     @Test(arguments: [0, 10, 50, 100])
     func channelStraightToTheCard(hostilePercent: Int) async throws {
-        let campaign = HostileCampaign(name: "ISO 7816 channel, \(hostilePercent) % hostile", sessions: HostileCampaign.sessionCount(default: 2_000),
-                                       firstSeed: UInt64(hostilePercent) << 32, budget: 500)
+        let campaign = HostileCampaign(
+            name: "ISO 7816 channel, \(hostilePercent) % hostile",
+            sessions: HostileCampaign.sessionCount(default: 2_000),
+            firstSeed: UInt64(hostilePercent) << 32, budget: 500)
         let report = await campaign.run(
-            card: { seed in HostileCard(configuration: .init(seed: seed, hostilePercent: hostilePercent, stickyPercent: hostilePercent == 0 ? 0 : 5, maxResponseLength: 70_000),
-                                        wrapping: ISO7816Card(seed: seed)) },
-            isExpected: Self.isExpected) { channel, _ in try await Self.exchanges(channel) }
+            card: { seed in
+                HostileCard(
+                    configuration: .init(
+                        seed: seed, hostilePercent: hostilePercent, stickyPercent: hostilePercent == 0 ? 0 : 5,
+                        maxResponseLength: 70_000),
+                    wrapping: ISO7816Card(seed: seed))
+            },
+            isExpected: Self.isExpected
+        ) { channel, _ in try await Self.exchanges(channel) }
         print(report.summaryLine)
         #expect(report.failureCount == 0, "\(report)")
         // Control: a well-behaved card completes every session.
@@ -52,9 +61,12 @@ struct HostileISO7816CampaignTests {
             let seed = UInt64(index) + (1 << 45)
             let hostilePercent = index % 10 == 0 ? 0 : 30
             let virtual = VirtualCCIDReader()
-            await virtual.insert(HostileCard(configuration: .init(seed: seed, hostilePercent: hostilePercent, stickyPercent: hostilePercent == 0 ? 0 : 5,
-                                                                 maxResponseLength: 70_000),
-                                             wrapping: ISO7816Card(seed: seed)))
+            await virtual.insert(
+                HostileCard(
+                    configuration: .init(
+                        seed: seed, hostilePercent: hostilePercent, stickyPercent: hostilePercent == 0 ? 0 : 5,
+                        maxResponseLength: 70_000),
+                    wrapping: ISO7816Card(seed: seed)))
             var policy = SessionPolicy()
             policy.apduTimeout = .seconds(5)
             let counter = CountingChannel(budget: 500)

@@ -1,6 +1,6 @@
+import CardFlow
 import Foundation
 import Testing
-import CardFlow
 
 #if canImport(Glibc)
 import Glibc
@@ -53,7 +53,8 @@ func writeFile(_ path: String, _ text: String, mode: mode_t = 0o600) throws {
 @Suite("FileKeyStore: file format, permissions, atomic writes, corruption, concurrency")
 struct KeyStoreFileTests {
     static func key(_ algorithm: SymmetricKeyAlgorithm, fill: UInt8 = 0x42, version: UInt8 = 0) throws -> StoredKey {
-        try StoredKey(algorithm: algorithm, bytes: (0..<algorithm.keyLength).map { fill &+ UInt8($0) }, version: version)
+        try StoredKey(
+            algorithm: algorithm, bytes: (0..<algorithm.keyLength).map { fill &+ UInt8($0) }, version: version)
     }
 
     @Test(arguments: SymmetricKeyAlgorithm.allCases)
@@ -78,7 +79,9 @@ struct KeyStoreFileTests {
         #expect(try await FileKeyStore(path: directory.path()).secret(named: "ton.hmac.04A1B2C3") == hmac)
         #expect(try await store.secret(named: "missing") == nil)
         try await store.deleteSecret(named: "other")
-        await #expect(throws: KeyStoreError.secretNotFound(name: "other")) { try await store.deleteSecret(named: "other") }
+        await #expect(throws: KeyStoreError.secretNotFound(name: "other")) {
+            try await store.deleteSecret(named: "other")
+        }
         try await store.setKey(Self.key(.des), in: KeySlot(2))
         try await store.deleteKey(in: KeySlot(2))
         await #expect(throws: KeyStoreError.keyNotFound(try KeySlot(2))) { try await store.deleteKey(in: KeySlot(2)) }
@@ -103,7 +106,7 @@ struct KeyStoreFileTests {
         for text in [encoded, dumped, "\(listing)"] {
             #expect(!text.uppercased().contains("C0C1C2"), "\(text)")
             #expect(!text.uppercased().contains("A1B2C3"), "\(text)")
-            #expect(!text.contains("192"), "\(text)")  // 0xC0 in decimal
+            #expect(!text.contains("192"), "\(text)") // 0xC0 in decimal
         }
     }
 
@@ -171,7 +174,8 @@ struct KeyStoreFileTests {
         let store = FileKeyStore(path: path)
         try await store.setSecret(SecretBytes([0xAB, 0xCD]), named: "z")
         try await store.setKey(StoredKey(algorithm: .aes128, bytes: Array(0...15), version: 2), in: KeySlot(4))
-        try await store.setKey(StoredKey(algorithm: .des, bytes: Array(repeating: 0xFF, count: 8), version: 0), in: KeySlot(1))
+        try await store.setKey(
+            StoredKey(algorithm: .des, bytes: Array(repeating: 0xFF, count: 8), version: 0), in: KeySlot(1))
         let json = try JSONSerialization.jsonObject(with: Data(try fileBytes(path))) as? [String: Any]
         #expect(json?["format"] as? Int == 1)
         let keys = json?["keys"] as? [[String: Any]]
@@ -193,20 +197,38 @@ struct KeyStoreFileTests {
         (#"[1, 2, 3]"#, "wrong type of value at the top level"),
         (#"{"keys": [], "secrets": []}"#, "\"format\" missing at the top level"),
         (#"{"format": 1, "secrets": []}"#, "\"keys\" missing at the top level"),
-        (#"{"format": 1, "keys": [{"slot": 0, "algorithm": "aes128", "version": 0}], "secrets": []}"#, "\"key\" missing at keys[0]"),
-        (#"{"format": 1, "keys": [{"slot": 16, "algorithm": "aes128", "version": 0, "key": "00112233445566778899AABBCCDDEEFF"}], "secrets": []}"#,
-         "keys[0]: slot 16 is outside 0...15"),
-        (#"{"format": 1, "keys": [{"slot": 1, "algorithm": "aes256", "version": 0, "key": "00112233445566778899AABBCCDDEEFF"}], "secrets": []}"#,
-         "keys[0]: unknown algorithm \"aes256\""),
-        (#"{"format": 1, "keys": [{"slot": 1, "algorithm": "aes128", "version": 0, "key": "00112233445566778899AABBCCDDEE"}], "secrets": []}"#,
-         "keys[0]: AES-128 key has 15 bytes, not 16"),
-        (#"{"format": 1, "keys": [{"slot": 1, "algorithm": "des", "version": 0, "key": "00112233445566ZZ"}], "secrets": []}"#,
-         "keys[0]: key is not hex"),
-        (#"{"format": 1, "keys": [{"slot": 1, "algorithm": "des", "version": 300, "key": "0011223344556677"}], "secrets": []}"#,
-         "keys[0]: key version 300 is outside 0...255"),
-        (#"{"format": 1, "keys": [{"slot": 1, "algorithm": "des", "version": 0, "key": "0011223344556677"}, {"slot": 1, "algorithm": "des", "version": 0, "key": "0011223344556677"}], "secrets": []}"#,
-         "keys[1]: slot 1 appears twice"),
-        (#"{"format": 1, "keys": [], "secrets": [{"name": "bad name", "value": "00"}]}"#, "secrets[0]: invalid secret name"),
+        (
+            #"{"format": 1, "keys": [{"slot": 0, "algorithm": "aes128", "version": 0}], "secrets": []}"#,
+            "\"key\" missing at keys[0]"
+        ),
+        (
+            #"{"format": 1, "keys": [{"slot": 16, "algorithm": "aes128", "version": 0, "key": "00112233445566778899AABBCCDDEEFF"}], "secrets": []}"#,
+            "keys[0]: slot 16 is outside 0...15"
+        ),
+        (
+            #"{"format": 1, "keys": [{"slot": 1, "algorithm": "aes256", "version": 0, "key": "00112233445566778899AABBCCDDEEFF"}], "secrets": []}"#,
+            "keys[0]: unknown algorithm \"aes256\""
+        ),
+        (
+            #"{"format": 1, "keys": [{"slot": 1, "algorithm": "aes128", "version": 0, "key": "00112233445566778899AABBCCDDEE"}], "secrets": []}"#,
+            "keys[0]: AES-128 key has 15 bytes, not 16"
+        ),
+        (
+            #"{"format": 1, "keys": [{"slot": 1, "algorithm": "des", "version": 0, "key": "00112233445566ZZ"}], "secrets": []}"#,
+            "keys[0]: key is not hex"
+        ),
+        (
+            #"{"format": 1, "keys": [{"slot": 1, "algorithm": "des", "version": 300, "key": "0011223344556677"}], "secrets": []}"#,
+            "keys[0]: key version 300 is outside 0...255"
+        ),
+        (
+            #"{"format": 1, "keys": [{"slot": 1, "algorithm": "des", "version": 0, "key": "0011223344556677"}, {"slot": 1, "algorithm": "des", "version": 0, "key": "0011223344556677"}], "secrets": []}"#,
+            "keys[1]: slot 1 appears twice"
+        ),
+        (
+            #"{"format": 1, "keys": [], "secrets": [{"name": "bad name", "value": "00"}]}"#,
+            "secrets[0]: invalid secret name"
+        ),
         (#"{"format": 1, "keys": [], "secrets": [{"name": "a", "value": ""}]}"#, "secrets[0]: value is not hex"),
         (#"{"format": 0, "keys": [], "secrets": []}"#, "unknown format 0"),
     ]
@@ -239,7 +261,9 @@ struct KeyStoreFileTests {
         try writeFile(path, #"{"format": 2, "slots": {}}"#)
         let before = try fileBytes(path)
         let store = FileKeyStore(path: path)
-        await #expect(throws: KeyStoreError.unsupportedFormatVersion(path: path, version: 2)) { try await store.listing() }
+        await #expect(throws: KeyStoreError.unsupportedFormatVersion(path: path, version: 2)) {
+            try await store.listing()
+        }
         await #expect(throws: KeyStoreError.unsupportedFormatVersion(path: path, version: 2)) {
             try await store.setSecret(SecretBytes([1]), named: "a")
         }
@@ -250,7 +274,8 @@ struct KeyStoreFileTests {
         let directory = try KeyStoreDirectory()
         let path = directory.path()
         // A syntax error right inside a key: the reason must not echo the text around it.
-        try writeFile(path, #"{"format": 1, "keys": [{"slot": 1, "algorithm": "des", "version": 0, "key": "DEADBEEFCAFEF00D}]"#)
+        try writeFile(
+            path, #"{"format": 1, "keys": [{"slot": 1, "algorithm": "des", "version": 0, "key": "DEADBEEFCAFEF00D}]"#)
         do {
             _ = try await FileKeyStore(path: path).listing()
             Issue.record("expected an error")
@@ -289,12 +314,17 @@ struct KeyStoreFileTests {
         #expect(symlink(target, linkPath) == 0)
         let linked = FileKeyStore(path: linkPath)
         await #expect(throws: KeyStoreError.notARegularFile(path: linkPath)) { try await linked.listing() }
-        await #expect(throws: KeyStoreError.notARegularFile(path: linkPath)) { try await linked.setKey(Self.key(.des), in: KeySlot(1)) }
+        await #expect(throws: KeyStoreError.notARegularFile(path: linkPath)) {
+            try await linked.setKey(Self.key(.des), in: KeySlot(1))
+        }
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: linkPath) == target)
 
         let folder = directory.path("folder")
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-        await #expect(throws: KeyStoreError.notARegularFile(path: folder)) { try await FileKeyStore(path: folder).listing() }
+        try FileManager.default.createDirectory(
+            atPath: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        await #expect(throws: KeyStoreError.notARegularFile(path: folder)) {
+            try await FileKeyStore(path: folder).listing()
+        }
     }
 
     @Test func aHundredConcurrentSetsAllLand() async throws {
@@ -306,7 +336,8 @@ struct KeyStoreFileTests {
                 group.addTask {
                     try await store.setSecret(SecretBytes([UInt8(index), 0xEE]), named: "secret.\(index)")
                     if index < 16 {
-                        try await store.setKey(Self.key(.aes128, fill: UInt8(index), version: UInt8(index)), in: KeySlot(index))
+                        try await store.setKey(
+                            Self.key(.aes128, fill: UInt8(index), version: UInt8(index)), in: KeySlot(index))
                     }
                 }
             }
@@ -339,7 +370,8 @@ struct KeyStoreFileTests {
     @Test func secretNamesWithSlashesRoundTrip() async throws {
         let directory = try KeyStoreDirectory()
         try await FileKeyStore(path: directory.path()).setSecret(SecretBytes([1, 2]), named: "site/app:key@v1+x")
-        #expect(try await FileKeyStore(path: directory.path()).secret(named: "site/app:key@v1+x") == SecretBytes([1, 2]))
+        #expect(
+            try await FileKeyStore(path: directory.path()).secret(named: "site/app:key@v1+x") == SecretBytes([1, 2]))
         #expect(try String(decoding: fileBytes(directory.path()), as: UTF8.self).contains("\"site/app:key@v1+x\""))
     }
 
@@ -353,19 +385,25 @@ struct KeyStoreFileTests {
         await #expect(throws: KeyStoreError.writeFailed(path: path, step: "open directory", errno: ENOTDIR)) {
             try await store.setSecret(SecretBytes([1]), named: "a")
         }
-        #expect(KeyStoreError.readFailed(path: path, errno: ENOTDIR).description == "cannot read key store \(path): Not a directory")
+        #expect(
+            KeyStoreError.readFailed(path: path, errno: ENOTDIR).description
+                == "cannot read key store \(path): Not a directory")
         #expect(try directory.entries() == ["plain"])
     }
 
     @Test func defaultPathFollowsXDGThenHome() throws {
-        #expect(try FileKeyStore.defaultPath(environment: ["XDG_CONFIG_HOME": "/x/config", "HOME": "/home/u"])
+        #expect(
+            try FileKeyStore.defaultPath(environment: ["XDG_CONFIG_HOME": "/x/config", "HOME": "/home/u"])
                 == "/x/config/cardflow/keys.json")
-        #expect(try FileKeyStore.defaultPath(environment: ["XDG_CONFIG_HOME": "/x/config/", "HOME": "/home/u"])
+        #expect(
+            try FileKeyStore.defaultPath(environment: ["XDG_CONFIG_HOME": "/x/config/", "HOME": "/home/u"])
                 == "/x/config/cardflow/keys.json")
         #expect(try FileKeyStore.defaultPath(environment: ["HOME": "/home/u"]) == "/home/u/.config/cardflow/keys.json")
-        #expect(try FileKeyStore.defaultPath(environment: ["XDG_CONFIG_HOME": "", "HOME": "/home/u"])
+        #expect(
+            try FileKeyStore.defaultPath(environment: ["XDG_CONFIG_HOME": "", "HOME": "/home/u"])
                 == "/home/u/.config/cardflow/keys.json")
-        #expect(try FileKeyStore.defaultPath(environment: ["XDG_CONFIG_HOME": "relative", "HOME": "/home/u"])
+        #expect(
+            try FileKeyStore.defaultPath(environment: ["XDG_CONFIG_HOME": "relative", "HOME": "/home/u"])
                 == "/home/u/.config/cardflow/keys.json")
         #expect(throws: KeyStoreError.noDefaultLocation) { try FileKeyStore.defaultPath(environment: [:]) }
         #expect(throws: KeyStoreError.noDefaultLocation) { try FileKeyStore.defaultPath(environment: ["HOME": "home"]) }

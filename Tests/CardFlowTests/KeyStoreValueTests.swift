@@ -1,5 +1,5 @@
-import Testing
 import CardFlow
+import Testing
 
 @Suite("Key store values: slots, algorithms, keys, secrets, redaction")
 struct KeyStoreValueTests {
@@ -33,7 +33,8 @@ struct KeyStoreValueTests {
 
     @Test(arguments: SymmetricKeyAlgorithm.allCases)
     func keysMustHaveTheAlgorithmsLength(_ algorithm: SymmetricKeyAlgorithm) throws {
-        let key = try StoredKey(algorithm: algorithm, bytes: [UInt8](repeating: 0xA5, count: algorithm.keyLength), version: 7)
+        let key = try StoredKey(
+            algorithm: algorithm, bytes: [UInt8](repeating: 0xA5, count: algorithm.keyLength), version: 7)
         #expect(key.bytes.count == algorithm.keyLength)
         #expect(key.version == 7)
         for wrong in [0, algorithm.keyLength - 1, algorithm.keyLength + 1, 32] {
@@ -85,11 +86,15 @@ struct KeyStoreValueTests {
     }
 
     @Test func listingsDescribeWithoutBytes() throws {
-        #expect(KeySlotSummary(slot: try KeySlot(3), algorithm: .threeKey3DES, version: 9).description == "slot 3: 3K3DES, version 9")
+        #expect(
+            KeySlotSummary(slot: try KeySlot(3), algorithm: .threeKey3DES, version: 9).description
+                == "slot 3: 3K3DES, version 9")
         #expect(SecretSummary(name: "ton.hmac.1", length: 16).description == "ton.hmac.1: 16 bytes")
     }
 
-    @Test(arguments: ["", " ", "a b", "tab\tname", "line\nbreak", "é", "name!", "a\\b", String(repeating: "x", count: 129)])
+    @Test(arguments: [
+        "", " ", "a b", "tab\tname", "line\nbreak", "é", "name!", "a\\b", String(repeating: "x", count: 129),
+    ])
     func invalidSecretNamesAreRefused(_ name: String) async throws {
         let store = InMemoryKeyStore()
         let secret = try SecretBytes([1])
@@ -117,10 +122,11 @@ struct KeyStoreValueTests {
         #expect(try await store.key(in: KeySlot(5)) == key)
         #expect(try await store.key(in: KeySlot(6)) == nil)
         let listing = await store.listing()
-        #expect(listing.keys == [
-            KeySlotSummary(slot: try KeySlot(1), algorithm: .des, version: 0),
-            KeySlotSummary(slot: try KeySlot(5), algorithm: .aes128, version: 2),
-        ])
+        #expect(
+            listing.keys == [
+                KeySlotSummary(slot: try KeySlot(1), algorithm: .des, version: 0),
+                KeySlotSummary(slot: try KeySlot(5), algorithm: .aes128, version: 2),
+            ])
         #expect(listing.secrets == [SecretSummary(name: "a", length: 1), SecretSummary(name: "b", length: 3)])
         try await store.deleteKey(in: KeySlot(5))
         await #expect(throws: KeyStoreError.keyNotFound(try KeySlot(5))) { try await store.deleteKey(in: KeySlot(5)) }
@@ -129,9 +135,12 @@ struct KeyStoreValueTests {
     }
 
     @Test func errorsSayWhatToDo() {
-        #expect(KeyStoreError.permissionsTooOpen(path: "/k.json", mode: 0o644).description
+        #expect(
+            KeyStoreError.permissionsTooOpen(path: "/k.json", mode: 0o644).description
                 == "key store /k.json is accessible by group or others (mode 0644); run: chmod 600 /k.json")
-        #expect(KeyStoreError.wrongKeyLength(algorithm: .aes128, byteCount: 15).description == "AES-128 keys have 16 bytes, not 15")
+        #expect(
+            KeyStoreError.wrongKeyLength(algorithm: .aes128, byteCount: 15).description
+                == "AES-128 keys have 16 bytes, not 15")
         #expect(KeyStoreError.slotOutOfRange(16).description == "key slot 16 is outside 0...15")
     }
 }

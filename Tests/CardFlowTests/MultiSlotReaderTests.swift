@@ -1,7 +1,7 @@
+import CCID
 import CardFlow
 import CardFlowCCID
 import CardSimulator
-import CCID
 import Testing
 
 /// A card that takes `delay` on the reader's clock for every APDU and answers 90 00.
@@ -16,8 +16,10 @@ private struct SlowCard: VirtualCard {
 }
 
 /// Waits (real time, bounded) until `condition` holds.
-private func eventually(_ what: String, within limit: Duration = .seconds(60),
-                        _ condition: @Sendable () async -> Bool) async throws {
+private func eventually(
+    _ what: String, within limit: Duration = .seconds(60),
+    _ condition: @Sendable () async -> Bool
+) async throws {
     let deadline = ContinuousClock.now + limit
     while await !condition() {
         guard ContinuousClock.now < deadline else {
@@ -34,7 +36,8 @@ struct MultiSlotReaderTests {
 
     @Test("sim:…,slots=3: one Reader per slot, ids sim:0/N, names with the slot, a session on each")
     func simulatorSlotsBecomeReaders() async throws {
-        let setup = try await SimulatorSetup(specification: try SimulatorSpecification(parsing: "sim:iso7816,slots=3,busy-slots=2"))
+        let setup = try await SimulatorSetup(
+            specification: try SimulatorSpecification(parsing: "sim:iso7816,slots=3,busy-slots=2"))
         #expect(setup.readers.count == 1)
         #expect(setup.readers[0].descriptor.slotCount == 3)
         #expect(setup.readers[0].descriptor.maxBusySlots == 2)
@@ -44,7 +47,9 @@ struct MultiSlotReaderTests {
         #expect(readers.allSatisfy { $0.ccid?.driver === readers[0].ccid?.driver }, "the slots share one driver")
         for (slot, reader) in readers.enumerated() {
             #expect(reader.info.name.hasSuffix("slot \(slot)"), "\(reader.info.name)")
-            let statusWord = try await reader.withSession { session in try await session.send(Self.select).statusWord.rawValue }
+            let statusWord = try await reader.withSession { session in
+                try await session.send(Self.select).statusWord.rawValue
+            }
             #expect(statusWord == 0x9000)
         }
         // Each slot holds its own card.
@@ -64,8 +69,12 @@ struct MultiSlotReaderTests {
     func slotOptionsValidated() {
         #expect(throws: SimulatorSpecificationError.self) { try SimulatorSpecification(parsing: "sim,slots=0") }
         #expect(throws: SimulatorSpecificationError.self) { try SimulatorSpecification(parsing: "sim,slots=9") }
-        #expect(throws: SimulatorSpecificationError.self) { try SimulatorSpecification(parsing: "sim,slots=2,busy-slots=3") }
-        #expect(throws: SimulatorSpecificationError.self) { try SimulatorSpecification(parsing: "sim,profile=x.txt,slots=2") }
+        #expect(throws: SimulatorSpecificationError.self) {
+            try SimulatorSpecification(parsing: "sim,slots=2,busy-slots=3")
+        }
+        #expect(throws: SimulatorSpecificationError.self) {
+            try SimulatorSpecification(parsing: "sim,profile=x.txt,slots=2")
+        }
         #expect((try? SimulatorSpecification(parsing: "sim,slots=4,busy-slots=1"))?.busySlots == 1)
     }
 
@@ -97,7 +106,8 @@ struct MultiSlotReaderTests {
             try await Task.sleep(for: .seconds(30))
             await clock.advance(by: .seconds(2))
         }
-        let fast = try await readers[1].withSession { session in try await session.send(Self.select).statusWord.rawValue }
+        let fast = try await readers[1].withSession { session in try await session.send(Self.select).statusWord.rawValue
+        }
         let finishedAt = clock.now()
         unstick.cancel()
         #expect(fast == 0x9000)

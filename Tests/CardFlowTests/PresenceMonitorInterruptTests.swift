@@ -1,7 +1,7 @@
+import CCID
 import CardFlow
 import CardFlowCCID
 import CardSimulator
-import CCID
 import Synchronization
 import Testing
 
@@ -40,9 +40,12 @@ struct PresenceMonitorInterruptTests {
         }
     }
 
-    @Test("unknown and short interrupt messages: logged, the reader is asked, monitoring goes on",
-          arguments: [[ReaderFault.unknownInterruptMessage], [.shortInterruptMessage],
-                      [.unknownInterruptMessage, .shortInterruptMessage, .unknownInterruptMessage]])
+    @Test(
+        "unknown and short interrupt messages: logged, the reader is asked, monitoring goes on",
+        arguments: [
+            [ReaderFault.unknownInterruptMessage], [.shortInterruptMessage],
+            [.unknownInterruptMessage, .shortInterruptMessage, .unknownInterruptMessage],
+        ])
     func oddMessagesDoNotStopMonitoring(faults: [ReaderFault]) async throws {
         let log = CapturedLog()
         let virtual = VirtualCCIDReader(configuration: VirtualReaderConfiguration())
@@ -129,8 +132,11 @@ final class FailingInterruptTransport: USBTransport {
 }
 
 extension PresenceMonitorInterruptTests {
-    @Test("a failing interrupt pipe: the monitor polls instead and still sees the card leave",
-          arguments: [USBTransportError.stall(endpoint: "interrupt-IN"), .overflow(endpoint: "interrupt-IN"), .io("EPROTO")])
+    @Test(
+        "a failing interrupt pipe: the monitor polls instead and still sees the card leave",
+        arguments: [
+            USBTransportError.stall(endpoint: "interrupt-IN"), .overflow(endpoint: "interrupt-IN"), .io("EPROTO"),
+        ])
     func failingInterruptPipeFallsBackToPolling(failure: USBTransportError) async throws {
         let log = CapturedLog()
         let virtual = VirtualCCIDReader(configuration: VirtualReaderConfiguration())
@@ -138,9 +144,11 @@ extension PresenceMonitorInterruptTests {
         let configuration = virtual.configuration
         let transport = FailingInterruptTransport(inner: InMemoryUSBTransport(reader: virtual), failure: failure)
         let driver = CCIDDriver(transport: transport, descriptor: configuration.descriptor)
-        let reader = Reader(info: ReaderInfo(id: "sim:0", name: configuration.name, vendorID: configuration.vendorID,
-                                             productID: configuration.productID, descriptor: configuration.descriptor),
-                            driver: driver, logger: log.logger())
+        let reader = Reader(
+            info: ReaderInfo(
+                id: "sim:0", name: configuration.name, vendorID: configuration.vendorID,
+                productID: configuration.productID, descriptor: configuration.descriptor),
+            driver: driver, logger: log.logger())
         let recorder = PresenceRecorder(await reader.cardPresence())
         #expect(await recorder.waitFor(count: 1) == [.present])
         await virtual.removeCard()

@@ -1,6 +1,6 @@
-import Testing
 import CardFlow
 import CardSimulator
+import Testing
 
 @Suite("Reader registry")
 struct ReaderRegistryTests {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import CardFlow
 
 @Suite struct ResponseChainingTests {
@@ -45,13 +46,14 @@ import Testing
         #expect(await card.sentHex == ["00CB3FFF055C035FC10500", "00C0000010", "00C0000000"])
     }
 
-    @Test(arguments: [
-        (0x00, 0x00), (0x01, 0x01), (0x0C, 0x0C), (0x0F, 0x0F),
-        (0x10, 0x00), (0x13, 0x03), (0x1E, 0x0E), // chaining bit b5 cleared, SM and channel kept
-        (0x40, 0x40), (0x65, 0x65), (0x7F, 0x6F), (0x53, 0x43), // further interindustry: b5 is chaining
-        (0x20, 0x00), (0x3F, 0x00), // reserved for future use
-        (0x80, 0x00), (0x84, 0x00), (0x90, 0x00), (0xFF, 0x00), // proprietary
-    ] as [(UInt8, UInt8)])
+    @Test(
+        arguments: [
+            (0x00, 0x00), (0x01, 0x01), (0x0C, 0x0C), (0x0F, 0x0F),
+            (0x10, 0x00), (0x13, 0x03), (0x1E, 0x0E), // chaining bit b5 cleared, SM and channel kept
+            (0x40, 0x40), (0x65, 0x65), (0x7F, 0x6F), (0x53, 0x43), // further interindustry: b5 is chaining
+            (0x20, 0x00), (0x3F, 0x00), // reserved for future use
+            (0x80, 0x00), (0x84, 0x00), (0x90, 0x00), (0xFF, 0x00), // proprietary
+        ] as [(UInt8, UInt8)])
     func getResponseClassKeepsInterindustryBitsOnly(commandCLA: UInt8, expectedCLA: UInt8) async throws {
         let card = ScriptedCardChannel([response("6102"), response("AABB 9000")])
         let command = try CommandAPDU(cla: commandCLA, ins: 0xCA, p1: 0x00, p2: 0x6E, le: 256)
@@ -101,7 +103,10 @@ import Testing
         let card = ScriptedCardChannel([response("6C10"), response("6C08")], thenAlways: response("9000"))
         let readBinary = try CommandAPDU(cla: 0x00, ins: 0xB0, p1: 0x00, p2: 0x00, le: 256)
 
-        await #expect(throws: APDUExchangeError(reason: .leCorrectionsExceeded(limit: 1), command: readBinary, statusWord: StatusWord(0x6C08))) {
+        await #expect(
+            throws: APDUExchangeError(
+                reason: .leCorrectionsExceeded(limit: 1), command: readBinary, statusWord: StatusWord(0x6C08))
+        ) {
             try await card.send(readBinary)
         }
         #expect(await card.sentHex == ["00B0000000", "00B0000010"])
@@ -111,21 +116,28 @@ import Testing
         let card = ScriptedCardChannel([], thenAlways: response("AA 6101"))
         let command = try CommandAPDU(cla: 0x00, ins: 0xCA, p1: 0x00, p2: 0x6E, le: 256)
 
-        let expected = APDUExchangeError(reason: .getResponseRoundsExceeded(limit: 32), command: command, statusWord: StatusWord(0x6101))
+        let expected = APDUExchangeError(
+            reason: .getResponseRoundsExceeded(limit: 32), command: command, statusWord: StatusWord(0x6101))
         await #expect(throws: expected) { try await card.send(command) }
 
         let sent = await card.sent
         #expect(sent.count == 1 + 32)
         #expect(sent.dropFirst().allSatisfy { $0.encoded() == [0x00, 0xC0, 0x00, 0x00, 0x01] })
         #expect(expected.instruction == 0xCA)
-        #expect(expected.description == "INS CA: card still announced more data after 32 GET RESPONSE rounds (last status 6101 (1 response byte still available))")
+        #expect(
+            expected.description
+                == "INS CA: card still announced more data after 32 GET RESPONSE rounds (last status 6101 (1 response byte still available))"
+        )
     }
 
     @Test func honoursACustomRoundLimit() async throws {
         let card = ScriptedCardChannel([response("6110"), response("6110")], thenAlways: response("9000"))
         let command = try CommandAPDU(cla: 0x00, ins: 0xCA, p1: 0x00, p2: 0x6E, le: 256)
 
-        await #expect(throws: APDUExchangeError(reason: .getResponseRoundsExceeded(limit: 1), command: command, statusWord: StatusWord(0x6110))) {
+        await #expect(
+            throws: APDUExchangeError(
+                reason: .getResponseRoundsExceeded(limit: 1), command: command, statusWord: StatusWord(0x6110))
+        ) {
             try await card.send(command, policy: ResponseChainingPolicy(maxGetResponseRounds: 1))
         }
         #expect(await card.sent.count == 2)
@@ -136,11 +148,17 @@ import Testing
         let policy = ResponseChainingPolicy(maxGetResponseRounds: 0, maxLeCorrections: 0)
 
         let announcing = ScriptedCardChannel([response("6110")])
-        await #expect(throws: APDUExchangeError(reason: .getResponseRoundsExceeded(limit: 0), command: command, statusWord: StatusWord(0x6110))) {
+        await #expect(
+            throws: APDUExchangeError(
+                reason: .getResponseRoundsExceeded(limit: 0), command: command, statusWord: StatusWord(0x6110))
+        ) {
             try await announcing.send(command, policy: policy)
         }
         let correcting = ScriptedCardChannel([response("6C10")])
-        await #expect(throws: APDUExchangeError(reason: .leCorrectionsExceeded(limit: 0), command: command, statusWord: StatusWord(0x6C10))) {
+        await #expect(
+            throws: APDUExchangeError(
+                reason: .leCorrectionsExceeded(limit: 0), command: command, statusWord: StatusWord(0x6C10))
+        ) {
             try await correcting.send(command, policy: policy)
         }
         #expect(await announcing.sent.count == 1)
@@ -154,7 +172,10 @@ import Testing
         )
         let command = try CommandAPDU(cla: 0x00, ins: 0xCA, p1: 0x00, p2: 0x6E, le: 256)
 
-        await #expect(throws: APDUExchangeError(reason: .responseDataLimitExceeded(limit: 600), command: command, statusWord: StatusWord(0x6100))) {
+        await #expect(
+            throws: APDUExchangeError(
+                reason: .responseDataLimitExceeded(limit: 600), command: command, statusWord: StatusWord(0x6100))
+        ) {
             try await card.send(command, policy: ResponseChainingPolicy(maxResponseDataLength: 600))
         }
         // 256 + 256 fit, the third 256 would not.

@@ -16,33 +16,40 @@ struct SessionChannelTests {
         await virtual.insert(ISO7816Card(seed: 1))
         let configuration = virtual.configuration
         let driver = CCIDDriver(transport: InMemoryUSBTransport(reader: virtual), descriptor: configuration.descriptor)
-        let info = ReaderInfo(id: "sim:0", name: "Test Reader", vendorID: configuration.vendorID,
-                              productID: configuration.productID, descriptor: configuration.descriptor)
+        let info = ReaderInfo(
+            id: "sim:0", name: "Test Reader", vendorID: configuration.vendorID,
+            productID: configuration.productID, descriptor: configuration.descriptor)
         return (Reader(info: info, driver: driver, logger: log.logger(), metricsFactory: metrics), virtual)
     }
 
     /// The public chain the session used to build, on its own simulated card.
-    static func chain(log: CapturedLog, metrics: CapturingMetricsFactory,
-                      redaction: APDURedaction = .none) async throws -> MetricsCardChannel {
+    static func chain(
+        log: CapturedLog, metrics: CapturingMetricsFactory,
+        redaction: APDURedaction = .none
+    ) async throws -> MetricsCardChannel {
         let virtual = VirtualCCIDReader(configuration: VirtualReaderConfiguration())
         await virtual.insert(ISO7816Card(seed: 1))
-        let driver = CCIDDriver(transport: InMemoryUSBTransport(reader: virtual), descriptor: virtual.configuration.descriptor)
+        let driver = CCIDDriver(
+            transport: InMemoryUSBTransport(reader: virtual), descriptor: virtual.configuration.descriptor)
         _ = try await driver.powerOn()
-        let traced = TracingCardChannel(wrapping: CCIDCardChannel(driver: driver),
-                                        logger: log.logger(metadata: ["reader": "Test Reader"]), redaction: redaction)
+        let traced = TracingCardChannel(
+            wrapping: CCIDCardChannel(driver: driver),
+            logger: log.logger(metadata: ["reader": "Test Reader"]), redaction: redaction)
         return MetricsCardChannel(wrapping: traced, readerName: "Test Reader", factory: metrics)
     }
 
     static let commands = [selectApp, readFirstFile, try! CommandAPDU(hex: "00B0990010")]
 
     @Test func traceRecordsAndMetricsMatchTheChannelChain() async throws {
-        let sessionLog = CapturedLog(), sessionMetrics = CapturingMetricsFactory()
+        let sessionLog = CapturedLog()
+        let sessionMetrics = CapturingMetricsFactory()
         let (reader, _) = await Self.reader(log: sessionLog, metrics: sessionMetrics)
-        let chainLog = CapturedLog(), chainMetrics = CapturingMetricsFactory()
+        let chainLog = CapturedLog()
+        let chainMetrics = CapturingMetricsFactory()
         let chain = try await Self.chain(log: chainLog, metrics: chainMetrics)
 
         let session = try await reader.connect()
-        let identityRecords = sessionLog.all.count  // the session's GET DATA UID
+        let identityRecords = sessionLog.all.count // the session's GET DATA UID
         var sessionAnswers: [ResponseAPDU] = []
         var chainAnswers: [ResponseAPDU] = []
         for command in Self.commands {
@@ -61,18 +68,21 @@ struct SessionChannelTests {
 
         // The session also sent GET DATA (UID) for its identity: one APDU more than the chain.
         let readerDimension = [("reader", "Test Reader")]
-        #expect(sessionMetrics.counter("cardflow_apdus_sent", readerDimension) == chainMetrics.counter("cardflow_apdus_sent", readerDimension) + 1)
+        #expect(
+            sessionMetrics.counter("cardflow_apdus_sent", readerDimension) == chainMetrics.counter(
+                "cardflow_apdus_sent", readerDimension) + 1)
         #expect(chainMetrics.counter("cardflow_apdus_sent", readerDimension) == Int64(Self.commands.count))
         #expect(sessionMetrics.timerValues("cardflow_apdu_duration", readerDimension).count == Self.commands.count + 1)
         let statusErrors = { (metrics: CapturingMetricsFactory) in
             metrics.counterTotals.filter { $0.key.hasPrefix("cardflow_apdu_status_errors") }
         }
         #expect(statusErrors(sessionMetrics) == statusErrors(chainMetrics))
-        #expect(!statusErrors(chainMetrics).isEmpty)  // the third command reads a file that is not there
+        #expect(!statusErrors(chainMetrics).isEmpty) // the third command reads a file that is not there
     }
 
     @Test func tracingOffLogsNothingButStillCounts() async throws {
-        let log = CapturedLog(level: .info), metrics = CapturingMetricsFactory()
+        let log = CapturedLog(level: .info)
+        let metrics = CapturingMetricsFactory()
         let (reader, _) = await Self.reader(log: log, metrics: metrics)
         let answer = try await reader.withSession { session in
             _ = try await session.transmit(selectApp)
@@ -80,7 +90,8 @@ struct SessionChannelTests {
         }
         #expect(answer.data == firstFileContents)
         #expect(!log.all.contains { $0.level == .trace })
-        #expect(metrics.counter("cardflow_apdus_sent", [("reader", "Test Reader")]) == 3)  // GET DATA, SELECT, READ BINARY
+        // GET DATA, SELECT, READ BINARY
+        #expect(metrics.counter("cardflow_apdus_sent", [("reader", "Test Reader")]) == 3)
     }
 
     /// `transmit` is nonisolated: tasks sending at once reach the driver without the session's
@@ -110,7 +121,8 @@ struct SessionChannelTests {
     }
 
     @Test func tracingCanBeTurnedOnMidSession() async throws {
-        let log = CapturedLog(level: .info), metrics = CapturingMetricsFactory()
+        let log = CapturedLog(level: .info)
+        let metrics = CapturingMetricsFactory()
         let (reader, _) = await Self.reader(log: log, metrics: metrics)
         try await reader.withSession { session in
             _ = try await session.transmit(selectApp)
@@ -122,12 +134,14 @@ struct SessionChannelTests {
     }
 
     @Test func sessionRedactionHidesBytesInTheTrace() async throws {
-        let log = CapturedLog(), metrics = CapturingMetricsFactory()
+        let log = CapturedLog()
+        let metrics = CapturingMetricsFactory()
         let (reader, _) = await Self.reader(log: log, metrics: metrics)
         try await reader.withSession { session in
-            await session.addRedaction(APDURedaction { command in
-                command.ins == 0xB0 ? .init(responseData: [0..<4]) : .none
-            })
+            await session.addRedaction(
+                APDURedaction { command in
+                    command.ins == 0xB0 ? .init(responseData: [0..<4]) : .none
+                })
             _ = try await session.transmit(selectApp)
             _ = try await session.transmit(readFirstFile)
         }
@@ -137,7 +151,8 @@ struct SessionChannelTests {
     }
 
     @Test func aFailedExchangeIsLoggedCountedAndMarksTheCardLost() async throws {
-        let log = CapturedLog(), metrics = CapturingMetricsFactory()
+        let log = CapturedLog()
+        let metrics = CapturingMetricsFactory()
         let (reader, virtual) = await Self.reader(log: log, metrics: metrics)
         let session = try await reader.connect()
         await virtual.removeCard()
@@ -158,13 +173,15 @@ struct SessionChannelTests {
     }
 
     @Test func anAnswerWithoutAStatusWordIsATypedErrorTracedAndCounted() async throws {
-        let log = CapturedLog(), metrics = CapturingMetricsFactory()
+        let log = CapturedLog()
+        let metrics = CapturingMetricsFactory()
         let virtual = VirtualCCIDReader(configuration: VirtualReaderConfiguration())
         await virtual.insert(OneByteCard())
         let configuration = virtual.configuration
         let driver = CCIDDriver(transport: InMemoryUSBTransport(reader: virtual), descriptor: configuration.descriptor)
-        let info = ReaderInfo(id: "sim:0", name: "Test Reader", vendorID: configuration.vendorID,
-                              productID: configuration.productID, descriptor: configuration.descriptor)
+        let info = ReaderInfo(
+            id: "sim:0", name: "Test Reader", vendorID: configuration.vendorID,
+            productID: configuration.productID, descriptor: configuration.descriptor)
         let reader = Reader(info: info, driver: driver, logger: log.logger(), metricsFactory: metrics)
         try await reader.withSession { session in
             await #expect(throws: CardChannelError.malformedResponse([0x90], instruction: 0xB0)) {
@@ -175,7 +192,12 @@ struct SessionChannelTests {
                 try await session.transmit(selectApp)
             }
         }
-        #expect(log.all.contains { $0.message.hasPrefix("APDU exchange failed:") && $0.metadata["error.type"] == "CardChannelError" })
-        #expect(metrics.counter("cardflow_apdu_transport_errors", [("reader", "Test Reader"), ("error", "CardChannelError")]) == 2)
+        #expect(
+            log.all.contains {
+                $0.message.hasPrefix("APDU exchange failed:") && $0.metadata["error.type"] == "CardChannelError"
+            })
+        #expect(
+            metrics.counter(
+                "cardflow_apdu_transport_errors", [("reader", "Test Reader"), ("error", "CardChannelError")]) == 2)
     }
 }

@@ -40,7 +40,9 @@ struct SessionProtocolTests {
         var policy = SessionPolicy()
         policy.transmissionProtocol = .t1
         policy.connectTimeout = .seconds(2)
-        await #expect(throws: CCIDDriverError.protocolSelection(.protocolNotOffered(.t1, card: [.t0], reader: [.t0, .t1]))) {
+        await #expect(
+            throws: CCIDDriverError.protocolSelection(.protocolNotOffered(.t1, card: [.t0], reader: [.t0, .t1]))
+        ) {
             try await reader.withSession(policy: policy) { _ in }
         }
         // The reader is free and the card usable with what it offers.

@@ -1,16 +1,18 @@
-import Testing
 import CCID
 import CardFlow
 import CardFlowCCID
 import CardSimulator
+import Testing
 
 let selectApp = try! CommandAPDU(hex: "00A4040007A0000002471001")
 let readFirstFile = try! CommandAPDU(hex: "00B0810020")
 let firstFileContents = (0..<32).map { UInt8($0) }
 
 /// A reader with a card on it, simulated, for session and flow tests.
-func simulatedReader(card: (any VirtualCard)? = ISO7816Card(seed: 1), latency: Duration = .zero,
-                     clock: any ElapsedClock = RealClock()) async -> (Reader, VirtualCCIDReader) {
+func simulatedReader(
+    card: (any VirtualCard)? = ISO7816Card(seed: 1), latency: Duration = .zero,
+    clock: any ElapsedClock = RealClock()
+) async -> (Reader, VirtualCCIDReader) {
     var configuration = VirtualReaderConfiguration()
     configuration.timing.extraLatency = latency
     let virtual = VirtualCCIDReader(configuration: configuration, clock: clock)
@@ -141,12 +143,13 @@ struct SessionTests {
         let gate = try await reader.connect()
         var tasks: [Task<Void, any Error>] = []
         for index in 0..<100 {
-            tasks.append(Task {
-                try await reader.withSession { session in
-                    _ = try await session.send(selectApp)
-                    await order.append(index)
-                }
-            })
+            tasks.append(
+                Task {
+                    try await reader.withSession { session in
+                        _ = try await session.send(selectApp)
+                        await order.append(index)
+                    }
+                })
             // Let each task reach the queue before the next is created.
             try await Task.sleep(for: .milliseconds(1))
         }

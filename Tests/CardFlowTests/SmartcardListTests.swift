@@ -26,11 +26,12 @@ struct SmartcardListTests {
 
     @Test func parsesPatternsAndTheirDescriptionLines() {
         let list = SmartcardList(text: Self.sample)
-        #expect(list.entries.map(\.pattern) == [
-            "3B 8F 80 01 80 4F 0C A0 00 00 03 06 .. 00 01 00 00 00 00 ..",
-            "3B 81 80 01 80 80",
-            "3B 6[5-7] 00 00 [12]0 .*",
-        ])
+        #expect(
+            list.entries.map(\.pattern) == [
+                "3B 8F 80 01 80 4F 0C A0 00 00 03 06 .. 00 01 00 00 00 00 ..",
+                "3B 81 80 01 80 80",
+                "3B 6[5-7] 00 00 [12]0 .*",
+            ])
         #expect(list.entries[1].descriptions == ["An ISO-DEP card", "https://example.org/card"])
         #expect(list.unreadablePatterns == ["3B (8F|81) 80"])
     }

@@ -1,4 +1,5 @@
 import CardSimulator
+
 typealias SplitMix64 = SeededRandom
 
 extension Array where Element == UInt8 {

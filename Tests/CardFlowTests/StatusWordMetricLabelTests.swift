@@ -17,12 +17,14 @@ struct StatusWordMetricLabelTests {
         let metrics = CapturingMetricsFactory()
         let channel = MetricsCardChannel(wrapping: EchoStatusChannel(), readerName: "R", factory: metrics)
         for value in 0...0xFFFF {
-            _ = try await channel.transmit(CommandAPDU(cla: 0x00, ins: 0xB0, p1: UInt8(value >> 8), p2: UInt8(value & 0xFF)))
+            _ = try await channel.transmit(
+                CommandAPDU(cla: 0x00, ins: 0xB0, p1: UInt8(value >> 8), p2: UInt8(value & 0xFF)))
         }
         let series = metrics.counterTotals.keys.filter { $0.hasPrefix("cardflow_apdu_status_errors") }
         #expect(series.count <= 150, "\(series.count) series")
         // Every error is still counted, in some series.
-        let counted = metrics.counterTotals.filter { $0.key.hasPrefix("cardflow_apdu_status_errors") }.values.reduce(0, +)
+        let counted = metrics.counterTotals.filter { $0.key.hasPrefix("cardflow_apdu_status_errors") }.values.reduce(
+            0, +)
         #expect(counted == Int64(0x10000 - 1 - 256 - 256))
         // Named status words keep their value.
         #expect(metrics.counter("cardflow_apdu_status_errors", [("reader", "R"), ("sw", "6A82")]) == 1)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import CardFlow
 
 @Suite struct StatusWordTests {
@@ -42,26 +43,27 @@ import Testing
         #expect(StatusWord(0x6983).counter == nil)
     }
 
-    @Test(arguments: [
-        (0x9000, "9000 (success)"),
-        (0x6A82, "6A82 (file or application not found)"),
-        (0x6700, "6700 (wrong length)"),
-        (0x6982, "6982 (security status not satisfied)"),
-        (0x6D00, "6D00 (instruction code not supported or invalid)"),
-        (0x6E00, "6E00 (class not supported)"),
-        (0x6A86, "6A86 (incorrect parameters P1-P2)"),
-        (0x6985, "6985 (conditions of use not satisfied)"),
-        (0x6A80, "6A80 (incorrect parameters in the command data field)"),
-        (0x6B00, "6B00 (wrong parameters P1-P2)"),
-        (0x6400, "6400 (execution error: non-volatile memory unchanged)"),
-        (0x6581, "6581 (memory failure)"),
-        (0x6283, "6283 (warning: selected file deactivated)"),
-        (0x63C2, "63C2 (verification failed, counter 2)"),
-        (0x6110, "6110 (16 response bytes still available)"),
-        (0x6C00, "6C00 (wrong Le field; 256 bytes available)"),
-        (0x9F10, "9F10"),
-        (0x0000, "0000"),
-    ] as [(UInt16, String)])
+    @Test(
+        arguments: [
+            (0x9000, "9000 (success)"),
+            (0x6A82, "6A82 (file or application not found)"),
+            (0x6700, "6700 (wrong length)"),
+            (0x6982, "6982 (security status not satisfied)"),
+            (0x6D00, "6D00 (instruction code not supported or invalid)"),
+            (0x6E00, "6E00 (class not supported)"),
+            (0x6A86, "6A86 (incorrect parameters P1-P2)"),
+            (0x6985, "6985 (conditions of use not satisfied)"),
+            (0x6A80, "6A80 (incorrect parameters in the command data field)"),
+            (0x6B00, "6B00 (wrong parameters P1-P2)"),
+            (0x6400, "6400 (execution error: non-volatile memory unchanged)"),
+            (0x6581, "6581 (memory failure)"),
+            (0x6283, "6283 (warning: selected file deactivated)"),
+            (0x63C2, "63C2 (verification failed, counter 2)"),
+            (0x6110, "6110 (16 response bytes still available)"),
+            (0x6C00, "6C00 (wrong Le field; 256 bytes available)"),
+            (0x9F10, "9F10"),
+            (0x0000, "0000"),
+        ] as [(UInt16, String)])
     func describesStatusWord(rawValue: UInt16, expected: String) {
         #expect(StatusWord(rawValue).description == expected)
     }

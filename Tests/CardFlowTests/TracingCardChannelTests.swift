@@ -13,14 +13,18 @@ struct TracingCardChannelTests {
         let channel = TracingCardChannel(wrapping: base, logger: log.logger(metadata: ["reader": "sim"]))
         let response = try await channel.transmit(CommandAPDU(hex: Self.select))
         #expect(response == (try ResponseAPDU(hex: Self.fci + "9000")))
-        #expect(log.all == [
-            CapturedLogRecord(level: .trace, message: ">>> Send apdu 00 A4 04 00 07 A0 00 00 02 47 10 01 00",
-                              metadata: ["reader": "sim", "apdu.ins": "A4"]),
-            CapturedLogRecord(level: .trace, message: "SW1-SW2: 90, 00",
-                              metadata: ["reader": "sim", "apdu.ins": "A4", "apdu.sw": "9000"]),
-            CapturedLogRecord(level: .trace, message: "APDU Response: 6F 0D 83 02 70 01 84 07 A0 00 00 02 47 10 01",
-                              metadata: ["reader": "sim", "apdu.ins": "A4", "apdu.sw": "9000", "apdu.length": "15"]),
-        ])
+        #expect(
+            log.all == [
+                CapturedLogRecord(
+                    level: .trace, message: ">>> Send apdu 00 A4 04 00 07 A0 00 00 02 47 10 01 00",
+                    metadata: ["reader": "sim", "apdu.ins": "A4"]),
+                CapturedLogRecord(
+                    level: .trace, message: "SW1-SW2: 90, 00",
+                    metadata: ["reader": "sim", "apdu.ins": "A4", "apdu.sw": "9000"]),
+                CapturedLogRecord(
+                    level: .trace, message: "APDU Response: 6F 0D 83 02 70 01 84 07 A0 00 00 02 47 10 01",
+                    metadata: ["reader": "sim", "apdu.ins": "A4", "apdu.sw": "9000", "apdu.length": "15"]),
+            ])
         #expect(await base.sent == [try CommandAPDU(hex: Self.select)])
     }
 
@@ -41,14 +45,15 @@ struct TracingCardChannelTests {
         let changeKey = try CommandAPDU(cla: 0x90, ins: 0xC4, p1: 0, p2: 0, data: [0x01] + Array(0xA0...0xAF), le: 256)
         _ = try await channel.transmit(changeKey)
         _ = try await channel.transmit(CommandAPDU(hex: "00A4020C020101"))
-        #expect(log.messages == [
-            ">>> Send apdu 90 C4 00 00 11 " + Array(repeating: "**", count: 17).joined(separator: " ") + " 00",
-            "SW1-SW2: 91, 00",
-            "APDU Response: (no data)",
-            ">>> Send apdu 00 A4 02 0C 02 01 01",
-            "SW1-SW2: 90, 00",
-            "APDU Response: (no data)",
-        ])
+        #expect(
+            log.messages == [
+                ">>> Send apdu 90 C4 00 00 11 " + Array(repeating: "**", count: 17).joined(separator: " ") + " 00",
+                "SW1-SW2: 91, 00",
+                "APDU Response: (no data)",
+                ">>> Send apdu 00 A4 02 0C 02 01 01",
+                "SW1-SW2: 90, 00",
+                "APDU Response: (no data)",
+            ])
         #expect(log.all[0].metadata["apdu.redacted"] == "true")
         #expect(log.all[3].metadata["apdu.redacted"] == nil)
         // The channel below still gets the real bytes.
@@ -61,13 +66,15 @@ struct TracingCardChannelTests {
             command.ins == 0x88 ? .init(commandData: [1..<3], responseData: [0..<2, 4..<100]) : .none
         }
         let channel = TracingCardChannel(
-            wrapping: try ExchangeScriptChannel(answers: ["1122334455669000"]), logger: log.logger(), redaction: redaction)
+            wrapping: try ExchangeScriptChannel(answers: ["1122334455669000"]), logger: log.logger(),
+            redaction: redaction)
         _ = try await channel.transmit(CommandAPDU(hex: "00880000 04 AABBCCDD 00"))
-        #expect(log.messages == [
-            ">>> Send apdu 00 88 00 00 04 AA ** ** DD 00",
-            "SW1-SW2: 90, 00",
-            "APDU Response: ** ** 33 44 ** **",
-        ])
+        #expect(
+            log.messages == [
+                ">>> Send apdu 00 88 00 00 04 AA ** ** DD 00",
+                "SW1-SW2: 90, 00",
+                "APDU Response: ** ** 33 44 ** **",
+            ])
         #expect(log.all[2].metadata["apdu.redacted"] == "true")
     }
 
@@ -84,16 +91,20 @@ struct TracingCardChannelTests {
 
     @Test func combinedRedactionsHideWhatEitherHides() async throws {
         let log = CapturedLog()
-        let redaction = APDURedaction.instruction(0x20).combined(with: .instruction(0xCA, commandData: false, responseData: true))
+        let redaction = APDURedaction.instruction(0x20).combined(
+            with: .instruction(0xCA, commandData: false, responseData: true))
         let channel = TracingCardChannel(
-            wrapping: try ExchangeScriptChannel(answers: ["9000", "C0FFEE9000"]), logger: log.logger(), redaction: redaction)
+            wrapping: try ExchangeScriptChannel(answers: ["9000", "C0FFEE9000"]), logger: log.logger(),
+            redaction: redaction)
         _ = try await channel.transmit(CommandAPDU(hex: "0020008104 31323334"))
         _ = try await channel.transmit(CommandAPDU(hex: "00CA0101 00"))
-        #expect(log.messages == [
-            ">>> Send apdu 00 20 00 81 04 ** ** ** **", "SW1-SW2: 90, 00", "APDU Response: (no data)",
-            ">>> Send apdu 00 CA 01 01 00", "SW1-SW2: 90, 00", "APDU Response: ** ** **",
-        ])
-        #expect(APDURedaction.instruction(0x20, cla: 0x80).ranges(for: try CommandAPDU(hex: "0020008104 31323334")).isEmpty)
+        #expect(
+            log.messages == [
+                ">>> Send apdu 00 20 00 81 04 ** ** ** **", "SW1-SW2: 90, 00", "APDU Response: (no data)",
+                ">>> Send apdu 00 CA 01 01 00", "SW1-SW2: 90, 00", "APDU Response: ** ** **",
+            ])
+        #expect(
+            APDURedaction.instruction(0x20, cla: 0x80).ranges(for: try CommandAPDU(hex: "0020008104 31323334")).isEmpty)
     }
 
     @Test func getResponseRoundsInheritTheResponseRedaction() async throws {
@@ -106,11 +117,12 @@ struct TracingCardChannelTests {
         #expect(response.data == [1, 2, 3, 4, 5, 6, 7, 8])
         // A GET RESPONSE that continues nothing is not redacted.
         _ = try await channel.transmit(CommandAPDU(hex: "00C00000 02"))
-        #expect(log.messages == [
-            ">>> Send apdu 00 CA 01 01 00", "SW1-SW2: 61, 05", "APDU Response: 01 02 **",
-            ">>> Send apdu 00 C0 00 00 05", "SW1-SW2: 90, 00", "APDU Response: ** ** ** 07 08",
-            ">>> Send apdu 00 C0 00 00 02", "SW1-SW2: 90, 00", "APDU Response: AA BB",
-        ])
+        #expect(
+            log.messages == [
+                ">>> Send apdu 00 CA 01 01 00", "SW1-SW2: 61, 05", "APDU Response: 01 02 **",
+                ">>> Send apdu 00 C0 00 00 05", "SW1-SW2: 90, 00", "APDU Response: ** ** ** 07 08",
+                ">>> Send apdu 00 C0 00 00 02", "SW1-SW2: 90, 00", "APDU Response: AA BB",
+            ])
     }
 
     @Test func costsNothingWhenTraceIsOff() async throws {
@@ -144,10 +156,14 @@ struct TracingCardChannelTests {
         let log = CapturedLog()
         let channel = TracingCardChannel(
             wrapping: ExchangeScriptChannel([.fail(SimulatedTransportError())]), logger: log.logger())
-        await #expect(throws: SimulatedTransportError.self) { try await channel.transmit(CommandAPDU(hex: Self.select)) }
+        await #expect(throws: SimulatedTransportError.self) {
+            try await channel.transmit(CommandAPDU(hex: Self.select))
+        }
         #expect(log.all.count == 2)
-        #expect(log.all.last == CapturedLogRecord(
-            level: .trace, message: "APDU exchange failed: reader unplugged",
-            metadata: ["apdu.ins": "A4", "error.type": "SimulatedTransportError"]))
+        #expect(
+            log.all.last
+                == CapturedLogRecord(
+                    level: .trace, message: "APDU exchange failed: reader unplugged",
+                    metadata: ["apdu.ins": "A4", "error.type": "SimulatedTransportError"]))
     }
 }

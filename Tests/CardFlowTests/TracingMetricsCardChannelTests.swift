@@ -12,9 +12,9 @@ struct TracingMetricsCardChannelTests {
         let metrics = CapturingMetricsFactory()
         let base = try ExchangeScriptChannel(answers: ["6F0D830270018407A00000024710019000", "9000", "AABB9000"])
         let channel = MetricsCardChannel(wrapping: base, readerName: "Test Reader", factory: metrics)
-        _ = try await channel.transmit(CommandAPDU(hex: "00A4040007A000000247100100"))  // 13 bytes
-        _ = try await channel.transmit(CommandAPDU(hex: "00A4020C020101"))              // 7 bytes
-        _ = try await channel.transmit(CommandAPDU(hex: "00B0000002"))                  // 5 bytes
+        _ = try await channel.transmit(CommandAPDU(hex: "00A4040007A000000247100100")) // 13 bytes
+        _ = try await channel.transmit(CommandAPDU(hex: "00A4020C020101")) // 7 bytes
+        _ = try await channel.transmit(CommandAPDU(hex: "00B0000002")) // 5 bytes
         #expect(metrics.counter("cardflow_apdus_sent", Self.reader) == 3)
         #expect(metrics.counter("cardflow_apdu_bytes_sent", Self.reader) == 25)
         #expect(metrics.counter("cardflow_apdu_bytes_received", Self.reader) == 17 + 2 + 4)
@@ -28,24 +28,29 @@ struct TracingMetricsCardChannelTests {
     @Test func countsStatusErrorsByStatusWord() async throws {
         let metrics = CapturingMetricsFactory()
         let answers = ["6A82", "6A82", "6982", "6283", "6110", "6C08", "9000", "63C2"]
-        let channel = MetricsCardChannel(wrapping: try ExchangeScriptChannel(answers: answers), readerName: "Test Reader", factory: metrics)
+        let channel = MetricsCardChannel(
+            wrapping: try ExchangeScriptChannel(answers: answers), readerName: "Test Reader", factory: metrics)
         for _ in answers { _ = try await channel.transmit(CommandAPDU(hex: "00A4020C020101")) }
         #expect(metrics.counter("cardflow_apdu_status_errors", Self.dimensions(("sw", "6A82"))) == 2)
         #expect(metrics.counter("cardflow_apdu_status_errors", Self.dimensions(("sw", "6982"))) == 1)
         #expect(metrics.counter("cardflow_apdu_status_errors", Self.dimensions(("sw", "6283"))) == 1)
         #expect(metrics.counter("cardflow_apdu_status_errors", Self.dimensions(("sw", "63C2"))) == 1)
         let statusKeys = metrics.counterTotals.keys.filter { $0.hasPrefix("cardflow_apdu_status_errors") }.sorted()
-        #expect(statusKeys == ["6283", "63C2", "6982", "6A82"].map { "cardflow_apdu_status_errors,reader=Test Reader,sw=\($0)" })
+        #expect(
+            statusKeys
+                == ["6283", "63C2", "6982", "6A82"].map { "cardflow_apdu_status_errors,reader=Test Reader,sw=\($0)" })
         #expect(metrics.counter("cardflow_apdus_sent", Self.reader) == Int64(answers.count))
     }
 
     @Test func theStatusErrorRuleCanBeReplaced() async throws {
         let metrics = CapturingMetricsFactory()
         let channel = MetricsCardChannel(
-            wrapping: try ExchangeScriptChannel(answers: ["9100", "91AE", "6A82"]), readerName: "Test Reader", factory: metrics,
+            wrapping: try ExchangeScriptChannel(answers: ["9100", "91AE", "6A82"]), readerName: "Test Reader",
+            factory: metrics,
             isStatusError: { $0.sw1 == 0x91 && $0.sw2 != 0x00 && $0.sw2 != 0xAF })
         for _ in 0..<3 { _ = try await channel.transmit(CommandAPDU(hex: "905A00000300000000")) }
-        #expect(metrics.counterTotals.filter { $0.key.hasPrefix("cardflow_apdu_status_errors") }
+        #expect(
+            metrics.counterTotals.filter { $0.key.hasPrefix("cardflow_apdu_status_errors") }
                 == ["cardflow_apdu_status_errors,reader=Test Reader,sw=91AE": 1])
         #expect(MetricsCardChannel.isErrorByDefault(StatusWord(0x6A82)))
         #expect(!MetricsCardChannel.isErrorByDefault(.success))
@@ -54,13 +59,19 @@ struct TracingMetricsCardChannelTests {
     @Test func countsTransportErrorsByTypeButNotCancellation() async throws {
         let metrics = CapturingMetricsFactory()
         let channel = MetricsCardChannel(
-            wrapping: ExchangeScriptChannel([.fail(SimulatedTransportError()), .fail(SimulatedTransportError()), .fail(CancellationError())]),
+            wrapping: ExchangeScriptChannel([
+                .fail(SimulatedTransportError()), .fail(SimulatedTransportError()), .fail(CancellationError()),
+            ]),
             readerName: "Test Reader", factory: metrics)
         for _ in 0..<2 {
-            await #expect(throws: SimulatedTransportError.self) { try await channel.transmit(CommandAPDU(hex: "00B0000002")) }
+            await #expect(throws: SimulatedTransportError.self) {
+                try await channel.transmit(CommandAPDU(hex: "00B0000002"))
+            }
         }
         await #expect(throws: CancellationError.self) { try await channel.transmit(CommandAPDU(hex: "00B0000002")) }
-        #expect(metrics.counter("cardflow_apdu_transport_errors", Self.dimensions(("error", "SimulatedTransportError"))) == 2)
+        #expect(
+            metrics.counter("cardflow_apdu_transport_errors", Self.dimensions(("error", "SimulatedTransportError")))
+                == 2)
         #expect(metrics.counterTotals.filter { $0.key.hasPrefix("cardflow_apdu_transport_errors") }.count == 1)
         #expect(metrics.counter("cardflow_apdus_sent", Self.reader) == 3)
         #expect(metrics.counter("cardflow_apdu_bytes_received", Self.reader) == 0)
@@ -74,7 +85,8 @@ struct TracingMetricsCardChannelTests {
     func bytesSentMatchTheEncoding(_ hex: String) async throws {
         let metrics = CapturingMetricsFactory()
         let command = try CommandAPDU(hex: hex)
-        let channel = MetricsCardChannel(wrapping: try ExchangeScriptChannel(answers: ["9000"]), readerName: "Test Reader", factory: metrics)
+        let channel = MetricsCardChannel(
+            wrapping: try ExchangeScriptChannel(answers: ["9000"]), readerName: "Test Reader", factory: metrics)
         _ = try await channel.transmit(command)
         #expect(metrics.counter("cardflow_apdu_bytes_sent", Self.reader) == Int64(command.encoded().count))
     }
@@ -83,7 +95,8 @@ struct TracingMetricsCardChannelTests {
         let metrics = CapturingMetricsFactory()
         let log = CapturedLog()
         let channel = TracingCardChannel(
-            wrapping: MetricsCardChannel(wrapping: try ExchangeScriptChannel(answers: ["6A82"]), readerName: "R", factory: metrics),
+            wrapping: MetricsCardChannel(
+                wrapping: try ExchangeScriptChannel(answers: ["6A82"]), readerName: "R", factory: metrics),
             logger: log.logger())
         _ = try await channel.transmit(CommandAPDU(hex: "00A4020C020101"))
         #expect(log.messages.count == 3)

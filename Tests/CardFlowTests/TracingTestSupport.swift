@@ -56,8 +56,10 @@ struct CapturingLogHandler: LogHandler {
 
     func log(event: LogEvent) {
         let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
-        log.append(CapturedLogRecord(level: event.level, message: event.message.description,
-                                     metadata: merged.mapValues { $0.description }))
+        log.append(
+            CapturedLogRecord(
+                level: event.level, message: event.message.description,
+                metadata: merged.mapValues { $0.description }))
     }
 }
 

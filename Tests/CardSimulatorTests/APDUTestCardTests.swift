@@ -1,5 +1,5 @@
-import Testing
 import CardSimulator
+import Testing
 
 @Suite("APDU test card")
 struct APDUTestCardTests {

@@ -1,6 +1,6 @@
+import CardSimulator
 import Foundation
 import Testing
-import CardSimulator
 
 #if canImport(Glibc)
 import Glibc
@@ -12,7 +12,8 @@ import Darwin
 struct CardStateStoreTests {
     /// A fresh temporary directory, removed by `body`'s caller afterwards.
     private func withTemporaryDirectory(_ body: (String) throws -> Void) rethrows {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cardstate-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cardstate-\(UUID().uuidString)")
+            .path
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try body(directory)
@@ -88,8 +89,10 @@ struct CardStateStoreTests {
         withTemporaryDirectory { directory in
             let path = directory + "/card.json"
             let store = CardStateStore(path: path)
-            for text in ["not json at all", "{\"format\": 1}", "{\"format\": 1, \"kind\": \"iso7816\", \"card\": {}}",
-                         "{\"format\": 1, \"kind\": \"iso7816\", \"card\": {\"uid\": [1, 2, 3]}}", ""] {
+            for text in [
+                "not json at all", "{\"format\": 1}", "{\"format\": 1, \"kind\": \"iso7816\", \"card\": {}}",
+                "{\"format\": 1, \"kind\": \"iso7816\", \"card\": {\"uid\": [1, 2, 3]}}", "",
+            ] {
                 write(text, to: path)
                 let before = fileBytes(path)
                 let error = failure { () throws(CardStateError) in _ = try store.load(ISO7816Card.self) }
@@ -112,13 +115,18 @@ struct CardStateStoreTests {
             try store.save(ISO7816Card(seed: 5))
             let good = try #require(fileBytes(path))
             let text = String(decoding: good, as: UTF8.self)
-            for (from, to) in [("\"maxResponseLength\" : 256", "\"maxResponseLength\" : 0"),
-                               ("\"fileID\" : 16128", "\"fileID\" : 16127"),  // MF 3F00 -> 3EFF
-                               ("\"content\" : \"000102", "\"content\" : \"0G0102")] {
+            for (from, to) in [
+                ("\"maxResponseLength\" : 256", "\"maxResponseLength\" : 0"),
+                ("\"fileID\" : 16128", "\"fileID\" : 16127"), // MF 3F00 -> 3EFF
+                ("\"content\" : \"000102", "\"content\" : \"0G0102"),
+            ] {
                 #expect(text.contains(from), "fixture text changed: \(from)")
                 write(text.replacingOccurrences(of: from, with: to), to: path)
                 let error = failure { () throws(CardStateError) in _ = try store.load(ISO7816Card.self) }
-                if case .corrupt? = error {} else { Issue.record("expected .corrupt for \(to), got \(String(describing: error))") }
+                if case .corrupt? = error {
+                } else {
+                    Issue.record("expected .corrupt for \(to), got \(String(describing: error))")
+                }
             }
         }
     }
@@ -143,7 +151,9 @@ struct CardStateStoreTests {
             #expect(try store.storedKind() == "desfire")
 
             write("{\"format\": 2, \"kind\": \"iso7816\", \"card\": {}}", to: path)
-            #expect(throws: CardStateError.unsupportedFormat(path: path, version: 2)) { _ = try store.load(ISO7816Card.self) }
+            #expect(throws: CardStateError.unsupportedFormat(path: path, version: 2)) {
+                _ = try store.load(ISO7816Card.self)
+            }
 
             // Replacing a foreign file is explicit.
             try store.remove()
@@ -154,10 +164,16 @@ struct CardStateStoreTests {
 
             let directoryStore = CardStateStore(path: directory)
             let directoryError = failure { () throws(CardStateError) in _ = try directoryStore.load(ISO7816Card.self) }
-            if case .unreadable? = directoryError {} else { Issue.record("expected .unreadable, got \(String(describing: directoryError))") }
+            if case .unreadable? = directoryError {
+            } else {
+                Issue.record("expected .unreadable, got \(String(describing: directoryError))")
+            }
             let missingParent = CardStateStore(path: directory + "/missing/card.json")
             let writeError = failure { () throws(CardStateError) in try missingParent.save(ISO7816Card(seed: 1)) }
-            if case .writeFailed? = writeError {} else { Issue.record("expected .writeFailed, got \(String(describing: writeError))") }
+            if case .writeFailed? = writeError {
+            } else {
+                Issue.record("expected .writeFailed, got \(String(describing: writeError))")
+            }
         }
     }
 
@@ -170,7 +186,10 @@ struct CardStateStoreTests {
             #expect(chmod(path, 0o000) == 0)
             defer { _ = chmod(path, 0o600) }
             let error = failure { () throws(CardStateError) in _ = try store.load(ISO7816Card.self) }
-            if case .unreadable? = error {} else { Issue.record("expected .unreadable, got \(String(describing: error))") }
+            if case .unreadable? = error {
+            } else {
+                Issue.record("expected .unreadable, got \(String(describing: error))")
+            }
         }
     }
 }

@@ -1,6 +1,6 @@
+import CardSimulator
 import Foundation
 import Testing
-import CardSimulator
 
 /// State files are written by the simulator but can be edited by anyone: a value the model
 /// could never reach is refused as ``CardStateError/corrupt(path:reason:)`` and the file is left
@@ -9,8 +9,10 @@ import CardSimulator
 @Suite("Card state files with values no card has")
 struct CardStateValidationTests {
     /// Saves `card`, changes its JSON with `tamper`, and expects loading to be refused.
-    func expectRefused<Card: PersistentVirtualCard>(_ card: Card, _ tamper: (inout [String: Any]) -> Void,
-                                                     sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectRefused<Card: PersistentVirtualCard>(
+        _ card: Card, _ tamper: (inout [String: Any]) -> Void,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cardstate-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -18,7 +20,8 @@ struct CardStateValidationTests {
         let store = CardStateStore(path: path)
         try store.save(card)
         #expect(throws: Never.self, sourceLocation: sourceLocation) { _ = try store.load(Card.self) }
-        var object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        var object = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
         var inner = try #require(object["card"] as? [String: Any])
         tamper(&inner)
         object["card"] = inner
@@ -33,7 +36,9 @@ struct CardStateValidationTests {
                 return
             }
         }
-        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == tampered, "the file must be left untouched", sourceLocation: sourceLocation)
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: path)) == tampered, "the file must be left untouched",
+            sourceLocation: sourceLocation)
     }
 
     @Test func type2Memory() throws {
@@ -76,19 +81,35 @@ struct CardStateValidationTests {
         }
         try expectRefused(card) { $0["allocatedMemory"] = -5 }
         try expectRefused(card) { state in
-            let application: [String: Any] = ["aid": 1, "keySettings": 15, "keyType": 0, "keys": [[String: Any]](), "files": [[
-                "number": 1, "type": 3, "communication": 0, "accessRights": ["raw": 0xEEEE], "data": [Int](),
-                "recordState": ["recordSize": 0, "maxRecords": 4, "records": [[Int]]()]]]]
+            let application: [String: Any] = [
+                "aid": 1, "keySettings": 15, "keyType": 0, "keys": [[String: Any]](),
+                "files": [
+                    [
+                        "number": 1, "type": 3, "communication": 0, "accessRights": ["raw": 0xEEEE], "data": [Int](),
+                        "recordState": ["recordSize": 0, "maxRecords": 4, "records": [[Int]]()],
+                    ]
+                ],
+            ]
             state["applications"] = [application]
         }
         try expectRefused(card) { state in
-            let application: [String: Any] = ["aid": 1, "keySettings": 15, "keyType": 0, "keys": [[String: Any]](), "files": [[
-                "number": 2, "type": 2, "communication": 0, "accessRights": ["raw": 0xEEEE], "data": [Int](),
-                "valueState": ["lower": 10, "upper": 0, "value": 5, "limitedCreditEnabled": false, "limitedCreditValue": 0]]]]
+            let application: [String: Any] = [
+                "aid": 1, "keySettings": 15, "keyType": 0, "keys": [[String: Any]](),
+                "files": [
+                    [
+                        "number": 2, "type": 2, "communication": 0, "accessRights": ["raw": 0xEEEE], "data": [Int](),
+                        "valueState": [
+                            "lower": 10, "upper": 0, "value": 5, "limitedCreditEnabled": false, "limitedCreditValue": 0,
+                        ],
+                    ]
+                ],
+            ]
             state["applications"] = [application]
         }
         try expectRefused(card) { state in
-            let application: [String: Any] = ["aid": 1, "keySettings": 15, "keyType": 0, "keys": [[String: Any]](), "files": [[String: Any]]()]
+            let application: [String: Any] = [
+                "aid": 1, "keySettings": 15, "keyType": 0, "keys": [[String: Any]](), "files": [[String: Any]](),
+            ]
             state["applications"] = Array(repeating: application, count: 2)
         }
     }
@@ -97,10 +118,12 @@ struct CardStateValidationTests {
     @Test func savedStatesOfUsedCardsLoad() async throws {
         let setups = ["sim:desfire", "sim:ndef4", "sim:type2", "sim:iso15693,ndef,locked=3+200"]
         for selector in setups {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cardstate-\(UUID().uuidString)")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "cardstate-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
-            let spec = try SimulatorSpecification(parsing: selector + ",state=" + directory.appendingPathComponent("card.json").path)
+            let spec = try SimulatorSpecification(
+                parsing: selector + ",state=" + directory.appendingPathComponent("card.json").path)
             let setup = try await SimulatorSetup(specification: spec)
             try await setup.saveCardState()
             _ = try await SimulatorSetup(specification: spec)

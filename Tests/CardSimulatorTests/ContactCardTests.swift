@@ -7,7 +7,10 @@ import Testing
 @Suite struct ContactCardTests {
     @Test func answerToResetBytes() {
         // T=0 only with TA1: 3B 1n TA1 HB (no TD, no TCK).
-        #expect(ContactInterface(protocols: [0], ta1: 0x96, historicalBytes: [0x41]).answerToReset == [0x3B, 0x11, 0x96, 0x41])
+        #expect(
+            ContactInterface(protocols: [0], ta1: 0x96, historicalBytes: [0x41]).answerToReset == [
+                0x3B, 0x11, 0x96, 0x41,
+            ])
         // T=1 only: TD1 = 81 (T=1, TD2 follows), TD2 = 11 (TA3 follows, T=1), TA3 = IFSC, TCK.
         let t1 = ContactInterface(protocols: [1], ta1: 0x18, historicalBytes: [0x41]).answerToReset
         #expect(t1 == [0x3B, 0x91, 0x18, 0x81, 0x11, 0xFE, 0x41, 0xA6])
@@ -15,8 +18,10 @@ import Testing
         let dual = ContactInterface(protocols: [0, 1], ta1: nil, historicalBytes: []).answerToReset
         #expect(dual == [0x3B, 0x80, 0x80, 0x11, 0xFE, 0xEF])
         // Specific mode T=0 with TC1 and TC2: TA2 = 00, no TCK.
-        let specific = ContactInterface(protocols: [0], ta1: 0x95, specificMode: true, extraGuardTime: 0xFF,
-                                        waitingInteger: 0x1C, historicalBytes: []).answerToReset
+        let specific = ContactInterface(
+            protocols: [0], ta1: 0x95, specificMode: true, extraGuardTime: 0xFF,
+            waitingInteger: 0x1C, historicalBytes: []
+        ).answerToReset
         #expect(specific == [0x3B, 0xD0, 0x95, 0xFF, 0x50, 0x00, 0x1C])
     }
 
@@ -33,7 +38,8 @@ import Testing
         let dual = ContactInterface(protocols: [0, 1], ta1: nil, ifsc: 0x20, errorDetection: .crc, historicalBytes: [])
         #expect(dual.answerToReset == [0x3B, 0x80, 0x80, 0x51, 0x20, 0x01, 0x70])
         // A T=0-only card has no T=1 group: nothing to announce, the ATR is the LRC one.
-        #expect(ContactInterface(protocols: [0], ta1: 0x96, errorDetection: .crc).answerToReset
+        #expect(
+            ContactInterface(protocols: [0], ta1: 0x96, errorDetection: .crc).answerToReset
                 == ContactInterface.t0Only().answerToReset)
     }
 
@@ -58,7 +64,9 @@ import Testing
         #expect(endpoint.receive(command) == .process(command))
         let fci = [UInt8](repeating: 0x6F, count: 300)
         #expect(endpoint.respond(with: fci + [0x90, 0x00]) == [0x61, 0x00])
-        guard case .respond(let first) = endpoint.receive([0x00, 0xC0, 0x00, 0x00, 0x00]) else { Issue.record("no answer"); return }
+        guard case .respond(let first) = endpoint.receive([0x00, 0xC0, 0x00, 0x00, 0x00]) else {
+            Issue.record("no answer"); return
+        }
         #expect(first == Array(fci.prefix(256)) + [0x61, 44])
         #expect(endpoint.receive([0x00, 0xC0, 0x00, 0x00, 44]) == .respond(Array(fci.suffix(44)) + [0x90, 0x00]))
         // Nothing kept any more: GET RESPONSE goes to the card model.
@@ -68,7 +76,8 @@ import Testing
     @Test func envelopeCollectsChainedParts() {
         var endpoint = T0CardEndpoint()
         #expect(endpoint.receive([0x10, 0xC2, 0x00, 0x00, 0x03, 0x00, 0xD6, 0x00]) == .respond([0x90, 0x00]))
-        #expect(endpoint.receive([0x00, 0xC2, 0x00, 0x00, 0x02, 0x00, 0x00]) == .process([0x00, 0xD6, 0x00, 0x00, 0x00]))
+        #expect(
+            endpoint.receive([0x00, 0xC2, 0x00, 0x00, 0x02, 0x00, 0x00]) == .process([0x00, 0xD6, 0x00, 0x00, 0x00]))
         var refusing = T0CardEndpoint(supportsEnvelope: false)
         #expect(refusing.receive([0x10, 0xC2, 0x00, 0x00, 0x01, 0x00]) == .respond([0x6D, 0x00]))
         // A TPDU whose data does not match P3 is a length error.
@@ -77,27 +86,37 @@ import Testing
 
     @Test func procedureBytesForACharacterLevelReader() {
         // Case 2: ACK (INS), data, SW; or one byte at a time with INS ⊕ FF; NULL bytes first.
-        #expect(T0ProcedureBytes.cardCharacters(header: [0x00, 0xB0, 0, 0, 2], incomingLength: 0, answer: [7, 8, 0x90, 0x00])
-            == [0xB0, 7, 8, 0x90, 0x00])
-        #expect(T0ProcedureBytes.cardCharacters(header: [0x00, 0xB0, 0, 0, 2], incomingLength: 0, answer: [7, 8, 0x90, 0x00],
-                                                nullBytes: 2, oneByteAtATime: true) == [0x60, 0x60, 0x4F, 7, 0x4F, 8, 0x90, 0x00])
+        #expect(
+            T0ProcedureBytes.cardCharacters(
+                header: [0x00, 0xB0, 0, 0, 2], incomingLength: 0, answer: [7, 8, 0x90, 0x00])
+                == [0xB0, 7, 8, 0x90, 0x00])
+        #expect(
+            T0ProcedureBytes.cardCharacters(
+                header: [0x00, 0xB0, 0, 0, 2], incomingLength: 0, answer: [7, 8, 0x90, 0x00],
+                nullBytes: 2, oneByteAtATime: true) == [0x60, 0x60, 0x4F, 7, 0x4F, 8, 0x90, 0x00])
         // Case 3: ACK then SW after the data; a refused command answers SW at once.
-        #expect(T0ProcedureBytes.cardCharacters(header: [0x00, 0xD6, 0, 0, 2], incomingLength: 2, answer: [0x90, 0x00])
-            == [0xD6, 0x90, 0x00])
-        #expect(T0ProcedureBytes.cardCharacters(header: [0x00, 0xD6, 0, 0, 2], incomingLength: 2, answer: [0x6D, 0x00])
-            == [0x6D, 0x00])
+        #expect(
+            T0ProcedureBytes.cardCharacters(header: [0x00, 0xD6, 0, 0, 2], incomingLength: 2, answer: [0x90, 0x00])
+                == [0xD6, 0x90, 0x00])
+        #expect(
+            T0ProcedureBytes.cardCharacters(header: [0x00, 0xD6, 0, 0, 2], incomingLength: 2, answer: [0x6D, 0x00])
+                == [0x6D, 0x00])
     }
 
     @Test func aStateFileWithAnImpossibleContactInterfaceIsADecodingErrorNotATrap() throws {
         let good = try JSONEncoder().encode(ContactInterface.dual(ta1: 0x18))
         #expect(try JSONDecoder().decode(ContactInterface.self, from: good) == .dual(ta1: 0x18))
         let object = try #require(try JSONSerialization.jsonObject(with: good) as? [String: Any])
-        for (key, value) in [("protocols", [5] as Any), ("protocols", [] as [Int]), ("ifsc", 0),
-                             ("historicalBytes", Array(repeating: 0x41, count: 300))] {
+        for (key, value) in [
+            ("protocols", [5] as Any), ("protocols", [] as [Int]), ("ifsc", 0),
+            ("historicalBytes", Array(repeating: 0x41, count: 300)),
+        ] {
             var bad = object
             bad[key] = value
             let data = try JSONSerialization.data(withJSONObject: bad)
-            #expect(throws: DecodingError.self, "\(key)") { try JSONDecoder().decode(ContactInterface.self, from: data) }
+            #expect(throws: DecodingError.self, "\(key)") {
+                try JSONDecoder().decode(ContactInterface.self, from: data)
+            }
         }
         // A settable property past 15 bytes cannot break the ATR's T0 either.
         var long = ContactInterface.t0Only()
@@ -112,7 +131,9 @@ import Testing
         #expect(specific.contactInterface?.specificMode == true && specific.contactInterface?.ta1 == nil)
         #expect(throws: SimulatorSpecificationError.self) { try SimulatorSpecification(parsing: "sim,ta1=96") }
         #expect(throws: SimulatorSpecificationError.self) { try SimulatorSpecification(parsing: "sim,contact=t2") }
-        #expect(throws: SimulatorSpecificationError.self) { try SimulatorSpecification(parsing: "sim:desfire,contact=t0") }
+        #expect(throws: SimulatorSpecificationError.self) {
+            try SimulatorSpecification(parsing: "sim:desfire,contact=t0")
+        }
         let card = try #require(try SimulatorSetup.makeCard(.iso7816, seed: 1, specification: spec))
         #expect(card.contactInterface?.ppsBehaviour == .mute)
         #expect(card.technology == .contact(atr: ContactInterface(protocols: [0, 1], ta1: 0x18).answerToReset))
@@ -122,10 +143,13 @@ import Testing
         let crc = try SimulatorSpecification(parsing: "sim:apdu-test,contact=t1,edc=crc")
         #expect(crc.contactInterface == ContactInterface(protocols: [1], ta1: 0x96, errorDetection: .crc))
         // Order does not matter; dual cards take it too; lrc is the default spelled out.
-        #expect(try SimulatorSpecification(parsing: "sim,edc=crc,contact=dual").contactInterface?.errorDetection == .crc)
+        #expect(
+            try SimulatorSpecification(parsing: "sim,edc=crc,contact=dual").contactInterface?.errorDetection == .crc)
         #expect(try SimulatorSpecification(parsing: "sim,contact=t1,edc=lrc").contactInterface == .t1Only())
         let card = try #require(try SimulatorSetup.makeCard(.apduTest, seed: 1, specification: crc))
-        #expect(card.technology == .contact(atr: ContactInterface(protocols: [1], ta1: 0x96, errorDetection: .crc).answerToReset))
+        #expect(
+            card.technology
+                == .contact(atr: ContactInterface(protocols: [1], ta1: 0x96, errorDetection: .crc).answerToReset))
         for bad in ["sim,edc=crc", "sim,contact=t0,edc=crc", "sim,contact=t1,edc=crc16", "sim,contact=t1,edc"] {
             #expect(throws: SimulatorSpecificationError.self, "\(bad)") { try SimulatorSpecification(parsing: bad) }
         }

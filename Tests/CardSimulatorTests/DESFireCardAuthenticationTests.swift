@@ -1,5 +1,6 @@
 import CardCrypto
 import Testing
+
 @testable import CardSimulator
 
 @Suite("DESFire card: authentication vectors (spec §6.3, §6.4)")
@@ -22,7 +23,9 @@ struct DESFireCardAuthenticationTests {
             rndB: h("C0 5D DD 71 4F D7 88 A6 B7 B7 54 F3 C4 D0 66 E8"))
         #expect(session != nil)
         #expect(trace.cardChallenge == h("B9 69 FD FE 56 FD 91 FC 9D E6 F6 F2 13 B8 FD 1E"))
-        #expect(trace.token == h("36 AA D7 DF 6E 43 6B A0 8D 18 61 38 30 A7 0D 5A D4 3E 3D 3F 4A 8D 47 54 1E EE 62 3A 93 4E 47 74"))
+        #expect(
+            trace.token
+                == h("36 AA D7 DF 6E 43 6B A0 8D 18 61 38 30 A7 0D 5A D4 3E 3D 3F 4A 8D 47 54 1E EE 62 3A 93 4E 47 74"))
         #expect(trace.cardAnswer == h("80 0D B6 80 BC 14 6B D1 21 D6 57 8F 2D 2E 20 59"))
         #expect(trace.sessionKey == h("F4 4B 26 F5 C0 5D DD 71 10 77 22 81 C4 D0 66 E8"))
     }
@@ -36,7 +39,11 @@ struct DESFireCardAuthenticationTests {
             rndA: h("F4 4B 26 F5 68 6F 3A 39 1C D3 8E BD 10 77 22 81"),
             rndB: h("C0 5D DD 71 4F D7 88 A6 B7 B7 54 F3 C4 D0 66 E8"))
         let data = try #require(try session?.changeKeyData(keyNumberByte: 0x00, newKey: newKey, aesVersion: 0x10))
-        #expect([0xC4] + data == h("C4 00 E9 F8 5E 21 94 96 C2 B5 8C 10 90 DC 39 35 FA E9 E8 40 CF 61 B3 83 D9 53 19 46 25 6B 1F 11 0C 10"))
+        #expect(
+            [0xC4] + data
+                == h(
+                    "C4 00 E9 F8 5E 21 94 96 C2 B5 8C 10 90 DC 39 35 FA E9 E8 40 CF 61 B3 83 D9 53 19 46 25 6B 1F 11 0C 10"
+                ))
         // Changing the authenticated key: a bare 00, and the session is over.
         #expect(card.send(0xC4, data) == DESFireAnswer(data: [], status: 0x00))
         #expect(card.send(0x64, [0x00]) == DESFireAnswer(data: [0x10], status: 0x00))
@@ -46,7 +53,9 @@ struct DESFireCardAuthenticationTests {
             rndB: h("27 10 47 12 5A 2A A5 81 78 F5 C5 1B 11 77 A1 9B"))
         #expect(second != nil)
         #expect(trace.cardChallenge == h("CC C8 31 6C 2B 26 13 FE 9A 18 9B AC 9C C8 9D 03"))
-        #expect(trace.token == h("C0 2E 06 1E 72 E1 77 26 48 9C AE EC 99 7C 52 37 58 BF 86 3E FE 76 71 C5 5B 46 65 D0 6A CC D9 7B"))
+        #expect(
+            trace.token
+                == h("C0 2E 06 1E 72 E1 77 26 48 9C AE EC 99 7C 52 37 58 BF 86 3E FE 76 71 C5 5B 46 65 D0 6A CC D9 7B"))
         #expect(trace.cardAnswer == h("72 AC CC 0B DE A4 82 B5 31 85 BB 5A D0 08 62 46"))
         #expect(trace.sessionKey == h("C2 A1 E4 7B 27 10 47 12 FE 6D 00 A7 11 77 A1 9B"))
     }
@@ -115,15 +124,20 @@ struct DESFireCardAuthenticationTests {
             rndA: h("36 C5 F8 BF 4A 09 AC 23 9E 8D A0 C7 32 51 D4 AB"),
             rndB: h("31 6E 6D 76 A4 49 F9 25 BA 30 4F B2 65 36 56 A2"))
         #expect(trace.cardChallenge == h("BC 1C 57 0B C9 48 15 61 87 13 23 64 E4 DC E1 76"))
-        #expect(trace.token == h("DD DC 9A 77 59 7F 03 A4 0C 7F AA 36 2F 45 A8 EA DB E4 6A 11 5D 98 19 8C BF 36 A6 E5 1B 39 D8 7C"))
+        #expect(
+            trace.token
+                == h("DD DC 9A 77 59 7F 03 A4 0C 7F AA 36 2F 45 A8 EA DB E4 6A 11 5D 98 19 8C BF 36 A6 E5 1B 39 D8 7C"))
         #expect(trace.cardAnswer == h("72 44 D9 35 ED 9A 13 06 CD 8C 84 1A 7C 1D E3 9A"))
         #expect(trace.sessionKey == h("36 C5 F8 BF 31 6E 6D 76 AC 23 9E 8D F9 25 BA 30 32 51 D4 AB 65 36 56 A2"))
         let newKey = h("00 10 20 31 40 50 60 70 80 90 A0 B0 B0 A0 90 80 70 60 50 40 30 20 10 00")
         let data = try #require(try session?.changeKeyData(keyNumberByte: 0x00, newKey: newKey))
-        #expect(Array(data.dropFirst()) == h("F4 F8 65 F3 18 CB 9D E8 0B 2B 16 51 45 02 1F 4F 3A FE F1 24 4F EA 42 FC 99 77 26 FD E7 50 74 1D"))
+        #expect(
+            Array(data.dropFirst())
+                == h("F4 F8 65 F3 18 CB 9D E8 0B 2B 16 51 45 02 1F 4F 3A FE F1 24 4F EA 42 FC 99 77 26 FD E7 50 74 1D"))
         #expect(card.send(0xC4, data).status == 0x00)
-        let (again, _) = try HostSession.authenticate(&card, command: 0x1A, keyNumber: 0, key: .des(newKey),
-                                                      rndA: [UInt8](repeating: 0x5A, count: 16))
+        let (again, _) = try HostSession.authenticate(
+            &card, command: 0x1A, keyNumber: 0, key: .des(newKey),
+            rndA: [UInt8](repeating: 0x5A, count: 16))
         #expect(again != nil)
     }
 
@@ -166,8 +180,9 @@ struct DESFireCardAuthenticationTests {
     func nonZeroDESKey() throws {
         var card = DESFireCard(seed: 4)
         card.powerOn()
-        let (session, _) = try HostSession.authenticate(&card, command: 0x1A, keyNumber: 0, key: .des([UInt8](repeating: 0, count: 16)),
-                                                        rndA: h("11 22 33 44 55 66 77 88"))
+        let (session, _) = try HostSession.authenticate(
+            &card, command: 0x1A, keyNumber: 0, key: .des([UInt8](repeating: 0, count: 16)),
+            rndA: h("11 22 33 44 55 66 77 88"))
         let desKey = h("01 23 45 67 89 AB CD EF 01 23 45 67 89 AB CD EF")
         let data = try #require(try session?.changeKeyData(keyNumberByte: 0x00, newKey: desKey))
         #expect(card.send(0xC4, data).status == 0x00)
@@ -180,10 +195,12 @@ struct DESFireCardAuthenticationTests {
         #expect(trace.token == h("8F 31 B0 FF 2A 4F 54 85 AC FE DE A4 79 A4 87 61"))
         #expect(trace.cardAnswer == h("39 08 0C 85 BC A6 39 DD"))
         #expect(trace.sessionKey == h("84 9B 36 C5 4F D1 B7 59"))
-        let (iso, _) = try HostSession.authenticate(&card, command: 0x1A, keyNumber: 0, key: .des(desKey), rndA: h("01 02 03 04 05 06 07 08"))
+        let (iso, _) = try HostSession.authenticate(
+            &card, command: 0x1A, keyNumber: 0, key: .des(desKey), rndA: h("01 02 03 04 05 06 07 08"))
         #expect(iso != nil)
-        let (wrong, wrongTrace) = try HostSession.authenticate(&card, command: 0x1A, keyNumber: 0,
-                                                              key: .des([UInt8](repeating: 0, count: 16)), rndA: h("01 02 03 04 05 06 07 08"))
+        let (wrong, wrongTrace) = try HostSession.authenticate(
+            &card, command: 0x1A, keyNumber: 0,
+            key: .des([UInt8](repeating: 0, count: 16)), rndA: h("01 02 03 04 05 06 07 08"))
         #expect(wrong == nil)
         #expect(wrongTrace.failureStatus == 0xAE)
     }

@@ -1,5 +1,6 @@
 import CardCrypto
 import Testing
+
 @testable import CardSimulator
 
 @Suite("DESFire card: error statuses and integrity checks")
@@ -12,8 +13,9 @@ struct DESFireCardErrorTests {
         var card = DESFireCardAuthenticationTests.cardWithApplication(ks2: 0x82)
         #expect(card.send(0xCD, h("01 01 00 00 20 00 00")).status == 0x00)
         #expect(card.send(0xCD, h("02 03 00 00 20 00 00")).status == 0x00)
-        let (session, _) = try HostSession.authenticate(&card, command: 0xAA, keyNumber: 0, key: zeroAES,
-                                                        rndA: [UInt8](repeating: 0x31, count: 16))
+        let (session, _) = try HostSession.authenticate(
+            &card, command: 0xAA, keyNumber: 0, key: zeroAES,
+            rndA: [UInt8](repeating: 0x31, count: 16))
         return (card, try #require(session))
     }
 
@@ -36,7 +38,8 @@ struct DESFireCardErrorTests {
         #expect(card.send(0x3D, header + badCRC).status == 0x1E)
 
         (card, host) = try Self.sessionCard()
-        let plain = h("01 02 03 04") + DESFireCRC32.bytes([0x3D] + header + h("01 02 03 04")) + h("80 00 00 00 00 00 00 00")
+        let plain =
+            h("01 02 03 04") + DESFireCRC32.bytes([0x3D] + header + h("01 02 03 04")) + h("80 00 00 00 00 00 00 00")
         #expect(card.send(0x3D, header + (try host.encipherRaw(plain))).status == 0x1E)
 
         (card, host) = try Self.sessionCard()
@@ -95,10 +98,12 @@ struct DESFireCardErrorTests {
         #expect(card.send(0x61).status == 0xAE)
         #expect(card.send(0x45).status == 0xAE)
         #expect(card.send(0xCD, h("01 00 EE EE 08 00 00")).status == 0xAE)
-        var (session, _) = try HostSession.authenticate(&card, command: 0xAA, keyNumber: 1, key: Self.zeroAES, rndA: [UInt8](repeating: 2, count: 16))
+        var (session, _) = try HostSession.authenticate(
+            &card, command: 0xAA, keyNumber: 1, key: Self.zeroAES, rndA: [UInt8](repeating: 2, count: 16))
         #expect(session != nil)
         #expect(card.send(0xCD, h("01 00 EE EE 08 00 00")).status == 0xAE)
-        (session, _) = try HostSession.authenticate(&card, command: 0xAA, keyNumber: 0, key: Self.zeroAES, rndA: [UInt8](repeating: 2, count: 16))
+        (session, _) = try HostSession.authenticate(
+            &card, command: 0xAA, keyNumber: 0, key: Self.zeroAES, rndA: [UInt8](repeating: 2, count: 16))
         let host = try #require(session)
         try host.commandCMAC(h("CD 01 00 EE EE 08 00 00"))
         #expect(try host.responseData(card.send(0xCD, h("01 00 EE EE 08 00 00"))) == [])
@@ -111,7 +116,8 @@ struct DESFireCardErrorTests {
     @Test("DeleteApplication by its own master key when PICC KS bit 2 is set; the PICC level is selected afterwards")
     func deleteByOwnMasterKey() throws {
         var card = DESFireCardAuthenticationTests.cardWithApplication(ks2: 0x82)
-        let (session, _) = try HostSession.authenticate(&card, command: 0xAA, keyNumber: 0, key: Self.zeroAES, rndA: [UInt8](repeating: 2, count: 16))
+        let (session, _) = try HostSession.authenticate(
+            &card, command: 0xAA, keyNumber: 0, key: Self.zeroAES, rndA: [UInt8](repeating: 2, count: 16))
         let host = try #require(session)
         try host.commandCMAC([0xDA, 0x01, 0x00, 0x00])
         // The session ends with the application: a bare 00.
@@ -126,16 +132,25 @@ struct DESFireCardErrorTests {
         #expect(card.send(0xCC, h("01 01 00 00 00 00 00 00 10 27 00 00 64 00 00 00 00")).status == 0x00)
         #expect(card.send(0xC1, h("02 03 00 00 04 00 00 02 00 00")).status == 0x00)
         let key = HostKey.des(h("00 11 22 33 44 55 66 77 00 11 22 33 44 55 66 77"))
-        let (setup, _) = try HostSession.authenticate(&card, command: 0x1A, keyNumber: 0, key: .des([UInt8](repeating: 0, count: 16)),
-                                                      rndA: h("01 02 03 04 05 06 07 08"))
-        #expect(card.send(0xC4, try #require(try setup?.changeKeyData(keyNumberByte: 0, newKey: key.bytes))).status == 0x00)
-        let (session, _) = try HostSession.authenticate(&card, command: 0x0A, keyNumber: 0, key: key, rndA: h("11 12 13 14 15 16 17 18"))
+        let (setup, _) = try HostSession.authenticate(
+            &card, command: 0x1A, keyNumber: 0, key: .des([UInt8](repeating: 0, count: 16)),
+            rndA: h("01 02 03 04 05 06 07 08"))
+        #expect(
+            card.send(0xC4, try #require(try setup?.changeKeyData(keyNumberByte: 0, newKey: key.bytes))).status == 0x00)
+        let (session, _) = try HostSession.authenticate(
+            &card, command: 0x0A, keyNumber: 0, key: key, rndA: h("11 12 13 14 15 16 17 18"))
         let host = try #require(session)
-        #expect(card.send(0x6C, [0x01]) == DESFireAnswer(data: h("64 00 00 00") + (try host.legacyMAC(h("64 00 00 00"))), status: 0x00))
-        #expect(card.send(0xDC, [0x01] + (try host.macData(header: [], data: h("0A 00 00 00")))) == DESFireAnswer(data: [], status: 0x00))
+        #expect(
+            card.send(0x6C, [0x01])
+                == DESFireAnswer(data: h("64 00 00 00") + (try host.legacyMAC(h("64 00 00 00"))), status: 0x00))
+        #expect(
+            card.send(0xDC, [0x01] + (try host.macData(header: [], data: h("0A 00 00 00"))))
+                == DESFireAnswer(data: [], status: 0x00))
         #expect(card.send(0xC7) == DESFireAnswer(data: [], status: 0x00))
         #expect(card.send(0x6C, [0x01]).data.prefix(4) == h("5A 00 00 00")[...])
-        #expect(card.send(0x3B, h("02 00 00 00 04 00 00") + (try host.encipher(header: [], data: h("DE AD BE EF")))).status == 0x00)
+        #expect(
+            card.send(0x3B, h("02 00 00 00 04 00 00") + (try host.encipher(header: [], data: h("DE AD BE EF")))).status
+                == 0x00)
         #expect(card.send(0xC7).status == 0x00)
         #expect(try host.decipherResponse(card.send(0xBB, h("02 00 00 00 00 00 00")), length: 4) == h("DE AD BE EF"))
     }
@@ -151,13 +166,16 @@ struct DESFireCardErrorTests {
         #expect(card.send(0x54, Array(try host.encipher(header: [0x54], data: [0x0F]).prefix(8))).status == 0x7E)
 
         (card, _) = try Self.sessionCard()
-        let (key1, _) = try HostSession.authenticate(&card, command: 0xAA, keyNumber: 1, key: Self.zeroAES, rndA: [UInt8](repeating: 4, count: 16))
+        let (key1, _) = try HostSession.authenticate(
+            &card, command: 0xAA, keyNumber: 1, key: Self.zeroAES, rndA: [UInt8](repeating: 4, count: 16))
         let other = try #require(key1)
         // Key 1 is neither the master key nor the files' change key (key 0).
         #expect(card.send(0x54, try other.encipher(header: [0x54], data: [0x0F])).status == 0xAE)
-        let (again, _) = try HostSession.authenticate(&card, command: 0xAA, keyNumber: 1, key: Self.zeroAES, rndA: [UInt8](repeating: 4, count: 16))
+        let (again, _) = try HostSession.authenticate(
+            &card, command: 0xAA, keyNumber: 1, key: Self.zeroAES, rndA: [UInt8](repeating: 4, count: 16))
         let second = try #require(again)
-        #expect(card.send(0x5F, [0x01] + (try second.encipher(header: [0x5F, 0x01], data: h("00 EE EE")))).status == 0xAE)
+        #expect(
+            card.send(0x5F, [0x01] + (try second.encipher(header: [0x5F, 0x01], data: h("00 EE EE")))).status == 0xAE)
 
         (card, host) = try Self.sessionCard()
         var settings = try host.encipher(header: [0x5F, 0x01], data: h("00 EE EE"))

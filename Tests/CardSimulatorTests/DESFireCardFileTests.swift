@@ -1,5 +1,6 @@
 import CardCrypto
 import Testing
+
 @testable import CardSimulator
 
 @Suite("DESFire card: files, transactions, access rights")
@@ -13,7 +14,9 @@ struct DESFireCardFileTests {
     func standardFile() {
         var card = Self.card()
         #expect(card.send(0xCD, h("01 00 EE EE 10 00 00")).status == 0x00)
-        #expect(card.send(0xBD, h("01 00 00 00 00 00 00")) == DESFireAnswer(data: [UInt8](repeating: 0, count: 16), status: 0x00))
+        #expect(
+            card.send(0xBD, h("01 00 00 00 00 00 00"))
+                == DESFireAnswer(data: [UInt8](repeating: 0, count: 16), status: 0x00))
         #expect(card.send(0x3D, h("01 02 00 00 03 00 00 AA BB CC")).status == 0x00)
         #expect(card.send(0xBD, h("01 01 00 00 04 00 00")) == DESFireAnswer(data: h("00 AA BB CC"), status: 0x00))
         #expect(card.send(0xBD, h("01 0E 00 00 00 00 00")) == DESFireAnswer(data: h("00 00"), status: 0x00))
@@ -33,12 +36,14 @@ struct DESFireCardFileTests {
         #expect(card.send(0xCD, h("01 00 F0 1F 08 00 00")).status == 0x00)
         #expect(card.send(0xBD, h("01 00 00 00 00 00 00")).status == 0xAE)
         #expect(card.send(0x3D, h("01 00 00 00 01 00 00 01")).status == 0x9D)
-        let (session, _) = try HostSession.authenticate(&card, command: 0xAA, keyNumber: 0, key: DESFireCardSecureMessagingTests.zeroAES,
-                                                        rndA: [UInt8](repeating: 1, count: 16))
+        let (session, _) = try HostSession.authenticate(
+            &card, command: 0xAA, keyNumber: 0, key: DESFireCardSecureMessagingTests.zeroAES,
+            rndA: [UInt8](repeating: 1, count: 16))
         #expect(session != nil)
         #expect(card.send(0xBD, h("01 00 00 00 00 00 00")).status == 0xAE)
-        var (key1, _) = try HostSession.authenticate(&card, command: 0xAA, keyNumber: 1, key: DESFireCardSecureMessagingTests.zeroAES,
-                                                     rndA: [UInt8](repeating: 2, count: 16))
+        var (key1, _) = try HostSession.authenticate(
+            &card, command: 0xAA, keyNumber: 1, key: DESFireCardSecureMessagingTests.zeroAES,
+            rndA: [UInt8](repeating: 2, count: 16))
         let host = try #require(key1)
         key1 = nil
         try host.commandCMAC(h("BD 01 00 00 00 00 00 00"))
@@ -50,8 +55,9 @@ struct DESFireCardFileTests {
         var card = Self.card()
         #expect(card.send(0xCD, h("01 03 EE EE 08 00 00")).status == 0x00)
         #expect(card.send(0x3D, h("01 00 00 00 02 00 00 12 34")).status == 0x00)
-        var (session, _) = try HostSession.authenticate(&card, command: 0xAA, keyNumber: 0, key: DESFireCardSecureMessagingTests.zeroAES,
-                                                        rndA: [UInt8](repeating: 1, count: 16))
+        var (session, _) = try HostSession.authenticate(
+            &card, command: 0xAA, keyNumber: 0, key: DESFireCardSecureMessagingTests.zeroAES,
+            rndA: [UInt8](repeating: 1, count: 16))
         let host = try #require(session)
         session = nil
         try host.commandCMAC(h("BD 01 00 00 00 02 00 00"))
@@ -95,21 +101,23 @@ struct DESFireCardFileTests {
         var card = Self.card()
         // Lower 0, upper 10000, value 5000, limited credit enabled; all rights free.
         #expect(card.send(0xCC, h("03 00 EE EE 00 00 00 00 10 27 00 00 88 13 00 00 01")).status == 0x00)
-        #expect(card.send(0xF5, [0x03]) == DESFireAnswer(data: h("02 00 EE EE 00 00 00 00 10 27 00 00 00 00 00 00 01"), status: 0x00))
-        #expect(card.send(0xDC, h("03 14 05 00 00")).status == 0x00)  // debit 1300
-        #expect(card.send(0x0C, h("03 14 00 00 00")).status == 0x00)  // credit 20
-        #expect(card.send(0xDC, h("03 A4 06 00 00")).status == 0x00)  // debit 1700
+        #expect(
+            card.send(0xF5, [0x03])
+                == DESFireAnswer(data: h("02 00 EE EE 00 00 00 00 10 27 00 00 00 00 00 00 01"), status: 0x00))
+        #expect(card.send(0xDC, h("03 14 05 00 00")).status == 0x00) // debit 1300
+        #expect(card.send(0x0C, h("03 14 00 00 00")).status == 0x00) // credit 20
+        #expect(card.send(0xDC, h("03 A4 06 00 00")).status == 0x00) // debit 1700
         #expect(card.send(0x6C, [0x03]).data == DESFireBytes.le32(5000))
         #expect(card.send(0xC7).status == 0x00)
         #expect(card.send(0x6C, [0x03]).data == DESFireBytes.le32(2020))
-        #expect(card.send(0x1C, h("03 B9 0B 00 00")).status == 0xBE)  // 3001 > 3000
-        #expect(card.send(0x1C, h("03 B8 0B 00 00")).status == 0x00)  // 3000
+        #expect(card.send(0x1C, h("03 B9 0B 00 00")).status == 0xBE) // 3001 > 3000
+        #expect(card.send(0x1C, h("03 B8 0B 00 00")).status == 0x00) // 3000
         #expect(card.send(0xC7).status == 0x00)
         #expect(card.send(0x6C, [0x03]).data == DESFireBytes.le32(5020))
         #expect(card.send(0xF5, [0x03]).data[12..<16] == [0, 0, 0, 0][...])
-        #expect(card.send(0x0C, h("03 10 27 00 00")).status == 0xBE)  // over the upper limit
-        #expect(card.send(0xDC, h("03 00 00 01 00")).status == 0xBE)  // below the lower limit
-        #expect(card.send(0x0C, h("03 FF FF FF FF")).status == 0x9E)  // negative amount
+        #expect(card.send(0x0C, h("03 10 27 00 00")).status == 0xBE) // over the upper limit
+        #expect(card.send(0xDC, h("03 00 00 01 00")).status == 0xBE) // below the lower limit
+        #expect(card.send(0x0C, h("03 FF FF FF FF")).status == 0x9E) // negative amount
         #expect(card.send(0x0C, h("03 01 00 00")).status == 0x7E)
         // Limited credit disabled → 9D.
         #expect(card.send(0xCC, h("04 00 EE EE 00 00 00 00 10 27 00 00 00 00 00 00 00")).status == 0x00)
@@ -139,7 +147,8 @@ struct DESFireCardFileTests {
             #expect(card.send(0x3B, [0x04, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0xA0 | value]).status == 0x00)
             #expect(card.send(0xC7).status == 0x00)
         }
-        #expect(card.send(0xF5, [0x04]) == DESFireAnswer(data: h("03 00 EE EE 04 00 00 03 00 00 03 00 00"), status: 0x00))
+        #expect(
+            card.send(0xF5, [0x04]) == DESFireAnswer(data: h("03 00 EE EE 04 00 00 03 00 00 03 00 00"), status: 0x00))
         #expect(card.send(0xBB, h("04 00 00 00 01 00 00")).data == h("A3 00 03 03"))
         #expect(card.send(0xBB, h("04 00 00 00 00 00 00")).data == h("A1 00 01 01 A2 00 02 02 A3 00 03 03"))
         #expect(card.send(0xBB, h("04 01 00 00 02 00 00")).data == h("A1 00 01 01 A2 00 02 02"))
@@ -185,8 +194,9 @@ struct DESFireCardFileTests {
         #expect(card.send(0xF5, [0x01]).data == h("00 03 00 00 08 00 00"))
         // Now change right is key 0: needs an authenticated, enciphered command.
         #expect(card.send(0x5F, h("01 00 EE EE")).status == 0xAE)
-        var (session, _) = try HostSession.authenticate(&card, command: 0xAA, keyNumber: 0, key: DESFireCardSecureMessagingTests.zeroAES,
-                                                        rndA: [UInt8](repeating: 1, count: 16))
+        var (session, _) = try HostSession.authenticate(
+            &card, command: 0xAA, keyNumber: 0, key: DESFireCardSecureMessagingTests.zeroAES,
+            rndA: [UInt8](repeating: 1, count: 16))
         let host = try #require(session)
         session = nil
         let cryptogram = try host.encipher(header: [0x5F, 0x01], data: h("00 EE EE"))
@@ -209,8 +219,10 @@ struct DESFireCardFileTests {
         #expect(card.send(0xCA, h("56 34 12 2F 2E 45 23 61 69 64 31 32 33 34 35 36")).status == 0x00)
         #expect(card.send(0xCA, h("57 34 12 2F 2E 45 23")).status == 0xDE)
         #expect(card.send(0xCA, h("58 34 12 0F 22 46 23 41 42")).status == 0x00)
-        #expect(card.exchange(0x6D) == DESFireAnswer(
-            data: h("56 34 12 45 23 61 69 64 31 32 33 34 35 36") + h("58 34 12 46 23 41 42"), status: 0x00))
+        #expect(
+            card.exchange(0x6D)
+                == DESFireAnswer(
+                    data: h("56 34 12 45 23 61 69 64 31 32 33 34 35 36") + h("58 34 12 46 23 41 42"), status: 0x00))
         #expect(card.send(0x6D).data == h("56 34 12 45 23 61 69 64 31 32 33 34 35 36"))
         #expect(card.send(0x5A, h("56 34 12")).status == 0x00)
         #expect(card.send(0xCD, h("01 04 E1 00 EE EE 08 00 00")).status == 0x00)
@@ -226,11 +238,13 @@ struct DESFireCardFileTests {
         // Read free, Write key 1, R/W key 1, Change 0.
         #expect(card.send(0xCB, h("02 00 10 E1 08 00 00")).status == 0x00)
         let zero = DESFireCardSecureMessagingTests.zeroAES
-        let (key1, _) = try HostSession.authenticate(&card, command: 0xAA, keyNumber: 1, key: zero, rndA: [UInt8](repeating: 5, count: 16))
+        let (key1, _) = try HostSession.authenticate(
+            &card, command: 0xAA, keyNumber: 1, key: zero, rndA: [UInt8](repeating: 5, count: 16))
         let host = try #require(key1)
         try host.commandCMAC(h("3D 02 00 00 00 02 00 00 AB CD"))
         #expect(try host.responseData(card.send(0x3D, h("02 00 00 00 02 00 00 AB CD"))) == [])
-        let (key0, _) = try HostSession.authenticate(&card, command: 0xAA, keyNumber: 0, key: zero, rndA: [UInt8](repeating: 6, count: 16))
+        let (key0, _) = try HostSession.authenticate(
+            &card, command: 0xAA, keyNumber: 0, key: zero, rndA: [UInt8](repeating: 6, count: 16))
         let second = try #require(key0)
         try second.commandCMAC([0xC7])
         #expect(try second.responseData(card.send(0xC7)) == [])

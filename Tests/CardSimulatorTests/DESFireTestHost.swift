@@ -1,4 +1,5 @@
 import CardCrypto
+
 @testable import CardSimulator
 
 /// Test-side DESFire host: ISO wrapping, three-pass authentication and secure messaging computed
@@ -101,8 +102,10 @@ final class HostSession {
 
     /// Runs the three-pass authentication against `card` with a fixed RndB (via the card's
     /// override) and RndA.
-    static func authenticate(_ card: inout DESFireCard, command: UInt8, keyNumber: UInt8, key: HostKey,
-                             rndA: [UInt8], rndB: [UInt8]? = nil) throws -> (HostSession?, HostAuthenticationTrace) {
+    static func authenticate(
+        _ card: inout DESFireCard, command: UInt8, keyNumber: UInt8, key: HostKey,
+        rndA: [UInt8], rndB: [UInt8]? = nil
+    ) throws -> (HostSession?, HostAuthenticationTrace) {
         var trace = HostAuthenticationTrace()
         card.nextChallengeOverride = rndB
         let first = card.send(command, [keyNumber])
@@ -116,7 +119,9 @@ final class HostSession {
         let legacy = command == 0x0A
         let receivedB = try cipher.decryptCBC(first.data, iv: zero)
         let plain = rndA + ByteRotation.rotatedLeft(receivedB)
-        let token = try legacy ? cipher.legacySendModeDecipher(plain, iv: zero)
+        let token =
+            try legacy
+            ? cipher.legacySendModeDecipher(plain, iv: zero)
             : cipher.encryptCBC(plain, iv: Array(first.data.suffix(cipher.blockSize)))
         trace.token = token
         let second = card.send(0xAF, token)
@@ -133,8 +138,15 @@ final class HostSession {
         let sessionKey = try key.sessionKey(rndA: rndA, rndB: receivedB)
         trace.sessionKey = sessionKey
         let sessionCipher: any BlockCipher
-        if key.isAES { sessionCipher = try AES128Cipher(key: sessionKey) } else { sessionCipher = try TripleDESCipher(key: sessionKey) }
-        return (HostSession(legacy: legacy, cipher: sessionCipher, iv: [UInt8](repeating: 0, count: sessionCipher.blockSize)), trace)
+        if key.isAES {
+            sessionCipher = try AES128Cipher(key: sessionKey)
+        } else {
+            sessionCipher = try TripleDESCipher(key: sessionKey)
+        }
+        return (
+            HostSession(
+                legacy: legacy, cipher: sessionCipher, iv: [UInt8](repeating: 0, count: sessionCipher.blockSize)), trace
+        )
     }
 
     /// A plain command: EV1 advances the IV by its CMAC; returns the (unsent) CMAC.
@@ -204,7 +216,8 @@ final class HostSession {
         iv = Array(answer.data.suffix(blockSize))
         let data = Array(plain.prefix(length))
         guard plain.count >= length + 4, Array(plain[length..<length + 4]) == DESFireCRC32.bytes(data + [0x00]),
-              plain[(length + 4)...].allSatisfy({ $0 == 0 }) else { return nil }
+            plain[(length + 4)...].allSatisfy({ $0 == 0 })
+        else { return nil }
         return data
     }
 
@@ -224,10 +237,15 @@ final class HostSession {
     }
 
     /// ChangeKey: returns the full native data `KeyNo ‖ cryptogram`.
-    func changeKeyData(keyNumberByte: UInt8, newKey: [UInt8], oldKey: [UInt8]? = nil,
-                                aesVersion: UInt8? = nil) throws -> [UInt8] {
-        [keyNumberByte] + (try encipherRaw(changeKeyPlain(keyNumberByte: keyNumberByte, newKey: newKey,
-                                                          oldKey: oldKey, aesVersion: aesVersion)))
+    func changeKeyData(
+        keyNumberByte: UInt8, newKey: [UInt8], oldKey: [UInt8]? = nil,
+        aesVersion: UInt8? = nil
+    ) throws -> [UInt8] {
+        [keyNumberByte]
+            + (try encipherRaw(
+                changeKeyPlain(
+                    keyNumberByte: keyNumberByte, newKey: newKey,
+                    oldKey: oldKey, aesVersion: aesVersion)))
     }
 }
 

@@ -21,8 +21,12 @@ enum Fixtures {
         }
         if let variable = ProcessInfo.processInfo.environment["CARDFLOW_FIXTURES"], !variable.isEmpty {
             let root = URL(fileURLWithPath: variable)
-            if isDirectory(root.appendingPathComponent("ccid-readers")) { return .success(root.appendingPathComponent("ccid-readers")) }
-            if fileManager.fileExists(atPath: root.appendingPathComponent("ACR122U_PICC.txt").path) { return .success(root) }
+            if isDirectory(root.appendingPathComponent("ccid-readers")) {
+                return .success(root.appendingPathComponent("ccid-readers"))
+            }
+            if fileManager.fileExists(atPath: root.appendingPathComponent("ACR122U_PICC.txt").path) {
+                return .success(root)
+            }
             return .failure(FixtureMissing(message: "CARDFLOW_FIXTURES=\(variable) has no ccid-readers folder"))
         }
         let candidates = [
@@ -30,8 +34,10 @@ enum Fixtures {
             repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures/ccid-readers"),
         ]
         if let found = candidates.first(where: isDirectory) { return .success(found) }
-        return .failure(FixtureMissing(
-            message: "ccid-readers fixtures not found (looked in \(candidates.map(\.path))); set CARDFLOW_FIXTURES"))
+        return .failure(
+            FixtureMissing(
+                message: "ccid-readers fixtures not found (looked in \(candidates.map(\.path))); set CARDFLOW_FIXTURES")
+        )
     }
 
     /// The fixtures folder, or: a recorded failure on CI (env `CI` set) / a skipped test otherwise.

@@ -20,14 +20,21 @@ struct HostileCardTests {
 
     /// Over many seeds every kind of answer shows up: empty, 1 byte, 61xx, 6Cxx, 91AF, oversized.
     @Test func answersCoverTheHostileKinds() {
-        var empty = 0, oneByte = 0, moreData = 0, wrongLe = 0, additionalFrame = 0, oversized = 0, success = 0
+        var empty = 0
+        var oneByte = 0
+        var moreData = 0
+        var wrongLe = 0
+        var additionalFrame = 0
+        var oversized = 0
+        var success = 0
         for seed in 0..<300 as Range<UInt64> {
             for answer in answers(HostileCard(configuration: .init(seed: seed, stickyPercent: 0)), count: 20) {
                 switch answer.count {
                 case 0: empty += 1
                 case 1: oneByte += 1
                 default:
-                    let sw1 = answer[answer.count - 2], sw2 = answer[answer.count - 1]
+                    let sw1 = answer[answer.count - 2]
+                    let sw2 = answer[answer.count - 1]
                     if sw1 == 0x61 { moreData += 1 }
                     if sw1 == 0x6C { wrongLe += 1 }
                     if sw1 == 0x91, sw2 == 0xAF { additionalFrame += 1 }
@@ -36,13 +43,15 @@ struct HostileCardTests {
                 }
             }
         }
-        #expect([empty, oneByte, moreData, wrongLe, additionalFrame, oversized, success].allSatisfy { $0 > 20 },
-                "\([empty, oneByte, moreData, wrongLe, additionalFrame, oversized, success])")
+        #expect(
+            [empty, oneByte, moreData, wrongLe, additionalFrame, oversized, success].allSatisfy { $0 > 20 },
+            "\([empty, oneByte, moreData, wrongLe, additionalFrame, oversized, success])")
     }
 
     @Test(arguments: HostileStickyMode.allCases)
     func stickyModesLastUntilPowerOn(_ mode: HostileStickyMode) {
-        var card = HostileCard(configuration: .init(seed: 5, stickyPercent: 100, stickyModes: [mode]), wrapping: NDEFType4Tag(seed: 5))
+        var card = HostileCard(
+            configuration: .init(seed: 5, stickyPercent: 100, stickyModes: [mode]), wrapping: NDEFType4Tag(seed: 5))
         card.powerOn()
         #expect(card.stickyMode == mode)
         for _ in 0..<50 {
@@ -59,7 +68,8 @@ struct HostileCardTests {
 
     /// With no hostile share the wrapped card answers as itself, part 3 pseudo-APDUs included.
     @Test func aWrappedCardAnswersCorrectlyWhenNothingIsSpoiled() {
-        var card = HostileCard(configuration: .init(seed: 1, hostilePercent: 0, stickyPercent: 0), wrapping: NDEFType4Tag(seed: 1))
+        var card = HostileCard(
+            configuration: .init(seed: 1, hostilePercent: 0, stickyPercent: 0), wrapping: NDEFType4Tag(seed: 1))
         var plain = NDEFType4Tag(seed: 1)
         card.powerOn()
         plain.powerOn()
@@ -69,28 +79,35 @@ struct HostileCardTests {
     }
 
     @Test func spoiledShareFollowsTheConfiguration() {
-        var card = HostileCard(configuration: .init(seed: 9, hostilePercent: 10, stickyPercent: 0), wrapping: ISO7816Card(seed: 9))
+        var card = HostileCard(
+            configuration: .init(seed: 9, hostilePercent: 10, stickyPercent: 0), wrapping: ISO7816Card(seed: 9))
         card.powerOn()
         for _ in 0..<10_000 { _ = card.process(Self.select) }
         #expect((700...1_300).contains(card.hostileAnswerCount), "\(card.hostileAnswerCount)")
     }
 
     @Test func selector() throws {
-        let spec = try SimulatorSpecification(parsing: "sim:fuzz,seed=3,wrap=ndef4,hostile=20,sticky=0,max-response=4096")
+        let spec = try SimulatorSpecification(
+            parsing: "sim:fuzz,seed=3,wrap=ndef4,hostile=20,sticky=0,max-response=4096")
         #expect(spec.cardKind == .fuzz && spec.fuzzWrappedKind == .ndef4 && spec.fuzzHostilePercent == 20)
         #expect(spec.fuzzStickyPercent == 0 && spec.fuzzMaxResponseLength == 4096)
         let card = try #require(try SimulatorSetup.makeCard(.fuzz, seed: 3, specification: spec) as? HostileCard)
         #expect(card.wrapped?.kind == "ndef4" && card.configuration.hostilePercent == 20)
-        #expect(throws: SimulatorSpecificationError.self) { try SimulatorSpecification(parsing: "sim:ndef4,hostile=20") }
+        #expect(throws: SimulatorSpecificationError.self) {
+            try SimulatorSpecification(parsing: "sim:ndef4,hostile=20")
+        }
         #expect(throws: SimulatorSpecificationError.self) { try SimulatorSpecification(parsing: "sim:fuzz,wrap=fuzz") }
-        #expect(throws: SimulatorSpecificationError.self) { try SimulatorSpecification(parsing: "sim:fuzz,hostile=101") }
+        #expect(throws: SimulatorSpecificationError.self) {
+            try SimulatorSpecification(parsing: "sim:fuzz,hostile=101")
+        }
         #expect(!SimulatedCardKind.allCases.contains(.fuzz))
         #expect(SimulatedCardKind.selectable.contains(.fuzz))
     }
 
     @Test func throughTheReader() async throws {
         let virtual = VirtualCCIDReader()
-        await virtual.insert(HostileCard(configuration: .init(seed: 11, stickyPercent: 100, stickyModes: [.endlessMoreData])))
+        await virtual.insert(
+            HostileCard(configuration: .init(seed: 11, stickyPercent: 100, stickyModes: [.endlessMoreData])))
         let error = await #expect(throws: APDUExchangeError.self) {
             try await Reader.simulated(virtual).withSession { session in
                 _ = try await session.send(try CommandAPDU(cla: 0, ins: 0xB0, p1: 0, p2: 0, le: 16))

@@ -1,6 +1,6 @@
+import CCID
 import CardFlow
 import CardFlowCCID
-import CCID
 import CardSimulator
 import Testing
 
@@ -20,18 +20,22 @@ struct HostileHostTests {
         }
         _ = try await send(.iccPowerOn(.automatic))
         let part = [UInt8](repeating: 0x42, count: 261)
-        var answer = try await send(.xfrBlock(blockWaitingTimeMultiplier: 0, levelParameter: CCIDLevelParameter.begins, data: part))
+        var answer = try await send(
+            .xfrBlock(blockWaitingTimeMultiplier: 0, levelParameter: CCIDLevelParameter.begins, data: part))
         var parts = 1
         while answer.slotError == nil && parts < 1_000 {
-            answer = try await send(.xfrBlock(blockWaitingTimeMultiplier: 0, levelParameter: CCIDLevelParameter.continues, data: part))
+            answer = try await send(
+                .xfrBlock(blockWaitingTimeMultiplier: 0, levelParameter: CCIDLevelParameter.continues, data: part))
             parts += 1
         }
         #expect(answer.slotError == .badParameter(offset: 8))
         #expect(parts * part.count > VirtualCCIDReader.maxChainedCommandLength)
         #expect((parts - 1) * part.count <= VirtualCCIDReader.maxChainedCommandLength)
         // The reader is still usable: a complete APDU is answered.
-        let select = try await send(.xfrBlock(blockWaitingTimeMultiplier: 0, levelParameter: CCIDLevelParameter.complete,
-                                              data: [0x00, 0xA4, 0x04, 0x00, 0x07, 0xA0, 0x00, 0x00, 0x02, 0x47, 0x10, 0x01]))
+        let select = try await send(
+            .xfrBlock(
+                blockWaitingTimeMultiplier: 0, levelParameter: CCIDLevelParameter.complete,
+                data: [0x00, 0xA4, 0x04, 0x00, 0x07, 0xA0, 0x00, 0x00, 0x02, 0x47, 0x10, 0x01]))
         #expect(select.slotError == nil)
     }
 

@@ -1,5 +1,5 @@
-import Testing
 import CardSimulator
+import Testing
 
 @Suite("ISO 7816-4 card model")
 struct ISO7816CardTests {
@@ -30,7 +30,9 @@ struct ISO7816CardTests {
 
     @Test("UID is 7 bytes, deterministic from the seed; default technology is DESFire-like type A")
     func identity() {
-        let a = ISO7816Card(seed: 1), b = ISO7816Card(seed: 1), c = ISO7816Card(seed: 2)
+        let a = ISO7816Card(seed: 1)
+        let b = ISO7816Card(seed: 1)
+        let c = ISO7816Card(seed: 2)
         #expect(a.uid.count == 7)
         #expect(a.uid.first == 0x04)
         #expect(a.uid == b.uid)
@@ -57,8 +59,9 @@ struct ISO7816CardTests {
     func selectPartialAID() {
         var card = makeCard()
         #expect(send(&card, "00 A4 04 00 05 A0 00 00 02 47 00") == bytes("6F 0D 83 02 70 01 84 07 \(Self.aid) 90 00"))
-        #expect(send(&card, "00 A4 04 02 05 A0 00 00 02 47 00")
-            == bytes("6F 0D 83 02 70 02 84 07 A0 00 00 02 47 20 01 90 00"))
+        #expect(
+            send(&card, "00 A4 04 02 05 A0 00 00 02 47 00")
+                == bytes("6F 0D 83 02 70 02 84 07 A0 00 00 02 47 20 01 90 00"))
         #expect(send(&card, "00 A4 04 02 05 A0 00 00 02 47 00") == [0x6A, 0x82])
         // The failed "next" kept the selection: the second application is still current.
         #expect(send(&card, "00 A4 02 0C 02 01 01") == [0x90, 0x00])
@@ -74,14 +77,14 @@ struct ISO7816CardTests {
         #expect(send(&card, "00 A4 02 00 02 01 02 00") == bytes("6F 0B 82 01 01 83 02 01 02 80 02 03 E8 90 00"))
         #expect(send(&card, "00 A4 00 0C 02 01 01") == [0x90, 0x00])
         #expect(send(&card, "00 B0 00 00 04") == bytes("00 01 02 03 90 00"))
-        #expect(send(&card, "00 A4 03 0C") == [0x90, 0x00])  // back to the MF
-        #expect(send(&card, "00 A4 03 0C") == [0x6A, 0x82])  // the MF has no parent
+        #expect(send(&card, "00 A4 03 0C") == [0x90, 0x00]) // back to the MF
+        #expect(send(&card, "00 A4 03 0C") == [0x6A, 0x82]) // the MF has no parent
         #expect(send(&card, "00 A4 01 0C 02 70 02") == [0x90, 0x00])
-        #expect(send(&card, "00 A4 00 0C 02 70 01") == [0x90, 0x00])  // sibling DF
+        #expect(send(&card, "00 A4 00 0C 02 70 01") == [0x90, 0x00]) // sibling DF
         #expect(send(&card, "00 A4 00 00 02 3F 00 00") == bytes("6F 04 83 02 3F 00 90 00"))
         #expect(send(&card, "00 A4 08 0C 04 70 01 01 03") == [0x90, 0x00])
         #expect(send(&card, "00 B0 00 00 10") == Array("CardFlow RO file".utf8) + [0x90, 0x00])
-        #expect(send(&card, "00 A4 09 0C 02 01 01") == [0x90, 0x00])  // path from the current DF 7001
+        #expect(send(&card, "00 A4 09 0C 02 01 01") == [0x90, 0x00]) // path from the current DF 7001
         #expect(send(&card, "00 B0 00 1F 01") == bytes("1F 90 00"))
     }
 
@@ -90,7 +93,7 @@ struct ISO7816CardTests {
         var card = makeCard()
         selectApplicationFile(&card, "01 01")
         #expect(send(&card, "00 A4 02 0C 02 0F 0F") == [0x6A, 0x82])
-        #expect(send(&card, "00 B0 00 00 02") == bytes("00 01 90 00"))  // EF 0101 still current
+        #expect(send(&card, "00 B0 00 00 02") == bytes("00 01 90 00")) // EF 0101 still current
         #expect(send(&card, "00 A4 02 0C 01 01") == [0x67, 0x00])
         #expect(send(&card, "00 A4 02 0C 03 01 01 01") == [0x67, 0x00])
         #expect(send(&card, "00 A4 03 0C 02 01 01") == [0x67, 0x00])
@@ -118,15 +121,15 @@ struct ISO7816CardTests {
     func readBinarySFI() {
         var card = makeCard()
         #expect(send(&card, "00 A4 04 0C 07 \(Self.aid)") == [0x90, 0x00])
-        #expect(send(&card, "00 B0 00 00 04") == [0x69, 0x86])  // no current EF
+        #expect(send(&card, "00 B0 00 00 04") == [0x69, 0x86]) // no current EF
         #expect(send(&card, "00 B0 81 04 04") == bytes("04 05 06 07 90 00"))
-        #expect(send(&card, "00 B0 00 1E 02") == bytes("1E 1F 90 00"))  // EF 0101 became current
+        #expect(send(&card, "00 B0 00 1E 02") == bytes("1E 1F 90 00")) // EF 0101 became current
         #expect(send(&card, "00 B0 83 00 08") == Array("CardFlow".utf8) + [0x90, 0x00])
         #expect(send(&card, "00 B0 85 00 04") == [0x6A, 0x82])
         #expect(send(&card, "00 B0 A1 00 04") == [0x6A, 0x86])
         #expect(send(&card, "00 B0 80 00 04") == [0x6A, 0x86])
-        #expect(send(&card, "00 B0 00 00") == [0x67, 0x00])  // case 1
-        #expect(send(&card, "00 B0 00 00 01 AA") == [0x67, 0x00])  // case 3
+        #expect(send(&card, "00 B0 00 00") == [0x67, 0x00]) // case 1
+        #expect(send(&card, "00 B0 00 00 01 AA") == [0x67, 0x00]) // case 3
         // Selecting a DF clears the current EF.
         #expect(send(&card, "00 A4 04 0C 07 \(Self.aid)") == [0x90, 0x00])
         #expect(send(&card, "00 B0 00 00 04") == [0x69, 0x86])
@@ -149,10 +152,13 @@ struct ISO7816CardTests {
         #expect(send(&card, "00 D6 83 00 01 FF") == [0x69, 0x82])
         #expect(send(&card, "00 A4 02 0C 02 01 03") == [0x90, 0x00])
         #expect(send(&card, "00 D6 00 00 01 FF") == [0x69, 0x82])
-        #expect(send(&card, "00 B0 00 00 01") == bytes("43 90 00"))  // unchanged "C"
+        #expect(send(&card, "00 B0 00 00 01") == bytes("43 90 00")) // unchanged "C"
         #expect(send(&card, "00 D6 00 00") == [0x67, 0x00])
-        #expect(send(&card, "00 D6 00 00 01 FF 00") == [0x67, 0x00])  // case 4 refused
-        #expect(card.fileSystem.elementaryFile(atPath: [0x7001, 0x0101])?.content.prefix(5) == [0xFF, 0x01, 0xAA, 0xBB, 0x04])
+        #expect(send(&card, "00 D6 00 00 01 FF 00") == [0x67, 0x00]) // case 4 refused
+        #expect(
+            card.fileSystem.elementaryFile(atPath: [0x7001, 0x0101])?.content.prefix(5) == [
+                0xFF, 0x01, 0xAA, 0xBB, 0x04,
+            ])
     }
 
     // MARK: - GET RESPONSE
@@ -175,7 +181,7 @@ struct ISO7816CardTests {
         #expect(Array(response.suffix(2)) == [0x90, 0x00])
         received += response.dropLast(2)
         #expect(received == Array(Self.ef0102[0..<256]))
-        #expect(send(&card, "00 C0 00 00 10") == [0x69, 0x85])  // nothing left
+        #expect(send(&card, "00 C0 00 00 10") == [0x69, 0x85]) // nothing left
     }
 
     @Test("GET RESPONSE: wrong Le 6Cxx keeps the data; Le 00 takes the rest; final status carried")
@@ -192,10 +198,10 @@ struct ISO7816CardTests {
 
         #expect(send(&card, "00 B0 00 00 0A") == Array(Self.ef0102[0..<4]) + [0x61, 0x06])
         #expect(send(&card, "00 C0 01 00 06") == [0x6A, 0x86])
-        #expect(send(&card, "00 C0 00 00 06") == [0x69, 0x85])  // the failed GET RESPONSE dropped the data
+        #expect(send(&card, "00 C0 00 00 06") == [0x69, 0x85]) // the failed GET RESPONSE dropped the data
 
         #expect(send(&card, "00 B0 00 00 0A") == Array(Self.ef0102[0..<4]) + [0x61, 0x06])
-        #expect(send(&card, "00 B0 00 00 01") == bytes("00 90 00"))  // another command discards the rest
+        #expect(send(&card, "00 B0 00 00 01") == bytes("00 90 00")) // another command discards the rest
         #expect(send(&card, "00 C0 00 00 06") == [0x69, 0x85])
     }
 
@@ -240,7 +246,8 @@ struct ISO7816CardTests {
         #expect(card.process(bytes("00 D6 00 64 00 01 2C") + data) == [0x90, 0x00])
         #expect(card.process(bytes("00 B0 00 64 00 01 2C")) == data + [0x90, 0x00])
         // Case 4 extended SELECT.
-        #expect(send(&card, "00 A4 04 00 00 00 07 \(Self.aid) 00 00") == bytes("6F 0D 83 02 70 01 84 07 \(Self.aid) 90 00"))
+        #expect(
+            send(&card, "00 A4 04 00 00 00 07 \(Self.aid) 00 00") == bytes("6F 0D 83 02 70 01 84 07 \(Self.aid) 90 00"))
 
         var limited = makeCard(ISO7816CardOptions(extendedLength: true, maxResponseLength: 256))
         selectApplicationFile(&limited, "01 02")
@@ -289,9 +296,11 @@ struct ISO7816CardTests {
     @Test("Malformed APDUs: too short, Lc mismatch, broken extended fields give 67 00")
     func malformed() {
         var card = makeCard(ISO7816CardOptions(extendedLength: true))
-        for apdu in ["", "00", "00 A4", "00 A4 04", "00 A4 04 00 07 A0 00", "00 A4 04 00 02 3F 00 00 00",
-                     "00 B0 00 00 00 01", "00 D6 00 00 00 00 00 AA", "00 D6 00 00 00 00 02 AA",
-                     "00 D6 00 00 00 00 01 AA BB", "00 D6 00 00 00 00 01 AA BB CC DD"] {
+        for apdu in [
+            "", "00", "00 A4", "00 A4 04", "00 A4 04 00 07 A0 00", "00 A4 04 00 02 3F 00 00 00",
+            "00 B0 00 00 00 01", "00 D6 00 00 00 00 00 AA", "00 D6 00 00 00 00 02 AA",
+            "00 D6 00 00 00 00 01 AA BB", "00 D6 00 00 00 00 01 AA BB CC DD",
+        ] {
             #expect(send(&card, apdu) == [0x67, 0x00], "\(apdu)")
         }
     }
@@ -301,7 +310,7 @@ struct ISO7816CardTests {
         var rng = SeededGenerator(seed: extended ? 0xC0FFEE : 0x5EED)
         var card = makeCard(ISO7816CardOptions(extendedLength: extended, maxResponseLength: extended ? 65_536 : 64))
         let sizes = card.fileSystem.masterFile.dedicatedFiles.map { $0.elementaryFiles.map(\.content.count) }
-        var failures: [String] = []  // collected, so that one bug does not flood the report
+        var failures: [String] = [] // collected, so that one bug does not flood the report
         for _ in 0..<10_000 {
             // Fully random bytes, half of them with class 00 and a supported instruction.
             let length = Int.random(in: 0...300, using: &rng)
@@ -319,7 +328,8 @@ struct ISO7816CardTests {
             let lc = UInt8.random(in: 1...255, using: &rng)
             var dataCount = Int.random(in: 1...260, using: &rng)
             if dataCount == Int(lc) || dataCount == Int(lc) + 1 { dataCount += 2 }
-            let malformed = [0x00, 0xD6, 0x00, 0x00, lc] + (0..<dataCount).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            let malformed =
+                [0x00, 0xD6, 0x00, 0x00, lc] + (0..<dataCount).map { _ in UInt8.random(in: 0...255, using: &rng) }
             let answer = card.process(malformed)
             if answer != [0x67, 0x00] { failures.append("\(hexString(malformed)) -> \(hexString(answer))") }
             if Int.random(in: 0..<100, using: &rng) == 0 { card.powerOn() }

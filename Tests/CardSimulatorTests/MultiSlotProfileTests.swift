@@ -1,7 +1,7 @@
+import CCID
 import CardFlow
 import CardFlowCCID
 import CardSimulator
-import CCID
 import Foundation
 import Testing
 
@@ -20,7 +20,8 @@ struct MultiSlotProfileTests {
             .compactMap { name in
                 let path = directory.appendingPathComponent(name).path
                 guard let profiles = try? ReaderProfile.profiles(contentsOfFile: path), profiles.count == 1,
-                      profiles[0].interfaces.contains(where: { $0.bMaxSlotIndex > 0 }) else { return nil }
+                    profiles[0].interfaces.contains(where: { $0.bMaxSlotIndex > 0 })
+                else { return nil }
                 return (name, path, profiles[0])
             }
     }
@@ -36,11 +37,13 @@ struct MultiSlotProfileTests {
             // others contactless cards, as the simulator's default.
             let t0Only = dump.profile.interfaces.allSatisfy { $0.dwProtocols & 0x3 == 0x1 }
             let card = t0Only ? "iso7816,contact=t0" : "iso7816"
-            let setup = try await SimulatorSetup(specification: try SimulatorSpecification(parsing: "sim:\(card),profile=\(dump.path)"))
+            let setup = try await SimulatorSetup(
+                specification: try SimulatorSpecification(parsing: "sim:\(card),profile=\(dump.path)"))
             // Cards in every slot of every interface (the setup fills the first interface's).
             for (index, interface) in setup.readers.enumerated() {
                 for slot in 0..<interface.descriptor.slotCount where await interface.reader.card(slot: slot) == nil {
-                    let card = try SimulatorSetup.makeCard(.iso7816, seed: UInt64(100 + index * 10 + slot), specification: setup.specification)
+                    let card = try SimulatorSetup.makeCard(
+                        .iso7816, seed: UInt64(100 + index * 10 + slot), specification: setup.specification)
                     if let card { await interface.reader.insert(card, slot: slot) }
                 }
             }
@@ -60,10 +63,14 @@ struct MultiSlotProfileTests {
                     let statusWord = try await reader.withSession(policy: policy) { session in
                         try await session.send(Self.select).statusWord.rawValue
                     }
-                    if statusWord != 0x9000 { failures.append("\(dump.name) \(reader.info.id): SW \(String(statusWord, radix: 16, uppercase: true))") }
+                    if statusWord != 0x9000 {
+                        failures.append(
+                            "\(dump.name) \(reader.info.id): SW \(String(statusWord, radix: 16, uppercase: true))")
+                    }
                     slotsExercised += 1
                 } catch {
-                    failures.append("\(dump.name) \(reader.info.id) (\(reader.info.details["exchangeLevel"] ?? "?")): \(error)")
+                    failures.append(
+                        "\(dump.name) \(reader.info.id) (\(reader.info.details["exchangeLevel"] ?? "?")): \(error)")
                 }
             }
         }

@@ -1,7 +1,8 @@
 import CardCrypto
 import Foundation
-@testable import CardSimulator
 import Testing
+
+@testable import CardSimulator
 
 /// Factory state, status codes of the data sheet, and random input.
 @Suite("NTAG 424 DNA card: factory state, errors, fuzz")
@@ -15,11 +16,15 @@ struct NTAG424CardErrorTests {
         #expect(T.send(&card, "9060000000") == "04040230001105" + "91AF")
         #expect(T.send(&card, "90AF000000") == "04040201021105" + "91AF")
         let last = card.process(bytes("90AF000000"))
-        #expect(last.count == 16 && Array(last.prefix(7)) == bytes("04112233445566") && Array(last.suffix(2)) == [0x91, 0x00])
+        #expect(
+            last.count == 16 && Array(last.prefix(7)) == bytes("04112233445566")
+                && Array(last.suffix(2)) == [0x91, 0x00])
         #expect(T.send(&card, "90AF000000") == "911C")
         #expect(T.send(&card, "00A4040C07D276000085010100") == "9000")
         #expect(T.send(&card, "00A4000C02E103") == "9000")
-        #expect(T.send(&card, "00B0000000") == T.hex("001720010000FF0406E104010000000506E10500808283000000000000000000 9000"))
+        #expect(
+            T.send(&card, "00B0000000")
+                == T.hex("001720010000FF0406E104010000000506E10500808283000000000000000000 9000"))
         #expect(T.send(&card, "90F5000001 01 00") == T.hex("000000E0 200000 9100"))
         #expect(T.send(&card, "90F5000001 02 00") == T.hex("0000E0EE 000100 9100"))
         #expect(T.send(&card, "90F5000001 03 00") == T.hex("00033023 800000 9100"))
@@ -41,14 +46,15 @@ struct NTAG424CardErrorTests {
     func authenticationFailures() throws {
         var card = SimulatedNTAG424Card(seed: 2)
         card.powerOn()
-        #expect(T.send(&card, "9071000002000000") == "919D")  // the application is not selected
+        #expect(T.send(&card, "9071000002000000") == "919D") // the application is not selected
         _ = card.process(T.selectApplication)
         #expect(T.send(&card, "9071000002050000") == "9140")
         #expect(T.send(&card, "90710000010000") == "917E")
         // Table 14's RndB, but a token for another RndB: 91 AE.
         card.scriptedRandom = bytes("00000000000000000000000000000001")
         #expect(card.process(bytes("9071000002000000")).suffix(2) == [0x91, 0xAF])
-        #expect(T.send(&card, "90AF000020 35C3E05A752E0144BAC0DE51C1F22C56B34408A23D8AEA266CAB947EA8E0118D 00") == "91AE")
+        #expect(
+            T.send(&card, "90AF000020 35C3E05A752E0144BAC0DE51C1F22C56B34408A23D8AEA266CAB947EA8E0118D 00") == "91AE")
         #expect(T.send(&card, "90AF000000") == "911C")
         // A token of the wrong length.
         #expect(card.process(bytes("9071000002000000")).suffix(2) == [0x91, 0xAF])
@@ -84,20 +90,22 @@ struct NTAG424CardErrorTests {
         #expect(card.session == nil)
     }
 
-    @Test("ChangeFileSettings: bad SDM parameters answer 91 9E, a truncated or overlong field 91 7E", arguments: [
-        ("40 00E0 C1 F121 200000 430000", UInt8(0x7E)),               // SDMMACOffset missing
-        ("40 00E0 81 F12F 200000 430000 430000", UInt8(0x7E)),        // SDMFileRead F: no MAC offsets expected
-        ("40 00E0 C1 F121 F00000 430000 430000", UInt8(0x9E)),        // PICCData beyond the file
-        ("40 00E0 C1 F121 200000 500000 480000", UInt8(0x9E)),        // SDMMACInputOffset after SDMMACOffset
-        ("40 00E0 C0 F121 200000 430000 430000", UInt8(0x9E)),        // ASCII bit clear
-        ("40 00E0 C9 F121 200000 430000 430000", UInt8(0x9E)),        // TagTamper bit on a non-TT tag
-        ("40 00E0 01 FF21 200000 430000 430000", UInt8(0x9E)),        // SDMMetaRead key with nothing mirrored
-        ("40 00E0 51 F121 200000 430000 430000 200000 700000", UInt8(0x9E)),  // SDMENCFileData without the UID
-        ("40 00E0 C1 F121 200000 280000 280000", UInt8(0x9E)),        // SDMMAC inside PICCData
-        ("40 00E0 C1 F521 200000 430000 430000", UInt8(0x9E)),        // SDMCtrRet key 5
-        ("80 00E0", UInt8(0x9E)),                                     // FileOption RFU bit
-        ("00 00E5", UInt8(0x9E)),                                     // access condition 5
-    ])
+    @Test(
+        "ChangeFileSettings: bad SDM parameters answer 91 9E, a truncated or overlong field 91 7E",
+        arguments: [
+            ("40 00E0 C1 F121 200000 430000", UInt8(0x7E)), // SDMMACOffset missing
+            ("40 00E0 81 F12F 200000 430000 430000", UInt8(0x7E)), // SDMFileRead F: no MAC offsets expected
+            ("40 00E0 C1 F121 F00000 430000 430000", UInt8(0x9E)), // PICCData beyond the file
+            ("40 00E0 C1 F121 200000 500000 480000", UInt8(0x9E)), // SDMMACInputOffset after SDMMACOffset
+            ("40 00E0 C0 F121 200000 430000 430000", UInt8(0x9E)), // ASCII bit clear
+            ("40 00E0 C9 F121 200000 430000 430000", UInt8(0x9E)), // TagTamper bit on a non-TT tag
+            ("40 00E0 01 FF21 200000 430000 430000", UInt8(0x9E)), // SDMMetaRead key with nothing mirrored
+            ("40 00E0 51 F121 200000 430000 430000 200000 700000", UInt8(0x9E)), // SDMENCFileData without the UID
+            ("40 00E0 C1 F121 200000 280000 280000", UInt8(0x9E)), // SDMMAC inside PICCData
+            ("40 00E0 C1 F521 200000 430000 430000", UInt8(0x9E)), // SDMCtrRet key 5
+            ("80 00E0", UInt8(0x9E)), // FileOption RFU bit
+            ("00 00E5", UInt8(0x9E)), // access condition 5
+        ])
     func changeFileSettingsChecks(_ settings: String, _ status: UInt8) throws {
         var card = try T.cardAfterTable14()
         #expect(card.process(T.table14.command(0x5F, header: [0x02], data: bytes(settings))) == [0x91, status])
@@ -142,7 +150,9 @@ struct NTAG424CardErrorTests {
     func fuzz() throws {
         var generator = SeededGenerator(seed: 424)
         var card = try T.cardAfterTable14()
-        let prefixes: [[UInt8]] = [[0x90], [0x00], [0x90, 0xAF], [0x90, 0x71], [0x90, 0x8D], [0x90, 0x5F], [0x00, 0xB0], [0x00, 0xA4], []]
+        let prefixes: [[UInt8]] = [
+            [0x90], [0x00], [0x90, 0xAF], [0x90, 0x71], [0x90, 0x8D], [0x90, 0x5F], [0x00, 0xB0], [0x00, 0xA4], [],
+        ]
         for round in 0..<3000 {
             if round % 500 == 0 { card.powerOn(); _ = card.process(T.selectApplication) }
             let prefix = prefixes[Int.random(in: 0..<prefixes.count, using: &generator)]

@@ -1,6 +1,7 @@
 import CardCrypto
-@testable import CardSimulator
 import Testing
+
+@testable import CardSimulator
 
 /// SDM/SUN mirroring against AN12196 rev. 2.0 §3.3–3.4 (Tables 2–5): same keys, UID and
 /// counter give the note's URLs. The random padding of PICCData is scripted to the note's.
@@ -24,14 +25,20 @@ struct NTAG424CardSUNTests {
 
     @Test("Table 4: e=PICCData, c=SDMMAC over the empty input")
     func table4() throws {
-        let template = "ntag.nxp.com/424?e=" + String(repeating: "0", count: 32) + "&c=" + String(repeating: "0", count: 16)
+        let template =
+            "ntag.nxp.com/424?e=" + String(repeating: "0", count: 32) + "&c=" + String(repeating: "0", count: 16)
         let file = T.uriFile(template)
-        let e = T.offset(after: "?e=", in: file), c = T.offset(after: "&c=", in: file)
-        let sdm = SimulatedNTAG424SDMSettings(mirrorsUID: true, mirrorsReadCounter: true, metaReadKey: 0, fileReadKey: 0,
-                                     piccDataOffset: e, macInputOffset: c, macOffset: c)
-        let settings = SimulatedNTAG424FileSettings(communicationMode: .plain, accessRights: .init(read: 0xE, write: 0, readWrite: 0, change: 0), sdm: sdm)
-        var card = try SimulatedNTAG424Card(configuration: .init(uid: bytes("04DE5F1EACC040"), ndefFile: file,
-                                                                 ndefFileSettings: settings, sdmReadCounter: 0x3C))
+        let e = T.offset(after: "?e=", in: file)
+        let c = T.offset(after: "&c=", in: file)
+        let sdm = SimulatedNTAG424SDMSettings(
+            mirrorsUID: true, mirrorsReadCounter: true, metaReadKey: 0, fileReadKey: 0,
+            piccDataOffset: e, macInputOffset: c, macOffset: c)
+        let settings = SimulatedNTAG424FileSettings(
+            communicationMode: .plain, accessRights: .init(read: 0xE, write: 0, readWrite: 0, change: 0), sdm: sdm)
+        var card = try SimulatedNTAG424Card(
+            configuration: .init(
+                uid: bytes("04DE5F1EACC040"), ndefFile: file,
+                ndefFileSettings: settings, sdmReadCounter: 0x3C))
         card.scriptedRandom = try Self.padding(of: "EF963FF7828658A599F3041510671E88", count: 5)
         card.powerOn()
         let image = Self.readNDEF(&card)
@@ -44,23 +51,38 @@ struct NTAG424CardSUNTests {
         #expect(card.sdmReadCounter == 0x3E)
     }
 
-    @Test("Tables 3 and 5: PICCData, SDMENCFileData and SDMMAC over the text from enc to &cmac=",
-          arguments: [
-            (counter: UInt32(1), url: "my424dna.com/?picc_data=FDE4AFA99B5C820A2C1BB0F1C792D0EB&enc=94592FDE69FA06E8E3B6CA686A22842B&cmac=C48B89C17A233B2C"),
-            (counter: UInt32(8), url: "www.my424dna.com/?picc_data=FD91EC264309878BE6345CBE53BADF40&enc=CEE9A53E3E463EF1F459635736738962&cmac=ECC1E7F6C6C73BF6"),
-          ])
+    @Test(
+        "Tables 3 and 5: PICCData, SDMENCFileData and SDMMAC over the text from enc to &cmac=",
+        arguments: [
+            (
+                counter: UInt32(1),
+                url:
+                    "my424dna.com/?picc_data=FDE4AFA99B5C820A2C1BB0F1C792D0EB&enc=94592FDE69FA06E8E3B6CA686A22842B&cmac=C48B89C17A233B2C"
+            ),
+            (
+                counter: UInt32(8),
+                url:
+                    "www.my424dna.com/?picc_data=FD91EC264309878BE6345CBE53BADF40&enc=CEE9A53E3E463EF1F459635736738962&cmac=ECC1E7F6C6C73BF6"
+            ),
+        ])
     func tables3And5(counter: UInt32, url: String) throws {
         let host = String(url.prefix { $0 != "?" })
-        let template = host + "?picc_data=" + String(repeating: "0", count: 32) + "&enc=" + String(repeating: "x", count: 16)
+        let template =
+            host + "?picc_data=" + String(repeating: "0", count: 32) + "&enc=" + String(repeating: "x", count: 16)
             + String(repeating: "0", count: 16) + "&cmac=" + String(repeating: "0", count: 16)
         let file = T.uriFile(template)
-        let picc = T.offset(after: "picc_data=", in: file), enc = T.offset(after: "&enc=", in: file)
+        let picc = T.offset(after: "picc_data=", in: file)
+        let enc = T.offset(after: "&enc=", in: file)
         let mac = T.offset(after: "&cmac=", in: file)
-        let sdm = SimulatedNTAG424SDMSettings(mirrorsUID: true, mirrorsReadCounter: true, encryptsFileData: true, metaReadKey: 0, fileReadKey: 0,
-                                     piccDataOffset: picc, macInputOffset: enc, encOffset: enc, encLength: 32, macOffset: mac)
-        let settings = SimulatedNTAG424FileSettings(communicationMode: .plain, accessRights: .init(read: 0xE, write: 0, readWrite: 0, change: 0), sdm: sdm)
-        var card = try SimulatedNTAG424Card(configuration: .init(uid: bytes("04958CAA5C5E80"), ndefFile: file,
-                                                                 ndefFileSettings: settings, sdmReadCounter: counter - 1))
+        let sdm = SimulatedNTAG424SDMSettings(
+            mirrorsUID: true, mirrorsReadCounter: true, encryptsFileData: true, metaReadKey: 0, fileReadKey: 0,
+            piccDataOffset: picc, macInputOffset: enc, encOffset: enc, encLength: 32, macOffset: mac)
+        let settings = SimulatedNTAG424FileSettings(
+            communicationMode: .plain, accessRights: .init(read: 0xE, write: 0, readWrite: 0, change: 0), sdm: sdm)
+        var card = try SimulatedNTAG424Card(
+            configuration: .init(
+                uid: bytes("04958CAA5C5E80"), ndefFile: file,
+                ndefFileSettings: settings, sdmReadCounter: counter - 1))
         let published = String(url.split(separator: "=")[1].prefix(32))
         card.scriptedRandom = try Self.padding(of: published, count: 5)
         card.powerOn()
@@ -71,14 +93,22 @@ struct NTAG424CardSUNTests {
     func plainMirror() throws {
         // Not AN12196: sdm-backend's vector uid=041E3C8A2D6B80, ctr=000006, cmac=4B00064004B0B3D3
         // (file read key 16 × 00, MAC over the empty input).
-        let template = "sdm.example/?uid=" + String(repeating: "0", count: 14) + "&ctr=000000&cmac=" + String(repeating: "0", count: 16)
+        let template =
+            "sdm.example/?uid=" + String(repeating: "0", count: 14) + "&ctr=000000&cmac="
+            + String(repeating: "0", count: 16)
         let file = T.uriFile(template)
-        let uid = T.offset(after: "uid=", in: file), ctr = T.offset(after: "ctr=", in: file), mac = T.offset(after: "cmac=", in: file)
-        let sdm = SimulatedNTAG424SDMSettings(mirrorsUID: true, mirrorsReadCounter: true, counterRetrievalKey: 0xE, metaReadKey: 0xE, fileReadKey: 0,
-                                     uidOffset: uid, readCounterOffset: ctr, macInputOffset: mac, macOffset: mac)
-        let settings = SimulatedNTAG424FileSettings(communicationMode: .plain, accessRights: .init(read: 0xE, write: 0, readWrite: 0, change: 0), sdm: sdm)
-        var card = try SimulatedNTAG424Card(configuration: .init(uid: bytes("041E3C8A2D6B80"), ndefFile: file,
-                                                                 ndefFileSettings: settings, sdmReadCounter: 5))
+        let uid = T.offset(after: "uid=", in: file)
+        let ctr = T.offset(after: "ctr=", in: file)
+        let mac = T.offset(after: "cmac=", in: file)
+        let sdm = SimulatedNTAG424SDMSettings(
+            mirrorsUID: true, mirrorsReadCounter: true, counterRetrievalKey: 0xE, metaReadKey: 0xE, fileReadKey: 0,
+            uidOffset: uid, readCounterOffset: ctr, macInputOffset: mac, macOffset: mac)
+        let settings = SimulatedNTAG424FileSettings(
+            communicationMode: .plain, accessRights: .init(read: 0xE, write: 0, readWrite: 0, change: 0), sdm: sdm)
+        var card = try SimulatedNTAG424Card(
+            configuration: .init(
+                uid: bytes("041E3C8A2D6B80"), ndefFile: file,
+                ndefFileSettings: settings, sdmReadCounter: 5))
         card.powerOn()
         #expect(T.text(Self.readNDEF(&card)).hasSuffix("?uid=041E3C8A2D6B80&ctr=000006&cmac=4B00064004B0B3D3"))
         // GetFileCounters is free (SDMCtrRet E): counter LSB first and two reserved bytes.
@@ -89,8 +119,10 @@ struct NTAG424CardSUNTests {
     func readCounterLimit() throws {
         let file = T.uriFile("x.example/?c=000000")
         let ctr = T.offset(after: "?c=", in: file)
-        let sdm = SimulatedNTAG424SDMSettings(mirrorsReadCounter: true, readCounterLimit: 2, metaReadKey: 0xE, readCounterOffset: ctr)
-        let settings = SimulatedNTAG424FileSettings(communicationMode: .plain, accessRights: .init(read: 0xE, write: 0, readWrite: 0, change: 0), sdm: sdm)
+        let sdm = SimulatedNTAG424SDMSettings(
+            mirrorsReadCounter: true, readCounterLimit: 2, metaReadKey: 0xE, readCounterOffset: ctr)
+        let settings = SimulatedNTAG424FileSettings(
+            communicationMode: .plain, accessRights: .init(read: 0xE, write: 0, readWrite: 0, change: 0), sdm: sdm)
         var card = try SimulatedNTAG424Card(configuration: .init(ndefFile: file, ndefFileSettings: settings))
         card.powerOn()
         #expect(T.text(Self.readNDEF(&card)).hasSuffix("?c=000001"))

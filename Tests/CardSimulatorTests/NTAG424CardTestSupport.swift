@@ -1,4 +1,5 @@
 import CardCrypto
+
 @testable import CardSimulator
 
 /// Shared helpers of the NTAG 424 DNA card tests.
@@ -35,7 +36,9 @@ enum NTAG424Test {
     }
 
     /// The ASCII text of `file` (zeros dropped) for readable comparisons.
-    static func text(_ file: [UInt8]) -> String { String(decoding: file.filter { $0 >= 0x20 && $0 < 0x7F }, as: UTF8.self) }
+    static func text(_ file: [UInt8]) -> String {
+        String(decoding: file.filter { $0 >= 0x20 && $0 < 0x7F }, as: UTF8.self)
+    }
 
     /// A test-side EV2 channel (the tests' own, from NT4H2421Gx §9.1) to build commands the
     /// application note does not print.
@@ -46,16 +49,20 @@ enum NTAG424Test {
         var counter: UInt16
 
         private func iv(_ label: [UInt8], _ ctr: UInt16) -> [UInt8] {
-            try! AES128Cipher(key: enc).encryptBlock(label + ti + [UInt8(ctr & 0xFF), UInt8(ctr >> 8)] + [UInt8](repeating: 0, count: 8))
+            try! AES128Cipher(key: enc).encryptBlock(
+                label + ti + [UInt8(ctr & 0xFF), UInt8(ctr >> 8)] + [UInt8](repeating: 0, count: 8))
         }
 
-        private func macT(_ message: [UInt8]) -> [UInt8] { MACTruncation.ev2OddBytes(try! AESCMAC.mac(message, key: mac)) }
+        private func macT(_ message: [UInt8]) -> [UInt8] {
+            MACTruncation.ev2OddBytes(try! AESCMAC.mac(message, key: mac))
+        }
 
         /// `90 ins 00 00 Lc header ‖ [E(data)] ‖ MACt 00`.
         func command(_ ins: UInt8, header: [UInt8], data: [UInt8] = [], full: Bool = true) -> [UInt8] {
             var body = header
             if full && !data.isEmpty {
-                body += try! AES128Cipher(key: enc).encryptCBC(BlockPadding.iso9797Method2(data, blockSize: 16), iv: iv([0xA5, 0x5A], counter))
+                body += try! AES128Cipher(key: enc).encryptCBC(
+                    BlockPadding.iso9797Method2(data, blockSize: 16), iv: iv([0xA5, 0x5A], counter))
             } else {
                 body += data
             }
@@ -77,11 +84,14 @@ enum NTAG424Test {
     }
 
     /// The session of AN12196 Table 14 (key 0, TI 9D00C4DF).
-    static let table14 = Channel(enc: bytes("1309C877509E5A215007FF0ED19CA564"), mac: bytes("4C6626F5E72EA694202139295C7A7FC7"),
-                                 ti: bytes("9D00C4DF"), counter: 0)
+    static let table14 = Channel(
+        enc: bytes("1309C877509E5A215007FF0ED19CA564"), mac: bytes("4C6626F5E72EA694202139295C7A7FC7"),
+        ti: bytes("9D00C4DF"), counter: 0)
 
     /// A card authenticated as in AN12196 Table 14 (RndB and TI scripted), CmdCtr 0.
-    static func cardAfterTable14(configuration: SimulatedNTAG424Card.Configuration = .init()) throws -> SimulatedNTAG424Card {
+    static func cardAfterTable14(configuration: SimulatedNTAG424Card.Configuration = .init()) throws
+        -> SimulatedNTAG424Card
+    {
         var card = try SimulatedNTAG424Card(seed: 14, configuration: configuration)
         card.scriptedRandom = bytes("B9E2FC789B64BF237CCCAA20EC7E6E48 9D00C4DF")
         card.powerOn()

@@ -1,5 +1,5 @@
-import Testing
 import CardSimulator
+import Testing
 
 @Suite("PC/SC part 3 reader pseudo-APDUs")
 struct PCSCPart3ResponderTests {
@@ -31,8 +31,11 @@ struct PCSCPart3ResponderTests {
     func historicalBytes() {
         #expect(answer("FF CA 01 00 00") == [0x80, 0x90, 0x00])
         #expect(answer("FF CA 01 00 00", technology: .mifareClassic1K) == [0x6A, 0x81])
-        #expect(answer("FF CA 01 00 00", technology: .isoDepTypeB(
-            applicationData: [0, 0, 0, 0], protocolInfo: [0, 0, 0], mbli: 0)) == [0x6A, 0x81])
+        #expect(
+            answer(
+                "FF CA 01 00 00",
+                technology: .isoDepTypeB(
+                    applicationData: [0, 0, 0, 0], protocolInfo: [0, 0, 0], mbli: 0)) == [0x6A, 0x81])
     }
 
     @Test("Unknown FF instruction 6D 00, wrong P1/P2 6A 86, wrong length 67 00")
@@ -51,7 +54,8 @@ struct PCSCPart3ResponderTests {
         #expect(answer("FF CA 00 00 00", technology: .contact(atr: bytes("3B 00"))) == nil)
         let classic = PCSCPart3Responder(passThroughInstructions: [0xB0, 0xD6])
         #expect(classic.response(to: bytes("FF B0 00 04 10"), uid: uid, technology: .mifareClassic1K) == nil)
-        #expect(classic.response(to: bytes("FF CA 00 00 00"), uid: uid, technology: .mifareClassic1K) == uid + [0x90, 0x00])
+        #expect(
+            classic.response(to: bytes("FF CA 00 00 00"), uid: uid, technology: .mifareClassic1K) == uid + [0x90, 0x00])
     }
 
     @Test("Works from a card model")

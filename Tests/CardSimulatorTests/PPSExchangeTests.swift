@@ -1,6 +1,6 @@
+import CCID
 import CardFlow
 import CardFlowCCID
-import CCID
 import CardSimulator
 import Testing
 
@@ -51,10 +51,12 @@ struct PPSExchangeTests {
         #expect(answer.slotError == .iccMute)
     }
 
-    @Test("Only a well-formed request right after the ATR is a PPS (ISO/IEC 7816-3 §9.1)", arguments: [
-        [0xFF, 0x01, 0x00] as [UInt8],  // wrong PCK
-        [0xFF, 0x11, 0xEE],  // PPS1 announced, missing
-    ])
+    @Test(
+        "Only a well-formed request right after the ATR is a PPS (ISO/IEC 7816-3 §9.1)",
+        arguments: [
+            [0xFF, 0x01, 0x00] as [UInt8], // wrong PCK
+            [0xFF, 0x11, 0xEE], // PPS1 announced, missing
+        ])
     func malformedRequestsAreNotEchoed(request: [UInt8]) async throws {
         let (_, send) = try await poweredReader()
         let answer = try await send(xfr(request))

@@ -19,8 +19,10 @@ struct ReaderChaosSpecificationTests {
         #expect(try SimulatorSpecification(parsing: "sim:iso7816").readerChaos == nil)
     }
 
-    @Test(arguments: ["sim,reader-chaos", "sim,reader-chaos=-1", "sim,reader-chaos=x", "sim,reader-chaos=1,chaos-rate=2",
-                      "sim,reader-chaos=1,chaos-rate=nan", "sim,chaos-rate=0.1"])
+    @Test(arguments: [
+        "sim,reader-chaos", "sim,reader-chaos=-1", "sim,reader-chaos=x", "sim,reader-chaos=1,chaos-rate=2",
+        "sim,reader-chaos=1,chaos-rate=nan", "sim,chaos-rate=0.1",
+    ])
     func badChaosOptionsAreRefused(selector: String) {
         #expect(throws: SimulatorSpecificationError.self) { try SimulatorSpecification(parsing: selector) }
     }
@@ -32,7 +34,8 @@ struct ReaderChaosSpecificationTests {
     }
 
     @Test func setupPutsTheChaosOnTheReader() async throws {
-        let setup = try await SimulatorSetup(specification: try SimulatorSpecification(parsing: "sim:iso7816,reader-chaos=9,chaos-rate=0.25"))
+        let setup = try await SimulatorSetup(
+            specification: try SimulatorSpecification(parsing: "sim:iso7816,reader-chaos=9,chaos-rate=0.25"))
         #expect(setup.readers[0].configuration.chaos == ReaderChaos(seed: 9, rate: 0.25))
     }
 }

@@ -1,6 +1,6 @@
+import CardSimulator
 import Foundation
 import Testing
-import CardSimulator
 
 /// Test-side decoder of the 54-byte CCID class descriptor (offsets from the CCID spec table),
 /// independent of the production encoder.
@@ -20,7 +20,9 @@ private struct DecodedDescriptor: Equatable {
     init?(_ b: [UInt8]) {
         guard b.count == 54 else { return nil }
         func u16(_ o: Int) -> UInt16 { UInt16(b[o]) | UInt16(b[o + 1]) << 8 }
-        func u32(_ o: Int) -> UInt32 { UInt32(b[o]) | UInt32(b[o + 1]) << 8 | UInt32(b[o + 2]) << 16 | UInt32(b[o + 3]) << 24 }
+        func u32(_ o: Int) -> UInt32 {
+            UInt32(b[o]) | UInt32(b[o + 1]) << 8 | UInt32(b[o + 2]) << 16 | UInt32(b[o + 3]) << 24
+        }
         bLength = b[0]; bDescriptorType = b[1]; bcdCCID = u16(2); bMaxSlotIndex = b[4]; bVoltageSupport = b[5]
         dwProtocols = u32(6); dwDefaultClock = u32(10); dwMaximumClock = u32(14); bNumClockSupported = b[18]
         dwDataRate = u32(19); dwMaxDataRate = u32(23); bNumDataRatesSupported = b[27]; dwMaxIFSD = u32(28)
@@ -74,7 +76,9 @@ struct ReaderProfileTests {
             }
             if profiles.count == 1 {
                 // Single-device dumps also load through the single-profile initialiser.
-                if (try? ReaderProfile(contentsOfFile: path)) != profiles[0] { failures.append("\(name): init differs") }
+                if (try? ReaderProfile(contentsOfFile: path)) != profiles[0] {
+                    failures.append("\(name): init differs")
+                }
             } else {
                 multiDevice.append(name)
             }
@@ -89,8 +93,9 @@ struct ReaderProfileTests {
                     }
                     let level = interface.dwFeatures & 0x0007_0000
                     if interface.declaredExchangeLevelText != Self.exchangeLevelWords[level] {
-                        failures.append("\(name) #\(index): dwFeatures \(String(interface.dwFeatures, radix: 16)) "
-                            + "but dump says \(interface.declaredExchangeLevelText ?? "nothing")")
+                        failures.append(
+                            "\(name) #\(index): dwFeatures \(String(interface.dwFeatures, radix: 16)) "
+                                + "but dump says \(interface.declaredExchangeLevelText ?? "nothing")")
                     }
                 }
             }
@@ -119,7 +124,7 @@ struct ReaderProfileTests {
         #expect(profile.product == "ACR122U PICC Interface")
         #expect(profile.interfaces.count == 1)
         let interface = try #require(profile.interfaces.first)
-        #expect(interface.name == nil)  // "Can't get iInterface string"
+        #expect(interface.name == nil) // "Can't get iInterface string"
         #expect(interface.interfaceClass == 0x0B)
         #expect(interface.numberOfEndpoints == 3)
         #expect(interface.dwFeatures == 0x0002_0040)
@@ -129,10 +134,13 @@ struct ReaderProfileTests {
         #expect(interface.dwMaxDataRate == 250_000)
         #expect(interface.dwMaxIFSD == 256)
         #expect(interface.declaredExchangeLevelText == "Short APDU level exchange")
-        #expect(profile.classDescriptorBytes(interface: 0) == bytes("""
-            36 21 00 01 00 07 02 00 00 00 A0 0F 00 00 A0 0F 00 00 00 00 2A 00 00 90 D0 03 00 00
-            00 01 00 00 00 00 00 00 00 00 00 00 40 00 02 00 0F 01 00 00 00 00 00 00 00 01
-            """))
+        #expect(
+            profile.classDescriptorBytes(interface: 0)
+                == bytes(
+                    """
+                    36 21 00 01 00 07 02 00 00 00 A0 0F 00 00 A0 0F 00 00 00 00 2A 00 00 90 D0 03 00 00
+                    00 01 00 00 00 00 00 00 00 00 00 00 40 00 02 00 0F 01 00 00 00 00 00 00 00 01
+                    """))
     }
 
     @Test("ACR1252 dual reader: two interfaces, PICC and SAM")
@@ -158,7 +166,7 @@ struct ReaderProfileTests {
     func proprietaryClass() throws {
         let hid = try ReaderProfile(contentsOfFile: Fixtures.dump("HID_5021_CL.txt").path)
         #expect(hid.vendorID == 0x076B)
-        #expect(hid.interfaces.count == 3)  // the dump repeats the block
+        #expect(hid.interfaces.count == 3) // the dump repeats the block
         #expect(hid.interfaces.allSatisfy { $0.interfaceClass == 0xFF && $0.bDescriptorType == 0x21 })
         #expect(hid.interfaces[0].bNumClockSupported == 4)
         #expect(hid.interfaces[0].dwMaximumClock == 8000)
@@ -213,7 +221,10 @@ struct ReaderProfileTests {
         #expect(profiles.map(\.productID) == [0x0002, 0x5810])
         #expect(profiles.map(\.product) == ["CL reader", "CNT reader"])
         #expect(profiles.map(\.interfaces.count) == [1, 2])
-        #expect(throws: ReaderProfileError.inconsistentDevice(line: 56, field: "idVendor", expected: "0x1FFA", found: "0x04E6")) {
+        #expect(
+            throws: ReaderProfileError.inconsistentDevice(
+                line: 56, field: "idVendor", expected: "0x1FFA", found: "0x04E6")
+        ) {
             _ = try ReaderProfile(contentsOfFile: path)
         }
     }
@@ -295,10 +306,14 @@ struct ReaderProfileTests {
     func malformedValues() {
         let clock = parseError(replacing("dwDefaultClock: 4.000 MHz", with: "dwDefaultClock: 4000 kHz"))
         #expect(clock?.line == 22)
-        #expect(clock == .malformedValue(line: 22, field: "dwDefaultClock", expected: "a clock like 4.000 MHz", found: "4000 kHz"))
+        #expect(
+            clock
+                == .malformedValue(
+                    line: 22, field: "dwDefaultClock", expected: "a clock like 4.000 MHz", found: "4000 kHz"))
         #expect(parseError(replacing("dwProtocols: 0x0000 0x0002", with: "dwProtocols: 0x00000002"))?.line == 21)
         #expect(parseError(replacing("bMaxSlotIndex: 0x00", with: "bMaxSlotIndex: 0x100"))?.line == 19)
-        #expect(parseError(replacing("dwMaxCCIDMessageLength: 522 bytes", with: "dwMaxCCIDMessageLength: 522"))?.line == 34)
+        #expect(
+            parseError(replacing("dwMaxCCIDMessageLength: 522 bytes", with: "dwMaxCCIDMessageLength: 522"))?.line == 34)
         #expect(parseError(replacing("bcdDevice: 1.00", with: "bcdDevice: one"))?.line == 5)
         let expected = parseError(replacing("dwMaxIFSD: 254", with: "dwMaxIFSD: many"))?.expected ?? ""
         #expect(expected.contains("dwMaxIFSD"))
@@ -307,20 +322,27 @@ struct ReaderProfileTests {
 
     @Test("Structural errors: missing, duplicate and unknown fields, inconsistent blocks, no block")
     func structuralErrors() {
-        #expect(parseError(replacing("  bPINSupport: 0x00\n", with: "")) == .missingField(line: 1, field: "bPINSupport"))
+        #expect(
+            parseError(replacing("  bPINSupport: 0x00\n", with: "")) == .missingField(line: 1, field: "bPINSupport"))
         #expect(parseError(replacing("  bLength: 0x36\n", with: "")) == .missingField(line: 1, field: "bLength"))
-        #expect(parseError(replacing(" bNumEndpoints: 3\n", with: " bNumEndpoints: 3\n bNumEndpoints: 2\n"))
-            == .duplicateField(line: 11, field: "bNumEndpoints"))
-        #expect(parseError(replacing("  wLcdLayout: 0x0000", with: "  wLcdLayout: 0x0000\n  bFancy: 1"))
-            == .unexpectedLine(line: 38, expected: "a descriptor field", found: "bFancy: 1"))
+        #expect(
+            parseError(replacing(" bNumEndpoints: 3\n", with: " bNumEndpoints: 3\n bNumEndpoints: 2\n"))
+                == .duplicateField(line: 11, field: "bNumEndpoints"))
+        #expect(
+            parseError(replacing("  wLcdLayout: 0x0000", with: "  wLcdLayout: 0x0000\n  bFancy: 1"))
+                == .unexpectedLine(line: 38, expected: "a descriptor field", found: "bFancy: 1"))
         let second = Self.minimalDump.replacingOccurrences(of: "idProduct: 0x5678", with: "idProduct: 0x9999")
-        #expect(parseError(Self.minimalDump + "\n" + second)
-            == .inconsistentDevice(line: 42, field: "idProduct", expected: "0x5678", found: "0x9999"))
+        #expect(
+            parseError(Self.minimalDump + "\n" + second)
+                == .inconsistentDevice(line: 42, field: "idProduct", expected: "0x5678", found: "0x9999"))
         #expect(parseError("") == .noInterface)
         #expect(parseError("\n  \n") == .noInterface)
-        #expect(parseError("hello\n" + Self.minimalDump) == .unexpectedLine(line: 1, expected: "idVendor", found: "hello"))
-        #expect(parseError(replacing(" iInterface: Test PICC", with: " iInterface: Test PICC\n Can't get iInterface string"))
-            == .duplicateField(line: 15, field: "iInterface"))
+        #expect(
+            parseError("hello\n" + Self.minimalDump) == .unexpectedLine(line: 1, expected: "idVendor", found: "hello"))
+        #expect(
+            parseError(
+                replacing(" iInterface: Test PICC", with: " iInterface: Test PICC\n Can't get iInterface string"))
+                == .duplicateField(line: 15, field: "iInterface"))
     }
 
     @Test("Two blocks make two interfaces; CRLF and trailing spaces are accepted")
@@ -341,7 +363,9 @@ struct ReaderProfileTests {
             _ = try ReaderProfile(contentsOfFile: "/nonexistent/reader.txt")
             Issue.record("read a missing file")
         } catch {
-            if case .unreadableFile(let path, _) = error { #expect(path == "/nonexistent/reader.txt") } else {
+            if case .unreadableFile(let path, _) = error {
+                #expect(path == "/nonexistent/reader.txt")
+            } else {
                 Issue.record("unexpected \(error)")
             }
         }

@@ -1,2 +1,3 @@
 import CardSimulator
+
 typealias SeededGenerator = SeededRandom

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import CardSimulator
 
 /// Factory state, vector A activation (spec §1.3, §3, §8.1) and the activation password counter.
@@ -46,8 +47,9 @@ struct TONCardActivationTests {
         session.activate()
         // Section 8.1's recorded APDU: PIN "5558", sault EA57…, MAC under K.
         session.card.sault = bytes("EA579CD62F072B82DA55E9C780FCD0610F88F3FA1DD0858FEC1BB55D01A88473")
-        let recorded = bytes("B0A2000044 35353538 EA579CD62F072B82DA55E9C780FCD0610F88F3FA1DD0858FEC1BB55D01A88473"
-                             + "8A94113A2D8852AB7B18FFCB9424B66F952A665BF737BEB79F216EEFC3A2EE37")
+        let recorded = bytes(
+            "B0A2000044 35353538 EA579CD62F072B82DA55E9C780FCD0610F88F3FA1DD0858FEC1BB55D01A88473"
+                + "8A94113A2D8852AB7B18FFCB9424B66F952A665BF737BEB79F216EEFC3A2EE37")
         #expect(session.sw(recorded) == 0x6F07)
         #expect(session.card.pinFailures == 1)
         #expect(session.sw(recorded) == 0x8F01, "the sault was renewed: a replay fails")
@@ -75,8 +77,9 @@ struct TONCardActivationTests {
         }
         #expect(session.state == 0x27)
         #expect(session.card.passwordFailures == 19)
-        #expect(session.sw(S.verifyPassword(S.password, iv: [UInt8](repeating: 0, count: 16))) == 0x5F01,
-                "right password, wrong IV: the 20th failure")
+        #expect(
+            session.sw(S.verifyPassword(S.password, iv: [UInt8](repeating: 0, count: 16))) == 0x5F01,
+            "right password, wrong IV: the 20th failure")
         #expect(session.state == 0x47)
         #expect(session.sw(S.verifyPassword()) == 0x6D00, "blocked: only AI and SN")
         #expect(session.send(S.getSerialNumber) == (S.serialOnWire, 0x9000))
@@ -106,9 +109,10 @@ struct TONCardActivationTests {
         #expect(session.sw(bytes("B096000017") + [UInt8](repeating: 1, count: 23)) == 0x6700)
         #expect(session.sw(bytes("B096000018") + S.serialOnWire) == 0x9000)
         // B1 and ECS of vector A.
-        let b1 = bytes("7BF6D157F017189AE9904959878A851376BE01127582D675004790CFC194E6AC273D85F55B7050B08FC48F3142AA68974B"
-                       + "9765D0799BB5804F6FD4A4BF38686D8E1AE548E60603D32DD85C57DADB146CDE4CFD30D0321DCD5A2B8010760E70A93E"
-                       + "429FBC2A458FE84B63B35DB9902893E2C81CD53A2AA20E268A57D188F93D69")
+        let b1 = bytes(
+            "7BF6D157F017189AE9904959878A851376BE01127582D675004790CFC194E6AC273D85F55B7050B08FC48F3142AA68974B"
+                + "9765D0799BB5804F6FD4A4BF38686D8E1AE548E60603D32DD85C57DADB146CDE4CFD30D0321DCD5A2B8010760E70A93E"
+                + "429FBC2A458FE84B63B35DB9902893E2C81CD53A2AA20E268A57D188F93D69")
         let ecs = bytes("71E872C73979904C17722CB2A5FA6B7A107DBA38924338F739A1C0E96D74BC33")
         #expect(session.sw([0xB0, 0x91, 0x00, 0x00, 0x80] + b1) == 0x9000)
         #expect(session.sw([0xB0, 0x90, 0x00, 0x00]) == 0x4F01, "ECS missing")
@@ -148,14 +152,22 @@ struct TONCardActivationTests {
             guard case .invalidJSON = error else { Issue.record("\(error)"); return }
         }
         let cases: [(String, TONFactoryDataError)] = [
-            (#"{"serialNumber":"12","password":"\#(a.password)","commonSecret":"\#(a.commonSecret)","iv":"\#(a.iv)"}"#,
-             .badSerialNumber("12")),
-            (#"{"serialNumber":"\#(a.serialNumber)","password":"XY","commonSecret":"\#(a.commonSecret)","iv":"\#(a.iv)"}"#,
-             .badHex(field: "password")),
-            (#"{"serialNumber":"\#(a.serialNumber)","password":"\#(a.password)","commonSecret":"00","iv":"\#(a.iv)"}"#,
-             .wrongLength(field: "commonSecret", expected: 32, actual: 1)),
-            (#"{"serialNumber":"\#(a.serialNumber)","password":"\#(a.password)","commonSecret":"\#(a.commonSecret)","iv":"0011"}"#,
-             .wrongLength(field: "iv", expected: 16, actual: 2)),
+            (
+                #"{"serialNumber":"12","password":"\#(a.password)","commonSecret":"\#(a.commonSecret)","iv":"\#(a.iv)"}"#,
+                .badSerialNumber("12")
+            ),
+            (
+                #"{"serialNumber":"\#(a.serialNumber)","password":"XY","commonSecret":"\#(a.commonSecret)","iv":"\#(a.iv)"}"#,
+                .badHex(field: "password")
+            ),
+            (
+                #"{"serialNumber":"\#(a.serialNumber)","password":"\#(a.password)","commonSecret":"00","iv":"\#(a.iv)"}"#,
+                .wrongLength(field: "commonSecret", expected: 32, actual: 1)
+            ),
+            (
+                #"{"serialNumber":"\#(a.serialNumber)","password":"\#(a.password)","commonSecret":"\#(a.commonSecret)","iv":"0011"}"#,
+                .wrongLength(field: "iv", expected: 16, actual: 2)
+            ),
         ]
         for (text, expected) in cases {
             #expect(throws: expected) { try TONFactoryData(contentsOfFile: try write(text)) }
@@ -163,13 +175,16 @@ struct TONCardActivationTests {
     }
 
     @Test func otherFactoryDataGivesOtherHashesAndSerialNumber() {
-        let other = TONFactoryData(serialNumber: "000000000000000000000123", password: String(repeating: "AB", count: 128),
-                                   commonSecret: String(repeating: "CD", count: 32), iv: String(repeating: "00", count: 16))
+        let other = TONFactoryData(
+            serialNumber: "000000000000000000000123", password: String(repeating: "AB", count: 128),
+            commonSecret: String(repeating: "CD", count: 32), iv: String(repeating: "00", count: 16))
         var session = S(card: SimulatedTONCard(seed: 1, factoryData: other))
         session.generateSeed()
         #expect(session.send(S.getSerialNumber).data == [UInt8](repeating: 0, count: 21) + [1, 2, 3])
         #expect(session.sw(S.verifyPassword()) == 0x5F00)
-        #expect(session.sw(S.verifyPassword([UInt8](repeating: 0xAB, count: 128), iv: [UInt8](repeating: 0, count: 16))) == 0x9000)
+        #expect(
+            session.sw(S.verifyPassword([UInt8](repeating: 0xAB, count: 128), iv: [UInt8](repeating: 0, count: 16)))
+                == 0x9000)
     }
 }
 

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import CardSimulator
 
 /// The CoinManager commands (spec §2.4).
@@ -14,7 +15,11 @@ struct TONCardCoinManagerTests {
         var session = S()
         let fci = session.send(S.selectCoinManager)
         #expect(fci.sw == 0x9000)
-        #expect(fci.data == bytes("6f5c8408a000000151000000a550734a06072a864886fc6b01600c060a2a864886fc6b02020101630906072a864886fc6b03640b06092a864886fc6b040255650b06092b8510864864020103660c060a2b060104012a026e01029f6501ff"))
+        #expect(
+            fci.data
+                == bytes(
+                    "6f5c8408a000000151000000a550734a06072a864886fc6b01600c060a2a864886fc6b02020101630906072a864886fc6b03640b06092a864886fc6b040255650b06092b8510864864020103660c060a2b060104012a026e01029f6501ff"
+                ))
     }
 
     @Test func getters() {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import CardSimulator
 
 /// The keychain module (spec §4) through raw APDUs.
@@ -51,7 +52,8 @@ struct TONCardKeychainTests {
 
     /// BE until 01, then BF until 01; the numbers of calls.
     static func finishDelete(_ session: inout S) -> (chunks: Int, records: Int) {
-        var chunks = 0, records = 0
+        var chunks = 0
+        var records = 0
         while chunks < 1000 {
             chunks += 1
             if session.protected(0xBE, le: 1).data == [1] { break }
@@ -67,7 +69,8 @@ struct TONCardKeychainTests {
         var session = Self.withKeys([])
         let key = bytes("001122334455")
         #expect(Self.add(key, to: &session) == ([0, 1], 0x9000))
-        #expect(session.protected(0xBB, payload: [0, 0], le: 0x22).data
+        #expect(
+            session.protected(0xBB, payload: [0, 0], le: 0x22).data
                 == bytes("D7E0DFB66A2F72AAD7D66D897C805D307EE1F1CB8077D3B8CF1A942D6A5AC2FF") + [0, 6])
     }
 
@@ -146,8 +149,9 @@ struct TONCardKeychainTests {
         #expect(session.protected(0xE2, le: 2).data == Self.u16(2))
         #expect(session.protected(0xB7, payload: Self.u16(2), le: 2).sw == 0x6D00, "B7 is state 17 only")
         #expect(session.protected(0xB3, payload: [0, 1]).sw == 0x6D00)
-        #expect(session.sw([0xB0, 0xBF, 0, 0, 0x40] + [UInt8](repeating: 0, count: 64) + [1]) == 0x7F09,
-                "records before chunks, checked before the HMAC")
+        #expect(
+            session.sw([0xB0, 0xBF, 0, 0, 0x40] + [UInt8](repeating: 0, count: 64) + [1]) == 0x7F09,
+            "records before chunks, checked before the HMAC")
         for call in 1...25 {
             let result = session.protected(0xBE, le: 1)
             #expect(result.data == [call == 25 ? 1 : 0], "chunk call \(call)")
@@ -166,7 +170,10 @@ struct TONCardKeychainTests {
         expected.remove(at: 2)
         #expect(session.protected(0xB8, le: 2).data == Self.u16(29))
         for (index, key) in expected.enumerated() {
-            #expect(session.protected(0xBB, payload: Self.u16(index), le: 0x22) == (S.mac(key) + Self.u16(key.count), 0x9000))
+            #expect(
+                session.protected(0xBB, payload: Self.u16(index), le: 0x22) == (
+                    S.mac(key) + Self.u16(key.count), 0x9000
+                ))
         }
         #expect(Self.read(index: 28, length: 129, from: &session) == keys[29])
         #expect(Self.read(index: 2, length: 103, from: &session) == keys[3])
@@ -235,8 +242,9 @@ struct TONCardKeychainTests {
         var fresh = Self.withKeys([])
         #expect(fresh.protected(0xB6, p1: 0, payload: [1, 1]).sw == 0x7F02)
         #expect(fresh.protected(0xB6, p1: 2, payload: S.mac([1]), le: 2).sw == 0x8F02, "0 of 0 bytes received")
-        #expect(fresh.protected(0xB6, p1: 2, payload: S.mac([]), le: 2) == ([0, 0], 0x9000),
-                "the applet's quirk: an empty change of the absent key 0 succeeds as a no-op")
+        #expect(
+            fresh.protected(0xB6, p1: 2, payload: S.mac([]), le: 2) == ([0, 0], 0x9000),
+            "the applet's quirk: an empty change of the absent key 0 succeeds as a no-op")
         #expect(fresh.protected(0xB6, p1: 2, payload: S.mac([]), le: 2).sw == 0x7F07)
         // Changing a key to itself: the MAC exists already.
         var session = Self.withKeys([[1, 2], [3, 4]])
@@ -268,7 +276,8 @@ struct TONCardKeychainTests {
         #expect(session.protected(0xB7, payload: [0, 0], le: 2) == ([0, 2], 0x9000))
         #expect(session.protected(0xE2, le: 2).data == [0, 1])
         #expect(session.protected(0xE1, le: 2).data == [0, 0], "24 bytes to move: no full packet")
-        #expect(session.protected(0xB2, payload: [0, 12, 0, 0], le: 2) == ([12, 0xEE], 0x9000), "readable mid-deletion")
+        #expect(
+            session.protected(0xB2, payload: [0, 12, 0, 0], le: 2) == ([12, 0xEE], 0x9000), "readable mid-deletion")
         let finished = Self.finishDelete(&session)
         #expect(finished.chunks == 1 && finished.records == 2)
         #expect(session.protected(0xE4, le: 2).sw == 0x6D00, "back in state 17")
@@ -301,7 +310,8 @@ struct TONCardKeychainTests {
         #expect(session.protected(0xB7, payload: [0, 9], le: 1).sw == 0x7F00, "INITIATE_DELETE: index before Le")
         #expect(session.protected(0xB7, payload: [0, 0], le: 1).sw == 0x6700)
         #expect(session.state == 0x17)
-        #expect(session.protected(0xB2, payload: [0, 9, 0, 0], le: 0).sw == 0x7F00, "GET_KEY_CHUNK: index before range")
+        #expect(
+            session.protected(0xB2, payload: [0, 9, 0, 0], le: 0).sw == 0x7F00, "GET_KEY_CHUNK: index before range")
         // INITIATE_CHANGE keeps the received count: a P1 01 chunk continues it.
         #expect(session.protected(0xB5, payload: [0, 0]).sw == 0x9000)
         #expect(session.protected(0xB6, p1: 0, payload: [2, 8, 8]).sw == 0x9000)

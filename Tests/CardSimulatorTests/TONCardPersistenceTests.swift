@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import CardSimulator
 
 /// Saving and loading through ``CardStateStore``, and robustness against arbitrary bytes.
@@ -14,10 +15,10 @@ struct TONCardPersistenceTests {
     @Test func saveAndLoadKeepEverythingPersistent() throws {
         var session = TONCardKeychainTests.withKeys([[1, 2, 3], Array(repeating: 7, count: 300)])
         _ = TONCardRecoveryDataTests.add([4, 5, 6], to: &session)
-        _ = session.protected(0xA2, payload: Array("1111".utf8))  // one PIN failure
-        _ = session.protected(0xB7, payload: [0, 0], le: 2)  // mid-deletion: chunks moved, record not
+        _ = session.protected(0xA2, payload: Array("1111".utf8)) // one PIN failure
+        _ = session.protected(0xB7, payload: [0, 0], le: 2) // mid-deletion: chunks moved, record not
         for _ in 0..<3 { _ = session.protected(0xBE, le: 1) }
-        _ = session.protected(0xB8, le: 2, key: [UInt8](repeating: 0, count: 32))  // one HMAC failure
+        _ = session.protected(0xB8, le: 2, key: [UInt8](repeating: 0, count: 32)) // one HMAC failure
         let path = Self.temporaryPath()
         let store = CardStateStore(path: path)
         defer { try? store.remove() }
@@ -77,22 +78,34 @@ struct TONCardPersistenceTests {
 
     @Test func randomBytesNeverTrap() {
         var generator = SeededRandom(seed: 0x70C4)
-        let prefixes: [[UInt8]] = [[0xB0], [0x80, 0xCB, 0x80, 0x00], [0x00, 0xA4, 0x04, 0x00], [0xB0, 0xB4], [0xB0, 0xA3]]
-        for start in [S.activated(seed: 1), TONCardKeychainTests.withKeys([[1], [2, 3]], seed: 2)] + TONCardStateTests.cards().map(\.1) {
+        let prefixes: [[UInt8]] = [
+            [0xB0], [0x80, 0xCB, 0x80, 0x00], [0x00, 0xA4, 0x04, 0x00], [0xB0, 0xB4], [0xB0, 0xA3],
+        ]
+        for start in [S.activated(seed: 1), TONCardKeychainTests.withKeys([[1], [2, 3]], seed: 2)]
+            + TONCardStateTests.cards().map(\.1)
+        {
             var session = start
             for round in 0..<4000 {
                 var command: [UInt8]
                 if round % 3 == 0 {
-                    command = (0..<Int.random(in: 0...300, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                    command = (0..<Int.random(in: 0...300, using: &generator)).map { _ in
+                        UInt8.random(in: 0...255, using: &generator)
+                    }
                 } else {
                     let prefix = prefixes[Int.random(in: 0..<prefixes.count, using: &generator)]
-                    var body = (0..<Int.random(in: 0...6, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                    var body = (0..<Int.random(in: 0...6, using: &generator)).map { _ in
+                        UInt8.random(in: 0...255, using: &generator)
+                    }
                     if round % 2 == 0 {
-                        let data = (0..<Int.random(in: 0...255, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                        let data = (0..<Int.random(in: 0...255, using: &generator)).map { _ in
+                            UInt8.random(in: 0...255, using: &generator)
+                        }
                         body = Array(body.prefix(3 - min(3, prefix.count - 1))) + [UInt8(data.count)] + data
                     }
                     command = prefix + body
-                    if round % 5 == 0, command.count > 1 { command[1] = [0xB2, 0xBE, 0xBF, 0xD2, 0xA0].randomElement(using: &generator)! }
+                    if round % 5 == 0, command.count > 1 {
+                        command[1] = [0xB2, 0xBE, 0xBF, 0xD2, 0xA0].randomElement(using: &generator)!
+                    }
                 }
                 let response = session.card.process(command)
                 #expect(response.count >= 2)

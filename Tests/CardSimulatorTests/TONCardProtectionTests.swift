@@ -1,4 +1,5 @@
 import Testing
+
 @testable import CardSimulator
 
 /// HMAC-protected APDUs, sault renewal (spec §3.4) and the PIN (§3.5).
@@ -33,7 +34,9 @@ struct TONCardProtectionTests {
     }
 
     @Test func saultIsDeterministicFromTheSeed() {
-        var a = S(card: SimulatedTONCard(seed: 9)), b = S(card: SimulatedTONCard(seed: 9)), c = S(card: SimulatedTONCard(seed: 10))
+        var a = S(card: SimulatedTONCard(seed: 9))
+        var b = S(card: SimulatedTONCard(seed: 9))
+        var c = S(card: SimulatedTONCard(seed: 10))
         a.activate(); b.activate(); c.activate()
         #expect(a.send(S.getSault).data == b.send(S.getSault).data)
         #expect(a.send(S.getSault).data != c.send(S.getSault).data)
@@ -75,8 +78,9 @@ struct TONCardProtectionTests {
         #expect(session.send(bytes("B0A000000130 20")).sw == 0x6F08)
         #expect(session.send(bytes("B0A7000000")).sw == 0x6F08, "checked before Le")
         #expect(session.send(bytes("B0A0000020")).sw == 0x6F08, "checked before Lc")
-        #expect(session.protected(0xA2, payload: Array("5555".utf8)).sw == 0x6F08,
-                "the CoinManager has no tries left: even the right PIN fails")
+        #expect(
+            session.protected(0xA2, payload: Array("5555".utf8)).sw == 0x6F08,
+            "the CoinManager has no tries left: even the right PIN fails")
         #expect(session.sw(S.selectCoinManager) == 0x9000)
         #expect(session.send(S.getPINRTL) == ([0], 0x9000))
         #expect(session.sw(S.generateSeed(pin: "5555")) == 0x9B02, "a seed exists")

@@ -1,5 +1,6 @@
 import Crypto
 import Testing
+
 @testable import CardSimulator
 
 /// Recovery data (spec §5).

@@ -1,5 +1,6 @@
 import Crypto
 import Testing
+
 @testable import CardSimulator
 
 /// Ed25519 public keys and signatures (spec §6).
@@ -13,7 +14,8 @@ struct TONCardSigningTests {
 
     static func signIndexed(_ message: [UInt8], index: String, _ session: inout S) -> (data: [UInt8], sw: UInt16) {
         let digits = Array(index.utf8)
-        return session.protected(0xA3, payload: [0, UInt8(message.count)] + message + [UInt8(digits.count)] + digits, le: 0x40)
+        return session.protected(
+            0xA3, payload: [0, UInt8(message.count)] + message + [UInt8(digits.count)] + digits, le: 0x40)
     }
 
     @Test func publicKeysAndSignaturesVerifyWithSwiftCrypto() throws {
@@ -42,7 +44,9 @@ struct TONCardSigningTests {
     }
 
     @Test func keysAreDeterministicPerSeedAndChangeWithTheRootSeed() {
-        var a = S.activated(seed: 5), b = S.activated(seed: 5), c = S.activated(seed: 6)
+        var a = S.activated(seed: 5)
+        var b = S.activated(seed: 5)
+        var c = S.activated(seed: 6)
         let keyA = a.send(bytes("B0A7000020")).data
         #expect(keyA == b.send(bytes("B0A7000020")).data)
         #expect(keyA != c.send(bytes("B0A7000020")).data)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import CardSimulator
 
 /// `sim:ton` in the simulator: card creation, `activation=PATH`, state files, the ATR.
@@ -9,7 +10,8 @@ struct TONCardSimulatorTests {
 
     @Test func simTonMakesAVectorACard() throws {
         let specification = try SimulatorSpecification(parsing: "sim:ton")
-        let card = try #require(try SimulatorSetup.makeCard(.ton, seed: 5, specification: specification) as? SimulatedTONCard)
+        let card = try #require(
+            try SimulatorSetup.makeCard(.ton, seed: 5, specification: specification) as? SimulatedTONCard)
         var session = S(card: card)
         session.activate()
         #expect(session.state == 0x17)
@@ -19,15 +21,19 @@ struct TONCardSimulatorTests {
     @Test func activationFileIsUsedAndBadFilesAreErrors() throws {
         let path = "/tmp/ton-activation-\(UInt64.random(in: 0...UInt64.max)).json"
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let other = TONFactoryData(serialNumber: "111111111111111111111111", password: String(repeating: "01", count: 128),
-                                   commonSecret: String(repeating: "02", count: 32), iv: String(repeating: "03", count: 16))
+        let other = TONFactoryData(
+            serialNumber: "111111111111111111111111", password: String(repeating: "01", count: 128),
+            commonSecret: String(repeating: "02", count: 32), iv: String(repeating: "03", count: 16))
         try JSONEncoder().encode(other).write(to: URL(fileURLWithPath: path))
         let specification = try SimulatorSpecification(parsing: "sim:ton,activation=\(path)")
-        let card = try #require(try SimulatorSetup.makeCard(.ton, seed: 5, specification: specification) as? SimulatedTONCard)
+        let card = try #require(
+            try SimulatorSetup.makeCard(.ton, seed: 5, specification: specification) as? SimulatedTONCard)
         var session = S(card: card)
         session.generateSeed()
         #expect(session.send(S.getSerialNumber).data == [UInt8](repeating: 1, count: 24))
-        #expect(session.sw(S.verifyPassword([UInt8](repeating: 1, count: 128), iv: [UInt8](repeating: 3, count: 16))) == 0x9000)
+        #expect(
+            session.sw(S.verifyPassword([UInt8](repeating: 1, count: 128), iv: [UInt8](repeating: 3, count: 16)))
+                == 0x9000)
 
         try Data("{}".utf8).write(to: URL(fileURLWithPath: path))
         #expect(throws: TONFactoryDataError.self) {
@@ -42,7 +48,8 @@ struct TONCardSimulatorTests {
         var session = S.activated(seed: 77)
         _ = TONCardRecoveryDataTests.add([1, 2, 3], to: &session)
         try store.save(session.card)
-        let setup = try await SimulatorSetup(specification: try SimulatorSpecification(parsing: "sim:ton,state=\(path)"))
+        let setup = try await SimulatorSetup(
+            specification: try SimulatorSpecification(parsing: "sim:ton,state=\(path)"))
         let inserted = try #require(await setup.readers[0].reader.lastKnownCard(slot: 0) as? SimulatedTONCard)
         #expect(inserted.recoveryData.data == [1, 2, 3])
         #expect(inserted.appletState == .personalized)

@@ -1,4 +1,5 @@
 import Crypto
+
 @testable import CardSimulator
 
 /// APDUs built from the TON card specification (independently of any client), and a card
@@ -57,14 +58,18 @@ struct TONTestSession {
     mutating func sw(_ command: [UInt8]) -> UInt16 { send(command).sw }
 
     /// A protected APDU: GET_SAULT, then `B0 ins p1 00 Lc payload|sault|mac [Le]`.
-    mutating func protected(_ ins: UInt8, p1: UInt8 = 0, payload: [UInt8] = [], le: UInt8? = nil,
-                            key: [UInt8] = hmacKey) -> (data: [UInt8], sw: UInt16) {
+    mutating func protected(
+        _ ins: UInt8, p1: UInt8 = 0, payload: [UInt8] = [], le: UInt8? = nil,
+        key: [UInt8] = hmacKey
+    ) -> (data: [UInt8], sw: UInt16) {
         let sault = send(Self.getSault).data
         return send(Self.protectedAPDU(ins, p1: p1, payload: payload, sault: sault, le: le, key: key))
     }
 
-    static func protectedAPDU(_ ins: UInt8, p1: UInt8 = 0, payload: [UInt8], sault: [UInt8], le: UInt8?,
-                              key: [UInt8] = hmacKey) -> [UInt8] {
+    static func protectedAPDU(
+        _ ins: UInt8, p1: UInt8 = 0, payload: [UInt8], sault: [UInt8], le: UInt8?,
+        key: [UInt8] = hmacKey
+    ) -> [UInt8] {
         let body = payload + sault
         let data = body + mac(body, key: key)
         return [0xB0, ins, p1, 0x00, UInt8(data.count)] + data + (le.map { [$0] } ?? [])

@@ -14,6 +14,9 @@ func bytes(_ text: String) -> [UInt8] {
 
 /// Uppercase spaced hex, for failure messages.
 func hexString(_ data: [UInt8]) -> String {
-    data.map { String($0, radix: 16, uppercase: true).count == 1 ? "0" + String($0, radix: 16, uppercase: true) : String($0, radix: 16, uppercase: true) }
-        .joined(separator: " ")
+    data.map {
+        String($0, radix: 16, uppercase: true).count == 1
+            ? "0" + String($0, radix: 16, uppercase: true) : String($0, radix: 16, uppercase: true)
+    }
+    .joined(separator: " ")
 }

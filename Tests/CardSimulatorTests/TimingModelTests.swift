@@ -1,8 +1,8 @@
+import CCID
 import CardFlow
 import CardFlowCCID
-import Testing
-import CCID
 import CardSimulator
+import Testing
 
 /// The simulator's timing model against the RF bound table of reference/ccid.md 6.4.
 @Suite("Timing model")
@@ -29,7 +29,8 @@ struct TimingModelTests {
         #expect(TimingModel.zero.isZero)
         #expect(TimingModel.zero.exchangeTime(commandLength: 300, responseLength: 300, cardTime: .zero) == .zero)
         let fullSpeed = TimingModel.fullSpeedReader(rfBitRate: 106)
-        #expect(fullSpeed.exchangeTime(commandLength: 5, responseLength: 2, cardTime: .milliseconds(3))
+        #expect(
+            fullSpeed.exchangeTime(commandLength: 5, responseLength: 2, cardTime: .milliseconds(3))
                 > .milliseconds(5))
     }
 
@@ -51,11 +52,16 @@ struct TimingModelTests {
 
         // A card exchange costs USB + extra latency: 201 ms; a 100 ms read timeout expires first.
         let select: [UInt8] = [0x00, 0xA4, 0x04, 0x00, 0x07, 0xA0, 0x00, 0x00, 0x02, 0x47, 0x10, 0x01]
-        try await reader.receiveBulkOut(CCIDCommand(slot: 0, sequence: 1, kind: .xfrBlock(blockWaitingTimeMultiplier: 0, levelParameter: 0, data: select)).encoded())
+        try await reader.receiveBulkOut(
+            CCIDCommand(
+                slot: 0, sequence: 1, kind: .xfrBlock(blockWaitingTimeMultiplier: 0, levelParameter: 0, data: select)
+            ).encoded())
         let early = Task { try await reader.nextBulkIn(maxLength: 1024, timeout: .milliseconds(100)) }
         while await clock.sleeperCount == 0 { await Task.yield() }
         await clock.advance(by: .milliseconds(100))
-        await #expect(throws: USBTransportError.timeout(endpoint: "bulk-IN", after: .milliseconds(100))) { try await early.value }
+        await #expect(throws: USBTransportError.timeout(endpoint: "bulk-IN", after: .milliseconds(100))) {
+            try await early.value
+        }
         let late = Task { try await reader.nextBulkIn(maxLength: 1024, timeout: .seconds(1)) }
         while await clock.sleeperCount == 0 { await Task.yield() }
         await clock.advance(by: .milliseconds(101))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import cardctl
 
 /// cardctl.json decoded as a Codable value: each kind of bad file is its own typed error that
@@ -31,7 +32,9 @@ struct CardctlConfigurationTests {
     }
 
     @Test func unknownKeysAreNamed() {
-        #expect(throws: CardctlConfigurationError.unknownKey(path: path, key: "raeder")) { try parse(#"{"raeder": "sim"}"#) }
+        #expect(throws: CardctlConfigurationError.unknownKey(path: path, key: "raeder")) {
+            try parse(#"{"raeder": "sim"}"#)
+        }
         // The first unknown key in sorted order, whatever the file's order.
         #expect(throws: CardctlConfigurationError.unknownKey(path: path, key: "a")) {
             try parse(#"{"reader": "usb", "z": 1, "a": 2}"#)

@@ -59,7 +59,8 @@ enum CardctlExecutable {
                 searched.append(candidate.path)
                 var isDirectory: ObjCBool = false
                 if fileManager.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
-                   fileManager.isExecutableFile(atPath: candidate.path) {
+                    fileManager.isExecutableFile(atPath: candidate.path)
+                {
                     return candidate
                 }
                 let parent = directory.deletingLastPathComponent()
@@ -67,11 +68,12 @@ enum CardctlExecutable {
                 directory = parent
             }
         }
-        throw CardctlHarnessError(description: """
-            \(name) executable not found next to the test product; build it with the tests \
-            (swift build --build-tests) or set \(variable). Looked at:
-            \(Array(Set(searched)).sorted().joined(separator: "\n"))
-            """)
+        throw CardctlHarnessError(
+            description: """
+                \(name) executable not found next to the test product; build it with the tests \
+                (swift build --build-tests) or set \(variable). Looked at:
+                \(Array(Set(searched)).sorted().joined(separator: "\n"))
+                """)
     }
 
     private static func startingDirectories() -> [URL] {
@@ -119,8 +121,10 @@ final class CardctlProcess: @unchecked Sendable {
     /// `XDG_CONFIG_HOME` at an empty directory, so a developer's own default reader
     /// (`~/.config/cardflow/cardctl.json`) cannot change what a test sees; `environment` then
     /// sets (or, with nil, removes) variables.
-    init(_ arguments: [String], input text: String? = nil, interactiveInput: Bool = false,
-         executable: String = "cardctl", environment overrides: [String: String?] = [:]) throws {
+    init(
+        _ arguments: [String], input text: String? = nil, interactiveInput: Bool = false,
+        executable: String = "cardctl", environment overrides: [String: String?] = [:]
+    ) throws {
         self.arguments = arguments
         process.executableURL = try CardctlExecutable.locate(executable)
         process.arguments = arguments
@@ -188,7 +192,8 @@ final class CardctlProcess: @unchecked Sendable {
     func interrupt(after delay: Duration) {
         let pid = process.processIdentifier
         let timing = timing
-        let nanoseconds = Int(delay.components.seconds) * 1_000_000_000 + Int(delay.components.attoseconds / 1_000_000_000)
+        let nanoseconds =
+            Int(delay.components.seconds) * 1_000_000_000 + Int(delay.components.attoseconds / 1_000_000_000)
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
             timing.markInterrupt(stillRunning: timing.exitTime == nil)
             kill(pid, SIGINT)
@@ -216,12 +221,13 @@ final class CardctlProcess: @unchecked Sendable {
                 process.waitUntilExit()
                 _ = await output.waitForEnd(deadline: ContinuousClock.now + .seconds(2))
                 _ = await errors.waitForEnd(deadline: ContinuousClock.now + .seconds(2))
-                throw CardctlHarnessError(description: """
-                    cardctl \(arguments.joined(separator: " ")) did not finish within \(timeout); killed it.
-                    --- stdout so far
-                    \(output.text)--- stderr so far
-                    \(errors.text)---
-                    """)
+                throw CardctlHarnessError(
+                    description: """
+                        cardctl \(arguments.joined(separator: " ")) did not finish within \(timeout); killed it.
+                        --- stdout so far
+                        \(output.text)--- stderr so far
+                        \(errors.text)---
+                        """)
             }
             try? await Task.sleep(for: .milliseconds(5))
         }
@@ -238,13 +244,16 @@ final class CardctlProcess: @unchecked Sendable {
         guard outputEnded, errorsEnded else {
             throw CardctlHarnessError(description: "cardctl exited but its output pipes stayed open")
         }
-        return CardctlResult(arguments: arguments, status: process.terminationStatus,
-                             stdout: output.text, stderr: errors.text)
+        return CardctlResult(
+            arguments: arguments, status: process.terminationStatus,
+            stdout: output.text, stderr: errors.text)
     }
 
     /// Runs `cardctl arguments` to completion (at most `timeout`).
-    static func run(_ arguments: [String], input: String? = nil, environment: [String: String?] = [:],
-                    timeout: Duration = defaultTimeout) async throws -> CardctlResult {
+    static func run(
+        _ arguments: [String], input: String? = nil, environment: [String: String?] = [:],
+        timeout: Duration = defaultTimeout
+    ) async throws -> CardctlResult {
         try await CardctlProcess(arguments, input: input, environment: environment).waitForExit(timeout: timeout)
     }
 

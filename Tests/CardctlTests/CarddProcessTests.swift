@@ -51,8 +51,9 @@ struct CarddProcessTests {
         unlink(folder + "/cardd.sock")
         let config = folder + "/empty.json"
         try Data(#"{"readers": ["sim:none"], "rules": []}"#.utf8).write(to: URL(fileURLWithPath: config))
-        let daemon = try CardctlProcess(["--config", config, "--socket", folder + "/cardd.sock", "--job-log", folder + "/jobs.sqlite"],
-                                        executable: "cardd")
+        let daemon = try CardctlProcess(
+            ["--config", config, "--socket", folder + "/cardd.sock", "--job-log", folder + "/jobs.sqlite"],
+            executable: "cardd")
         defer { daemon.send(signal: SIGTERM) }
         _ = try await waitForSocket(folder + "/cardd.sock", daemon: daemon)
         let jobs = try await jobs(socket: folder + "/cardd.sock")
@@ -76,8 +77,11 @@ struct CarddProcessTests {
     }
 
     static func start(folder: String) throws -> CardctlProcess {
-        try CardctlProcess(["--config", try slowConfiguration(folder: folder), "--socket", folder + "/cardd.sock",
-                            "--job-log", folder + "/jobs.sqlite"], executable: "cardd")
+        try CardctlProcess(
+            [
+                "--config", try slowConfiguration(folder: folder), "--socket", folder + "/cardd.sock",
+                "--job-log", folder + "/jobs.sqlite",
+            ], executable: "cardd")
     }
 
     @Test func sigtermMidFlowStopsGracefullyAndTheLogShowsTheStepReached() async throws {
@@ -123,8 +127,9 @@ struct CarddProcessTests {
         let folder = try Self.folder()
         let config = folder + "/cardd.json"
         try Data(#"{"readers": ["sim:none"], "rules": []}"#.utf8).write(to: URL(fileURLWithPath: config))
-        let daemon = try CardctlProcess(["--config", config, "--socket", folder + "/cardd.sock", "--job-log", "none"],
-                                        executable: "cardd")
+        let daemon = try CardctlProcess(
+            ["--config", config, "--socket", folder + "/cardd.sock", "--job-log", "none"],
+            executable: "cardd")
         _ = try await Self.waitForSocket(folder + "/cardd.sock", daemon: daemon)
         try Data("{ broken".utf8).write(to: URL(fileURLWithPath: config))
         daemon.send(signal: SIGHUP)
@@ -147,10 +152,12 @@ struct CardctlSocketTests {
     @Test func listFlowWatchAndCancelGoThroughTheDaemon() async throws {
         let folder = try CarddProcessTests.folder()
         let config = folder + "/cardd.json"
-        try Data(#"{"readers": ["sim:desfire", "sim:ndef4"], "rules": []}"#.utf8).write(to: URL(fileURLWithPath: config))
+        try Data(#"{"readers": ["sim:desfire", "sim:ndef4"], "rules": []}"#.utf8).write(
+            to: URL(fileURLWithPath: config))
         let socket = folder + "/cardd.sock"
-        let daemon = try CardctlProcess(["--config", config, "--socket", socket, "--job-log", folder + "/jobs.sqlite"],
-                                        executable: "cardd")
+        let daemon = try CardctlProcess(
+            ["--config", config, "--socket", socket, "--job-log", folder + "/jobs.sqlite"],
+            executable: "cardd")
         _ = try await CarddProcessTests.waitForSocket(socket, daemon: daemon)
 
         let list = try await CardctlProcess.run(["--socket", socket, "list"])
@@ -158,17 +165,27 @@ struct CardctlSocketTests {
         #expect(list.stdout.contains("sim:0: ") && list.stdout.contains("sim:1: "), "\(list)")
 
         // Any flow kind of the configuration, on a reader cardd names.
-        let flow = try await CardctlProcess.run(["--socket", socket, "--reader", "sim:1", "flow", #"{"kind":"ndef-write","text":"via cardd"}"#])
+        let flow = try await CardctlProcess.run([
+            "--socket", socket, "--reader", "sim:1", "flow", #"{"kind":"ndef-write","text":"via cardd"}"#,
+        ])
         #expect(flow.status == 0, "\(flow)")
         #expect(flow.stdout.contains("succeeded sim:1 ndef-write"), "\(flow)")
-        let read = try await CardctlProcess.run(["--socket", socket, "--reader", "sim:1", "--json", "flow", #"{"kind":"ndef-read"}"#])
+        let read = try await CardctlProcess.run([
+            "--socket", socket, "--reader", "sim:1", "--json", "flow", #"{"kind":"ndef-read"}"#,
+        ])
         let record = try JSONSerialization.jsonObject(with: Data(read.stdout.utf8)) as? [String: Any]
         let message = (record?["outcome"] as? [String: Any])?["values"] as? [String: String]
-        #expect(message?["message"]?.contains(Array("via cardd".utf8).map { String(format: "%02X", $0) }.joined()) == true, "\(read)")
+        #expect(
+            message?["message"]?.contains(Array("via cardd".utf8).map { String(format: "%02X", $0) }.joined()) == true,
+            "\(read)")
 
-        let unknownReader = try await CardctlProcess.run(["--socket", socket, "--reader", "sim:9", "flow", #"{"kind":"report"}"#])
+        let unknownReader = try await CardctlProcess.run([
+            "--socket", socket, "--reader", "sim:9", "flow", #"{"kind":"report"}"#,
+        ])
         #expect(unknownReader.status == 3 && unknownReader.stderr.contains("unknownReader"), "\(unknownReader)")
-        let badKind = try await CardctlProcess.run(["--socket", socket, "--reader", "sim:0", "flow", #"{"kind":"teleport"}"#])
+        let badKind = try await CardctlProcess.run([
+            "--socket", socket, "--reader", "sim:0", "flow", #"{"kind":"teleport"}"#,
+        ])
         #expect(badKind.status != 0 && badKind.stderr.contains("unknown flow kind"), "\(badKind)")
         let notJSON = try await CardctlProcess.run(["--socket", socket, "flow", "kind=report"])
         #expect(notJSON.status == 2, "\(notJSON)")

@@ -8,8 +8,10 @@ struct DESFireCommandTests {
     static let text = "CARDFLOW TEST DATA"
 
     static func provisionArguments(_ reader: String, extra: [String] = []) -> [String] {
-        ["--reader", reader] + extra + ["desfire", "provision", "--aid", "010203", "--file", "1", "--size", "64", "--comm", "enc",
-                                        "--key", key, "--text", text, "--json"]
+        ["--reader", reader] + extra + [
+            "desfire", "provision", "--aid", "010203", "--file", "1", "--size", "64", "--comm", "enc",
+            "--key", key, "--text", text, "--json",
+        ]
     }
 
     static func json(_ text: String) throws -> [String: Any] {
@@ -33,27 +35,37 @@ struct DESFireCommandTests {
         #expect(Self.eventNames(object).filter { $0 == "stepFinished" }.count == 7, "\(provision)")
         #expect(provision.stderr.contains("step 7/7 read back finished"), "\(provision)")
 
-        let read = try await CardctlProcess.run(["--reader", reader, "desfire", "read", "--aid", "010203", "--file", "1", "--key", Self.key])
+        let read = try await CardctlProcess.run([
+            "--reader", reader, "desfire", "read", "--aid", "010203", "--file", "1", "--key", Self.key,
+        ])
         #expect(read.status == 0, "\(read)")
         #expect(read.stdoutLines == [Self.text], "\(read)")
 
-        let readJSON = try await CardctlProcess.run(["--reader", reader, "desfire", "read", "--aid", "010203", "--file", "1",
-                                                     "--key", Self.key, "--json"])
+        let readJSON = try await CardctlProcess.run([
+            "--reader", reader, "desfire", "read", "--aid", "010203", "--file", "1",
+            "--key", Self.key, "--json",
+        ])
         #expect(try Self.json(readJSON.stdout)["text"] as? String == Self.text, "\(readJSON)")
 
-        let wrongKey = try await CardctlProcess.run(["--reader", reader, "desfire", "read", "--aid", "010203", "--file", "1",
-                                                     "--key", "FF112233445566778899AABBCCDDEEFF"])
+        let wrongKey = try await CardctlProcess.run([
+            "--reader", reader, "desfire", "read", "--aid", "010203", "--file", "1",
+            "--key", "FF112233445566778899AABBCCDDEEFF",
+        ])
         #expect(wrongKey.status == 1, "\(wrongKey)")
         #expect(wrongKey.stderr.contains("AUTHENTICATION_ERROR"), "\(wrongKey)")
 
-        let noKey = try await CardctlProcess.run(["--reader", reader, "desfire", "read", "--aid", "010203", "--file", "1"])
+        let noKey = try await CardctlProcess.run([
+            "--reader", reader, "desfire", "read", "--aid", "010203", "--file", "1",
+        ])
         #expect(noKey.status == 1, "\(noKey)")
     }
 
     @Test("provision with a card lifted after 6 APDUs: waitingForCard, resumed, success")
     func provisionLifted() async throws {
-        let result = try await CardctlProcess.run(Self.provisionArguments("sim:desfire,lift-after=6,return-after=300",
-                                                                           extra: ["--wait", "5000"]))
+        let result = try await CardctlProcess.run(
+            Self.provisionArguments(
+                "sim:desfire,lift-after=6,return-after=300",
+                extra: ["--wait", "5000"]))
         #expect(result.status == 0, "\(result)")
         let object = try Self.json(result.stdout)
         let events = Self.eventNames(object)
@@ -74,8 +86,10 @@ struct DESFireCommandTests {
         let directory = try Fixtures.temporaryDirectory()
         defer { Fixtures.removeDirectory(directory) }
         let state = directory.appendingPathComponent("card.json").path
-        let result = try await CardctlProcess.run(Self.provisionArguments("sim:desfire,lift-after=6,return-after=100,swap,state=\(state)",
-                                                                           extra: ["--wait", "800"]))
+        let result = try await CardctlProcess.run(
+            Self.provisionArguments(
+                "sim:desfire,lift-after=6,return-after=100,swap,state=\(state)",
+                extra: ["--wait", "800"]))
         #expect(result.status == 1, "\(result)")
         let object = try Self.json(result.stdout)
         #expect(object["ok"] as? Bool == false, "\(result)")
@@ -104,15 +118,28 @@ struct DESFireCommandTests {
         _ = try await run(["format"])
         _ = try await run(["create-app", "--aid", "A1A2A3", "--key-count", "2"])
         #expect(try await run(["apps"])["applications"] as? [String] == ["A1A2A3"])
-        _ = try await run(["change-key", "--aid", "A1A2A3", "--key", String(repeating: "00", count: 16), "--new-key", Self.key, "--new-key-version", "3"])
-        _ = try await run(["change-key", "--aid", "A1A2A3", "--key", Self.key, "--change-key-no", "1",
-                           "--new-key-ascii", "Card Master Key!", "--old-key", String(repeating: "00", count: 16)])
-        _ = try await run(["create-file", "--aid", "A1A2A3", "--key", Self.key, "--file", "2", "--size", "32", "--comm", "mac", "--access", "1000"])
+        _ = try await run([
+            "change-key", "--aid", "A1A2A3", "--key", String(repeating: "00", count: 16), "--new-key", Self.key,
+            "--new-key-version", "3",
+        ])
+        _ = try await run([
+            "change-key", "--aid", "A1A2A3", "--key", Self.key, "--change-key-no", "1",
+            "--new-key-ascii", "Card Master Key!", "--old-key", String(repeating: "00", count: 16),
+        ])
+        _ = try await run([
+            "create-file", "--aid", "A1A2A3", "--key", Self.key, "--file", "2", "--size", "32", "--comm", "mac",
+            "--access", "1000",
+        ])
         let settings = try await run(["file-settings", "--aid", "A1A2A3", "--key", Self.key, "--file", "2"])
-        #expect(settings["comm"] as? String == "mac" && settings["size"] as? Int == 32 && settings["access"] as? String == "1000")
+        #expect(
+            settings["comm"] as? String == "mac" && settings["size"] as? Int == 32
+                && settings["access"] as? String == "1000")
         #expect(try await run(["files", "--aid", "A1A2A3", "--key", Self.key])["files"] as? [Int] == [2])
         _ = try await run(["write", "--aid", "A1A2A3", "--key", Self.key, "--file", "2", "--data", "DEADBEEF"])
-        let read = try await run(["read", "--aid", "A1A2A3", "--key-ascii", "Card Master Key!", "--key-no", "1", "--file", "2", "--length", "4"])
+        let read = try await run([
+            "read", "--aid", "A1A2A3", "--key-ascii", "Card Master Key!", "--key-no", "1", "--file", "2", "--length",
+            "4",
+        ])
         #expect(read["data"] as? String == "DEADBEEF")
         let uid = try await run(["uid", "--aid", "A1A2A3", "--key", Self.key])
         #expect((uid["uid"] as? String)?.count == 14)
@@ -129,15 +156,21 @@ struct DESFireCommandTests {
         let reader = "sim:desfire,state=\(directory.appendingPathComponent("card.json").path)"
         let set = try await CardctlProcess.run(["key", "set", "5", "aes128", Self.key, "--key-store", store])
         #expect(set.status == 0, "\(set)")
-        let provision = try await CardctlProcess.run(["--reader", reader, "desfire", "provision", "--aid", "010203", "--file", "1",
-                                                      "--size", "32", "--comm", "mac", "--key-slot", "5", "--key-store", store,
-                                                      "--data", "0102030405"])
+        let provision = try await CardctlProcess.run([
+            "--reader", reader, "desfire", "provision", "--aid", "010203", "--file", "1",
+            "--size", "32", "--comm", "mac", "--key-slot", "5", "--key-store", store,
+            "--data", "0102030405",
+        ])
         #expect(provision.status == 0, "\(provision)")
-        let read = try await CardctlProcess.run(["--reader", reader, "desfire", "read", "--aid", "010203", "--file", "1", "--length", "5",
-                                                 "--key", Self.key, "--hex"])
+        let read = try await CardctlProcess.run([
+            "--reader", reader, "desfire", "read", "--aid", "010203", "--file", "1", "--length", "5",
+            "--key", Self.key, "--hex",
+        ])
         #expect(read.stdoutLines == ["0102030405"], "\(read)")
-        let empty = try await CardctlProcess.run(["--reader", reader, "desfire", "read", "--aid", "010203", "--file", "1",
-                                                  "--key-slot", "6", "--key-store", store])
+        let empty = try await CardctlProcess.run([
+            "--reader", reader, "desfire", "read", "--aid", "010203", "--file", "1",
+            "--key-slot", "6", "--key-store", store,
+        ])
         #expect(empty.status == 2, "\(empty)")
     }
 
@@ -151,17 +184,26 @@ struct DESFireCommandTests {
             ["format", "--auth", "legacy"],
             ["uid", "--auth", "legacy"],
             ["create-app", "--aid", "0A0B0C", "--app-key-type", "2k3des", "--auth", "legacy"],
-            ["change-key", "--aid", "0A0B0C", "--key", String(repeating: "00", count: 16), "--key-type", "2k3des",
-             "--new-key", key3DES, "--new-key-type", "2k3des", "--auth", "legacy"],
-            ["create-file", "--aid", "0A0B0C", "--key", key3DES, "--key-type", "2k3des", "--auth", "legacy",
-             "--file", "3", "--size", "16", "--comm", "mac"],
-            ["write", "--aid", "0A0B0C", "--key", key3DES, "--key-type", "2k3des", "--auth", "legacy", "--file", "3", "--text", "legacy"],
+            [
+                "change-key", "--aid", "0A0B0C", "--key", String(repeating: "00", count: 16), "--key-type", "2k3des",
+                "--new-key", key3DES, "--new-key-type", "2k3des", "--auth", "legacy",
+            ],
+            [
+                "create-file", "--aid", "0A0B0C", "--key", key3DES, "--key-type", "2k3des", "--auth", "legacy",
+                "--file", "3", "--size", "16", "--comm", "mac",
+            ],
+            [
+                "write", "--aid", "0A0B0C", "--key", key3DES, "--key-type", "2k3des", "--auth", "legacy", "--file", "3",
+                "--text", "legacy",
+            ],
         ] {
             let result = try await CardctlProcess.run(["--reader", reader, "desfire"] + arguments)
             #expect(result.status == 0, "\(result)")
         }
-        let read = try await CardctlProcess.run(["--reader", reader, "desfire", "read", "--aid", "0A0B0C", "--key", key3DES,
-                                                 "--key-type", "2k3des", "--file", "3"])
+        let read = try await CardctlProcess.run([
+            "--reader", reader, "desfire", "read", "--aid", "0A0B0C", "--key", key3DES,
+            "--key-type", "2k3des", "--file", "3",
+        ])
         #expect(read.stdoutLines == ["legacy"], "\(read)")
         let badAuth = try await CardctlProcess.run(["--reader", reader, "desfire", "uid", "--auth", "bogus"])
         #expect(badAuth.status == 2, "\(badAuth)")
@@ -169,13 +211,19 @@ struct DESFireCommandTests {
 
     @Test("bad input is a usage error")
     func badInput() async throws {
-        let badAID = try await CardctlProcess.run(["--reader", "sim:desfire", "desfire", "read", "--aid", "0102", "--file", "1"])
+        let badAID = try await CardctlProcess.run([
+            "--reader", "sim:desfire", "desfire", "read", "--aid", "0102", "--file", "1",
+        ])
         #expect(badAID.status == 2, "\(badAID)")
-        let badKey = try await CardctlProcess.run(["--reader", "sim:desfire", "desfire", "provision", "--aid", "010203", "--file", "1",
-                                                   "--size", "64", "--comm", "enc", "--key", "0011", "--text", "x"])
+        let badKey = try await CardctlProcess.run([
+            "--reader", "sim:desfire", "desfire", "provision", "--aid", "010203", "--file", "1",
+            "--size", "64", "--comm", "enc", "--key", "0011", "--text", "x",
+        ])
         #expect(badKey.status == 2, "\(badKey)")
-        let tooBig = try await CardctlProcess.run(["--reader", "sim:desfire", "desfire", "provision", "--aid", "010203", "--file", "1",
-                                                   "--size", "4", "--comm", "enc", "--key", Self.key, "--text", "too long"])
+        let tooBig = try await CardctlProcess.run([
+            "--reader", "sim:desfire", "desfire", "provision", "--aid", "010203", "--file", "1",
+            "--size", "4", "--comm", "enc", "--key", Self.key, "--text", "too long",
+        ])
         #expect(tooBig.status == 2, "\(tooBig)")
     }
 }

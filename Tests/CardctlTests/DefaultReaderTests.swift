@@ -18,7 +18,9 @@ struct DefaultReaderTests {
         return home
     }
 
-    @Test("nothing chosen: cardctl uses USB as --reader usb would; without a USB reader, exit 3 and how to pick the simulator")
+    @Test(
+        "nothing chosen: cardctl uses USB as --reader usb would; without a USB reader, exit 3 and how to pick the simulator"
+    )
     func nothingChosen() async throws {
         let usb = try await CardctlProcess.run(["list", "--json", "--reader", "usb"], environment: Self.machineUSB)
         let byDefault = try await CardctlProcess.run(["list", "--json"], environment: Self.machineUSB)
@@ -39,7 +41,8 @@ struct DefaultReaderTests {
     }
 
     @Test func environmentVariableChoosesTheReader() async throws {
-        let result = try await CardctlProcess.run(["apdu", Card.selectApplication], environment: ["CARDCTL_READER": "sim:iso7816"])
+        let result = try await CardctlProcess.run(
+            ["apdu", Card.selectApplication], environment: ["CARDCTL_READER": "sim:iso7816"])
         #expect(result.status == 0, "\(result)")
         #expect(result.stdoutLines == ["\(Card.applicationFCI) 9000"], "\(result)")
     }
@@ -47,7 +50,8 @@ struct DefaultReaderTests {
     @Test func configurationFileChoosesTheReader() async throws {
         let home = try configurationHome(#"{"reader": "sim:none"}"#)
         defer { Fixtures.removeDirectory(home) }
-        let result = try await CardctlProcess.run(["apdu", Card.selectApplication], environment: ["XDG_CONFIG_HOME": home.path])
+        let result = try await CardctlProcess.run(
+            ["apdu", Card.selectApplication], environment: ["XDG_CONFIG_HOME": home.path])
         #expect(result.status == 1, "sim:none has no card: \(result)")
         #expect(result.stderr.contains("no card"), "\(result)")
     }
@@ -55,27 +59,34 @@ struct DefaultReaderTests {
     @Test func optionBeatsEnvironmentBeatsConfigurationFile() async throws {
         let home = try configurationHome(#"{"reader": "sim:none"}"#)
         defer { Fixtures.removeDirectory(home) }
-        let fromEnvironment = try await CardctlProcess.run(["apdu", Card.selectApplication],
-                                                           environment: ["XDG_CONFIG_HOME": home.path, "CARDCTL_READER": "sim:iso7816"])
+        let fromEnvironment = try await CardctlProcess.run(
+            ["apdu", Card.selectApplication],
+            environment: ["XDG_CONFIG_HOME": home.path, "CARDCTL_READER": "sim:iso7816"])
         #expect(fromEnvironment.status == 0, "\(fromEnvironment)")
-        let fromOption = try await CardctlProcess.run(["apdu", Card.selectApplication, "-r", "sim:none"],
-                                                      environment: ["CARDCTL_READER": "sim:iso7816"])
+        let fromOption = try await CardctlProcess.run(
+            ["apdu", Card.selectApplication, "-r", "sim:none"],
+            environment: ["CARDCTL_READER": "sim:iso7816"])
         #expect(fromOption.status == 1, "\(fromOption)")
     }
 
-    @Test("a bad cardctl.json is a usage error that names the file", arguments: [
-        "{not json", #"["sim"]"#, #"{"reader": 3}"#, #"{"reader": ""}"#, #"{"raeder": "sim"}"#,
-    ])
+    @Test(
+        "a bad cardctl.json is a usage error that names the file",
+        arguments: [
+            "{not json", #"["sim"]"#, #"{"reader": 3}"#, #"{"reader": ""}"#, #"{"raeder": "sim"}"#,
+        ])
     func badConfigurationFile(json: String) async throws {
         let home = try configurationHome(json)
         defer { Fixtures.removeDirectory(home) }
-        let result = try await CardctlProcess.run(["apdu", Card.selectApplication], environment: ["XDG_CONFIG_HOME": home.path])
+        let result = try await CardctlProcess.run(
+            ["apdu", Card.selectApplication], environment: ["XDG_CONFIG_HOME": home.path])
         #expect(result.status == 2, "\(result)")
         #expect(result.stderr.contains("cardflow/cardctl.json"), "\(result)")
     }
 
     @Test func daemonWorkNeedsANamedReader() async throws {
-        let result = try await CardctlProcess.run(["--socket", "/nonexistent/cardd.sock", "apdu", Card.selectApplication])
+        let result = try await CardctlProcess.run([
+            "--socket", "/nonexistent/cardd.sock", "apdu", Card.selectApplication,
+        ])
         #expect(result.status == 2, "\(result)")
         #expect(result.stderr.contains("--reader ID"), "\(result)")
     }

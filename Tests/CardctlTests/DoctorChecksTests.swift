@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import cardctl
 
 /// `cardctl doctor`'s verdicts over facts made up for each situation.
@@ -19,11 +20,16 @@ struct DoctorChecksTests {
         return facts
     }
 
-    static func reader(claim: DoctorFacts.Claim = .claimed, driver: String? = nil, holders: [ProcessHolder] = [],
-                       node: DoctorFacts.NodeAccess? = DoctorFacts.NodeAccess(readWrite: true, mode: "crw-rw----", owner: "root", group: "plugdev"))
-        -> DoctorFacts.USBReader {
-        DoctorFacts.USBReader(id: "usb:1:4:0", name: "ACS ACR122U PICC Interface", vendorProduct: "072F:2200",
-                              devicePath: "/dev/bus/usb/001/004", node: node, kernelDriver: driver, holders: holders, claim: claim)
+    static func reader(
+        claim: DoctorFacts.Claim = .claimed, driver: String? = nil, holders: [ProcessHolder] = [],
+        node: DoctorFacts.NodeAccess? = DoctorFacts.NodeAccess(
+            readWrite: true, mode: "crw-rw----", owner: "root", group: "plugdev")
+    )
+        -> DoctorFacts.USBReader
+    {
+        DoctorFacts.USBReader(
+            id: "usb:1:4:0", name: "ACS ACR122U PICC Interface", vendorProduct: "072F:2200",
+            devicePath: "/dev/bus/usb/001/004", node: node, kernelDriver: driver, holders: holders, claim: claim)
     }
 
     private func check(_ name: String, in facts: DoctorFacts) throws -> DoctorCheck {
@@ -33,12 +39,17 @@ struct DoctorChecksTests {
     @Test func aHealthyMachineHasNoProblem() {
         let checks = DoctorChecks.evaluate(Self.healthy())
         #expect(checks.allSatisfy { $0.status == .ok }, "\(checks)")
-        #expect(checks.map(\.name) == ["reader choice", "usb", "reader usb:1:4:0", "udev rule", "pcscd", "vpcd", "key store", "cardd"])
+        #expect(
+            checks.map(\.name) == [
+                "reader choice", "usb", "reader usb:1:4:0", "udev rule", "pcscd", "vpcd", "key store", "cardd",
+            ])
     }
 
     @Test func readerHeldByPCSCDNamesItAndBothWaysOut() throws {
         var facts = Self.healthy()
-        facts.readers = [Self.reader(claim: .notTried, driver: "usbfs", holders: [ProcessHolder(pid: 812, command: "pcscd")])]
+        facts.readers = [
+            Self.reader(claim: .notTried, driver: "usbfs", holders: [ProcessHolder(pid: 812, command: "pcscd")])
+        ]
         let verdict = try check("reader usb:1:4:0", in: facts)
         #expect(verdict.status == .problem)
         #expect(verdict.summary.contains("pcscd (pid 812)"), "\(verdict)")
@@ -76,16 +87,22 @@ struct DoctorChecksTests {
     func nodePermissions() throws {
         var facts = Self.healthy()
         facts.userGroups = ["me"]
-        facts.readers = [Self.reader(claim: .accessDenied("open"),
-                                     node: DoctorFacts.NodeAccess(readWrite: false, mode: "crw-rw----", owner: "root", group: "plugdev"))]
+        facts.readers = [
+            Self.reader(
+                claim: .accessDenied("open"),
+                node: DoctorFacts.NodeAccess(readWrite: false, mode: "crw-rw----", owner: "root", group: "plugdev"))
+        ]
         let plugdev = try check("reader usb:1:4:0", in: facts)
         #expect(plugdev.status == .problem)
         #expect(plugdev.summary.contains("crw-rw---- root:plugdev"), "\(plugdev)")
         #expect(plugdev.fix?.contains("usermod -aG plugdev") == true, "\(plugdev)")
 
         facts.udevRule = nil
-        facts.readers = [Self.reader(claim: .accessDenied("open"),
-                                     node: DoctorFacts.NodeAccess(readWrite: false, mode: "crw-rw-r--", owner: "root", group: "root"))]
+        facts.readers = [
+            Self.reader(
+                claim: .accessDenied("open"),
+                node: DoctorFacts.NodeAccess(readWrite: false, mode: "crw-rw-r--", owner: "root", group: "root"))
+        ]
         let rule = try check("reader usb:1:4:0", in: facts)
         #expect(rule.fix?.contains("60-cardflow-readers.rules /etc/udev/rules.d/") == true, "\(rule)")
         #expect(try check("udev rule", in: facts).status == .warning)

@@ -5,13 +5,15 @@ import Testing
 /// short or long, on nested subcommands too.
 @Suite("cardctl global options")
 struct GlobalOptionTests {
-    @Test("-r/--reader before and after the subcommand, short and long", arguments: [
-        ["-r", "sim:none", "apdu", Card.selectApplication],
-        ["apdu", "-r", "sim:none", Card.selectApplication],
-        ["apdu", Card.selectApplication, "-r", "sim:none"],
-        ["--reader", "sim:none", "apdu", Card.selectApplication],
-        ["apdu", Card.selectApplication, "--reader=sim:none"],
-    ])
+    @Test(
+        "-r/--reader before and after the subcommand, short and long",
+        arguments: [
+            ["-r", "sim:none", "apdu", Card.selectApplication],
+            ["apdu", "-r", "sim:none", Card.selectApplication],
+            ["apdu", Card.selectApplication, "-r", "sim:none"],
+            ["--reader", "sim:none", "apdu", Card.selectApplication],
+            ["apdu", Card.selectApplication, "--reader=sim:none"],
+        ])
     func readerPlacement(arguments: [String]) async throws {
         // An empty simulated reader: the APDU cannot be sent, proof the selector was honoured.
         let result = try await CardctlProcess.run(arguments)
@@ -19,12 +21,14 @@ struct GlobalOptionTests {
         #expect(result.stderr.contains("no card"), "\(result)")
     }
 
-    @Test("-j and -v before and after the subcommand", arguments: [
-        ["-j", "-v", "-r", "sim:iso7816", "apdu", Card.selectApplication],
-        ["-r", "sim:iso7816", "apdu", Card.selectApplication, "-j", "-v"],
-        ["-jv", "apdu", "-r", "sim:iso7816", Card.selectApplication],
-        ["--json", "--trace", "apdu", Card.selectApplication, "--reader", "sim:iso7816"],
-    ])
+    @Test(
+        "-j and -v before and after the subcommand",
+        arguments: [
+            ["-j", "-v", "-r", "sim:iso7816", "apdu", Card.selectApplication],
+            ["-r", "sim:iso7816", "apdu", Card.selectApplication, "-j", "-v"],
+            ["-jv", "apdu", "-r", "sim:iso7816", Card.selectApplication],
+            ["--json", "--trace", "apdu", Card.selectApplication, "--reader", "sim:iso7816"],
+        ])
     func jsonAndTraceShortOptions(arguments: [String]) async throws {
         let result = try await CardctlProcess.run(arguments)
         #expect(result.status == 0, "\(result)")
@@ -34,21 +38,25 @@ struct GlobalOptionTests {
         #expect(result.stderrLines.contains("SW1-SW2: 90, 00"), "\(result)")
     }
 
-    @Test("nested subcommands take global options before the group, between, and after", arguments: [
-        ["-r", "sim:iso15693", "-j", "iso15693", "info"],
-        ["iso15693", "-r", "sim:iso15693", "info", "-j"],
-        ["iso15693", "info", "--json", "--reader", "sim:iso15693"],
-    ])
+    @Test(
+        "nested subcommands take global options before the group, between, and after",
+        arguments: [
+            ["-r", "sim:iso15693", "-j", "iso15693", "info"],
+            ["iso15693", "-r", "sim:iso15693", "info", "-j"],
+            ["iso15693", "info", "--json", "--reader", "sim:iso15693"],
+        ])
     func nestedSubcommand(arguments: [String]) async throws {
         let result = try await CardctlProcess.run(arguments)
         #expect(result.status == 0, "\(result)")
         #expect((try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) != nil, "stdout is JSON: \(result)")
     }
 
-    @Test("commands without a reader take -j wherever it is given", arguments: [
-        ["-j", "ndef", "decode", "D1010B55026769746875622E636F6D"],
-        ["ndef", "decode", "D1010B55026769746875622E636F6D", "-j"],
-    ])
+    @Test(
+        "commands without a reader take -j wherever it is given",
+        arguments: [
+            ["-j", "ndef", "decode", "D1010B55026769746875622E636F6D"],
+            ["ndef", "decode", "D1010B55026769746875622E636F6D", "-j"],
+        ])
     func jsonOnReaderlessCommands(arguments: [String]) async throws {
         let result = try await CardctlProcess.run(arguments)
         #expect(result.status == 0, "\(result)")
@@ -76,6 +84,8 @@ struct GlobalOptionTests {
         let result = try await CardctlProcess.run(["--generate-completion-script", "bash"], timeout: .seconds(120))
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.contains("cardctl"), "\(result)")
-        #expect(result.stdout.contains("apdu") && result.stdout.contains("iso15693"), "subcommands are completed: \(result)")
+        #expect(
+            result.stdout.contains("apdu") && result.stdout.contains("iso15693"), "subcommands are completed: \(result)"
+        )
     }
 }

@@ -4,7 +4,11 @@ import Testing
 
 @Suite("cardctl help")
 struct HelpTests {
-    @Test("help is printed on stdout with exit 0", arguments: [["--help"], ["help"], ["apdu", "--help"], ["list", "-h"], ["--reader", "sim", "shell", "--help"]])
+    @Test(
+        "help is printed on stdout with exit 0",
+        arguments: [
+            ["--help"], ["help"], ["apdu", "--help"], ["list", "-h"], ["--reader", "sim", "shell", "--help"],
+        ])
     func helpRequests(arguments: [String]) async throws {
         let result = try await CardctlProcess.run(arguments)
         #expect(result.status == 0, "\(result)")
@@ -27,11 +31,15 @@ struct HelpTests {
         let printed = output.fileHandleForReading.readDataToEndOfFile()
         cardd.waitUntilExit()
         #expect(cardd.terminationStatus == 0)
-        #expect(String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == CardFlowVersion.current)
+        #expect(
+            String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                == CardFlowVersion.current)
         let changelog = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("CHANGELOG.md")
         let text = try String(contentsOf: changelog, encoding: .utf8)
-        #expect(text.contains("## [\(CardFlowVersion.current)]"), "CHANGELOG.md has no section for \(CardFlowVersion.current)")
+        #expect(
+            text.contains("## [\(CardFlowVersion.current)]"),
+            "CHANGELOG.md has no section for \(CardFlowVersion.current)")
     }
 
     @Test func noSubcommandPrintsUsage() async throws {

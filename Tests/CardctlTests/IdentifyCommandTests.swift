@@ -5,10 +5,13 @@ import Testing
 @Suite("cardctl identify")
 struct IdentifyCommandTests {
     /// Runs `identify --json` without pcsc-tools' list (its presence would change the names).
-    private func identify(_ reader: String, _ extra: [String] = ["--atr-list", "none"]) async throws -> (CardctlResult, [String: Any]) {
+    private func identify(_ reader: String, _ extra: [String] = ["--atr-list", "none"]) async throws -> (
+        CardctlResult, [String: Any]
+    ) {
         let result = try await CardctlProcess.run(["identify", "--json", "--reader", reader] + extra)
         try #require(result.status == 0, "\(result)")
-        let report = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result)")
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result)")
         return (result, report)
     }
 
@@ -53,7 +56,10 @@ struct IdentifyCommandTests {
         let directory = try Fixtures.temporaryDirectory()
         defer { Fixtures.removeDirectory(directory) }
         let list = directory.appendingPathComponent("smartcard_list.txt")
-        try Data("# made up for this test\n3B 81 80 01 80 80\n\tA DESFire, says the list\n\tsecond line\n\n3B 8F .*\n\tStorage\n".utf8).write(to: list)
+        try Data(
+            "# made up for this test\n3B 81 80 01 80 80\n\tA DESFire, says the list\n\tsecond line\n\n3B 8F .*\n\tStorage\n"
+                .utf8
+        ).write(to: list)
         let (result, report) = try await identify("sim:desfire", ["--atr-list", list.path])
         #expect(report["name"] as? String == "A DESFire, says the list", "\(result)")
         #expect(report["database"] as? String == list.path, "\(result)")
@@ -70,25 +76,30 @@ struct IdentifyCommandTests {
     @Test func plainTextOutput() async throws {
         let result = try await CardctlProcess.run(["identify", "--reader", "sim:type2", "--atr-list", "none"])
         #expect(result.status == 0, "\(result)")
-        #expect(result.stdoutLines.first == "ATR: 3B 8F 80 01 80 4F 0C A0 00 00 03 06 03 00 03 00 00 00 00 68", "\(result)")
+        #expect(
+            result.stdoutLines.first == "ATR: 3B 8F 80 01 80 4F 0C A0 00 00 03 06 03 00 03 00 00 00 00 68", "\(result)")
         #expect(result.stdoutLines.contains("Card: MIFARE Ultralight"), "\(result)")
         #expect(result.stdout.contains("UID: "), "\(result)")
     }
 
     @Test("--atr identifies without a reader (none is chosen here)")
     func givenATR() async throws {
-        let result = try await CardctlProcess.run(["identify", "--atr", "3B8F8001804F0CA0000003061100 3B 0000000042",
-                                                   "--atr-list", "none", "-j"])
+        let result = try await CardctlProcess.run([
+            "identify", "--atr", "3B8F8001804F0CA0000003061100 3B 0000000042",
+            "--atr-list", "none", "-j",
+        ])
         #expect(result.status == 0, "\(result)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect(report["name"] as? String == "FeliCa", "\(result)")
     }
 
-    @Test("errors: no card is a card error, bad input a usage error", arguments: [
-        (["identify", "-r", "sim:none"], Int32(1)),
-        (["identify", "--atr", "3BZZ"], Int32(2)),
-        (["identify", "--atr", "3B8180018080", "--atr-list", "/nonexistent/smartcard_list.txt"], Int32(2)),
-    ])
+    @Test(
+        "errors: no card is a card error, bad input a usage error",
+        arguments: [
+            (["identify", "-r", "sim:none"], Int32(1)),
+            (["identify", "--atr", "3BZZ"], Int32(2)),
+            (["identify", "--atr", "3B8180018080", "--atr-list", "/nonexistent/smartcard_list.txt"], Int32(2)),
+        ])
     func errors(arguments: [String], status: Int32) async throws {
         let result = try await CardctlProcess.run(arguments)
         #expect(result.status == status, "\(result)")

@@ -46,12 +46,13 @@ struct KeyCommandTests {
 
         let list = try await Self.key(["list"], store: store)
         #expect(list.status == 0, "\(list)")
-        #expect(list.stdoutLines == [
-            "key store \(store)",
-            "  slot 1: DES, version 0",
-            "  slot 3: AES-128, version 2",
-            "  secret ton.hmac.04A1B2C3: 8 bytes",
-        ])
+        #expect(
+            list.stdoutLines == [
+                "key store \(store)",
+                "  slot 1: DES, version 0",
+                "  slot 3: AES-128, version 2",
+                "  secret ton.hmac.04A1B2C3: 8 bytes",
+            ])
         let json = try await Self.key(["list", "--json"], store: store)
         #expect(json.status == 0, "\(json)")
         let document = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
@@ -80,7 +81,9 @@ struct KeyCommandTests {
 
         for result in outputs {
             for leak in [Self.aesKey, Self.desKey, Self.secret, "00 11 22 33", "01 23 45 67"] {
-                #expect(!result.stdout.uppercased().contains(leak) && !result.stderr.uppercased().contains(leak), "\(result)")
+                #expect(
+                    !result.stdout.uppercased().contains(leak) && !result.stderr.uppercased().contains(leak),
+                    "\(result)")
             }
         }
     }
@@ -98,18 +101,25 @@ struct KeyCommandTests {
         #expect(list.stdoutLines.dropFirst() == ["  slot 0: 2K3DES, version 0", "  secret s: 2 bytes"])
     }
 
-    @Test("bad input exits 2 with a message and leaves the store alone",
-          arguments: [
+    @Test(
+        "bad input exits 2 with a message and leaves the store alone",
+        arguments: [
             (["set", "16", "aes128", aesKey], "error: key slot 16 is outside 0...15"),
             (["set", "0", "aes128", "0011"], "error: AES-128 keys have 16 bytes, not 2"),
             (["set", "0", "3k3des", aesKey], "error: 3K3DES keys have 24 bytes, not 16"),
-            (["set", "0", "aes256", aesKey], "error: unknown algorithm 'aes256'; use one of des, 2k3des, 3k3des, aes128"),
+            (
+                ["set", "0", "aes256", aesKey],
+                "error: unknown algorithm 'aes256'; use one of des, 2k3des, 3k3des, aes128"
+            ),
             (["set", "0", "des", "0123456789ABCDEX"], "error: invalid character \"X\" at position 16 in hex text"),
-            (["set-secret", "bad name", "00"], "error: invalid secret name \"bad name\": use 1 to 128 of ASCII letters, digits and . _ - : @ + /"),
+            (
+                ["set-secret", "bad name", "00"],
+                "error: invalid secret name \"bad name\": use 1 to 128 of ASCII letters, digits and . _ - : @ + /"
+            ),
             (["delete", "5"], "error: no key in slot 5"),
             (["delete", "99"], "error: key slot 99 is outside 0...15"),
             (["delete-secret", "missing"], "error: no secret named \"missing\""),
-          ] as [([String], String)])
+        ] as [([String], String)])
     func badInput(_ arguments: [String], message: String) async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { Fixtures.removeDirectory(directory) }
@@ -152,7 +162,10 @@ struct KeyCommandTests {
         #expect(chmod(open, 0o644) == 0)
         let list = try await Self.key(["list"], store: open)
         #expect(list.status == 2, "\(list)")
-        #expect(list.stderrLines == ["error: key store \(open) is accessible by group or others (mode 0644); run: chmod 600 \(open)"])
+        #expect(
+            list.stderrLines == [
+                "error: key store \(open) is accessible by group or others (mode 0644); run: chmod 600 \(open)"
+            ])
         #expect(Self.mode(open) == 0o644)
     }
 }

@@ -24,8 +24,11 @@ struct NDEFCommandTests {
     func decodeText() async throws {
         let text = try await CardctlProcess.run(["ndef", "decode", "d101085402656e48656c6c6f"])
         #expect(text.status == 0, "\(text)")
-        #expect(text.stdoutLines == ["record 0: TNF 0x01 (well-known) type \"T\" payload 8 bytes 02656E48656C6C6F",
-                                     "  text \"Hello\" language en UTF-8"])
+        #expect(
+            text.stdoutLines == [
+                "record 0: TNF 0x01 (well-known) type \"T\" payload 8 bytes 02656E48656C6C6F",
+                "  text \"Hello\" language en UTF-8",
+            ])
         let json = try await CardctlProcess.run(["ndef", "decode", "--json", "d101085402656e48656c6c6f"])
         let records = try Fixtures.jsonObjects(json.stdout)
         #expect(records.first?["text"] as? String == "Hello")
@@ -50,9 +53,12 @@ struct NDEFCommandTests {
 
     @Test("bad hex, bad NDEF and bad option combinations exit 2 with a message")
     func badInput() async throws {
-        for arguments in [["ndef", "decode", "D1ZZ"], ["ndef", "decode", "D1010B5502"], ["ndef", "decode", "51010155 00"],
-                          ["ndef", "encode", "--uri", "a:", "--text", "b"], ["ndef", "encode", "--mime", "text/plain"],
-                          ["ndef", "encode", "--mime", "text/plain", "--data", "XY"], ["ndef", "encode", "--external", "nocolon", "--data", "00"]] {
+        for arguments in [
+            ["ndef", "decode", "D1ZZ"], ["ndef", "decode", "D1010B5502"], ["ndef", "decode", "51010155 00"],
+            ["ndef", "encode", "--uri", "a:", "--text", "b"], ["ndef", "encode", "--mime", "text/plain"],
+            ["ndef", "encode", "--mime", "text/plain", "--data", "XY"],
+            ["ndef", "encode", "--external", "nocolon", "--data", "00"],
+        ] {
             let result = try await CardctlProcess.run(arguments)
             #expect(result.status == 2, "\(result)")
             #expect(!result.stderr.isEmpty, "\(result)")

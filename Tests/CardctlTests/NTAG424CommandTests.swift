@@ -8,16 +8,22 @@ struct NTAG424CommandTests {
     static let metaKey = "0102030405060708090A0B0C0D0E0F10"
     static let fileKey = "F0E0D0C0B0A090807060504030201000"
 
-    @Test("change keys, switch SUN on, tap twice: each URL verifies with its counter; forged and bad input have their exit codes")
+    @Test(
+        "change keys, switch SUN on, tap twice: each URL verifies with its counter; forged and bad input have their exit codes"
+    )
     func sunFromSetUpToVerification() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { Fixtures.removeDirectory(directory) }
         let reader = "sim:ntag424,state=\(directory.appendingPathComponent("tag.json").path)"
         for (number, key) in [("2", Self.metaKey), ("1", Self.fileKey)] {
-            let change = try await CardctlProcess.run(["--reader", reader, "ntag424", "change-key", "--change-no", number, "--new-key", key])
+            let change = try await CardctlProcess.run([
+                "--reader", reader, "ntag424", "change-key", "--change-no", number, "--new-key", key,
+            ])
             #expect(change.status == 0, "\(change)")
         }
-        let sun = try await CardctlProcess.run(["--reader", reader, "ntag424", "sun", "--url", "https://example.org/tap"])
+        let sun = try await CardctlProcess.run([
+            "--reader", reader, "ntag424", "sun", "--url", "https://example.org/tap",
+        ])
         #expect(sun.status == 0, "\(sun)")
 
         var urls: [String] = []
@@ -27,21 +33,29 @@ struct NTAG424CommandTests {
             let url = try #require(read.stdoutLines.first)
             #expect(url.hasPrefix("https://example.org/tap?e="), "\(read)")
             urls.append(url)
-            let verify = try await CardctlProcess.run(["ntag424", "verify", url, "--meta-key", Self.metaKey, "--file-key", Self.fileKey, "--json"])
+            let verify = try await CardctlProcess.run([
+                "ntag424", "verify", url, "--meta-key", Self.metaKey, "--file-key", Self.fileKey, "--json",
+            ])
             #expect(verify.status == 0, "\(verify)")
             #expect(verify.stdout.contains(#""readCounter":\#(counter)"#), "\(verify)")
         }
         #expect(urls[0] != urls[1], "every tap mirrors fresh data")
 
         let forged = String(urls[0].dropLast()) + (urls[0].hasSuffix("0") ? "1" : "0")
-        let refused = try await CardctlProcess.run(["ntag424", "verify", forged, "--meta-key", Self.metaKey, "--file-key", Self.fileKey])
+        let refused = try await CardctlProcess.run([
+            "ntag424", "verify", forged, "--meta-key", Self.metaKey, "--file-key", Self.fileKey,
+        ])
         #expect(refused.status == 1, "\(refused)")
         #expect(refused.stderr.contains("SDMMAC does not verify"), "\(refused)")
 
-        let badKey = try await CardctlProcess.run(["ntag424", "verify", urls[0], "--meta-key", "0102", "--file-key", Self.fileKey])
+        let badKey = try await CardctlProcess.run([
+            "ntag424", "verify", urls[0], "--meta-key", "0102", "--file-key", Self.fileKey,
+        ])
         #expect(badKey.status == 2, "\(badKey)")
-        let noQuery = try await CardctlProcess.run(["ntag424", "verify", "https://example.org/tap", "--meta-key", Self.metaKey,
-                                                    "--file-key", Self.fileKey])
+        let noQuery = try await CardctlProcess.run([
+            "ntag424", "verify", "https://example.org/tap", "--meta-key", Self.metaKey,
+            "--file-key", Self.fileKey,
+        ])
         #expect(noQuery.status == 2, "\(noQuery)")
 
         let info = try await CardctlProcess.run(["--reader", reader, "ntag424", "info", "--json"])

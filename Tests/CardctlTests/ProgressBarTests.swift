@@ -4,13 +4,18 @@ import Testing
 /// The progress bar appears only on a terminal (`script` gives the child a pseudo-terminal).
 @Suite("cardctl progress bar")
 struct ProgressBarTests {
-    static let provision = ["desfire", "provision", "--aid", "010203", "--file", "1", "--size", "64", "--comm", "enc",
-                            "--key", "00112233445566778899AABBCCDDEEFF", "--text", "hi"]
+    static let provision = [
+        "desfire", "provision", "--aid", "010203", "--file", "1", "--size", "64", "--comm", "enc",
+        "--key", "00112233445566778899AABBCCDDEEFF", "--text", "hi",
+    ]
 
     @Test func aTerminalGetsABarThatIsErasedAtTheEnd() async throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
-            if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("/usr/bin/script (bsdutils) is missing") }
-            else { try Test.cancel("/usr/bin/script (bsdutils) is not installed") }
+            if ProcessInfo.processInfo.environment["CI"] == "true" {
+                Issue.record("/usr/bin/script (bsdutils) is missing")
+            } else {
+                try Test.cancel("/usr/bin/script (bsdutils) is not installed")
+            }
             return
         }
         let cardctl = try CardctlExecutable.locate().path

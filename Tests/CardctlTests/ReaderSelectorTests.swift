@@ -5,17 +5,21 @@ import Testing
 struct ReaderSelectorTests {
     @Test("sim:desfire answers ISO-wrapped native commands through the reader stack")
     func desfireSimulator() async throws {
-        let result = try await CardctlProcess.run(["apdu", "905A00000300000000", "9060000000", "--reader", "sim:desfire"])
+        let result = try await CardctlProcess.run([
+            "apdu", "905A00000300000000", "9060000000", "--reader", "sim:desfire",
+        ])
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.contains("9100"), "\(result)")
         #expect(result.stdout.contains("04010101001A05 91AF"), "\(result)")
     }
 
-    @Test("usb selectors that match no reader: list prints none, card commands exit 3", arguments: [
-        ["apdu", Card.selectApplication, "--reader", "usb:FFFE:FFFE"],
-        ["--reader", "usb:250:127", "shell"],
-        ["apdu", Card.selectApplication, "--reader", "usb:serial=NO-SUCH-READER"],
-    ])
+    @Test(
+        "usb selectors that match no reader: list prints none, card commands exit 3",
+        arguments: [
+            ["apdu", Card.selectApplication, "--reader", "usb:FFFE:FFFE"],
+            ["--reader", "usb:250:127", "shell"],
+            ["apdu", Card.selectApplication, "--reader", "usb:serial=NO-SUCH-READER"],
+        ])
     func usbNoMatchingReader(arguments: [String]) async throws {
         let result = try await CardctlProcess.run(arguments)
         #expect(result.status == 3, "\(result)")
@@ -28,18 +32,21 @@ struct ReaderSelectorTests {
         #expect(try Fixtures.jsonObjects(result.stdout).isEmpty, "\(result)")
     }
 
-    @Test("bad sim: selectors: exit 2 with a message", arguments: [
-        "sim:nosuchcard", "sim:iso7816,bogus=1", "sim:iso7816,latency=abc", "sim:iso7816,lift-after=-1",
-        "sim:iso7816,seed=x", "sim:iso7816,,seed=1", "sim:iso7816,swap", "sim:iso7816,return-after=10",
-    ])
+    @Test(
+        "bad sim: selectors: exit 2 with a message",
+        arguments: [
+            "sim:nosuchcard", "sim:iso7816,bogus=1", "sim:iso7816,latency=abc", "sim:iso7816,lift-after=-1",
+            "sim:iso7816,seed=x", "sim:iso7816,,seed=1", "sim:iso7816,swap", "sim:iso7816,return-after=10",
+        ])
     func badSimulatorSelectors(selector: String) async throws {
         let result = try await CardctlProcess.run(["list", "--reader", selector])
         #expect(result.status == 2, "\(result)")
         #expect(!result.stderr.isEmpty, "\(result)")
     }
 
-    @Test("bad non-sim selectors: exit 2 (usage), like other bad selectors",
-          arguments: ["foo", "usb:1:2:3", "usb:GGGG:0000", "simulator"])
+    @Test(
+        "bad non-sim selectors: exit 2 (usage), like other bad selectors",
+        arguments: ["foo", "usb:1:2:3", "usb:GGGG:0000", "simulator"])
     func badOtherSelectors(selector: String) async throws {
         let result = try await CardctlProcess.run(["list", "--reader", selector])
         #expect(!result.stderr.isEmpty, "\(result)")
@@ -89,7 +96,9 @@ struct CardStateTests {
         #expect(read.stdoutLines.last == "DEADBEEF04050607 9000", "\(read)")
 
         // A card without state=PATH is fresh.
-        let fresh = try await CardctlProcess.run(["--reader", "sim:iso7816", "apdu", Card.selectApplication, Card.selectEF0101, Card.readBinary(8)])
+        let fresh = try await CardctlProcess.run([
+            "--reader", "sim:iso7816", "apdu", Card.selectApplication, Card.selectEF0101, Card.readBinary(8),
+        ])
         #expect(fresh.stdoutLines.last == "0001020304050607 9000", "\(fresh)")
     }
 
@@ -109,7 +118,9 @@ struct CardStateTests {
         case .missingFields: contents = Data(#"{"format": 1, "kind": "iso7816", "card": {}}"#.utf8)
         case .truncated:
             // A real state file, cut in half.
-            let saved = try await CardctlProcess.run(["apdu", "--reader", "sim:iso7816,state=\(state.path)", Card.selectApplication])
+            let saved = try await CardctlProcess.run([
+                "apdu", "--reader", "sim:iso7816,state=\(state.path)", Card.selectApplication,
+            ])
             try #require(saved.status == 0, "\(saved)")
             let whole = try Data(contentsOf: state)
             contents = whole.prefix(whole.count / 2)
@@ -117,7 +128,8 @@ struct CardStateTests {
         try contents.write(to: state)
 
         let result = try await CardctlProcess.run([
-            "apdu", "--reader", "sim:iso7816,state=\(state.path)", Card.selectApplication, Card.selectEF0101, "00D6000004DEADBEEF",
+            "apdu", "--reader", "sim:iso7816,state=\(state.path)", Card.selectApplication, Card.selectEF0101,
+            "00D6000004DEADBEEF",
         ])
         #expect(result.status != 0, "\(result)")
         #expect(result.stderr.contains("corrupt"), "\(result)")

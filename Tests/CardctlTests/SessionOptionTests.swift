@@ -6,7 +6,9 @@ struct SessionOptionTests {
     @Test("apdu --repeat 1000 at 200 ms latency, SIGINT after 1 s: exit 130 within 0.5 s")
     func repeatInterrupted() async throws {
         // 200 s of work: even a test process starved by a loaded machine interrupts it midway.
-        let run = try CardctlProcess(["--reader", "sim:iso7816,latency=200", "apdu", "--repeat", "1000", Card.selectApplication])
+        let run = try CardctlProcess([
+            "--reader", "sim:iso7816,latency=200", "apdu", "--repeat", "1000", Card.selectApplication,
+        ])
         try await Task.sleep(for: .seconds(1))
         // At least one answer is out: the process is surely past its start-up.
         _ = await run.nextOutputLine(timeout: .seconds(10))
@@ -21,9 +23,13 @@ struct SessionOptionTests {
     }
 
     @Test func repeatSendsTheListNTimes() async throws {
-        let result = try await CardctlProcess.run(["--reader", "sim:iso7816", "apdu", "--repeat", "3", Card.selectApplication, "00B0810002"])
+        let result = try await CardctlProcess.run([
+            "--reader", "sim:iso7816", "apdu", "--repeat", "3", Card.selectApplication, "00B0810002",
+        ])
         #expect(result.status == 0, "\(result)")
-        #expect(result.stdoutLines == Array(repeating: ["\(Card.applicationFCI) 9000", "0001 9000"], count: 3).flatMap { $0 }, "\(result)")
+        #expect(
+            result.stdoutLines
+                == Array(repeating: ["\(Card.applicationFCI) 9000", "0001 9000"], count: 3).flatMap { $0 }, "\(result)")
     }
 
     @Test("a card lifted mid-run comes back: the selection is replayed and the run completes")
@@ -33,7 +39,8 @@ struct SessionOptionTests {
             "apdu", Card.selectApplication, "00B0810002", "00B0810002", "00B0810002",
         ])
         #expect(result.status == 0, "\(result)")
-        #expect(result.stdoutLines == ["\(Card.applicationFCI) 9000", "0001 9000", "0001 9000", "0001 9000"], "\(result)")
+        #expect(
+            result.stdoutLines == ["\(Card.applicationFCI) 9000", "0001 9000", "0001 9000", "0001 9000"], "\(result)")
         #expect(result.stderr.contains("card lost"), "\(result)")
         #expect(result.stderr.contains("resuming"), "\(result)")
     }
@@ -67,7 +74,8 @@ struct SessionOptionTests {
 
     @Test func sessionOptionsAreValidated() async throws {
         for arguments in [["--cooldown", "-1"], ["--retries", "-2"], ["--wait", "x"], ["--repeat", "0"]] {
-            let result = try await CardctlProcess.run(["--reader", "sim:iso7816", "apdu", Card.selectApplication] + arguments)
+            let result = try await CardctlProcess.run(
+                ["--reader", "sim:iso7816", "apdu", Card.selectApplication] + arguments)
             #expect(result.status == 2, "\(result)")
         }
     }

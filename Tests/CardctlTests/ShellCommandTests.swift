@@ -7,13 +7,14 @@ struct ShellCommandTests {
     func sessionWithBadLines() async throws {
         let lines = [
             Card.selectApplication,
-            "00A4ZZ",                // bad hex
+            "00A4ZZ", // bad hex
             Card.selectEF0101,
-            "00A4",                  // too short for an APDU
-            Card.readBinary(4),      // still the same session: EF 0101 is current
-            "00 B0 00 00 02",        // spaces allowed
+            "00A4", // too short for an APDU
+            Card.readBinary(4), // still the same session: EF 0101 is current
+            "00 B0 00 00 02", // spaces allowed
         ]
-        let result = try await CardctlProcess.run(["--reader", "sim:iso7816", "shell"], input: lines.joined(separator: "\n") + "\n")
+        let result = try await CardctlProcess.run(
+            ["--reader", "sim:iso7816", "shell"], input: lines.joined(separator: "\n") + "\n")
         #expect(result.status == 0, "\(result)")
         let output = result.stdoutLines
         try #require(output.count == 6, "\(result)")
@@ -45,8 +46,9 @@ struct ShellCommandTests {
 
     @Test("global options before the subcommand apply to the shell")
     func globalOptionsBefore() async throws {
-        let result = try await CardctlProcess.run(["--reader", "sim:iso7816", "--trace", "shell"],
-                                                  input: Card.selectApplication + "\n")
+        let result = try await CardctlProcess.run(
+            ["--reader", "sim:iso7816", "--trace", "shell"],
+            input: Card.selectApplication + "\n")
         #expect(result.status == 0, "\(result)")
         // The trace must not mix with the answers on stdout.
         #expect(result.stdoutLines == [Card.applicationFCI + "9000"], "\(result)")

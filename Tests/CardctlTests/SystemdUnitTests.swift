@@ -17,7 +17,8 @@ struct SystemdUnitTests {
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Examples/cardd")
 
     static func unit() throws -> SystemdServiceSection {
-        try SystemdServiceSection(text: String(contentsOf: examples.appendingPathComponent("cardd.service"), encoding: .utf8))
+        try SystemdServiceSection(
+            text: String(contentsOf: examples.appendingPathComponent("cardd.service"), encoding: .utf8))
     }
 
     static func exampleConfiguration() throws -> [String: Any] {
@@ -63,17 +64,20 @@ struct SystemdUnitTests {
         // The operator's step: the TON card's activation data and the PIN, in the key store.
         let factory = TONFactoryData.vectorA
         let keyStore = try #require(configuration["keyStore"] as? String)
-        for (name, hex) in [("ton.activation.\(factory.serialNumber)", factory.password + factory.commonSecret + factory.iv),
-                            ("ton.pin", "35353535")] {
+        for (name, hex) in [
+            ("ton.activation.\(factory.serialNumber)", factory.password + factory.commonSecret + factory.iv),
+            ("ton.pin", "35353535"),
+        ] {
             let stored = try await CardctlProcess.run(["key", "set-secret", name, hex, "--key-store", keyStore])
             try #require(stored.status == 0, "\(stored)")
         }
 
         let notifications = try NotificationSocket(path: root + ".notify")
         defer { notifications.close() }
-        let daemon = try sandbox.start(executable: try CardctlExecutable.locate("cardd").path,
-                                       arguments: Array(arguments.dropFirst()).map(sandbox.moved),
-                                       environment: ["NOTIFY_SOCKET": notifications.path])
+        let daemon = try sandbox.start(
+            executable: try CardctlExecutable.locate("cardd").path,
+            arguments: Array(arguments.dropFirst()).map(sandbox.moved),
+            environment: ["NOTIFY_SOCKET": notifications.path])
         defer { daemon.kill() }
 
         let ready = try await notifications.next(within: .seconds(60), while: daemon)
@@ -153,8 +157,9 @@ struct UnitSandbox {
         directories = ["/etc/" + (try #require(unit["ConfigurationDirectory"]))] + writable
         isolatedByMount = geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare")
         for directory in directories {
-            try FileManager.default.createDirectory(atPath: root + directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: root + directory, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         }
     }
 
@@ -167,12 +172,16 @@ struct UnitSandbox {
         let process = Process()
         if isolatedByMount {
             // unshare and sh exec in place: the daemon keeps this process's pid ($MAINPID).
-            let mounts = ["mount --bind \"$ROOT\" \"$ROOT\""]
+            let mounts =
+                ["mount --bind \"$ROOT\" \"$ROOT\""]
                 + writable.map { "mount --bind \"$ROOT\($0)\" \"$ROOT\($0)\"" }
                 + ["mount -o remount,bind,ro \"$ROOT\"", "exec \"$@\""]
             process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-            process.arguments = ["--mount", "--propagation", "private", "/bin/sh", "-ec", mounts.joined(separator: "\n"),
-                                 "sh", executable] + arguments
+            process.arguments =
+                [
+                    "--mount", "--propagation", "private", "/bin/sh", "-ec", mounts.joined(separator: "\n"),
+                    "sh", executable,
+                ] + arguments
         } else {
             for directory in ["/etc", "/var/lib", "/var", "/run", "", directories[0]] {
                 chmod(root + directory, 0o555)
@@ -180,7 +189,9 @@ struct UnitSandbox {
             process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = arguments
         }
-        process.environment = ProcessInfo.processInfo.environment.merging(environment.merging(["ROOT": root]) { $1 }) { $1 }
+        process.environment = ProcessInfo.processInfo.environment.merging(environment.merging(["ROOT": root]) { $1 }) {
+            $1
+        }
         let errors = root + ".stderr"
         FileManager.default.createFile(atPath: errors, contents: nil)
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
@@ -243,7 +254,9 @@ struct NotificationSocket {
         try #require(bytes.count < MemoryLayout.size(ofValue: address.sun_path))
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         try #require(descriptor >= 0 && bound == 0, "cannot bind \(path): errno \(errno)")
     }
@@ -256,7 +269,8 @@ struct NotificationSocket {
             let count = recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
             if count > 0 { return String(decoding: buffer[..<count], as: UTF8.self) }
             if let daemon, !daemon.process.isRunning {
-                throw CardctlHarnessError(description: "cardd ended (status \(daemon.process.terminationStatus)):\n\(daemon.errors())")
+                throw CardctlHarnessError(
+                    description: "cardd ended (status \(daemon.process.terminationStatus)):\n\(daemon.errors())")
             }
             try await Task.sleep(for: .milliseconds(20))
         }

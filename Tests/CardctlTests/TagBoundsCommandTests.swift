@@ -22,8 +22,10 @@ struct TagBoundsCommandTests {
     /// A write that starts in range but runs past block 255 is refused by the client with a
     /// typed error (a card error, exit 1), not a crash.
     @Test func iso15693WriteRunningPastBlock255() async throws {
-        let result = try await CardctlProcess.run(["--reader", "sim:iso15693,capacity=1024", "iso15693", "write", "--block", "255",
-                                                   "--data", "0102030405060708"])
+        let result = try await CardctlProcess.run([
+            "--reader", "sim:iso15693,capacity=1024", "iso15693", "write", "--block", "255",
+            "--data", "0102030405060708",
+        ])
         #expect(result.status == 1, "\(result)")
         #expect(result.stderr.contains("255"), "\(result)")
     }

@@ -26,14 +26,19 @@ struct TagCommandTests {
         let directory = try Fixtures.temporaryDirectory()
         defer { Fixtures.removeDirectory(directory) }
         let reader = "sim:iso15693,state=\(directory.appendingPathComponent("tag.json").path)"
-        let exchange = try await CardctlProcess.run(["--reader", reader, "--json", "iso15693", "exchange", "--via", "tr 0-9 5-9A-E"])
+        let exchange = try await CardctlProcess.run([
+            "--reader", reader, "--json", "iso15693", "exchange", "--via", "tr 0-9 5-9A-E",
+        ])
         #expect(exchange.status == 0, "\(exchange)")
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(exchange.stdout.utf8)) as? [String: String])
-        let read = try #require(object["read"]), written = try #require(object["written"])
-        let expected = String(read.map { character -> Character in
-            guard let digit = character.wholeNumberValue, digit <= 9 else { return character }
-            return Array("56789ABCDE")[digit]
-        })
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(exchange.stdout.utf8)) as? [String: String])
+        let read = try #require(object["read"])
+        let written = try #require(object["written"])
+        let expected = String(
+            read.map { character -> Character in
+                guard let digit = character.wholeNumberValue, digit <= 9 else { return character }
+                return Array("56789ABCDE")[digit]
+            })
         #expect(written == expected)
         // The tag now holds what was written (state file), block by block.
         let back = try await CardctlProcess.run(["--reader", reader, "iso15693", "read"])

@@ -1,7 +1,8 @@
 import CardFlow
 import CardSimulator
-@testable import DESFire
 import Testing
+
+@testable import DESFire
 
 /// The client against the simulated DESFire card (`sim:desfire`), through the CCID stack.
 @Suite("DESFire client against the simulated card")
@@ -42,9 +43,13 @@ struct DESFireEndToEndTests {
         var description: String { "\(type) \(mode) \(method)" }
     }
 
-    static let cases: [Case] = [DESFire.DESFireKeyType.aes, .des, .twoKey3DES, .threeKey3DES].flatMap { type in
-        DESFireCommMode.allCases.map { Case(type: type, mode: $0, method: .automatic) }
-    } + [DESFire.DESFireKeyType.des, .twoKey3DES].flatMap { type in DESFireCommMode.allCases.map { Case(type: type, mode: $0, method: .legacy) } }
+    static let cases: [Case] =
+        [DESFire.DESFireKeyType.aes, .des, .twoKey3DES, .threeKey3DES].flatMap { type in
+            DESFireCommMode.allCases.map { Case(type: type, mode: $0, method: .automatic) }
+        }
+        + [DESFire.DESFireKeyType.des, .twoKey3DES].flatMap { type in
+            DESFireCommMode.allCases.map { Case(type: type, mode: $0, method: .legacy) }
+        }
 
     @Test("every command, in every comm mode and key type, with non-zero keys", arguments: cases)
     func everyCommand(_ test: Case) async throws {
@@ -59,7 +64,8 @@ struct DESFireEndToEndTests {
             try await client.selectApplication(.picc)
             let version = try await client.getVersion()
             #expect(version.hardware[0] == 0x04 && version.hardware[3] == 0x01)
-            try await client.authenticate(keyNumber: 0, key: .defaultDES, method: test.method == .legacy ? .legacy : .automatic)
+            try await client.authenticate(
+                keyNumber: 0, key: .defaultDES, method: test.method == .legacy ? .legacy : .automatic)
             try await client.formatPICC()
             let free = try await client.getFreeMemory()
             #expect(free > 1024)
@@ -88,13 +94,18 @@ struct DESFireEndToEndTests {
             let mode = test.mode
             try await client.createDataFile(file: 1, size: 100, commMode: mode, accessRights: rights)
             try await client.createDataFile(file: 2, size: 40, commMode: mode, accessRights: rights, backup: true)
-            try await client.createValueFile(file: 3, commMode: mode, accessRights: rights, lowerLimit: -100, upperLimit: 1000,
-                                             value: 10, limitedCreditEnabled: true)
-            try await client.createRecordFile(file: 4, recordSize: 8, maxRecords: 5, commMode: mode, accessRights: rights)
-            try await client.createRecordFile(file: 5, recordSize: 4, maxRecords: 3, commMode: mode, accessRights: rights, cyclic: true)
+            try await client.createValueFile(
+                file: 3, commMode: mode, accessRights: rights, lowerLimit: -100, upperLimit: 1000,
+                value: 10, limitedCreditEnabled: true)
+            try await client.createRecordFile(
+                file: 4, recordSize: 8, maxRecords: 5, commMode: mode, accessRights: rights)
+            try await client.createRecordFile(
+                file: 5, recordSize: 4, maxRecords: 3, commMode: mode, accessRights: rights, cyclic: true)
             try await client.createDataFile(file: 6, size: 8, commMode: .plain, accessRights: rights)
             #expect(try await client.getFileIDs().sorted() == [1, 2, 3, 4, 5, 6])
-            #expect(try await client.getFileSettings(file: 1) == DESFireFileSettings(kind: .standard(size: 100), commMode: mode, accessRights: rights))
+            #expect(
+                try await client.getFileSettings(file: 1)
+                    == DESFireFileSettings(kind: .standard(size: 100), commMode: mode, accessRights: rights))
             try await client.deleteFile(6)
             #expect(try await client.getFileIDs().sorted() == [1, 2, 3, 4, 5])
 
@@ -136,17 +147,22 @@ struct DESFireEndToEndTests {
             #expect(try await client.readRecords(file: 5, record: 0, count: 1) == [4, 4, 4, 4])
             try await client.clearRecordFile(4)
             try await client.commitTransaction()
-            if case .linearRecord(_, _, let current) = try await client.getFileSettings(file: 4).kind { #expect(current == 0) }
+            if case .linearRecord(_, _, let current) = try await client.getFileSettings(file: 4).kind {
+                #expect(current == 0)
+            }
             #expect(try await client.getCardUID().count == 7)
 
             // ChangeFileSettings needs the Change key (0): enciphered; then free reads are plain.
             try await client.authenticate(keyNumber: 0, key: key0, method: test.method)
-            try await client.changeFileSettings(file: 1, commMode: mode, accessRights: DESFireAccessRights(read: 0xE, write: 1, readWrite: 1, change: 0))
+            try await client.changeFileSettings(
+                file: 1, commMode: mode, accessRights: DESFireAccessRights(read: 0xE, write: 1, readWrite: 1, change: 0)
+            )
             #expect(try await client.readData(file: 1, offset: 0, length: 4) == Array(data[0..<4]))
 
             // Delete the selected application: the session ends.
             try await client.selectApplication(.picc)
-            try await client.authenticate(keyNumber: 0, key: .defaultDES, method: test.method == .legacy ? .legacy : .automatic)
+            try await client.authenticate(
+                keyNumber: 0, key: .defaultDES, method: test.method == .legacy ? .legacy : .automatic)
             try await client.deleteApplication(aid)
             #expect(try await client.getApplicationIDs().isEmpty)
         }
@@ -199,9 +215,12 @@ struct DESFireEndToEndTests {
                 try await client.authenticate(keyNumber: 0, key: .defaultAES)
             }
             try await client.authenticate(keyNumber: 0, key: key)
-            try await client.createDataFile(file: 1, size: 32, commMode: .enciphered, accessRights: DESFireAccessRights(read: 0, write: 0xF, readWrite: 0xF, change: 0))
+            try await client.createDataFile(
+                file: 1, size: 32, commMode: .enciphered,
+                accessRights: DESFireAccessRights(read: 0, write: 0xF, readWrite: 0xF, change: 0))
             await #expect(throws: DESFireError.cardStatus(.duplicateError, command: .createStdDataFile)) {
-                try await client.createDataFile(file: 1, size: 32, commMode: .plain, accessRights: DESFireAccessRights(rawValue: 0))
+                try await client.createDataFile(
+                    file: 1, size: 32, commMode: .plain, accessRights: DESFireAccessRights(rawValue: 0))
             }
             try await client.authenticate(keyNumber: 0, key: key)
             await #expect(throws: DESFireError.cardStatus(.permissionDenied, command: .writeData)) {
@@ -213,7 +232,8 @@ struct DESFireEndToEndTests {
             }
             try await client.authenticate(keyNumber: 0, key: key)
             await #expect(throws: DESFireError.cardStatus(.outOfEEPROM, command: .createStdDataFile)) {
-                try await client.createDataFile(file: 2, size: 0xFF_FFF0, commMode: .plain, accessRights: DESFireAccessRights(rawValue: 0))
+                try await client.createDataFile(
+                    file: 2, size: 0xFF_FFF0, commMode: .plain, accessRights: DESFireAccessRights(rawValue: 0))
             }
             // Without a session, a key-protected read is refused by the card.
             try await client.selectApplication(aid)
@@ -236,10 +256,12 @@ struct DESFireEndToEndTests {
             let client = DESFireClient(channel: session)
             try await client.selectApplication(.picc)
             try await client.authenticate(keyNumber: 0, key: .defaultDES)
-            try await client.createApplication(try DESFireApplicationID(hex: "123456"), settings: 0x2F, keyCount: 14, keyType: .des,
-                                               isoFileID: 0x2345, dfName: Array("aid123456".utf8))
-            try await client.createApplication(try DESFireApplicationID(hex: "654321"), keyCount: 1, keyType: .aes,
-                                               isoFileID: 0x2346, dfName: Array("second".utf8))
+            try await client.createApplication(
+                try DESFireApplicationID(hex: "123456"), settings: 0x2F, keyCount: 14, keyType: .des,
+                isoFileID: 0x2345, dfName: Array("aid123456".utf8))
+            try await client.createApplication(
+                try DESFireApplicationID(hex: "654321"), keyCount: 1, keyType: .aes,
+                isoFileID: 0x2346, dfName: Array("second".utf8))
             let names = try await client.getDFNames()
             #expect(names.map(\.aid.description) == ["123456", "654321"])
             #expect(names.map(\.isoFileID) == [0x2345, 0x2346])
@@ -263,24 +285,32 @@ struct DESFireEndToEndTests {
                 _ = try await client.getFreeMemory()
             }
         }
-        #expect(!(error is DESFireError), "card loss must surface as the transport's error, not as a DESFire error: \(String(describing: error))")
+        #expect(
+            !(error is DESFireError),
+            "card loss must surface as the transport's error, not as a DESFire error: \(String(describing: error))")
     }
 
     static let text = Array("CARDFLOW TEST DATA".utf8)
 
     static func provisioning(_ mode: DESFireCommMode = .enciphered) throws -> DESFireProvisioning {
-        DESFireProvisioning(application: try DESFireApplicationID(hex: "010203"), file: 1, size: 64, commMode: mode,
-                            key: try DESFireKey(type: .aes, bytes: appKeys[.aes]!), data: text)
+        DESFireProvisioning(
+            application: try DESFireApplicationID(hex: "010203"), file: 1, size: 64, commMode: mode,
+            key: try DESFireKey(type: .aes, bytes: appKeys[.aes]!), data: text)
     }
 
-    static func collect(_ run: FlowRun<DESFireProvisioning.Result>) async -> (Result<DESFireProvisioning.Result, any Error>, [FlowEvent]) {
-        let events = Task { var all: [FlowEvent] = []; for await event in run.progress { all.append(event) }; return all }
+    static func collect(_ run: FlowRun<DESFireProvisioning.Result>) async -> (
+        Result<DESFireProvisioning.Result, any Error>, [FlowEvent]
+    ) {
+        let events = Task {
+            var all: [FlowEvent] = []; for await event in run.progress { all.append(event) }; return all
+        }
         let result: Result<DESFireProvisioning.Result, any Error>
         do { result = .success(try await run.value) } catch { result = .failure(error) }
         return (result, await events.value)
     }
 
-    @Test("provision flow in every comm mode; the data reads back with the new key", arguments: DESFireCommMode.allCases)
+    @Test(
+        "provision flow in every comm mode; the data reads back with the new key", arguments: DESFireCommMode.allCases)
     func provision(_ mode: DESFireCommMode) async throws {
         let (reader, _) = try await Self.reader()
         let plan = try Self.provisioning(mode)
@@ -373,7 +403,8 @@ extension DESFireEndToEndTests {
             }
             try await client.authenticate(keyNumber: 0, key: .defaultAES)
             let rights = DESFireAccessRights(read: 0, write: 0, readWrite: 0, change: 0)
-            try await client.createValueFile(file: 1, commMode: .mac, accessRights: rights, lowerLimit: 0, upperLimit: 100, value: 50)
+            try await client.createValueFile(
+                file: 1, commMode: .mac, accessRights: rights, lowerLimit: 0, upperLimit: 100, value: 50)
             await #expect(throws: DESFireError.cardStatus(.boundaryError, command: .debit)) {
                 try await client.debit(file: 1, amount: 60)
             }

@@ -1,7 +1,8 @@
 import CardCrypto
 import CardFlow
-@testable import DESFire
 import Testing
+
+@testable import DESFire
 
 /// ChangeKey in an EV2 session, both cases, replayed byte for byte from NXP AN12196 rev. 2.0
 /// §5.16 Tables 25 and 26 (rev. 1.x §6.16 Tables 26 and 27). The session is the transaction of
@@ -9,9 +10,12 @@ import Testing
 @Suite("EV2 ChangeKey vectors (AN12196)")
 struct EV2ChangeKeyVectorTests {
     static func session(counter: UInt16) throws -> EV2Session {
-        try EV2Session(keyNumber: 0, keys: EV2SessionKeys(encryption: bytes("4CF3CB41A22583A61E89B158D252FC53"),
-                                                          mac: bytes("5529860B2FC5FB6154B7F28361D30BF9")),
-                       transactionIdentifier: bytes("7614281A"), commandCounter: counter)
+        try EV2Session(
+            keyNumber: 0,
+            keys: EV2SessionKeys(
+                encryption: bytes("4CF3CB41A22583A61E89B158D252FC53"),
+                mac: bytes("5529860B2FC5FB6154B7F28361D30BF9")),
+            transactionIdentifier: bytes("7614281A"), commandCounter: counter)
     }
 
     static let zeroKey = try! DESFireKey(type: .aes, bytes: [UInt8](repeating: 0, count: 16))
@@ -29,9 +33,12 @@ struct EV2ChangeKeyVectorTests {
         #expect(change.keyData == bytes("F3847D627727ED3BC9C4CC050489B966 01 789DFADC"))
         #expect(try session.commandIV() == bytes("307EDE1814707F30CFE603DD6CA62353"))
         let ciphertext = bytes("2CF362B7BF4311FF3BE1DAA295E8C68DE09050560D19B9E16C2393AE9CD1FAC7")
-        #expect(try AESCMAC.mac([0xC4, 0x02, 0x00] + bytes("7614281A") + [0x02] + ciphertext, key: session.keys.mac)
+        #expect(
+            try AESCMAC.mac([0xC4, 0x02, 0x00] + bytes("7614281A") + [0x02] + ciphertext, key: session.keys.mac)
                 == bytes("EA5D2E0CBFE24C0BCBCD501D21060EE6"))
-        #expect(try change.command(in: session).encoded() == bytes("90C4000029 02") + ciphertext + bytes("5D0CE20BCD1D06E6 00"))
+        #expect(
+            try change.command(in: session).encoded() == bytes("90C4000029 02") + ciphertext
+                + bytes("5D0CE20BCD1D06E6 00"))
         let next = try change.verifyResponse(ResponseAPDU(hex: "203BB55D1089D587 9100"), in: session)
         #expect(next?.commandCounter == 3)
         #expect(next?.transactionIdentifier == bytes("7614281A"))
@@ -48,9 +55,12 @@ struct EV2ChangeKeyVectorTests {
         #expect(change.keyData == bytes("5004BF991F408672B1EF00F08F9E8647 01"))
         #expect(try session.commandIV() == bytes("01602D579423B2797BE8B478B0B4D27B"))
         let ciphertext = bytes("C0EB4DEEFEDDF0B513A03A95A75491818580503190D4D05053FF75668A01D6FD")
-        #expect(try AESCMAC.mac([0xC4, 0x03, 0x00] + bytes("7614281A") + [0x00] + ciphertext, key: session.keys.mac)
+        #expect(
+            try AESCMAC.mac([0xC4, 0x03, 0x00] + bytes("7614281A") + [0x00] + ciphertext, key: session.keys.mac)
                 == bytes("B7A60161F202EC3489BD4BEDEF64BB32"))
-        #expect(try change.command(in: session).encoded() == bytes("90C4000029 00") + ciphertext + bytes("A6610234BDED6432 00"))
+        #expect(
+            try change.command(in: session).encoded() == bytes("90C4000029 00") + ciphertext
+                + bytes("A6610234BDED6432 00"))
         #expect(try change.verifyResponse(ResponseAPDU(hex: "9100"), in: session) == nil)
     }
 
@@ -78,15 +88,21 @@ struct EV2ChangeKeyVectorTests {
             try EV2ChangeKey(keyNumber: 2, newKey: .defaultDES, oldKey: Self.zeroKey, session: session)
         }
         let change = try EV2ChangeKey(keyNumber: 2, newKey: newKey, oldKey: Self.zeroKey, session: session)
-        #expect(throws: EV2Error.integrityCheckFailed(instruction: .changeKey, statusWord: StatusWord(0x9100), reason: "MAC mismatch")) {
+        #expect(
+            throws: EV2Error.integrityCheckFailed(
+                instruction: .changeKey, statusWord: StatusWord(0x9100), reason: "MAC mismatch")
+        ) {
             try change.verifyResponse(ResponseAPDU(hex: "203BB55D1089D588 9100"), in: session)
         }
         #expect(throws: EV2Error.cardStatus(.noSuchKey, instruction: .changeKey)) {
             try change.verifyResponse(ResponseAPDU(hex: "9140"), in: session)
         }
         let own = try EV2ChangeKey(keyNumber: 0, newKey: newKey, session: try Self.session(counter: 3))
-        #expect(throws: EV2Error.malformedResponse(instruction: .changeKey, statusWord: StatusWord(0x9100),
-                                                   reason: "2 bytes after changing the session's own key, expected none")) {
+        #expect(
+            throws: EV2Error.malformedResponse(
+                instruction: .changeKey, statusWord: StatusWord(0x9100),
+                reason: "2 bytes after changing the session's own key, expected none")
+        ) {
             try own.verifyResponse(ResponseAPDU(hex: "0102 9100"), in: try Self.session(counter: 3))
         }
     }

@@ -1,6 +1,7 @@
 import CardFlow
-@testable import DESFire
 import Testing
+
+@testable import DESFire
 
 /// Random answers to every command, with and without a session: typed errors or values, never a trap.
 @Suite("DESFire garbled answers")
@@ -21,12 +22,13 @@ struct GarbledAnswerTests {
         return (0..<12).map { _ in
             let length = Int.random(in: 0...40, using: &generator)
             let data = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            let status: [UInt8] = switch Int.random(in: 0..<6, using: &generator) {
-            case 0: [0x91, 0xAF]
-            case 1: [0x6A, 0x82]
-            case 2: [0x91, UInt8.random(in: 0...255, using: &generator)]
-            default: [0x91, 0x00]
-            }
+            let status: [UInt8] =
+                switch Int.random(in: 0..<6, using: &generator) {
+                case 0: [0x91, 0xAF]
+                case 1: [0x6A, 0x82]
+                case 2: [0x91, UInt8.random(in: 0...255, using: &generator)]
+                default: [0x91, 0x00]
+                }
             return (data + status).hexString
         }
     }
@@ -39,25 +41,34 @@ struct GarbledAnswerTests {
                 let client = DESFireClient(channel: channel, randomBytes: { [UInt8](repeating: 0x5A, count: $0) })
                 func install() async throws {
                     guard let session else { return }
-                    try await client.installSession(keyNumber: 0, keyType: session,
-                                                    sessionKey: [UInt8](repeating: 0x3C, count: session == .threeKey3DES ? 24 : (session == .des ? 8 : 16)),
-                                                    legacy: legacy, application: DESFireApplicationID(validated: 0x010203))
-                    await client.cacheFileSettings(DESFireFileSettings(kind: .standard(size: 64), commMode: .enciphered,
-                                                                       accessRights: DESFireAccessRights(rawValue: 0)), file: 1)
+                    try await client.installSession(
+                        keyNumber: 0, keyType: session,
+                        sessionKey: [UInt8](
+                            repeating: 0x3C, count: session == .threeKey3DES ? 24 : (session == .des ? 8 : 16)),
+                        legacy: legacy, application: DESFireApplicationID(validated: 0x010203))
+                    await client.cacheFileSettings(
+                        DESFireFileSettings(
+                            kind: .standard(size: 64), commMode: .enciphered,
+                            accessRights: DESFireAccessRights(rawValue: 0)), file: 1)
                 }
                 let operations: [@Sendable (DESFireClient) async throws -> Void] = [
-                    { _ = try await $0.getVersion() }, { _ = try await $0.getFreeMemory() }, { _ = try await $0.getApplicationIDs() },
-                    { _ = try await $0.getDFNames() }, { _ = try await $0.getKeySettings() }, { _ = try await $0.getFileIDs() },
+                    { _ = try await $0.getVersion() }, { _ = try await $0.getFreeMemory() },
+                    { _ = try await $0.getApplicationIDs() },
+                    { _ = try await $0.getDFNames() }, { _ = try await $0.getKeySettings() },
+                    { _ = try await $0.getFileIDs() },
                     { _ = try await $0.getISOFileIDs() }, { _ = try await $0.getFileSettings(file: 1) },
                     { _ = try await $0.readData(file: 1) }, { _ = try await $0.readData(file: 1, length: 10) },
                     { _ = try await $0.getValue(file: 1, commMode: .enciphered) }, { _ = try await $0.getCardUID() },
-                    { _ = try await $0.readRecords(file: 1, commMode: .mac) }, { _ = try await $0.getKeyVersion(keyNumber: 0) },
+                    { _ = try await $0.readRecords(file: 1, commMode: .mac) },
+                    { _ = try await $0.getKeyVersion(keyNumber: 0) },
                     { try await $0.authenticate(keyNumber: 0, key: .defaultAES) },
                     { try await $0.authenticate(keyNumber: 0, key: .defaultDES, method: .legacy) },
                 ]
                 for operation in operations {
                     try await install()
-                    do { try await operation(client) } catch is DESFireError {} catch is ScriptedDESFireChannel.ScriptExhausted {}
+                    do { try await operation(client) } catch is DESFireError {} catch is ScriptedDESFireChannel
+                        .ScriptExhausted
+                    {}
                 }
             }
         }

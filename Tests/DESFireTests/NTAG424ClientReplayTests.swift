@@ -1,7 +1,8 @@
 import CardFlow
 import Synchronization
-@testable import DESFire
 import Testing
+
+@testable import DESFire
 
 /// The NTAG 424 DNA client driven through AN12196's personalization example: every command it
 /// sends compared with the published C-APDU, every published R-APDU fed back.
@@ -12,8 +13,9 @@ struct NTAG424ClientReplayTests {
     /// AN12196 Table 18's SDM layout: PICCData (key 2) at 0x20, SDMMAC (key 1) over nothing at 0x43.
     static let table18Settings = NTAG424FileSettings(
         commMode: .plain, accessRights: DESFireAccessRights(rawValue: 0xE000),
-        sdm: NTAG424SDMSettings(metaReadKey: 2, fileReadKey: 1, counterRetrievalKey: 1,
-                                piccDataOffset: 0x20, macInputOffset: 0x43, macOffset: 0x43))
+        sdm: NTAG424SDMSettings(
+            metaReadKey: 2, fileReadKey: 1, counterRetrievalKey: 1,
+            piccDataOffset: 0x20, macInputOffset: 0x43, macOffset: 0x43))
 
     @Test("Tables 14, 17, 18: select, AuthenticateEV2First, WriteData and ChangeFileSettings with SDM")
     func personalizeNDEFFile() async throws {
@@ -30,18 +32,20 @@ struct NTAG424ClientReplayTests {
         try await tag.writeData(.ndef, data: EV2SecureMessagingVectorTests.ndefFile, mode: .enciphered)
         #expect(Self.table18Settings.changeFileSettingsData == bytes("4000E0C1F121200000430000430000"))
         try await tag.changeFileSettings(.ndef, to: Self.table18Settings)
-        #expect(await card.sentHex == [
-            "00A4040C07D276000085010100",
-            "9071000002000000",
-            compact("90AF000020 35C3E05A752E0144BAC0DE51C1F22C56B34408A23D8AEA266CAB947EA8E0118D 00"),
-            compact("""
-                908D00009F02000000800000421C73A27D827658AF481FDFF20A5025B559D0E3AA21E58D347F343CFFC768BFE596C706BC00F2\
-                176781D4B0242642A0FF5A42C461AAF894D9A1284B8C76BCFA658ACD40555D362E08DB15CF421B51283F9064BCBE20E96CAE54\
-                5B407C9D651A3315B27373772E5DA2367D2064AE054AF996C6F1F669170FA88CE8C4E3A4A7BBBEF0FD971FF532C3A802AF7456\
-                60F2B4D1D9A8499661EBF300
-                """),
-            "905F0000190261B6D97903566E84C3AE5274467E89EAD799B7C1A0EF7A0400",
-        ])
+        #expect(
+            await card.sentHex == [
+                "00A4040C07D276000085010100",
+                "9071000002000000",
+                compact("90AF000020 35C3E05A752E0144BAC0DE51C1F22C56B34408A23D8AEA266CAB947EA8E0118D 00"),
+                compact(
+                    """
+                    908D00009F02000000800000421C73A27D827658AF481FDFF20A5025B559D0E3AA21E58D347F343CFFC768BFE596C706BC00F2\
+                    176781D4B0242642A0FF5A42C461AAF894D9A1284B8C76BCFA658ACD40555D362E08DB15CF421B51283F9064BCBE20E96CAE54\
+                    5B407C9D651A3315B27373772E5DA2367D2064AE054AF996C6F1F669170FA88CE8C4E3A4A7BBBEF0FD971FF532C3A802AF7456\
+                    60F2B4D1D9A8499661EBF300
+                    """),
+                "905F0000190261B6D97903566E84C3AE5274467E89EAD799B7C1A0EF7A0400",
+            ])
         #expect(await tag.isAuthenticated)
     }
 
@@ -62,21 +66,24 @@ struct NTAG424ClientReplayTests {
         try await tag.authenticate(keyNumber: 3, key: Self.zeroKey)
         try await tag.writeData(.proprietary, data: Array(1...10), mode: .enciphered)
         try await tag.authenticateNonFirst(keyNumber: 0, key: Self.zeroKey)
-        try await tag.writeData(.capabilityContainer, offset: 0x0E, data: bytes("FF0506E10500808283000000000000000000"), mode: .plain)
-        try await tag.changeKey(2, to: DESFireKey(type: .aes, hex: "F3847D627727ED3BC9C4CC050489B966", version: 1), oldKey: Self.zeroKey)
+        try await tag.writeData(
+            .capabilityContainer, offset: 0x0E, data: bytes("FF0506E10500808283000000000000000000"), mode: .plain)
+        try await tag.changeKey(
+            2, to: DESFireKey(type: .aes, hex: "F3847D627727ED3BC9C4CC050489B966", version: 1), oldKey: Self.zeroKey)
         #expect(await tag.isAuthenticated)
         try await tag.changeKey(0, to: DESFireKey(type: .aes, hex: "5004BF991F408672B1EF00F08F9E8647", version: 1))
         #expect(await !tag.isAuthenticated, "changing the session's own key ends the session")
-        #expect(await card.sentHex == [
-            "9071000002030000",
-            compact("90AF000020 FF0306E47DFBC50087C4D8A78E88E62DE1E8BE457AA477C707E2F0874916A8B1 00"),
-            "908D00001F030000000A00006B5E6804909962FC4E3FF5522CF0F8436C0C53315B9C73AA00",
-            "90770000010000",
-            compact("90AF000020 BE7D45753F2CAB85F34BC60CE58B940763FE969658A532DF6D95EA2773F6E991 00"),
-            "908D000019010E0000120000FF0506E1050080828300000000000000000000",
-            "90C4000029022CF362B7BF4311FF3BE1DAA295E8C68DE09050560D19B9E16C2393AE9CD1FAC75D0CE20BCD1D06E600",
-            "90C400002900C0EB4DEEFEDDF0B513A03A95A75491818580503190D4D05053FF75668A01D6FDA6610234BDED643200",
-        ])
+        #expect(
+            await card.sentHex == [
+                "9071000002030000",
+                compact("90AF000020 FF0306E47DFBC50087C4D8A78E88E62DE1E8BE457AA477C707E2F0874916A8B1 00"),
+                "908D00001F030000000A00006B5E6804909962FC4E3FF5522CF0F8436C0C53315B9C73AA00",
+                "90770000010000",
+                compact("90AF000020 BE7D45753F2CAB85F34BC60CE58B940763FE969658A532DF6D95EA2773F6E991 00"),
+                "908D000019010E0000120000FF0506E1050080828300000000000000000000",
+                "90C4000029022CF362B7BF4311FF3BE1DAA295E8C68DE09050560D19B9E16C2393AE9CD1FAC75D0CE20BCD1D06E600",
+                "90C400002900C0EB4DEEFEDDF0B513A03A95A75491818580503190D4D05053FF75668A01D6FDA6610234BDED643200",
+            ])
     }
 
     @Test("Table 7's answer parses into its SDM settings, and they encode back to the same bytes")
@@ -98,27 +105,37 @@ struct NTAG424ClientReplayTests {
     func fileSettingsRoundTrip() throws {
         let layouts: [NTAG424FileSettings] = [
             NTAG424FileSettings(commMode: .enciphered, accessRights: DESFireAccessRights(rawValue: 0x3030), size: 128),
-            NTAG424FileSettings(commMode: .plain, accessRights: DESFireAccessRights(rawValue: 0xE0EE), size: 256,
-                                sdm: NTAG424SDMSettings(mirrorsUID: true, mirrorsReadCounter: true, metaReadKey: 0xE,
-                                                        fileReadKey: 0xF, counterRetrievalKey: 0xE, uidOffset: 0x10,
-                                                        readCounterOffset: 0x30)),
-            NTAG424FileSettings(commMode: .mac, accessRights: DESFireAccessRights(rawValue: 0xE000), size: 256,
-                                sdm: NTAG424SDMSettings(metaReadKey: 1, fileReadKey: 2, piccDataOffset: 0x20, macInputOffset: 0x20,
-                                                        macOffset: 0x60, readCounterLimit: 100_000)),
+            NTAG424FileSettings(
+                commMode: .plain, accessRights: DESFireAccessRights(rawValue: 0xE0EE), size: 256,
+                sdm: NTAG424SDMSettings(
+                    mirrorsUID: true, mirrorsReadCounter: true, metaReadKey: 0xE,
+                    fileReadKey: 0xF, counterRetrievalKey: 0xE, uidOffset: 0x10,
+                    readCounterOffset: 0x30)),
+            NTAG424FileSettings(
+                commMode: .mac, accessRights: DESFireAccessRights(rawValue: 0xE000), size: 256,
+                sdm: NTAG424SDMSettings(
+                    metaReadKey: 1, fileReadKey: 2, piccDataOffset: 0x20, macInputOffset: 0x20,
+                    macOffset: 0x60, readCounterLimit: 100_000)),
         ]
         for settings in layouts {
-            let answer = [0x00] + settings.changeFileSettingsData.prefix(3) + NTAG424Client.littleEndian24(Int(settings.size ?? 0))
+            let answer =
+                [0x00] + settings.changeFileSettingsData.prefix(3)
+                + NTAG424Client.littleEndian24(Int(settings.size ?? 0))
                 + settings.changeFileSettingsData.dropFirst(3)
             #expect(try NTAG424FileSettings(getFileSettingsAnswer: answer) == settings, "\(settings)")
         }
     }
 
-    @Test("short, overlong and inconsistent settings answers are typed errors", arguments: [
-        "", "0000EEEE0001", "0100EEEE000100", "0002EEEE000100", "0040EEEE000100", "0040EEEE000100C1FE00",
-        "0040EEEE000100C1FE001F00", "0000EEEE00010000", "0040EEEE000100C1DE001F0000",
-    ])
+    @Test(
+        "short, overlong and inconsistent settings answers are typed errors",
+        arguments: [
+            "", "0000EEEE0001", "0100EEEE000100", "0002EEEE000100", "0040EEEE000100", "0040EEEE000100C1FE00",
+            "0040EEEE000100C1FE001F00", "0000EEEE00010000", "0040EEEE000100C1DE001F0000",
+        ])
     func malformedSettings(_ hex: String) {
-        #expect(throws: NTAG424Error.self) { try NTAG424FileSettings(getFileSettingsAnswer: hex.isEmpty ? [] : bytes(hex)) }
+        #expect(throws: NTAG424Error.self) {
+            try NTAG424FileSettings(getFileSettingsAnswer: hex.isEmpty ? [] : bytes(hex))
+        }
     }
 
     @Test("LRP mode is refused before anything is sent; key numbers above 4 too")
@@ -148,7 +165,9 @@ struct NTAG424ClientReplayTests {
         await #expect {
             try await tag.writeData(.ndef, data: EV2SecureMessagingVectorTests.ndefFile, mode: .enciphered)
         } throws: { error in
-            guard case NTAG424Error.secureMessaging(.integrityCheckFailed(let instruction, _, _)) = error else { return false }
+            guard case NTAG424Error.secureMessaging(.integrityCheckFailed(let instruction, _, _)) = error else {
+                return false
+            }
             return instruction == .writeData
         }
         #expect(await !tag.isAuthenticated)

@@ -14,7 +14,8 @@ struct NTAG424EndToEndTests {
 
     /// `NLEN ‖ D1 01 len 55 04 "example.org/t?e=<32 zeros>&c=<16 zeros>"`, and where e and c start.
     static func sunFile() -> (file: [UInt8], piccData: UInt32, mac: UInt32) {
-        let uri = Array("example.org/t?e=".utf8) + Array(repeating: UInt8(ascii: "0"), count: 32)
+        let uri =
+            Array("example.org/t?e=".utf8) + Array(repeating: UInt8(ascii: "0"), count: 32)
             + Array("&c=".utf8) + Array(repeating: UInt8(ascii: "0"), count: 16)
         let record: [UInt8] = [0xD1, 0x01, UInt8(uri.count + 1), 0x55, 0x04] + uri
         let file = [0x00, UInt8(record.count)] + record
@@ -64,10 +65,14 @@ struct NTAG424EndToEndTests {
             #expect(try await tag.getKeyVersion(1) == 2)
             #expect(try await tag.getKeyVersion(2) == 1)
             try await tag.writeData(.ndef, data: layout.file)
-            let sdm = NTAG424SDMSettings(metaReadKey: 2, fileReadKey: 1, counterRetrievalKey: 0,
-                                         piccDataOffset: layout.piccData, macInputOffset: layout.mac, macOffset: layout.mac)
-            try await tag.changeFileSettings(.ndef, to: NTAG424FileSettings(
-                commMode: .plain, accessRights: DESFireAccessRights(read: 0xE, write: 0, readWrite: 0, change: 0), sdm: sdm))
+            let sdm = NTAG424SDMSettings(
+                metaReadKey: 2, fileReadKey: 1, counterRetrievalKey: 0,
+                piccDataOffset: layout.piccData, macInputOffset: layout.mac, macOffset: layout.mac)
+            try await tag.changeFileSettings(
+                .ndef,
+                to: NTAG424FileSettings(
+                    commMode: .plain, accessRights: DESFireAccessRights(read: 0xE, write: 0, readWrite: 0, change: 0),
+                    sdm: sdm))
             let settings = try await tag.getFileSettings(.ndef)
             #expect(settings.sdm == sdm)
             #expect(settings.size == 256)
@@ -111,8 +116,10 @@ struct NTAG424EndToEndTests {
             try await tag.selectNDEFApplication()
             try await tag.authenticate(keyNumber: 0, key: Self.zero)
             for mode in [DESFireCommMode.plain, .mac, .enciphered] {
-                try await tag.changeFileSettings(.proprietary, to: NTAG424FileSettings(
-                    commMode: mode, accessRights: DESFireAccessRights(read: 0, write: 0, readWrite: 0, change: 0)))
+                try await tag.changeFileSettings(
+                    .proprietary,
+                    to: NTAG424FileSettings(
+                        commMode: mode, accessRights: DESFireAccessRights(read: 0, write: 0, readWrite: 0, change: 0)))
                 let data = (0..<128).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ Int(mode.rawValue)) }
                 try await tag.writeData(.proprietary, data: data)
                 #expect(try await tag.readData(.proprietary, length: 128) == data, "\(mode)")
@@ -132,9 +139,10 @@ struct NTAG424EndToEndTests {
                 try await tag.authenticate(keyNumber: 0, key: wrong)
             } throws: { error in
                 guard case NTAG424Error.secureMessaging(let ev2) = error else { return false }
-                return ev2.status == .authenticationError || {
-                    if case .authenticationFailed = ev2 { return true } else { return false }
-                }()
+                return ev2.status == .authenticationError
+                    || {
+                        if case .authenticationFailed = ev2 { return true } else { return false }
+                    }()
             }
             #expect(await !tag.isAuthenticated)
             // The proprietary file is read with key 2 in CommMode.Full: refused without a session.

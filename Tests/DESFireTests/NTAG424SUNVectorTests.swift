@@ -1,7 +1,8 @@
 import CardCrypto
 import CardFlow
-@testable import DESFire
 import Testing
+
+@testable import DESFire
 
 /// The SUN/SDM verifier against NXP AN12196's worked examples. Table numbers are rev. 2.0's
 /// (§3.3–§3.4); rev. 1.x numbers each one higher (§4.3 Table 2 … §4.4.4.2.2 Table 6), as cited by
@@ -16,9 +17,11 @@ struct NTAG424SUNVectorTests {
         // SDMReadCtr 010000 (LSB first), SDMFileReadKey 5ACE7E50AB65D5D51FD5BF5A16B8205B.
         let picc = try NTAG424PICCData(uid: bytes("04C767F2066180"), readCounter: 1)
         #expect(picc.readCounterBytes == bytes("010000"))
-        #expect(NTAG424SDMSessionKeys.sessionVector(label: NTAG424SDMSessionKeys.encryptionLabel, piccData: picc)
+        #expect(
+            NTAG424SDMSessionKeys.sessionVector(label: NTAG424SDMSessionKeys.encryptionLabel, piccData: picc)
                 == bytes("C33C0001008004C767F2066180010000"))
-        #expect(NTAG424SDMSessionKeys.sessionVector(label: NTAG424SDMSessionKeys.macLabel, piccData: picc)
+        #expect(
+            NTAG424SDMSessionKeys.sessionVector(label: NTAG424SDMSessionKeys.macLabel, piccData: picc)
                 == bytes("3CC30001008004C767F2066180010000"))
         let keys = try NTAG424SDMSessionKeys(fileReadKey: bytes("5ACE7E50AB65D5D51FD5BF5A16B8205B"), piccData: picc)
         #expect(keys.encryption == bytes("66DA61797E23DECA5D8ECA13BBADF7A9"))
@@ -56,11 +59,15 @@ struct NTAG424SUNVectorTests {
         #expect(try keys.decipherFileData(bytes("94592FDE69FA06E8E3B6CA686A22842B")) == Array("xxxxxxxxxxxxxxxx".utf8))
 
         let verifier = try NTAG424SUNVerifier(metaReadKey: Self.zero, fileReadKey: Self.zero)
-        let message = try verifier.verify(piccData: bytes("FDE4AFA99B5C820A2C1BB0F1C792D0EB"),
-                                          encFileData: bytes("94592FDE69FA06E8E3B6CA686A22842B"), mac: bytes("C48B89C17A233B2C"),
-                                          macInput: Array("94592FDE69FA06E8E3B6CA686A22842B&cmac=".utf8))
-        #expect(message == NTAG424SUNMessage(uid: bytes("04958CAA5C5E80"), readCounter: 1,
-                                             fileData: Array("xxxxxxxxxxxxxxxx".utf8), piccDataTag: 0xC7))
+        let message = try verifier.verify(
+            piccData: bytes("FDE4AFA99B5C820A2C1BB0F1C792D0EB"),
+            encFileData: bytes("94592FDE69FA06E8E3B6CA686A22842B"), mac: bytes("C48B89C17A233B2C"),
+            macInput: Array("94592FDE69FA06E8E3B6CA686A22842B&cmac=".utf8))
+        #expect(
+            message
+                == NTAG424SUNMessage(
+                    uid: bytes("04958CAA5C5E80"), readCounter: 1,
+                    fileData: Array("xxxxxxxxxxxxxxxx".utf8), piccDataTag: 0xC7))
     }
 
     @Test("Table 4: SDMMAC over the empty input (SDMMACInputOffset = SDMMACOffset)")
@@ -69,7 +76,8 @@ struct NTAG424SUNVectorTests {
         // https://ntag.nxp.com/424?e=EF963FF7828658A599F3041510671E88&c=94EED9EE65337086, SV2 step 12,
         // SesSDMFileReadMACKey step 13, CMAC of the empty message, SDMMAC step 14.
         let picc = try NTAG424PICCData(deciphering: bytes("EF963FF7828658A599F3041510671E88"), metaReadKey: Self.zero)
-        #expect(NTAG424SDMSessionKeys.sessionVector(label: NTAG424SDMSessionKeys.macLabel, piccData: picc)
+        #expect(
+            NTAG424SDMSessionKeys.sessionVector(label: NTAG424SDMSessionKeys.macLabel, piccData: picc)
                 == bytes("3CC30001008004DE5F1EACC0403D0000"))
         let keys = try NTAG424SDMSessionKeys(fileReadKey: Self.zero, piccData: picc)
         #expect(keys.mac == bytes("3FB5F6E3A807A03D5E3570ACE393776F"))
@@ -77,8 +85,11 @@ struct NTAG424SUNVectorTests {
         #expect(try keys.sdmMAC() == bytes("94EED9EE65337086"))
 
         let verifier = try NTAG424SUNVerifier(metaReadKey: Self.zero, fileReadKey: Self.zero)
-        let message = try verifier.verify(piccData: bytes("EF963FF7828658A599F3041510671E88"), mac: bytes("94EED9EE65337086"))
-        #expect(message == NTAG424SUNMessage(uid: bytes("04DE5F1EACC040"), readCounter: 61, fileData: nil, piccDataTag: 0xC7))
+        let message = try verifier.verify(
+            piccData: bytes("EF963FF7828658A599F3041510671E88"), mac: bytes("94EED9EE65337086"))
+        #expect(
+            message
+                == NTAG424SUNMessage(uid: bytes("04DE5F1EACC040"), readCounter: 61, fileData: nil, piccDataTag: 0xC7))
     }
 
     @Test("Table 5: SDMMAC over the URL text from enc to &cmac=, and SDMENCFileData")
@@ -97,10 +108,14 @@ struct NTAG424SUNVectorTests {
         #expect(try keys.sdmMAC(over: input) == bytes("ECC1E7F6C6C73BF6"))
 
         let verifier = try NTAG424SUNVerifier(metaReadKey: Self.zero, fileReadKey: Self.zero)
-        let message = try verifier.verify(piccData: e, encFileData: bytes("CEE9A53E3E463EF1F459635736738962"),
-                                          mac: bytes("ECC1E7F6C6C73BF6"), macInput: input)
-        #expect(message == NTAG424SUNMessage(uid: bytes("04958CAA5C5E80"), readCounter: 8,
-                                             fileData: Array("xxxxxxxxxxxxxxxx".utf8), piccDataTag: 0xC7))
+        let message = try verifier.verify(
+            piccData: e, encFileData: bytes("CEE9A53E3E463EF1F459635736738962"),
+            mac: bytes("ECC1E7F6C6C73BF6"), macInput: input)
+        #expect(
+            message
+                == NTAG424SUNMessage(
+                    uid: bytes("04958CAA5C5E80"), readCounter: 8,
+                    fileData: Array("xxxxxxxxxxxxxxxx".utf8), piccDataTag: 0xC7))
     }
 
     @Test("repository vectors: a plain mirror, and distinct meta and file read keys")
@@ -108,20 +123,27 @@ struct NTAG424SUNVectorTests {
         // Not from AN12196: icedevml/sdm-backend test_libsdm.py. test_plain_sdm: uid 041E3C8A2D6B80,
         // ctr 000006 (URL order, most significant first), cmac 4B00064004B0B3D3, file key 16 × 00.
         let plain = try NTAG424SUNVerifier(metaReadKey: nil, fileReadKey: Self.zero)
-        let message = try plain.verify(uid: bytes("041E3C8A2D6B80"), readCounter: 0x000006, mac: bytes("4B00064004B0B3D3"))
-        #expect(message == NTAG424SUNMessage(uid: bytes("041E3C8A2D6B80"), readCounter: 6, fileData: nil, piccDataTag: nil))
+        let message = try plain.verify(
+            uid: bytes("041E3C8A2D6B80"), readCounter: 0x000006, mac: bytes("4B00064004B0B3D3"))
+        #expect(
+            message == NTAG424SUNMessage(uid: bytes("041E3C8A2D6B80"), readCounter: 6, fileData: nil, piccDataTag: nil))
         // test_plain_sdm_wrong.
         #expect(throws: NTAG424SUNError.macMismatch) {
             try plain.verify(uid: bytes("041E3C8A2D6B80"), readCounter: 6, mac: bytes("AB00064004B0B3AB"))
         }
         // test_sun3_custom: the MAC covers the enc text alone (no "&cmac=" before the MAC).
-        let custom = try NTAG424SUNVerifier(metaReadKey: bytes("42aff114f2cb3b6141be6dc95dfc5416"),
-                                            fileReadKey: bytes("b62a9baf092439bd43c62aee96b970c5"))
-        let customMessage = try custom.verify(piccData: bytes("8ACADDEF0A9B62CDAE39A16B83FC14DE"),
-                                              encFileData: bytes("B8436E11F627BB7F543FCC0C1E0D1A89"), mac: bytes("238B2543A8DEBAD8"),
-                                              macInput: Array("B8436E11F627BB7F543FCC0C1E0D1A89".utf8))
-        #expect(customMessage == NTAG424SUNMessage(uid: bytes("041d3c8a2d6b80"), readCounter: 291,
-                                                   fileData: bytes("4e545858716e6f5f6f42467077792d56"), piccDataTag: 0xC7))
+        let custom = try NTAG424SUNVerifier(
+            metaReadKey: bytes("42aff114f2cb3b6141be6dc95dfc5416"),
+            fileReadKey: bytes("b62a9baf092439bd43c62aee96b970c5"))
+        let customMessage = try custom.verify(
+            piccData: bytes("8ACADDEF0A9B62CDAE39A16B83FC14DE"),
+            encFileData: bytes("B8436E11F627BB7F543FCC0C1E0D1A89"), mac: bytes("238B2543A8DEBAD8"),
+            macInput: Array("B8436E11F627BB7F543FCC0C1E0D1A89".utf8))
+        #expect(
+            customMessage
+                == NTAG424SUNMessage(
+                    uid: bytes("041d3c8a2d6b80"), readCounter: 291,
+                    fileData: bytes("4e545858716e6f5f6f42467077792d56"), piccDataTag: 0xC7))
     }
 
     // MARK: - Refusals
@@ -130,16 +152,22 @@ struct NTAG424SUNVectorTests {
     func macRefusals() throws {
         let e = bytes("EF963FF7828658A599F3041510671E88")
         let verifier = try NTAG424SUNVerifier(metaReadKey: Self.zero, fileReadKey: Self.zero)
-        #expect(throws: NTAG424SUNError.macMismatch) { try verifier.verify(piccData: e, mac: bytes("94EED9EE65337087")) }
+        #expect(throws: NTAG424SUNError.macMismatch) {
+            try verifier.verify(piccData: e, mac: bytes("94EED9EE65337087"))
+        }
         #expect(throws: NTAG424SUNError.macMismatch) {
             try verifier.verify(piccData: e, mac: bytes("94EED9EE65337086"), macInput: Array("extra".utf8))
         }
-        let otherFileKey = try NTAG424SUNVerifier(metaReadKey: Self.zero, fileReadKey: [UInt8](repeating: 0, count: 15) + [1])
-        #expect(throws: NTAG424SUNError.macMismatch) { try otherFileKey.verify(piccData: e, mac: bytes("94EED9EE65337086")) }
+        let otherFileKey = try NTAG424SUNVerifier(
+            metaReadKey: Self.zero, fileReadKey: [UInt8](repeating: 0, count: 15) + [1])
+        #expect(throws: NTAG424SUNError.macMismatch) {
+            try otherFileKey.verify(piccData: e, mac: bytes("94EED9EE65337086"))
+        }
         // Table 5's MAC does not verify Table 5's PICCData with Table 4's empty input.
         #expect(throws: NTAG424SUNError.macMismatch) {
-            try verifier.verify(piccData: bytes("FD91EC264309878BE6345CBE53BADF40"),
-                                encFileData: bytes("CEE9A53E3E463EF1F459635736738962"), mac: bytes("ECC1E7F6C6C73BF6"))
+            try verifier.verify(
+                piccData: bytes("FD91EC264309878BE6345CBE53BADF40"),
+                encFileData: bytes("CEE9A53E3E463EF1F459635736738962"), mac: bytes("ECC1E7F6C6C73BF6"))
         }
     }
 
@@ -153,7 +181,8 @@ struct NTAG424SUNVectorTests {
             try plain.verify(uid: bytes("041E3C8A2D6B80"), readCounter: 7, mac: bytes("4B00064004B0B3D3"))
         }
         // A replayed message verifies again with the same counter; refusing it is the caller's job.
-        #expect(try plain.verify(uid: bytes("041E3C8A2D6B80"), readCounter: 6, mac: bytes("4B00064004B0B3D3")).readCounter
+        #expect(
+            try plain.verify(uid: bytes("041E3C8A2D6B80"), readCounter: 6, mac: bytes("4B00064004B0B3D3")).readCounter
                 == first.readCounter)
     }
 
@@ -197,14 +226,21 @@ struct NTAG424SUNVectorTests {
             try unknown.verify(piccData: bytes("EF963FF7828658A599F3041510671E88"), mac: bytes("94EED9EE65337086"))
         }
         // Per-tag keys: the lookup sees the deciphered UID.
-        let perTag = try NTAG424SUNVerifier(metaReadKey: Self.zero) { uid in uid == bytes("04DE5F1EACC040") ? Self.zero : nil }
-        #expect(try perTag.verify(piccData: bytes("EF963FF7828658A599F3041510671E88"), mac: bytes("94EED9EE65337086")).readCounter == 61)
+        let perTag = try NTAG424SUNVerifier(metaReadKey: Self.zero) { uid in
+            uid == bytes("04DE5F1EACC040") ? Self.zero : nil
+        }
+        #expect(
+            try perTag.verify(piccData: bytes("EF963FF7828658A599F3041510671E88"), mac: bytes("94EED9EE65337086"))
+                .readCounter == 61)
         // SDMENCFileData needs UID and counter, and whole blocks.
-        let counterOnly = try NTAG424SDMSessionKeys(fileReadKey: Self.zero, piccData: NTAG424PICCData(uid: nil, readCounter: 1))
+        let counterOnly = try NTAG424SDMSessionKeys(
+            fileReadKey: Self.zero, piccData: NTAG424PICCData(uid: nil, readCounter: 1))
         #expect(throws: NTAG424SUNError.fileDataNeedsUIDAndCounter) { try counterOnly.decipherFileData(Self.zero) }
-        let keys = try NTAG424SDMSessionKeys(fileReadKey: Self.zero,
-                                             piccData: NTAG424PICCData(uid: bytes("04958CAA5C5E80"), readCounter: 1))
-        #expect(throws: NTAG424SUNError.invalidLength(.encFileData, expected: "a positive multiple of 16", actual: 10)) {
+        let keys = try NTAG424SDMSessionKeys(
+            fileReadKey: Self.zero,
+            piccData: NTAG424PICCData(uid: bytes("04958CAA5C5E80"), readCounter: 1))
+        #expect(throws: NTAG424SUNError.invalidLength(.encFileData, expected: "a positive multiple of 16", actual: 10))
+        {
             try keys.decipherFileData([UInt8](repeating: 0, count: 10))
         }
     }

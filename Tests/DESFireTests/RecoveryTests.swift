@@ -1,6 +1,7 @@
 import CardFlow
-@testable import DESFire
 import Testing
+
+@testable import DESFire
 
 /// Restoring selection and authentication after a reconnect; legacy plain exchanges.
 @Suite("DESFire recovery and legacy plain messaging")

@@ -1,20 +1,25 @@
 import CardFlow
-@testable import DESFire
 import Testing
+
+@testable import DESFire
 
 /// Status codes, AF chaining in both directions, and garbled answers.
 @Suite("DESFire status codes and framing")
 struct StatusAndFramingTests {
     static let codes: [(UInt8, DESFireStatus)] = [
-        (0x0C, .noChanges), (0x0E, .outOfEEPROM), (0x1C, .illegalCommandCode), (0x1E, .integrityError), (0x40, .noSuchKey),
+        (0x0C, .noChanges), (0x0E, .outOfEEPROM), (0x1C, .illegalCommandCode), (0x1E, .integrityError),
+        (0x40, .noSuchKey),
         (0x7E, .lengthError), (0x9D, .permissionDenied), (0x9E, .parameterError), (0xA0, .applicationNotFound),
-        (0xA1, .applicationIntegrityError), (0xAE, .authenticationError), (0xBE, .boundaryError), (0xC1, .piccIntegrityError),
-        (0xCA, .commandAborted), (0xCD, .piccDisabled), (0xCE, .countError), (0xDE, .duplicateError), (0xEE, .eepromError),
+        (0xA1, .applicationIntegrityError), (0xAE, .authenticationError), (0xBE, .boundaryError),
+        (0xC1, .piccIntegrityError),
+        (0xCA, .commandAborted), (0xCD, .piccDisabled), (0xCE, .countError), (0xDE, .duplicateError),
+        (0xEE, .eepromError),
         (0xF0, .fileNotFound), (0xF1, .fileIntegrityError), (0x42, .unknown(0x42)),
     ]
 
-    @Test("every status code maps to its typed status, carries the command and drops the session",
-          arguments: codes.map(\.0))
+    @Test(
+        "every status code maps to its typed status, carries the command and drops the session",
+        arguments: codes.map(\.0))
     func statusCode(_ code: UInt8) async throws {
         let expected = try #require(Self.codes.first { $0.0 == code }?.1)
         #expect(DESFireStatus(code: code) == expected)
@@ -23,7 +28,9 @@ struct StatusAndFramingTests {
         let channel = ScriptedDESFireChannel(["91" + [code].hexString])
         let client = DESFireClient(channel: channel)
         try await client.installSession(keyNumber: 0, keyType: .aes, sessionKey: [UInt8](repeating: 1, count: 16))
-        await #expect(throws: DESFireError.cardStatus(expected, command: .getFreeMemory)) { try await client.getFreeMemory() }
+        await #expect(throws: DESFireError.cardStatus(expected, command: .getFreeMemory)) {
+            try await client.getFreeMemory()
+        }
         #expect(await !client.isAuthenticated)
     }
 
@@ -34,7 +41,8 @@ struct StatusAndFramingTests {
         let data = (0..<16).map { UInt8($0) }
         try await client.writeData(file: 1, offset: 0, data: data, commMode: .plain)
         let sent = await channel.sentHex
-        #expect(sent == ["903D00000A01000000100000000102" + "00", "90AF00000A030405060708090A0B0C00", "90AF0000030D0E0F00"])
+        #expect(
+            sent == ["903D00000A01000000100000000102" + "00", "90AF00000A030405060708090A0B0C00", "90AF0000030D0E0F00"])
     }
 
     @Test("AF-chained answers are concatenated")
@@ -57,12 +65,15 @@ struct StatusAndFramingTests {
     @Test("short or odd answers are malformed, never a trap")
     func garbled() async throws {
         let short = DESFireClient(channel: ScriptedDESFireChannel(["01029100"]))
-        await #expect(throws: DESFireError.malformedResponse(command: .getFreeMemory, reason: "expected 3 bytes, got 2")) {
+        await #expect(
+            throws: DESFireError.malformedResponse(command: .getFreeMemory, reason: "expected 3 bytes, got 2")
+        ) {
             try await short.getFreeMemory()
         }
         let odd = DESFireClient(channel: ScriptedDESFireChannel(["01029100"]))
         await #expect(throws: DESFireError.self) { try await odd.getApplicationIDs() }
-        let settings = DESFireClient(channel: ScriptedDESFireChannel(["00009100", "07000000000000009100", "0000EEEE4000009100"]))
+        let settings = DESFireClient(
+            channel: ScriptedDESFireChannel(["00009100", "07000000000000009100", "0000EEEE4000009100"]))
         await #expect(throws: DESFireError.self) { try await settings.getFileSettings(file: 1) }
         await #expect(throws: DESFireError.self) { try await settings.getFileSettings(file: 1) }
         let parsed = try await settings.getFileSettings(file: 1)
@@ -78,7 +89,9 @@ struct StatusAndFramingTests {
         // An EV1 answer without its CMAC.
         let noMAC = DESFireClient(channel: ScriptedDESFireChannel(["0102039100"]))
         try await noMAC.installSession(keyNumber: 0, keyType: .aes, sessionKey: [UInt8](repeating: 7, count: 16))
-        await #expect(throws: DESFireError.integrityCheckFailed(command: .getFreeMemory, reason: "answer of 3 bytes has no CMAC")) {
+        await #expect(
+            throws: DESFireError.integrityCheckFailed(command: .getFreeMemory, reason: "answer of 3 bytes has no CMAC")
+        ) {
             try await noMAC.getFreeMemory()
         }
         // Endless AF chain.
@@ -91,10 +104,16 @@ struct StatusAndFramingTests {
         let channel = ScriptedDESFireChannel([])
         let client = DESFireClient(channel: channel)
         await #expect(throws: DESFireError.self) { try await client.readData(file: 32, commMode: .plain) }
-        await #expect(throws: DESFireError.self) { try await client.createApplication(.picc, keyCount: 1, keyType: .aes) }
-        await #expect(throws: DESFireError.self) { try await client.createApplication(DESFireApplicationID(validated: 1), keyCount: 15, keyType: .aes) }
+        await #expect(throws: DESFireError.self) {
+            try await client.createApplication(.picc, keyCount: 1, keyType: .aes)
+        }
+        await #expect(throws: DESFireError.self) {
+            try await client.createApplication(DESFireApplicationID(validated: 1), keyCount: 15, keyType: .aes)
+        }
         await #expect(throws: DESFireError.self) { try await client.authenticate(keyNumber: 14, key: .defaultAES) }
-        await #expect(throws: DESFireError.notAuthenticated(command: .changeKey)) { try await client.changeKey(keyNumber: 0, to: .defaultAES) }
+        await #expect(throws: DESFireError.notAuthenticated(command: .changeKey)) {
+            try await client.changeKey(keyNumber: 0, to: .defaultAES)
+        }
         #expect(throws: DESFireError.self) { try DESFireApplicationID(hex: "0102") }
         #expect(throws: DESFireError.self) { try DESFireKey(type: .aes, hex: "0011") }
         #expect(await channel.sent.isEmpty)

@@ -31,28 +31,34 @@ public struct DaemonHarness: Sendable {
     /// Runs `body` against a daemon with these readers (`sim:` selectors too: the harness gives
     /// the daemon the simulator's reader source), rules and key store; throws when the
     /// daemon leaves its socket file behind at shutdown.
-    public static func run(readers: [String], rules: [CardRule] = [CardRule(name: "report", flow: .report)],
-                           keys: (any KeyStore)? = nil, metricsPort: Int? = nil,
-                           _ body: (DaemonHarness) async throws -> Void) async throws {
-        try await run(configuration: DaemonConfiguration(readers: readers, metricsPort: metricsPort, rules: rules),
-                      keys: keys, body)
+    public static func run(
+        readers: [String], rules: [CardRule] = [CardRule(name: "report", flow: .report)],
+        keys: (any KeyStore)? = nil, metricsPort: Int? = nil,
+        _ body: (DaemonHarness) async throws -> Void
+    ) async throws {
+        try await run(
+            configuration: DaemonConfiguration(readers: readers, metricsPort: metricsPort, rules: rules),
+            keys: keys, body)
     }
 
     /// Runs `body` against a daemon with this configuration, plus readers the test made itself
     /// (over `VirtualCCIDReader`s it drives: cards in and out, faults).
-    public static func run(configuration: DaemonConfiguration, simulatedReaders: [Reader] = [],
-                           keys: (any KeyStore)? = nil, limits: DaemonLimits = DaemonLimits(), logger: Logger? = nil,
-                           _ body: (DaemonHarness) async throws -> Void) async throws {
+    public static func run(
+        configuration: DaemonConfiguration, simulatedReaders: [Reader] = [],
+        keys: (any KeyStore)? = nil, limits: DaemonLimits = DaemonLimits(), logger: Logger? = nil,
+        _ body: (DaemonHarness) async throws -> Void
+    ) async throws {
         let folder = NSTemporaryDirectory() + "cardd-test-\(UUID().uuidString.prefix(8))"
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let (ready, readyContinuation) = AsyncStream<Void>.makeStream()
         var defaultLogger = Logger(label: "cardd.test")
         defaultLogger.logLevel = .warning
         let logger = logger ?? defaultLogger
-        let daemon = try CardDaemon(configuration: ConfigurationStore(configuration, path: nil),
-                                    socketPath: folder + "/cardd.sock", jobLogPath: folder + "/jobs.sqlite", keys: keys,
-                                    simulatedReaders: simulatedReaders, readerSources: [SimulatorReaderSource()], limits: limits,
-                                    logger: logger, onReady: { readyContinuation.yield() })
+        let daemon = try CardDaemon(
+            configuration: ConfigurationStore(configuration, path: nil),
+            socketPath: folder + "/cardd.sock", jobLogPath: folder + "/jobs.sqlite", keys: keys,
+            simulatedReaders: simulatedReaders, readerSources: [SimulatorReaderSource()], limits: limits,
+            logger: logger, onReady: { readyContinuation.yield() })
         // A daemon that fails to start ends the wait for readiness instead of hanging it.
         let task = Task {
             defer { readyContinuation.finish() }
@@ -76,12 +82,16 @@ public struct DaemonHarness: Sendable {
         }
         task.cancel()
         _ = try? await task.value
-        if FileManager.default.fileExists(atPath: folder + "/cardd.sock") { throw Failure.socketLeftBehind(folder + "/cardd.sock") }
+        if FileManager.default.fileExists(atPath: folder + "/cardd.sock") {
+            throw Failure.socketLeftBehind(folder + "/cardd.sock")
+        }
     }
 
     /// Polls the job log until a job satisfies `condition` (bounded at 30 s by default: a hang
     /// fails, load does not).
-    public func waitForJob(within bound: Duration = .seconds(30), _ condition: (JobRecord) -> Bool) async throws -> JobRecord {
+    public func waitForJob(within bound: Duration = .seconds(30), _ condition: (JobRecord) -> Bool) async throws
+        -> JobRecord
+    {
         guard let log = daemon.jobLog else { throw Failure.noJobLog }
         let deadline = ContinuousClock.now + bound
         while ContinuousClock.now < deadline {

@@ -31,8 +31,10 @@ private struct CapturingHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String,
-             file: String, function: String, line: UInt) {
+    func log(
+        level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String,
+        file: String, function: String, line: UInt
+    ) {
         let all = metadata.merging(explicit ?? [:]) { $1 }
         capture.append("\(level) \(label): \(message) \(all.map { "\($0)=\($1)" }.sorted().joined(separator: " "))")
     }

@@ -1,7 +1,7 @@
-import Testing
 import CardFlow
 import CardSimulator
 import ISO15693
+import Testing
 
 /// Block numbers, counts and sizes from callers (cardctl options, flows) or from the tag: ISO
 /// 15693 addresses blocks with one byte (0...255), and each of these once trapped on `UInt8(_:)`,
@@ -12,7 +12,9 @@ struct ISO15693BoundsTests {
     func withTag<T: Sendable>(_ body: @escaping @Sendable (ISO15693.ISO15693Tag) async throws -> T) async throws -> T {
         let virtual = VirtualCCIDReader()
         await virtual.insert(SimulatedISO15693Tag(seed: 3, blockSize: 4, blockCount: 256))
-        return try await Reader.simulated(virtual).withSession { session in try await body(ISO15693.ISO15693Tag(channel: session)) }
+        return try await Reader.simulated(virtual).withSession { session in
+            try await body(ISO15693.ISO15693Tag(channel: session))
+        }
     }
 
     @Test(arguments: [(0, -1), (-1, 1), (250, 10), (256, 1), (300, 1), (Int.max, 2), (0, Int.max)])
@@ -30,7 +32,9 @@ struct ISO15693BoundsTests {
     @Test(arguments: [(300, 4), (-1, 4), (254, 12), (256, 4)])
     func writeBlocksOutsideTheAddressRange(_ first: Int, _ length: Int) async throws {
         await #expect(throws: ISO15693Error.blockOutOfRange(first: first, count: length / 4)) {
-            try await withTag { tag in try await tag.writeBlocks(first, data: Array(repeating: 1, count: length), blockSize: 4) }
+            try await withTag { tag in
+                try await tag.writeBlocks(first, data: Array(repeating: 1, count: length), blockSize: 4)
+            }
         }
     }
 
@@ -67,7 +71,9 @@ struct ISO15693BoundsTests {
         let virtual = VirtualCCIDReader()
         await virtual.insert(SimulatedISO15693Tag(seed: 3, blockSize: 4, blockCount: 28))
         let reader = Reader.simulated(virtual)
-        for flow in [ISO15693Exchange.flow(firstBlock: 40) { $0 }, ISO15693Exchange.flow(firstBlock: 0, blockCount: -3) { $0 }] {
+        for flow in [
+            ISO15693Exchange.flow(firstBlock: 40) { $0 }, ISO15693Exchange.flow(firstBlock: 0, blockCount: -3) { $0 },
+        ] {
             do {
                 _ = try await reader.run(flow).value
                 Issue.record("the exchange ran")

@@ -1,7 +1,7 @@
-import Testing
 import CardFlow
 import CardSimulator
 import ISO15693
+import Testing
 
 @Suite("ISO 15693 client")
 struct ISO15693TagClientTests {
@@ -22,7 +22,9 @@ struct ISO15693TagClientTests {
             #expect(try await tag.readBlocks(1, count: 2) == [0x10, 0x11, 0x12, 0x13, 0x20, 0x21, 0x22, 0x23])
             try await tag.writeBlocks(4, data: [1, 2, 3, 4, 5, 6, 7, 8])
             #expect(try await tag.readBlocks(4, count: 2) == [1, 2, 3, 4, 5, 6, 7, 8])
-            await #expect(throws: ISO15693Error.notWholeBlocks(length: 3, blockSize: 4)) { try await tag.writeBlocks(0, data: [1, 2, 3]) }
+            await #expect(throws: ISO15693Error.notWholeBlocks(length: 3, blockSize: 4)) {
+                try await tag.writeBlocks(0, data: [1, 2, 3])
+            }
         }
         let stored = try #require(await virtual.card() as? SimulatedISO15693Tag)
         #expect(stored.blocks[4] == [1, 2, 3, 4])
@@ -44,7 +46,9 @@ struct ISO15693TagClientTests {
         try await reader.withSession { session in
             let tag = ISO15693.ISO15693Tag(channel: session)
             try await tag.lockBlock(5)
-            await #expect(throws: ISO15693Error.blockLocked(5)) { try await tag.writeBlocks(5, data: [0, 0, 0, 0], blockSize: 4) }
+            await #expect(throws: ISO15693Error.blockLocked(5)) {
+                try await tag.writeBlocks(5, data: [0, 0, 0, 0], blockSize: 4)
+            }
             await #expect(throws: ISO15693Error.tagError(code: 0x11)) { try await tag.lockBlock(5) }
         }
     }
@@ -72,7 +76,9 @@ extension ISO15693TagClientTests {
         var policy = SessionPolicy()
         policy.cardReturnTimeout = .milliseconds(300)
         let run = reader.run(flow, policy: policy)
-        let events = Task { var all: [FlowEvent] = []; for await event in run.progress { all.append(event) }; return all }
+        let events = Task {
+            var all: [FlowEvent] = []; for await event in run.progress { all.append(event) }; return all
+        }
         await #expect(throws: SessionError.self) { try await run.value }
         #expect(await events.value.contains { if case .wrongCard = $0 { true } else { false } })
         let onReader = try #require(await virtual.card() as? SimulatedISO15693Tag)
@@ -83,7 +89,9 @@ extension ISO15693TagClientTests {
 extension ISO15693TagClientTests {
     @Test func readmeExample() async throws {
         let (reader, _) = await reader(SimulatedISO15693Tag(seed: 6))
-        let result = try await reader.run(ISO15693Exchange.flow(byteOrder: .reversedPerBlock) { data in data.reversed() }).value
+        let result = try await reader.run(
+            ISO15693Exchange.flow(byteOrder: .reversedPerBlock) { data in data.reversed() }
+        ).value
         #expect(result.written.count == result.read.count)
     }
 }
@@ -94,7 +102,8 @@ extension ISO15693TagClientTests {
         try await reader.withSession { session in
             let tag = ISO15693.ISO15693Tag(channel: session)
             let uid = try await tag.uid()
-            #expect(try await tag.readMultipleBlocks(1, count: 3, blockSize: 4, uid: uid)
+            #expect(
+                try await tag.readMultipleBlocks(1, count: 3, blockSize: 4, uid: uid)
                     == [0x10, 0x11, 0x12, 0x13, 0x20, 0x21, 0x22, 0x23, 0x30, 0x31, 0x32, 0x33])
             try await tag.writeBlockDirectly(9, data: [9, 8, 7, 6], uid: uid)
             #expect(try await tag.readMultipleBlocks(9, count: 1, blockSize: 4) == [9, 8, 7, 6])

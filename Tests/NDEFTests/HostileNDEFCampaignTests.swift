@@ -1,8 +1,8 @@
-import Testing
 import CardFlow
 import CardSimulator
 import ISO15693
 import NDEF
+import Testing
 
 /// NDEF detect, read, write and read again against seeded hostile tags: every session must end
 /// in success or a typed error, within its APDU budget and deadline. `CARDFLOW_CAMPAIGN_SESSIONS`
@@ -28,16 +28,20 @@ struct HostileNDEFCampaignTests {
         switch seed % 4 {
         case 0: NDEFType4Tag(seed: seed, capacity: 64 + Int(seed % 900))
         case 1: NDEFType2Tag(seed: seed, dataAreaSize: 48 + Int(seed % 250) * 8)
-        case 2: SimulatedISO15693Tag(seed: seed, blockSize: 4 * (1 + Int(seed % 8)), blockCount: 16 + Int(seed % 241), ndefFormatted: true)
+        case 2:
+            SimulatedISO15693Tag(
+                seed: seed, blockSize: 4 * (1 + Int(seed % 8)), blockCount: 16 + Int(seed % 241), ndefFormatted: true)
         default: NDEFType4Tag(seed: seed, capacity: 0x7FFF)
         }
     }
 
     @Test(arguments: [1, 5, 25])
     func tagsWithSpoiledAnswers(hostilePercent: Int) async throws {
-        let campaign = HostileCampaign(name: "NDEF, \(hostilePercent) % hostile", sessions: HostileCampaign.sessionCount(default: 1_500),
-                                       firstSeed: UInt64(hostilePercent) << 32)
-        let report = await campaign.run(spoiling: hostilePercent, of: Self.wrapped,
+        let campaign = HostileCampaign(
+            name: "NDEF, \(hostilePercent) % hostile", sessions: HostileCampaign.sessionCount(default: 1_500),
+            firstSeed: UInt64(hostilePercent) << 32)
+        let report = await campaign.run(
+            spoiling: hostilePercent, of: Self.wrapped,
             isExpected: Self.isExpected, session: Self.session)
         print(report.summaryLine)
         #expect(report.failureCount == 0, "\(report)")
@@ -45,7 +49,8 @@ struct HostileNDEFCampaignTests {
     }
 
     @Test func tagsThatOnlyMisbehave() async throws {
-        let campaign = HostileCampaign(name: "NDEF, all hostile", sessions: HostileCampaign.sessionCount(default: 1_500), firstSeed: 1 << 40)
+        let campaign = HostileCampaign(
+            name: "NDEF, all hostile", sessions: HostileCampaign.sessionCount(default: 1_500), firstSeed: 1 << 40)
         let report = await campaign.runAgainstHostileCardsOnly(isExpected: Self.isExpected, session: Self.session)
         print(report.summaryLine)
         #expect(report.failureCount == 0, "\(report)")
@@ -55,7 +60,9 @@ struct HostileNDEFCampaignTests {
     @Test func aLoopingClientIsCaught() async throws {
         let campaign = HostileCampaign(name: "looping", sessions: 3, budget: 50)
         let report = await campaign.run(
-            card: { seed in HostileCard(configuration: .init(seed: seed, stickyPercent: 100, stickyModes: [.endlessEmptySuccess])) },
+            card: { seed in
+                HostileCard(configuration: .init(seed: seed, stickyPercent: 100, stickyModes: [.endlessEmptySuccess]))
+            },
             isExpected: Self.isExpected
         ) { channel, _ in
             while true { _ = try await channel.transmit(try CommandAPDU(cla: 0, ins: 0xB0, p1: 0, p2: 0, le: 1)) }
@@ -68,7 +75,8 @@ struct HostileNDEFCampaignTests {
     /// into the client before the hostile answers end them.
     @Test func wellBehavedCardsSucceed() async throws {
         let campaign = HostileCampaign(name: "NDEF, well-behaved", sessions: 50, budget: 3_000)
-        let report = await campaign.run(spoiling: 0, of: Self.wrapped,
+        let report = await campaign.run(
+            spoiling: 0, of: Self.wrapped,
             isExpected: { _ in false }, session: Self.session)
         #expect(report.successes == 50, "\(report)")
     }

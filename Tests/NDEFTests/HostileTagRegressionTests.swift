@@ -1,8 +1,8 @@
-import Testing
 import CardFlow
 import CardSimulator
 import ISO15693
 import NDEF
+import Testing
 
 /// Tags that answer within the rules of the transport but with contents no real tag has:
 /// each case once trapped (crashed the process) or looped forever in the client.
@@ -26,7 +26,9 @@ struct HostileTagRegressionTests {
         await virtual.insert(NDEFType2Tag(seed: 1, dataAreaSize: 2040))
         let reader = Reader.simulated(virtual)
         await #expect(throws: NDEFTagError.messageTooLarge(size: 1500, capacity: 1008 - 4 - 1)) {
-            try await reader.withSession { session in try await Type2Tag(channel: session).writeMessageBytes(Array(repeating: 7, count: 1500)) }
+            try await reader.withSession { session in
+                try await Type2Tag(channel: session).writeMessageBytes(Array(repeating: 7, count: 1500))
+            }
         }
         let fits = Array(repeating: UInt8(9), count: 1000)
         try await reader.withSession { session in try await Type2Tag(channel: session).writeMessageBytes(fits) }
@@ -66,10 +68,13 @@ struct HostileTagRegressionTests {
         await virtual.insert(SimulatedISO15693Tag(seed: 1, blockSize: 4, blockCount: 256, ndefFormatted: true))
         let reader = Reader.simulated(virtual)
         try await reader.withSession { session in
-            try await ISO15693Tag(channel: session).writeBlocks(0, data: [0xE1, 0x40, 0x00, 0x00, 0x00, 0x00, 0xFF, 0xFF, 0x03, 0x00, 0xFE, 0x00])
+            try await ISO15693Tag(channel: session).writeBlocks(
+                0, data: [0xE1, 0x40, 0x00, 0x00, 0x00, 0x00, 0xFF, 0xFF, 0x03, 0x00, 0xFE, 0x00])
         }
         await #expect(throws: NDEFTagError.messageTooLarge(size: 1100, capacity: 1024 - 8 - 4 - 1)) {
-            try await reader.withSession { session in try await Type5Tag(channel: session).writeMessageBytes(Array(repeating: 3, count: 1100)) }
+            try await reader.withSession { session in
+                try await Type5Tag(channel: session).writeMessageBytes(Array(repeating: 3, count: 1100))
+            }
         }
         let fits = Array(repeating: UInt8(5), count: 1000)
         try await reader.withSession { session in try await Type5Tag(channel: session).writeMessageBytes(fits) }
@@ -91,7 +96,9 @@ struct HostileTagRegressionTests {
     }
 
     /// The CC of a writable tag with MLe 0x3B and a 0x400-byte NDEF file E104.
-    static let capabilityContainer: [UInt8] = [0x00, 0x0F, 0x20, 0x00, 0x3B, 0x00, 0x34, 0x04, 0x06, 0xE1, 0x04, 0x04, 0x00, 0x00, 0x00]
+    static let capabilityContainer: [UInt8] = [
+        0x00, 0x0F, 0x20, 0x00, 0x3B, 0x00, 0x34, 0x04, 0x06, 0xE1, 0x04, 0x04, 0x00, 0x00, 0x00,
+    ]
 
     /// READ BINARY answered with 9000 and 0 or 1 byte used to trap on an index.
     @Test(arguments: [[], [0x00]] as [[UInt8]])
@@ -125,7 +132,7 @@ struct HostileTagRegressionTests {
     @Test func type4OverlongChunkIsRefused() async throws {
         let channel = Self.type4 { offset, le in
             switch offset {
-            case 0: .ok([0x00, 0x0F])        // CCLEN 15, then NLEN 15
+            case 0: .ok([0x00, 0x0F]) // CCLEN 15, then NLEN 15
             case 2 where le == 13: .ok(Array(Self.capabilityContainer[2...]))
             default: .ok(Array(repeating: 0xAB, count: 200))
             }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import NDEF
 
 @Suite("Malformed tag structures")

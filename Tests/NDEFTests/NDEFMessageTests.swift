@@ -1,4 +1,5 @@
 import Testing
+
 @testable import NDEF
 
 @Suite("NDEF message and record codec")
@@ -9,10 +10,11 @@ struct NDEFMessageTests {
     func ndeflibDocumentationVector() throws {
         let octets = bytes("910301414243005903010158595a30ff")
         let message = try NDEFMessage(decoding: octets)
-        #expect(message.records == [
-            NDEFRecord(tnf: .wellKnown, type: Array("ABC".utf8), payload: [0x00]),
-            NDEFRecord(tnf: .wellKnown, type: Array("XYZ".utf8), id: Array("0".utf8), payload: [0xFF]),
-        ])
+        #expect(
+            message.records == [
+                NDEFRecord(tnf: .wellKnown, type: Array("ABC".utf8), payload: [0x00]),
+                NDEFRecord(tnf: .wellKnown, type: Array("XYZ".utf8), id: Array("0".utf8), payload: [0xFF]),
+            ])
         #expect(try message.encoded() == octets)
     }
 
@@ -50,7 +52,9 @@ struct NDEFMessageTests {
         #expect(throws: NDEFEncodingError.typeNameFormatNotEncodable(.reserved)) {
             try NDEFMessage([NDEFRecord(tnf: .reserved, payload: [1])]).encoded()
         }
-        #expect(throws: NDEFEncodingError.fieldsInEmptyRecord) { try NDEFMessage([NDEFRecord(tnf: .empty, payload: [1])]).encoded() }
+        #expect(throws: NDEFEncodingError.fieldsInEmptyRecord) {
+            try NDEFMessage([NDEFRecord(tnf: .empty, payload: [1])]).encoded()
+        }
         #expect(throws: NDEFEncodingError.typeNotAllowed(.unknown)) {
             try NDEFMessage([NDEFRecord(tnf: .unknown, type: [0x41])]).encoded()
         }
@@ -77,7 +81,10 @@ struct NDEFMessageTests {
         #expect(try NDEFMessage(decoding: shortBytes).records == [short])
         #expect(try NDEFMessage(decoding: longBytes).records == [long])
         // A long header may also carry a short payload (some writers do): still valid.
-        #expect(try NDEFMessage(decoding: bytes("C5 00 00000002 AABB")).records == [NDEFRecord(tnf: .unknown, payload: [0xAA, 0xBB])])
+        #expect(
+            try NDEFMessage(decoding: bytes("C5 00 00000002 AABB")).records == [
+                NDEFRecord(tnf: .unknown, payload: [0xAA, 0xBB])
+            ])
     }
 
     @Test("IDs: IL flag and ID_LENGTH, up to 255 bytes")
@@ -93,16 +100,19 @@ struct NDEFMessageTests {
     @Test("chunked records: hand-made chunks reassemble; encoding with a chunk size round-trips")
     func chunks() throws {
         // MB|CF|SR TNF 2 "text/plain" "He", then TNF 6 chunks "ll" and (ME) "o".
-        let octets = bytes("B2 0A 02") + Array("text/plain".utf8) + Array("He".utf8)
+        let octets =
+            bytes("B2 0A 02") + Array("text/plain".utf8) + Array("He".utf8)
             + bytes("36 00 02") + Array("ll".utf8) + bytes("56 00 01") + Array("o".utf8)
         let message = try NDEFMessage(decoding: octets)
-        #expect(message.records == [NDEFRecord(tnf: .media, type: Array("text/plain".utf8), payload: Array("Hello".utf8))])
+        #expect(
+            message.records == [NDEFRecord(tnf: .media, type: Array("text/plain".utf8), payload: Array("Hello".utf8))])
         #expect(try message.encoded(chunkSize: 2) == octets)
         #expect(try message.encoded() == bytes("D2 0A 05") + Array("text/plain".utf8) + Array("Hello".utf8))
 
         // The ID stays on the first chunk; a record after a chunked one; long chunks.
         let records = [
-            NDEFRecord(tnf: .external, type: Array("a.b:c".utf8), id: [9, 9], payload: (0..<700).map { UInt8($0 & 0xFF) }),
+            NDEFRecord(
+                tnf: .external, type: Array("a.b:c".utf8), id: [9, 9], payload: (0..<700).map { UInt8($0 & 0xFF) }),
             NDEFRecord(tnf: .unknown, payload: [1]),
         ]
         for size in [1, 3, 255, 256, 300, 699, 700, 10_000] {
@@ -119,20 +129,31 @@ struct NDEFMessageTests {
         #expect(decodingError(wrongTNF) == NDEFDecodingError(offset: 5, record: 1, problem: .chunkNotUnchanged(.media)))
         #expect(decodingError(wrongTNF, .lenient)?.problem == .chunkNotUnchanged(.media))
         // Bytes end inside the chunked record.
-        #expect(decodingError(bytes("B2 01 01 61 41")) == NDEFDecodingError(offset: 0, record: 0, problem: .unterminatedChunkedRecord))
+        #expect(
+            decodingError(bytes("B2 01 01 61 41"))
+                == NDEFDecodingError(offset: 0, record: 0, problem: .unterminatedChunkedRecord))
         // ME on a chunk with CF.
         #expect(decodingError(bytes("F2 01 01 61 41 56 00 01 42"))?.problem == .unterminatedChunkedRecord)
         // TNF 6 on its own.
-        #expect(decodingError(bytes("D6 00 01 41")) == NDEFDecodingError(offset: 0, record: 0, problem: .unexpectedUnchanged))
+        #expect(
+            decodingError(bytes("D6 00 01 41"))
+                == NDEFDecodingError(offset: 0, record: 0, problem: .unexpectedUnchanged))
         #expect(decodingError(bytes("D6 00 01 41"), .lenient)?.problem == .unexpectedUnchanged)
         // An ID on a continuation chunk: strict rejects, lenient ignores it.
         let idInChunk = bytes("B2 01 01 61 41 5E 00 01 01 58 42")
         #expect(decodingError(idInChunk) == NDEFDecodingError(offset: 5, record: 1, problem: .idInContinuationChunk))
-        #expect((try? NDEFMessage(decoding: idInChunk, mode: .lenient))?.records == [NDEFRecord(tnf: .media, type: [0x61], payload: [0x41, 0x42])])
+        #expect(
+            (try? NDEFMessage(decoding: idInChunk, mode: .lenient))?.records == [
+                NDEFRecord(tnf: .media, type: [0x61], payload: [0x41, 0x42])
+            ])
         // A TYPE on a continuation chunk (TYPE_LENGTH at byte 6).
-        #expect(decodingError(bytes("B2 01 01 61 41 56 01 01 62 42")) == NDEFDecodingError(offset: 6, record: 1, problem: .typeNotAllowed(.unchanged)))
+        #expect(
+            decodingError(bytes("B2 01 01 61 41 56 01 01 62 42"))
+                == NDEFDecodingError(offset: 6, record: 1, problem: .typeNotAllowed(.unchanged)))
         // MB on a continuation chunk.
-        #expect(decodingError(bytes("B2 01 01 61 41 D6 00 01 42")) == NDEFDecodingError(offset: 5, record: 1, problem: .messageBeginInChunk))
+        #expect(
+            decodingError(bytes("B2 01 01 61 41 D6 00 01 42"))
+                == NDEFDecodingError(offset: 5, record: 1, problem: .messageBeginInChunk))
     }
 
     @Test("strict rejects flag and field misuse; lenient accepts it when unambiguous")
@@ -142,23 +163,47 @@ struct NDEFMessageTests {
         let cases: [(String, [UInt8], NDEFDecodingError, [NDEFRecord])] = [
             ("no MB", bytes("51 01 02 55 04 61"), .init(offset: 0, record: 0, problem: .missingMessageBegin), [record]),
             ("no ME", bytes("91 01 02 55 04 61"), .init(offset: 6, record: nil, problem: .missingMessageEnd), [record]),
-            ("MB twice", bytes("91 01 02 55 04 61 D1 01 02 55 04 61"), .init(offset: 6, record: 1, problem: .unexpectedMessageBegin), [record, record]),
-            ("trailing bytes", uri + [0x00, 0xFE], .init(offset: 6, record: nil, problem: .trailingBytes(count: 2)), [record]),
-            ("reserved TNF", bytes("D7 00 01 AA"), .init(offset: 0, record: 0, problem: .reservedTypeNameFormat),
-             [NDEFRecord(tnf: .reserved, payload: [0xAA])]),
-            ("empty with payload", bytes("D0 00 01 AA"), .init(offset: 1, record: 0, problem: .fieldsInEmptyRecord),
-             [NDEFRecord(tnf: .empty, payload: [0xAA])]),
-            ("empty with type", bytes("D0 01 00 41"), .init(offset: 1, record: 0, problem: .fieldsInEmptyRecord),
-             [NDEFRecord(tnf: .empty, type: [0x41])]),
+            (
+                "MB twice", bytes("91 01 02 55 04 61 D1 01 02 55 04 61"),
+                .init(offset: 6, record: 1, problem: .unexpectedMessageBegin), [record, record]
+            ),
+            (
+                "trailing bytes", uri + [0x00, 0xFE], .init(offset: 6, record: nil, problem: .trailingBytes(count: 2)),
+                [record]
+            ),
+            (
+                "reserved TNF", bytes("D7 00 01 AA"), .init(offset: 0, record: 0, problem: .reservedTypeNameFormat),
+                [NDEFRecord(tnf: .reserved, payload: [0xAA])]
+            ),
+            (
+                "empty with payload", bytes("D0 00 01 AA"), .init(offset: 1, record: 0, problem: .fieldsInEmptyRecord),
+                [NDEFRecord(tnf: .empty, payload: [0xAA])]
+            ),
+            (
+                "empty with type", bytes("D0 01 00 41"), .init(offset: 1, record: 0, problem: .fieldsInEmptyRecord),
+                [NDEFRecord(tnf: .empty, type: [0x41])]
+            ),
             // Found by the ndef-message fuzz target: an empty first chunk whose continuation
             // gives the empty record a payload; strict decoding accepted it, encoding refused it.
-            ("chunked empty", bytes("B0 00 00 56 00 02 74 61"), .init(offset: 0, record: 0, problem: .fieldsInEmptyRecord),
-             [NDEFRecord(tnf: .empty, payload: [0x74, 0x61])]),
-            ("IL on empty", bytes("D8 00 00 00"), .init(offset: 0, record: 0, problem: .idLengthInEmptyRecord), [.empty]),
-            ("unknown with type", bytes("D5 01 01 41 AA"), .init(offset: 1, record: 0, problem: .typeNotAllowed(.unknown)),
-             [NDEFRecord(tnf: .unknown, type: [0x41], payload: [0xAA])]),
-            ("well-known without type", bytes("D1 00 01 AA"), .init(offset: 1, record: 0, problem: .missingType(.wellKnown)),
-             [NDEFRecord(tnf: .wellKnown, payload: [0xAA])]),
+            (
+                "chunked empty", bytes("B0 00 00 56 00 02 74 61"),
+                .init(offset: 0, record: 0, problem: .fieldsInEmptyRecord),
+                [NDEFRecord(tnf: .empty, payload: [0x74, 0x61])]
+            ),
+            (
+                "IL on empty", bytes("D8 00 00 00"), .init(offset: 0, record: 0, problem: .idLengthInEmptyRecord),
+                [.empty]
+            ),
+            (
+                "unknown with type", bytes("D5 01 01 41 AA"),
+                .init(offset: 1, record: 0, problem: .typeNotAllowed(.unknown)),
+                [NDEFRecord(tnf: .unknown, type: [0x41], payload: [0xAA])]
+            ),
+            (
+                "well-known without type", bytes("D1 00 01 AA"),
+                .init(offset: 1, record: 0, problem: .missingType(.wellKnown)),
+                [NDEFRecord(tnf: .wellKnown, payload: [0xAA])]
+            ),
         ]
         for (name, octets, error, lenient) in cases {
             #expect(decodingError(octets) == error, "\(name)")
@@ -170,7 +215,7 @@ struct NDEFMessageTests {
 
     @Test("truncated fields: typed errors name the field and its offset in both modes")
     func truncation() {
-        let full = bytes("D9 01 02 01 55 58 04 61")  // MB|ME|SR|IL, type U, id X, payload 04 61
+        let full = bytes("D9 01 02 01 55 58 04 61") // MB|ME|SR|IL, type U, id X, payload 04 61
         let expected: [(Int, NDEFDecodingError)] = [
             (1, .init(offset: 1, record: 0, problem: .truncated(.typeLength, needed: 1, available: 0))),
             (2, .init(offset: 2, record: 0, problem: .truncated(.payloadLength, needed: 1, available: 0))),
@@ -184,14 +229,21 @@ struct NDEFMessageTests {
             #expect(decodingError(Array(full.prefix(length)), .lenient) == error, "first \(length) bytes, lenient")
         }
         // A long record declaring 2^32-1 payload bytes is never trusted beyond the buffer.
-        #expect(decodingError(bytes("C5 00 FFFFFFFF 01 02")) ==
-                NDEFDecodingError(offset: 6, record: 0, problem: .truncated(.payload, needed: 0xFFFF_FFFF, available: 2)))
-        #expect(decodingError(bytes("C5 00 FFFF")) ==
-                NDEFDecodingError(offset: 2, record: 0, problem: .truncated(.payloadLength, needed: 4, available: 2)))
+        #expect(
+            decodingError(bytes("C5 00 FFFFFFFF 01 02"))
+                == NDEFDecodingError(
+                    offset: 6, record: 0, problem: .truncated(.payload, needed: 0xFFFF_FFFF, available: 2)))
+        #expect(
+            decodingError(bytes("C5 00 FFFF"))
+                == NDEFDecodingError(offset: 2, record: 0, problem: .truncated(.payloadLength, needed: 4, available: 2))
+        )
         // Errors in a later record point into it.
-        #expect(decodingError(bytes("91 01 01 55 00 51 01 05 55 00")) ==
-                NDEFDecodingError(offset: 9, record: 1, problem: .truncated(.payload, needed: 5, available: 1)))
-        #expect(String(describing: decodingError(bytes("D1 01 0B 55 02"))!) == "byte 4 (record 0): PAYLOAD needs 11 bytes, only 1 left")
+        #expect(
+            decodingError(bytes("91 01 01 55 00 51 01 05 55 00"))
+                == NDEFDecodingError(offset: 9, record: 1, problem: .truncated(.payload, needed: 5, available: 1)))
+        #expect(
+            String(describing: decodingError(bytes("D1 01 0B 55 02"))!)
+                == "byte 4 (record 0): PAYLOAD needs 11 bytes, only 1 left")
     }
 
     @Test("seeded random bytes and mutated messages never crash either mode")
@@ -200,21 +252,26 @@ struct NDEFMessageTests {
         let seed = try NDEFMessage([
             URIRecord("https://www.github.com").record,
             try TextRecord("Grüezi", language: "de-CH", encoding: .utf16).record,
-            SmartPosterRecord(uri: URIRecord("tel:+41"), titles: [try TextRecord("Call")], action: .perform, size: 9).record,
+            SmartPosterRecord(uri: URIRecord("tel:+41"), titles: [try TextRecord("Call")], action: .perform, size: 9)
+                .record,
             NDEFRecord(tnf: .unknown, id: [1], payload: [UInt8](repeating: 0x55, count: 300)),
         ]).encoded(chunkSize: 100)
         var decoded = 0
         for round in 0..<4000 {
             var octets: [UInt8]
             if round % 2 == 0 {
-                octets = (0..<Int.random(in: 0...64, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                octets = (0..<Int.random(in: 0...64, using: &generator)).map { _ in
+                    UInt8.random(in: 0...255, using: &generator)
+                }
             } else {
                 octets = seed
                 for _ in 0..<Int.random(in: 1...4, using: &generator) {
                     let index = Int.random(in: 0..<octets.count, using: &generator)
                     octets[index] = UInt8.random(in: 0...255, using: &generator)
                 }
-                if Bool.random(using: &generator) { octets = Array(octets.prefix(Int.random(in: 0...octets.count, using: &generator))) }
+                if Bool.random(using: &generator) {
+                    octets = Array(octets.prefix(Int.random(in: 0...octets.count, using: &generator)))
+                }
             }
             for mode in [NDEFDecodingMode.strict, .lenient] {
                 guard let message = try? NDEFMessage(decoding: octets, mode: mode) else { continue }

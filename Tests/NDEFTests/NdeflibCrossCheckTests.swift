@@ -1,10 +1,12 @@
 import Foundation
 import Testing
+
 @testable import NDEF
 
 /// Whether the independent Python implementation ndeflib (`pip install ndeflib`) can be imported.
 enum Ndeflib {
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("ndeflib_crosscheck.py")
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "ndeflib_crosscheck.py")
     static let isCI = ProcessInfo.processInfo.environment["CI"] == "true"
     static let available: Bool = (try? run(["-c", "import ndef"], input: Data()).status) == 0
 
@@ -13,7 +15,9 @@ enum Ndeflib {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3"] + arguments
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        let stdin = Pipe()
+        let stdout = Pipe()
+        let stderr = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stderr
@@ -74,7 +78,9 @@ struct NdeflibCrossCheckTests {
     static func generatedMessages() throws -> [[NDEFRecord]] {
         var generator = SeededGenerator(seed: 2026)
         let words = ["Hello", "Grüezi", "日本語", "😀 emoji", "", "a b c", "Ωmega"]
-        func randomBytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) } }
+        func randomBytes(_ count: Int) -> [UInt8] {
+            (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        }
         var messages: [[NDEFRecord]] = []
         for index in 0..<60 {
             var records: [NDEFRecord] = []
@@ -83,15 +89,32 @@ struct NdeflibCrossCheckTests {
                 let id = Bool.random(using: &generator) ? randomBytes(Int.random(in: 1...8, using: &generator)) : []
                 switch Int.random(in: 0...7, using: &generator) {
                 case 0: records.append(.empty)
-                case 1: records.append(NDEFRecord(tnf: .wellKnown, type: Array("x\(index)".utf8), id: id, payload: randomBytes(payloadSize)))
-                case 2: records.append(NDEFRecord(tnf: .media, type: Array("application/vnd.cardflow-\(index)".utf8), id: id, payload: randomBytes(payloadSize)))
-                case 3: records.append(NDEFRecord(tnf: .absoluteURI, type: Array("https://example.com/t/\(index)".utf8), id: id, payload: randomBytes(payloadSize)))
-                case 4: records.append(try ExternalTypeRecord(type: "example.com:t\(index)", data: randomBytes(payloadSize), id: id).record)
+                case 1:
+                    records.append(
+                        NDEFRecord(
+                            tnf: .wellKnown, type: Array("x\(index)".utf8), id: id, payload: randomBytes(payloadSize)))
+                case 2:
+                    records.append(
+                        NDEFRecord(
+                            tnf: .media, type: Array("application/vnd.cardflow-\(index)".utf8), id: id,
+                            payload: randomBytes(payloadSize)))
+                case 3:
+                    records.append(
+                        NDEFRecord(
+                            tnf: .absoluteURI, type: Array("https://example.com/t/\(index)".utf8), id: id,
+                            payload: randomBytes(payloadSize)))
+                case 4:
+                    records.append(
+                        try ExternalTypeRecord(type: "example.com:t\(index)", data: randomBytes(payloadSize), id: id)
+                            .record)
                 case 5: records.append(NDEFRecord(tnf: .unknown, id: id, payload: randomBytes(payloadSize)))
                 case 6:
                     let text = words.randomElement(using: &generator)! + String(index)
                     let encoding: TextRecord.Encoding = Bool.random(using: &generator) ? .utf8 : .utf16
-                    records.append(try TextRecord(text, language: ["en", "de-CH", "ja"].randomElement(using: &generator)!, encoding: encoding).record)
+                    records.append(
+                        try TextRecord(
+                            text, language: ["en", "de-CH", "ja"].randomElement(using: &generator)!, encoding: encoding
+                        ).record)
                 default:
                     let prefix = URIRecord.prefixes.randomElement(using: &generator)!
                     records.append(URIRecord(prefix + "host\(index)/päth?q=\(index)").record)
@@ -101,16 +124,23 @@ struct NdeflibCrossCheckTests {
         }
         // Every URI prefix, and Text in both encodings, whatever the generator picked.
         messages.append(URIRecord.prefixes.map { URIRecord($0 + "x/ä").record })
-        messages.append([try TextRecord("Grüße 😀", language: "de", encoding: .utf16).record, try TextRecord("Grüße 😀", language: "de").record])
+        messages.append([
+            try TextRecord("Grüße 😀", language: "de", encoding: .utf16).record,
+            try TextRecord("Grüße 😀", language: "de").record,
+        ])
         return messages
     }
 
     static func spec(_ record: NDEFRecord) -> CrossCheckRecord {
-        CrossCheckRecord(tnf: Int(record.tnf.rawValue), type: hex(record.type), id: hex(record.id), payload: hex(record.payload))
+        CrossCheckRecord(
+            tnf: Int(record.tnf.rawValue), type: hex(record.type), id: hex(record.id), payload: hex(record.payload))
     }
 
-    @Test("ndeflib decodes what we encode, and we decode what ndeflib encodes",
-          .enabled(if: Ndeflib.available || Ndeflib.isCI, "ndeflib is not installed (python3 -m pip install ndeflib); CI=true makes this a failure"))
+    @Test(
+        "ndeflib decodes what we encode, and we decode what ndeflib encodes",
+        .enabled(
+            if: Ndeflib.available || Ndeflib.isCI,
+            "ndeflib is not installed (python3 -m pip install ndeflib); CI=true makes this a failure"))
     func crossCheck() throws {
         guard Ndeflib.available else {
             Issue.record("CI=true but python3 cannot import ndef: install ndeflib (Scripts/setup.sh does)")
@@ -130,7 +160,8 @@ struct NdeflibCrossCheckTests {
         ])
         let request = CrossCheckRequest(decode: ours, encode: pythonSpecs)
         let result = try Ndeflib.run([Ndeflib.script.path], input: JSONEncoder().encode(request))
-        try #require(result.status == 0, "ndeflib_crosscheck.py failed: \(String(decoding: result.errors, as: UTF8.self))")
+        try #require(
+            result.status == 0, "ndeflib_crosscheck.py failed: \(String(decoding: result.errors, as: UTF8.self))")
         let response = try JSONDecoder().decode(CrossCheckResponse.self, from: result.output)
         try #require(response.decoded.count == messages.count)
         try #require(response.encoded.count == pythonSpecs.count)
@@ -164,8 +195,18 @@ struct NdeflibCrossCheckTests {
         #expect(try TextRecord(typed[0]).text == "Hello 😀")
         #expect(try TextRecord(typed[0]).encoding == .utf16)
         #expect(try TextRecord(typed[1]) == TextRecord("Grüezi", language: "de-CH"))
-        #expect(try typed[2...].map { try URIRecord($0).uri } == ["https://www.github.com", "urn:epc:id:sgtin:0614141.107346.2017", "geo:47.37,8.54"])
-        #expect(try hex(NDEFMessage(Array(typed[1...])).encoded()) ==
-                hex(NDEFMessage([try TextRecord("Grüezi", language: "de-CH").record] + ["https://www.github.com", "urn:epc:id:sgtin:0614141.107346.2017", "geo:47.37,8.54"].map { URIRecord($0).record }).encoded()))
+        #expect(
+            try typed[2...].map { try URIRecord($0).uri } == [
+                "https://www.github.com", "urn:epc:id:sgtin:0614141.107346.2017", "geo:47.37,8.54",
+            ])
+        #expect(
+            try hex(NDEFMessage(Array(typed[1...])).encoded())
+                == hex(
+                    NDEFMessage(
+                        [try TextRecord("Grüezi", language: "de-CH").record]
+                            + ["https://www.github.com", "urn:epc:id:sgtin:0614141.107346.2017", "geo:47.37,8.54"].map {
+                                URIRecord($0).record
+                            }
+                    ).encoded()))
     }
 }

@@ -1,4 +1,5 @@
 import CardFlow
+
 @testable import NDEF
 
 /// Hex for test vectors: spaces allowed, two digits a byte (CardFlow's codec).

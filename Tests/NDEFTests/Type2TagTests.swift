@@ -1,7 +1,7 @@
-import Testing
 import CardFlow
 import CardSimulator
 import NDEF
+import Testing
 
 @Suite("NDEF on Type 2 tags")
 struct Type2TagTests {
@@ -23,13 +23,20 @@ struct Type2TagTests {
     @Test func capacityAndReadOnly() async throws {
         let (reader, _) = await reader(NDEFType2Tag(seed: 1, dataAreaSize: 48))
         await #expect(throws: NDEFTagError.messageTooLarge(size: 46, capacity: 45)) {
-            try await reader.withSession { session in try await Type2Tag(channel: session).writeMessageBytes(Array(repeating: 1, count: 46)) }
+            try await reader.withSession { session in
+                try await Type2Tag(channel: session).writeMessageBytes(Array(repeating: 1, count: 46))
+            }
         }
         let (locked, _) = await self.reader(NDEFType2Tag(seed: 2, message: [0xD0, 0x00, 0x00], readOnly: true))
         await #expect(throws: NDEFTagError.readOnly) {
-            try await locked.withSession { session in try await Type2Tag(channel: session).writeMessageBytes([0xD0, 0x00, 0x00]) }
+            try await locked.withSession { session in
+                try await Type2Tag(channel: session).writeMessageBytes([0xD0, 0x00, 0x00])
+            }
         }
-        #expect(try await locked.withSession { session in try await Type2Tag(channel: session).readMessageBytes() } == [0xD0, 0x00, 0x00])
+        #expect(
+            try await locked.withSession { session in try await Type2Tag(channel: session).readMessageBytes() } == [
+                0xD0, 0x00, 0x00,
+            ])
     }
 
     @Test func aTagLiftedMidWriteHoldsAnEmptyMessage() async throws {
@@ -37,7 +44,9 @@ struct Type2TagTests {
         // CC read, 9 data-area reads, emptied header page, then 3 message pages: lift.
         await virtual.liftCard(afterAPDUs: 14)
         await #expect(throws: (any Error).self) {
-            try await reader.withSession { session in try await Type2Tag(channel: session).writeMessageBytes(Array(repeating: 0x41, count: 60)) }
+            try await reader.withSession { session in
+                try await Type2Tag(channel: session).writeMessageBytes(Array(repeating: 0x41, count: 60))
+            }
         }
         let lifted = try #require(await virtual.lastKnownCard() as? NDEFType2Tag)
         #expect(lifted.memory[16] == 0x03 && lifted.memory[17] == 0x00, "the NDEF TLV length stays 0 until the end")

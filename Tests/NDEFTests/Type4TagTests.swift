@@ -1,7 +1,7 @@
-import Testing
 import CardFlow
 import CardSimulator
 import NDEF
+import Testing
 
 @Suite("NDEF on Type 4 tags")
 struct Type4TagTests {
@@ -12,7 +12,8 @@ struct Type4TagTests {
     }
 
     @Test func writeThenReadRoundTrips() async throws {
-        let (reader, virtual) = await reader(NDEFType4Tag(seed: 1, capacity: 2048, maxCommandData: 0x34, maxResponseData: 0x3B))
+        let (reader, virtual) = await reader(
+            NDEFType4Tag(seed: 1, capacity: 2048, maxCommandData: 0x34, maxResponseData: 0x3B))
         let message = (0..<1500).map { UInt8($0 % 253) }
         try await reader.withSession { session in try await Type4Tag(channel: session).writeMessageBytes(message) }
         let back = try await reader.withSession { session in try await Type4Tag(channel: session).readMessageBytes() }
@@ -24,11 +25,15 @@ struct Type4TagTests {
     @Test func capacityAndReadOnlyAreEnforcedBeforeWriting() async throws {
         let (reader, _) = await reader(NDEFType4Tag(seed: 1, capacity: 64))
         await #expect(throws: NDEFTagError.messageTooLarge(size: 63, capacity: 62)) {
-            try await reader.withSession { session in try await Type4Tag(channel: session).writeMessageBytes(Array(repeating: 1, count: 63)) }
+            try await reader.withSession { session in
+                try await Type4Tag(channel: session).writeMessageBytes(Array(repeating: 1, count: 63))
+            }
         }
         let (locked, _) = await self.reader(NDEFType4Tag(seed: 2, message: [0xD0, 0x00, 0x00], readOnly: true))
         await #expect(throws: NDEFTagError.readOnly) {
-            try await locked.withSession { session in try await Type4Tag(channel: session).writeMessageBytes([0xD0, 0x00, 0x00]) }
+            try await locked.withSession { session in
+                try await Type4Tag(channel: session).writeMessageBytes([0xD0, 0x00, 0x00])
+            }
         }
     }
 
@@ -36,12 +41,15 @@ struct Type4TagTests {
         let virtual = VirtualCCIDReader()
         await virtual.insert(ISO7816Card(seed: 1))
         await #expect(throws: NDEFTagError.notAnNDEFTag) {
-            try await Reader.simulated(virtual).withSession { session in try await Type4Tag(channel: session).readMessageBytes() }
+            try await Reader.simulated(virtual).withSession { session in
+                try await Type4Tag(channel: session).readMessageBytes()
+            }
         }
     }
 
     @Test func aTagLiftedMidWriteHoldsNoPartialMessage() async throws {
-        let (reader, virtual) = await reader(NDEFType4Tag(seed: 1, capacity: 1024, message: [0xD0, 0x00, 0x00], maxCommandData: 0x20))
+        let (reader, virtual) = await reader(
+            NDEFType4Tag(seed: 1, capacity: 1024, message: [0xD0, 0x00, 0x00], maxCommandData: 0x20))
         // SELECT app, SELECT CC, 2 READs of the CC, SELECT NDEF, NLEN=0, then 2 data chunks: lift.
         await virtual.liftCard(afterAPDUs: 8)
         await #expect(throws: (any Error).self) {

@@ -1,7 +1,7 @@
-import Testing
 import CardFlow
 import CardSimulator
 import NDEF
+import Testing
 
 @Suite("NDEF on Type 5 (ISO 15693) tags")
 struct Type5TagTests {
@@ -34,7 +34,9 @@ struct Type5TagTests {
         let virtual = VirtualCCIDReader()
         await virtual.insert(SimulatedISO15693Tag(seed: 1))
         await #expect(throws: NDEFTagError.self) {
-            try await Reader.simulated(virtual).withSession { session in try await NDEFTag.detect(on: session).readMessageBytes() }
+            try await Reader.simulated(virtual).withSession { session in
+                try await NDEFTag.detect(on: session).readMessageBytes()
+            }
         }
     }
 }
@@ -47,7 +49,8 @@ struct ReadmeNFCExampleTests {
         await virtual.insert(NDEFType4Tag(seed: 1))
         let reader = Reader.simulated(virtual)
         try await reader.withSession { session in
-            try await NDEFTag.detect(on: session).writeMessageBytes(try NDEFMessage([URIRecord("https://example.org").record]).encoded())
+            try await NDEFTag.detect(on: session).writeMessageBytes(
+                try NDEFMessage([URIRecord("https://example.org").record]).encoded())
         }
         let message = try await reader.withSession { session in
             try NDEFMessage(decoding: try await NDEFTag.detect(on: session).readMessageBytes())

@@ -11,7 +11,9 @@ struct PCSCBackendReaderDriverTests {
 
     /// The simulated reader as it arrives in a PCSCReaderRegistry.
     static func reader() async throws -> (Reader, PCSCReaderRegistry) {
-        let registry = try await PCSCReaderRegistry(logger: Environment.logger) { $0.contains(Environment.readerSubstring) }
+        let registry = try await PCSCReaderRegistry(logger: Environment.logger) {
+            $0.contains(Environment.readerSubstring)
+        }
         let reader = try await Environment.within(.seconds(20), "the simulated reader in the registry") {
             try await registry.waitForReader()
         }
@@ -23,12 +25,19 @@ struct PCSCBackendReaderDriverTests {
         #expect(reader.info.backend == "pcsc")
         #expect(reader.info.id == "pcsc:\(reader.info.name)")
         let (atr, fci) = try await reader.withSession { session in
-            (await session.identity.atr, try await session.send(try CommandAPDU(bytes: SimulatedCard.selectApplication)))
+            (
+                await session.identity.atr,
+                try await session.send(try CommandAPDU(bytes: SimulatedCard.selectApplication))
+            )
         }
         #expect(atr == Environment.simulatedATR)
         #expect(fci.data == SimulatedCard.applicationFCI && fci.statusWord == .success)
-        let flow = Flow.start("select") { session in try await session.send(try CommandAPDU(bytes: SimulatedCard.selectApplication)).statusWord }
-            .then("again") { _, session in try await session.send(try CommandAPDU(bytes: SimulatedCard.selectApplication)).data }
+        let flow = Flow.start("select") { session in
+            try await session.send(try CommandAPDU(bytes: SimulatedCard.selectApplication)).statusWord
+        }
+        .then("again") { _, session in
+            try await session.send(try CommandAPDU(bytes: SimulatedCard.selectApplication)).data
+        }
         #expect(try await reader.run(flow).value == SimulatedCard.applicationFCI)
         // A safety net, not a benchmark: each APDU used to wait for the registry's 1 s
         // SCardGetStatusChange (libpcsclite holds other calls up meanwhile); 20 took 20 s.
@@ -82,7 +91,9 @@ struct PCSCCardRemovalFlowTests {
     typealias Environment = PCSCTestEnvironment
 
     @Test func aFlowResumesWhenTheCardComesBack() async throws {
-        _ = try #require(Environment.liftAfter, """
+        _ = try #require(
+            Environment.liftAfter,
+            """
             CARDFLOW_PCSC_LIFT_AFTER is unset: this suite runs in Scripts/pcsc-backend-check.sh's third phase
             """)
         let (reader, registry) = try await PCSCBackendReaderDriverTests.reader()
@@ -98,9 +109,12 @@ struct PCSCCardRemovalFlowTests {
             for await event in progress { seen.append(event) }
             return seen
         }
-        #expect(try await Environment.within(.seconds(30), "the flow") { try await run.value } == SimulatedCard.applicationFCI)
+        #expect(
+            try await Environment.within(.seconds(30), "the flow") { try await run.value }
+                == SimulatedCard.applicationFCI)
         let seen = await watched.value
-        #expect(seen.contains { if case .cardLost = $0 { true } else { false } }, "the flow saw the card leave: \(seen)")
+        #expect(
+            seen.contains { if case .cardLost = $0 { true } else { false } }, "the flow saw the card leave: \(seen)")
         await registry.close()
     }
 }

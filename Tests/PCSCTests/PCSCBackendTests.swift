@@ -56,10 +56,12 @@ struct PCSCBackendTests {
         // Case 3: command data, no answer data.
         #expect(try await card.transmit(SimulatedCard.selectApplicationNoFCI) == SimulatedCard.ok)
         // Case 4: command data and answer data.
-        #expect(try await card.transmit(SimulatedCard.selectApplication) == SimulatedCard.applicationFCI + SimulatedCard.ok)
+        #expect(
+            try await card.transmit(SimulatedCard.selectApplication) == SimulatedCard.applicationFCI + SimulatedCard.ok)
         // Case 2: answer data only.
         #expect(try await card.transmit(SimulatedCard.selectFile(0x01)) == SimulatedCard.ok)
-        #expect(try await card.transmit(SimulatedCard.readBinary(0x20)) == (0..<32).map { UInt8($0) } + SimulatedCard.ok)
+        #expect(
+            try await card.transmit(SimulatedCard.readBinary(0x20)) == (0..<32).map { UInt8($0) } + SimulatedCard.ok)
         try await card.disconnect()
     }
 
@@ -116,7 +118,10 @@ struct PCSCBackendTests {
                 for try await _ in PCSCReaderMonitor(reader: missing, logger: Environment.logger).presence() {}
             }
         }
-        await #expect(throws: PCSCError.invalidArgument(.connect, reason: "a reader name must be non-empty and contain no NUL byte")) {
+        await #expect(
+            throws: PCSCError.invalidArgument(
+                .connect, reason: "a reader name must be non-empty and contain no NUL byte")
+        ) {
             try await context.connect(reader: "Card\0Flow")
         }
     }

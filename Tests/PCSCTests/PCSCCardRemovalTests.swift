@@ -10,7 +10,9 @@ struct PCSCCardRemovalTests {
     typealias Environment = PCSCTestEnvironment
 
     @Test func aRemovedCardGivesTypedErrorsAndComesBack() async throws {
-        let liftAfter = try #require(Environment.liftAfter, """
+        let liftAfter = try #require(
+            Environment.liftAfter,
+            """
             CARDFLOW_PCSC_LIFT_AFTER is unset: this suite runs in Scripts/pcsc-backend-check.sh's removal phase \
             (swift test --filter PCSCCardRemovalTests under cardctl simulate --card iso7816,lift-after=N)
             """)
@@ -35,7 +37,9 @@ struct PCSCCardRemovalTests {
 
         let card = try await context.connect(reader: reader)
         for _ in 0..<liftAfter {
-            #expect(try await card.transmit(SimulatedCard.selectApplication) == SimulatedCard.applicationFCI + SimulatedCard.ok)
+            #expect(
+                try await card.transmit(SimulatedCard.selectApplication) == SimulatedCard.applicationFCI
+                    + SimulatedCard.ok)
         }
         // The card left after the last of those.
         #expect(try await events.next() == .absent)
@@ -51,7 +55,9 @@ struct PCSCCardRemovalTests {
         try? await card.disconnect()
         let again = try await context.connect(reader: reader)
         #expect(try await again.status().atr == Environment.simulatedATR)
-        #expect(try await again.transmit(SimulatedCard.selectApplication) == SimulatedCard.applicationFCI + SimulatedCard.ok)
+        #expect(
+            try await again.transmit(SimulatedCard.selectApplication) == SimulatedCard.applicationFCI + SimulatedCard.ok
+        )
         try await again.disconnect()
     }
 }

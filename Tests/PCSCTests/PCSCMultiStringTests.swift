@@ -1,5 +1,6 @@
-@testable import PCSC
 import Testing
+
+@testable import PCSC
 
 /// The reader list parser never trusts libpcsclite's buffer (no pcscd needed).
 @Suite struct PCSCMultiStringTests {
@@ -46,6 +47,8 @@ import Testing
         #expect(PCSCErrorCode.removedCard.description == "SCARD_W_REMOVED_CARD (0x80100069)")
         #expect(PCSCErrorCode(rawValue: 0x8010_0017) == .readerUnavailable)
         #expect(PCSCErrorCode(rawValue: 0x1234).description == "unknown PC/SC code 0x1234")
-        #expect(PCSCError.failed(.transmit, .noSmartcard).description == "SCardTransmit failed: SCARD_E_NO_SMARTCARD (0x8010000C)")
+        #expect(
+            PCSCError.failed(.transmit, .noSmartcard).description
+                == "SCardTransmit failed: SCARD_E_NO_SMARTCARD (0x8010000C)")
     }
 }

@@ -21,7 +21,9 @@ enum PCSCTestEnvironment {
     /// The simulated card leaves after this many APDUs (the script's removal phase), then
     /// comes back after `returnAfter`.
     static let liftAfter = variables["CARDFLOW_PCSC_LIFT_AFTER"].flatMap { Int($0) }
-    static let returnAfter = variables["CARDFLOW_PCSC_RETURN_AFTER_MS"].flatMap { Int($0) }.map { Duration.milliseconds($0) }
+    static let returnAfter = variables["CARDFLOW_PCSC_RETURN_AFTER_MS"].flatMap { Int($0) }.map {
+        Duration.milliseconds($0)
+    }
 
     /// The simulated reader's name contains this (libccid names 1209:2702 after its USB strings).
     static let readerSubstring = variables["CARDFLOW_PCSC_READER"] ?? "CardFlow"
@@ -50,8 +52,10 @@ enum PCSCTestEnvironment {
 
     /// `body`'s result, or a failure when it takes longer than `limit` (for awaits that would
     /// otherwise hang a broken run).
-    static func within<T: Sendable>(_ limit: Duration, _ what: String,
-                                    _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    static func within<T: Sendable>(
+        _ limit: Duration, _ what: String,
+        _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
         try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { try await body() }
             group.addTask {

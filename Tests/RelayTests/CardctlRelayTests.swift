@@ -12,7 +12,9 @@ struct CardctlRelayTests {
 
     /// The cardctl built next to this test product.
     static func executable() throws -> URL {
-        var starts: [URL] = Bundle.allBundles.filter { $0.bundlePath.hasSuffix(".xctest") }.map { $0.bundleURL.deletingLastPathComponent() }
+        var starts: [URL] = Bundle.allBundles.filter { $0.bundlePath.hasSuffix(".xctest") }.map {
+            $0.bundleURL.deletingLastPathComponent()
+        }
         if let resolved = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
             starts.append(URL(fileURLWithPath: resolved).deletingLastPathComponent())
         }
@@ -29,7 +31,8 @@ struct CardctlRelayTests {
 
     /// Runs cardctl to completion; output goes through files so no pipe can fill up.
     static func cardctl(_ arguments: [String]) async throws -> Run {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("relay-cardctl-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "relay-cardctl-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let out = directory.appendingPathComponent("out")
@@ -46,18 +49,22 @@ struct CardctlRelayTests {
             process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
             do { try process.run() } catch { continuation.resume(throwing: error) }
         }
-        return Run(status: status, stdout: try String(contentsOf: out, encoding: .utf8),
-                   stderr: try String(contentsOf: err, encoding: .utf8))
+        return Run(
+            status: status, stdout: try String(contentsOf: out, encoding: .utf8),
+            stderr: try String(contentsOf: err, encoding: .utf8))
     }
 
     @Test("a lifted and returned card: the sync completes with progress and a resume")
     func liftedCard() async throws {
         let server = try await TestRelayServer.start(behaviour: DESFireRelayService.behaviour())
         defer { Task { await server.stop() } }
-        let run = try await Self.cardctl(["--reader", "sim:desfire,lift-after=5,return-after=300", "relay",
-                                          "--url", server.url, "--aid", "D2760000850100", "--token", "t0k3n", "--json"])
+        let run = try await Self.cardctl([
+            "--reader", "sim:desfire,lift-after=5,return-after=300", "relay",
+            "--url", server.url, "--aid", "D2760000850100", "--token", "t0k3n", "--json",
+        ])
         #expect(run.status == 0, "\(run.stderr)")
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], "\(run.stdout)")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], "\(run.stdout)")
         #expect(object["ok"] as? Bool == true)
         #expect(object["resumes"] as? Int == 1)
         #expect(object["message"] as? String == "provisioned")
@@ -78,13 +85,19 @@ struct CardctlRelayTests {
 
     @Test("bad options exit 2; no service listening exits 3")
     func failures() async throws {
-        let badURL = try await Self.cardctl(["--reader", "sim:desfire", "relay", "--url", "http://example.com/sync",
-                                             "--aid", "D2760000850100"])
+        let badURL = try await Self.cardctl([
+            "--reader", "sim:desfire", "relay", "--url", "http://example.com/sync",
+            "--aid", "D2760000850100",
+        ])
         #expect(badURL.status == 2, "\(badURL.stderr)")
-        let badAID = try await Self.cardctl(["--reader", "sim:desfire", "relay", "--url", "ws://127.0.0.1:1/sync", "--aid", "D27"])
+        let badAID = try await Self.cardctl([
+            "--reader", "sim:desfire", "relay", "--url", "ws://127.0.0.1:1/sync", "--aid", "D27",
+        ])
         #expect(badAID.status == 2, "\(badAID.stderr)")
-        let refused = try await Self.cardctl(["--reader", "sim:desfire", "relay", "--url", "ws://127.0.0.1:1/sync",
-                                              "--aid", "D2760000850100", "--json"])
+        let refused = try await Self.cardctl([
+            "--reader", "sim:desfire", "relay", "--url", "ws://127.0.0.1:1/sync",
+            "--aid", "D2760000850100", "--json",
+        ])
         #expect(refused.status == 3, "\(refused.stderr)")
         #expect(refused.stdout.contains(#""error":"connectionFailed""#))
     }

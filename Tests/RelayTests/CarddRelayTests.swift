@@ -12,8 +12,12 @@ import Testing
 @Suite("cardd relay jobs")
 struct CarddRelayTests {
     static func rule(_ server: TestRelayServer, tokenSecret: String? = "relay.token") -> CardRule {
-        CardRule(name: "sync", flow: .relay(RelayRule(url: server.url, aids: [DESFireRelayService.piccAID],
-                                                      tokenSecret: tokenSecret, idleTimeoutSeconds: 20)))
+        CardRule(
+            name: "sync",
+            flow: .relay(
+                RelayRule(
+                    url: server.url, aids: [DESFireRelayService.piccAID],
+                    tokenSecret: tokenSecret, idleTimeoutSeconds: 20)))
     }
 
     static func tokenStore() async throws -> InMemoryKeyStore {
@@ -25,7 +29,9 @@ struct CarddRelayTests {
     @Test func aMatchingCardIsSyncedWithProgressInTheJobLog() async throws {
         let server = try await TestRelayServer.start(behaviour: DESFireRelayService.behaviour())
         defer { Task { await server.stop() } }
-        try await DaemonHarness.run(readers: ["sim:desfire"], rules: [Self.rule(server)], keys: try await Self.tokenStore()) { cardd in
+        try await DaemonHarness.run(
+            readers: ["sim:desfire"], rules: [Self.rule(server)], keys: try await Self.tokenStore()
+        ) { cardd in
             let record = try await cardd.waitForJob { $0.state != .running }
             #expect(record.state == .succeeded, "\(record.error ?? "")")
             #expect(record.flow == "relay" && record.rule == "sync")
@@ -46,7 +52,9 @@ struct CarddRelayTests {
     @Test func aCardWithoutTheApplicationIsRefusedAndTheServiceNeverContacted() async throws {
         let server = try await TestRelayServer.start(behaviour: DESFireRelayService.behaviour())
         defer { Task { await server.stop() } }
-        try await DaemonHarness.run(readers: ["sim:iso7816"], rules: [Self.rule(server)], keys: try await Self.tokenStore()) { cardd in
+        try await DaemonHarness.run(
+            readers: ["sim:iso7816"], rules: [Self.rule(server)], keys: try await Self.tokenStore()
+        ) { cardd in
             let record = try await cardd.waitForJob { $0.state != .running }
             #expect(record.state == .failed)
             #expect(record.error?.contains("unsupported card") == true, "\(record.error ?? "")")
@@ -57,7 +65,8 @@ struct CarddRelayTests {
     @Test func aMissingTokenSecretFailsBeforeTheCardIsTouched() async throws {
         let server = try await TestRelayServer.start(behaviour: DESFireRelayService.behaviour())
         defer { Task { await server.stop() } }
-        try await DaemonHarness.run(readers: ["sim:desfire"], rules: [Self.rule(server)], keys: InMemoryKeyStore()) { cardd in
+        try await DaemonHarness.run(readers: ["sim:desfire"], rules: [Self.rule(server)], keys: InMemoryKeyStore()) {
+            cardd in
             let record = try await cardd.waitForJob { $0.state != .running }
             #expect(record.state == .failed)
             #expect(record.error?.contains("no secret 'relay.token'") == true, "\(record.error ?? "")")
@@ -73,7 +82,8 @@ struct CarddRelayTests {
             _ = try? await connection.next()
         }
         defer { Task { await server.stop() } }
-        try await DaemonHarness.run(readers: ["sim:desfire"], rules: [Self.rule(server, tokenSecret: nil)], keys: nil) { cardd in
+        try await DaemonHarness.run(readers: ["sim:desfire"], rules: [Self.rule(server, tokenSecret: nil)], keys: nil) {
+            cardd in
             #expect(await server.log.waitUntil(timeout: .seconds(30)) { await $0.types.contains("hello") })
             let running = try await cardd.waitForJob { $0.state == .running }
             let client = try await ControlClient.connect(path: cardd.socket)
@@ -85,7 +95,9 @@ struct CarddRelayTests {
             let types = await server.log.types
             #expect(told, "\(types)")
             // The reader still works.
-            let again = try await client.request(["op": "apdu", "reader": "sim:0", "apdus": ["9060000000"], "follow": .bool(true)])
+            let again = try await client.request([
+                "op": "apdu", "reader": "sim:0", "apdus": ["9060000000"], "follow": .bool(true),
+            ])
             #expect(again["result"]?["state"] == "succeeded", "\(again.jsonLine())")
             await client.close()
         }

@@ -46,7 +46,9 @@ actor RemoteChannel: CardChannel {
         while true {
             let message = try await connection.next()
             if message.type == "cardReset" { break }
-            guard message.type == "cardLost" else { throw RemoteProtocolError(description: "expected cardReset, got \(message.type)") }
+            guard message.type == "cardLost" else {
+                throw RemoteProtocolError(description: "expected cardReset, got \(message.type)")
+            }
         }
         lost = false
     }
@@ -65,7 +67,9 @@ enum DESFireRelayService {
     static func behaviour(maxAttempts: Int = 4) -> @Sendable (ServiceConnection) async throws -> Void {
         { connection in
             let hello = try await connection.next()
-            guard hello.type == "hello" else { throw RemoteProtocolError(description: "expected hello, got \(hello.type)") }
+            guard hello.type == "hello" else {
+                throw RemoteProtocolError(description: "expected hello, got \(hello.type)")
+            }
             let channel = RemoteChannel(connection: connection)
             var attempt = 0
             while true {
@@ -98,8 +102,9 @@ enum DESFireRelayService {
         try await client.authenticate(keyNumber: 0, key: appKey)
         try await connection.send(json: ["v": 1, "type": "progress", "fraction": 0.5])
         if try await !client.getFileIDs().contains(1) {
-            try await client.createDataFile(file: 1, size: 32, commMode: .enciphered,
-                                            accessRights: DESFireAccessRights(read: 0, write: 0, readWrite: 0, change: 0))
+            try await client.createDataFile(
+                file: 1, size: 32, commMode: .enciphered,
+                accessRights: DESFireAccessRights(read: 0, write: 0, readWrite: 0, change: 0))
         }
         try await client.writeData(file: 1, data: payload, commMode: .enciphered)
         try await connection.send(json: ["v": 1, "type": "progress", "fraction": 0.75])

@@ -20,14 +20,18 @@ struct RelayEndToEndTests {
         return policy
     }
 
-    static func configuration(_ server: TestRelayServer, aids: [[UInt8]] = [DESFireRelayService.piccAID],
-                              limits: RelayLimits = RelayLimits()) -> RelayConfiguration {
+    static func configuration(
+        _ server: TestRelayServer, aids: [[UInt8]] = [DESFireRelayService.piccAID],
+        limits: RelayLimits = RelayLimits()
+    ) -> RelayConfiguration {
         RelayConfiguration(url: server.url, bearerToken: "test-token", aids: aids, limits: limits)
     }
 
     /// Runs a sync and collects its events.
-    static func sync(_ configuration: RelayConfiguration, on reader: Reader,
-                     policy: SessionPolicy = policy()) async -> (Result<RelayResult, any Error>, [RelayEvent]) {
+    static func sync(
+        _ configuration: RelayConfiguration, on reader: Reader,
+        policy: SessionPolicy = policy()
+    ) async -> (Result<RelayResult, any Error>, [RelayEvent]) {
         let run = RelayClient(configuration: configuration).start(on: reader, policy: policy)
         let collector = Task { await run.progress.reduce(into: [RelayEvent]()) { $0.append($1) } }
         let result: Result<RelayResult, any Error>
@@ -81,13 +85,15 @@ struct RelayEndToEndTests {
         #expect(try await DESFireRelayService.readBack(on: reader) == DESFireRelayService.payload)
     }
 
-    @Test("another card put back: wrongCard, the other card is not touched, the sync fails when the card does not return")
+    @Test(
+        "another card put back: wrongCard, the other card is not touched, the sync fails when the card does not return")
     func wrongCard() async throws {
         let server = try await TestRelayServer.start(behaviour: DESFireRelayService.behaviour())
         defer { Task { await server.stop() } }
         let (reader, _) = try await Self.reader("sim:desfire,lift-after=5,return-after=300,swap")
-        let (result, events) = await Self.sync(Self.configuration(server), on: reader,
-                                               policy: Self.policy(cardReturn: .milliseconds(1500)))
+        let (result, events) = await Self.sync(
+            Self.configuration(server), on: reader,
+            policy: Self.policy(cardReturn: .milliseconds(1500)))
         #expect(events.contains { if case .wrongCard = $0 { true } else { false } })
         #expect(!events.contains(.resumed))
         guard case .failure(let error) = result, case .card(let reason) = error as? RelayError else {
@@ -108,7 +114,8 @@ struct RelayEndToEndTests {
         let server = try await TestRelayServer.start(behaviour: DESFireRelayService.behaviour())
         defer { Task { await server.stop() } }
         let (reader, _) = try await Self.reader("sim:desfire")
-        let (result, events) = await Self.sync(Self.configuration(server, aids: [RelayConfiguration.defaultAID]), on: reader)
+        let (result, events) = await Self.sync(
+            Self.configuration(server, aids: [RelayConfiguration.defaultAID]), on: reader)
         guard case .failure(let error) = result, case .unsupportedCard(let tried) = error as? RelayError else {
             Issue.record("expected unsupportedCard, got \(result)")
             return
@@ -165,8 +172,10 @@ struct RelayEndToEndTests {
         (#"{"v":1,"type":"apdu","id":1}"#, .missingField(type: "apdu", field: "apdu")),
         (#"{"v":1,"type":"apdu","id":"1","apdu":"9060000000"}"#, .malformedMessage("wrong type for 'id'")),
         (#"{"v":1,"type":"progress","fraction":1.5}"#, .invalidProgress(1.5)),
-        (#"{"v":1,"type":"apdu","id":1,"apdu":"\#(String(repeating: "00", count: 300))"}"#,
-         .apduTooLarge(id: 1, size: 300, limit: 256)),
+        (
+            #"{"v":1,"type":"apdu","id":1,"apdu":"\#(String(repeating: "00", count: 300))"}"#,
+            .apduTooLarge(id: 1, size: 300, limit: 256)
+        ),
     ]
 
     @Test("malformed service messages fail the sync with a typed reason", arguments: malformed.indices)
@@ -179,7 +188,8 @@ struct RelayEndToEndTests {
         }
         defer { Task { await server.stop() } }
         let (reader, _) = try await Self.reader("sim:desfire")
-        let (result, events) = await Self.sync(Self.configuration(server, limits: RelayLimits(maxAPDUSize: 256)), on: reader)
+        let (result, events) = await Self.sync(
+            Self.configuration(server, limits: RelayLimits(maxAPDUSize: 256)), on: reader)
         guard case .failure(let error) = result, case .protocolViolation(let violation) = error as? RelayError else {
             Issue.record("expected a protocol violation for \(text), got \(result)")
             return
@@ -198,7 +208,8 @@ struct RelayEndToEndTests {
     func oversizeMessage() async throws {
         let server = try await TestRelayServer.start { connection in
             _ = try await connection.next()
-            try await connection.send(#"{"v":1,"type":"done","message":""# + String(repeating: "x", count: 4000) + #""}"#)
+            try await connection.send(
+                #"{"v":1,"type":"done","message":""# + String(repeating: "x", count: 4000) + #""}"#)
             _ = try? await connection.next()
         }
         defer { Task { await server.stop() } }
@@ -230,7 +241,8 @@ struct RelayEndToEndTests {
         }
         defer { Task { await silent.stop() } }
         let (reader, _) = try await Self.reader("sim:desfire")
-        let (idle, _) = await Self.sync(Self.configuration(silent, limits: RelayLimits(idleTimeout: .milliseconds(300))), on: reader)
+        let (idle, _) = await Self.sync(
+            Self.configuration(silent, limits: RelayLimits(idleTimeout: .milliseconds(300))), on: reader)
         guard case .failure(let idleError) = idle else { Issue.record("expected a failure"); return }
         #expect(idleError as? RelayError == .idleTimeout(.milliseconds(300)))
 

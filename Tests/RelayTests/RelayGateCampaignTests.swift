@@ -27,18 +27,20 @@ struct RelayGateCampaignTests {
             let seed = UInt64(hostilePercent) << 32 + UInt64(index)
             let virtual = VirtualCCIDReader()
             let wrapped: any VirtualCard = index % 2 == 0 ? NDEFType4Tag(seed: seed) : ISO7816Card(seed: seed)
-            await virtual.insert(HostileCard(configuration: .init(seed: seed, hostilePercent: hostilePercent), wrapping: wrapped))
+            await virtual.insert(
+                HostileCard(configuration: .init(seed: seed, hostilePercent: hostilePercent), wrapping: wrapped))
             let sessionStart = ContinuousClock.now
             do {
                 _ = try await client.run(on: Reader.simulated(virtual), policy: policy)
                 failures.append("seed \(seed): a sync completed without a service")
             } catch let error as RelayError {
-                let name: String = switch error {
-                case .unsupportedCard: "unsupportedCard"
-                case .card: "card"
-                case .connectionFailed: "connectionFailed"
-                default: "other RelayError"
-                }
+                let name: String =
+                    switch error {
+                    case .unsupportedCard: "unsupportedCard"
+                    case .card: "card"
+                    case .connectionFailed: "connectionFailed"
+                    default: "other RelayError"
+                    }
                 outcomes[name, default: 0] += 1
                 if name == "other RelayError" { failures.append("seed \(seed): \(error)") }
             } catch {
@@ -52,7 +54,9 @@ struct RelayGateCampaignTests {
             let processed = await virtual.apdusProcessed
             if processed > 60 { failures.append("seed \(seed): \(processed) APDUs reached the card") }
         }
-        print("Relay gate, \(hostilePercent) % hostile: \(sessions) sessions in \(ContinuousClock.now - started): \(outcomes)")
+        print(
+            "Relay gate, \(hostilePercent) % hostile: \(sessions) sessions in \(ContinuousClock.now - started): \(outcomes)"
+        )
         #expect(failures.isEmpty, "\(failures.prefix(10))")
     }
 }

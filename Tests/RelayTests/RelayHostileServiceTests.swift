@@ -24,16 +24,20 @@ struct RelayHostileServiceTests {
         defer { Task { await server.stop() } }
         let (reader, _) = try await RelayEndToEndTests.reader("sim:desfire,latency=400")
         let limits = RelayLimits(idleTimeout: .seconds(2), maxQueuedMessages: 16)
-        let (result, events) = await RelayEndToEndTests.sync(RelayEndToEndTests.configuration(server, limits: limits), on: reader)
+        let (result, events) = await RelayEndToEndTests.sync(
+            RelayEndToEndTests.configuration(server, limits: limits), on: reader)
         guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
         #expect(error as? RelayError == .protocolViolation(.tooManyQueuedMessages(limit: 16)), "\(error)")
         #expect(events.count <= RelayRun.progressBufferSize)
     }
 
-    @Test("a bearer token is refused over plain ws:// unless the host is loopback",
-          arguments: ["ws://sync.example.com/sync", "ws://192.0.2.7:8080/sync", "ws://[2001:db8::1]/sync",
-                      "ws://128.0.0.1/sync", "ws://localhost.example.com/sync", "ws://user:pw@10.0.0.1/sync",
-                      "WS://Example.COM/sync"])
+    @Test(
+        "a bearer token is refused over plain ws:// unless the host is loopback",
+        arguments: [
+            "ws://sync.example.com/sync", "ws://192.0.2.7:8080/sync", "ws://[2001:db8::1]/sync",
+            "ws://128.0.0.1/sync", "ws://localhost.example.com/sync", "ws://user:pw@10.0.0.1/sync",
+            "WS://Example.COM/sync",
+        ])
     func plainTokenRefused(_ url: String) throws {
         let configuration = RelayConfiguration(url: url, bearerToken: "secret-token")
         #expect(throws: RelayError.self) { try configuration.validateURL() }
@@ -51,9 +55,12 @@ struct RelayHostileServiceTests {
         #expect(throws: RelayError.self) { _ = try RelayClient(configuration: configuration).job() }
     }
 
-    @Test("loopback and wss:// carry the token",
-          arguments: ["ws://127.0.0.1:9/sync", "ws://127.255.3.4/sync", "ws://[::1]:8080/sync", "ws://localhost/sync",
-                      "ws://[0:0:0:0:0:0:0:1]/sync", "ws://LOCALHOST:80/x", "wss://sync.example.com/sync"])
+    @Test(
+        "loopback and wss:// carry the token",
+        arguments: [
+            "ws://127.0.0.1:9/sync", "ws://127.255.3.4/sync", "ws://[::1]:8080/sync", "ws://localhost/sync",
+            "ws://[0:0:0:0:0:0:0:1]/sync", "ws://LOCALHOST:80/x", "wss://sync.example.com/sync",
+        ])
     func loopbackAllowed(_ url: String) throws {
         try RelayConfiguration(url: url, bearerToken: "secret-token").validateURL()
         let rule = #"{"kind":"relay","url":"\#(url)","tokenSecret":"relay.token"}"#
@@ -106,7 +113,8 @@ struct RelayHostileServiceTests {
         defer { Task { await server.stop() } }
         let capture = LogCapture()
         let configuration = DaemonConfiguration(readers: ["sim:desfire"], rules: [CarddRelayTests.rule(server)])
-        try await DaemonHarness.run(configuration: configuration, keys: keys, logger: capture.logger(label: "cardd")) { cardd in
+        try await DaemonHarness.run(configuration: configuration, keys: keys, logger: capture.logger(label: "cardd")) {
+            cardd in
             let record = try await cardd.waitForJob { $0.state != .running }
             #expect(record.state == .failed)
             let client = try await ControlClient.connect(path: cardd.socket)

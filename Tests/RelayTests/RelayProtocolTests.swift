@@ -10,19 +10,27 @@ struct RelayProtocolTests {
 
     @Test("service messages parse")
     func parses() throws {
-        #expect(try RelayServiceMessage(parsing: #"{"v":1,"type":"apdu","id":3,"apdu":"00A4040007D276000085010100"}"#, limits: limits)
-            == .apdu(id: 3, command: try CommandAPDU(hex: "00A4040007D276000085010100")))
-        #expect(try RelayServiceMessage(parsing: #"{"v":1,"type":"progress","fraction":0.5}"#, limits: limits) == .progress(0.5))
+        #expect(
+            try RelayServiceMessage(
+                parsing: #"{"v":1,"type":"apdu","id":3,"apdu":"00A4040007D276000085010100"}"#, limits: limits)
+                == .apdu(id: 3, command: try CommandAPDU(hex: "00A4040007D276000085010100")))
+        #expect(
+            try RelayServiceMessage(parsing: #"{"v":1,"type":"progress","fraction":0.5}"#, limits: limits)
+                == .progress(0.5))
         #expect(try RelayServiceMessage(parsing: #"{"v":1,"type":"done"}"#, limits: limits) == .done(message: nil))
-        #expect(try RelayServiceMessage(parsing: #"{"v":1,"type":"failed","reason":"x"}"#, limits: limits) == .failed(reason: "x"))
+        #expect(
+            try RelayServiceMessage(parsing: #"{"v":1,"type":"failed","reason":"x"}"#, limits: limits)
+                == .failed(reason: "x"))
     }
 
-    @Test("bad service messages are typed violations", arguments: [
-        #"[]"#, #"{"type":"done"}"#, #"{"v":true,"type":"done"}"#, #"{"v":1}"#, #"{"v":1,"type":"failed"}"#,
-        #"{"v":1,"type":"progress","fraction":-0.1}"#, #"{"v":1,"type":"apdu","id":1.5,"apdu":"00"}"#,
-        #"{"v":1,"type":"apdu","id":1,"apdu":"zz"}"#, #"{"v":1,"type":"apdu","id":1,"apdu":"00A4"}"#,
-        #"{"v":1,"type":"hello"}"#, "",
-    ])
+    @Test(
+        "bad service messages are typed violations",
+        arguments: [
+            #"[]"#, #"{"type":"done"}"#, #"{"v":true,"type":"done"}"#, #"{"v":1}"#, #"{"v":1,"type":"failed"}"#,
+            #"{"v":1,"type":"progress","fraction":-0.1}"#, #"{"v":1,"type":"apdu","id":1.5,"apdu":"00"}"#,
+            #"{"v":1,"type":"apdu","id":1,"apdu":"zz"}"#, #"{"v":1,"type":"apdu","id":1,"apdu":"00A4"}"#,
+            #"{"v":1,"type":"hello"}"#, "",
+        ])
     func refuses(_ text: String) {
         #expect(throws: RelayProtocolViolation.self) { try RelayServiceMessage(parsing: text, limits: limits) }
     }
@@ -30,7 +38,9 @@ struct RelayProtocolTests {
     @Test("an oversize message is refused before parsing")
     func oversize() {
         let text = #"{"v":1,"type":"done","message":""# + String(repeating: "x", count: limits.maxAPDUSize * 3) + #""}"#
-        #expect(throws: RelayProtocolViolation.messageTooLarge) { try RelayServiceMessage(parsing: text, limits: limits) }
+        #expect(throws: RelayProtocolViolation.messageTooLarge) {
+            try RelayServiceMessage(parsing: text, limits: limits)
+        }
     }
 
     @Test("client messages are versioned JSON")

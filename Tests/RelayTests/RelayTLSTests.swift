@@ -16,17 +16,25 @@ struct RelayTLSTests {
         var keyPath: String { directory.appendingPathComponent("server.key").path }
 
         static func generate() throws -> Certificates {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("relay-tls-\(UUID().uuidString)")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "relay-tls-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let extensions = directory.appendingPathComponent("san.ext")
-            try "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\n".write(to: extensions, atomically: true, encoding: .utf8)
+            try "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\n".write(
+                to: extensions, atomically: true, encoding: .utf8)
             let steps: [[String]] = [
-                ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                 "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=CardFlow relay test CA"],
-                ["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                 "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1"],
-                ["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-                 "-out", "server.pem", "-days", "2", "-extfile", "san.ext"],
+                [
+                    "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                    "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=CardFlow relay test CA",
+                ],
+                [
+                    "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                    "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1",
+                ],
+                [
+                    "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+                    "-out", "server.pem", "-days", "2", "-extfile", "san.ext",
+                ],
             ]
             for arguments in steps {
                 let process = Process()
@@ -57,7 +65,8 @@ struct RelayTLSTests {
     func selfSignedCA() async throws {
         let certificates = try Certificates.generate()
         defer { try? FileManager.default.removeItem(at: certificates.directory) }
-        let server = try await TestRelayServer.start(tls: try certificates.serverContext(), behaviour: DESFireRelayService.behaviour())
+        let server = try await TestRelayServer.start(
+            tls: try certificates.serverContext(), behaviour: DESFireRelayService.behaviour())
         defer { Task { await server.stop() } }
         let url = "wss://localhost:\(server.port)/sync"
 
@@ -92,8 +101,9 @@ struct RelayTLSTests {
     @Test("an unreadable CA file is a typed error")
     func badCAFile() async throws {
         let (reader, _) = try await RelayEndToEndTests.reader("sim:desfire")
-        let configuration = RelayConfiguration(url: "wss://localhost:1/sync", caFile: "/nonexistent/ca.pem",
-                                               aids: [DESFireRelayService.piccAID])
+        let configuration = RelayConfiguration(
+            url: "wss://localhost:1/sync", caFile: "/nonexistent/ca.pem",
+            aids: [DESFireRelayService.piccAID])
         let (result, _) = await RelayEndToEndTests.sync(configuration, on: reader)
         guard case .failure(let error) = result, case .invalidCAFile = error as? RelayError else {
             Issue.record("expected invalidCAFile, got \(result)")

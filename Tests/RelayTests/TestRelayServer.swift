@@ -157,35 +157,40 @@ final class TestRelayServer: Sendable {
 
     var url: String { "ws://127.0.0.1:\(port)/sync" }
 
-    static func start(tls: NIOSSLContext? = nil,
-                      behaviour: @escaping @Sendable (ServiceConnection) async throws -> Void) async throws -> TestRelayServer {
-        let server: NIOAsyncChannel<EventLoopFuture<Upgrade>, Never> = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .bind(host: "127.0.0.1", port: 0) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
-                    let upgrader = NIOTypedWebSocketServerUpgrader<Upgrade>(
-                        maxFrameSize: 1 << 20,
-                        shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture(HTTPHeaders()) },
-                        upgradePipelineHandler: { channel, head in
-                            channel.eventLoop.makeCompletedFuture {
-                                try channel.pipeline.syncOperations.addHandler(FrameUnmasking())
-                                let websocket = try NIOAsyncChannel<ServiceFrame, WebSocketFrame>(wrappingChannelSynchronously: channel)
-                                return Upgrade.websocket(websocket, authorization: head.headers["Authorization"].first)
-                            }
-                        })
-                    let configuration = NIOTypedHTTPServerUpgradeConfiguration(
-                        upgraders: [upgrader],
-                        notUpgradingCompletionHandler: { channel in
-                            channel.eventLoop.makeCompletedFuture {
-                                channel.close(promise: nil)
-                                return Upgrade.notUpgraded
-                            }
-                        })
-                    return try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(
-                        configuration: .init(upgradeConfiguration: configuration))
-                }
+    static func start(
+        tls: NIOSSLContext? = nil,
+        behaviour: @escaping @Sendable (ServiceConnection) async throws -> Void
+    ) async throws -> TestRelayServer {
+        let server: NIOAsyncChannel<EventLoopFuture<Upgrade>, Never> = try await ServerBootstrap(
+            group: MultiThreadedEventLoopGroup.singleton
+        )
+        .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+        .bind(host: "127.0.0.1", port: 0) { channel in
+            channel.eventLoop.makeCompletedFuture {
+                if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
+                let upgrader = NIOTypedWebSocketServerUpgrader<Upgrade>(
+                    maxFrameSize: 1 << 20,
+                    shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture(HTTPHeaders()) },
+                    upgradePipelineHandler: { channel, head in
+                        channel.eventLoop.makeCompletedFuture {
+                            try channel.pipeline.syncOperations.addHandler(FrameUnmasking())
+                            let websocket = try NIOAsyncChannel<ServiceFrame, WebSocketFrame>(
+                                wrappingChannelSynchronously: channel)
+                            return Upgrade.websocket(websocket, authorization: head.headers["Authorization"].first)
+                        }
+                    })
+                let configuration = NIOTypedHTTPServerUpgradeConfiguration(
+                    upgraders: [upgrader],
+                    notUpgradingCompletionHandler: { channel in
+                        channel.eventLoop.makeCompletedFuture {
+                            channel.close(promise: nil)
+                            return Upgrade.notUpgraded
+                        }
+                    })
+                return try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(
+                    configuration: .init(upgradeConfiguration: configuration))
             }
+        }
         let log = ServiceLog()
         let port = server.channel.localAddress?.port ?? 0
         let task = Task {
@@ -193,7 +198,9 @@ final class TestRelayServer: Sendable {
                 try await server.executeThenClose { inbound in
                     for try await upgrade in inbound {
                         group.addTask {
-                            guard case .websocket(let websocket, let authorization) = try? await upgrade.get() else { return }
+                            guard case .websocket(let websocket, let authorization) = try? await upgrade.get() else {
+                                return
+                            }
                             await log.connected(authorization: authorization)
                             try? await Self.serve(websocket, log: log, behaviour: behaviour)
                             await log.closed()
@@ -205,8 +212,10 @@ final class TestRelayServer: Sendable {
         return TestRelayServer(port: port, log: log, serverTask: task, channel: server.channel)
     }
 
-    private static func serve(_ websocket: NIOAsyncChannel<ServiceFrame, WebSocketFrame>, log: ServiceLog,
-                              behaviour: @escaping @Sendable (ServiceConnection) async throws -> Void) async throws {
+    private static func serve(
+        _ websocket: NIOAsyncChannel<ServiceFrame, WebSocketFrame>, log: ServiceLog,
+        behaviour: @escaping @Sendable (ServiceConnection) async throws -> Void
+    ) async throws {
         try await websocket.executeThenClose { inbound, outbound in
             let messages = MessageQueue()
             let connection = ServiceConnection(messages: messages, outbound: outbound, log: log)
@@ -221,18 +230,21 @@ final class TestRelayServer: Sendable {
                                 guard frame.fin else { continue }
                                 let string = String(decoding: text, as: UTF8.self)
                                 text.removeAll()
-                                if let message = try? JSONDecoder().decode(ClientMessage.self, from: Data(string.utf8)) {
+                                if let message = try? JSONDecoder().decode(ClientMessage.self, from: Data(string.utf8))
+                                {
                                     await log.record(message)
                                     await messages.push(message)
                                 } else {
                                     await log.recordUnparsable(string)
                                 }
                             case .ping:
-                                try await outbound.write(WebSocketFrame(fin: true, opcode: .pong, data: ByteBuffer(bytes: frame.payload)))
+                                try await outbound.write(
+                                    WebSocketFrame(fin: true, opcode: .pong, data: ByteBuffer(bytes: frame.payload)))
                             case .connectionClose:
                                 await messages.finish()
                                 let code = ByteBuffer(bytes: frame.payload.prefix(2))
-                                try? await outbound.write(WebSocketFrame(fin: true, opcode: .connectionClose, data: code))
+                                try? await outbound.write(
+                                    WebSocketFrame(fin: true, opcode: .connectionClose, data: code))
                                 return
                             default:
                                 break

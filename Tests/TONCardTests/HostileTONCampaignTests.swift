@@ -1,6 +1,7 @@
 import CardFlow
 import CardSimulator
 import Testing
+
 @testable import TONCard
 
 /// The TON client against seeded hostile cards: a fresh card through activation, an activated
@@ -26,7 +27,8 @@ struct HostileTONCampaignTests {
         let wallet = TONWallet(channel: channel, hmacKeys: try await VectorA.keys())
         _ = try await wallet.appletState()
         _ = try await wallet.serialNumber()
-        _ = try await wallet.verifyPinAndSignForDefaultPath([0x01, 0x02, UInt8(truncatingIfNeeded: seed)], pin: .default)
+        _ = try await wallet.verifyPinAndSignForDefaultPath(
+            [0x01, 0x02, UInt8(truncatingIfNeeded: seed)], pin: .default)
         let keys = try await wallet.keychainKeys()
         if let first = keys.first { _ = try await wallet.key(hmac: first.hmac) }
         let id = try await wallet.addKey((0..<(1 + Int(seed % 400))).map { UInt8(truncatingIfNeeded: $0) })
@@ -47,25 +49,32 @@ struct HostileTONCampaignTests {
     @Test(arguments: [5, 25])
     func activatedCardWithSpoiledAnswers(hostilePercent: Int) async throws {
         let card = try await Self.activatedCard()
-        let campaign = HostileCampaign(name: "TON activated, \(hostilePercent) % hostile", sessions: HostileCampaign.sessionCount(default: 600),
-                                       firstSeed: UInt64(hostilePercent) << 32, budget: 4_000)
-        let report = await campaign.run(spoiling: hostilePercent, of: { _ in card },
+        let campaign = HostileCampaign(
+            name: "TON activated, \(hostilePercent) % hostile", sessions: HostileCampaign.sessionCount(default: 600),
+            firstSeed: UInt64(hostilePercent) << 32, budget: 4_000)
+        let report = await campaign.run(
+            spoiling: hostilePercent, of: { _ in card },
             isExpected: Self.isExpected, session: Self.activatedSession)
         print(report.summaryLine)
         #expect(report.failureCount == 0, "\(report)")
     }
 
     @Test func activationWithSpoiledAnswers() async throws {
-        let campaign = HostileCampaign(name: "TON activation, 10 % hostile", sessions: HostileCampaign.sessionCount(default: 600), firstSeed: 1 << 40)
-        let report = await campaign.run(spoiling: 10, of: { seed in SimulatedTONCard(seed: seed) },
+        let campaign = HostileCampaign(
+            name: "TON activation, 10 % hostile", sessions: HostileCampaign.sessionCount(default: 600),
+            firstSeed: 1 << 40)
+        let report = await campaign.run(
+            spoiling: 10, of: { seed in SimulatedTONCard(seed: seed) },
             isExpected: Self.isExpected, session: Self.activationSession)
         print(report.summaryLine)
         #expect(report.failureCount == 0, "\(report)")
     }
 
     @Test func cardsThatOnlyMisbehave() async throws {
-        let campaign = HostileCampaign(name: "TON, all hostile", sessions: HostileCampaign.sessionCount(default: 600), firstSeed: 1 << 41)
-        let report = await campaign.runAgainstHostileCardsOnly(isExpected: Self.isExpected, session: Self.activatedSession)
+        let campaign = HostileCampaign(
+            name: "TON, all hostile", sessions: HostileCampaign.sessionCount(default: 600), firstSeed: 1 << 41)
+        let report = await campaign.runAgainstHostileCardsOnly(
+            isExpected: Self.isExpected, session: Self.activatedSession)
         print(report.summaryLine)
         #expect(report.failureCount == 0, "\(report)")
     }
@@ -75,11 +84,13 @@ struct HostileTONCampaignTests {
     @Test func wellBehavedCardsSucceed() async throws {
         let card = try await Self.activatedCard()
         let activated = HostileCampaign(name: "TON activated, well-behaved", sessions: 30, budget: 4_000)
-        let report = await activated.run(spoiling: 0, of: { _ in card },
+        let report = await activated.run(
+            spoiling: 0, of: { _ in card },
             isExpected: { _ in false }, session: Self.activatedSession)
         #expect(report.successes == 30, "\(report)")
         let fresh = HostileCampaign(name: "TON activation, well-behaved", sessions: 30, budget: 4_000)
-        let activation = await fresh.run(spoiling: 0, of: { seed in SimulatedTONCard(seed: seed) },
+        let activation = await fresh.run(
+            spoiling: 0, of: { seed in SimulatedTONCard(seed: seed) },
             isExpected: { _ in false }, session: Self.activationSession)
         #expect(activation.successes == 30, "\(activation)")
     }

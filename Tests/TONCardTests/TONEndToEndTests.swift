@@ -2,6 +2,7 @@ import CardFlow
 import CardSimulator
 import Crypto
 import Testing
+
 @testable import TONCard
 
 /// The client against the virtual TON card (`SimulatedTONCard`, vector A factory data).
@@ -29,15 +30,17 @@ struct TONEndToEndTests {
     func setup(seed: UInt64 = 7) async -> Setup {
         let virtual = VirtualCCIDReader()
         await virtual.insert(SimulatedTONCard(seed: seed))
-        return Setup(reader: Reader.simulated(virtual), virtual: virtual, keys: TONHmacKeyStore(store: InMemoryKeyStore()))
+        return Setup(
+            reader: Reader.simulated(virtual), virtual: virtual, keys: TONHmacKeyStore(store: InMemoryKeyStore()))
     }
 
     func activated(pin: String = "5555") async throws -> Setup {
         let setup = await setup()
         var policy = SessionPolicy()
         policy.identity = TONActivation.cardIdentity
-        let run = setup.reader.run(TONActivation.flow(activation: try VectorA.activation(), pin: try TONPin(pin), hmacKeys: setup.keys),
-                                   policy: policy)
+        let run = setup.reader.run(
+            TONActivation.flow(activation: try VectorA.activation(), pin: try TONPin(pin), hmacKeys: setup.keys),
+            policy: policy)
         #expect(try await run.value == .personalized)
         return setup
     }
@@ -46,7 +49,8 @@ struct TONEndToEndTests {
         let setup = await setup()
         var policy = SessionPolicy()
         policy.identity = TONActivation.cardIdentity
-        let run = setup.reader.run(TONActivation.flow(activation: try VectorA.activation(), hmacKeys: setup.keys), policy: policy)
+        let run = setup.reader.run(
+            TONActivation.flow(activation: try VectorA.activation(), hmacKeys: setup.keys), policy: policy)
         let events = Task {
             var names: [String] = []
             for await event in run.progress { if case .stepFinished(_, _, let name) = event { names.append(name) } }
@@ -55,8 +59,11 @@ struct TONEndToEndTests {
         let state = try await run.value
         #expect(state == .personalized)
         #expect(TONJSON.success(state.message) == #"{"message":"TonWalletApplet is personalized.","status":"ok"}"#)
-        #expect(await events.value == ["root key status", "generate seed", "applet state", "check hashes", "verify password",
-                                       "set PIN", "personalized"])
+        #expect(
+            await events.value == [
+                "root key status", "generate seed", "applet state", "check hashes", "verify password",
+                "set PIN", "personalized",
+            ])
         #expect(try await setup.keys.key(serialNumber: TONSerialNumber(VectorA.serial)).hexString == VectorA.hmacKey)
         #expect(try await setup.session { try await $0.serialNumber().digits } == VectorA.serial)
         #expect(try await setup.session { try await $0.coinManager.rootKeyStatus() })
@@ -69,9 +76,11 @@ struct TONEndToEndTests {
         policy.cardReturnTimeout = .seconds(5)
         // Lifted in the middle of the flow (after the seed exists), back shortly after.
         await setup.virtual.liftCard(afterAPDUs: 12, returnAfter: .milliseconds(100))
-        let run = setup.reader.run(TONActivation.flow(activation: try VectorA.activation(), hmacKeys: setup.keys), policy: policy)
+        let run = setup.reader.run(
+            TONActivation.flow(activation: try VectorA.activation(), hmacKeys: setup.keys), policy: policy)
         let events = Task {
-            var lost = false, resumed = false
+            var lost = false
+            var resumed = false
             for await event in run.progress {
                 if case .cardLost = event { lost = true }
                 if case .resumed = event { resumed = true }
@@ -90,8 +99,9 @@ struct TONEndToEndTests {
         // The seed slept 5 s between NFC sessions; here the policy power-cycles between steps.
         policy.reconnectBetweenSteps = true
         policy.cooldown = .milliseconds(10)
-        let run = setup.reader.run(TONActivation.flow(activation: try VectorA.activation(), pin: try TONPin("1357"), hmacKeys: setup.keys),
-                                   policy: policy)
+        let run = setup.reader.run(
+            TONActivation.flow(activation: try VectorA.activation(), pin: try TONPin("1357"), hmacKeys: setup.keys),
+            policy: policy)
         #expect(try await run.value == .personalized)
         try await setup.session { wallet in
             try await wallet.verifyPin(try TONPin("1357"))
@@ -105,7 +115,8 @@ struct TONEndToEndTests {
         _ = await setup.virtual.removeCard()
         var policy = SessionPolicy()
         policy.connectTimeout = .seconds(30)
-        let run = setup.reader.run(TONActivation.flow(activation: try VectorA.activation(), hmacKeys: setup.keys), policy: policy)
+        let run = setup.reader.run(
+            TONActivation.flow(activation: try VectorA.activation(), hmacKeys: setup.keys), policy: policy)
         for await event in run.progress {
             if case .waitingForCard = event { break }
         }
@@ -128,7 +139,8 @@ struct TONEndToEndTests {
         let fresh = await self.setup(seed: 9)
         var other = try [UInt8](hex: VectorA.commonSecret)
         other[0] ^= 1
-        let spoiled = try TONActivationData(password: try [UInt8](hex: VectorA.password), commonSecret: other, iv: try [UInt8](hex: VectorA.iv))
+        let spoiled = try TONActivationData(
+            password: try [UInt8](hex: VectorA.password), commonSecret: other, iv: try [UInt8](hex: VectorA.iv))
         let run = fresh.reader.run(TONActivation.flow(activation: spoiled, hmacKeys: fresh.keys))
         await #expect(throws: TONError.library(code: 40010)) {
             do { _ = try await run.value } catch let error as FlowError { throw error.underlying }
@@ -145,7 +157,10 @@ struct TONEndToEndTests {
                 if attempt < 10 {
                     #expect(error.statusWord == StatusWord(0x6F07), "attempt \(attempt)")
                     let json = error.json
-                    #expect(json.hasPrefix(#"{"message":"Incorrect PIN (from Ton wallet applet).","status":"fail","errorCode":"6F07","errorTypeId":"0","errorType":"Applet fail: card operation error","cardInstruction":"VERIFY_PIN","apdu":"B0 A2 00 00 44 ********"#))
+                    #expect(
+                        json.hasPrefix(
+                            #"{"message":"Incorrect PIN (from Ton wallet applet).","status":"fail","errorCode":"6F07","errorTypeId":"0","errorType":"Applet fail: card operation error","cardInstruction":"VERIFY_PIN","apdu":"B0 A2 00 00 44 ********"#
+                        ))
                     #expect(!json.contains("35353538"), "the PIN must not reach the error JSON")
                     #expect(json.hasSuffix(#" FFFFFFFF "}"#))
                 } else {
@@ -176,15 +191,19 @@ struct TONEndToEndTests {
             let zeroSignature = try await wallet.sign(message, hdIndex: try TONHDIndex("0"))
             return (publicKey, signature, indexedKey, indexedSignature, zeroSignature)
         }
-        #expect(try Curve25519.Signing.PublicKey(rawRepresentation: publicKey).isValidSignature(signature, for: message))
-        #expect(try Curve25519.Signing.PublicKey(rawRepresentation: indexedKey).isValidSignature(indexedSignature, for: message))
+        #expect(
+            try Curve25519.Signing.PublicKey(rawRepresentation: publicKey).isValidSignature(signature, for: message))
+        #expect(
+            try Curve25519.Signing.PublicKey(rawRepresentation: indexedKey).isValidSignature(
+                indexedSignature, for: message))
         #expect(publicKey != indexedKey)
         // The default path is index 0.
         #expect(zeroSignature == signature)
         // Longest messages.
         let long = [UInt8](repeating: 0xA5, count: 189)
         let longSignature = try await setup.session { try await $0.verifyPinAndSignForDefaultPath(long, pin: .default) }
-        #expect(try Curve25519.Signing.PublicKey(rawRepresentation: publicKey).isValidSignature(longSignature, for: long))
+        #expect(
+            try Curve25519.Signing.PublicKey(rawRepresentation: publicKey).isValidSignature(longSignature, for: long))
     }
 
     @Test func signingWithoutPinIsRefused() async throws {
@@ -201,7 +220,8 @@ struct TONEndToEndTests {
         let setup = await setup()
         var password = try [UInt8](hex: VectorA.password)
         password[5] ^= 0xFF
-        let wrong = try TONActivationData(password: password, commonSecret: try [UInt8](hex: VectorA.commonSecret), iv: try [UInt8](hex: VectorA.iv))
+        let wrong = try TONActivationData(
+            password: password, commonSecret: try [UInt8](hex: VectorA.commonSecret), iv: try [UInt8](hex: VectorA.iv))
         try await setup.session { wallet in
             try await wallet.coinManager.generateSeed(pin: .default)
             for attempt in 1...20 {
@@ -215,7 +235,9 @@ struct TONEndToEndTests {
             #expect(try await wallet.appletState() == .blocked)
             // Blocked: the serial number still answers; the client refuses the rest itself.
             #expect(try await wallet.serialNumber().digits == VectorA.serial)
-            await #expect(throws: TONError.library(code: 50000, detail: " : VERIFY_PASSWORD in TonWalletApplet is blocked.")) {
+            await #expect(
+                throws: TONError.library(code: 50000, detail: " : VERIFY_PASSWORD in TonWalletApplet is blocked.")
+            ) {
                 try await wallet.verifyPassword(try VectorA.activation())
             }
         }
@@ -254,14 +276,15 @@ struct TONEndToEndTests {
     @Test func wrongLeAndWrongStateAtTheCard() async throws {
         let setup = await setup()
         _ = try await setup.raw("00A4040008A000000151000000")
-        #expect(try await setup.reader.withSession { session in
-            _ = try await session.transmit(TONCommands.selectCoinManager)
-            _ = try await session.transmit(TONCommands.generateSeed(pin: .default))
-            _ = try await session.transmit(TONCommands.selectApplet)
-            let wrongLe = try await session.transmit(try CommandAPDU(hex: "B0C1000000"))
-            let wrongState = try await session.transmit(try CommandAPDU(hex: "B0A7000020"))
-            return [wrongLe.statusWord, wrongState.statusWord]
-        } == [StatusWord(0x6700), StatusWord(0x6D00)])
+        #expect(
+            try await setup.reader.withSession { session in
+                _ = try await session.transmit(TONCommands.selectCoinManager)
+                _ = try await session.transmit(TONCommands.generateSeed(pin: .default))
+                _ = try await session.transmit(TONCommands.selectApplet)
+                let wrongLe = try await session.transmit(try CommandAPDU(hex: "B0C1000000"))
+                let wrongState = try await session.transmit(try CommandAPDU(hex: "B0A7000020"))
+                return [wrongLe.statusWord, wrongState.statusWord]
+            } == [StatusWord(0x6700), StatusWord(0x6D00)])
     }
 
     @Test func selectWithoutSeedFailsWithSetCurve() async throws {
@@ -318,7 +341,9 @@ struct TONEndToEndTests {
             let replacement = (0..<300).map { UInt8(truncatingIfNeeded: 255 - $0) }
             let newId = try await wallet.changeKey(replacement, oldHmac: ids[1])
             #expect(try await wallet.key(hmac: newId) == replacement)
-            await #expect(throws: TONError.library(code: 30022, detail: "300.")) { try await wallet.changeKey([1, 2], oldHmac: newId) }
+            await #expect(throws: TONError.library(code: 30022, detail: "300.")) {
+                try await wallet.changeKey([1, 2], oldHmac: newId)
+            }
 
             // Delete from the middle: the keys after it move down and stay readable.
             #expect(try await wallet.deleteKey(hmac: newId) == 3)
@@ -329,7 +354,9 @@ struct TONEndToEndTests {
             #expect(try await wallet.deleteKey(hmac: ids[3]) == 2)
             #expect(try await wallet.deleteKey(hmac: ids[0]) == 1)
             #expect(try await wallet.key(hmac: ids[2]) == keys[2])
-            #expect(try await wallet.keychainInfo() == TONKeychainInfo(numberOfKeys: 1, occupiedSize: 129, freeSize: 32767 - 129))
+            #expect(
+                try await wallet.keychainInfo()
+                    == TONKeychainInfo(numberOfKeys: 1, occupiedSize: 129, freeSize: 32767 - 129))
             // Unknown id: 7F00.
             do {
                 _ = try await wallet.key(hmac: ids[0])
@@ -374,7 +401,13 @@ struct TONEndToEndTests {
             _ = try await wallet.sendProtected(.initiateDeleteKey, payload: [0, 0], le: 2)
             #expect(try await wallet.appletState() == .deletingKey)
             // Adding is refused client-side in this state.
-            await #expect(throws: TONError.library(code: 50000, detail: " : ADD_KEY_CHUNK in TonWalletApplet is personalized and waits finishing key deleting from keychain.")) {
+            await #expect(
+                throws: TONError.library(
+                    code: 50000,
+                    detail:
+                        " : ADD_KEY_CHUNK in TonWalletApplet is personalized and waits finishing key deleting from keychain."
+                )
+            ) {
                 try await wallet.addKey([9])
             }
             #expect(try await wallet.deleteKeyChunkNumberOfPackets() >= 0)
@@ -457,7 +490,9 @@ struct TONEndToEndTests {
 
     @Test func turnOnWalletInOneSession() async throws {
         let setup = await setup()
-        let state = try await setup.session { try await $0.turnOnWallet(pin: try TONPin("7777"), activation: try VectorA.activation()) }
+        let state = try await setup.session {
+            try await $0.turnOnWallet(pin: try TONPin("7777"), activation: try VectorA.activation())
+        }
         #expect(state == .personalized)
         try await setup.session { try await $0.verifyPin(try TONPin("7777")) }
     }

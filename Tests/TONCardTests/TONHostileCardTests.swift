@@ -1,6 +1,7 @@
 import CardFlow
 import Foundation
 import Testing
+
 @testable import TONCard
 
 /// Secrets in failing commands, and loops whose length a card decides.
@@ -13,16 +14,23 @@ struct TONHostileCardTests {
     /// Every command that carries a secret, with the secret's hex.
     static func secretCommands() throws -> [(CommandAPDU, String)] {
         let activation = try VectorA.activation()
-        let sault = [UInt8](repeating: 0x11, count: 32), key = try [UInt8](hex: VectorA.hmacKey)
+        let sault = [UInt8](repeating: 0x11, count: 32)
+        let key = try [UInt8](hex: VectorA.hmacKey)
         let keyChunk: [UInt8] = Array(repeating: 0x5A, count: 20) + [0xC0, 0xFF, 0xEE]
         let recovery: [UInt8] = Array("my recovery words".utf8)
         return [
             (try TONProtectedCommand.make(.verifyPin, payload: try [UInt8](hex: pin), sault: sault, key: key), pin),
             (try TONCommands.verifyPassword(activation), VectorA.password),
-            (try TONProtectedCommand.make(.addKeyChunk, payload: [UInt8(keyChunk.count)] + keyChunk, sault: sault, key: key),
-             keyChunk.hexString),
-            (try TONProtectedCommand.make(.changeKeyChunk, p1: 1, payload: [UInt8(keyChunk.count)] + keyChunk, sault: sault, key: key),
-             keyChunk.hexString),
+            (
+                try TONProtectedCommand.make(
+                    .addKeyChunk, payload: [UInt8(keyChunk.count)] + keyChunk, sault: sault, key: key),
+                keyChunk.hexString
+            ),
+            (
+                try TONProtectedCommand.make(
+                    .changeKeyChunk, p1: 1, payload: [UInt8(keyChunk.count)] + keyChunk, sault: sault, key: key),
+                keyChunk.hexString
+            ),
             (try TONCommands.addRecoveryDataPart(recovery, first: true), recovery.hexString),
             (TONCommands.generateSeed(pin: try TONPin("5558")), pin),
             (TONCommands.changePin(old: try TONPin("5558"), new: try TONPin("2468")), "32343638"),
@@ -33,7 +41,8 @@ struct TONHostileCardTests {
     /// chunks and recovery data must not reach `--json` output.
     @Test func errorJSONHidesSecretsOfTheFailingCommand() throws {
         for (command, secret) in try Self.secretCommands() {
-            let error = TONError.card(status: StatusWord(0x6F07), instruction: TONExchange.instruction(of: command), command: command)
+            let error = TONError.card(
+                status: StatusWord(0x6F07), instruction: TONExchange.instruction(of: command), command: command)
             let json = error.json
             #expect(!json.uppercased().contains(secret.uppercased()), "\(json)")
             #expect(!json.uppercased().contains(String(secret.prefix(8)).uppercased()), "\(json)")

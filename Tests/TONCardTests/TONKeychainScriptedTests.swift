@@ -1,5 +1,6 @@
 import CardFlow
 import Testing
+
 @testable import TONCard
 
 private let selectTON = "00A404000C313132323333343435353636"
@@ -13,8 +14,11 @@ struct TONKeychainScriptedTests {
     let sault = [UInt8](repeating: 0x11, count: 32)
 
     /// GS then the protected command, as script steps.
-    func protected(_ ins: TONInstruction, p1: UInt8 = 0, _ payload: [UInt8] = [], le: Int? = nil, answer: String) throws -> [(String?, String)] {
-        let command = try TONProtectedCommand.make(ins, p1: p1, payload: payload, sault: sault, key: try [UInt8](hex: VectorA.hmacKey), le: le)
+    func protected(_ ins: TONInstruction, p1: UInt8 = 0, _ payload: [UInt8] = [], le: Int? = nil, answer: String) throws
+        -> [(String?, String)]
+    {
+        let command = try TONProtectedCommand.make(
+            ins, p1: p1, payload: payload, sault: sault, key: try [UInt8](hex: VectorA.hmacKey), le: le)
         return [(getSault, sault.hexString + ok), (command.encoded().hexString, answer)]
     }
 
@@ -97,7 +101,9 @@ struct TONKeychainScriptedTests {
         let channel = ScriptedChannel(script)
         let wallet = TONWallet(channel: channel, hmacKeys: try await VectorA.keys())
         await #expect(throws: TONError.library(code: 40015)) { try await wallet.addKey([1]) }
-        await #expect(throws: TONError.library(code: 30021)) { try await wallet.addKey([UInt8](repeating: 0, count: 8193)) }
+        await #expect(throws: TONError.library(code: 30021)) {
+            try await wallet.addKey([UInt8](repeating: 0, count: 8193))
+        }
         await #expect(throws: TONError.library(code: 30021)) { try await wallet.addKey([]) }
         await #expect(throws: TONError.library(code: 10013)) { try await wallet.key(hmac: [1, 2]) }
         await #expect(throws: TONError.library(code: 30023)) { try await wallet.keyInfo(index: 1023) }
@@ -113,13 +119,21 @@ struct TONKeychainScriptedTests {
         ])
         let wallet = TONWallet(channel: channel, hmacKeys: try await VectorA.keys())
         // Adding needs 17; finishing a delete needs 37; a blocked applet answers AI and SN only.
-        await #expect(throws: TONError.library(code: 50000, detail: " : ADD_KEY_CHUNK in TonWalletApplet is personalized and waits finishing key deleting from keychain.")) {
+        await #expect(
+            throws: TONError.library(
+                code: 50000,
+                detail:
+                    " : ADD_KEY_CHUNK in TonWalletApplet is personalized and waits finishing key deleting from keychain."
+            )
+        ) {
             try await wallet.addKey([1])
         }
         await #expect(throws: TONError.library(code: 50003, detail: "TonWalletApplet is personalized.")) {
             try await wallet.finishDeleteKeyAfterInterruption()
         }
-        await #expect(throws: TONError.library(code: 50000, detail: " : GET_NUMBER_OF_KEYS in TonWalletApplet is blocked.")) {
+        await #expect(
+            throws: TONError.library(code: 50000, detail: " : GET_NUMBER_OF_KEYS in TonWalletApplet is blocked.")
+        ) {
             try await wallet.numberOfKeys()
         }
         #expect(await channel.remaining == 0)

@@ -1,5 +1,6 @@
 import CardFlow
 import Testing
+
 @testable import TONCard
 
 private let selectTON = "00A404000C313132323333343435353636"
@@ -13,8 +14,11 @@ private let ok = "9000"
 struct TONMalformedResponseTests {
     let sault = [UInt8](repeating: 0x22, count: 32)
 
-    func protected(_ ins: TONInstruction, p1: UInt8 = 0, _ payload: [UInt8] = [], le: Int? = nil, answer: String) throws -> [(String?, String)] {
-        let command = try TONProtectedCommand.make(ins, p1: p1, payload: payload, sault: sault, key: try [UInt8](hex: VectorA.hmacKey), le: le)
+    func protected(_ ins: TONInstruction, p1: UInt8 = 0, _ payload: [UInt8] = [], le: Int? = nil, answer: String) throws
+        -> [(String?, String)]
+    {
+        let command = try TONProtectedCommand.make(
+            ins, p1: p1, payload: payload, sault: sault, key: try [UInt8](hex: VectorA.hmacKey), le: le)
         return [(getSault, sault.hexString + ok), (command.encoded().hexString, answer)]
     }
 
@@ -42,11 +46,17 @@ struct TONMalformedResponseTests {
     @Test func shortSignatureAndPublicKey() async throws {
         let message: [UInt8] = [7]
         var script: [(String?, String)] = [(selectTON, ok), (appInfo, "17" + ok), (serial, VectorA.serialWire + ok)]
-        script += try protected(.signShortMessageForDefaultPath, [0, 1, 7], le: 0x40, answer: String(repeating: "AA", count: 63) + ok)
-        script += [(selectTON, ok), (appInfo, "17" + ok), ("B0A0000001" + "30" + "20", String(repeating: "AA", count: 33) + ok)]
+        script += try protected(
+            .signShortMessageForDefaultPath, [0, 1, 7], le: 0x40, answer: String(repeating: "AA", count: 63) + ok)
+        script += [
+            (selectTON, ok), (appInfo, "17" + ok),
+            ("B0A0000001" + "30" + "20", String(repeating: "AA", count: 33) + ok),
+        ]
         let (wallet, channel) = try await wallet(script)
         await #expect(throws: TONError.library(code: 40012)) { try await wallet.signForDefaultPath(message) }
-        await #expect(throws: TONError.library(code: 40013)) { try await wallet.publicKey(hdIndex: try TONHDIndex("0")) }
+        await #expect(throws: TONError.library(code: 40013)) {
+            try await wallet.publicKey(hdIndex: try TONHDIndex("0"))
+        }
         #expect(await channel.remaining == 0)
     }
 

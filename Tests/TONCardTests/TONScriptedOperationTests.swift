@@ -1,6 +1,7 @@
 import CardFlow
 import Crypto
 import Testing
+
 @testable import TONCard
 
 private let selectTON = "00A404000C313132323333343435353636"
@@ -10,7 +11,9 @@ private let ok = "9000"
 
 @Suite("TON client APDUs against a scripted card")
 struct TONScriptedOperationTests {
-    func wallet(_ script: [(String?, String)], keys: TONHmacKeyStore? = nil) async throws -> (TONWallet, ScriptedChannel) {
+    func wallet(_ script: [(String?, String)], keys: TONHmacKeyStore? = nil) async throws -> (
+        TONWallet, ScriptedChannel
+    ) {
         let channel = ScriptedChannel(script)
         let store = if let keys { keys } else { try await VectorA.keys() }
         return (TONWallet(channel: channel, hmacKeys: store), channel)
@@ -26,7 +29,10 @@ struct TONScriptedOperationTests {
             Issue.record("no error")
         } catch let error as TONError {
             #expect(error.statusWord == StatusWord(0x6F07))
-            #expect(error.json == #"{"message":"Incorrect PIN (from Ton wallet applet).","status":"fail","errorCode":"6F07","errorTypeId":"0","errorType":"Applet fail: card operation error","cardInstruction":"VERIFY_PIN","apdu":"B0 A2 00 00 44 ********EA579CD62F072B82DA55E9C780FCD0610F88F3FA1DD0858FEC1BB55D01A884738A94113A2D8852AB7B18FFCB9424B66F952A665BF737BEB79F216EEFC3A2EE37 FFFFFFFF "}"#)
+            #expect(
+                error.json
+                    == #"{"message":"Incorrect PIN (from Ton wallet applet).","status":"fail","errorCode":"6F07","errorTypeId":"0","errorType":"Applet fail: card operation error","cardInstruction":"VERIFY_PIN","apdu":"B0 A2 00 00 44 ********EA579CD62F072B82DA55E9C780FCD0610F88F3FA1DD0858FEC1BB55D01A884738A94113A2D8852AB7B18FFCB9424B66F952A665BF737BEB79F216EEFC3A2EE37 FFFFFFFF "}"#
+            )
             // The seed's recorded JSON showed the PIN (35353538); it is hidden here.
         }
         #expect(await channel.remaining == 0)
@@ -34,9 +40,10 @@ struct TONScriptedOperationTests {
 
     @Test func verifyPinWithoutCurrentKeyReadsTheSerial() async throws {
         let keys = TONHmacKeyStore(store: InMemoryKeyStore())
-        let (wallet, _) = try await wallet([
-            (selectTON, ok), (appInfo, "17" + ok), ("B0C2000018", VectorA.serialWire + ok),
-        ], keys: keys)
+        let (wallet, _) = try await wallet(
+            [
+                (selectTON, ok), (appInfo, "17" + ok), ("B0C2000018", VectorA.serialWire + ok),
+            ], keys: keys)
         await #expect(throws: TONError.library(code: 60000)) { try await wallet.verifyPin(.default) }
     }
 
@@ -61,8 +68,14 @@ struct TONScriptedOperationTests {
             Issue.record("no error")
         } catch let error as TONError {
             #expect(error.code == 50000)
-            #expect(error.message == "APDU command is not supported : GET_PUBLIC_KEY_WITH_DEFAULT_HD_PATH in TonWalletApplet waits two-factor authentication.")
-            #expect(error.json == #"{"message":"APDU command is not supported : GET_PUBLIC_KEY_WITH_DEFAULT_HD_PATH in TonWalletApplet waits two-factor authentication.","status":"fail","errorCode":"50000","errorTypeId":"5","errorType":"Native code fail: improper applet state"}"#)
+            #expect(
+                error.message
+                    == "APDU command is not supported : GET_PUBLIC_KEY_WITH_DEFAULT_HD_PATH in TonWalletApplet waits two-factor authentication."
+            )
+            #expect(
+                error.json
+                    == #"{"message":"APDU command is not supported : GET_PUBLIC_KEY_WITH_DEFAULT_HD_PATH in TonWalletApplet waits two-factor authentication.","status":"fail","errorCode":"50000","errorTypeId":"5","errorType":"Native code fail: improper applet state"}"#
+            )
         }
         #expect(await channel.sent.count == 2)
     }
@@ -80,7 +93,8 @@ struct TONScriptedOperationTests {
             (selectCM, ok), ("80CB800005DFFF02810300", ok),
             (selectCM, ok), ("80CB800005DFFF02810500", ok),
             (selectCM, ok), ("80CB800005DFFE028205", "6D00"),
-            (selectCM, ok), ("80CB800026DFFE2381042000112233445566778899AABBCCDDEEFF00112233445566778899AABBCCDDEEFF", ok),
+            (selectCM, ok),
+            ("80CB800026DFFE2381042000112233445566778899AABBCCDDEEFF00112233445566778899AABBCCDDEEFF", ok),
             (selectCM, ok), ("80CB800005DFFF02810100", "11223344556677881122334455667788" + ok),
             (selectCM, ok), ("80CB800005DFFF02810600", "4F0D31313232333334343535363600" + ok),
             (selectCM, ok), ("80CB800005DFFF02810900", "1008" + ok),
@@ -101,9 +115,13 @@ struct TONScriptedOperationTests {
             try await manager.resetWallet()
         } catch let error as TONError {
             // CoinManager commands have no cardInstruction.
-            #expect(error.json == #"{"message":"INS value not supported.","status":"fail","errorCode":"6D00","errorTypeId":"0","errorType":"Applet fail: card operation error","apdu":"80 CB 80 00 05 DFFE028205 FFFFFFFF "}"#)
+            #expect(
+                error.json
+                    == #"{"message":"INS value not supported.","status":"fail","errorCode":"6D00","errorTypeId":"0","errorType":"Applet fail: card operation error","apdu":"80 CB 80 00 05 DFFE028205 FFFFFFFF "}"#
+            )
         }
-        try await manager.setDeviceLabel(try [UInt8](hex: "00112233445566778899AABBCCDDEEFF00112233445566778899AABBCCDDEEFF"))
+        try await manager.setDeviceLabel(
+            try [UInt8](hex: "00112233445566778899AABBCCDDEEFF00112233445566778899AABBCCDDEEFF"))
         #expect(try await manager.csn().hexString == "11223344556677881122334455667788")
         #expect(try await manager.appletList().hexString == "4F0D31313232333334343535363600")
         #expect(try await manager.seVersion().hexString == "1008")
@@ -121,22 +139,26 @@ struct TONScriptedOperationTests {
             ("B095000020", VectorA.h3 + ok), ("B093000020", VectorA.h2 + ok), ("B0C2000018", VectorA.serialWire + ok),
         ])
         let hashes = try await wallet.generateSeedAndGetHashes()
-        #expect(hashes.json == #"{"ecsHash":"\#(VectorA.h3.lowercased())","epHash":"\#(VectorA.h2.lowercased())","serialNumber":"504394802433901126813236","status":"ok"}"#)
+        #expect(
+            hashes.json
+                == #"{"ecsHash":"\#(VectorA.h3.lowercased())","epHash":"\#(VectorA.h2.lowercased())","serialNumber":"504394802433901126813236","status":"ok"}"#
+        )
         #expect(await channel.remaining == 0)
     }
 
     @Test func turnOnWalletSequence() async throws {
         let keys = TONHmacKeyStore(store: InMemoryKeyStore())
         let activation = try VectorA.activation()
-        let (wallet, channel) = try await wallet([
-            (selectCM, ok), ("80CB800005DFFE028205", ok),
-            (selectCM, ok), ("80CB80000BDFFE088203050435353535", ok),
-            (selectTON, ok), (appInfo, "27" + ok),
-            ("B095000020", VectorA.h3 + ok), ("B093000020", VectorA.h2 + ok),
-            ("B092000090" + VectorA.password + VectorA.iv, ok),
-            (selectCM, ok), ("80CB800010DFFE0D82040A04353535350435353535", ok),
-            (selectTON, ok), (appInfo, "17" + ok), ("B0C2000018", VectorA.serialWire + ok), (appInfo, "17" + ok),
-        ], keys: keys)
+        let (wallet, channel) = try await wallet(
+            [
+                (selectCM, ok), ("80CB800005DFFE028205", ok),
+                (selectCM, ok), ("80CB80000BDFFE088203050435353535", ok),
+                (selectTON, ok), (appInfo, "27" + ok),
+                ("B095000020", VectorA.h3 + ok), ("B093000020", VectorA.h2 + ok),
+                ("B092000090" + VectorA.password + VectorA.iv, ok),
+                (selectCM, ok), ("80CB800010DFFE0D82040A04353535350435353535", ok),
+                (selectTON, ok), (appInfo, "17" + ok), ("B0C2000018", VectorA.serialWire + ok), (appInfo, "17" + ok),
+            ], keys: keys)
         #expect(try await wallet.turnOnWallet(activation: activation) == .personalized)
         #expect(await channel.remaining == 0)
         #expect(try await keys.key(serialNumber: TONSerialNumber(VectorA.serial)).hexString == VectorA.hmacKey)
@@ -152,7 +174,8 @@ struct TONScriptedOperationTests {
         await #expect(throws: TONError.library(code: 40010)) { try await first.turnOnWallet(activation: activation) }
         let (second, _) = try await wallet([
             (selectCM, ok), ("80CB800005DFFE028205", ok), (selectCM, ok), ("80CB80000BDFFE088203050435353535", ok),
-            (selectTON, ok), (appInfo, "27" + ok), ("B095000020", VectorA.h3 + ok), ("B093000020", VectorA.spoiledH2 + ok),
+            (selectTON, ok), (appInfo, "27" + ok), ("B095000020", VectorA.h3 + ok),
+            ("B093000020", VectorA.spoiledH2 + ok),
         ])
         await #expect(throws: TONError.library(code: 40011)) { try await second.turnOnWallet(activation: activation) }
         let (third, _) = try await wallet([
@@ -171,8 +194,10 @@ struct TONScriptedOperationTests {
         let signature = String(repeating: "CD", count: 64)
         let message: [UInt8] = [0, 1, 2, 3, 4]
         let index = try TONHDIndex("171")
-        let defaultSign = try TONProtectedCommand.make(.signShortMessageForDefaultPath, payload: [0, 5] + message, sault: sault, key: key, le: 0x40)
-        let indexedSign = try TONProtectedCommand.make(.signShortMessage, payload: [0, 5] + message + [3, 0x31, 0x37, 0x31], sault: sault, key: key, le: 0x40)
+        let defaultSign = try TONProtectedCommand.make(
+            .signShortMessageForDefaultPath, payload: [0, 5] + message, sault: sault, key: key, le: 0x40)
+        let indexedSign = try TONProtectedCommand.make(
+            .signShortMessage, payload: [0, 5] + message + [3, 0x31, 0x37, 0x31], sault: sault, key: key, le: 0x40)
         let verify = try TONProtectedCommand.make(.verifyPin, payload: Array("5555".utf8), sault: sault, key: key)
         #expect(defaultSign.encoded().hexString.hasPrefix("B0A5000047000500010203045A5A"))
         #expect(defaultSign.encoded().last == 0x40)
@@ -204,7 +229,9 @@ struct TONScriptedOperationTests {
             #expect(error.json.contains(#""cardInstruction":"SIGN_SHORT_MESSAGE_WITH_DEFAULT_PATH""#))
         }
         await #expect(throws: TONError.library(code: 10009)) { try await wallet.signForDefaultPath([]) }
-        await #expect(throws: TONError.library(code: 10010)) { try await wallet.sign([UInt8](repeating: 1, count: 179), hdIndex: index) }
+        await #expect(throws: TONError.library(code: 10010)) {
+            try await wallet.sign([UInt8](repeating: 1, count: 179), hdIndex: index)
+        }
         #expect(await channel.remaining == 0)
     }
 
@@ -240,7 +267,9 @@ struct TONScriptedOperationTests {
         } catch let error as TONError {
             #expect(error.message == "Recovery data does not exist")
         }
-        await #expect(throws: TONError.library(code: 30012)) { try await wallet.addRecoveryData([UInt8](repeating: 0, count: 2049)) }
+        await #expect(throws: TONError.library(code: 30012)) {
+            try await wallet.addRecoveryData([UInt8](repeating: 0, count: 2049))
+        }
         await #expect(throws: TONError.library(code: 30012)) { try await wallet.addRecoveryData([]) }
         #expect(await channel.remaining == 0)
     }

@@ -16,15 +16,18 @@ extension USBIntegration {
         static let select: [UInt8] = [0x00, 0xA4, 0x04, 0x00, 0x07, 0xA0, 0x00, 0x00, 0x02, 0x47, 0x10, 0x01]
         static let readEF0101: [UInt8] = [0x00, 0xB0, 0x81, 0x00, 0x20]
 
-        @Test("sessions over libusb against a chaotic emulated reader end in success or typed errors",
-              arguments: [CCIDExchangeLevel.extendedAPDU, .tpdu])
+        @Test(
+            "sessions over libusb against a chaotic emulated reader end in success or typed errors",
+            arguments: [CCIDExchangeLevel.extendedAPDU, .tpdu])
         func chaoticReaderOverLibUSB(level: CCIDExchangeLevel) async throws {
             guard let testbed = try MockEnvironment.testbed() else { return }
-            let sessions = ProcessInfo.processInfo.environment["CARDFLOW_USB_CAMPAIGN_SESSIONS"].flatMap(Int.init) ?? 100
+            let sessions =
+                ProcessInfo.processInfo.environment["CARDFLOW_USB_CAMPAIGN_SESSIONS"].flatMap(Int.init) ?? 100
             var configuration = VirtualReaderConfiguration.level(level)
             let serial = "CFCHAOS\(UInt32.random(in: 0...UInt32.max))"
             configuration.serialNumber = serial
-            configuration.chaos = ReaderChaos(seed: level == .tpdu ? 0x7D0 : 0xE47, rate: 0.2, stormInterval: .milliseconds(20))
+            configuration.chaos = ReaderChaos(
+                seed: level == .tpdu ? 0x7D0 : 0xE47, rate: 0.2, stormInterval: .milliseconds(20))
             let virtual = VirtualCCIDReader(configuration: configuration)
             await virtual.insert(ISO7816Card(seed: 1))
             let emulated = try testbed.attach(virtual)
@@ -38,8 +41,9 @@ extension USBIntegration {
             driverConfiguration.exchangeTimeLimit = .seconds(1)
             var quiet = Logger(label: "cardflow.ccid.chaos")
             quiet.logLevel = .error
-            let (_, transport, driver) = try context.openDriver(.serialNumber(serial), configuration: driverConfiguration,
-                                                               logger: quiet)
+            let (_, transport, driver) = try context.openDriver(
+                .serialNumber(serial), configuration: driverConfiguration,
+                logger: quiet)
             var failures: [String] = []
             var errorKinds: Set<String> = []
             var clean = 0

@@ -1,10 +1,10 @@
+import CCID
 import CardDaemon
+import CardDaemonControl
 import CardFlow
 import CardFlowCCID
 import CardSimulator
 import CardSimulatorUSB
-import CCID
-import CardDaemonControl
 import Foundation
 import Logging
 import Testing
@@ -32,15 +32,18 @@ extension USBIntegration {
         @Test func hotpluggedReaderWithAHugeMessageLengthRunsItsJob() async throws {
             guard let testbed = try MockEnvironment.testbed() else { return }
             let select: [UInt8] = [0x00, 0xA4, 0x04, 0x00, 0x07, 0xA0, 0x00, 0x00, 0x02, 0x47, 0x10, 0x01]
-            let configuration = DaemonConfiguration(readers: ["usb"], rules: [
-                CardRule(name: "select", flow: .apdus([select, select], expect: 0x9000)),
-            ])
+            let configuration = DaemonConfiguration(
+                readers: ["usb"],
+                rules: [
+                    CardRule(name: "select", flow: .apdus([select, select], expect: 0x9000))
+                ])
             let folder = "/tmp/cardd-hostile-\(UUID().uuidString.prefix(8))"
             defer { try? FileManager.default.removeItem(atPath: folder) }
             var logger = Logger(label: "cardd.hostile-descriptor-test")
             logger.logLevel = .error
-            let daemon = try CardDaemon(configuration: ConfigurationStore(configuration, path: nil), socketPath: folder + "/cardd.sock",
-                                        jobLogPath: folder + "/jobs.sqlite", logger: logger)
+            let daemon = try CardDaemon(
+                configuration: ConfigurationStore(configuration, path: nil), socketPath: folder + "/cardd.sock",
+                jobLogPath: folder + "/jobs.sqlite", logger: logger)
             let events = Events()
             let stream = await daemon.bus.subscribe()
             let recording = Task { for await event in stream { await events.record(event) } }
@@ -50,23 +53,29 @@ extension USBIntegration {
                 recording.cancel()
             }
 
-            let descriptor = CCIDClassDescriptor(features: [.automaticParameterNegotiation, .extendedAPDULevel],
-                                                 maxMessageLength: .max)
-            let virtual = VirtualCCIDReader(configuration: VirtualReaderConfiguration(
-                serialNumber: "HUGE\(UInt32.random(in: 0...UInt32.max))", descriptor: descriptor))
+            let descriptor = CCIDClassDescriptor(
+                features: [.automaticParameterNegotiation, .extendedAPDULevel],
+                maxMessageLength: .max)
+            let virtual = VirtualCCIDReader(
+                configuration: VirtualReaderConfiguration(
+                    serialNumber: "HUGE\(UInt32.random(in: 0...UInt32.max))", descriptor: descriptor))
             await virtual.insert(ISO7816Card(seed: 5))
             let device = try testbed.attach(virtual)
             defer { withExtendedLifetime(device) {} }
 
-            guard let job = await events.first({ event -> JobID? in
-                if case .jobStarted(let id, _, _, _) = event { id } else { nil }
-            }) else {
+            guard
+                let job = await events.first({ event -> JobID? in
+                    if case .jobStarted(let id, _, _, _) = event { id } else { nil }
+                })
+            else {
                 Issue.record("no job started on the hotplugged reader; events: \(await events.all)")
                 return
             }
-            guard let ending = await events.first({ event -> JobState? in
-                if case .jobFinished(job, let state, _) = event { state } else { nil }
-            }) else {
+            guard
+                let ending = await events.first({ event -> JobState? in
+                    if case .jobFinished(job, let state, _) = event { state } else { nil }
+                })
+            else {
                 Issue.record("the job did not finish; events: \(await events.all)")
                 return
             }

@@ -8,12 +8,16 @@ import Testing
 /// Raw libusb against a VirtualCCIDReader plugged into the umockdev emulator.
 extension USBIntegration {
     @Suite struct EmulatedReader {
-        static let selectApplication: [UInt8] = [0x00, 0xA4, 0x04, 0x00, 0x07] + ISO7816Card.defaultApplicationID + [0x00]
+        static let selectApplication: [UInt8] =
+            [0x00, 0xA4, 0x04, 0x00, 0x07] + ISO7816Card.defaultApplicationID + [0x00]
 
         /// A reader with an ISO 7816 card, plugged in.
-        static func plugIn(_ testbed: USBTestbed, card: Bool = true,
-                           configuration: VirtualReaderConfiguration = VirtualReaderConfiguration(serialNumber: "EMU-0001"))
-            async throws -> EmulatedUSBReader {
+        static func plugIn(
+            _ testbed: USBTestbed, card: Bool = true,
+            configuration: VirtualReaderConfiguration = VirtualReaderConfiguration(serialNumber: "EMU-0001")
+        )
+            async throws -> EmulatedUSBReader
+        {
             let reader = VirtualCCIDReader(configuration: configuration)
             if card { await reader.insert(ISO7816Card(seed: 3)) }
             return try testbed.attach(reader)
@@ -26,13 +30,19 @@ extension USBIntegration {
             let configuration = device.reader.configuration
             let usb = try LibUSB()
 
-            let (summary, product, serial) = try await offPool { () throws -> (LibUSB.DeviceSummary?, String?, String?) in
-                let summary = try usb.devices().first { $0.bus == device.busNumber && $0.address == device.deviceAddress }
+            let (summary, product, serial) = try await offPool {
+                () throws -> (LibUSB.DeviceSummary?, String?, String?) in
+                let summary = try usb.devices().first {
+                    $0.bus == device.busNumber && $0.address == device.deviceAddress
+                }
                 let handle = try usb.open(device)
                 defer { handle.close() }
                 var descriptor = libusb_device_descriptor()
                 libusb_get_device_descriptor(libusb_get_device(handle.raw), &descriptor)
-                return (summary, handle.stringDescriptor(descriptor.iProduct), handle.stringDescriptor(descriptor.iSerialNumber))
+                return (
+                    summary, handle.stringDescriptor(descriptor.iProduct),
+                    handle.stringDescriptor(descriptor.iSerialNumber)
+                )
             }
             let found = try #require(summary)
             #expect(found.vendorID == configuration.vendorID)
@@ -51,26 +61,35 @@ extension USBIntegration {
             defer { device.close() }
             let usb = try LibUSB()
 
-            let (status, atr, select, median) = try await offPool { () throws -> (CCIDResponse, CCIDResponse, CCIDResponse, Duration) in
+            let (status, atr, select, median) = try await offPool {
+                () throws -> (CCIDResponse, CCIDResponse, CCIDResponse, Duration) in
                 let handle = try usb.open(device)
                 defer { handle.close() }
                 try check(handle.claim(autoDetach: true), "claim with auto-detach")
                 let status = try handle.exchange(CCIDCommand(slot: 0, sequence: 1, kind: .getSlotStatus))
                 let atr = try handle.exchange(CCIDCommand(slot: 0, sequence: 2, kind: .iccPowerOn(.automatic)))
-                let select = try handle.exchange(CCIDCommand(slot: 0, sequence: 3, kind: .xfrBlock(
-                    blockWaitingTimeMultiplier: 0, levelParameter: 0, data: Self.selectApplication)))
+                let select = try handle.exchange(
+                    CCIDCommand(
+                        slot: 0, sequence: 3,
+                        kind: .xfrBlock(
+                            blockWaitingTimeMultiplier: 0, levelParameter: 0, data: Self.selectApplication)))
                 // Round-trip time: bulk OUT + bulk IN of one APDU.
                 var times: [Duration] = []
                 for index in 0..<200 {
                     let start = ContinuousClock.now
-                    _ = try handle.exchange(CCIDCommand(slot: 0, sequence: UInt8(truncatingIfNeeded: 4 + index), kind: .xfrBlock(
-                        blockWaitingTimeMultiplier: 0, levelParameter: 0, data: Self.selectApplication)))
+                    _ = try handle.exchange(
+                        CCIDCommand(
+                            slot: 0, sequence: UInt8(truncatingIfNeeded: 4 + index),
+                            kind: .xfrBlock(
+                                blockWaitingTimeMultiplier: 0, levelParameter: 0, data: Self.selectApplication)))
                     times.append(ContinuousClock.now - start)
                 }
                 try check(libusb_release_interface(handle.raw, 0), "release")
                 return (status, atr, select, times.sorted()[times.count / 2])
             }
-            print("emulated USB APDU round trip: median \(median) over 200 (bulk OUT + bulk IN through VirtualCCIDReader)")
+            print(
+                "emulated USB APDU round trip: median \(median) over 200 (bulk OUT + bulk IN through VirtualCCIDReader)"
+            )
             #expect(status.sequence == 1)
             #expect(status.state.icc == .presentInactive)
             guard case .dataBlock(_, let atrBytes) = atr.kind else { Issue.record("IccPowerOn: \(atr)"); return }
@@ -131,7 +150,8 @@ extension USBIntegration {
             defer { device.close() }
             let usb = try LibUSB()
             let other = try LibUSB() // as a second program would
-            let (first, second, secondPlain, afterRelease) = try await offPool { () throws -> (Int32, Int32, Int32, Int32) in
+            let (first, second, secondPlain, afterRelease) = try await offPool {
+                () throws -> (Int32, Int32, Int32, Int32) in
                 let owner = try usb.open(device)
                 defer { owner.close() }
                 let intruder = try other.open(device)
@@ -170,7 +190,8 @@ extension USBIntegration {
                 results["reset"] = libusb_reset_device(handle.raw)
                 let status = try handle.exchange(CCIDCommand(slot: 0, sequence: 4, kind: .getSlotStatus))
                 results["sequence after reset"] = Int32(status.sequence)
-                results["release"] = libusb_release_interface(handle.raw, 0) // auto-detach re-attaches: nothing to attach
+                // Auto-detach re-attaches: nothing to attach.
+                results["release"] = libusb_release_interface(handle.raw, 0)
                 return results
             }
             #expect(results["active before claim"] == 0, "no kernel driver is bound")
@@ -205,14 +226,18 @@ extension USBIntegration {
             try check(interrupt.submit(), "submit interrupt")
 
             await device.unplug()
-            let ended = try await offPool { usb.handleEvents(timeout: .seconds(3)) { bulk.isCompleted && interrupt.isCompleted } }
+            let ended = try await offPool {
+                usb.handleEvents(timeout: .seconds(3)) { bulk.isCompleted && interrupt.isCompleted }
+            }
             #expect(ended)
             #expect(bulk.status == LIBUSB_TRANSFER_NO_DEVICE, "bulk IN: \(statusName(bulk.status))")
             #expect(interrupt.status == LIBUSB_TRANSFER_NO_DEVICE, "interrupt IN: \(statusName(interrupt.status))")
 
             let (out, submit, release) = try await offPool { () -> (Int32, Int32, Int32) in
-                (handle.bulkOut(CCIDCommand(slot: 0, sequence: 9, kind: .getSlotStatus).encoded()), bulk.submit(),
-                 libusb_release_interface(handle.raw, 0))
+                (
+                    handle.bulkOut(CCIDCommand(slot: 0, sequence: 9, kind: .getSlotStatus).encoded()), bulk.submit(),
+                    libusb_release_interface(handle.raw, 0)
+                )
             }
             #expect(out == LIBUSB_ERROR_NO_DEVICE.rawValue, "bulk OUT after unplug: \(errorName(out))")
             #expect(submit == LIBUSB_ERROR_NO_DEVICE.rawValue, "submit after unplug: \(errorName(submit))")
@@ -304,11 +329,19 @@ extension USBIntegration {
                 // 200 bytes of EF 0102 (212-byte DataBlock) read in 64-byte transfers: the message
                 // continues in the next transfer until a short one ends it.
                 _ = try handle.exchange(CCIDCommand(slot: 0, sequence: 2, kind: .iccPowerOn(.automatic)))
-                _ = try handle.exchange(CCIDCommand(slot: 0, sequence: 2, kind: .xfrBlock(
-                    blockWaitingTimeMultiplier: 0, levelParameter: 0, data: Self.selectApplication)))
+                _ = try handle.exchange(
+                    CCIDCommand(
+                        slot: 0, sequence: 2,
+                        kind: .xfrBlock(
+                            blockWaitingTimeMultiplier: 0, levelParameter: 0, data: Self.selectApplication)))
                 let readBinary: [UInt8] = [0x00, 0xB0, 0x82, 0x00, 0xC8]
-                try check(handle.bulkOut(CCIDCommand(slot: 0, sequence: 3, kind: .xfrBlock(
-                    blockWaitingTimeMultiplier: 0, levelParameter: 0, data: readBinary)).encoded()), "bulk OUT")
+                try check(
+                    handle.bulkOut(
+                        CCIDCommand(
+                            slot: 0, sequence: 3,
+                            kind: .xfrBlock(
+                                blockWaitingTimeMultiplier: 0, levelParameter: 0, data: readBinary)
+                        ).encoded()), "bulk OUT")
                 var chunks: [[UInt8]] = []
                 repeat {
                     let (result, chunk) = handle.bulkIn(maxLength: 64)
@@ -332,14 +365,17 @@ extension USBIntegration {
             #expect(libusb_has_capability(UInt32(LIBUSB_CAP_HAS_HOTPLUG.rawValue)) != 0)
             let events = HotplugRecorder()
             var registration: libusb_hotplug_callback_handle = 0
-            try check(libusb_hotplug_register_callback(
-                usb.context, Int32(LIBUSB_HOTPLUG_EVENT_DEVICE_ARRIVED.rawValue | LIBUSB_HOTPLUG_EVENT_DEVICE_LEFT.rawValue), 0,
-                LIBUSB_HOTPLUG_MATCH_ANY, LIBUSB_HOTPLUG_MATCH_ANY, LIBUSB_HOTPLUG_MATCH_ANY,
-                { _, device, event, recorder in
-                    Unmanaged<HotplugRecorder>.fromOpaque(recorder!).takeUnretainedValue().record(
-                        event: event, bus: Int(libusb_get_bus_number(device)), address: Int(libusb_get_device_address(device)))
-                    return 0
-                }, Unmanaged.passUnretained(events).toOpaque(), &registration), "hotplug register")
+            try check(
+                libusb_hotplug_register_callback(
+                    usb.context,
+                    Int32(LIBUSB_HOTPLUG_EVENT_DEVICE_ARRIVED.rawValue | LIBUSB_HOTPLUG_EVENT_DEVICE_LEFT.rawValue), 0,
+                    LIBUSB_HOTPLUG_MATCH_ANY, LIBUSB_HOTPLUG_MATCH_ANY, LIBUSB_HOTPLUG_MATCH_ANY,
+                    { _, device, event, recorder in
+                        Unmanaged<HotplugRecorder>.fromOpaque(recorder!).takeUnretainedValue().record(
+                            event: event, bus: Int(libusb_get_bus_number(device)),
+                            address: Int(libusb_get_device_address(device)))
+                        return 0
+                    }, Unmanaged.passUnretained(events).toOpaque(), &registration), "hotplug register")
             defer { withExtendedLifetime(events) { libusb_hotplug_deregister_callback(usb.context, registration) } }
 
             let device = try await Self.plugIn(testbed)
@@ -360,7 +396,9 @@ extension USBIntegration {
             await device.unplug()
             let left = try await offPool { usb.handleEvents(timeout: .seconds(3)) { events.left.contains(key) } }
             #expect(left, "LEFT for \(key)")
-            let listed = try await offPool { try usb.devices().contains { $0.bus == device.busNumber && $0.address == device.deviceAddress } }
+            let listed = try await offPool {
+                try usb.devices().contains { $0.bus == device.busNumber && $0.address == device.deviceAddress }
+            }
             #expect(!listed)
         }
 

@@ -62,8 +62,9 @@ extension USBIntegration {
             """
         }
 
-        @Test("a reader declaring a huge dwMaxCCIDMessageLength is listed, with a warning, and the process survives",
-              arguments: [UInt32.max, 0x8000_0000, 0x1000_0000])
+        @Test(
+            "a reader declaring a huge dwMaxCCIDMessageLength is listed, with a warning, and the process survives",
+            arguments: [UInt32.max, 0x8000_0000, 0x1000_0000])
         func hugeMessageLengthOverLibUSB(length: UInt32) async throws {
             guard try MockEnvironment.testbed() != nil else { return }
             let directory = FileManager.default.temporaryDirectory
@@ -74,7 +75,9 @@ extension USBIntegration {
             try Self.profile(maxMessageLength: length).write(toFile: path, atomically: true, encoding: .utf8)
 
             let cardctl = try Cardctl.executable()
-            let run = try await Cardctl.run(["simulate", "--reader-profile", path, "--", cardctl, "--reader", "usb", "list"])
+            let run = try await Cardctl.run([
+                "simulate", "--reader-profile", path, "--", cardctl, "--reader", "usb", "list",
+            ])
             #expect(run.status == 0, "\(run)")
             #expect(run.stdout.contains("[1209:2702]"), "\(run)")
             #expect(run.stdout.contains("\(length)-byte messages"), "\(run)")

@@ -20,8 +20,10 @@ struct OpenedUSBReader {
     let driver: CCIDDriver
     let description: USBReaderDescription
 
-    static func make(_ testbed: USBTestbed, configuration: VirtualReaderConfiguration = VirtualReaderConfiguration(),
-                     card: (any VirtualCard)? = ISO7816Card(seed: 1), readTimeout: Duration = .seconds(2)) async throws -> OpenedUSBReader {
+    static func make(
+        _ testbed: USBTestbed, configuration: VirtualReaderConfiguration = VirtualReaderConfiguration(),
+        card: (any VirtualCard)? = ISO7816Card(seed: 1), readTimeout: Duration = .seconds(2)
+    ) async throws -> OpenedUSBReader {
         var configuration = configuration
         let serial = "CF\(UInt32.random(in: 0...UInt32.max))"
         configuration.serialNumber = serial
@@ -32,9 +34,11 @@ struct OpenedUSBReader {
         var driverConfiguration = CCIDDriverConfiguration()
         driverConfiguration.readTimeout = readTimeout
         do {
-            let (description, transport, driver) = try context.openDriver(.serialNumber(serial), configuration: driverConfiguration)
-            return OpenedUSBReader(virtual: virtual, emulated: emulated, context: context, transport: transport,
-                                   driver: driver, description: description)
+            let (description, transport, driver) = try context.openDriver(
+                .serialNumber(serial), configuration: driverConfiguration)
+            return OpenedUSBReader(
+                virtual: virtual, emulated: emulated, context: context, transport: transport,
+                driver: driver, description: description)
         } catch {
             context.close()
             await emulated.unplug()
@@ -54,8 +58,9 @@ private let readEF0101: [UInt8] = [0x00, 0xB0, 0x81, 0x00, 0x20]
 private let ef0101 = (0..<32).map { UInt8($0) } + [0x90, 0x00]
 
 extension USBIntegration.LibUSBDriverTests {
-    @Test("APDUs on short-APDU, extended-APDU and TPDU readers over libusb",
-          arguments: [CCIDExchangeLevel.shortAPDU, .extendedAPDU, .tpdu])
+    @Test(
+        "APDUs on short-APDU, extended-APDU and TPDU readers over libusb",
+        arguments: [CCIDExchangeLevel.shortAPDU, .extendedAPDU, .tpdu])
     func exchangeLevels(_ level: CCIDExchangeLevel) async throws {
         guard let testbed = try MockEnvironment.testbed() else { return }
         let card = ISO7816Card(seed: 3, options: ISO7816CardOptions(extendedLength: true, maxResponseLength: 65_536))
@@ -77,8 +82,9 @@ extension USBIntegration.LibUSBDriverTests {
     @Test func sessionsAndFlowsRunOverUSB() async throws {
         guard let testbed = try MockEnvironment.testbed() else { return }
         let opened = try await OpenedUSBReader.make(testbed)
-        let info = ReaderInfo(id: "usb", name: opened.description.name, vendorID: opened.description.vendorID,
-                              productID: opened.description.productID, descriptor: opened.driver.descriptor)
+        let info = ReaderInfo(
+            id: "usb", name: opened.description.name, vendorID: opened.description.vendorID,
+            productID: opened.description.productID, descriptor: opened.driver.descriptor)
         let reader = Reader(info: info, driver: opened.driver)
         let flow = Flow.start("select") { session in try await session.send(try CommandAPDU(bytes: select)).statusWord }
             .then("read") { _, session in try await session.send(try CommandAPDU(bytes: readEF0101)).data }
@@ -90,7 +96,9 @@ extension USBIntegration.LibUSBDriverTests {
         guard let testbed = try MockEnvironment.testbed() else { return }
         let reader = try await OpenedUSBReader.make(testbed)
         let driver = reader.driver
-        let source = USBCardEventSource(transport: reader.transport) { slot in try await driver.slotStatus(slot: slot).icc != .absent }
+        let source = USBCardEventSource(transport: reader.transport) { slot in
+            try await driver.slotStatus(slot: slot).icc != .absent
+        }
         var events = source.events().makeAsyncIterator()
         // First a snapshot of the slot (then possibly the insertion notice queued before we listened).
         #expect(await events.next() == .slotChange([.init(slot: 0, cardPresent: true, changed: false)]))
@@ -159,7 +167,9 @@ extension USBIntegration.LibUSBDriverTests {
         await #expect(throws: CCIDDriverError.transport(.noDevice, during: .xfrBlock)) { try await pending.value }
         #expect(ContinuousClock.now - unplugged < .seconds(10), "not the 30 s read timeout")
         #expect(reader.transport.isDeviceGone)
-        await #expect(throws: CCIDDriverError.transport(.noDevice, during: .getSlotStatus)) { try await driver.slotStatus() }
+        await #expect(throws: CCIDDriverError.transport(.noDevice, during: .getSlotStatus)) {
+            try await driver.slotStatus()
+        }
         reader.transport.close()
         reader.context.close()
     }
@@ -174,13 +184,17 @@ extension USBIntegration.LibUSBDriverTests {
         let emulated = try testbed.attach(virtual)
         var arrived: USBReaderDescription?
         while let event = await events.next() {
-            if case .arrived(let description) = event, description.serialNumber == serial { arrived = description; break }
+            if case .arrived(let description) = event, description.serialNumber == serial {
+                arrived = description; break
+            }
         }
         let description = try #require(arrived)
         await emulated.unplug()
         var left = false
         while let event = await events.next() {
-            if case .left(let bus, let address) = event, bus == description.bus, address == description.address { left = true; break }
+            if case .left(let bus, let address) = event, bus == description.bus, address == description.address {
+                left = true; break
+            }
         }
         #expect(left)
     }

@@ -34,12 +34,14 @@ extension USBIntegration.MultiSlotUSBTests {
         var configuration = VirtualReaderConfiguration()
         configuration.descriptor.maxSlotIndex = 1
         configuration.descriptor.maxBusySlots = 2
-        let opened = try await OpenedUSBReader.make(testbed, configuration: configuration,
-                                                    card: DelayedEchoCard(delay: .milliseconds(1500), marker: 0xA0))
+        let opened = try await OpenedUSBReader.make(
+            testbed, configuration: configuration,
+            card: DelayedEchoCard(delay: .milliseconds(1500), marker: 0xA0))
         await opened.virtual.insert(DelayedEchoCard(delay: .zero, marker: 0xB1), slot: 1)
         #expect(opened.driver.descriptor.slotCount == 2)
-        let info = ReaderInfo(id: "usb:test", name: opened.description.name, vendorID: opened.description.vendorID,
-                              productID: opened.description.productID, descriptor: opened.driver.descriptor)
+        let info = ReaderInfo(
+            id: "usb:test", name: opened.description.name, vendorID: opened.description.vendorID,
+            productID: opened.description.productID, descriptor: opened.driver.descriptor)
         let readers = Reader.slotReaders(info: info, driver: opened.driver)
         #expect(readers.map(\.info.id) == ["usb:test/0", "usb:test/1"])
         let command = try CommandAPDU(hex: "00CA000000")

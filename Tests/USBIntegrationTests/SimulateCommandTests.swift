@@ -10,11 +10,14 @@ extension USBIntegration {
     @Suite struct SimulateCommand {
         @Test func childSeesTheEmulatedBus() async throws {
             guard try MockEnvironment.testbed() != nil else { return }
-            let run = try await Cardctl.run(["simulate", "--", "sh", "-c", """
+            let run = try await Cardctl.run([
+                "simulate", "--", "sh", "-c",
+                """
                 echo "dir=$UMOCKDEV_DIR"; echo "preload=$LD_PRELOAD"
                 for f in idVendor idProduct product; do echo "$f=$(cat /sys/bus/usb/devices/1-1/$f)"; done
                 echo "interface=$(cat /sys/bus/usb/devices/1-1/1-1:1.0/bInterfaceClass)"
-                """])
+                """,
+            ])
             #expect(run.status == 0, "\(run)")
             let lines = Set(run.stdout.split(separator: "\n").map(String.init))
             #expect(lines.contains { $0.hasPrefix("dir=/") && $0.contains("umockdev") }, "\(run)")
@@ -29,10 +32,11 @@ extension USBIntegration {
             guard try MockEnvironment.testbed() != nil else { return }
             let run = try await Cardctl.run(["simulate", "--card", "iso7816,seed=3", "--", "/usr/bin/env"])
             #expect(run.status == 0, "\(run)")
-            let variables = Dictionary(run.stdout.split(separator: "\n").compactMap { line -> (String, String)? in
-                let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
-                return parts.count == 2 ? (parts[0], parts[1]) : nil
-            }, uniquingKeysWith: { _, last in last })
+            let variables = Dictionary(
+                run.stdout.split(separator: "\n").compactMap { line -> (String, String)? in
+                    let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
+                    return parts.count == 2 ? (parts[0], parts[1]) : nil
+                }, uniquingKeysWith: { _, last in last })
             let directory = try #require(variables["UMOCKDEV_DIR"], "\(run)")
             #expect(directory.hasPrefix("/"))
             #expect(variables["LD_PRELOAD"]?.split(separator: ":").first == "libumockdev-preload.so.0")
@@ -63,7 +67,8 @@ extension USBIntegration {
             guard try MockEnvironment.testbed() != nil else { return }
             for (number, code) in [(SIGTERM, 9), (SIGINT, 5)] {
                 // Bounded: a signal that never arrives ends the child after ~30 s with 3, not a hang.
-                let script = "trap 'exit \(code)' \(number == SIGTERM ? "TERM" : "INT"); echo ready; "
+                let script =
+                    "trap 'exit \(code)' \(number == SIGTERM ? "TERM" : "INT"); echo ready; "
                     + "i=0; while [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; exit 3"
                 let run = try await Cardctl.run(["simulate", "--", "sh", "-c", script], signalWhenReady: number)
                 #expect(run.status == Int32(code), "signal \(number): \(run)")
@@ -82,11 +87,15 @@ enum Cardctl {
     }
 
     static func executable() throws -> String {
-        if let override = ProcessInfo.processInfo.environment["CARDCTL_EXECUTABLE"], !override.isEmpty { return override }
+        if let override = ProcessInfo.processInfo.environment["CARDCTL_EXECUTABLE"], !override.isEmpty {
+            return override
+        }
         let products = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
         let candidate = products.appendingPathComponent("cardctl").path
         guard FileManager.default.isExecutableFile(atPath: candidate) else {
-            throw CardctlNotFound(description: "cardctl not found at \(candidate); build it (swift build --build-tests) or set CARDCTL_EXECUTABLE")
+            throw CardctlNotFound(
+                description:
+                    "cardctl not found at \(candidate); build it (swift build --build-tests) or set CARDCTL_EXECUTABLE")
         }
         return candidate
     }
@@ -125,8 +134,9 @@ enum Cardctl {
             collected.append(output.fileHandleForReading.readDataToEndOfFile())
             let errorText = errors.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
-            return Run(status: process.terminationStatus, stdout: String(decoding: collected, as: UTF8.self),
-                       stderr: String(decoding: errorText, as: UTF8.self))
+            return Run(
+                status: process.terminationStatus, stdout: String(decoding: collected, as: UTF8.self),
+                stderr: String(decoding: errorText, as: UTF8.self))
         }
     }
 }

@@ -36,7 +36,9 @@ struct VPCDCodecTests {
         let longest = [UInt8](repeating: 0, count: 65_535)
         #expect(Array(try VPCDFraming.frame(longest).prefix(2)) == [0xFF, 0xFF])
         #expect(throws: VPCDError.notFramable(length: 0)) { try VPCDFraming.frame([]) }
-        #expect(throws: VPCDError.notFramable(length: 65_536)) { try VPCDFraming.frame([UInt8](repeating: 0, count: 65_536)) }
+        #expect(throws: VPCDError.notFramable(length: 65_536)) {
+            try VPCDFraming.frame([UInt8](repeating: 0, count: 65_536))
+        }
     }
 
     @Test("the encoder writes the length prefix and refuses an empty payload")
@@ -96,7 +98,9 @@ struct VPCDCodecTests {
     @Test("a zero-length message is refused")
     func zeroLength() throws {
         let channel = EmbeddedChannel(handler: ByteToMessageHandler(VPCDFrameDecoder()))
-        #expect(throws: VPCDError.emptyMessage) { try channel.writeInbound(ByteBuffer(bytes: [0x00, 0x00, 0x90, 0x00])) }
+        #expect(throws: VPCDError.emptyMessage) {
+            try channel.writeInbound(ByteBuffer(bytes: [0x00, 0x00, 0x90, 0x00]))
+        }
         _ = try? channel.finish()
     }
 
@@ -109,11 +113,13 @@ struct VPCDCodecTests {
         }
         _ = try? channel.finish()
         // Exactly the maximum is fine.
-        #expect(try decoded([[0x01, 0x2C] + [UInt8](repeating: 7, count: 300)], maximumPayload: 300).map(\.count) == [300])
+        #expect(
+            try decoded([[0x01, 0x2C] + [UInt8](repeating: 7, count: 300)], maximumPayload: 300).map(\.count) == [300])
     }
 
-    @Test("the connection ending inside a message is a truncated message",
-          arguments: [([0x00], 2, 1), ([0x00, 0x10], 16, 0), ([0x00, 0x10, 0x01, 0x02], 16, 2)])
+    @Test(
+        "the connection ending inside a message is a truncated message",
+        arguments: [([0x00], 2, 1), ([0x00, 0x10], 16, 0), ([0x00, 0x10, 0x01, 0x02], 16, 2)])
     func truncated(_ bytes: [UInt8], expected: Int, received: Int) throws {
         let channel = EmbeddedChannel(handler: ByteToMessageHandler(VPCDFrameDecoder()))
         try channel.writeInbound(ByteBuffer(bytes: bytes))

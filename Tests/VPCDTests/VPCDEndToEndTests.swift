@@ -5,7 +5,8 @@ import VPCD
 /// Our listener (reader side) and our exporter (card side) over loopback, with a simulated card.
 @Suite("vpcd listener ↔ exporter")
 struct VPCDEndToEndTests {
-    static let configuration = VPCDListener.Configuration(timeouts: VPCDTimeouts(answer: .seconds(5), lateAnswer: .seconds(5)))
+    static let configuration = VPCDListener.Configuration(
+        timeouts: VPCDTimeouts(answer: .seconds(5), lateAnswer: .seconds(5)))
 
     /// A listener on a free loopback port with an exporter serving `card`.
     static func withPair<Card: VPCDCard, T: Sendable>(
@@ -42,7 +43,10 @@ struct VPCDEndToEndTests {
             // Case 1: NO-OP.
             #expect(try await listener.transmit(hex("80100000")) == [0x90, 0x00])
             // Case 2: PATTERN, 16 bytes from 5.
-            #expect(try await listener.transmit(hex("8020050010")) == APDUTestCard.pattern(count: 16, start: 5) + [0x90, 0x00])
+            #expect(
+                try await listener.transmit(hex("8020050010")) == APDUTestCard.pattern(count: 16, start: 5) + [
+                    0x90, 0x00,
+                ])
             // Case 3: SINK, then RECEIPT (case 2) to check what arrived.
             let data = (0..<200).map { UInt8($0 & 0xFF) }
             #expect(try await listener.transmit(hex("80300000") + [UInt8(data.count)] + data) == [0x90, 0x00])
@@ -50,7 +54,10 @@ struct VPCDEndToEndTests {
             // Case 4: REVERSE.
             #expect(try await listener.transmit(hex("8040000003010203") + [0x00]) == [0x03, 0x02, 0x01, 0x90, 0x00])
             // SELECT by AID, and an unknown one.
-            #expect(try await listener.transmit([0x00, 0xA4, 0x04, 0x00, 0x07] + APDUTestCard.applicationID) == [0x90, 0x00])
+            #expect(
+                try await listener.transmit([0x00, 0xA4, 0x04, 0x00, 0x07] + APDUTestCard.applicationID) == [
+                    0x90, 0x00,
+                ])
             #expect(try await listener.transmit(hex("00A4040003AABBCC")) == [0x6A, 0x82])
         }
     }
@@ -93,7 +100,9 @@ struct VPCDEndToEndTests {
         }
     }
 
-    @Test("back-to-back APDUs on four busy connections each get their own answer (an answer can beat its waiter to the actor)")
+    @Test(
+        "back-to-back APDUs on four busy connections each get their own answer (an answer can beat its waiter to the actor)"
+    )
     func backToBack() async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<4 {
@@ -126,7 +135,8 @@ struct VPCDEndToEndTests {
     func cardLeavesMidAPDU() async throws {
         let card = SimulatedVPCDCard(APDUTestCard())
         await card.makeSlow(claIns: [0x80, 0x10], by: .seconds(30))
-        try await VPCDListener.withListener(port: 0, configuration: Self.configuration, logger: quietLogger) { listener in
+        try await VPCDListener.withListener(port: 0, configuration: Self.configuration, logger: quietLogger) {
+            listener in
             let exporter = VPCDCardExporter(card: card, port: listener.port, logger: quietLogger)
             let exporting = Task { await exporter.run() }
             try await waitFor(.present, on: listener)
@@ -149,7 +159,9 @@ struct VPCDEndToEndTests {
         }
     }
 
-    @Test("a cancelled APDU returns CancellationError before the card answers; the late answer is discarded and the next APDU gets its own")
+    @Test(
+        "a cancelled APDU returns CancellationError before the card answers; the late answer is discarded and the next APDU gets its own"
+    )
     func cancellationMidAPDU() async throws {
         let card = SimulatedVPCDCard(APDUTestCard())
         await card.makeSlow(claIns: [0x80, 0x20], by: .milliseconds(600))
@@ -188,16 +200,18 @@ struct VPCDEndToEndTests {
         let card = SimulatedVPCDCard(APDUTestCard())
         let first = try await VPCDListener.bind(port: 0, configuration: Self.configuration, logger: quietLogger)
         let port = first.port
-        let exporter = VPCDCardExporter(card: card, port: port,
-                                        configuration: .init(reconnectDelay: .milliseconds(20), maximumReconnectDelay: .milliseconds(100)),
-                                        logger: quietLogger)
+        let exporter = VPCDCardExporter(
+            card: card, port: port,
+            configuration: .init(reconnectDelay: .milliseconds(20), maximumReconnectDelay: .milliseconds(100)),
+            logger: quietLogger)
         let exporting = Task { await exporter.run() }
         try await waitFor(.present, on: first)
         #expect(try await first.transmit(hex("80100000")) == [0x90, 0x00])
         await first.close()
         // Nobody listens for a while: the exporter keeps trying, bounded by its backoff.
         try await Task.sleep(for: .milliseconds(300))
-        try await VPCDListener.withListener(port: port, configuration: Self.configuration, logger: quietLogger) { second in
+        try await VPCDListener.withListener(port: port, configuration: Self.configuration, logger: quietLogger) {
+            second in
             try await waitFor(.present, on: second)
             #expect(try await second.transmit(hex("80100000")) == [0x90, 0x00])
             exporting.cancel()

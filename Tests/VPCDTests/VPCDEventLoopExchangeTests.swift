@@ -13,7 +13,8 @@ struct VPCDEventLoopExchangeTests {
     func cancellationNeverMispairsAnswers() async throws {
         try await VPCDEndToEndTests.withPair(SimulatedVPCDCard(APDUTestCard())) { listener in
             _ = try await listener.powerOn()
-            var answered = 0, cancelled = 0
+            var answered = 0
+            var cancelled = 0
             for round in 0..<200 {
                 // ECHO (80 40): the answer is the command's data reversed, so a mispaired answer shows.
                 let data = [UInt8(round & 0xFF), UInt8(round >> 8)]
@@ -55,17 +56,23 @@ struct VPCDEventLoopExchangeTests {
                     let reader = try #require(try await accepted.next())
                     try await reader.executeThenClose { inbound, outbound in
                         var flood: [UInt8] = []
-                        for _ in 0..<20_000 { flood += [0x00, 0x01, 0x01] }  // power on, no answer
-                        for index in 0..<300 {  // ECHO of the index (answered reversed)
-                            flood += [0x00, 0x08, 0x80, 0x40, 0x00, 0x00, 0x02, UInt8(index & 0xFF), UInt8(index >> 8), 0x00]
+                        for _ in 0..<20_000 { flood += [0x00, 0x01, 0x01] } // power on, no answer
+                        for index in 0..<300 { // ECHO of the index (answered reversed)
+                            flood += [
+                                0x00, 0x08, 0x80, 0x40, 0x00, 0x00, 0x02, UInt8(index & 0xFF), UInt8(index >> 8), 0x00,
+                            ]
                         }
                         try await outbound.write(ByteBuffer(bytes: flood))
                         var iterator = inbound.makeAsyncIterator()
                         let answers = try await iterator.read(count: 300 * 6)
                         var expected: [UInt8] = []
-                        for index in 0..<300 { expected += [0x00, 0x04, UInt8(index >> 8), UInt8(index & 0xFF), 0x90, 0x00] }
+                        for index in 0..<300 {
+                            expected += [0x00, 0x04, UInt8(index >> 8), UInt8(index & 0xFF), 0x90, 0x00]
+                        }
                         #expect(answers.count == expected.count)
-                        #expect(answers == expected, "first difference at byte \(answers.indices.first { answers[$0] != expected[$0] } ?? -1)")
+                        #expect(
+                            answers == expected,
+                            "first difference at byte \(answers.indices.first { answers[$0] != expected[$0] } ?? -1)")
                     }
                 }
             }

@@ -57,7 +57,9 @@ struct VPCDHostilePeerTests {
     }
 
     /// Reads our NO-OP command, then answers with `bytes`.
-    static func answering(_ bytes: [UInt8], thenClose: Bool = false) -> @Sendable (inout PeerReader, PeerWriter) async throws -> Bool {
+    static func answering(_ bytes: [UInt8], thenClose: Bool = false)
+        -> @Sendable (inout PeerReader, PeerWriter) async throws -> Bool
+    {
         { reader, writer in
             let request = try await reader.read(count: noOpFrame.count)
             #expect(request == noOpFrame)
@@ -79,7 +81,10 @@ struct VPCDHostilePeerTests {
     func oversizedAnswer() async throws {
         // Only the length: the listener must not wait for (or buffer) the 512 bytes.
         try await Self.withHostilePeer(Self.answering([0x02, 0x00])) { listener, _ in
-            await #expect(throws: VPCDError.cardLost(.transmit, reason: .protocolViolation(.messageTooLarge(length: 512, maximum: 300)))) {
+            await #expect(
+                throws: VPCDError.cardLost(
+                    .transmit, reason: .protocolViolation(.messageTooLarge(length: 512, maximum: 300)))
+            ) {
                 try await listener.transmit(Self.noOp)
             }
         }
@@ -88,7 +93,10 @@ struct VPCDHostilePeerTests {
     @Test("a flood of garbage is refused at its first two bytes")
     func garbageFlood() async throws {
         try await Self.withHostilePeer(Self.answering([UInt8](repeating: 0xFF, count: 200_000))) { listener, _ in
-            await #expect(throws: VPCDError.cardLost(.transmit, reason: .protocolViolation(.messageTooLarge(length: 65_535, maximum: 300)))) {
+            await #expect(
+                throws: VPCDError.cardLost(
+                    .transmit, reason: .protocolViolation(.messageTooLarge(length: 65_535, maximum: 300)))
+            ) {
                 try await listener.transmit(Self.noOp)
             }
         }
@@ -96,7 +104,8 @@ struct VPCDHostilePeerTests {
 
     @Test("a length prefix then silence times out; the owed answer never comes, so the next exchange disconnects")
     func prefixThenSilence() async throws {
-        try await Self.withHostilePeer(configuration: Self.shortTimeouts, Self.answering([0x00, 0x10, 0x90])) { listener, connection in
+        try await Self.withHostilePeer(configuration: Self.shortTimeouts, Self.answering([0x00, 0x10, 0x90])) {
+            listener, connection in
             await #expect(throws: VPCDError.timedOut(.transmit, after: .milliseconds(500))) {
                 try await listener.transmit(Self.noOp)
             }
@@ -110,7 +119,10 @@ struct VPCDHostilePeerTests {
     @Test("disconnecting in the middle of an answer is a truncated message")
     func disconnectMidMessage() async throws {
         try await Self.withHostilePeer(Self.answering([0x00, 0x10, 0x01, 0x02], thenClose: true)) { listener, _ in
-            await #expect(throws: VPCDError.cardLost(.transmit, reason: .protocolViolation(.truncatedMessage(expected: 16, received: 2)))) {
+            await #expect(
+                throws: VPCDError.cardLost(
+                    .transmit, reason: .protocolViolation(.truncatedMessage(expected: 16, received: 2)))
+            ) {
                 try await listener.transmit(Self.noOp)
             }
         }
@@ -119,29 +131,38 @@ struct VPCDHostilePeerTests {
     @Test("a message no command asked for disconnects the card")
     func unsolicitedMessage() async throws {
         let (go, signal) = AsyncStream.makeStream(of: Void.self)
-        try await Self.withHostilePeer({ _, writer in
-            for await _ in go { break }
-            try await writer.write(bytes: [0x00, 0x02, 0x90, 0x00])
-            return true
-        }, check: { listener, connection in
-            signal.yield()
-            try await waitFor(.absent, on: listener)
-            #expect(await connection.lossReason == .protocolViolation(.unsolicitedMessage(length: 2)))
-            await #expect(throws: VPCDError.cardLost(.transmit, reason: .protocolViolation(.unsolicitedMessage(length: 2)))) {
-                try await connection.transmit(Self.noOp)
-            }
-        })
+        try await Self.withHostilePeer(
+            { _, writer in
+                for await _ in go { break }
+                try await writer.write(bytes: [0x00, 0x02, 0x90, 0x00])
+                return true
+            },
+            check: { listener, connection in
+                signal.yield()
+                try await waitFor(.absent, on: listener)
+                #expect(await connection.lossReason == .protocolViolation(.unsolicitedMessage(length: 2)))
+                await #expect(
+                    throws: VPCDError.cardLost(.transmit, reason: .protocolViolation(.unsolicitedMessage(length: 2)))
+                ) {
+                    try await connection.transmit(Self.noOp)
+                }
+            })
     }
 
     @Test("the exporter disconnects from a reader sending a command over its limit, then reconnects")
     func exporterBoundsCommands() async throws {
-        try await VPCDListener.withListener(port: 0, configuration: VPCDEndToEndTests.configuration, logger: quietLogger) { listener in
-            let configuration = VPCDCardExporter.Configuration(reconnectDelay: .milliseconds(20), maximumReconnectDelay: .milliseconds(100),
-                                                               maximumCommandLength: 300)
-            try await withExporter(SimulatedVPCDCard(APDUTestCard()), port: listener.port, configuration: configuration) {
+        try await VPCDListener.withListener(
+            port: 0, configuration: VPCDEndToEndTests.configuration, logger: quietLogger
+        ) { listener in
+            let configuration = VPCDCardExporter.Configuration(
+                reconnectDelay: .milliseconds(20), maximumReconnectDelay: .milliseconds(100),
+                maximumCommandLength: 300)
+            try await withExporter(SimulatedVPCDCard(APDUTestCard()), port: listener.port, configuration: configuration)
+            {
                 try await waitFor(.present, on: listener)
                 let first = try #require(await listener.currentCard)
-                let big = hex("80300000") + [0xFF] + [UInt8](repeating: 1, count: 255) + [UInt8](repeating: 2, count: 100)
+                let big =
+                    hex("80300000") + [0xFF] + [UInt8](repeating: 1, count: 255) + [UInt8](repeating: 2, count: 100)
                 await #expect(throws: VPCDError.cardLost(.transmit, reason: .peerClosed)) {
                     try await first.transmit(big)
                 }

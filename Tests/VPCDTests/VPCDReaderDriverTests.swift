@@ -40,8 +40,12 @@ struct VPCDReaderDriverTests {
             var policy = SessionPolicy()
             policy.connectTimeout = .milliseconds(200)
             policy.presencePollInterval = .milliseconds(20)
-            let error = await #expect(throws: SessionError.self) { try await reader.withSession(policy: policy) { _ in } }
-            guard case .noCard = error else { Issue.record("expected noCard, got \(String(describing: error))"); return }
+            let error = await #expect(throws: SessionError.self) {
+                try await reader.withSession(policy: policy) { _ in }
+            }
+            guard case .noCard = error else {
+                Issue.record("expected noCard, got \(String(describing: error))"); return
+            }
             #expect(VPCDError.noCard(.transmit).cardLoss == .noCard)
             #expect(VPCDError.cardLost(.transmit, reason: .peerClosed).meansCardLost)
             #expect(VPCDError.timedOut(.powerOn, after: .seconds(1)).cardLoss == .notActivated)

@@ -21,8 +21,10 @@ struct TestTimeout: Error, CustomStringConvertible {
 }
 
 /// Runs `body` with a time limit, so a broken exchange fails the test instead of hanging it.
-func within<T: Sendable>(_ limit: Duration = .seconds(60), _ what: String = "step",
-                         _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+func within<T: Sendable>(
+    _ limit: Duration = .seconds(60), _ what: String = "step",
+    _ body: @escaping @Sendable () async throws -> T
+) async throws -> T {
     try await withThrowingTaskGroup(of: T.self) { group in
         group.addTask { try await body() }
         group.addTask {
@@ -93,17 +95,21 @@ struct FailingCard: VPCDCard {
     func reset() {}
     func atr() -> [UInt8] { [0x3B, 0x80, 0x80, 0x01, 0x01] }
     func transmit(_ apdu: [UInt8]) throws -> [UInt8] {
-        if apdu.first == 0xEE { return [0x90] }  // too short to be a response APDU
+        if apdu.first == 0xEE { return [0x90] } // too short to be a response APDU
         throw Broken()
     }
 }
 
 /// Runs an exporter for `card` against `port` for the duration of `body`.
-func withExporter<T: Sendable>(_ card: any VPCDCard, port: Int,
-                               configuration: VPCDCardExporter.Configuration = .init(reconnectDelay: .milliseconds(20),
-                                                                                    maximumReconnectDelay: .milliseconds(200)),
-                               _ body: () async throws -> T) async throws -> T {
-    let exporter = VPCDCardExporter(card: card, host: "127.0.0.1", port: port, configuration: configuration, logger: quietLogger)
+func withExporter<T: Sendable>(
+    _ card: any VPCDCard, port: Int,
+    configuration: VPCDCardExporter.Configuration = .init(
+        reconnectDelay: .milliseconds(20),
+        maximumReconnectDelay: .milliseconds(200)),
+    _ body: () async throws -> T
+) async throws -> T {
+    let exporter = VPCDCardExporter(
+        card: card, host: "127.0.0.1", port: port, configuration: configuration, logger: quietLogger)
     let task = Task { await exporter.run() }
     defer { task.cancel() }
     let result = try await body()
@@ -127,8 +133,12 @@ struct RawPeer: Sendable {
     }
 
     /// Serves the connection with `body`, then closes it.
-    func run(_ body: (_ reader: inout NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator,
-                      _ writer: NIOAsyncChannelOutboundWriter<ByteBuffer>) async throws -> Void) async throws {
+    func run(
+        _ body: (
+            _ reader: inout NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator,
+            _ writer: NIOAsyncChannelOutboundWriter<ByteBuffer>
+        ) async throws -> Void
+    ) async throws {
         try await channel.executeThenClose { inbound, outbound in
             var iterator = inbound.makeAsyncIterator()
             try await body(&iterator, outbound)

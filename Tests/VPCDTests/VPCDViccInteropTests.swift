@@ -4,8 +4,11 @@ import VPCD
 /// Our listener as the reader, vsmartcard's `vicc -t iso7816` (Debian vsmartcard-vpicc) as the
 /// card. The expected answers come from vicc's Iso7816OS: its ATR (T=1, TA1 13, historical
 /// bytes 80 73 FF 01 00: card capabilities), an MF with no files and a SAM for GET CHALLENGE.
-@Suite("vpcd interop: vicc → VPCDListener",
-       .enabled(if: VPCDPeers.canRunVicc, "vicc or pycryptodome missing (Scripts/setup.sh installs them); runs always when CI is set"))
+@Suite(
+    "vpcd interop: vicc → VPCDListener",
+    .enabled(
+        if: VPCDPeers.canRunVicc,
+        "vicc or pycryptodome missing (Scripts/setup.sh installs them); runs always when CI is set"))
 struct VPCDViccInteropTests {
     static let viccATR = hex("3B951381018073FF01000B")
 

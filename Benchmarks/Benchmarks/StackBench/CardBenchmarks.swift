@@ -1,5 +1,5 @@
-import Benchmark
 import BenchSupport
+import Benchmark
 import CardFlow
 import DESFire
 import TONCard
@@ -18,7 +18,8 @@ func registerCardBenchmarks() {
             let (client, session) = try await DESFireBench.authenticatedClient(commMode: .enciphered)
             benchmark.startMeasurement()
             for _ in 0..<cardBatch {
-                let data = try await client.readData(file: DESFireBench.file, offset: 0, length: length, commMode: .enciphered)
+                let data = try await client.readData(
+                    file: DESFireBench.file, offset: 0, length: length, commMode: .enciphered)
                 precondition(data.count == length)
             }
             benchmark.stopMeasurement()

@@ -1,5 +1,5 @@
-import Benchmark
 import BenchSupport
+import Benchmark
 import CCID
 import CardFlow
 import CardSimulator
@@ -23,8 +23,10 @@ let benchmarks: @Sendable () -> Void = {
     //    reader (zero latency) → card → back, on each exchange level. At TPDU and character
     //    level the (contactless) bench card runs T=1; at character level each block is read as
     //    prologue, then LEN + EDC: two XfrBlocks per block.
-    let levels: [(String, CCIDExchangeLevel)] = [("Short", .shortAPDU), ("Extended", .extendedAPDU), ("TPDU", .tpdu),
-                                                  ("Character", .character)]
+    let levels: [(String, CCIDExchangeLevel)] = [
+        ("Short", .shortAPDU), ("Extended", .extendedAPDU), ("TPDU", .tpdu),
+        ("Character", .character),
+    ]
     for (levelName, level) in levels {
         for exchange in [Exchange.tiny, Exchange.maxShort] {
             Benchmark("Driver-\(levelName)-\(exchange.name)") { benchmark in

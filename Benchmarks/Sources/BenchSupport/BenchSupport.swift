@@ -54,18 +54,23 @@ public struct Exchange: Sendable {
     public let responseDataLength: Int
 
     /// 5-byte command (header + Le), 2-byte answer (status word only).
-    public static let tiny = Exchange(name: "5-2", command: try! CommandAPDU(cla: 0x00, ins: 0xB0, p1: 0, p2: 0, le: 2),
-                                      responseDataLength: 0)
+    public static let tiny = Exchange(
+        name: "5-2", command: try! CommandAPDU(cla: 0x00, ins: 0xB0, p1: 0, p2: 0, le: 2),
+        responseDataLength: 0)
     /// The largest short APDU: 255 data bytes out (261-byte command), 256 data bytes back (258-byte answer).
-    public static let maxShort = Exchange(name: "255-256",
-                                          command: try! CommandAPDU(cla: 0x00, ins: 0xD6, p1: 0, p2: 0,
-                                                                    data: Array(repeating: 0x5A, count: 255), le: 256),
-                                          responseDataLength: 256)
+    public static let maxShort = Exchange(
+        name: "255-256",
+        command: try! CommandAPDU(
+            cla: 0x00, ins: 0xD6, p1: 0, p2: 0,
+            data: Array(repeating: 0x5A, count: 255), le: 256),
+        responseDataLength: 256)
     /// 13-byte command (8 data bytes), 61-byte answer (59 data bytes): a typical authenticated read.
-    public static let medium = Exchange(name: "13-61",
-                                        command: try! CommandAPDU(cla: 0x90, ins: 0xAF, p1: 0, p2: 0,
-                                                                  data: Array(repeating: 0x11, count: 8)),
-                                        responseDataLength: 59)
+    public static let medium = Exchange(
+        name: "13-61",
+        command: try! CommandAPDU(
+            cla: 0x90, ins: 0xAF, p1: 0, p2: 0,
+            data: Array(repeating: 0x11, count: 8)),
+        responseDataLength: 59)
 
     public var commandLength: Int { command.encoded().count }
     public var responseLength: Int { responseDataLength + 2 }
@@ -73,8 +78,10 @@ public struct Exchange: Sendable {
 
 /// A virtual reader of the given level with a fixed-answer card on it; `clock` realises its
 /// timing model (``PreciseClock`` for the latency-model benchmark).
-public func makeVirtualReader(level: CCIDExchangeLevel, exchange: Exchange, timing: TimingModel = .zero,
-                              clock: any ElapsedClock = RealClock(), contact: ContactInterface? = nil) async -> VirtualCCIDReader {
+public func makeVirtualReader(
+    level: CCIDExchangeLevel, exchange: Exchange, timing: TimingModel = .zero,
+    clock: any ElapsedClock = RealClock(), contact: ContactInterface? = nil
+) async -> VirtualCCIDReader {
     var configuration = VirtualReaderConfiguration.level(level, maxMessageLength: 271)
     configuration.timing = timing
     if contact != nil { configuration.descriptor.protocols = [.t0, .t1] }
@@ -85,19 +92,24 @@ public func makeVirtualReader(level: CCIDExchangeLevel, exchange: Exchange, timi
 
 /// A bare CCID driver on the in-memory transport, card powered on (a contact card with
 /// `contact`'s protocols, e.g. `.t0Only()` for T=0 at TPDU level).
-public func makePoweredDriver(level: CCIDExchangeLevel, exchange: Exchange, timing: TimingModel = .zero,
-                              contact: ContactInterface? = nil) async throws -> CCIDDriver {
+public func makePoweredDriver(
+    level: CCIDExchangeLevel, exchange: Exchange, timing: TimingModel = .zero,
+    contact: ContactInterface? = nil
+) async throws -> CCIDDriver {
     let virtual = await makeVirtualReader(level: level, exchange: exchange, timing: timing, contact: contact)
-    let driver = CCIDDriver(transport: InMemoryUSBTransport(reader: virtual), descriptor: virtual.configuration.descriptor,
-                            logger: discardingLogger(level: .info))
+    let driver = CCIDDriver(
+        transport: InMemoryUSBTransport(reader: virtual), descriptor: virtual.configuration.descriptor,
+        logger: discardingLogger(level: .info))
     _ = try await driver.powerOn()
     return driver
 }
 
 /// A CardFlow reader (driver, session, tracing, metrics) on a simulated reader; `logLevel`
 /// `.trace` turns APDU tracing on.
-public func makeReader(level: CCIDExchangeLevel, exchange: Exchange, logLevel: Logger.Level,
-                       timing: TimingModel = .zero, id: String = "sim:0") async -> Reader {
+public func makeReader(
+    level: CCIDExchangeLevel, exchange: Exchange, logLevel: Logger.Level,
+    timing: TimingModel = .zero, id: String = "sim:0"
+) async -> Reader {
     let virtual = await makeVirtualReader(level: level, exchange: exchange, timing: timing)
     return Reader.simulated(virtual, id: id, logger: discardingLogger(level: logLevel))
 }
@@ -105,6 +117,7 @@ public func makeReader(level: CCIDExchangeLevel, exchange: Exchange, logLevel: L
 /// A checked answer: the benchmarks must not silently measure errors.
 @inline(__always)
 public func check(_ response: [UInt8], _ exchange: Exchange) {
-    precondition(response.count == exchange.responseLength && response[response.count - 2] == 0x90,
-                 "unexpected answer of \(response.count) bytes")
+    precondition(
+        response.count == exchange.responseLength && response[response.count - 2] == 0x90,
+        "unexpected answer of \(response.count) bytes")
 }

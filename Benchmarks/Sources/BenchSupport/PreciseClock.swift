@@ -1,5 +1,6 @@
 import CardFlow
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -21,9 +21,11 @@ struct PairedSessionOverhead {
         let sessionNanosecondsPerAPDU: Double
 
         var json: [String: Any] {
-            ["medianRatio": medianRatio, "ratioOfMinimums": ratioOfMinimums,
-             "driverNanosecondsPerAPDU": driverNanosecondsPerAPDU,
-             "sessionNanosecondsPerAPDU": sessionNanosecondsPerAPDU]
+            [
+                "medianRatio": medianRatio, "ratioOfMinimums": ratioOfMinimums,
+                "driverNanosecondsPerAPDU": driverNanosecondsPerAPDU,
+                "sessionNanosecondsPerAPDU": sessionNanosecondsPerAPDU,
+            ]
         }
     }
 
@@ -41,7 +43,8 @@ struct PairedSessionOverhead {
         var sessionTimes: [Double] = []
         for round in 0..<rounds {
             // Alternate which goes first, so neither always follows the other's cache state.
-            let driverTime: Double, sessionTime: Double
+            let driverTime: Double
+            let sessionTime: Double
             if round.isMultiple(of: 2) {
                 driverTime = try await driverBatch(driver)
                 sessionTime = try await sessionBatch(session)
@@ -55,9 +58,10 @@ struct PairedSessionOverhead {
         }
         await session.close()
         let perAPDU = 1e9 / Double(batch)
-        return Result(medianRatio: median(ratios), ratioOfMinimums: sessionTimes.min()! / driverTimes.min()!,
-                      driverNanosecondsPerAPDU: median(driverTimes) * perAPDU,
-                      sessionNanosecondsPerAPDU: median(sessionTimes) * perAPDU)
+        return Result(
+            medianRatio: median(ratios), ratioOfMinimums: sessionTimes.min()! / driverTimes.min()!,
+            driverNanosecondsPerAPDU: median(driverTimes) * perAPDU,
+            sessionNanosecondsPerAPDU: median(sessionTimes) * perAPDU)
     }
 
     /// Seconds for `batch` APDUs through the bare driver.

@@ -72,15 +72,21 @@ func provisionRun(timing: TimingModel) async throws -> ProvisionRun {
     let virtual = VirtualCCIDReader(configuration: configuration)
     await virtual.insert(DESFireCard(seed: 1))
     let log = CCIDMessageLog()
-    let driver = CCIDDriver(transport: RecordingTransport(inner: InMemoryUSBTransport(reader: virtual), log: log),
-                            descriptor: configuration.descriptor, logger: discardingLogger(level: .info))
-    let info = ReaderInfo(id: "sim:desfire", name: configuration.name, vendorID: configuration.vendorID,
-                          productID: configuration.productID, descriptor: configuration.descriptor)
+    let driver = CCIDDriver(
+        transport: RecordingTransport(inner: InMemoryUSBTransport(reader: virtual), log: log),
+        descriptor: configuration.descriptor, logger: discardingLogger(level: .info))
+    let info = ReaderInfo(
+        id: "sim:desfire", name: configuration.name, vendorID: configuration.vendorID,
+        productID: configuration.productID, descriptor: configuration.descriptor)
     let reader = Reader(info: info, driver: driver, logger: discardingLogger(level: .info))
     let provisioning = DESFireProvisioning(
         application: try DESFireApplicationID(hex: "010203"), file: 1, size: 64, commMode: .enciphered,
-        key: try DESFireKey(type: .aes, bytes: [0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77,
-                                                0x88, 0x99, 0xAA, 0xBB, 0xCC, 0xDD, 0xEE, 0xFF]),
+        key: try DESFireKey(
+            type: .aes,
+            bytes: [
+                0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77,
+                0x88, 0x99, 0xAA, 0xBB, 0xCC, 0xDD, 0xEE, 0xFF,
+            ]),
         data: (0..<32).map { UInt8($0) })
     await log.reset()
     let apdusBefore = await virtual.apdusProcessed
@@ -94,15 +100,17 @@ func provisionRun(timing: TimingModel) async throws -> ProvisionRun {
     var apdus = 0
     for (command, responseLength) in exchanges {
         switch command.first {
-        case 0x6F:  // PC_to_RDR_XfrBlock: one whole APDU, one whole answer on this reader
+        case 0x6F: // PC_to_RDR_XfrBlock: one whole APDU, one whole answer on this reader
             apdus += 1
-            modelTime += timing.exchangeTime(commandLength: command.count - 10, responseLength: responseLength - 10, cardTime: .zero)
-        case 0x72:  // PC_to_RDR_Abort: answered at once
+            modelTime += timing.exchangeTime(
+                commandLength: command.count - 10, responseLength: responseLength - 10, cardTime: .zero)
+        case 0x72: // PC_to_RDR_Abort: answered at once
             break
         default:
             modelTime += timing.readerOnlyTime
         }
     }
-    return ProvisionRun(apdus: apdus, cardAPDUs: await virtual.apdusProcessed - apdusBefore, ccidMessages: exchanges.count,
-                        modelTime: modelTime, wallTime: wallTime)
+    return ProvisionRun(
+        apdus: apdus, cardAPDUs: await virtual.apdusProcessed - apdusBefore, ccidMessages: exchanges.count,
+        modelTime: modelTime, wallTime: wallTime)
 }

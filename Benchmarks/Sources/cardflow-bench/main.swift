@@ -39,9 +39,11 @@ let pairedOnly = CommandLine.arguments.contains("--paired-only")
 let clock = ContinuousClock()
 
 /// Times `count` APDUs through a CardSession (tracing off) on `timer` and returns APDU/s.
-func sessionRate(_ session: CardSession, _ exchange: Exchange, count: Int,
-                 on timer: any ElapsedClock = RealClock()) async throws -> Double {
-    for _ in 0..<5 { _ = try await session.transmit(exchange.command) }  // warm-up
+func sessionRate(
+    _ session: CardSession, _ exchange: Exchange, count: Int,
+    on timer: any ElapsedClock = RealClock()
+) async throws -> Double {
+    for _ in 0..<5 { _ = try await session.transmit(exchange.command) } // warm-up
     let start = timer.now()
     for _ in 0..<count {
         let response = try await session.transmit(exchange.command)
@@ -88,16 +90,20 @@ for exchange in [Exchange.tiny, Exchange.maxShort] {
     let name = "Session-TraceOff-Short-\(exchange.name)"
     let result = try await PairedSessionOverhead(exchange: exchange, rounds: pairedRounds, batch: 100).measure()
     if pairedOnly {
-        print("\(name): session ÷ driver \(result.medianRatio) (median), \(result.ratioOfMinimums) (minimums);",
-              "\(Int(result.sessionNanosecondsPerAPDU)) vs \(Int(result.driverNanosecondsPerAPDU)) ns/APDU")
+        print(
+            "\(name): session ÷ driver \(result.medianRatio) (median), \(result.ratioOfMinimums) (minimums);",
+            "\(Int(result.sessionNanosecondsPerAPDU)) vs \(Int(result.driverNanosecondsPerAPDU)) ns/APDU")
     }
-    pairedOverhead.append(["name": name, "rounds": pairedRounds, "batch": 100].merging(result.json) { first, _ in first })
+    pairedOverhead.append(
+        ["name": name, "rounds": pairedRounds, "batch": 100].merging(result.json) { first, _ in first })
 }
 if pairedOnly { exit(0) }
 
 /// APDU/s through a session to a reader whose waits `clock` skips (timed on that clock: the
 /// model's waits plus the stack's real time), and the skipped waits per APDU.
-func skippedWaitRate(_ exchange: Exchange, timing: TimingModel, count: Int) async throws -> (rate: Double, waitsPerAPDU: Double) {
+func skippedWaitRate(_ exchange: Exchange, timing: TimingModel, count: Int) async throws -> (
+    rate: Double, waitsPerAPDU: Double
+) {
     let readerClock = SkippedWaitClock()
     let virtual = await makeVirtualReader(level: .shortAPDU, exchange: exchange, timing: timing, clock: readerClock)
     let reader = Reader.simulated(virtual, logger: discardingLogger(level: .info))
@@ -128,21 +134,24 @@ for rate in [106, 424] {
         // CCID messages the reader received per APDU (5 warm-up APDUs included): 1 means no extra round trips.
         let messagesPerAPDU = Double(await virtual.commandsReceived - before) / Double(apdus + 5)
         await session.close()
-        let exchangeTime = timing.exchangeTime(commandLength: exchange.commandLength,
-                                               responseLength: exchange.responseLength, cardTime: .zero)
+        let exchangeTime = timing.exchangeTime(
+            commandLength: exchange.commandLength,
+            responseLength: exchange.responseLength, cardTime: .zero)
         let bound = 1 / seconds(exchangeTime)
         let timerFloor = try await sleepRate(exchangeTime, count: apdus, on: readerClock)
         let plainSleep = try await sleepRate(exchangeTime, count: apdus, on: RealClock())
-        latency.append(["name": "Latency-\(rate)k-\(exchange.name)", "rfBitRate": rate,
-                        "commandLength": exchange.commandLength, "responseLength": exchange.responseLength,
-                        "apdus": apdus, "achievedAPDUsPerSecond": achieved, "modelBoundAPDUsPerSecond": bound,
-                        "efficiency": achieved / bound, "sleepOnlyAPDUsPerSecond": timerFloor,
-                        "skippedWaitAPDUsPerSecond": skipped.rate, "efficiencySkippedWaits": skipped.rate / bound,
-                        "readerWaitsPerAPDU": skipped.waitsPerAPDU,
-                        "efficiencyVsSleepOnly": achieved / timerFloor,
-                        "plainSleepAPDUsPerSecond": plainSleep, "readerClock": "PreciseClock",
-                        "timerSlackReduced": timerSlackReduced, "niceMinus10": priorityRaised,
-                        "ccidMessagesPerAPDU": messagesPerAPDU])
+        latency.append([
+            "name": "Latency-\(rate)k-\(exchange.name)", "rfBitRate": rate,
+            "commandLength": exchange.commandLength, "responseLength": exchange.responseLength,
+            "apdus": apdus, "achievedAPDUsPerSecond": achieved, "modelBoundAPDUsPerSecond": bound,
+            "efficiency": achieved / bound, "sleepOnlyAPDUsPerSecond": timerFloor,
+            "skippedWaitAPDUsPerSecond": skipped.rate, "efficiencySkippedWaits": skipped.rate / bound,
+            "readerWaitsPerAPDU": skipped.waitsPerAPDU,
+            "efficiencyVsSleepOnly": achieved / timerFloor,
+            "plainSleepAPDUsPerSecond": plainSleep, "readerClock": "PreciseClock",
+            "timerSlackReduced": timerSlackReduced, "niceMinus10": priorityRaised,
+            "ccidMessagesPerAPDU": messagesPerAPDU,
+        ])
     }
 }
 
@@ -153,7 +162,8 @@ for n in [1, 2, 4, 8] {
     let timing = TimingModel(usbRoundTrip: .milliseconds(1))
     var sessions: [CardSession] = []
     for i in 0..<n {
-        let reader = await makeReader(level: .shortAPDU, exchange: .tiny, logLevel: .info, timing: timing, id: "sim:\(i)")
+        let reader = await makeReader(
+            level: .shortAPDU, exchange: .tiny, logLevel: .info, timing: timing, id: "sim:\(i)")
         sessions.append(try await reader.connect())
     }
     let start = clock.now
@@ -171,8 +181,10 @@ for n in [1, 2, 4, 8] {
     let total = Double(n * scalingAPDUs) / seconds(start.duration(to: clock.now))
     for session in sessions { await session.close() }
     if n == 1 { single = total }
-    scaling.append(["name": "Scaling-\(n)", "readers": n, "apdusPerReader": scalingAPDUs,
-                    "totalAPDUsPerSecond": total, "efficiency": total / (Double(n) * single)])
+    scaling.append([
+        "name": "Scaling-\(n)", "readers": n, "apdusPerReader": scalingAPDUs,
+        "totalAPDUsPerSecond": total, "efficiency": total / (Double(n) * single),
+    ])
 }
 
 // 6. DESFire provisioning flow: APDU count and time on a full-speed USB reader at 106 kbit/s.
@@ -190,6 +202,8 @@ let provision: [String: Any] = [
     "zeroLatencyWallSeconds": seconds(zeroRun.wallTime), "zeroLatencyAPDUs": zeroRun.apdus,
 ]
 
-let output: [String: Any] = ["sessionOverheadPaired": pairedOverhead, "latencyModel": latency, "scaling": scaling, "provision": provision]
+let output: [String: Any] = [
+    "sessionOverheadPaired": pairedOverhead, "latencyModel": latency, "scaling": scaling, "provision": provision,
+]
 let data = try JSONSerialization.data(withJSONObject: output, options: [.prettyPrinted, .sortedKeys])
 print(String(decoding: data, as: UTF8.self))

@@ -51,7 +51,9 @@ enum TransmitLoop {
             }
             let elapsed = ContinuousClock.now - start
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            print("swift \(count) APDUs \((seconds * 1000).rounded() / 1000) s \((Double(count) / seconds * 10).rounded() / 10) APDU/s")
+            print(
+                "swift \(count) APDUs \((seconds * 1000).rounded() / 1000) s \((Double(count) / seconds * 10).rounded() / 10) APDU/s"
+            )
             try await card.disconnect()
         } catch {
             fail("pcsc-transmit-loop: \(error)", status: 2)
@@ -75,7 +77,9 @@ enum TransmitLoop {
         }
         await reader.pcsc?.close()
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        print("session \(count) APDUs \((seconds * 1000).rounded() / 1000) s \((Double(count) / seconds * 10).rounded() / 10) APDU/s")
+        print(
+            "session \(count) APDUs \((seconds * 1000).rounded() / 1000) s \((Double(count) / seconds * 10).rounded() / 10) APDU/s"
+        )
     }
 
     /// Writes to standard error and exits (the C `stderr` global is not concurrency-safe in Swift 6).

@@ -1,5 +1,5 @@
-import FuzzSupport
 import CCID
+import FuzzSupport
 
 /// The CCID codec: what a reader (or, for the simulator, a host) puts on the bulk and interrupt
 /// endpoints, the class descriptor, the class requests' answers and the card's ATR.

@@ -1,5 +1,5 @@
-import FuzzSupport
 import CCID
+import FuzzSupport
 
 /// T=1: the block codec, and the host's state machine fed with whatever a card sends.
 enum T1Fuzzing {
@@ -9,7 +9,8 @@ enum T1Fuzzing {
         let checksum: T1Checksum = input.byte() & 1 == 0 ? .lrc : .crc
         let wire = input.rest()
         guard let block = try? T1Block(decoding: wire, checksum: checksum) else { return }
-        fuzzCheck(block.information.count <= T1Block.maximumInformationLength, "INF of \(block.information.count) bytes")
+        fuzzCheck(
+            block.information.count <= T1Block.maximumInformationLength, "INF of \(block.information.count) bytes")
         let encoded = try? block.encoded(checksum: checksum)
         fuzzCheck(encoded == wire, "T1Block does not encode back to its bytes")
     }
@@ -56,7 +57,8 @@ enum T1Fuzzing {
                 switch event {
                 case 0xFF:
                     timeoutsInARow += 1
-                    fuzzCheck(timeoutsInARow <= timeoutBound, "\(timeoutsInARow) time-outs in a row and the exchange goes on")
+                    fuzzCheck(
+                        timeoutsInARow <= timeoutBound, "\(timeoutsInARow) time-outs in a row and the exchange goes on")
                     action = host.timeoutOccurred()
                 case 0x80..<0xFF:
                     timeoutsInARow = 0
@@ -72,7 +74,8 @@ enum T1Fuzzing {
             }
             switch action {
             case .completed(let response):
-                fuzzCheck(response.count <= host.maximumResponseLength, "response of \(response.count) bytes over the limit")
+                fuzzCheck(
+                    response.count <= host.maximumResponseLength, "response of \(response.count) bytes over the limit")
                 fuzzCheck(!host.isExchangeInProgress, "exchange still in progress after completing")
             case .failed(let error):
                 if error.requiresCardReset {
@@ -92,7 +95,8 @@ enum T1Fuzzing {
         }
         fuzzCheck(block.nodeAddress == host.nodeAddress, "host sent NAD \(block.nodeAddress)")
         if case .information = block.kind {
-            fuzzCheck(block.information.count <= ifscBound, "I-block of \(block.information.count) bytes, IFSC \(ifscBound)")
+            fuzzCheck(
+                block.information.count <= ifscBound, "I-block of \(block.information.count) bytes, IFSC \(ifscBound)")
         }
     }
 }

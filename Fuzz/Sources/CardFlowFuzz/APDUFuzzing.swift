@@ -1,5 +1,6 @@
-import FuzzSupport
 import CardFlow
+import FuzzSupport
+
 @testable import CardSimulator
 
 /// Command and response APDUs, from bytes and from hex text (relay messages, CLI arguments,
@@ -19,9 +20,10 @@ enum APDUFuzzing {
         let extended = try? CommandAPDU(bytes: command.encoded(forceExtendedLength: true))
         fuzzCheck(extended == command, "CommandAPDU does not survive extended encode/parse: \(command)")
         if let card {
-            fuzzCheck(card.cla == command.cla && card.ins == command.ins && card.p1 == command.p1 && card.p2 == command.p2
-                      && card.data == command.data && card.ne == command.le,
-                      "client and card models parse \(bytes) differently")
+            fuzzCheck(
+                card.cla == command.cla && card.ins == command.ins && card.p1 == command.p1 && card.p2 == command.p2
+                    && card.data == command.data && card.ne == command.le,
+                "client and card models parse \(bytes) differently")
         }
     }
 

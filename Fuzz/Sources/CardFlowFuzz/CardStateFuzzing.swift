@@ -1,5 +1,6 @@
-import FuzzSupport
 import Foundation
+import FuzzSupport
+
 @testable import CardSimulator
 
 /// Simulated-card state files, for each persistent card model: a file that loads saves to one
@@ -23,7 +24,9 @@ enum CardStateFuzzing {
         }
     }
 
-    private static func load<Card: PersistentVirtualCard>(_ type: Card.Type, _ json: [UInt8], _ commands: inout FuzzInput) {
+    private static func load<Card: PersistentVirtualCard>(
+        _ type: Card.Type, _ json: [UInt8], _ commands: inout FuzzInput
+    ) {
         guard let envelope = try? JSONDecoder().decode(CardStateEnvelope<Card>.self, from: Data(json)) else { return }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -38,7 +41,9 @@ enum CardStateFuzzing {
         card.powerOn()
         while !commands.isEmpty {
             let answer = card.process(commands.take(Int(commands.byte())))
-            fuzzCheck(answer.count >= 2 || Card.self == SimulatedISO15693Tag.self, "\(Card.persistentKind) answered \(answer.count) bytes")
+            fuzzCheck(
+                answer.count >= 2 || Card.self == SimulatedISO15693Tag.self,
+                "\(Card.persistentKind) answered \(answer.count) bytes")
         }
     }
 }

@@ -1,8 +1,9 @@
-import FuzzSupport
+import CardDaemon
 import Foundation
+import FuzzSupport
 import NIOCore
 import NIOEmbedded
-import CardDaemon
+
 @testable import CardDaemonControl
 
 /// The control socket: the byte stream split into bounded lines, each line parsed as the
@@ -32,8 +33,9 @@ enum ControlFuzzing {
         // An unterminated last line counts; when it is over the limit the decoder has already
         // dropped its bytes and (today) reports nothing for it.
         let expected = newlines + (tail > 0 ? 1 : 0)
-        fuzzCheck(lines.count == expected || (tail > limit && lines.count == newlines),
-                  "\(lines.count) lines from \(newlines) newlines and a \(tail)-byte tail")
+        fuzzCheck(
+            lines.count == expected || (tail > limit && lines.count == newlines),
+            "\(lines.count) lines from \(newlines) newlines and a \(tail)-byte tail")
         for line in lines {
             guard case .line(let text) = line else { continue }
             fuzzCheck(!text.contains("\n"), "a line holds a newline")
@@ -50,7 +52,8 @@ enum ControlFuzzing {
         let again = try? JSONDecoder().decode(JSONValue.self, from: Data(request.jsonLine().utf8))
         fuzzCheck(again == request, "JSONValue does not survive its own JSON line")
         guard let flow = request["flow"], let data = try? JSONEncoder().encode(flow),
-              let specification = try? JSONDecoder().decode(FlowSpecification.self, from: data) else { return }
+            let specification = try? JSONDecoder().decode(FlowSpecification.self, from: data)
+        else { return }
         let reencoded = try? JSONDecoder().decode(FlowSpecification.self, from: JSONEncoder().encode(specification))
         fuzzCheck(reencoded == specification, "FlowSpecification does not survive encode/decode")
     }

@@ -1,6 +1,6 @@
-import FuzzSupport
 import CardDaemon
 import Foundation
+import FuzzSupport
 
 /// cardd's configuration file (JSON): what decodes encodes to a configuration that decodes the same.
 enum DaemonConfigurationFuzzing {

@@ -9,8 +9,9 @@ let selectedTarget: FuzzTarget = {
     if getenv("CARDFLOW_FUZZ_TARGET").map({ String(cString: $0) }) == "write-seeds" {
         let environment = ProcessInfo.processInfo.environment
         do {
-            try SeedWriter.write(to: URL(fileURLWithPath: environment["CARDFLOW_FUZZ_CORPUS"] ?? "Fuzz/Corpus"),
-                                 repository: URL(fileURLWithPath: environment["CARDFLOW_FUZZ_REPOSITORY"] ?? "."))
+            try SeedWriter.write(
+                to: URL(fileURLWithPath: environment["CARDFLOW_FUZZ_CORPUS"] ?? "Fuzz/Corpus"),
+                repository: URL(fileURLWithPath: environment["CARDFLOW_FUZZ_REPOSITORY"] ?? "."))
         } catch {
             FileHandle.standardError.write(Data("writing the seeds failed: \(error)\n".utf8))
             exit(1)

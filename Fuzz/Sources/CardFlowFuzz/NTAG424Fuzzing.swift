@@ -7,8 +7,9 @@ import FuzzSupport
 enum NTAG424Fuzzing {
     /// SDMMetaReadKey and SDMFileReadKey of AN12196's examples (16 × 00): seeds from the note pass
     /// the MAC check and reach the file-data decipherment.
-    static let verifier = try! NTAG424SUNVerifier(metaReadKey: [UInt8](repeating: 0, count: 16),
-                                                  fileReadKey: [UInt8](repeating: 0, count: 16))
+    static let verifier = try! NTAG424SUNVerifier(
+        metaReadKey: [UInt8](repeating: 0, count: 16),
+        fileReadKey: [UInt8](repeating: 0, count: 16))
 
     /// Input: mode byte (bit 0: plain mirror instead of enciphered PICCData), SDMENCFileData
     /// length in blocks (0…2), then PICCData (16) or UID (7) and counter (3), the file data, the
@@ -25,10 +26,12 @@ enum NTAG424Fuzzing {
         let macInput = input.rest()
         func verify(_ mac: [UInt8]) throws(NTAG424SUNError) -> NTAG424SUNMessage {
             if plain {
-                let counter = counterBytes.count == 3
+                let counter =
+                    counterBytes.count == 3
                     ? UInt32(counterBytes[0]) << 16 | UInt32(counterBytes[1]) << 8 | UInt32(counterBytes[2]) : nil
-                return try verifier.verify(uid: uid.count == 7 ? uid : nil, readCounter: counter, encFileData: enc,
-                                           mac: mac, macInput: macInput)
+                return try verifier.verify(
+                    uid: uid.count == 7 ? uid : nil, readCounter: counter, encFileData: enc,
+                    mac: mac, macInput: macInput)
             }
             return try verifier.verify(piccData: picc, encFileData: enc, mac: mac, macInput: macInput)
         }
@@ -57,7 +60,8 @@ enum NTAG424Fuzzing {
             // SDMAccessRights' RFU nibble is sent as F whatever the tag answered.
             normalised[4] |= 0xF0
         }
-        fuzzCheck(settings.changeFileSettingsData == normalised,
-                  "settings \(settings) encode to \(settings.changeFileSettingsData.hexString), read from \(bytes.hexString)")
+        fuzzCheck(
+            settings.changeFileSettingsData == normalised,
+            "settings \(settings) encode to \(settings.changeFileSettingsData.hexString), read from \(bytes.hexString)")
     }
 }

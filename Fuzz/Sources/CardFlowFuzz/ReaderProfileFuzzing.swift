@@ -1,5 +1,5 @@
-import FuzzSupport
 import CardSimulator
+import FuzzSupport
 
 /// Simulated reader profiles (`--reader-profile`, lsusb-style dumps): parsing terminates and
 /// never traps; what parses is a usable profile.

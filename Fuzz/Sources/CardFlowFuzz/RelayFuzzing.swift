@@ -1,5 +1,5 @@
-import FuzzSupport
 import CardFlow
+import FuzzSupport
 import Relay
 
 /// Messages a relay service sends over its WebSocket: only what the limits allow gets through.
@@ -10,7 +10,8 @@ enum RelayFuzzing {
         guard let message = try? RelayServiceMessage(parsing: text, limits: limits) else { return }
         switch message {
         case .apdu(_, let command):
-            fuzzCheck(command.encoded().count <= limits.maxAPDUSize, "APDU of \(command.encoded().count) bytes let through")
+            fuzzCheck(
+                command.encoded().count <= limits.maxAPDUSize, "APDU of \(command.encoded().count) bytes let through")
         case .progress(let fraction):
             fuzzCheck(fraction.isFinite && (0...1).contains(fraction), "progress \(fraction) let through")
         case .done, .failed:

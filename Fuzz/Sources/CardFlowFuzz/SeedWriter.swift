@@ -1,8 +1,9 @@
-import CardDaemon
 import CCID
+import CardDaemon
 import CardFlow
 import Foundation
 import NDEF
+
 @testable import CardSimulator
 
 /// Writes the seed corpus (Fuzz/Corpus/<target>/): small valid inputs, made with the package's
@@ -12,8 +13,14 @@ enum SeedWriter {
     static func write(to corpus: URL, repository: URL) throws {
         var seeds: [String: [[UInt8]]] = [:]
         let atrs: [[UInt8]] = [
-            atr([0x3B, 0x8F, 0x80, 0x01, 0x80, 0x4F, 0x0C, 0xA0, 0x00, 0x00, 0x03, 0x06, 0x03, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00]),
-            atr([0x3B, 0xDA, 0x18, 0xFF, 0x81, 0xB1, 0xFE, 0x75, 0x1F, 0x03, 0x00, 0x31, 0xC5, 0x73, 0xC0, 0x01, 0x40, 0x00, 0x90, 0x00]),
+            atr([
+                0x3B, 0x8F, 0x80, 0x01, 0x80, 0x4F, 0x0C, 0xA0, 0x00, 0x00, 0x03, 0x06, 0x03, 0x00, 0x03, 0x00, 0x00,
+                0x00, 0x00,
+            ]),
+            atr([
+                0x3B, 0xDA, 0x18, 0xFF, 0x81, 0xB1, 0xFE, 0x75, 0x1F, 0x03, 0x00, 0x31, 0xC5, 0x73, 0xC0, 0x01, 0x40,
+                0x00, 0x90, 0x00,
+            ]),
             atr([0x3B, 0x81, 0x80, 0x01, 0x80]),
             [0x3B, 0x02, 0x14, 0x50],
             atr([0x3B, 0xF8, 0x13, 0x00, 0x00, 0x81, 0x31, 0xFE, 0x15, 0x59, 0x75, 0x62, 0x69, 0x6B, 0x65, 0x79, 0x34]),
@@ -21,20 +28,30 @@ enum SeedWriter {
         seeds["atr"] = atrs
 
         seeds["ccid-response"] = [
-            CCIDResponse(slot: 0, sequence: 1, state: CCIDSlotState(rawValue: 0), kind: .dataBlock(chainParameter: 0, data: atrs[1])),
-            CCIDResponse(slot: 0, sequence: 2, state: CCIDSlotState(rawValue: 0), kind: .dataBlock(chainParameter: 0, data: [0x90, 0x00])),
-            CCIDResponse(slot: 0, sequence: 3, state: CCIDSlotState(rawValue: 0x80), errorCode: 2, kind: .dataBlock(chainParameter: 0, data: [])),
+            CCIDResponse(
+                slot: 0, sequence: 1, state: CCIDSlotState(rawValue: 0),
+                kind: .dataBlock(chainParameter: 0, data: atrs[1])),
+            CCIDResponse(
+                slot: 0, sequence: 2, state: CCIDSlotState(rawValue: 0),
+                kind: .dataBlock(chainParameter: 0, data: [0x90, 0x00])),
+            CCIDResponse(
+                slot: 0, sequence: 3, state: CCIDSlotState(rawValue: 0x80), errorCode: 2,
+                kind: .dataBlock(chainParameter: 0, data: [])),
             CCIDResponse(slot: 0, sequence: 4, state: CCIDSlotState(rawValue: 1), kind: .slotStatus(clockStatus: 0)),
             CCIDResponse(slot: 0, sequence: 5, state: CCIDSlotState(rawValue: 0), kind: .parameters(.defaultT1)),
             CCIDResponse(slot: 0, sequence: 6, state: CCIDSlotState(rawValue: 0), kind: .escape([0x01, 0x02])),
-            CCIDResponse(slot: 0, sequence: 7, state: CCIDSlotState(rawValue: 0),
-                         kind: .dataRateAndClockFrequency(clockFrequency: 4000, dataRate: 10752)),
+            CCIDResponse(
+                slot: 0, sequence: 7, state: CCIDSlotState(rawValue: 0),
+                kind: .dataRateAndClockFrequency(clockFrequency: 4000, dataRate: 10752)),
         ].map { $0.encoded() }
 
         seeds["ccid-command"] = [
             CCIDCommand(slot: 0, sequence: 0, kind: .iccPowerOn(.automatic)),
-            CCIDCommand(slot: 0, sequence: 1, kind: .xfrBlock(blockWaitingTimeMultiplier: 0, levelParameter: 0,
-                                                              data: [0x00, 0xA4, 0x04, 0x00, 0x02, 0x3F, 0x00, 0x00])),
+            CCIDCommand(
+                slot: 0, sequence: 1,
+                kind: .xfrBlock(
+                    blockWaitingTimeMultiplier: 0, levelParameter: 0,
+                    data: [0x00, 0xA4, 0x04, 0x00, 0x02, 0x3F, 0x00, 0x00])),
             CCIDCommand(slot: 0, sequence: 2, kind: .setParameters(.defaultT1)),
             CCIDCommand(slot: 0, sequence: 3, kind: .getSlotStatus),
             CCIDCommand(slot: 0, sequence: 4, kind: .escape([0xFF, 0x00, 0x48, 0x00, 0x00])),
@@ -44,7 +61,10 @@ enum SeedWriter {
 
         seeds["ccid-interrupt"] = [
             [0x00] + CCIDInterruptMessage.slotChange([.init(slot: 0, cardPresent: true, changed: true)]).encoded(),
-            [0x03] + CCIDInterruptMessage.slotChange((0..<4).map { .init(slot: $0, cardPresent: $0 % 2 == 0, changed: true) }).encoded(),
+            [0x03]
+                + CCIDInterruptMessage.slotChange(
+                    (0..<4).map { .init(slot: $0, cardPresent: $0 % 2 == 0, changed: true) }
+                ).encoded(),
             [0x00] + CCIDInterruptMessage.hardwareError(slot: 0, sequence: 1, code: 1).encoded(),
         ]
 
@@ -89,8 +109,10 @@ enum SeedWriter {
             [0x00, 0xD6, 0x00, 0x00, 0x00, 0x01, 0x00] + [UInt8](repeating: 0xAB, count: 256) + [0x00, 0x00],
             Array("00A40400 07 D2760000850101 00".utf8),
         ]
-        seeds["response-apdu"] = [[0x90, 0x00], [0x6F, 0x10, 0x84, 0x08, 0x90, 0x00], [0x61, 0x10], [0x6C, 0x08],
-                                  [0x91, 0xAF], Array("6F 00 90 00".utf8)]
+        seeds["response-apdu"] = [
+            [0x90, 0x00], [0x6F, 0x10, 0x84, 0x08, 0x90, 0x00], [0x61, 0x10], [0x6C, 0x08],
+            [0x91, 0xAF], Array("6F 00 90 00".utf8),
+        ]
 
         let uri = URIRecord("https://example.com/welcome")
         let text = try TextRecord("hello", language: "en")
@@ -142,7 +164,8 @@ enum SeedWriter {
             hex("0040E0EE000100E1FEEF100000300000A08601"),
         ]
 
-        let configuration = try String(contentsOf: repository.appendingPathComponent("Examples/cardd/cardd.example.json"), encoding: .utf8)
+        let configuration = try String(
+            contentsOf: repository.appendingPathComponent("Examples/cardd/cardd.example.json"), encoding: .utf8)
         seeds["daemon-config"] = [Array(configuration.utf8), Array(#"{"readers":["sim:desfire"],"rules":[]}"#.utf8)]
         let requests = [
             #"{"op":"readers","id":1}"#,
@@ -151,7 +174,10 @@ enum SeedWriter {
             #"{"op":"job","job":3}"#,
         ]
         seeds["control-line"] = [
-            [0xFF] + requests.flatMap { line -> [UInt8] in let bytes = Array((line + "\n").utf8); return [UInt8(min(bytes.count, 255))] + bytes.prefix(255) },
+            [0xFF]
+                + requests.flatMap { line -> [UInt8] in
+                    let bytes = Array((line + "\n").utf8); return [UInt8(min(bytes.count, 255))] + bytes.prefix(255)
+                },
             [0x10, 0x05] + Array("{}\r\n\n".utf8) + [0x20] + Array(String(repeating: "x", count: 31).utf8 + [0x0A]),
         ]
         seeds["key-store"] = [
@@ -159,7 +185,9 @@ enum SeedWriter {
             #"{"format":1,"keys":[],"secrets":[]}"#,
         ].map { Array($0.utf8) }
 
-        let commands: [[UInt8]] = [command, [0x00, 0xB0, 0x00, 0x00, 0x0F], [0x30, 0x04], [0x90, 0x60, 0x00, 0x00, 0x00]]
+        let commands: [[UInt8]] = [
+            command, [0x00, 0xB0, 0x00, 0x00, 0x0F], [0x30, 0x04], [0x90, 0x60, 0x00, 0x00, 0x00],
+        ]
         let tail: [UInt8] = [0] + commands.flatMap { [UInt8($0.count)] + $0 }
         seeds["card-state"] = try [
             [0] + state(NDEFType2Tag(message: messages[0])), [1] + state(NDEFType4Tag(message: messages[1])),
@@ -185,12 +213,15 @@ enum SeedWriter {
     private static func state<Card: PersistentVirtualCard>(_ card: Card) throws -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        return Array(try encoder.encode(CardStateEnvelope(format: CardStateStore.formatVersion, kind: Card.persistentKind, card: card)))
+        return Array(
+            try encoder.encode(
+                CardStateEnvelope(format: CardStateStore.formatVersion, kind: Card.persistentKind, card: card)))
     }
 
     private static func descriptor(of interface: ReaderInterfaceProfile) -> [UInt8] {
         CCIDClassDescriptor(
-            bcdCCID: interface.bcdCCID, maxSlotIndex: interface.bMaxSlotIndex, voltageSupport: interface.bVoltageSupport,
+            bcdCCID: interface.bcdCCID, maxSlotIndex: interface.bMaxSlotIndex,
+            voltageSupport: interface.bVoltageSupport,
             protocols: CCIDProtocols(rawValue: interface.dwProtocols), defaultClock: interface.dwDefaultClock,
             maximumClock: interface.dwMaximumClock, numClockSupported: interface.bNumClockSupported,
             dataRate: interface.dwDataRate, maxDataRate: interface.dwMaxDataRate,
@@ -198,7 +229,8 @@ enum SeedWriter {
             synchProtocols: interface.dwSynchProtocols, mechanical: interface.dwMechanical,
             features: CCIDFeatures(rawValue: interface.dwFeatures), maxMessageLength: interface.dwMaxCCIDMessageLength,
             classGetResponse: interface.bClassGetResponse, classEnvelope: interface.bClassEnvelope,
-            lcdLayout: interface.wLcdLayout, pinSupport: interface.bPINSupport, maxBusySlots: interface.bMaxCCIDBusySlots
+            lcdLayout: interface.wLcdLayout, pinSupport: interface.bPINSupport,
+            maxBusySlots: interface.bMaxCCIDBusySlots
         ).encoded()
     }
 }

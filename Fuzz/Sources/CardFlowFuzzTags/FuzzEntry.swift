@@ -1,5 +1,5 @@
-import TagFuzzTargets
 import FuzzSupport
+import TagFuzzTargets
 
 // libFuzzer's entry points for the TagFuzzTargets only (CARDFLOW_FUZZ_TARGET names one of them).
 

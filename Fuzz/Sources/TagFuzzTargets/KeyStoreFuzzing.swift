@@ -1,4 +1,5 @@
 import FuzzSupport
+
 @testable import CardFlow
 
 /// The key-store file: contents that decode are written back to a file that decodes the same.

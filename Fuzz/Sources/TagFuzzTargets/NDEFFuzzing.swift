@@ -1,4 +1,5 @@
 import FuzzSupport
+
 @testable import NDEF
 
 /// NDEF: messages and their typed records, the TLV area of Type 2 and Type 5 tags, and the
@@ -16,7 +17,8 @@ enum NDEFFuzzing {
         let again = try? NDEFMessage(decoding: encoded, mode: .strict)
         fuzzCheck(again == message, "NDEFMessage does not survive encode/decode")
         if let chunked = try? message.encoded(chunkSize: 7) {
-            fuzzCheck((try? NDEFMessage(decoding: chunked, mode: .strict)) == message, "chunked encoding decodes differently")
+            fuzzCheck(
+                (try? NDEFMessage(decoding: chunked, mode: .strict)) == message, "chunked encoding decodes differently")
         }
         for record in message.records {
             view(URIRecord.self, of: record)
@@ -39,8 +41,9 @@ enum NDEFFuzzing {
     static func tlvArea(_ bytes: [UInt8]) {
         guard let location = try? Type2Tag.locateNDEF(in: bytes) else { return }
         fuzzCheck(bytes[location.tlvOffset] == 0x03, "NDEF TLV at \(location.tlvOffset) is not tag 03")
-        fuzzCheck(location.valueOffset == location.tlvOffset + 2 || location.valueOffset == location.tlvOffset + 4,
-                  "value offset \(location.valueOffset) for a TLV at \(location.tlvOffset)")
+        fuzzCheck(
+            location.valueOffset == location.tlvOffset + 2 || location.valueOffset == location.tlvOffset + 4,
+            "value offset \(location.valueOffset) for a TLV at \(location.tlvOffset)")
         fuzzCheck(location.valueOffset <= bytes.count, "value offset past the area")
         fuzzCheck((0...0xFFFF).contains(location.length), "TLV length \(location.length)")
     }
@@ -50,7 +53,8 @@ enum NDEFFuzzing {
         guard let container = try? Type4CapabilityContainer(bytes: bytes) else { return }
         fuzzCheck((15...256).contains(container.maximumReadLength), "MLe \(container.maximumReadLength)")
         fuzzCheck((1...255).contains(container.maximumWriteLength), "MLc \(container.maximumWriteLength)")
-        fuzzCheck((3...0xFFFF).contains(container.maximumNDEFFileSize), "NDEF file size \(container.maximumNDEFFileSize)")
+        fuzzCheck(
+            (3...0xFFFF).contains(container.maximumNDEFFileSize), "NDEF file size \(container.maximumNDEFFileSize)")
         fuzzCheck(container.ndefFileID.count == 2, "file ID \(container.ndefFileID)")
     }
 }

@@ -12,8 +12,10 @@ extension CCIDDriver {
     /// the reader's message size requires: command chunks that ask for nothing back
     /// (wLevelParameter 0), the last one asking for the first part of the answer, then empty
     /// XfrBlocks for the rest.
-    func characterTransfer(_ data: [UInt8], expect: Int, slot: UInt8, bwi: UInt8 = 0,
-                           timeout: Duration? = nil) async throws -> [UInt8] {
+    func characterTransfer(
+        _ data: [UInt8], expect: Int, slot: UInt8, bwi: UInt8 = 0,
+        timeout: Duration? = nil
+    ) async throws -> [UInt8] {
         // wLevelParameter is 16 bits wide.
         let chunk = min(max(descriptor.maxPayloadPerMessage, 1), Int(UInt16.max))
         var offset = 0
@@ -21,20 +23,26 @@ extension CCIDDriver {
             let end = min(offset + chunk, data.count)
             let last = end == data.count
             let ask = last ? min(expect, chunk) : 0
-            let answer = try await xfrBlock(Array(data[offset..<end]), slot: slot, bwi: bwi,
-                                            level: UInt16(truncatingIfNeeded: ask), timeout: timeout).data
+            let answer = try await xfrBlock(
+                Array(data[offset..<end]), slot: slot, bwi: bwi,
+                level: UInt16(truncatingIfNeeded: ask), timeout: timeout
+            ).data
             guard answer.count == ask else {
-                throw CCIDDriverError.characterLevel(.answerLength(expected: ask, received: answer.count), command: data)
+                throw CCIDDriverError.characterLevel(
+                    .answerLength(expected: ask, received: answer.count), command: data)
             }
             offset = end
             if last {
                 var received = answer
                 while received.count < expect {
                     let more = min(expect - received.count, chunk)
-                    let part = try await xfrBlock([], slot: slot, bwi: bwi, level: UInt16(truncatingIfNeeded: more),
-                                                  timeout: timeout).data
+                    let part = try await xfrBlock(
+                        [], slot: slot, bwi: bwi, level: UInt16(truncatingIfNeeded: more),
+                        timeout: timeout
+                    ).data
                     guard part.count == more else {
-                        throw CCIDDriverError.characterLevel(.answerLength(expected: more, received: part.count), command: data)
+                        throw CCIDDriverError.characterLevel(
+                            .answerLength(expected: more, received: part.count), command: data)
                     }
                     received += part
                 }
@@ -53,7 +61,9 @@ extension CCIDDriver {
             guard atr.count + missing <= ATRLength.maximum else {
                 throw CCIDDriverError.characterLevel(.incompleteATR(atr), command: [])
             }
-            logger.debug("reading the rest of the ATR from the card", metadata: ["have": "\(atr.count)", "missing": "\(missing)"])
+            logger.debug(
+                "reading the rest of the ATR from the card",
+                metadata: ["have": "\(atr.count)", "missing": "\(missing)"])
             atr += try await characterTransfer([], expect: missing, slot: slot, timeout: configuration.powerOnTimeout)
         }
         return atr
@@ -105,20 +115,24 @@ extension CCIDDriver {
     /// silent (``discardCharacters(slot:bwi:timeout:)``) before T=1 answers with an R-block.
     /// The I/O line is half-duplex, so an R-block sent meanwhile would be lost, and what is left
     /// of the block would be read as the start of the next one, again and again.
-    func characterT1Block(_ block: [UInt8], slot: UInt8, bwi: UInt8, timeout: Duration,
-                          checksum: T1Checksum) async throws -> [UInt8] {
+    func characterT1Block(
+        _ block: [UInt8], slot: UInt8, bwi: UInt8, timeout: Duration,
+        checksum: T1Checksum
+    ) async throws -> [UInt8] {
         let prologue = try await characterTransfer(block, expect: 3, slot: slot, bwi: bwi, timeout: timeout)
         var received = prologue
         // LEN FF is reserved: the block is invalid whatever follows; T=1 says so.
         if prologue[2] != 0xFF {
-            received += try await characterTransfer([], expect: Int(prologue[2]) + checksum.length, slot: slot,
-                                                    bwi: bwi, timeout: timeout)
+            received += try await characterTransfer(
+                [], expect: Int(prologue[2]) + checksum.length, slot: slot,
+                bwi: bwi, timeout: timeout)
             if checksum.compute(received.dropLast(checksum.length)) == Array(received.suffix(checksum.length)) {
                 return received
             }
         }
-        logger.debug("T=1 block with a bad EDC or LEN; reading off the rest of what the card sends",
-                     metadata: ["prologue": "\(prologue.map(hex2).joined(separator: " "))"])
+        logger.debug(
+            "T=1 block with a bad EDC or LEN; reading off the rest of what the card sends",
+            metadata: ["prologue": "\(prologue.map(hex2).joined(separator: " "))"])
         try await discardCharacters(slot: slot, bwi: bwi, timeout: timeout)
         return received
     }
@@ -128,8 +142,9 @@ extension CCIDDriver {
     func discardCharacters(slot: UInt8, bwi: UInt8, timeout: Duration) async throws {
         for _ in 0..<4 {
             do {
-                _ = try await characterTransfer([], expect: 3 + T1Block.maximumInformationLength + 2, slot: slot,
-                                                bwi: bwi, timeout: timeout)
+                _ = try await characterTransfer(
+                    [], expect: 3 + T1Block.maximumInformationLength + 2, slot: slot,
+                    bwi: bwi, timeout: timeout)
             } catch CCIDDriverError.cardMute {
                 return
             } catch CCIDDriverError.characterLevel(.answerLength, _) {

@@ -99,7 +99,8 @@ public struct T0CharacterExchange: Sendable {
                     stage = .statusWord2(byte)
                     continue
                 }
-                let all = byte == instruction, one = byte == ~instruction
+                let all = byte == instruction
+                let one = byte == ~instruction
                 guard all || one else {
                     stage = .finished
                     return .failed(.unexpectedProcedureByte(byte, instruction: instruction))

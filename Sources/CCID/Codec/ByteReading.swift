@@ -3,7 +3,8 @@
 extension Array where Element == UInt8 {
     @inline(__always)
     func littleEndianUInt32(at offset: Int) -> UInt32 {
-        UInt32(self[offset]) | UInt32(self[offset + 1]) << 8 | UInt32(self[offset + 2]) << 16 | UInt32(self[offset + 3]) << 24
+        UInt32(self[offset]) | UInt32(self[offset + 1]) << 8 | UInt32(self[offset + 2]) << 16 | UInt32(self[offset + 3])
+            << 24
     }
 
     @inline(__always)

@@ -15,14 +15,17 @@ public enum CCIDClassRequest: Sendable, Hashable {
     public func controlRequest(interface: UInt8) -> USBControlRequest {
         switch self {
         case .abort(let slot, let sequence):
-            USBControlRequest(requestType: 0x21, request: Self.abortRequest,
-                              value: UInt16(sequence) << 8 | UInt16(slot), index: UInt16(interface))
+            USBControlRequest(
+                requestType: 0x21, request: Self.abortRequest,
+                value: UInt16(sequence) << 8 | UInt16(slot), index: UInt16(interface))
         case .getClockFrequencies(let count):
-            USBControlRequest(requestType: 0xA1, request: Self.getClockFrequenciesRequest, value: 0,
-                              index: UInt16(interface), length: UInt16(clamping: count * 4))
+            USBControlRequest(
+                requestType: 0xA1, request: Self.getClockFrequenciesRequest, value: 0,
+                index: UInt16(interface), length: UInt16(clamping: count * 4))
         case .getDataRates(let count):
-            USBControlRequest(requestType: 0xA1, request: Self.getDataRatesRequest, value: 0,
-                              index: UInt16(interface), length: UInt16(clamping: count * 4))
+            USBControlRequest(
+                requestType: 0xA1, request: Self.getDataRatesRequest, value: 0,
+                index: UInt16(interface), length: UInt16(clamping: count * 4))
         }
     }
 
@@ -30,7 +33,8 @@ public enum CCIDClassRequest: Sendable, Hashable {
     public init?(_ request: USBControlRequest) {
         switch (request.requestType, request.request) {
         case (0x21, Self.abortRequest):
-            self = .abort(slot: UInt8(truncatingIfNeeded: request.value), sequence: UInt8(truncatingIfNeeded: request.value >> 8))
+            self = .abort(
+                slot: UInt8(truncatingIfNeeded: request.value), sequence: UInt8(truncatingIfNeeded: request.value >> 8))
         case (0xA1, Self.getClockFrequenciesRequest): self = .getClockFrequencies(count: Int(request.length) / 4)
         case (0xA1, Self.getDataRatesRequest): self = .getDataRates(count: Int(request.length) / 4)
         default: return nil

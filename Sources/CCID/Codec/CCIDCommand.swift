@@ -108,7 +108,8 @@ public struct CCIDCommand: Sendable, Hashable {
         case .abort: try requireEmpty(); kind = .abort
         case .xfrBlock: kind = .xfrBlock(blockWaitingTimeMultiplier: b7, levelParameter: level, data: payload)
         case .secure: kind = .secure(blockWaitingTimeMultiplier: b7, levelParameter: level, data: payload)
-        case .setParameters: kind = .setParameters(try CCIDProtocolParameters(protocolNumber: b7, bytes: payload, in: type))
+        case .setParameters:
+            kind = .setParameters(try CCIDProtocolParameters(protocolNumber: b7, bytes: payload, in: type))
         case .escape: kind = .escape(payload)
         case .iccClock:
             try requireEmpty()
@@ -121,8 +122,9 @@ public struct CCIDCommand: Sendable, Hashable {
             kind = .mechanical(function: b7)
         case .setDataRateAndClockFrequency:
             guard payload.count == 8 else { throw .invalidPayloadLength(type, length: payload.count, expected: "8") }
-            kind = .setDataRateAndClockFrequency(clockFrequency: payload.littleEndianUInt32(at: 0),
-                                                  dataRate: payload.littleEndianUInt32(at: 4))
+            kind = .setDataRateAndClockFrequency(
+                clockFrequency: payload.littleEndianUInt32(at: 0),
+                dataRate: payload.littleEndianUInt32(at: 4))
         case .dataBlock, .slotStatus, .parameters, .escapeResponse, .dataRateAndClockFrequency:
             throw .unknownMessageType(bytes[0])
         }
@@ -135,6 +137,8 @@ public enum CCIDPowerSelect: UInt8, Sendable, Hashable {
     case automatic = 0
     case volts5 = 1
     case volts3 = 2
+    // 1.8 V: the underscore stands for the decimal point (public API name).
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     case volts1_8 = 3
 }
 

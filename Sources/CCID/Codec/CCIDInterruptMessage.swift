@@ -45,11 +45,14 @@ public enum CCIDInterruptMessage: Sendable, Hashable {
         switch type {
         case Self.slotChangeType:
             let needed = 1 + (slotCount + 3) / 4
-            guard bytes.count >= needed else { throw .truncatedInterrupt(type: type, received: bytes.count, needed: needed) }
-            self = .slotChange((0..<slotCount).map { slot in
-                let bits = bytes[1 + slot / 4] >> UInt8(2 * (slot % 4))
-                return SlotChange(slot: slot, cardPresent: bits & 1 != 0, changed: bits & 2 != 0)
-            })
+            guard bytes.count >= needed else {
+                throw .truncatedInterrupt(type: type, received: bytes.count, needed: needed)
+            }
+            self = .slotChange(
+                (0..<slotCount).map { slot in
+                    let bits = bytes[1 + slot / 4] >> UInt8(2 * (slot % 4))
+                    return SlotChange(slot: slot, cardPresent: bits & 1 != 0, changed: bits & 2 != 0)
+                })
         case Self.hardwareErrorType:
             guard bytes.count >= 4 else { throw .truncatedInterrupt(type: type, received: bytes.count, needed: 4) }
             self = .hardwareError(slot: bytes[1], sequence: bytes[2], code: bytes[3])

@@ -68,8 +68,10 @@ public let ccidHeaderLength = 10
 /// The 10-byte header framing shared by both directions: encodes it in front of a payload and
 /// checks, on decoding, that `dwLength` matches the transfer and the type suits the direction.
 enum CCIDFraming {
-    static func encode(type: CCIDMessageType, slot: UInt8, sequence: UInt8,
-                       fields: (UInt8, UInt8, UInt8), payload: [UInt8]) -> [UInt8] {
+    static func encode(
+        type: CCIDMessageType, slot: UInt8, sequence: UInt8,
+        fields: (UInt8, UInt8, UInt8), payload: [UInt8]
+    ) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(ccidHeaderLength + payload.count)
         bytes.append(type.rawValue)
@@ -83,7 +85,9 @@ enum CCIDFraming {
         return bytes
     }
 
-    static func decode(_ bytes: [UInt8], commands: Bool) throws(CCIDFrameError) -> (type: CCIDMessageType, payload: [UInt8]) {
+    static func decode(_ bytes: [UInt8], commands: Bool) throws(CCIDFrameError) -> (
+        type: CCIDMessageType, payload: [UInt8]
+    ) {
         guard bytes.count >= ccidHeaderLength else { throw .truncatedHeader(received: bytes.count) }
         let declared = Int(bytes.littleEndianUInt32(at: 1))
         guard declared == bytes.count - ccidHeaderLength else {

@@ -58,8 +58,9 @@ public struct CCIDResponse: Sendable, Hashable {
             payload.appendLittleEndian(clock)
             payload.appendLittleEndian(rate)
         }
-        return CCIDFraming.encode(type: messageType, slot: slot, sequence: sequence,
-                                  fields: (state.rawValue, errorCode, byte9), payload: payload)
+        return CCIDFraming.encode(
+            type: messageType, slot: slot, sequence: sequence,
+            fields: (state.rawValue, errorCode, byte9), payload: payload)
     }
 
     /// Decodes a bulk-IN message, as the host does.
@@ -83,8 +84,9 @@ public struct CCIDResponse: Sendable, Hashable {
         case .escapeResponse: kind = .escape(payload)
         case .dataRateAndClockFrequency:
             guard payload.count == 8 else { throw .invalidPayloadLength(type, length: payload.count, expected: "8") }
-            kind = .dataRateAndClockFrequency(clockFrequency: payload.littleEndianUInt32(at: 0),
-                                              dataRate: payload.littleEndianUInt32(at: 4))
+            kind = .dataRateAndClockFrequency(
+                clockFrequency: payload.littleEndianUInt32(at: 0),
+                dataRate: payload.littleEndianUInt32(at: 4))
         default: throw .unknownMessageType(bytes[0])
         }
         self.init(slot: bytes[5], sequence: bytes[6], state: state, errorCode: bytes[8], kind: kind)

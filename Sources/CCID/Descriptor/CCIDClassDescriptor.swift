@@ -35,13 +35,15 @@ public struct CCIDClassDescriptor: Sendable, Hashable {
     public var pinSupport: UInt8
     public var maxBusySlots: UInt8
 
-    public init(bcdCCID: UInt16 = 0x0110, maxSlotIndex: UInt8 = 0, voltageSupport: UInt8 = 0x07,
-                protocols: CCIDProtocols = .t1, defaultClock: UInt32 = 4000, maximumClock: UInt32 = 4000,
-                numClockSupported: UInt8 = 0, dataRate: UInt32 = 10752, maxDataRate: UInt32 = 250_000,
-                numDataRatesSupported: UInt8 = 0, maxIFSD: UInt32 = 254, synchProtocols: UInt32 = 0,
-                mechanical: UInt32 = 0, features: CCIDFeatures, maxMessageLength: UInt32,
-                classGetResponse: UInt8 = 0, classEnvelope: UInt8 = 0, lcdLayout: UInt16 = 0,
-                pinSupport: UInt8 = 0, maxBusySlots: UInt8 = 1) {
+    public init(
+        bcdCCID: UInt16 = 0x0110, maxSlotIndex: UInt8 = 0, voltageSupport: UInt8 = 0x07,
+        protocols: CCIDProtocols = .t1, defaultClock: UInt32 = 4000, maximumClock: UInt32 = 4000,
+        numClockSupported: UInt8 = 0, dataRate: UInt32 = 10752, maxDataRate: UInt32 = 250_000,
+        numDataRatesSupported: UInt8 = 0, maxIFSD: UInt32 = 254, synchProtocols: UInt32 = 0,
+        mechanical: UInt32 = 0, features: CCIDFeatures, maxMessageLength: UInt32,
+        classGetResponse: UInt8 = 0, classEnvelope: UInt8 = 0, lcdLayout: UInt16 = 0,
+        pinSupport: UInt8 = 0, maxBusySlots: UInt8 = 1
+    ) {
         self.bcdCCID = bcdCCID
         self.maxSlotIndex = maxSlotIndex
         self.voltageSupport = voltageSupport
@@ -126,8 +128,10 @@ public struct CCIDClassDescriptor: Sendable, Hashable {
     /// interface's extra bytes, or (O2Micro, Reiner SCT quirk) in the last endpoint's extra
     /// bytes. Interface class 0x0B is CCID; vendor class 0xFF is accepted only with a 54-byte
     /// descriptor, because type 0x21 is also HID's.
-    public static func locate(interfaceClass: UInt8, interfaceExtra: [UInt8],
-                              endpointExtras: [[UInt8]]) throws(CCIDDescriptorError) -> CCIDClassDescriptor {
+    public static func locate(
+        interfaceClass: UInt8, interfaceExtra: [UInt8],
+        endpointExtras: [[UInt8]]
+    ) throws(CCIDDescriptorError) -> CCIDClassDescriptor {
         guard interfaceClass == 0x0B || interfaceClass == 0xFF else { throw .notCCIDInterface(interfaceClass) }
         let candidate = interfaceExtra.isEmpty ? (endpointExtras.last ?? []) : interfaceExtra
         guard !candidate.isEmpty else { throw .missing }

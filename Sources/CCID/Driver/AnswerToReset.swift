@@ -39,13 +39,20 @@ public struct AnswerToReset: Sendable, Hashable {
         var ifsc = 32
         var crc = false
         var waiting: UInt8?
-        var ta1: UInt8?, tc1: UInt8?, ta2: UInt8?, tc2: UInt8?, t15FirstTA: UInt8?
+        var ta1: UInt8?
+        var tc1: UInt8?
+        var ta2: UInt8?
+        var tc2: UInt8?
+        var t15FirstTA: UInt8?
         var interfaceGroup = 1
-        var sawIFSC = false, sawEDC = false
+        var sawIFSC = false
+        var sawEDC = false
         index = 2
         while true {
             let y = td >> 4
-            var ta: UInt8?, tc: UInt8?, tb: UInt8?
+            var ta: UInt8?
+            var tc: UInt8?
+            var tb: UInt8?
             if y & 0x1 != 0 { guard index < bytes.count else { throw .truncated }; ta = bytes[index]; index += 1 }
             if y & 0x2 != 0 { guard index < bytes.count else { throw .truncated }; tb = bytes[index]; index += 1 }
             if y & 0x4 != 0 { guard index < bytes.count else { throw .truncated }; tc = bytes[index]; index += 1 }

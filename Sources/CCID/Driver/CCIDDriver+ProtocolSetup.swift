@@ -22,15 +22,17 @@ extension CCIDDriver {
         } catch {
             guard mustSucceed else {
                 // APDU readers run the protocol themselves; an odd ATR is theirs to handle.
-                logger.debug("ATR not parsed; leaving protocol and parameters to the reader", metadata: ["error": "\(error)"])
+                logger.debug(
+                    "ATR not parsed; leaving protocol and parameters to the reader", metadata: ["error": "\(error)"])
                 return initialATR
             }
             throw CCIDDriverError.invalidATR(error)
         }
         var selection: ProtocolSelection
         do {
-            selection = try ProtocolSelection(atr: atr, descriptor: descriptor, supportedDataRates: await readerDataRates(),
-                                              preference: preference)
+            selection = try ProtocolSelection(
+                atr: atr, descriptor: descriptor, supportedDataRates: await readerDataRates(),
+                preference: preference)
         } catch {
             guard mustSucceed else {
                 logger.debug("no protocol selected; leaving it to the reader", metadata: ["error": "\(error)"])
@@ -44,7 +46,8 @@ extension CCIDDriver {
             let (outcome, answer) = try await exchangePPS(request, slot: slot)
             if case .accepted(let agreed) = outcome {
                 factors = agreed
-                logger.debug("PPS accepted", metadata: ["protocol": "\(request.transmissionProtocol)", "factors": "\(agreed)"])
+                logger.debug(
+                    "PPS accepted", metadata: ["protocol": "\(request.transmissionProtocol)", "factors": "\(agreed)"])
                 break
             }
             let reason: String
@@ -52,10 +55,12 @@ extension CCIDDriver {
             guard let next = selection.fallback else {
                 throw CCIDDriverError.ppsFailed(request: request.bytes, answer: answer, reason: reason)
             }
-            logger.info("PPS refused; resetting the card and falling back", metadata: [
-                "request": "\(request.bytes.map(hex2).joined(separator: " "))", "reason": "\(reason)",
-                "next": "\(next.transmissionProtocol) at \(next.factors)",
-            ])
+            logger.info(
+                "PPS refused; resetting the card and falling back",
+                metadata: [
+                    "request": "\(request.bytes.map(hex2).joined(separator: " "))", "reason": "\(reason)",
+                    "next": "\(next.transmissionProtocol) at \(next.factors)",
+                ])
             // ISO/IEC 7816-3 §9.3: after an unsuccessful PPS exchange the card is deactivated.
             currentATR = try await coldReset(slot: slot)
             selection = next
@@ -76,7 +81,8 @@ extension CCIDDriver {
     private func exchangePPS(_ request: PPSRequest, slot: UInt8) async throws -> (PPSOutcome, [UInt8]) {
         logger.trace("PPS >", metadata: ["request": "\(request.bytes.map(hex2).joined(separator: " "))"])
         do {
-            let answer = exchangeLevel == .character
+            let answer =
+                exchangeLevel == .character
                 ? try await characterPPS(request.bytes, slot: slot)
                 : try await xfrBlock(request.bytes, slot: slot).data
             logger.trace("PPS <", metadata: ["answer": "\(answer.map(hex2).joined(separator: " "))"])
@@ -98,14 +104,17 @@ extension CCIDDriver {
     /// PC_to_RDR_SetParameters. A refusal with the card present is not fatal, as in pcsc-lite:
     /// the reader keeps the parameters it has.
     private func setParameters(_ parameters: CCIDProtocolParameters, slot: UInt8) async throws {
-        let response = try await exchange(.setParameters(parameters), slot: slot, timeout: configuration.readTimeout,
-                                          failureIsError: false)
+        let response = try await exchange(
+            .setParameters(parameters), slot: slot, timeout: configuration.readTimeout,
+            failureIsError: false)
         guard let error = response.slotError else { return }
         if response.state.icc == .absent { throw CCIDDriverError.noCard }
-        logger.debug("SetParameters refused; continuing with the reader's parameters", metadata: [
-            "error": "\(error)", "protocol": "T=\(parameters.protocolNumber)",
-            "parameters": "\(parameters.bytes.map(hex2).joined(separator: " "))",
-        ])
+        logger.debug(
+            "SetParameters refused; continuing with the reader's parameters",
+            metadata: [
+                "error": "\(error)", "protocol": "T=\(parameters.protocolNumber)",
+                "parameters": "\(parameters.bytes.map(hex2).joined(separator: " "))",
+            ])
     }
 
     /// The reader's supported data rates (CCID GET_DATA_RATES), asked once; nil when it lists
@@ -117,8 +126,10 @@ extension CCIDDriver {
         if count > 0 {
             do {
                 let request = CCIDClassRequest.getDataRates(count: count).controlRequest(interface: interfaceNumber)
-                let values = CCIDClassRequest.decodeValues(try await transport.control(request, timeout: configuration.readTimeout))
-                    .filter { $0 > 0 }
+                let values = CCIDClassRequest.decodeValues(
+                    try await transport.control(request, timeout: configuration.readTimeout)
+                )
+                .filter { $0 > 0 }
                 rates = values.isEmpty ? nil : values
             } catch {
                 logger.debug("GET_DATA_RATES failed; judging speeds by dwMaxDataRate", metadata: ["error": "\(error)"])

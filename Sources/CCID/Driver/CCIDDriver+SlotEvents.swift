@@ -11,7 +11,9 @@ extension CCIDDriver {
     /// watcher is between reads wait for it (a bounded number, oldest dropped first). A zero
     /// `timeout` takes a waiting message, or reads the pipe once when nobody else is reading it.
     public func readInterrupt(slot: UInt8, timeout: Duration) async throws -> CCIDInterruptMessage? {
-        guard Int(slot) < descriptor.slotCount else { throw CCIDDriverError.noSuchSlot(slot, slotCount: descriptor.slotCount) }
+        guard Int(slot) < descriptor.slotCount else {
+            throw CCIDDriverError.noSuchSlot(slot, slotCount: descriptor.slotCount)
+        }
         let bytes: [UInt8]
         switch await interrupts.next(for: slot, timeout: timeout) {
         case .success(let received): bytes = received

@@ -56,10 +56,12 @@ public actor CCIDDriver {
     ///   - timeSource: the time each operation's ``CCIDDriverConfiguration/exchangeTimeLimit``
     ///     is measured with (the monotonic system clock by default; tests pass a manual clock).
     ///   - logger: where the driver logs.
-    public init(transport: any USBTransport, descriptor: CCIDClassDescriptor, interfaceNumber: UInt8 = 0,
-                configuration: CCIDDriverConfiguration = CCIDDriverConfiguration(),
-                timeSource: any CCIDTimeSource = CCIDMonotonicTime(),
-                logger: Logger = Logger(label: "cardflow.ccid")) {
+    public init(
+        transport: any USBTransport, descriptor: CCIDClassDescriptor, interfaceNumber: UInt8 = 0,
+        configuration: CCIDDriverConfiguration = CCIDDriverConfiguration(),
+        timeSource: any CCIDTimeSource = CCIDMonotonicTime(),
+        logger: Logger = Logger(label: "cardflow.ccid")
+    ) {
         self.transport = transport
         self.timeSource = timeSource
         self.descriptor = descriptor
@@ -71,26 +73,30 @@ public actor CCIDDriver {
         let readLength = Self.readBufferLength(for: descriptor)
         readBufferLength = readLength
         busySlots = FIFOAdmission(capacity: Self.concurrentSlotLimit(for: descriptor))
-        bulkIn = InboundPipe(endpoint: "bulk-IN", unclaimed: .shownToEveryone,
-                             mailboxLimit: configuration.maxDiscardedFrames + 2, timeSource: timeSource, logger: logger,
-                             read: { timeout throws(USBTransportError) in
-                                 try await transport.bulkIn(maxLength: readLength, timeout: timeout)
-                             },
-                             route: CCIDMessageRouting.bulkIn)
+        bulkIn = InboundPipe(
+            endpoint: "bulk-IN", unclaimed: .shownToEveryone,
+            mailboxLimit: configuration.maxDiscardedFrames + 2, timeSource: timeSource, logger: logger,
+            read: { timeout throws(USBTransportError) in
+                try await transport.bulkIn(maxLength: readLength, timeout: timeout)
+            },
+            route: CCIDMessageRouting.bulkIn)
         let slotCount = descriptor.slotCount
         // NotifySlotChange carries two bits per slot: a reader with up to 256 slots needs 65 bytes.
         let interruptLength = max(64, 1 + (slotCount + 3) / 4)
-        interrupts = InboundPipe(endpoint: "interrupt-IN", unclaimed: .dropped, mailboxLimit: 32,
-                                 timeSource: timeSource, logger: logger,
-                                 read: { timeout throws(USBTransportError) in
-                                     try await transport.interruptIn(maxLength: interruptLength, timeout: timeout)
-                                 },
-                                 route: { CCIDMessageRouting.interrupt($0, slotCount: slotCount) })
+        interrupts = InboundPipe(
+            endpoint: "interrupt-IN", unclaimed: .dropped, mailboxLimit: 32,
+            timeSource: timeSource, logger: logger,
+            read: { timeout throws(USBTransportError) in
+                try await transport.interruptIn(maxLength: interruptLength, timeout: timeout)
+            },
+            route: { CCIDMessageRouting.interrupt($0, slotCount: slotCount) })
         if descriptor.isMessageLengthClamped {
-            logger.warning("reader declares an absurd dwMaxCCIDMessageLength; clamping it", metadata: [
-                "dwMaxCCIDMessageLength": "\(descriptor.maxMessageLength)",
-                "clampedTo": "\(descriptor.usableMaxMessageLength)",
-            ])
+            logger.warning(
+                "reader declares an absurd dwMaxCCIDMessageLength; clamping it",
+                metadata: [
+                    "dwMaxCCIDMessageLength": "\(descriptor.maxMessageLength)",
+                    "clampedTo": "\(descriptor.usableMaxMessageLength)",
+                ])
         }
     }
 
@@ -120,7 +126,8 @@ public actor CCIDDriver {
     /// Asks the reader for the slot's state (card present, powered).
     public func slotStatus(slot: UInt8 = 0) async throws -> CCIDSlotState {
         try await exclusively(slot: slot) {
-            let response = try await exchange(.getSlotStatus, slot: slot, timeout: configuration.readTimeout, failureIsError: false)
+            let response = try await exchange(
+                .getSlotStatus, slot: slot, timeout: configuration.readTimeout, failureIsError: false)
             // ICC_MUTE on GetSlotStatus only says "no card"; the presence bits are what count.
             if let error = response.slotError, error != .iccMute {
                 throw CCIDDriverError.slotError(error, state: response.state, during: .getSlotStatus)
@@ -148,11 +155,14 @@ public actor CCIDDriver {
             var atr = try await powerOnSelectingVoltage(slot: slot)
             if exchangeLevel == .character { atr = try await completeCharacterATR(atr, slot: slot) }
             poweredSlots.insert(slot)
-            atr = try await setUpProtocol(slot: slot, atr: atr, preference: protocolPreference ?? configuration.protocolPreference)
-            logger.debug("card powered on", metadata: [
-                "slot": "\(slot)", "atrLength": "\(atr.count)",
-                "protocol": "\(activeProtocols[slot].map(\.description) ?? "reader's choice")",
-            ])
+            atr = try await setUpProtocol(
+                slot: slot, atr: atr, preference: protocolPreference ?? configuration.protocolPreference)
+            logger.debug(
+                "card powered on",
+                metadata: [
+                    "slot": "\(slot)", "atrLength": "\(atr.count)",
+                    "protocol": "\(activeProtocols[slot].map(\.description) ?? "reader's choice")",
+                ])
             return atr
         }
     }
@@ -203,7 +213,8 @@ public actor CCIDDriver {
         let bytes: [UInt8]
         do throws(USBTransportError) {
             // NotifySlotChange carries two bits per slot: a reader with up to 256 slots needs 65 bytes.
-            bytes = try await transport.interruptIn(maxLength: max(64, 1 + (descriptor.slotCount + 3) / 4), timeout: timeout)
+            bytes = try await transport.interruptIn(
+                maxLength: max(64, 1 + (descriptor.slotCount + 3) / 4), timeout: timeout)
         } catch .timeout {
             return nil
         } catch {
@@ -290,15 +301,20 @@ public actor CCIDDriver {
     /// Sends one command and returns its answer, following time extensions, discarding stale
     /// frames, and aborting on cancellation. The command counts as one of the device's busy
     /// slots from before it is written until its answer (or its abort) is in.
-    func exchange(_ kind: CCIDCommand.Kind, slot: UInt8, timeout: Duration,
-                          failureIsError: Bool = true) async throws -> CCIDResponse {
-        guard Int(slot) < descriptor.slotCount else { throw CCIDDriverError.noSuchSlot(slot, slotCount: descriptor.slotCount) }
+    func exchange(
+        _ kind: CCIDCommand.Kind, slot: UInt8, timeout: Duration,
+        failureIsError: Bool = true
+    ) async throws -> CCIDResponse {
+        guard Int(slot) < descriptor.slotCount else {
+            throw CCIDDriverError.noSuchSlot(slot, slotCount: descriptor.slotCount)
+        }
         try await enterBusySlot()
         defer { leaveBusySlot() }
         // Answers for the slot are collected from before the command goes out.
         await bulkIn.open(slot)
         do {
-            let response = try await exchangeOnBusySlot(kind, slot: slot, timeout: timeout, failureIsError: failureIsError)
+            let response = try await exchangeOnBusySlot(
+                kind, slot: slot, timeout: timeout, failureIsError: failureIsError)
             await bulkIn.close(slot)
             return response
         } catch {
@@ -307,8 +323,10 @@ public actor CCIDDriver {
         }
     }
 
-    private func exchangeOnBusySlot(_ kind: CCIDCommand.Kind, slot: UInt8, timeout: Duration,
-                                    failureIsError: Bool) async throws -> CCIDResponse {
+    private func exchangeOnBusySlot(
+        _ kind: CCIDCommand.Kind, slot: UInt8, timeout: Duration,
+        failureIsError: Bool
+    ) async throws -> CCIDResponse {
         let sequence = nextSequence
         nextSequence &+= 1
         let command = CCIDCommand(slot: slot, sequence: sequence, kind: kind)
@@ -317,7 +335,8 @@ public actor CCIDDriver {
         if logger.logLevel <= .trace {
             logger.trace("CCID >", metadata: ["type": "\(type)", "seq": "\(sequence)", "length": "\(encoded.count)"])
         }
-        let limitExceeded = CCIDDriverError.exchangeTimeLimitExceeded(limit: configuration.exchangeTimeLimit, during: type)
+        let limitExceeded = CCIDDriverError.exchangeTimeLimitExceeded(
+            limit: configuration.exchangeTimeLimit, during: type)
         // Nothing of this command has reached the reader yet: no abort needed.
         guard let leftToWrite = timeLeft(slot: slot) else { throw limitExceeded }
         let writeTimeout = min(configuration.writeTimeout, leftToWrite)
@@ -366,15 +385,20 @@ public actor CCIDDriver {
             }
             if response.sequence != sequence || response.slot != slot {
                 let previous = sequence &- 1
-                let tolerated = configuration.quirks.contains(.acceptsPreviousSequence)
+                let tolerated =
+                    configuration.quirks.contains(.acceptsPreviousSequence)
                     && response.sequence == previous && response.slot == slot
                     && response.messageType == type.responseType
                 if !tolerated {
                     discarded += 1
-                    logger.debug("discarding CCID frame with wrong bSeq/bSlot",
-                                 metadata: ["expected": "\(sequence)", "received": "\(response.sequence)", "slot": "\(response.slot)"])
+                    logger.debug(
+                        "discarding CCID frame with wrong bSeq/bSlot",
+                        metadata: [
+                            "expected": "\(sequence)", "received": "\(response.sequence)", "slot": "\(response.slot)",
+                        ])
                     guard discarded <= configuration.maxDiscardedFrames else {
-                        throw CCIDDriverError.sequenceMismatch(expected: sequence, received: response.sequence, during: type)
+                        throw CCIDDriverError.sequenceMismatch(
+                            expected: sequence, received: response.sequence, during: type)
                     }
                     continue
                 }
@@ -393,7 +417,10 @@ public actor CCIDDriver {
                 continue
             }
             let expected = type.responseType
-            guard response.messageType == expected || (response.messageType == .slotStatus && response.state.command == .failed) else {
+            guard
+                response.messageType == expected
+                    || (response.messageType == .slotStatus && response.state.command == .failed)
+            else {
                 throw CCIDDriverError.unexpectedResponse(response.messageType, during: type)
             }
             if failureIsError, let error = response.slotError {
@@ -403,7 +430,9 @@ public actor CCIDDriver {
         }
     }
 
-    private func mapFailure(_ error: CCIDSlotError, state: CCIDSlotState, slot: UInt8, during type: CCIDMessageType) -> CCIDDriverError {
+    private func mapFailure(_ error: CCIDSlotError, state: CCIDSlotState, slot: UInt8, during type: CCIDMessageType)
+        -> CCIDDriverError
+    {
         if state.icc == .absent {
             forgetCard(slot: slot)
             return .noCard
@@ -431,7 +460,8 @@ public actor CCIDDriver {
             for _ in 0..<maxFrames {
                 guard case .success(let bytes) = await pipe.next(for: slot, timeout: timeout) else { return false }
                 if let response = try? CCIDResponse(decoding: bytes), response.messageType == .slotStatus,
-                   response.sequence == sequence, response.slot == slot {
+                    response.sequence == sequence, response.slot == slot
+                {
                     return true
                 }
             }
@@ -440,14 +470,17 @@ public actor CCIDDriver {
         if completed {
             logger.debug("CCID abort handshake completed", metadata: ["seq": "\(sequence)"])
         } else {
-            logger.warning("CCID abort handshake did not complete; the reader may need a reset", metadata: ["seq": "\(sequence)"])
+            logger.warning(
+                "CCID abort handshake did not complete; the reader may need a reset", metadata: ["seq": "\(sequence)"])
         }
     }
 
     // MARK: - Power on
 
     func powerOnSelectingVoltage(slot: UInt8) async throws -> [UInt8] {
-        let automatic = descriptor.features.contains(.automaticVoltageSelection) || descriptor.features.contains(.automaticActivation)
+        let automatic =
+            descriptor.features.contains(.automaticVoltageSelection)
+            || descriptor.features.contains(.automaticActivation)
         var selections: [CCIDPowerSelect] = []
         if automatic {
             selections = [.automatic]
@@ -461,7 +494,8 @@ public actor CCIDDriver {
         var lastError: any Error = CCIDDriverError.noCard
         for select in selections {
             do {
-                let response = try await exchange(.iccPowerOn(select), slot: slot, timeout: configuration.powerOnTimeout)
+                let response = try await exchange(
+                    .iccPowerOn(select), slot: slot, timeout: configuration.powerOnTimeout)
                 guard case .dataBlock(_, let atr) = response.kind else {
                     throw CCIDDriverError.unexpectedResponse(response.messageType, during: .iccPowerOn)
                 }
@@ -485,10 +519,13 @@ public actor CCIDDriver {
 
     // MARK: - Exchange levels
 
-    func xfrBlock(_ data: [UInt8], slot: UInt8, bwi: UInt8 = 0, level: UInt16 = CCIDLevelParameter.complete,
-                          timeout: Duration? = nil) async throws -> (chain: UInt8, data: [UInt8]) {
-        let response = try await exchange(.xfrBlock(blockWaitingTimeMultiplier: bwi, levelParameter: level, data: data),
-                                          slot: slot, timeout: timeout ?? configuration.readTimeout)
+    func xfrBlock(
+        _ data: [UInt8], slot: UInt8, bwi: UInt8 = 0, level: UInt16 = CCIDLevelParameter.complete,
+        timeout: Duration? = nil
+    ) async throws -> (chain: UInt8, data: [UInt8]) {
+        let response = try await exchange(
+            .xfrBlock(blockWaitingTimeMultiplier: bwi, levelParameter: level, data: data),
+            slot: slot, timeout: timeout ?? configuration.readTimeout)
         guard case .dataBlock(let chain, let payload) = response.kind else {
             throw CCIDDriverError.unexpectedResponse(response.messageType, during: .xfrBlock)
         }
@@ -513,14 +550,17 @@ public actor CCIDDriver {
         var answer: (chain: UInt8, data: [UInt8]) = (0, [])
         while offset < apdu.count {
             let end = min(offset + chunk, apdu.count)
-            let level: UInt16 = offset == 0 ? CCIDLevelParameter.begins
+            let level: UInt16 =
+                offset == 0
+                ? CCIDLevelParameter.begins
                 : (end == apdu.count ? CCIDLevelParameter.ends : CCIDLevelParameter.continues)
             answer = try await xfrBlock(Array(apdu[offset..<end]), slot: slot, level: level)
             offset = end
             if offset < apdu.count {
                 // Between command parts the reader sends an empty DataBlock asking for more.
                 guard answer.data.isEmpty else {
-                    throw CCIDDriverError.chainingViolation("reader answered a partial command with \(answer.data.count) data bytes")
+                    throw CCIDDriverError.chainingViolation(
+                        "reader answered a partial command with \(answer.data.count) data bytes")
                 }
             }
         }
@@ -587,8 +627,10 @@ public actor CCIDDriver {
                 let timeout = configuration.readTimeout * Int(max(multiplier, 1))
                 do {
                     if exchangeLevel == .character {
-                        action = t1.receive(try await characterT1Block(block, slot: slot, bwi: bwi, timeout: timeout,
-                                                                       checksum: t1.checksum))
+                        action = t1.receive(
+                            try await characterT1Block(
+                                block, slot: slot, bwi: bwi, timeout: timeout,
+                                checksum: t1.checksum))
                     } else {
                         action = t1.receive(try await xfrBlock(block, slot: slot, bwi: bwi, timeout: timeout).data)
                     }

@@ -65,9 +65,11 @@ public enum CCIDDriverError: Error, Sendable, Hashable, CustomStringConvertible 
         case .slotError(let error, let state, let type): "reader failed \(type): \(error), \(state)"
         case .noCard: "no card in the reader"
         case .cardMute(let type): "the card did not answer (\(type))"
-        case .commandTooLong(let length, let maximum): "command of \(length) bytes exceeds the reader's limit of \(maximum)"
+        case .commandTooLong(let length, let maximum):
+            "command of \(length) bytes exceeds the reader's limit of \(maximum)"
         case .responseTooLong(let length, let maximum): "response of \(length) bytes exceeds the limit of \(maximum)"
-        case .timeExtensionLimitExceeded(let count, let type): "reader requested \(count) time extensions for \(type); giving up"
+        case .timeExtensionLimitExceeded(let count, let type):
+            "reader requested \(count) time extensions for \(type); giving up"
         case .exchangeTimeLimitExceeded(let limit, let type):
             "\(type) did not complete within the exchange time limit of \(limit); the command was aborted"
         case .chainingViolation(let detail): "extended APDU chaining failed: \(detail)"
@@ -84,7 +86,9 @@ public enum CCIDDriverError: Error, Sendable, Hashable, CustomStringConvertible 
                 + "the card refused ENVELOPE over T=0 (SW \(hex4(sw)))"
         case .characterLevel(let error, let command):
             "character-level exchange failed: \(error)"
-                + (command.isEmpty ? "" : " (sending \(command.prefix(5).map(hex2).joined(separator: " "))\(command.count > 5 ? " …" : ""))")
+                + (command.isEmpty
+                    ? ""
+                    : " (sending \(command.prefix(5).map(hex2).joined(separator: " "))\(command.count > 5 ? " …" : ""))")
         case .unsupportedReader(let detail): "unsupported reader: \(detail)"
         case .noSuchSlot(let slot, let count): "slot \(slot) does not exist (reader has \(count))"
         case .cardNotPowered(let slot): "the card in slot \(slot) is not powered on"

@@ -75,8 +75,10 @@ actor InboundPipe<Key: Hashable & Sendable> {
     ///   - mailboxLimit: messages one key keeps before the oldest is dropped.
     ///   - read: one transfer on the pipe with the given timeout.
     ///   - route: the keys a message is for.
-    init(endpoint: String, unclaimed: UnclaimedMessages, mailboxLimit: Int, timeSource: any CCIDTimeSource,
-         logger: Logger, read: @escaping Read, route: @escaping @Sendable ([UInt8]) -> Destination) {
+    init(
+        endpoint: String, unclaimed: UnclaimedMessages, mailboxLimit: Int, timeSource: any CCIDTimeSource,
+        logger: Logger, read: @escaping Read, route: @escaping @Sendable ([UInt8]) -> Destination
+    ) {
         self.endpoint = endpoint
         self.unclaimed = unclaimed
         self.mailboxLimit = max(1, mailboxLimit)
@@ -270,10 +272,12 @@ actor InboundPipe<Key: Hashable & Sendable> {
             unclaimedCount += 1
             if case .shownToEveryone = unclaimed { targets = Array(mailboxes.keys) }
             if unclaimedCount <= Self.loggedIndividually || unclaimedCount.isMultiple(of: 100) {
-                logger.debug("\(endpoint) message for no waiting slot", metadata: [
-                    "bytes": "\(bytes.prefix(10).map(hex2).joined(separator: " "))",
-                    "unclaimed": "\(unclaimedCount)", "shownTo": "\(targets.count)",
-                ])
+                logger.debug(
+                    "\(endpoint) message for no waiting slot",
+                    metadata: [
+                        "bytes": "\(bytes.prefix(10).map(hex2).joined(separator: " "))",
+                        "unclaimed": "\(unclaimedCount)", "shownTo": "\(targets.count)",
+                    ])
             }
         }
         for key in targets { deliver(.success(bytes), to: key) }
@@ -290,8 +294,9 @@ actor InboundPipe<Key: Hashable & Sendable> {
             mailbox.removeFirst()
             droppedFromMailboxes += 1
             if droppedFromMailboxes <= Self.loggedIndividually || droppedFromMailboxes.isMultiple(of: 100) {
-                logger.debug("\(endpoint) mailbox full; dropping its oldest message",
-                             metadata: ["slot": "\(key)", "dropped": "\(droppedFromMailboxes)"])
+                logger.debug(
+                    "\(endpoint) mailbox full; dropping its oldest message",
+                    metadata: ["slot": "\(key)", "dropped": "\(droppedFromMailboxes)"])
             }
         }
         mailboxes[key] = mailbox

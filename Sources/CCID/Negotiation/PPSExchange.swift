@@ -42,7 +42,9 @@ public struct PPSRequest: Sendable, Hashable {
         guard answer.reduce(0, ^) == 0 else { return .failed("PCK is wrong") }
         guard hasPPS1 else { return .accepted(.default) }
         guard let factors, answer[2] == factors.rawValue else {
-            return .failed("PPS1 0x\(hex2(answer[2])) differs from the proposed \(factors.map { "0x" + hex2($0.rawValue) } ?? "none")")
+            return .failed(
+                "PPS1 0x\(hex2(answer[2])) differs from the proposed \(factors.map { "0x" + hex2($0.rawValue) } ?? "none")"
+            )
         }
         return .accepted(factors)
     }

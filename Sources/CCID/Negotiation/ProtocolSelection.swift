@@ -40,8 +40,10 @@ public struct ProtocolSelection: Sendable, Hashable {
     ///   - supportedDataRates: the reader's GET_DATA_RATES answer, nil when it has no
     ///     table (bNumDataRatesSupported 0) or did not answer.
     ///   - preference: the protocol asked for.
-    public init(atr: AnswerToReset, descriptor: CCIDClassDescriptor, supportedDataRates: [UInt32]? = nil,
-                preference: ProtocolPreference = .automatic) throws(ProtocolSelectionError) {
+    public init(
+        atr: AnswerToReset, descriptor: CCIDClassDescriptor, supportedDataRates: [UInt32]? = nil,
+        preference: ProtocolPreference = .automatic
+    ) throws(ProtocolSelectionError) {
         // A reader announcing no protocol at all is taken at its word for neither; the corpus
         // has none at contact levels, so treat it as offering both rather than refusing.
         var readerProtocols: [TransmissionProtocol] = []
@@ -64,13 +66,17 @@ public struct ProtocolSelection: Sendable, Hashable {
             guard !specific.implicitParameters else { throw .implicitParameters(ta2: atr.ta2 ?? 0) }
             chosen = fixed
             factors = atr.maximumFactors
-            if factors != .default, !Self.readerSupports(factors, descriptor: descriptor, dataRates: supportedDataRates) {
-                throw .specificModeSpeedUnsupported(factors, bitsPerSecond: factors.baudRate(clockKHz: descriptor.defaultClock))
+            if factors != .default, !Self.readerSupports(factors, descriptor: descriptor, dataRates: supportedDataRates)
+            {
+                throw .specificModeSpeedUnsupported(
+                    factors, bitsPerSecond: factors.baudRate(clockKHz: descriptor.defaultClock))
             }
         } else {
             let common = card.filter(readerProtocols.contains)
             if let required = preference.required {
-                guard common.contains(required) else { throw .protocolNotOffered(required, card: card, reader: readerProtocols) }
+                guard common.contains(required) else {
+                    throw .protocolNotOffered(required, card: card, reader: readerProtocols)
+                }
                 chosen = required
             } else if common.contains(.t1) {
                 chosen = .t1
@@ -79,7 +85,8 @@ public struct ProtocolSelection: Sendable, Hashable {
             } else {
                 throw .noCommonProtocol(card: card, reader: readerProtocols)
             }
-            factors = Self.fastestFactors(for: atr.maximumFactors, descriptor: descriptor, dataRates: supportedDataRates)
+            factors = Self.fastestFactors(
+                for: atr.maximumFactors, descriptor: descriptor, dataRates: supportedDataRates)
         }
 
         let readerNegotiates = features.contains(.automaticParameterNegotiation)
@@ -108,7 +115,8 @@ public struct ProtocolSelection: Sendable, Hashable {
         self.transmissionProtocol = transmissionProtocol
         self.factors = .default
         self.isSpecificMode = base.isSpecificMode
-        self.ppsRequest = base.canSendPPS && transmissionProtocol != base.defaultProtocol
+        self.ppsRequest =
+            base.canSendPPS && transmissionProtocol != base.defaultProtocol
             ? PPSRequest(protocol: transmissionProtocol, factors: nil) : nil
         self.defaultProtocol = base.defaultProtocol
         self.preference = base.preference
@@ -127,7 +135,8 @@ public struct ProtocolSelection: Sendable, Hashable {
         guard let ppsRequest else { return nil }
         if ppsRequest.factors != nil { return ProtocolSelection(self, protocol: transmissionProtocol) }
         guard preference == .automatic, transmissionProtocol != defaultProtocol,
-              readerProtocols.contains(defaultProtocol) else { return nil }
+            readerProtocols.contains(defaultProtocol)
+        else { return nil }
         return ProtocolSelection(self, protocol: defaultProtocol)
     }
 
@@ -141,20 +150,26 @@ public struct ProtocolSelection: Sendable, Hashable {
         let clockStop = readerCanStopClock ? atr.clockStop : 0
         switch transmissionProtocol {
         case .t0:
-            return .t0(findexDindex: findexDindex, tcckst: convention, guardTime: atr.tc1 ?? 0,
-                       waitingInteger: atr.tc2 ?? 0x0A, clockStop: clockStop)
+            return .t0(
+                findexDindex: findexDindex, tcckst: convention, guardTime: atr.tc1 ?? 0,
+                waitingInteger: atr.tc2 ?? 0x0A, clockStop: clockStop)
         case .t1:
-            return .t1(findexDindex: findexDindex, tcckst: 0x10 | convention | (atr.t1UsesCRC ? 0x01 : 0x00),
-                       guardTime: atr.tc1 ?? 0, waitingIntegers: atr.t1WaitingIntegers ?? 0x4D, clockStop: clockStop,
-                       ifsc: UInt8(atr.t1IFSC), nad: 0)
+            return .t1(
+                findexDindex: findexDindex, tcckst: 0x10 | convention | (atr.t1UsesCRC ? 0x01 : 0x00),
+                guardTime: atr.tc1 ?? 0, waitingIntegers: atr.t1WaitingIntegers ?? 0x4D, clockStop: clockStop,
+                ifsc: UInt8(atr.t1IFSC), nad: 0)
         }
     }
 
     /// The fastest factors not above `card` that the reader can do and that beat the default
     /// speed; the default factors when there are none.
-    public static func fastestFactors(for card: TransmissionFactors, descriptor: CCIDClassDescriptor,
-                                      dataRates: [UInt32]?) -> TransmissionFactors {
-        guard let defaultRate = TransmissionFactors.default.baudRate(clockKHz: descriptor.defaultClock) else { return .default }
+    public static func fastestFactors(
+        for card: TransmissionFactors, descriptor: CCIDClassDescriptor,
+        dataRates: [UInt32]?
+    ) -> TransmissionFactors {
+        guard let defaultRate = TransmissionFactors.default.baudRate(clockKHz: descriptor.defaultClock) else {
+            return .default
+        }
         for candidate in [card] + card.slowerAlternatives {
             guard let rate = candidate.baudRate(clockKHz: descriptor.defaultClock) else { continue }
             // A card may announce a slower TA1 than the default; there is nothing to gain.
@@ -167,8 +182,10 @@ public struct ProtocolSelection: Sendable, Hashable {
     /// Whether the reader can run the card at `factors`: the bit rate at dwDefaultClock is
     /// within dwMaxDataRate and, when the reader lists its rates, one of them (±2 bps, as the
     /// rates are rounded).
-    public static func readerSupports(_ factors: TransmissionFactors, descriptor: CCIDClassDescriptor,
-                                      dataRates: [UInt32]?) -> Bool {
+    public static func readerSupports(
+        _ factors: TransmissionFactors, descriptor: CCIDClassDescriptor,
+        dataRates: [UInt32]?
+    ) -> Bool {
         guard let rate = factors.baudRate(clockKHz: descriptor.defaultClock) else { return false }
         if let dataRates, !dataRates.isEmpty {
             return dataRates.contains { abs(Int($0) - rate) < 2 }

@@ -24,7 +24,8 @@ public enum ProtocolSelectionError: Error, Sendable, Hashable, CustomStringConve
         case .specificModeProtocolUnsupported(let number):
             return "the card is in specific mode for T=\(number), which the reader does not support"
         case .specificModeSpeedUnsupported(let factors, let rate):
-            return "the card is in specific mode at TA1 \(factors)\(rate.map { " (\($0) bps)" } ?? ""), which the reader cannot do"
+            return
+                "the card is in specific mode at TA1 \(factors)\(rate.map { " (\($0) bps)" } ?? ""), which the reader cannot do"
         case .implicitParameters(let ta2):
             return "the card is in specific mode with implicit parameters (TA2 0x\(hex2(ta2)))"
         }

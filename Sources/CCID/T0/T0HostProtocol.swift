@@ -68,8 +68,10 @@ public struct T0HostProtocol: Sendable {
             let chunks = stride(from: 0, to: apdu.count, by: 255).map { Array(apdu[$0..<min($0 + 255, apdu.count)]) }
             let tpdus = chunks.enumerated().map { index, chunk in
                 // A chunk holds at most 255 bytes (the stride above).
-                [Self.envelopeClass(for: commandClass, chained: index < chunks.count - 1), 0xC2, 0x00, 0x00,
-                 UInt8(truncatingIfNeeded: chunk.count)] + chunk
+                [
+                    Self.envelopeClass(for: commandClass, chained: index < chunks.count - 1), 0xC2, 0x00, 0x00,
+                    UInt8(truncatingIfNeeded: chunk.count),
+                ] + chunk
             }
             stage = .envelope(remaining: Array(tpdus.dropFirst()))
             envelopePartsSent = 1
@@ -91,7 +93,8 @@ public struct T0HostProtocol: Sendable {
             stage = .idle
             return .failed(.answerTooShort(instruction: instruction, length: answer.count))
         }
-        let sw1 = answer[answer.count - 2], sw2 = answer[answer.count - 1]
+        let sw1 = answer[answer.count - 2]
+        let sw2 = answer[answer.count - 1]
         let statusWord = UInt16(sw1) << 8 | UInt16(sw2)
         switch stage {
         case .idle:
@@ -120,8 +123,10 @@ public struct T0HostProtocol: Sendable {
             // The card discards the data of a wrong-length answer; only P3 changes.
             guard leCorrections < limits.maxLeCorrections else {
                 stage = .idle
-                return .failed(.leCorrectionsExceeded(limit: max(limits.maxLeCorrections, 0), instruction: instruction,
-                                                      statusWord: statusWord))
+                return .failed(
+                    .leCorrectionsExceeded(
+                        limit: max(limits.maxLeCorrections, 0), instruction: instruction,
+                        statusWord: statusWord))
             }
             leCorrections += 1
             return send(Array(inFlight.prefix(4)) + [sw2])
@@ -129,15 +134,19 @@ public struct T0HostProtocol: Sendable {
         let data = answer.dropLast(2)
         guard gathered.count + data.count + 2 <= limits.maxResponseLength else {
             stage = .idle
-            return .failed(.responseTooLong(length: gathered.count + data.count + 2, maximum: limits.maxResponseLength,
-                                            instruction: instruction))
+            return .failed(
+                .responseTooLong(
+                    length: gathered.count + data.count + 2, maximum: limits.maxResponseLength,
+                    instruction: instruction))
         }
         gathered += data
         if sw1 == 0x61, let expected = expectedLength, gathered.count < expected {
             guard getResponseRounds < limits.maxGetResponseRounds else {
                 stage = .idle
-                return .failed(.getResponseRoundsExceeded(limit: max(limits.maxGetResponseRounds, 0), instruction: instruction,
-                                                          statusWord: statusWord))
+                return .failed(
+                    .getResponseRoundsExceeded(
+                        limit: max(limits.maxGetResponseRounds, 0), instruction: instruction,
+                        statusWord: statusWord))
             }
             getResponseRounds += 1
             leCorrections = 0

@@ -19,7 +19,8 @@ public enum T0ProtocolError: Error, Sendable, Hashable, CustomStringConvertible 
     public var description: String {
         switch self {
         case .malformedCommand(let length): "a command APDU of \(length) byte(s) is not well formed"
-        case .answerTooShort(let ins, let length): "the card answered INS 0x\(hex2(ins)) with \(length) byte(s), fewer than SW1 SW2"
+        case .answerTooShort(let ins, let length):
+            "the card answered INS 0x\(hex2(ins)) with \(length) byte(s), fewer than SW1 SW2"
         case .getResponseRoundsExceeded(let limit, let ins, let sw):
             "INS 0x\(hex2(ins)): the card still announced more data (SW \(hex4(sw))) after \(limit) GET RESPONSE commands"
         case .leCorrectionsExceeded(let limit, let ins, let sw):

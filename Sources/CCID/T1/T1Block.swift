@@ -106,19 +106,19 @@ public enum T1BlockKind: Sendable, Hashable {
     /// throw; here only their low bit is used.
     public var protocolControlByte: UInt8 {
         switch self {
-        case let .information(sendSequence, more):
+        case .information(let sendSequence, let more):
             (sendSequence & 1) << 6 | (more ? 0x20 : 0)
-        case let .receiveReady(sequence, error):
+        case .receiveReady(let sequence, let error):
             0x80 | (sequence & 1) << 4 | error.rawValue
-        case let .supervisory(function, isResponse):
+        case .supervisory(let function, let isResponse):
             0xC0 | (isResponse ? 0x20 : 0) | function.rawValue
         }
     }
 
     fileprivate var sequenceNumber: UInt8? {
         switch self {
-        case let .information(sendSequence, _): sendSequence
-        case let .receiveReady(sequence, _): sequence
+        case .information(let sendSequence, _): sendSequence
+        case .receiveReady(let sequence, _): sequence
         case .supervisory: nil
         }
     }
@@ -245,11 +245,11 @@ public enum T1Error: Error, Sendable, Hashable, CustomStringConvertible {
     public var requiresCardReset: Bool {
         switch self {
         case .resynchronisationFailed, .cardAborted, .cardRequestedResynchronisation,
-             .ifsdNegotiationFailed, .responseTooLong, .cardResetRequired:
+            .ifsdNegotiationFailed, .responseTooLong, .cardResetRequired:
             true
         case .blockTooShort, .reservedLength, .lengthMismatch, .checksumMismatch, .unknownPCB,
-             .informationTooLong, .invalidSequenceNumber, .emptyCommand,
-             .invalidInformationFieldSize, .exchangeInProgress, .noExchangeInProgress:
+            .informationTooLong, .invalidSequenceNumber, .emptyCommand,
+            .invalidInformationFieldSize, .exchangeInProgress, .noExchangeInProgress:
             false
         }
     }
@@ -257,35 +257,35 @@ public enum T1Error: Error, Sendable, Hashable, CustomStringConvertible {
     /// A one-line explanation for logs and error messages.
     public var description: String {
         switch self {
-        case let .blockTooShort(length, minimum):
+        case .blockTooShort(let length, let minimum):
             "T=1 block too short: \(length) bytes, at least \(minimum) needed"
         case .reservedLength:
             "T=1 block with reserved LEN 0xFF"
-        case let .lengthMismatch(declared, actual):
+        case .lengthMismatch(let declared, let actual):
             "T=1 block LEN \(declared) but \(actual) information bytes present"
-        case let .checksumMismatch(expected, received):
+        case .checksumMismatch(let expected, let received):
             "T=1 block EDC \(hex(received)), expected \(hex(expected))"
-        case let .unknownPCB(pcb):
+        case .unknownPCB(let pcb):
             "T=1 block with undefined PCB \(hex([pcb]))"
-        case let .informationTooLong(length):
+        case .informationTooLong(let length):
             "T=1 information field of \(length) bytes exceeds 254"
-        case let .invalidSequenceNumber(value):
+        case .invalidSequenceNumber(let value):
             "T=1 sequence number \(value) is not 0 or 1"
-        case let .resynchronisationFailed(attempts):
+        case .resynchronisationFailed(let attempts):
             "T=1 resynchronisation failed after \(attempts) attempts; reset the card"
         case .cardAborted:
             "the card aborted the T=1 exchange (S(ABORT request)); reset the card"
         case .cardRequestedResynchronisation:
             "the card sent S(RESYNCH request); reset the card"
-        case let .ifsdNegotiationFailed(requested):
+        case .ifsdNegotiationFailed(let requested):
             "the card did not accept IFSD \(requested); reset the card"
-        case let .responseTooLong(limit):
+        case .responseTooLong(let limit):
             "the card's chained T=1 response exceeds \(limit) bytes; reset the card"
         case .cardResetRequired:
             "an earlier T=1 exchange failed; reset the card first"
         case .emptyCommand:
             "cannot send an empty APDU over T=1"
-        case let .invalidInformationFieldSize(size):
+        case .invalidInformationFieldSize(let size):
             "information field size \(size) is outside 1...254"
         case .exchangeInProgress:
             "a T=1 exchange is already in progress"

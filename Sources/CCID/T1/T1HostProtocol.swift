@@ -192,7 +192,7 @@ public struct T1HostProtocol: Sendable {
             return invalidBlockReceived(.other)
         }
         switch stage {
-        case let .negotiatingIFSD(value):
+        case .negotiatingIFSD(let value):
             guard block.kind == .supervisory(.ifs, isResponse: true), block.information == [value] else {
                 return invalidBlockReceived(.other)
             }
@@ -242,18 +242,19 @@ public struct T1HostProtocol: Sendable {
 
     private mutating func exchangeBlockReceived(_ block: T1Block) -> T1HostAction {
         switch block.kind {
-        case let .information(sequence, more):
+        case .information(let sequence, let more):
             return informationBlockReceived(block.information, sequence: sequence, more: more)
-        case let .receiveReady(sequence, _):
+        case .receiveReady(let sequence, _):
             return receiveReadyReceived(sequence: sequence, information: block.information)
-        case let .supervisory(function, isResponse):
+        case .supervisory(let function, let isResponse):
             // The host sends no S-request during an exchange, so no S-response is expected.
             guard !isResponse else { return invalidBlockReceived(.other) }
             return supervisoryRequestReceived(function, information: block.information)
         }
     }
 
-    private mutating func informationBlockReceived(_ information: [UInt8], sequence: UInt8, more: Bool) -> T1HostAction {
+    private mutating func informationBlockReceived(_ information: [UInt8], sequence: UInt8, more: Bool) -> T1HostAction
+    {
         // While our chain is unfinished the card must acknowledge with R-blocks (rule 5).
         if stage == .sendingCommand && inFlightMore {
             return invalidBlockReceived(.other)
@@ -302,7 +303,9 @@ public struct T1HostProtocol: Sendable {
         return sendNextInformationBlock()
     }
 
-    private mutating func supervisoryRequestReceived(_ function: T1SupervisoryFunction, information: [UInt8]) -> T1HostAction {
+    private mutating func supervisoryRequestReceived(_ function: T1SupervisoryFunction, information: [UInt8])
+        -> T1HostAction
+    {
         switch function {
         case .waitingTimeExtension:
             guard information.count == 1 else { return invalidBlockReceived(.other) }
@@ -336,15 +339,15 @@ public struct T1HostProtocol: Sendable {
     private mutating func invalidBlockReceived(_ error: T1ReceiveReadyError) -> T1HostAction {
         consecutiveFailures += 1
         switch stage {
-        case let .negotiatingIFSD(value):
+        case .negotiatingIFSD(let value):
             if consecutiveFailures >= retryLimit { return fail(.ifsdNegotiationFailed(requested: value)) }
-            return transmit(lastSent)  // Rule 7.3: resend S(IFS request).
+            return transmit(lastSent) // Rule 7.3: resend S(IFS request).
         case .resynchronising:
-            return resynchronise()  // Rule 7.3: resend S(RESYNCH request), counted as an attempt.
+            return resynchronise() // Rule 7.3: resend S(RESYNCH request), counted as an attempt.
         case .sendingCommand, .receivingResponse:
             if consecutiveFailures >= retryLimit { return resynchronise() }
-            if lastSentIsReceiveReady { return transmit(lastSent) }  // Rule 7.2.
-            return transmit(receiveReady(error: error))  // Rule 7.1.
+            if lastSentIsReceiveReady { return transmit(lastSent) } // Rule 7.2.
+            return transmit(receiveReady(error: error)) // Rule 7.1.
         case .idle, .halted:
             return .failed(.noExchangeInProgress)
         }
@@ -429,7 +432,9 @@ public struct T1HostProtocol: Sendable {
     }
 
     private func supervisory(_ function: T1SupervisoryFunction, isResponse: Bool, information: [UInt8]) -> [UInt8] {
-        T1Block(nodeAddress: nodeAddress, kind: .supervisory(function, isResponse: isResponse), information: information)
-            .encodedWithoutValidation(checksum: checksum)
+        T1Block(
+            nodeAddress: nodeAddress, kind: .supervisory(function, isResponse: isResponse), information: information
+        )
+        .encodedWithoutValidation(checksum: checksum)
     }
 }

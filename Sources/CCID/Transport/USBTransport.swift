@@ -32,7 +32,9 @@ public struct USBControlRequest: Sendable, Hashable {
     public var data: [UInt8]
     public var length: UInt16
 
-    public init(requestType: UInt8, request: UInt8, value: UInt16, index: UInt16, data: [UInt8] = [], length: UInt16 = 0) {
+    public init(
+        requestType: UInt8, request: UInt8, value: UInt16, index: UInt16, data: [UInt8] = [], length: UInt16 = 0
+    ) {
         self.requestType = requestType
         self.request = request
         self.value = value

@@ -15,12 +15,13 @@ public struct CCIDExchangeLevelOverride: Sendable, Hashable {
     /// not hold.
     public func applied(to features: CCIDFeatures) -> CCIDFeatures {
         if let whenAnnounced, features.exchangeLevel != whenAnnounced { return features }
-        let levelBits: UInt32 = switch level {
-        case .character: 0
-        case .tpdu: CCIDFeatures.tpduLevel.rawValue
-        case .shortAPDU: CCIDFeatures.shortAPDULevel.rawValue
-        case .extendedAPDU: CCIDFeatures.extendedAPDULevel.rawValue
-        }
+        let levelBits: UInt32 =
+            switch level {
+            case .character: 0
+            case .tpdu: CCIDFeatures.tpduLevel.rawValue
+            case .shortAPDU: CCIDFeatures.shortAPDULevel.rawValue
+            case .extendedAPDU: CCIDFeatures.extendedAPDULevel.rawValue
+            }
         return CCIDFeatures(rawValue: features.rawValue & ~0x0007_0000 | levelBits)
     }
 }

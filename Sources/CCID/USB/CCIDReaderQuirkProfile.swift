@@ -16,8 +16,10 @@ public struct CCIDReaderQuirkProfile: Sendable, Hashable {
     /// Known firmware problems of this particular reader, for the user.
     public var warnings: [String]
 
-    public init(model: String? = nil, quirks: CCIDQuirks = [], exchangeLevelOverride: CCIDExchangeLevelOverride? = nil,
-                pinSupportOverride: UInt8? = nil, initialStatusTimeout: Duration? = nil, warnings: [String] = []) {
+    public init(
+        model: String? = nil, quirks: CCIDQuirks = [], exchangeLevelOverride: CCIDExchangeLevelOverride? = nil,
+        pinSupportOverride: UInt8? = nil, initialStatusTimeout: Duration? = nil, warnings: [String] = []
+    ) {
         self.model = model
         self.quirks = quirks
         self.exchangeLevelOverride = exchangeLevelOverride

@@ -27,16 +27,19 @@ public enum CCIDReaderQuirkTable {
         guard let entry = entries.first(where: { $0.vendorID == vendorID && $0.productID.contains(productID) }) else {
             return CCIDReaderQuirkProfile()
         }
-        var profile = CCIDReaderQuirkProfile(model: entry.model, quirks: entry.quirks,
-                                             pinSupportOverride: entry.pinSupportOverride,
-                                             initialStatusTimeout: entry.initialStatusTimeout)
+        var profile = CCIDReaderQuirkProfile(
+            model: entry.model, quirks: entry.quirks,
+            pinSupportOverride: entry.pinSupportOverride,
+            initialStatusTimeout: entry.initialStatusTimeout)
         if let override = entry.exchangeLevelOverride,
-           entry.overrideOnlyForFirmware.map({ $0 == bcdDevice }) ?? true {
+            entry.overrideOnlyForFirmware.map({ $0 == bcdDevice }) ?? true
+        {
             profile.exchangeLevelOverride = override
         }
         if let minimum = entry.minimumFirmware, bcdDevice < minimum.bcdDevice {
-            profile.warnings.append("\(entry.model) with firmware \(firmwareVersion(bcdDevice)) (bcdDevice 0x\(hex4(bcdDevice))): "
-                                    + minimum.problem)
+            profile.warnings.append(
+                "\(entry.model) with firmware \(firmwareVersion(bcdDevice)) (bcdDevice 0x\(hex4(bcdDevice))): "
+                    + minimum.problem)
         }
         return profile
     }
@@ -55,33 +58,45 @@ public enum CCIDReaderQuirkTable {
     }
 
     private static let entries: [Entry] = [
-        Entry(model: "ACS ACR122U", vendorID: 0x072F, productID: [0x2200],
-              quirks: [.noSetInterface, .acceptsPreviousSequence],
-              // "answers after up to 1 s if no tag is present" (pcsc-lite commit 4841404).
-              initialStatusTimeout: .seconds(30),
-              minimumFirmware: (0x0206, "firmware below 2.06 fails APDUs with Le=0x7B, SW 63 00")),
-        Entry(model: "SCM SCL010", vendorID: 0x04E6, productID: [0x5291],
-              minimumFirmware: (0x0112, "firmware below 1.12 is refused as bogus by the pcsc-lite CCID driver; expect failures")),
+        Entry(
+            model: "ACS ACR122U", vendorID: 0x072F, productID: [0x2200],
+            quirks: [.noSetInterface, .acceptsPreviousSequence],
+            // "answers after up to 1 s if no tag is present" (pcsc-lite commit 4841404).
+            initialStatusTimeout: .seconds(30),
+            minimumFirmware: (0x0206, "firmware below 2.06 fails APDUs with Le=0x7B, SW 63 00")),
+        Entry(
+            model: "SCM SCL010", vendorID: 0x04E6, productID: [0x5291],
+            minimumFirmware: (
+                0x0112, "firmware below 1.12 is refused as bogus by the pcsc-lite CCID driver; expect failures"
+            )),
         Entry(model: "SCM SCL011", vendorID: 0x04E6, productID: [0x5293], initialStatusTimeout: .seconds(12)),
-        Entry(model: "Identiv uTrust 3700 F", vendorID: 0x04E6, productID: [0x5790], initialStatusTimeout: .seconds(12)),
+        Entry(
+            model: "Identiv uTrust 3700 F", vendorID: 0x04E6, productID: [0x5790], initialStatusTimeout: .seconds(12)),
         Entry(model: "Elatec TWN4", vendorID: 0x09D8, productID: [0x0427, 0x0428], initialStatusTimeout: .seconds(30)),
         // "The chip advertises pinpad but actually doesn't have one" and "Firmware uses chaining".
-        Entry(model: "HID OMNIKEY 3x21", vendorID: 0x076B, productID: [0x3031],
-              exchangeLevelOverride: CCIDExchangeLevelOverride(level: .extendedAPDU), pinSupportOverride: 0),
-        Entry(model: "HID OMNIKEY 6121", vendorID: 0x076B, productID: [0x6632],
-              exchangeLevelOverride: CCIDExchangeLevelOverride(level: .extendedAPDU), pinSupportOverride: 0),
-        Entry(model: "HID Aviator (OMNIKEY generic)", vendorID: 0x076B, productID: [0x3A21],
-              exchangeLevelOverride: CCIDExchangeLevelOverride(level: .extendedAPDU), pinSupportOverride: 0),
-        Entry(model: "Cherry Smart Terminal xx44", vendorID: 0x046A, productID: [0x00A7],
-              exchangeLevelOverride: CCIDExchangeLevelOverride(level: .extendedAPDU), pinSupportOverride: 0),
-        Entry(model: "Fujitsu Smartcard Reader D323", vendorID: 0x0BF8, productID: [0x1024],
-              exchangeLevelOverride: CCIDExchangeLevelOverride(level: .extendedAPDU), pinSupportOverride: 0),
+        Entry(
+            model: "HID OMNIKEY 3x21", vendorID: 0x076B, productID: [0x3031],
+            exchangeLevelOverride: CCIDExchangeLevelOverride(level: .extendedAPDU), pinSupportOverride: 0),
+        Entry(
+            model: "HID OMNIKEY 6121", vendorID: 0x076B, productID: [0x6632],
+            exchangeLevelOverride: CCIDExchangeLevelOverride(level: .extendedAPDU), pinSupportOverride: 0),
+        Entry(
+            model: "HID Aviator (OMNIKEY generic)", vendorID: 0x076B, productID: [0x3A21],
+            exchangeLevelOverride: CCIDExchangeLevelOverride(level: .extendedAPDU), pinSupportOverride: 0),
+        Entry(
+            model: "Cherry Smart Terminal xx44", vendorID: 0x046A, productID: [0x00A7],
+            exchangeLevelOverride: CCIDExchangeLevelOverride(level: .extendedAPDU), pinSupportOverride: 0),
+        Entry(
+            model: "Fujitsu Smartcard Reader D323", vendorID: 0x0BF8, productID: [0x1024],
+            exchangeLevelOverride: CCIDExchangeLevelOverride(level: .extendedAPDU), pinSupportOverride: 0),
         // Firmware 1.00 returns at most 128 bytes per DataBlock and chains the rest like extended APDUs.
-        Entry(model: "Cherry KC1000SC", vendorID: 0x046A, productID: [0x00A1],
-              exchangeLevelOverride: CCIDExchangeLevelOverride(level: .extendedAPDU, whenAnnounced: .shortAPDU),
-              overrideOnlyForFirmware: 0x0100),
-        Entry(model: "Kobil TriBank", vendorID: 0x0D46, productID: [0x3010],
-              exchangeLevelOverride: CCIDExchangeLevelOverride(level: .shortAPDU)),
+        Entry(
+            model: "Cherry KC1000SC", vendorID: 0x046A, productID: [0x00A1],
+            exchangeLevelOverride: CCIDExchangeLevelOverride(level: .extendedAPDU, whenAnnounced: .shortAPDU),
+            overrideOnlyForFirmware: 0x0100),
+        Entry(
+            model: "Kobil TriBank", vendorID: 0x0D46, productID: [0x3010],
+            exchangeLevelOverride: CCIDExchangeLevelOverride(level: .shortAPDU)),
     ]
 
     /// "2.06" for 0x0206 (bcdDevice is binary-coded decimal).

@@ -17,9 +17,11 @@ extension LibUSBContext {
     ///
     /// - Throws: ``USBReaderSelectorError/noMatchingReader(_:readersFound:)`` when no reader
     ///   matches, or a ``USBTransportError`` from enumerating or opening (busy, access denied…).
-    public func openDriver(_ selector: USBReaderSelector,
-                           configuration: CCIDDriverConfiguration = CCIDDriverConfiguration(),
-                           logger: Logger? = nil) throws -> (reader: USBReaderDescription, transport: LibUSBTransport, driver: CCIDDriver) {
+    public func openDriver(
+        _ selector: USBReaderSelector,
+        configuration: CCIDDriverConfiguration = CCIDDriverConfiguration(),
+        logger: Logger? = nil
+    ) throws -> (reader: USBReaderDescription, transport: LibUSBTransport, driver: CCIDDriver) {
         let readers = try readers()
         guard let reader = selector.select(from: readers) else {
             throw USBReaderSelectorError.noMatchingReader(selector, readersFound: readers.count)
@@ -30,25 +32,31 @@ extension LibUSBContext {
 
     /// Like ``openDriver(_:configuration:logger:)`` for a reader already described (by
     /// ``readers()`` or a ``USBReaderEvent/arrived(_:)`` event).
-    public func openDriver(for reader: USBReaderDescription,
-                           configuration: CCIDDriverConfiguration = CCIDDriverConfiguration(),
-                           logger: Logger? = nil) throws(USBTransportError) -> (transport: LibUSBTransport, driver: CCIDDriver) {
+    public func openDriver(
+        for reader: USBReaderDescription,
+        configuration: CCIDDriverConfiguration = CCIDDriverConfiguration(),
+        logger: Logger? = nil
+    ) throws(USBTransportError) -> (transport: LibUSBTransport, driver: CCIDDriver) {
         let logger = logger ?? self.logger
-        let profile = CCIDReaderQuirkTable.lookup(vendorID: reader.vendorID, productID: reader.productID,
-                                                  bcdDevice: reader.bcdDevice)
+        let profile = CCIDReaderQuirkTable.lookup(
+            vendorID: reader.vendorID, productID: reader.productID,
+            bcdDevice: reader.bcdDevice)
         for warning in profile.warnings {
             logger.warning("\(warning)", metadata: ["reader": "\(reader.name)"])
         }
         let configuration = profile.applied(to: configuration)
         let descriptor = profile.applied(to: reader.descriptor)
         if descriptor != reader.descriptor {
-            logger.debug("reader descriptor corrected by the quirk table", metadata: [
-                "reader": "\(reader.name)", "exchangeLevel": "\(descriptor.exchangeLevel)",
-            ])
+            logger.debug(
+                "reader descriptor corrected by the quirk table",
+                metadata: [
+                    "reader": "\(reader.name)", "exchangeLevel": "\(descriptor.exchangeLevel)",
+                ])
         }
         let transport = try openTransport(for: reader, quirks: configuration.quirks)
-        let driver = CCIDDriver(transport: transport, descriptor: descriptor, interfaceNumber: reader.interfaceNumber,
-                                configuration: configuration, logger: logger)
+        let driver = CCIDDriver(
+            transport: transport, descriptor: descriptor, interfaceNumber: reader.interfaceNumber,
+            configuration: configuration, logger: logger)
         return (transport, driver)
     }
 }

@@ -20,7 +20,9 @@ extension LibUSBContext {
     ///     }
     /// }
     /// ```
-    public func readerEvents(pollingInterval: Duration = .seconds(1), forcePolling: Bool = false) -> AsyncStream<USBReaderEvent> {
+    public func readerEvents(pollingInterval: Duration = .seconds(1), forcePolling: Bool = false) -> AsyncStream<
+        USBReaderEvent
+    > {
         let (stream, continuation) = AsyncStream.makeStream(of: USBReaderEvent.self)
         guard let streamID = streamOpened(finish: { continuation.finish() }) else {
             continuation.finish()
@@ -36,7 +38,8 @@ extension LibUSBContext {
             }
         }
         if let dispatcher {
-            let (notifications, notificationContinuation) = AsyncStream.makeStream(of: LibUSBHotplugDispatcher.Event.self)
+            let (notifications, notificationContinuation) = AsyncStream.makeStream(
+                of: LibUSBHotplugDispatcher.Event.self)
             // Subscribe before the snapshot so that nothing plugged in meanwhile is missed;
             // duplicates are filtered by `tracker`.
             let subscription = dispatcher.subscribe(notificationContinuation)
@@ -71,8 +74,11 @@ extension LibUSBContext {
                 var seen: Set<USBDeviceAddress> = []
                 while !Task.isCancelled {
                     if let present = try? deviceAddresses() {
-                        for device in present.subtracting(seen).sorted(by: { ($0.bus, $0.address) < ($1.bus, $1.address) }) {
-                            tracker.arrived(readers(bus: device.bus, address: device.address), at: device, into: continuation)
+                        for device in present.subtracting(seen).sorted(by: {
+                            ($0.bus, $0.address) < ($1.bus, $1.address)
+                        }) {
+                            tracker.arrived(
+                                readers(bus: device.bus, address: device.address), at: device, into: continuation)
                         }
                         for device in seen.subtracting(present) {
                             tracker.left(device, into: continuation)
@@ -99,15 +105,19 @@ private struct ReaderTracker {
 
     func isKnown(_ device: USBDeviceAddress) -> Bool { readerDevices.contains(device) }
 
-    mutating func snapshot(_ readers: [USBReaderDescription], into continuation: AsyncStream<USBReaderEvent>.Continuation) {
+    mutating func snapshot(
+        _ readers: [USBReaderDescription], into continuation: AsyncStream<USBReaderEvent>.Continuation
+    ) {
         for reader in readers {
             readerDevices.insert(USBDeviceAddress(bus: reader.bus, address: reader.address))
             continuation.yield(.arrived(reader))
         }
     }
 
-    mutating func arrived(_ readers: [USBReaderDescription], at device: USBDeviceAddress,
-                          into continuation: AsyncStream<USBReaderEvent>.Continuation) {
+    mutating func arrived(
+        _ readers: [USBReaderDescription], at device: USBDeviceAddress,
+        into continuation: AsyncStream<USBReaderEvent>.Continuation
+    ) {
         guard !readers.isEmpty, readerDevices.insert(device).inserted else { return }
         for reader in readers { continuation.yield(.arrived(reader)) }
     }

@@ -30,7 +30,10 @@ extension LibUSBContext {
     func deviceAddresses() throws(USBTransportError) -> Set<USBDeviceAddress> {
         try whileOpen { () throws(USBTransportError) in
             try withDeviceList { devices in
-                Set(devices.map { USBDeviceAddress(bus: libusb_get_bus_number($0), address: libusb_get_device_address($0)) })
+                Set(
+                    devices.map {
+                        USBDeviceAddress(bus: libusb_get_bus_number($0), address: libusb_get_device_address($0))
+                    })
             }
         }
     }
@@ -44,18 +47,23 @@ extension LibUSBContext {
     /// - Throws: ``USBTransportError/busy(detail:)`` when another program (pcscd) or a kernel
     ///   driver holds the interface, ``USBTransportError/accessDenied(detail:)`` without
     ///   permission on the device node, ``USBTransportError/noDevice`` when the reader is gone.
-    public func openTransport(for reader: USBReaderDescription, quirks: CCIDQuirks = []) throws(USBTransportError) -> LibUSBTransport {
+    public func openTransport(for reader: USBReaderDescription, quirks: CCIDQuirks = []) throws(USBTransportError)
+        -> LibUSBTransport
+    {
         try whileOpen { () throws(USBTransportError) in try openTransportWhileOpen(for: reader, quirks: quirks) }
     }
 
-    private func openTransportWhileOpen(for reader: USBReaderDescription, quirks: CCIDQuirks) throws(USBTransportError) -> LibUSBTransport {
+    private func openTransportWhileOpen(for reader: USBReaderDescription, quirks: CCIDQuirks) throws(USBTransportError)
+        -> LibUSBTransport
+    {
         let handle = try withDeviceList { devices throws(USBTransportError) -> OpaquePointer in
             guard let device = devices.first(where: { Self.isDevice($0, of: reader) }) else { throw .noDevice }
             var handle: OpaquePointer?
             let result = libusb_open(device, &handle)
             guard result == 0, let handle else {
-                throw LibUSBErrorMapping.transportError(result, operation: "opening \(reader.devicePath)",
-                                                        devicePath: reader.devicePath)
+                throw LibUSBErrorMapping.transportError(
+                    result, operation: "opening \(reader.devicePath)",
+                    devicePath: reader.devicePath)
             }
             return handle
         }
@@ -71,23 +79,28 @@ extension LibUSBContext {
         return transport
     }
 
-    private func claim(_ reader: USBReaderDescription, handle: OpaquePointer, quirks: CCIDQuirks) throws(USBTransportError) {
+    private func claim(_ reader: USBReaderDescription, handle: OpaquePointer, quirks: CCIDQuirks)
+        throws(USBTransportError)
+    {
         let interface = Int32(reader.interfaceNumber)
         let detach = libusb_set_auto_detach_kernel_driver(handle, 1)
         if detach != 0 {
             // Not supported outside Linux; claiming then fails with BUSY if a driver holds it.
-            logger.debug("automatic kernel driver detach unavailable", metadata: ["error": "\(LibUSBErrorMapping.name(detach))"])
+            logger.debug(
+                "automatic kernel driver detach unavailable", metadata: ["error": "\(LibUSBErrorMapping.name(detach))"])
         }
         let claimed = libusb_claim_interface(handle, interface)
         guard claimed == 0 else {
-            throw LibUSBErrorMapping.transportError(claimed, operation: "claiming interface \(interface) of \(reader.devicePath)",
-                                                    devicePath: reader.devicePath, interfaceNumber: reader.interfaceNumber)
+            throw LibUSBErrorMapping.transportError(
+                claimed, operation: "claiming interface \(interface) of \(reader.devicePath)",
+                devicePath: reader.devicePath, interfaceNumber: reader.interfaceNumber)
         }
         guard !quirks.contains(.noSetInterface) else { return }
         let selected = libusb_set_interface_alt_setting(handle, interface, Int32(reader.alternateSetting))
         if selected != 0 {
             // Some readers stall SET_INTERFACE; the pipes usually work anyway.
-            logger.debug("SET_INTERFACE failed; continuing", metadata: ["error": "\(LibUSBErrorMapping.name(selected))"])
+            logger.debug(
+                "SET_INTERFACE failed; continuing", metadata: ["error": "\(LibUSBErrorMapping.name(selected))"])
         }
     }
 
@@ -95,12 +108,15 @@ extension LibUSBContext {
 
     /// Runs `body` over libusb's current device list, which is freed afterwards (the devices are
     /// only valid inside `body`; libusb_open takes its own reference).
-    private func withDeviceList<T>(_ body: ([OpaquePointer]) throws(USBTransportError) -> T) throws(USBTransportError) -> T {
+    private func withDeviceList<T>(_ body: ([OpaquePointer]) throws(USBTransportError) -> T) throws(USBTransportError)
+        -> T
+    {
         var list: UnsafeMutablePointer<OpaquePointer?>?
         let count = libusb_get_device_list(pointer, &list)
         guard count >= 0, let list else {
-            throw LibUSBErrorMapping.transportError(Int32(truncatingIfNeeded: count), operation: "listing USB devices",
-                                                    devicePath: "/dev/bus/usb")
+            throw LibUSBErrorMapping.transportError(
+                Int32(truncatingIfNeeded: count), operation: "listing USB devices",
+                devicePath: "/dev/bus/usb")
         }
         defer { libusb_free_device_list(list, 1) }
         let devices = (0..<count).compactMap { list[$0] }
@@ -129,9 +145,11 @@ extension LibUSBContext {
         }
         let scan = layout.scanForCCIDInterfaces()
         for (interface, reason) in scan.skipped {
-            logger.debug("skipping smart-card interface", metadata: [
-                "bus": "\(bus)", "address": "\(address)", "interface": "\(interface)", "reason": "\(reason)",
-            ])
+            logger.debug(
+                "skipping smart-card interface",
+                metadata: [
+                    "bus": "\(bus)", "address": "\(address)", "interface": "\(interface)", "reason": "\(reason)",
+                ])
         }
         guard !scan.found.isEmpty else { return [] }
 
@@ -168,16 +186,18 @@ extension LibUSBContext {
                 let setting = interface.altsetting[settingIndex]
                 let endpoints = (0..<Int(setting.bNumEndpoints)).map { endpointIndex in
                     let endpoint = setting.endpoint[endpointIndex]
-                    return USBEndpointLayout(address: endpoint.bEndpointAddress, attributes: endpoint.bmAttributes,
-                                             maxPacketSize: Int(endpoint.wMaxPacketSize & 0x07FF),
-                                             interval: endpoint.bInterval,
-                                             extra: bytes(endpoint.extra, count: endpoint.extra_length))
+                    return USBEndpointLayout(
+                        address: endpoint.bEndpointAddress, attributes: endpoint.bmAttributes,
+                        maxPacketSize: Int(endpoint.wMaxPacketSize & 0x07FF),
+                        interval: endpoint.bInterval,
+                        extra: bytes(endpoint.extra, count: endpoint.extra_length))
                 }
-                interfaces.append(USBInterfaceLayout(
-                    number: setting.bInterfaceNumber, alternateSetting: setting.bAlternateSetting,
-                    interfaceClass: setting.bInterfaceClass, interfaceSubclass: setting.bInterfaceSubClass,
-                    interfaceProtocol: setting.bInterfaceProtocol, nameIndex: setting.iInterface,
-                    extra: bytes(setting.extra, count: setting.extra_length), endpoints: endpoints))
+                interfaces.append(
+                    USBInterfaceLayout(
+                        number: setting.bInterfaceNumber, alternateSetting: setting.bAlternateSetting,
+                        interfaceClass: setting.bInterfaceClass, interfaceSubclass: setting.bInterfaceSubClass,
+                        interfaceProtocol: setting.bInterfaceProtocol, nameIndex: setting.iInterface,
+                        extra: bytes(setting.extra, count: setting.extra_length), endpoints: endpoints))
             }
         }
         return USBConfigurationLayout(interfaces: interfaces)

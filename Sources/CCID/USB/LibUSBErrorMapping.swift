@@ -13,8 +13,10 @@ enum LibUSBErrorMapping {
     /// - Parameters:
     ///   - operation: what was attempted, for the generic message ("claiming interface 0").
     ///   - endpoint: the pipe involved, for timeout/stall/overflow errors.
-    static func transportError(_ code: Int32, operation: String, devicePath: String, interfaceNumber: UInt8? = nil,
-                               endpoint: String = "control", timeout: Duration = .zero) -> USBTransportError {
+    static func transportError(
+        _ code: Int32, operation: String, devicePath: String, interfaceNumber: UInt8? = nil,
+        endpoint: String = "control", timeout: Duration = .zero
+    ) -> USBTransportError {
         switch code {
         case LIBUSB_ERROR_BUSY.rawValue:
             return .busy(detail: busyMessage(devicePath: devicePath, interfaceNumber: interfaceNumber))
@@ -35,7 +37,8 @@ enum LibUSBErrorMapping {
 
     /// The error for an asynchronous transfer that did not complete (any status but
     /// `LIBUSB_TRANSFER_COMPLETED`).
-    static func transportError(status: libusb_transfer_status, endpoint: String, timeout: Duration) -> USBTransportError {
+    static func transportError(status: libusb_transfer_status, endpoint: String, timeout: Duration) -> USBTransportError
+    {
         switch status {
         case LIBUSB_TRANSFER_TIMED_OUT: .timeout(endpoint: endpoint, after: timeout)
         case LIBUSB_TRANSFER_CANCELLED: .cancelled
@@ -52,7 +55,8 @@ enum LibUSBErrorMapping {
     /// interface from another process ("usbfs" is not detachable).
     static func busyMessage(devicePath: String, interfaceNumber: UInt8?) -> String {
         let interface = interfaceNumber.map { "interface \($0) of \(devicePath)" } ?? devicePath
-        return "\(interface) is claimed by another program — usually pcscd (stop it: systemctl stop pcscd.socket pcscd) "
+        return
+            "\(interface) is claimed by another program — usually pcscd (stop it: systemctl stop pcscd.socket pcscd) "
             + "or the pn533_usb kernel driver (rmmod pn533_usb pn533 or blacklist it)"
     }
 

@@ -30,10 +30,11 @@ final class LibUSBHotplugDispatcher: Sendable {
         self.logger = logger
         let events = Int32(LIBUSB_HOTPLUG_EVENT_DEVICE_ARRIVED.rawValue | LIBUSB_HOTPLUG_EVENT_DEVICE_LEFT.rawValue)
         var handle: libusb_hotplug_callback_handle = 0
-        let result = libusb_hotplug_register_callback(context, events, 0, LIBUSB_HOTPLUG_MATCH_ANY,
-                                                      LIBUSB_HOTPLUG_MATCH_ANY, LIBUSB_HOTPLUG_MATCH_ANY,
-                                                      libUSBHotplugEvent, Unmanaged.passUnretained(self).toOpaque(),
-                                                      &handle)
+        let result = libusb_hotplug_register_callback(
+            context, events, 0, LIBUSB_HOTPLUG_MATCH_ANY,
+            LIBUSB_HOTPLUG_MATCH_ANY, LIBUSB_HOTPLUG_MATCH_ANY,
+            libUSBHotplugEvent, Unmanaged.passUnretained(self).toOpaque(),
+            &handle)
         guard result == 0 else {
             throw .io("libusb_hotplug_register_callback failed: \(LibUSBErrorMapping.name(result))")
         }
@@ -60,8 +61,10 @@ final class LibUSBHotplugDispatcher: Sendable {
 }
 
 /// The hotplug callback: no I/O here, only the device's bus number and address.
-private func libUSBHotplugEvent(_ context: OpaquePointer?, _ device: OpaquePointer?, _ event: libusb_hotplug_event,
-                                _ userData: UnsafeMutableRawPointer?) -> Int32 {
+private func libUSBHotplugEvent(
+    _ context: OpaquePointer?, _ device: OpaquePointer?, _ event: libusb_hotplug_event,
+    _ userData: UnsafeMutableRawPointer?
+) -> Int32 {
     guard let device, let userData else { return 0 }
     let dispatcher = Unmanaged<LibUSBHotplugDispatcher>.fromOpaque(userData).takeUnretainedValue()
     let bus = libusb_get_bus_number(device)
@@ -71,5 +74,5 @@ private func libUSBHotplugEvent(_ context: OpaquePointer?, _ device: OpaquePoint
     } else if event == LIBUSB_HOTPLUG_EVENT_DEVICE_LEFT {
         dispatcher.deliver(.left(bus: bus, address: address))
     }
-    return 0  // stay registered
+    return 0 // stay registered
 }

@@ -43,7 +43,8 @@ struct LibUSBStringReader {
         var opened: OpaquePointer?
         let result = libusb_open(device, &opened)
         guard result == 0, let opened else {
-            logger.debug("cannot open the device to read its strings", metadata: ["error": "\(LibUSBErrorMapping.name(result))"])
+            logger.debug(
+                "cannot open the device to read its strings", metadata: ["error": "\(LibUSBErrorMapping.name(result))"])
             return nil
         }
         handle = opened
@@ -58,9 +59,10 @@ struct LibUSBStringReader {
     private func descriptor(_ handle: OpaquePointer, index: UInt8, languageID: UInt16) -> [UInt8]? {
         var buffer = [UInt8](repeating: 0, count: 255)
         let received = buffer.withUnsafeMutableBufferPointer { buffer in
-            libusb_control_transfer(handle, UInt8(LIBUSB_ENDPOINT_IN.rawValue), UInt8(LIBUSB_REQUEST_GET_DESCRIPTOR.rawValue),
-                                    UInt16(LIBUSB_DT_STRING.rawValue) << 8 | UInt16(index), languageID,
-                                    buffer.baseAddress, UInt16(buffer.count), Self.timeoutMilliseconds)
+            libusb_control_transfer(
+                handle, UInt8(LIBUSB_ENDPOINT_IN.rawValue), UInt8(LIBUSB_REQUEST_GET_DESCRIPTOR.rawValue),
+                UInt16(LIBUSB_DT_STRING.rawValue) << 8 | UInt16(index), languageID,
+                buffer.baseAddress, UInt16(buffer.count), Self.timeoutMilliseconds)
         }
         guard received >= 2, buffer[1] == UInt8(LIBUSB_DT_STRING.rawValue) else { return nil }
         let length = min(Int(received), Int(buffer[0]))
@@ -69,8 +71,8 @@ struct LibUSBStringReader {
     }
 }
 
-private extension String {
-    func trimmed(where isTrimmed: (Character) -> Bool) -> String {
+extension String {
+    fileprivate func trimmed(where isTrimmed: (Character) -> Bool) -> String {
         String(drop(while: isTrimmed).reversed().drop(while: isTrimmed).reversed())
     }
 }

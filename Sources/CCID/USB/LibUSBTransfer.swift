@@ -72,36 +72,47 @@ final class LibUSBTransfer: Sendable {
     }
 
     /// A bulk transfer; OUT transfers send `data`, IN transfers receive up to `length` bytes.
-    static func bulk(handle: OpaquePointer, endpoint: UInt8, data: [UInt8] = [], length: Int,
-                     timeoutMilliseconds: UInt32) throws(USBTransportError) -> LibUSBTransfer {
+    static func bulk(
+        handle: OpaquePointer, endpoint: UInt8, data: [UInt8] = [], length: Int,
+        timeoutMilliseconds: UInt32
+    ) throws(USBTransportError) -> LibUSBTransfer {
         let transfer = try LibUSBTransfer(length: length, dataOffset: 0)
         transfer.copyIn(data, at: 0)
-        libusb_fill_bulk_transfer(transfer.transfer, handle, endpoint, transfer.bytes, Int32(truncatingIfNeeded: length),
-                                  libUSBTransferCompleted, nil, timeoutMilliseconds)
+        libusb_fill_bulk_transfer(
+            transfer.transfer, handle, endpoint, transfer.bytes, Int32(truncatingIfNeeded: length),
+            libUSBTransferCompleted, nil, timeoutMilliseconds)
         return transfer
     }
 
     /// An interrupt-IN transfer of up to `length` bytes.
-    static func interrupt(handle: OpaquePointer, endpoint: UInt8, length: Int,
-                          timeoutMilliseconds: UInt32) throws(USBTransportError) -> LibUSBTransfer {
+    static func interrupt(
+        handle: OpaquePointer, endpoint: UInt8, length: Int,
+        timeoutMilliseconds: UInt32
+    ) throws(USBTransportError) -> LibUSBTransfer {
         let transfer = try LibUSBTransfer(length: length, dataOffset: 0)
-        libusb_fill_interrupt_transfer(transfer.transfer, handle, endpoint, transfer.bytes, Int32(truncatingIfNeeded: length),
-                                       libUSBTransferCompleted, nil, timeoutMilliseconds)
+        libusb_fill_interrupt_transfer(
+            transfer.transfer, handle, endpoint, transfer.bytes, Int32(truncatingIfNeeded: length),
+            libUSBTransferCompleted, nil, timeoutMilliseconds)
         return transfer
     }
 
     /// A control transfer on the default pipe: SETUP packet, then `request.data` (host-to-device)
     /// or room for `request.length` bytes (device-to-host).
-    static func control(handle: OpaquePointer, request: USBControlRequest,
-                        timeoutMilliseconds: UInt32) throws(USBTransportError) -> LibUSBTransfer {
-        let setupLength = MemoryLayout<libusb_control_setup>.size  // LIBUSB_CONTROL_SETUP_SIZE, a macro Swift cannot import
+    static func control(
+        handle: OpaquePointer, request: USBControlRequest,
+        timeoutMilliseconds: UInt32
+    ) throws(USBTransportError) -> LibUSBTransfer {
+        // LIBUSB_CONTROL_SETUP_SIZE, a macro Swift cannot import.
+        let setupLength = MemoryLayout<libusb_control_setup>.size
         let dataLength = request.isDeviceToHost ? Int(request.length) : request.data.count
         let transfer = try LibUSBTransfer(length: setupLength + dataLength, dataOffset: setupLength)
-        libusb_fill_control_setup(transfer.bytes, request.requestType, request.request, request.value, request.index,
-                                  UInt16(dataLength))
+        libusb_fill_control_setup(
+            transfer.bytes, request.requestType, request.request, request.value, request.index,
+            UInt16(dataLength))
         if !request.isDeviceToHost { transfer.copyIn(request.data, at: setupLength) }
-        libusb_fill_control_transfer(transfer.transfer, handle, transfer.bytes, libUSBTransferCompleted, nil,
-                                     timeoutMilliseconds)
+        libusb_fill_control_transfer(
+            transfer.transfer, handle, transfer.bytes, libUSBTransferCompleted, nil,
+            timeoutMilliseconds)
         return transfer
     }
 
@@ -140,8 +151,10 @@ final class LibUSBTransfer: Sendable {
         }
     }
 
-    private func submit(resuming continuation: CheckedContinuation<LibUSBTransferOutcome, Never>,
-                        finishing: @escaping @Sendable (LibUSBTransferOutcome) -> Void) {
+    private func submit(
+        resuming continuation: CheckedContinuation<LibUSBTransferOutcome, Never>,
+        finishing: @escaping @Sendable (LibUSBTransferOutcome) -> Void
+    ) {
         let proceed = state.withLock { state -> Bool in
             if state.cancelRequested {
                 state.phase = .finished

@@ -45,7 +45,9 @@ public final class LibUSBTransport: USBTransport, CustomStringConvertible {
     /// How long close() waits for cancelled transfers to come back from libusb.
     private static let drainTimeout: DispatchTimeInterval = .seconds(5)
 
-    init(context: LibUSBContext, handle: OpaquePointer, reader: USBReaderDescription, quirks: CCIDQuirks, logger: Logger) {
+    init(
+        context: LibUSBContext, handle: OpaquePointer, reader: USBReaderDescription, quirks: CCIDQuirks, logger: Logger
+    ) {
         self.context = context
         self.handle = handle
         self.reader = reader
@@ -72,8 +74,9 @@ public final class LibUSBTransport: USBTransport, CustomStringConvertible {
     public func bulkOut(_ data: [UInt8], timeout: Duration) async throws(USBTransportError) {
         let endpoint = reader.endpoints.bulkOut
         let name = LibUSBErrorMapping.endpointName("bulk-OUT", endpoint)
-        let transfer = try LibUSBTransfer.bulk(handle: handle, endpoint: endpoint, data: data, length: data.count,
-                                               timeoutMilliseconds: Self.milliseconds(timeout))
+        let transfer = try LibUSBTransfer.bulk(
+            handle: handle, endpoint: endpoint, data: data, length: data.count,
+            timeoutMilliseconds: Self.milliseconds(timeout))
         let (actualLength, _) = try await perform(transfer, endpoint: endpoint, name: name, timeout: timeout)
         guard actualLength == data.count else {
             throw .io("\(name) sent \(actualLength) of \(data.count) bytes")
@@ -84,8 +87,9 @@ public final class LibUSBTransport: USBTransport, CustomStringConvertible {
         let endpoint = reader.endpoints.bulkIn
         let name = LibUSBErrorMapping.endpointName("bulk-IN", endpoint)
         let length = Self.wholePackets(maxLength, packetSize: reader.endpoints.bulkInMaxPacketSize)
-        let transfer = try LibUSBTransfer.bulk(handle: handle, endpoint: endpoint, length: length,
-                                               timeoutMilliseconds: Self.milliseconds(timeout))
+        let transfer = try LibUSBTransfer.bulk(
+            handle: handle, endpoint: endpoint, length: length,
+            timeoutMilliseconds: Self.milliseconds(timeout))
         let (_, data) = try await perform(transfer, endpoint: endpoint, name: name, timeout: timeout)
         guard data.count <= maxLength else { throw .overflow(endpoint: name) }
         return data
@@ -95,16 +99,18 @@ public final class LibUSBTransport: USBTransport, CustomStringConvertible {
         guard let endpoint = reader.endpoints.interruptIn else { throw .noInterruptEndpoint }
         let name = LibUSBErrorMapping.endpointName("interrupt-IN", endpoint)
         let length = Self.wholePackets(maxLength, packetSize: reader.endpoints.interruptInMaxPacketSize ?? 8)
-        let transfer = try LibUSBTransfer.interrupt(handle: handle, endpoint: endpoint, length: length,
-                                                    timeoutMilliseconds: Self.milliseconds(timeout))
+        let transfer = try LibUSBTransfer.interrupt(
+            handle: handle, endpoint: endpoint, length: length,
+            timeoutMilliseconds: Self.milliseconds(timeout))
         let (_, data) = try await perform(transfer, endpoint: endpoint, name: name, timeout: timeout)
         guard data.count <= maxLength else { throw .overflow(endpoint: name) }
         return data
     }
 
     public func control(_ request: USBControlRequest, timeout: Duration) async throws(USBTransportError) -> [UInt8] {
-        let transfer = try LibUSBTransfer.control(handle: handle, request: request,
-                                                  timeoutMilliseconds: Self.milliseconds(timeout))
+        let transfer = try LibUSBTransfer.control(
+            handle: handle, request: request,
+            timeoutMilliseconds: Self.milliseconds(timeout))
         let (_, data) = try await perform(transfer, endpoint: 0, name: "control", timeout: timeout)
         return data
     }
@@ -115,7 +121,10 @@ public final class LibUSBTransport: USBTransport, CustomStringConvertible {
     /// (libusb re-attaches a kernel driver it detached, e.g. pn533_usb) and closes the device
     /// handle. Later calls throw. Idempotent; blocks briefly, so call it outside hot paths.
     public func close() {
-        enum Step { case alreadyClosed, release, drain([LibUSBTransfer], DispatchSemaphore) }
+        enum Step {
+            case alreadyClosed, release
+            case drain([LibUSBTransfer], DispatchSemaphore)
+        }
         let step = state.withLock { state -> Step in
             guard !state.closed else { return .alreadyClosed }
             state.closed = true
@@ -136,7 +145,8 @@ public final class LibUSBTransport: USBTransport, CustomStringConvertible {
             for transfer in transfers { transfer.cancel() }
             if context.isEventThread {
                 // Transfers complete on the event thread, so waiting here could never end.
-                logger.error("LibUSBTransport.close() called on the libusb event thread; leaving the device handle open")
+                logger.error(
+                    "LibUSBTransport.close() called on the libusb event thread; leaving the device handle open")
                 context.transportClosed(ObjectIdentifier(self))
                 return
             }
@@ -160,8 +170,10 @@ public final class LibUSBTransport: USBTransport, CustomStringConvertible {
     // MARK: - Transfers
 
     /// Registers, runs and maps one transfer. Returns the bytes moved and the data received.
-    private func perform(_ transfer: LibUSBTransfer, endpoint: UInt8, name: String,
-                         timeout: Duration) async throws(USBTransportError) -> (Int, [UInt8]) {
+    private func perform(
+        _ transfer: LibUSBTransfer, endpoint: UInt8, name: String,
+        timeout: Duration
+    ) async throws(USBTransportError) -> (Int, [UInt8]) {
         let id = ObjectIdentifier(transfer)
         let refusal = state.withLock { state -> USBTransportError? in
             if state.closed { return .io("the USB reader was closed") }
@@ -180,10 +192,11 @@ public final class LibUSBTransport: USBTransport, CustomStringConvertible {
             }
             return (actualLength, data)
         case .submissionFailed(let code):
-            throw LibUSBErrorMapping.transportError(code, operation: "submitting a \(name) transfer",
-                                                    devicePath: reader.devicePath,
-                                                    interfaceNumber: reader.interfaceNumber,
-                                                    endpoint: name, timeout: timeout)
+            throw LibUSBErrorMapping.transportError(
+                code, operation: "submitting a \(name) transfer",
+                devicePath: reader.devicePath,
+                interfaceNumber: reader.interfaceNumber,
+                endpoint: name, timeout: timeout)
         case .cancelledBeforeSubmission:
             throw .cancelled
         }
@@ -192,7 +205,8 @@ public final class LibUSBTransport: USBTransport, CustomStringConvertible {
     /// The finishing hook of every transfer, on the thread that ended it (normally the event
     /// thread). Everything that still needs the device handle happens here, before the transfer
     /// leaves `pending`, so close() never frees the handle under it.
-    private func transferFinished(_ id: ObjectIdentifier, outcome: LibUSBTransferOutcome, endpoint: UInt8, name: String) {
+    private func transferFinished(_ id: ObjectIdentifier, outcome: LibUSBTransferOutcome, endpoint: UInt8, name: String)
+    {
         var gone = false
         switch outcome {
         case .completed(LIBUSB_TRANSFER_STALL, _, _) where endpoint != 0:

@@ -12,8 +12,10 @@ public struct USBCCIDEndpoints: Sendable, Hashable {
     public var interruptIn: UInt8?
     public var interruptInMaxPacketSize: Int?
 
-    public init(bulkOut: UInt8, bulkOutMaxPacketSize: Int, bulkIn: UInt8, bulkInMaxPacketSize: Int,
-                interruptIn: UInt8? = nil, interruptInMaxPacketSize: Int? = nil) {
+    public init(
+        bulkOut: UInt8, bulkOutMaxPacketSize: Int, bulkIn: UInt8, bulkInMaxPacketSize: Int,
+        interruptIn: UInt8? = nil, interruptInMaxPacketSize: Int? = nil
+    ) {
         self.bulkOut = bulkOut
         self.bulkOutMaxPacketSize = bulkOutMaxPacketSize
         self.bulkIn = bulkIn
@@ -26,10 +28,12 @@ public struct USBCCIDEndpoints: Sendable, Hashable {
     /// driver does (`get_end_points()`); nil when either bulk pipe is missing.
     public init?(endpoints: [USBEndpointLayout]) {
         guard let out = endpoints.first(where: { $0.transferType == .bulk && !$0.isIn }),
-              let `in` = endpoints.first(where: { $0.transferType == .bulk && $0.isIn }) else { return nil }
+            let `in` = endpoints.first(where: { $0.transferType == .bulk && $0.isIn })
+        else { return nil }
         let interrupt = endpoints.first(where: { $0.transferType == .interrupt && $0.isIn })
-        self.init(bulkOut: out.address, bulkOutMaxPacketSize: out.maxPacketSize,
-                  bulkIn: `in`.address, bulkInMaxPacketSize: `in`.maxPacketSize,
-                  interruptIn: interrupt?.address, interruptInMaxPacketSize: interrupt?.maxPacketSize)
+        self.init(
+            bulkOut: out.address, bulkOutMaxPacketSize: out.maxPacketSize,
+            bulkIn: `in`.address, bulkInMaxPacketSize: `in`.maxPacketSize,
+            interruptIn: interrupt?.address, interruptInMaxPacketSize: interrupt?.maxPacketSize)
     }
 }

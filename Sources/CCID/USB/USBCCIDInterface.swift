@@ -18,8 +18,10 @@ public struct USBCCIDInterface: Sendable, Hashable {
     /// The pipes.
     public var endpoints: USBCCIDEndpoints
 
-    public init(number: UInt8, alternateSetting: UInt8 = 0, interfaceClass: UInt8 = 0x0B, interfaceProtocol: UInt8 = 0,
-                nameIndex: UInt8 = 0, descriptor: CCIDClassDescriptor, endpoints: USBCCIDEndpoints) {
+    public init(
+        number: UInt8, alternateSetting: UInt8 = 0, interfaceClass: UInt8 = 0x0B, interfaceProtocol: UInt8 = 0,
+        nameIndex: UInt8 = 0, descriptor: CCIDClassDescriptor, endpoints: USBCCIDEndpoints
+    ) {
         self.number = number
         self.alternateSetting = alternateSetting
         self.interfaceClass = interfaceClass

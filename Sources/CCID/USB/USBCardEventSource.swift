@@ -41,9 +41,11 @@ public struct USBCardEventSource: Sendable {
     ///   - pollInterval: the polling period without interrupt endpoint.
     ///   - logger: where the stream logs.
     ///   - slotStatus: whether a card is present in a slot (GetSlotStatus).
-    public init(transport: any USBTransport, slotCount: Int = 1, interruptPacketLength: Int?,
-                pollInterval: Duration = .milliseconds(400), logger: Logger = Logger(label: "cardflow.usb.cards"),
-                slotStatus: @escaping @Sendable (_ slot: UInt8) async throws -> Bool) {
+    public init(
+        transport: any USBTransport, slotCount: Int = 1, interruptPacketLength: Int?,
+        pollInterval: Duration = .milliseconds(400), logger: Logger = Logger(label: "cardflow.usb.cards"),
+        slotStatus: @escaping @Sendable (_ slot: UInt8) async throws -> Bool
+    ) {
         self.transport = transport
         self.slotCount = max(slotCount, 1)
         self.interruptPacketLength = interruptPacketLength
@@ -53,15 +55,19 @@ public struct USBCardEventSource: Sendable {
     }
 
     /// A source for a libusb reader: slot count and interrupt endpoint come from its description.
-    public init(transport: LibUSBTransport, pollInterval: Duration = .milliseconds(400),
-                logger: Logger = Logger(label: "cardflow.usb.cards"),
-                slotStatus: @escaping @Sendable (_ slot: UInt8) async throws -> Bool) {
+    public init(
+        transport: LibUSBTransport, pollInterval: Duration = .milliseconds(400),
+        logger: Logger = Logger(label: "cardflow.usb.cards"),
+        slotStatus: @escaping @Sendable (_ slot: UInt8) async throws -> Bool
+    ) {
         let endpoints = transport.reader.endpoints
         // NotifySlotChange needs 1 + ceil(slots / 4) bytes; read at least one whole packet.
         let needed = 1 + (transport.reader.descriptor.slotCount + 3) / 4
-        self.init(transport: transport, slotCount: transport.reader.descriptor.slotCount,
-                  interruptPacketLength: endpoints.interruptIn == nil ? nil : max(needed, endpoints.interruptInMaxPacketSize ?? 8),
-                  pollInterval: pollInterval, logger: logger, slotStatus: slotStatus)
+        self.init(
+            transport: transport, slotCount: transport.reader.descriptor.slotCount,
+            interruptPacketLength: endpoints.interruptIn == nil
+                ? nil : max(needed, endpoints.interruptInMaxPacketSize ?? 8),
+            pollInterval: pollInterval, logger: logger, slotStatus: slotStatus)
     }
 
     /// The card events; each call starts a new watch.
@@ -70,9 +76,11 @@ public struct USBCardEventSource: Sendable {
         let task = Task { [self] in
             let present = await snapshot()
             if let present {
-                continuation.yield(.slotChange(present.enumerated().map {
-                    .init(slot: $0.offset, cardPresent: $0.element, changed: false)
-                }))
+                continuation.yield(
+                    .slotChange(
+                        present.enumerated().map {
+                            .init(slot: $0.offset, cardPresent: $0.element, changed: false)
+                        }))
             }
             if let interruptPacketLength {
                 await watchInterrupts(packetLength: interruptPacketLength, from: present, into: continuation)
@@ -99,8 +107,10 @@ public struct USBCardEventSource: Sendable {
         return present
     }
 
-    private func watchInterrupts(packetLength: Int, from initial: [Bool]?,
-                                 into continuation: AsyncStream<CCIDInterruptMessage>.Continuation) async {
+    private func watchInterrupts(
+        packetLength: Int, from initial: [Bool]?,
+        into continuation: AsyncStream<CCIDInterruptMessage>.Continuation
+    ) async {
         var failures = 0
         var known = initial
         var oddMessages = 0
@@ -132,14 +142,19 @@ public struct USBCardEventSource: Sendable {
                 // an unknown or short message is logged and the reader is asked, so an event the
                 // message may have stood for is not lost and watching goes on.
                 oddMessages += 1
-                logger.log(level: oddMessages == 1 ? .warning : .debug,
-                           "unexpected interrupt message; asking the reader for the slot status",
-                           metadata: ["error": "\(error)", "count": "\(oddMessages)"])
+                logger.log(
+                    level: oddMessages == 1 ? .warning : .debug,
+                    "unexpected interrupt message; asking the reader for the slot status",
+                    metadata: ["error": "\(error)", "count": "\(oddMessages)"])
                 guard let present = await snapshot() else { continue }
                 if present != known {
-                    continuation.yield(.slotChange(present.enumerated().map { slot, isPresent in
-                        .init(slot: slot, cardPresent: isPresent, changed: known.map { $0[slot] != isPresent } ?? true)
-                    }))
+                    continuation.yield(
+                        .slotChange(
+                            present.enumerated().map { slot, isPresent in
+                                .init(
+                                    slot: slot, cardPresent: isPresent,
+                                    changed: known.map { $0[slot] != isPresent } ?? true)
+                            }))
                 }
                 known = present
             }
@@ -170,9 +185,11 @@ public struct USBCardEventSource: Sendable {
                 continue
             }
             if let previous, previous != present {
-                continuation.yield(.slotChange(present.enumerated().map {
-                    .init(slot: $0.offset, cardPresent: $0.element, changed: $0.element != previous[$0.offset])
-                }))
+                continuation.yield(
+                    .slotChange(
+                        present.enumerated().map {
+                            .init(slot: $0.offset, cardPresent: $0.element, changed: $0.element != previous[$0.offset])
+                        }))
             }
             previous = present
         }

@@ -43,9 +43,10 @@ public struct USBConfigurationLayout: Sendable, Hashable {
             guard interface.interfaceClass == 0x0B || interface.interfaceClass == 0xFF else { continue }
             let descriptor: CCIDClassDescriptor
             do {
-                descriptor = try CCIDClassDescriptor.locate(interfaceClass: interface.interfaceClass,
-                                                            interfaceExtra: interface.extra,
-                                                            endpointExtras: interface.endpoints.map(\.extra))
+                descriptor = try CCIDClassDescriptor.locate(
+                    interfaceClass: interface.interfaceClass,
+                    interfaceExtra: interface.extra,
+                    endpointExtras: interface.endpoints.map(\.extra))
             } catch {
                 // Vendor-class interfaces without a CCID descriptor are ordinary vendor
                 // interfaces (e.g. the PN533 of an SCL3711); only mention smart-card ones.
@@ -56,10 +57,12 @@ public struct USBConfigurationLayout: Sendable, Hashable {
                 skipped.append((interface.number, "no bulk-OUT/bulk-IN endpoint pair (ICCD readers are not supported)"))
                 continue
             }
-            found.append(USBCCIDInterface(number: interface.number, alternateSetting: interface.alternateSetting,
-                                          interfaceClass: interface.interfaceClass,
-                                          interfaceProtocol: interface.interfaceProtocol,
-                                          nameIndex: interface.nameIndex, descriptor: descriptor, endpoints: endpoints))
+            found.append(
+                USBCCIDInterface(
+                    number: interface.number, alternateSetting: interface.alternateSetting,
+                    interfaceClass: interface.interfaceClass,
+                    interfaceProtocol: interface.interfaceProtocol,
+                    nameIndex: interface.nameIndex, descriptor: descriptor, endpoints: endpoints))
         }
         return (found.sorted { $0.number < $1.number }, skipped)
     }

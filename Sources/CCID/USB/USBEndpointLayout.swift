@@ -31,14 +31,18 @@ public struct USBEndpointLayout: Sendable, Hashable {
 
     /// A bulk endpoint. `address` carries the direction bit (0x80 = IN).
     public static func bulk(_ address: UInt8, maxPacketSize: Int = 64, extra: [UInt8] = []) -> USBEndpointLayout {
-        USBEndpointLayout(address: address, attributes: TransferType.bulk.rawValue, maxPacketSize: maxPacketSize, extra: extra)
+        USBEndpointLayout(
+            address: address, attributes: TransferType.bulk.rawValue, maxPacketSize: maxPacketSize, extra: extra)
     }
 
     /// An interrupt endpoint. `address` carries the direction bit (0x80 = IN).
-    public static func interrupt(_ address: UInt8, maxPacketSize: Int = 8, interval: UInt8 = 255,
-                                 extra: [UInt8] = []) -> USBEndpointLayout {
-        USBEndpointLayout(address: address, attributes: TransferType.interrupt.rawValue, maxPacketSize: maxPacketSize,
-                          interval: interval, extra: extra)
+    public static func interrupt(
+        _ address: UInt8, maxPacketSize: Int = 8, interval: UInt8 = 255,
+        extra: [UInt8] = []
+    ) -> USBEndpointLayout {
+        USBEndpointLayout(
+            address: address, attributes: TransferType.interrupt.rawValue, maxPacketSize: maxPacketSize,
+            interval: interval, extra: extra)
     }
 
     /// The transfer type from bmAttributes.

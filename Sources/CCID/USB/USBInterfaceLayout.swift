@@ -19,9 +19,11 @@ public struct USBInterfaceLayout: Sendable, Hashable {
     /// The endpoints, in descriptor order.
     public var endpoints: [USBEndpointLayout]
 
-    public init(number: UInt8, alternateSetting: UInt8 = 0, interfaceClass: UInt8, interfaceSubclass: UInt8 = 0,
-                interfaceProtocol: UInt8 = 0, nameIndex: UInt8 = 0, extra: [UInt8] = [],
-                endpoints: [USBEndpointLayout]) {
+    public init(
+        number: UInt8, alternateSetting: UInt8 = 0, interfaceClass: UInt8, interfaceSubclass: UInt8 = 0,
+        interfaceProtocol: UInt8 = 0, nameIndex: UInt8 = 0, extra: [UInt8] = [],
+        endpoints: [USBEndpointLayout]
+    ) {
         self.number = number
         self.alternateSetting = alternateSetting
         self.interfaceClass = interfaceClass

@@ -41,10 +41,12 @@ public struct USBReaderDescription: Sendable, Hashable, CustomStringConvertible 
     /// How many CCID interfaces the device has; above 1 the name includes the interface's.
     public var ccidInterfaceCount: Int
 
-    public init(bus: UInt8, address: UInt8, vendorID: UInt16, productID: UInt16, bcdDevice: UInt16,
-                manufacturer: String? = nil, product: String? = nil, serialNumber: String? = nil,
-                interfaceNumber: UInt8, alternateSetting: UInt8 = 0, interfaceName: String? = nil,
-                descriptor: CCIDClassDescriptor, endpoints: USBCCIDEndpoints, ccidInterfaceCount: Int = 1) {
+    public init(
+        bus: UInt8, address: UInt8, vendorID: UInt16, productID: UInt16, bcdDevice: UInt16,
+        manufacturer: String? = nil, product: String? = nil, serialNumber: String? = nil,
+        interfaceNumber: UInt8, alternateSetting: UInt8 = 0, interfaceName: String? = nil,
+        descriptor: CCIDClassDescriptor, endpoints: USBCCIDEndpoints, ccidInterfaceCount: Int = 1
+    ) {
         self.bus = bus
         self.address = address
         self.vendorID = vendorID
@@ -64,9 +66,10 @@ public struct USBReaderDescription: Sendable, Hashable, CustomStringConvertible 
     /// A readable name: manufacturer and product, plus the interface's own name when the device
     /// has several CCID interfaces, e.g. "ACS ACR1252 Dual Reader PICC".
     public var name: String {
-        Self.readerName(manufacturer: manufacturer, product: product, interfaceName: interfaceName,
-                        interfaceNumber: interfaceNumber, vendorID: vendorID, productID: productID,
-                        hasSeveralCCIDInterfaces: ccidInterfaceCount > 1)
+        Self.readerName(
+            manufacturer: manufacturer, product: product, interfaceName: interfaceName,
+            interfaceNumber: interfaceNumber, vendorID: vendorID, productID: productID,
+            hasSeveralCCIDInterfaces: ccidInterfaceCount > 1)
     }
 
     /// The usbfs node of the device, e.g. `/dev/bus/usb/001/004`.
@@ -86,8 +89,10 @@ public struct USBReaderDescription: Sendable, Hashable, CustomStringConvertible 
 
     /// Builds the reader name. Interface names often repeat the product ("ACR1252 Dual Reader
     /// PICC" on product "ACR1252 Dual Reader"); only the part after the product is then appended.
-    static func readerName(manufacturer: String?, product: String?, interfaceName: String?, interfaceNumber: UInt8,
-                           vendorID: UInt16, productID: UInt16, hasSeveralCCIDInterfaces: Bool) -> String {
+    static func readerName(
+        manufacturer: String?, product: String?, interfaceName: String?, interfaceNumber: UInt8,
+        vendorID: UInt16, productID: UInt16, hasSeveralCCIDInterfaces: Bool
+    ) -> String {
         let product = product.flatMap(nonBlank)
         let manufacturer = manufacturer.flatMap(nonBlank)
         var base: String
@@ -132,8 +137,8 @@ private func decimal3(_ value: UInt8) -> String {
     return String(repeating: "0", count: 3 - digits.count) + digits
 }
 
-private extension Substring {
-    func trimmingSpaces() -> String {
+extension Substring {
+    fileprivate func trimmingSpaces() -> String {
         String(drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
     }
 }

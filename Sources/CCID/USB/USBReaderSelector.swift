@@ -51,20 +51,25 @@ public enum USBReaderSelector: Sendable, Hashable, CustomStringConvertible {
             return
         }
         guard parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
-              let bus = UInt8(parts[0]), let address = UInt8(parts[1]) else {
-            throw .malformed(text, reason: "bus and device must be decimal numbers from 0 to 255 (or give VVVV:PPPP in hex)")
+            let bus = UInt8(parts[0]), let address = UInt8(parts[1])
+        else {
+            throw .malformed(
+                text, reason: "bus and device must be decimal numbers from 0 to 255 (or give VVVV:PPPP in hex)")
         }
         self = .busAddress(bus: bus, address: address)
     }
 
     /// Whether a reader fits the selector (``first`` fits every reader).
     public func matches(_ reader: USBReaderDescription) -> Bool {
-        matches(vendorID: reader.vendorID, productID: reader.productID, bus: reader.bus, address: reader.address,
-                serialNumber: reader.serialNumber)
+        matches(
+            vendorID: reader.vendorID, productID: reader.productID, bus: reader.bus, address: reader.address,
+            serialNumber: reader.serialNumber)
     }
 
     /// Whether a reader with these USB facts fits the selector; nil facts match nothing but ``first``.
-    public func matches(vendorID: UInt16?, productID: UInt16?, bus: UInt8?, address: UInt8?, serialNumber: String?) -> Bool {
+    public func matches(vendorID: UInt16?, productID: UInt16?, bus: UInt8?, address: UInt8?, serialNumber: String?)
+        -> Bool
+    {
         switch self {
         case .first: true
         case .vendorProduct(let wantedVendor, let wantedProduct): vendorID == wantedVendor && productID == wantedProduct

@@ -61,7 +61,8 @@ public struct CardMatch: Sendable, Hashable, Codable {
         aid = try container.decodeIfPresent(HexBytes.self, forKey: .aid)?.bytes
         uidLength = try container.decodeIfPresent(Int.self, forKey: .uidLength)
         if let aid, !(1...16).contains(aid.count) {
-            throw DecodingError.dataCorruptedError(forKey: .aid, in: container, debugDescription: "an AID has 1 to 16 bytes")
+            throw DecodingError.dataCorruptedError(
+                forKey: .aid, in: container, debugDescription: "an AID has 1 to 16 bytes")
         }
     }
 

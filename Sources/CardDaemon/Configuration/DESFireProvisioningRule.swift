@@ -18,7 +18,9 @@ public struct DESFireProvisioningRule: Sendable, Hashable, Codable {
     public var piccKeySlot: Int?
     public var data: [UInt8]
 
-    public init(aid: [UInt8], file: UInt8, size: Int, comm: String, keySlot: Int, piccKeySlot: Int? = nil, data: [UInt8]) {
+    public init(
+        aid: [UInt8], file: UInt8, size: Int, comm: String, keySlot: Int, piccKeySlot: Int? = nil, data: [UInt8]
+    ) {
         self.aid = aid
         self.file = file
         self.size = size
@@ -46,12 +48,16 @@ public struct DESFireProvisioningRule: Sendable, Hashable, Codable {
         func fail(_ key: CodingKeys, _ message: String) -> DecodingError {
             DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: message)
         }
-        guard aid.count == 3, aid != [0, 0, 0] else { throw fail(.aid, "an application ID of 3 bytes other than 000000") }
+        guard aid.count == 3, aid != [0, 0, 0] else {
+            throw fail(.aid, "an application ID of 3 bytes other than 000000")
+        }
         guard file <= 31 else { throw fail(.file, "a file number from 0 to 31") }
         guard (1...7936).contains(size) else { throw fail(.size, "a file size from 1 to 7936 bytes") }
         guard ["plain", "mac", "enc"].contains(comm) else { throw fail(.comm, "plain, mac or enc") }
         guard (0...15).contains(keySlot) else { throw fail(.keySlot, "a key-store slot from 0 to 15") }
-        if let piccKeySlot, !(0...15).contains(piccKeySlot) { throw fail(.piccKeySlot, "a key-store slot from 0 to 15") }
+        if let piccKeySlot, !(0...15).contains(piccKeySlot) {
+            throw fail(.piccKeySlot, "a key-store slot from 0 to 15")
+        }
         guard !data.isEmpty, data.count <= size else { throw fail(.data, "1 to \(size) bytes of data (or text)") }
     }
 

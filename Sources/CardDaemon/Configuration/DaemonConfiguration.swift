@@ -47,11 +47,13 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
     /// Rules tried in order when a card arrives; the first match runs.
     public var rules: [CardRule]
 
-    public init(readers: [String] = ["usb"], socket: String? = nil, jobLog: String? = nil, keyStore: String? = nil,
-                metricsPort: Int? = nil, cooldownMilliseconds: Int = 0, cardReturnMilliseconds: Int = 10_000,
-                apduTimeoutMilliseconds: Int = DaemonConfiguration.defaultAPDUTimeoutMilliseconds,
-                stepTimeoutMilliseconds: Int = DaemonConfiguration.defaultStepTimeoutMilliseconds,
-                transmissionProtocol: CardProtocol? = nil, rules: [CardRule] = []) {
+    public init(
+        readers: [String] = ["usb"], socket: String? = nil, jobLog: String? = nil, keyStore: String? = nil,
+        metricsPort: Int? = nil, cooldownMilliseconds: Int = 0, cardReturnMilliseconds: Int = 10_000,
+        apduTimeoutMilliseconds: Int = DaemonConfiguration.defaultAPDUTimeoutMilliseconds,
+        stepTimeoutMilliseconds: Int = DaemonConfiguration.defaultStepTimeoutMilliseconds,
+        transmissionProtocol: CardProtocol? = nil, rules: [CardRule] = []
+    ) {
         self.readers = readers
         self.metricsPort = metricsPort
         self.socket = socket
@@ -87,13 +89,16 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
         keyStore = try container.decodeIfPresent(String.self, forKey: .keyStore)
         metricsPort = try container.decodeIfPresent(Int.self, forKey: .metricsPort)
         if let metricsPort, !(0...65_535).contains(metricsPort) {
-            throw DecodingError.dataCorrupted(.init(codingPath: [CodingKeys.metricsPort], debugDescription: "a TCP port from 0 to 65535"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: [CodingKeys.metricsPort], debugDescription: "a TCP port from 0 to 65535"))
         }
         cooldownMilliseconds = try container.decodeIfPresent(Int.self, forKey: .cooldownMilliseconds) ?? 0
         cardReturnMilliseconds = try container.decodeIfPresent(Int.self, forKey: .cardReturnMilliseconds) ?? 10_000
-        apduTimeoutMilliseconds = try container.decodeIfPresent(Int.self, forKey: .apduTimeoutMilliseconds)
+        apduTimeoutMilliseconds =
+            try container.decodeIfPresent(Int.self, forKey: .apduTimeoutMilliseconds)
             ?? Self.defaultAPDUTimeoutMilliseconds
-        stepTimeoutMilliseconds = try container.decodeIfPresent(Int.self, forKey: .stepTimeoutMilliseconds)
+        stepTimeoutMilliseconds =
+            try container.decodeIfPresent(Int.self, forKey: .stepTimeoutMilliseconds)
             ?? Self.defaultStepTimeoutMilliseconds
         let protocolName = try container.decodeIfPresent(String.self, forKey: .transmissionProtocol) ?? "automatic"
         if protocolName == "automatic" {
@@ -101,20 +106,28 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
         } else if let transmissionProtocol = CardProtocol(rawValue: protocolName) {
             self.transmissionProtocol = transmissionProtocol
         } else {
-            throw DecodingError.dataCorrupted(.init(codingPath: [CodingKeys.transmissionProtocol],
-                                                    debugDescription: "automatic, t0 or t1, not '\(protocolName.prefix(32))'"))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: [CodingKeys.transmissionProtocol],
+                    debugDescription: "automatic, t0 or t1, not '\(protocolName.prefix(32))'"))
         }
         rules = try container.decodeIfPresent([CardRule].self, forKey: .rules) ?? []
         guard cooldownMilliseconds >= 0, cardReturnMilliseconds >= 0 else {
-            throw DecodingError.dataCorrupted(.init(codingPath: [CodingKeys.cooldownMilliseconds],
-                                                    debugDescription: "durations must be >= 0"))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: [CodingKeys.cooldownMilliseconds],
+                    debugDescription: "durations must be >= 0"))
         }
         // No "off": a deadline that can be turned off is one a hostile card can wait out.
-        for (key, value) in [(CodingKeys.apduTimeoutMilliseconds, apduTimeoutMilliseconds),
-                             (.stepTimeoutMilliseconds, stepTimeoutMilliseconds)]
+        for (key, value) in [
+            (CodingKeys.apduTimeoutMilliseconds, apduTimeoutMilliseconds),
+            (.stepTimeoutMilliseconds, stepTimeoutMilliseconds),
+        ]
         where !(1...Self.maximumTimeoutMilliseconds).contains(value) {
-            throw DecodingError.dataCorrupted(.init(codingPath: [key],
-                                                    debugDescription: "milliseconds from 1 to \(Self.maximumTimeoutMilliseconds)"))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: [key],
+                    debugDescription: "milliseconds from 1 to \(Self.maximumTimeoutMilliseconds)"))
         }
     }
 

@@ -16,8 +16,10 @@ public struct DaemonLimits: Sendable, Hashable {
     /// `eventsTruncated` record (the job's end and its last step are still recorded).
     public var maximumEventsPerJob: Int
 
-    public init(maximumConnections: Int = 64, maximumRequestsPerConnection: Int = 64, maximumLineLength: Int = 1 << 20,
-                maximumJSONNesting: Int = 32, maximumEventsPerJob: Int = 2_000) {
+    public init(
+        maximumConnections: Int = 64, maximumRequestsPerConnection: Int = 64, maximumLineLength: Int = 1 << 20,
+        maximumJSONNesting: Int = 32, maximumEventsPerJob: Int = 2_000
+    ) {
         self.maximumConnections = max(1, maximumConnections)
         self.maximumRequestsPerConnection = max(1, maximumRequestsPerConnection)
         self.maximumLineLength = max(64, maximumLineLength)

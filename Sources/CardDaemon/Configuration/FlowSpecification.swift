@@ -51,7 +51,8 @@ public enum FlowSpecification: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey { case kind, apdus, expect, uri, text, first, count }
 
-    private static let kinds = "report, apdu, ndef-write, ndef-read, iso15693-read, desfire-provision, ton-activate, relay"
+    private static let kinds =
+        "report, apdu, ndef-write, ndef-read, iso15693-read, desfire-provision, ton-activate, relay"
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -61,14 +62,16 @@ public enum FlowSpecification: Sendable, Hashable, Codable {
         case "apdu":
             let apdus = try container.decode([HexBytes].self, forKey: .apdus).map(\.bytes)
             guard !apdus.isEmpty, apdus.count <= 1024, apdus.allSatisfy({ (4...65_544).contains($0.count) }) else {
-                throw DecodingError.dataCorruptedError(forKey: .apdus, in: container,
-                                                       debugDescription: "1 to 1024 APDUs of 4 to 65544 bytes")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .apdus, in: container,
+                    debugDescription: "1 to 1024 APDUs of 4 to 65544 bytes")
             }
             var expect: UInt16?
             if let text = try container.decodeIfPresent(String.self, forKey: .expect) {
                 guard text.count == 4, let value = UInt16(text, radix: 16) else {
-                    throw DecodingError.dataCorruptedError(forKey: .expect, in: container,
-                                                           debugDescription: "a status word of 4 hex digits, e.g. 9000")
+                    throw DecodingError.dataCorruptedError(
+                        forKey: .expect, in: container,
+                        debugDescription: "a status word of 4 hex digits, e.g. 9000")
                 }
                 expect = value
             }
@@ -79,8 +82,11 @@ public enum FlowSpecification: Sendable, Hashable, Codable {
             } else if let text = try container.decodeIfPresent(String.self, forKey: .text) {
                 self = .ndefWrite(.text(text))
             } else {
-                throw DecodingError.keyNotFound(CodingKeys.uri, .init(codingPath: container.codingPath,
-                                                                      debugDescription: "ndef-write needs 'uri' or 'text'"))
+                throw DecodingError.keyNotFound(
+                    CodingKeys.uri,
+                    .init(
+                        codingPath: container.codingPath,
+                        debugDescription: "ndef-write needs 'uri' or 'text'"))
             }
         case "ndef-read": self = .ndefRead
         case "desfire-provision": self = .desfireProvision(try DESFireProvisioningRule(from: decoder))
@@ -90,8 +96,9 @@ public enum FlowSpecification: Sendable, Hashable, Codable {
             let first = try container.decodeIfPresent(Int.self, forKey: .first) ?? 0
             let count = try container.decodeIfPresent(Int.self, forKey: .count) ?? 1
             guard (0...255).contains(first), (1...256).contains(count), first + count <= 256 else {
-                throw DecodingError.dataCorruptedError(forKey: .count, in: container,
-                                                       debugDescription: "blocks from 0 to 255")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .count, in: container,
+                    debugDescription: "blocks from 0 to 255")
             }
             self = .iso15693Read(first: first, count: count)
         default:

@@ -23,9 +23,11 @@ public struct RelayRule: Sendable, Hashable, Codable {
     /// Bound on the whole sync (the relay is one flow step, so this replaces the step deadline).
     public var maxSyncSeconds: Int
 
-    public init(url: String, aids: [[UInt8]] = [RelayConfiguration.defaultAID], tokenSecret: String? = nil,
-                caFile: String? = nil, maxAPDUs: Int = RelayLimits().maxAPDUs, idleTimeoutSeconds: Int = 30,
-                maxSyncSeconds: Int = 600) {
+    public init(
+        url: String, aids: [[UInt8]] = [RelayConfiguration.defaultAID], tokenSecret: String? = nil,
+        caFile: String? = nil, maxAPDUs: Int = RelayLimits().maxAPDUs, idleTimeoutSeconds: Int = 30,
+        maxSyncSeconds: Int = 600
+    ) {
         self.url = url
         self.aids = aids
         self.tokenSecret = tokenSecret
@@ -37,11 +39,14 @@ public struct RelayRule: Sendable, Hashable, Codable {
 
     /// The relay client's configuration, with the token already read from the key store.
     func configuration(token: String?) -> RelayConfiguration {
-        RelayConfiguration(url: url, bearerToken: token, caFile: caFile, aids: aids,
-                           limits: RelayLimits(maxAPDUs: maxAPDUs, idleTimeout: .seconds(idleTimeoutSeconds)))
+        RelayConfiguration(
+            url: url, bearerToken: token, caFile: caFile, aids: aids,
+            limits: RelayLimits(maxAPDUs: maxAPDUs, idleTimeout: .seconds(idleTimeoutSeconds)))
     }
 
-    enum CodingKeys: String, CodingKey { case url, aids, tokenSecret, caFile, maxAPDUs, idleTimeoutSeconds, maxSyncSeconds }
+    enum CodingKeys: String, CodingKey {
+        case url, aids, tokenSecret, caFile, maxAPDUs, idleTimeoutSeconds, maxSyncSeconds
+    }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -54,7 +59,10 @@ public struct RelayRule: Sendable, Hashable, Codable {
         } catch {
             throw fail(.url, error.description)
         }
-        aids = try container.decodeIfPresent([HexBytes].self, forKey: .aids)?.map(\.bytes) ?? [RelayConfiguration.defaultAID]
+        aids =
+            try container.decodeIfPresent([HexBytes].self, forKey: .aids)?.map(\.bytes) ?? [
+                RelayConfiguration.defaultAID
+            ]
         guard !aids.isEmpty, aids.count <= 16, aids.allSatisfy({ (5...16).contains($0.count) }) else {
             throw fail(.aids, "1 to 16 application IDs of 5 to 16 bytes")
         }

@@ -39,8 +39,9 @@ public struct TONActivationRule: Sendable, Hashable, Codable {
                 debugDescription: "a secret name (letters, digits, . _ - : @ + /) with optional {serial} or {csn}")
         }
         if let pinSecret, !SecretNameRule.isValid(pinSecret) {
-            throw DecodingError.dataCorruptedError(forKey: .pinSecret, in: container,
-                                                   debugDescription: "a secret name (letters, digits, . _ - : @ + /)")
+            throw DecodingError.dataCorruptedError(
+                forKey: .pinSecret, in: container,
+                debugDescription: "a secret name (letters, digits, . _ - : @ + /)")
         }
     }
 }

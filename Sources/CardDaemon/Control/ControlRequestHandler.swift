@@ -33,19 +33,24 @@ struct ControlRequestHandler: Sendable {
         let request: JSONValue
         switch line {
         case .tooLong(let limit):
-            await send(Self.failure(id: .null, ControlError("lineTooLong", "request longer than \(limit) bytes; dropped")))
+            await send(
+                Self.failure(id: .null, ControlError("lineTooLong", "request longer than \(limit) bytes; dropped")))
             metrics.controlRequest(.tooLong, ok: false)
             return
         case .line(let text):
             if text.allSatisfy(\.isWhitespace) { return }
             // Linear, before the recursive decoder: a line of 100,000 '[' must not reach it.
             guard JSONNestingCheck.depth(of: text.utf8, limit: maximumJSONNesting) <= maximumJSONNesting else {
-                await send(Self.failure(id: .null, ControlError(
-                    "tooDeep", "arrays and objects nest deeper than \(maximumJSONNesting) levels; dropped")))
+                await send(
+                    Self.failure(
+                        id: .null,
+                        ControlError(
+                            "tooDeep", "arrays and objects nest deeper than \(maximumJSONNesting) levels; dropped")))
                 metrics.controlRequest(.tooDeep, ok: false)
                 return
             }
-            guard let parsed = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)), case .object = parsed else {
+            guard let parsed = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)), case .object = parsed
+            else {
                 await send(Self.failure(id: .null, ControlError("badJSON", "each line must be one JSON object")))
                 metrics.controlRequest(.badJSON, ok: false)
                 return
@@ -74,8 +79,10 @@ struct ControlRequestHandler: Sendable {
         }
     }
 
-    private func perform(_ operation: String, request: JSONValue, id: JSONValue,
-                         send: @escaping @Sendable (JSONValue) async -> Void) async throws {
+    private func perform(
+        _ operation: String, request: JSONValue, id: JSONValue,
+        send: @escaping @Sendable (JSONValue) async -> Void
+    ) async throws {
         switch operation {
         case "ping":
             await send(Self.success(id: id, "pong"))
@@ -137,13 +144,20 @@ struct ControlRequestHandler: Sendable {
         case "":
             throw ControlError("badRequest", "'op' is missing")
         default:
-            throw ControlError("unknownOp", "unknown op '\(operation)'; known: ping, readers, events, apdu, flow, watch, cancel, jobs, job, metrics")
+            throw ControlError(
+                "unknownOp",
+                "unknown op '\(operation)'; known: ping, readers, events, apdu, flow, watch, cancel, jobs, job, metrics"
+            )
         }
     }
 
-    private func submit(_ flowJSON: JSONValue, request: JSONValue, id: JSONValue,
-                        send: @escaping @Sendable (JSONValue) async -> Void) async throws {
-        guard let readerID = request["reader"]?.stringValue else { throw ControlError("badRequest", "'reader' is missing") }
+    private func submit(
+        _ flowJSON: JSONValue, request: JSONValue, id: JSONValue,
+        send: @escaping @Sendable (JSONValue) async -> Void
+    ) async throws {
+        guard let readerID = request["reader"]?.stringValue else {
+            throw ControlError("badRequest", "'reader' is missing")
+        }
         guard let reader = await fleet.reader(id: readerID) else {
             throw ControlError("unknownReader", "no reader '\(readerID)'; ask 'readers' for the list")
         }
@@ -156,7 +170,8 @@ struct ControlRequestHandler: Sendable {
         let follow = request["follow"] == .bool(true)
         // Subscribe before submitting so that no event of the job is missed.
         let events = follow ? await bus.subscribe() : nil
-        let job = await jobs.submit(specification, on: reader, rule: nil, trigger: .request, policy: await fleet.policy())
+        let job = await jobs.submit(
+            specification, on: reader, rule: nil, trigger: .request, policy: await fleet.policy())
         if let events {
             // Followed: the job number first (not the final answer), then its events, then its record.
             await send(["id": id, "accepted": ["job": .number(Double(job))]])
@@ -170,15 +185,19 @@ struct ControlRequestHandler: Sendable {
         let events = await bus.subscribe()
         guard await jobs.runningJobs.contains(job) else {
             // Finished already: answer with its record.
-            guard let log, let record = try await log.job(job) else { throw ControlError("unknownJob", "no job \(job)") }
+            guard let log, let record = try await log.job(job) else {
+                throw ControlError("unknownJob", "no job \(job)")
+            }
             await send(Self.success(id: id, try JSONValue(encoding: record)))
             return
         }
         try await stream(job, events: events, id: id, send: send)
     }
 
-    private func stream(_ job: JobID, events: AsyncStream<DaemonEvent>, id: JSONValue,
-                        send: @escaping @Sendable (JSONValue) async -> Void) async throws {
+    private func stream(
+        _ job: JobID, events: AsyncStream<DaemonEvent>, id: JSONValue,
+        send: @escaping @Sendable (JSONValue) async -> Void
+    ) async throws {
         for await event in events where event.jobID == job {
             try Task.checkCancellation()
             await send(["id": id, "event": .object(event.fields)])
@@ -186,8 +205,13 @@ struct ControlRequestHandler: Sendable {
                 if let log, let record = try await log.job(job) {
                     await send(Self.success(id: id, try JSONValue(encoding: record)))
                 } else {
-                    await send(Self.success(id: id, ["job": .number(Double(job)), "state": .string(state.rawValue),
-                                                     "error": error.map(JSONValue.string) ?? .null]))
+                    await send(
+                        Self.success(
+                            id: id,
+                            [
+                                "job": .number(Double(job)), "state": .string(state.rawValue),
+                                "error": error.map(JSONValue.string) ?? .null,
+                            ]))
                 }
                 return
             }
@@ -195,7 +219,9 @@ struct ControlRequestHandler: Sendable {
     }
 
     private func jobID(_ request: JSONValue) throws -> JobID {
-        guard let value = request["job"]?.intValue else { throw ControlError("badRequest", "'job' must be a job number") }
+        guard let value = request["job"]?.intValue else {
+            throw ControlError("badRequest", "'job' must be a job number")
+        }
         return JobID(value)
     }
 

@@ -81,8 +81,10 @@ public struct ControlServer: Sendable {
     private func refuse(_ connection: NIOAsyncChannel<ControlLine, ByteBuffer>) async {
         handler.metrics.controlRequest(.tooManyConnections, ok: false)
         logger.warning("control connection refused", metadata: ["limit": "\(limits.maximumConnections)"])
-        let answer = ControlRequestHandler.failure(id: .null, ControlError(
-            "tooManyConnections", "more than \(limits.maximumConnections) connections at once; try again later"))
+        let answer = ControlRequestHandler.failure(
+            id: .null,
+            ControlError(
+                "tooManyConnections", "more than \(limits.maximumConnections) connections at once; try again later"))
         var buffer = ByteBuffer(string: answer.jsonLine())
         buffer.writeInteger(UInt8(ascii: "\n"))
         try? await connection.channel.writeAndFlush(buffer)
@@ -103,8 +105,11 @@ public struct ControlServer: Sendable {
                         for try await line in inbound {
                             guard await limiter.enter() else {
                                 handler.metrics.controlRequest(.busy, ok: false)
-                                await send(ControlRequestHandler.failure(
-                                    id: .null, ControlError("busy", "more than \(maximumRequestsPerConnection) requests at once")))
+                                await send(
+                                    ControlRequestHandler.failure(
+                                        id: .null,
+                                        ControlError(
+                                            "busy", "more than \(maximumRequestsPerConnection) requests at once")))
                                 continue
                             }
                             group.addTask {

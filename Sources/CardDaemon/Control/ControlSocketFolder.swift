@@ -15,12 +15,15 @@ enum ControlSocketFolder {
         if lstat(folder, &info) != 0 {
             guard errno == ENOENT else { throw .folderUnusable(path: folder, reason: String(cString: strerror(errno))) }
             do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
-                                                        attributes: [.posixPermissions: 0o700])
+                try FileManager.default.createDirectory(
+                    atPath: folder, withIntermediateDirectories: true,
+                    attributes: [.posixPermissions: 0o700])
             } catch {
                 throw .folderUnusable(path: folder, reason: error.localizedDescription)
             }
-            guard lstat(folder, &info) == 0 else { throw .folderUnusable(path: folder, reason: String(cString: strerror(errno))) }
+            guard lstat(folder, &info) == 0 else {
+                throw .folderUnusable(path: folder, reason: String(cString: strerror(errno)))
+            }
         }
         try check(info, folder: folder)
     }

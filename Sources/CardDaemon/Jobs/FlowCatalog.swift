@@ -15,8 +15,10 @@ public struct FlowJob: Sendable {
     /// Called once when the flow ended, with its error (nil when it succeeded).
     public var finish: @Sendable ((any Error)?) async -> Void
 
-    public init(flow: Flow<JobOutcome>, policy: @escaping @Sendable (SessionPolicy) -> SessionPolicy = { $0 },
-                finish: @escaping @Sendable ((any Error)?) async -> Void = { _ in }) {
+    public init(
+        flow: Flow<JobOutcome>, policy: @escaping @Sendable (SessionPolicy) -> SessionPolicy = { $0 },
+        finish: @escaping @Sendable ((any Error)?) async -> Void = { _ in }
+    ) {
         self.flow = flow
         self.policy = policy
         self.finish = finish
@@ -31,8 +33,10 @@ public enum FlowCatalog {
     /// - Throws: ``DaemonFlowError/noKeyStore`` when a flow needs keys and there is no store,
     ///   ``DaemonFlowError/missingSecret(_:)`` for a secret the flow needs now, the key store's
     ///   and the card layers' errors for empty slots, keys of the wrong type or bad secrets.
-    public static func job(for specification: FlowSpecification, keys: (any KeyStore)?,
-                           logger: Logger = Logger(label: "cardd.flow")) async throws -> FlowJob {
+    public static func job(
+        for specification: FlowSpecification, keys: (any KeyStore)?,
+        logger: Logger = Logger(label: "cardd.flow")
+    ) async throws -> FlowJob {
         switch specification {
         case .desfireProvision(let rule):
             return try await desfireJob(rule, keys: try required(keys))
@@ -45,18 +49,22 @@ public enum FlowCatalog {
             }
             let relay = try RelayClient(configuration: rule.configuration(token: token), logger: logger).job()
             let flow = relay.flow.map { result in
-                var values = ["atr": result.identity.atr.hexString, "apdus": "\(result.apduCount)",
-                              "resumes": "\(result.resumes)"]
+                var values = [
+                    "atr": result.identity.atr.hexString, "apdus": "\(result.apduCount)",
+                    "resumes": "\(result.resumes)",
+                ]
                 if let uid = result.identity.uid { values["uid"] = uid.hexString }
                 if let message = result.message { values["message"] = message }
                 return JobOutcome(values)
             }
             let syncBound = Duration.seconds(rule.maxSyncSeconds)
-            return FlowJob(flow: flow, policy: { base in
-                var policy = relay.policy(base: base)
-                policy.stepTimeout = syncBound
-                return policy
-            }, finish: { await relay.finish(after: $0) })
+            return FlowJob(
+                flow: flow,
+                policy: { base in
+                    var policy = relay.policy(base: base)
+                    policy.stepTimeout = syncBound
+                    return policy
+                }, finish: { await relay.finish(after: $0) })
         default:
             return FlowJob(flow: keylessFlow(for: specification))
         }
@@ -77,13 +85,16 @@ public enum FlowCatalog {
         var piccKey = DESFireKey.defaultDES
         if let slot = rule.piccKeySlot { piccKey = try await DESFireKey(slot: try KeySlot(slot), in: keys) }
         let provisioning = DESFireProvisioning(
-            application: try DESFireApplicationID(UInt32(rule.aid[0]) << 16 | UInt32(rule.aid[1]) << 8 | UInt32(rule.aid[2])),
+            application: try DESFireApplicationID(
+                UInt32(rule.aid[0]) << 16 | UInt32(rule.aid[1]) << 8 | UInt32(rule.aid[2])),
             file: rule.file, size: rule.size, commMode: DESFireCommMode(name: rule.comm) ?? .enciphered, key: key,
             data: rule.data, piccKey: piccKey)
         try provisioning.validate()
         let flow = provisioning.flow().map { result in
-            JobOutcome(["uid": result.uid.hexString, "aid": rule.aid.hexString, "file": "\(result.file)",
-                        "written": "\(result.readBack.count) bytes"])
+            JobOutcome([
+                "uid": result.uid.hexString, "aid": rule.aid.hexString, "file": "\(result.file)",
+                "written": "\(result.readBack.count) bytes",
+            ])
         }
         return FlowJob(flow: flow, policy: { provisioning.policy(base: $0) })
     }
@@ -98,23 +109,28 @@ public enum FlowCatalog {
         // One secret for every card: a missing or malformed one fails before the card is touched.
         if !perCard { _ = try TONActivationData(packed: try await secret(template, in: keys)) }
         let hmacKeys = TONHmacKeyStore(store: keys)
-        let flow = TONActivation.flow(activationFor: { session in
-            var name = template
-            if name.contains("{serial}") {
-                let serial = try await TONWallet(channel: session, hmacKeys: hmacKeys).serialNumber()
-                name = name.replacingOccurrences(of: "{serial}", with: serial.description)
-            }
-            if name.contains("{csn}") {
-                name = name.replacingOccurrences(of: "{csn}", with: try await TONCoinManager(channel: session).csn().hexString)
-            }
-            return try TONActivationData(packed: try await secret(name, in: keys))
-        }, pin: pin, hmacKeys: hmacKeys)
+        let flow = TONActivation.flow(
+            activationFor: { session in
+                var name = template
+                if name.contains("{serial}") {
+                    let serial = try await TONWallet(channel: session, hmacKeys: hmacKeys).serialNumber()
+                    name = name.replacingOccurrences(of: "{serial}", with: serial.description)
+                }
+                if name.contains("{csn}") {
+                    name = name.replacingOccurrences(
+                        of: "{csn}", with: try await TONCoinManager(channel: session).csn().hexString)
+                }
+                return try TONActivationData(packed: try await secret(name, in: keys))
+            }, pin: pin, hmacKeys: hmacKeys
+        )
         .map { state in JobOutcome(["state": state.message]) }
-        return FlowJob(flow: flow, policy: { policy in
-            var policy = policy
-            policy.identity = TONActivation.cardIdentity
-            return policy
-        })
+        return FlowJob(
+            flow: flow,
+            policy: { policy in
+                var policy = policy
+                policy.identity = TONActivation.cardIdentity
+                return policy
+            })
     }
 
     /// The flows that need no keys.
@@ -137,8 +153,9 @@ public enum FlowCatalog {
                     let response = try await session.send(command)
                     answers.append(response.encoded().hexString)
                     if let expect, response.statusWord.rawValue != expect {
-                        throw DaemonFlowError.unexpectedStatus(apdu: index, statusWord: response.statusWord.rawValue,
-                                                               expected: expect)
+                        throw DaemonFlowError.unexpectedStatus(
+                            apdu: index, statusWord: response.statusWord.rawValue,
+                            expected: expect)
                     }
                     await session.reportProgress(Double(index + 1) / Double(apdus.count))
                 }
@@ -194,7 +211,8 @@ public enum DaemonFlowError: Error, Sendable, Hashable, CustomStringConvertible 
             "APDU \(apdu + 1) answered \(String(format: "%04X", sw)), expected \(String(format: "%04X", expected))"
         case .readBackMismatch: "the data read back differs from what was written"
         case .missingSecret(let name): "the key store has no secret '\(name)'"
-        case .noKeyStore: "this flow takes its keys from a key store, and cardd has none (set \"keyStore\" in the configuration)"
+        case .noKeyStore:
+            "this flow takes its keys from a key store, and cardd has none (set \"keyStore\" in the configuration)"
         }
     }
 }

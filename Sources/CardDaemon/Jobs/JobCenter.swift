@@ -19,8 +19,10 @@ public actor JobCenter {
     /// Progress events one job writes to the job log (a relay service can send progress forever).
     private let maximumEventsPerJob: Int
 
-    public init(log: JobLog?, keys: (any KeyStore)?, bus: EventBus, metrics: DaemonMetrics, logger: Logger,
-                maximumEventsPerJob: Int = DaemonLimits().maximumEventsPerJob) {
+    public init(
+        log: JobLog?, keys: (any KeyStore)?, bus: EventBus, metrics: DaemonMetrics, logger: Logger,
+        maximumEventsPerJob: Int = DaemonLimits().maximumEventsPerJob
+    ) {
         self.log = log
         self.maximumEventsPerJob = max(1, maximumEventsPerJob)
         self.keys = keys
@@ -31,12 +33,18 @@ public actor JobCenter {
 
     /// Starts `specification` on `reader` and returns the job's id at once.
     @discardableResult
-    public func submit(_ specification: FlowSpecification, on reader: Reader, rule: String?, trigger: JobTrigger,
-                       policy: SessionPolicy) async -> JobID {
+    public func submit(
+        _ specification: FlowSpecification, on reader: Reader, rule: String?, trigger: JobTrigger,
+        policy: SessionPolicy
+    ) async -> JobID {
         let id = await beginRecord(reader: reader.info.id, rule: rule, flow: specification.kind, trigger: trigger)
         await bus.publish(.jobStarted(id, reader: reader.info.id, flow: specification.kind, rule: rule))
-        logger.info("job started", metadata: ["job": "\(id)", "reader": "\(reader.info.id)", "flow": "\(specification.kind)",
-                                              "rule": "\(rule ?? "-")"])
+        logger.info(
+            "job started",
+            metadata: [
+                "job": "\(id)", "reader": "\(reader.info.id)", "flow": "\(specification.kind)",
+                "rule": "\(rule ?? "-")",
+            ])
         let started = ContinuousClock.now
         let task = Task { [log, bus, metrics, logger, keys, maximumEventsPerJob] in
             let run: FlowRun<JobOutcome>
@@ -46,8 +54,9 @@ public actor JobCenter {
                 run = reader.run(job.flow, policy: job.policy(policy))
             } catch {
                 // A missing key or a bad parameter: the job fails before touching the card.
-                return await Self.failEarly(id, error: error, flow: specification.kind, log: log, bus: bus,
-                                            metrics: metrics, logger: logger)
+                return await Self.failEarly(
+                    id, error: error, flow: specification.kind, log: log, bus: bus,
+                    metrics: metrics, logger: logger)
             }
             let forwarding = Task {
                 var recorded = 0
@@ -62,10 +71,12 @@ public actor JobCenter {
                     }
                 }
                 if dropped > 0, let log, id >= 0 {
-                    logger.warning("job events beyond the limit were not logged",
-                                   metadata: ["job": "\(id)", "dropped": "\(dropped)", "limit": "\(maximumEventsPerJob)"])
-                    try? await log.recordEvent(id, kind: "eventsTruncated",
-                                               detail: "\(dropped) more events not logged (limit \(maximumEventsPerJob) per job)")
+                    logger.warning(
+                        "job events beyond the limit were not logged",
+                        metadata: ["job": "\(id)", "dropped": "\(dropped)", "limit": "\(maximumEventsPerJob)"])
+                    try? await log.recordEvent(
+                        id, kind: "eventsTruncated",
+                        detail: "\(dropped) more events not logged (limit \(maximumEventsPerJob) per job)")
                 }
             }
             let state: JobState
@@ -94,12 +105,15 @@ public actor JobCenter {
                 }
             }
             metrics.jobFinished(flow: specification.kind, state: state, duration: ContinuousClock.now - started)
-            logger.info("job finished", metadata: ["job": "\(id)", "state": "\(state.rawValue)", "error": "\(failure ?? "-")"])
+            logger.info(
+                "job finished", metadata: ["job": "\(id)", "state": "\(state.rawValue)", "error": "\(failure ?? "-")"])
             await bus.publish(.jobFinished(id, state: state, error: failure))
             return state
         }
         running[id] = task
-        Task { _ = await task.value; self.forget(id) }
+        Task {
+            _ = await task.value; self.forget(id)
+        }
         return id
     }
 
@@ -153,8 +167,10 @@ public actor JobCenter {
         return nextEphemeralID
     }
 
-    private static func failEarly(_ id: JobID, error: any Error, flow: String, log: JobLog?, bus: EventBus,
-                                  metrics: DaemonMetrics, logger: Logger) async -> JobState {
+    private static func failEarly(
+        _ id: JobID, error: any Error, flow: String, log: JobLog?, bus: EventBus,
+        metrics: DaemonMetrics, logger: Logger
+    ) async -> JobState {
         let reason = String(describing: error)
         if let log, id >= 0 {
             do { try await log.finish(id, state: .failed, error: reason) } catch { metrics.jobLogFailure() }

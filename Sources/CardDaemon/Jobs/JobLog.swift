@@ -1,6 +1,6 @@
 import CardDaemonControl
-import Foundation
 import CardFlow
+import Foundation
 import GRDB
 
 /// The persistent job log: every job with its steps, outcome and card identity, in SQLite.
@@ -28,8 +28,9 @@ public final class JobLog: Sendable {
     public init(path: String, retainedJobs: Int = 100_000) throws {
         let folder = (path as NSString).deletingLastPathComponent
         if !folder.isEmpty {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: folder, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         }
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
@@ -51,8 +52,9 @@ public final class JobLog: Sendable {
         try Self.checkSchema(database, path: path)
         do {
             try database.write { db in
-                try db.execute(sql: "UPDATE job SET state = 'interrupted', finished_at = ? WHERE state = 'running'",
-                               arguments: [Date().timeIntervalSince1970])
+                try db.execute(
+                    sql: "UPDATE job SET state = 'interrupted', finished_at = ? WHERE state = 'running'",
+                    arguments: [Date().timeIntervalSince1970])
             }
         } catch {
             throw JobLogError.unusable(path: path, reason: Self.describe(error))
@@ -61,8 +63,10 @@ public final class JobLog: Sendable {
 
     /// The columns cardd reads, per table.
     private static let requiredColumns: [String: Set<String>] = [
-        "job": ["id", "reader", "rule", "flow", "trigger", "state", "card_atr", "card_uid", "started_at", "finished_at",
-                "last_step", "outcome", "error"],
+        "job": [
+            "id", "reader", "rule", "flow", "trigger", "state", "card_atr", "card_uid", "started_at", "finished_at",
+            "last_step", "outcome", "error",
+        ],
         "job_event": ["id", "job_id", "at", "kind", "detail"],
     ]
 
@@ -72,12 +76,15 @@ public final class JobLog: Sendable {
         do {
             try database.read { db in
                 for (table, required) in requiredColumns.sorted(by: { $0.key < $1.key }) {
-                    let present = Set(try Row.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?)", arguments: [table])
-                        .compactMap { row -> String? in try row.decode(forColumn: "name") })
+                    let present = Set(
+                        try Row.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?)", arguments: [table])
+                            .compactMap { row -> String? in try row.decode(forColumn: "name") })
                     let missing = required.subtracting(present)
                     guard missing.isEmpty else {
                         throw JobLogError.schemaMismatch(
-                            path: path, reason: present.isEmpty ? "no table '\(table)'"
+                            path: path,
+                            reason: present.isEmpty
+                                ? "no table '\(table)'"
                                 : "table '\(table)' lacks \(missing.sorted().joined(separator: ", "))")
                     }
                 }
@@ -101,31 +108,32 @@ public final class JobLog: Sendable {
     private static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE job (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    reader TEXT NOT NULL,
-                    rule TEXT,
-                    flow TEXT NOT NULL,
-                    trigger TEXT NOT NULL,
-                    state TEXT NOT NULL,
-                    card_atr TEXT,
-                    card_uid TEXT,
-                    started_at REAL NOT NULL,
-                    finished_at REAL,
-                    last_step TEXT,
-                    outcome TEXT,
-                    error TEXT
-                );
-                CREATE TABLE job_event (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    job_id INTEGER NOT NULL REFERENCES job(id) ON DELETE CASCADE,
-                    at REAL NOT NULL,
-                    kind TEXT NOT NULL,
-                    detail TEXT NOT NULL
-                );
-                CREATE INDEX job_event_by_job ON job_event(job_id);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE job (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        reader TEXT NOT NULL,
+                        rule TEXT,
+                        flow TEXT NOT NULL,
+                        trigger TEXT NOT NULL,
+                        state TEXT NOT NULL,
+                        card_atr TEXT,
+                        card_uid TEXT,
+                        started_at REAL NOT NULL,
+                        finished_at REAL,
+                        last_step TEXT,
+                        outcome TEXT,
+                        error TEXT
+                    );
+                    CREATE TABLE job_event (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        job_id INTEGER NOT NULL REFERENCES job(id) ON DELETE CASCADE,
+                        at REAL NOT NULL,
+                        kind TEXT NOT NULL,
+                        detail TEXT NOT NULL
+                    );
+                    CREATE INDEX job_event_by_job ON job_event(job_id);
+                    """)
         }
         return migrator
     }
@@ -141,9 +149,10 @@ public final class JobLog: Sendable {
     public func begin(reader: String, rule: String?, flow: String, trigger: JobTrigger) async throws -> JobID {
         let retained = retainedJobs
         return try await write { db in
-            try db.execute(sql: """
-                INSERT INTO job (reader, rule, flow, trigger, state, started_at) VALUES (?, ?, ?, ?, 'running', ?)
-                """, arguments: [reader, rule, flow, trigger.rawValue, Date().timeIntervalSince1970])
+            try db.execute(
+                sql: """
+                    INSERT INTO job (reader, rule, flow, trigger, state, started_at) VALUES (?, ?, ?, ?, 'running', ?)
+                    """, arguments: [reader, rule, flow, trigger.rawValue, Date().timeIntervalSince1970])
             let id = db.lastInsertedRowID
             if id % Int64(max(1, min(1000, retained / 10))) == 0 {
                 try db.execute(sql: "DELETE FROM job WHERE id <= ?", arguments: [id - Int64(retained)])
@@ -156,16 +165,18 @@ public final class JobLog: Sendable {
     /// Records the card a job runs on.
     public func recordCard(_ id: JobID, atr: [UInt8], uid: [UInt8]?) async throws {
         try await write { db in
-            try db.execute(sql: "UPDATE job SET card_atr = ?, card_uid = ? WHERE id = ?",
-                           arguments: [atr.hexString, uid?.hexString, id])
+            try db.execute(
+                sql: "UPDATE job SET card_atr = ?, card_uid = ? WHERE id = ?",
+                arguments: [atr.hexString, uid?.hexString, id])
         }
     }
 
     /// Records a progress event; a finished step also becomes the job's `lastStep`.
     public func recordEvent(_ id: JobID, kind: String, detail: String, completedStep: String? = nil) async throws {
         try await write { db in
-            try db.execute(sql: "INSERT INTO job_event (job_id, at, kind, detail) VALUES (?, ?, ?, ?)",
-                           arguments: [id, Date().timeIntervalSince1970, kind, detail])
+            try db.execute(
+                sql: "INSERT INTO job_event (job_id, at, kind, detail) VALUES (?, ?, ?, ?)",
+                arguments: [id, Date().timeIntervalSince1970, kind, detail])
             if let completedStep {
                 try db.execute(sql: "UPDATE job SET last_step = ? WHERE id = ?", arguments: [completedStep, id])
             }
@@ -183,8 +194,9 @@ public final class JobLog: Sendable {
     public func finish(_ id: JobID, state: JobState, outcome: JobOutcome? = nil, error: String? = nil) async throws {
         let outcomeText = try outcome.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         try await write { db in
-            try db.execute(sql: "UPDATE job SET state = ?, finished_at = ?, outcome = ?, error = ? WHERE id = ?",
-                           arguments: [state.rawValue, Date().timeIntervalSince1970, outcomeText, error, id])
+            try db.execute(
+                sql: "UPDATE job SET state = ?, finished_at = ?, outcome = ?, error = ? WHERE id = ?",
+                arguments: [state.rawValue, Date().timeIntervalSince1970, outcomeText, error, id])
         }
     }
 
@@ -193,8 +205,10 @@ public final class JobLog: Sendable {
     /// - Throws: ``JobLogError`` for a row cardd did not write as it is (tampered or foreign).
     public func jobs(limit: Int = 50) async throws -> [JobRecord] {
         try await database.read { db in
-            try Row.fetchAll(db, sql: "SELECT \(Self.jobColumns) FROM job ORDER BY id DESC LIMIT ?", arguments: [max(0, limit)])
-                .map(Self.record)
+            try Row.fetchAll(
+                db, sql: "SELECT \(Self.jobColumns) FROM job ORDER BY id DESC LIMIT ?", arguments: [max(0, limit)]
+            )
+            .map(Self.record)
         }
     }
 
@@ -203,7 +217,8 @@ public final class JobLog: Sendable {
     /// - Throws: ``JobLogError`` for a row cardd did not write as it is.
     public func job(_ id: JobID) async throws -> JobRecord? {
         try await database.read { db in
-            try Row.fetchOne(db, sql: "SELECT \(Self.jobColumns) FROM job WHERE id = ?", arguments: [id]).map(Self.record)
+            try Row.fetchOne(db, sql: "SELECT \(Self.jobColumns) FROM job WHERE id = ?", arguments: [id]).map(
+                Self.record)
         }
     }
 
@@ -212,13 +227,17 @@ public final class JobLog: Sendable {
     /// - Throws: ``JobLogError`` for a row cardd did not write as it is.
     public func events(of id: JobID) async throws -> [JobEventRecord] {
         try await database.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT id, job_id, at, \(Self.bounded("kind")), \(Self.bounded("detail"))
-                FROM job_event WHERE job_id = ? ORDER BY id
-                """, arguments: [id]).map { row in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT id, job_id, at, \(Self.bounded("kind")), \(Self.bounded("detail"))
+                    FROM job_event WHERE job_id = ? ORDER BY id
+                    """, arguments: [id]
+            ).map { row in
                 let fields = RowFields(row: row, table: "job_event")
-                return JobEventRecord(jobID: try fields.required("job_id"), at: Date(timeIntervalSince1970: try fields.time("at")),
-                                      kind: try fields.text("kind"), detail: try fields.text("detail"))
+                return JobEventRecord(
+                    jobID: try fields.required("job_id"), at: Date(timeIntervalSince1970: try fields.time("at")),
+                    kind: try fields.text("kind"), detail: try fields.text("detail"))
             }
         }
     }
@@ -231,7 +250,8 @@ public final class JobLog: Sendable {
 
     private static var jobColumns: String {
         (["id", "started_at", "finished_at"]
-            + ["reader", "rule", "flow", "trigger", "state", "card_atr", "card_uid", "last_step", "outcome", "error"].map(bounded))
+            + ["reader", "rule", "flow", "trigger", "state", "card_atr", "card_uid", "last_step", "outcome", "error"]
+            .map(bounded))
             .joined(separator: ", ")
     }
 
@@ -256,7 +276,8 @@ public final class JobLog: Sendable {
         }
         let finished: Double? = try fields.optionalTime("finished_at")
         return JobRecord(
-            id: id, reader: try fields.text("reader"), rule: try fields.optionalText("rule"), flow: try fields.text("flow"),
+            id: id, reader: try fields.text("reader"), rule: try fields.optionalText("rule"),
+            flow: try fields.text("flow"),
             trigger: trigger, state: state,
             cardATR: try fields.optionalText("card_atr"), cardUID: try fields.optionalText("card_uid"),
             startedAt: Date(timeIntervalSince1970: try fields.time("started_at")),
@@ -294,7 +315,9 @@ private struct RowFields {
         default: throw unexpected(column, "holds a \(type ?? "?") where text is expected")
         }
         let text: String
-        do { text = try row.decode(String.self, forColumn: column) } catch { throw unexpected(column, "unreadable text") }
+        do { text = try row.decode(String.self, forColumn: column) } catch {
+            throw unexpected(column, "unreadable text")
+        }
         guard text.utf8.count <= JobLog.maximumFieldLength else {
             throw JobLogError.fieldTooLarge(table: table, row: rowID, column: column, limit: JobLog.maximumFieldLength)
         }

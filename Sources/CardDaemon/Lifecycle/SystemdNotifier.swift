@@ -25,7 +25,8 @@ public struct SystemdNotifier: Sendable, Hashable {
     /// unit of another type), in which case there is nobody to notify.
     public init?(environment: [String: String] = ProcessInfo.processInfo.environment) {
         guard let path = environment["NOTIFY_SOCKET"], path.count > 1,
-              path.hasPrefix("/") || path.hasPrefix("@") else { return nil }
+            path.hasPrefix("/") || path.hasPrefix("@")
+        else { return nil }
         self.socketPath = path
     }
 
@@ -38,7 +39,7 @@ public struct SystemdNotifier: Sendable, Hashable {
         address.sun_family = sa_family_t(AF_UNIX)
         var pathBytes = Array(socketPath.utf8)
         let abstract = pathBytes.first == UInt8(ascii: "@")
-        if abstract { pathBytes[0] = 0 }  // Linux abstract namespace: a leading NUL, no terminator
+        if abstract { pathBytes[0] = 0 } // Linux abstract namespace: a leading NUL, no terminator
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
         guard pathBytes.count < capacity else { throw .addressTooLong(socketPath) }
         withUnsafeMutableBytes(of: &address.sun_path) { buffer in

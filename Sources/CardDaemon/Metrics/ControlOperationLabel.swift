@@ -18,7 +18,8 @@ enum ControlOperationLabel: String, Sendable, CaseIterable {
         if operation.isEmpty {
             self = .missing
         } else if let known = ControlOperationLabel(rawValue: operation),
-                  ![.missing, .unknown, .tooLong, .tooDeep, .badJSON, .tooManyConnections, .busy].contains(known) {
+            ![.missing, .unknown, .tooLong, .tooDeep, .badJSON, .tooManyConnections, .busy].contains(known)
+        {
             self = known
         } else {
             self = .unknown

@@ -17,7 +17,8 @@ public struct DaemonMetrics: Sendable {
     }
 
     func jobFinished(flow: String, state: JobState, duration: Duration) {
-        Counter(label: "cardd_jobs_total", dimensions: [("flow", flow), ("state", state.rawValue)], factory: factory).increment()
+        Counter(label: "cardd_jobs_total", dimensions: [("flow", flow), ("state", state.rawValue)], factory: factory)
+            .increment()
         Timer(label: "cardd_flow_duration_seconds", dimensions: [("flow", flow)], factory: factory)
             .recordNanoseconds(duration.nanoseconds)
     }
@@ -35,8 +36,11 @@ public struct DaemonMetrics: Sendable {
     }
 
     func controlRequest(_ operation: ControlOperationLabel, ok: Bool) {
-        Counter(label: "cardd_control_requests_total", dimensions: [("op", operation.rawValue), ("ok", ok ? "true" : "false")],
-                factory: factory).increment()
+        Counter(
+            label: "cardd_control_requests_total",
+            dimensions: [("op", operation.rawValue), ("ok", ok ? "true" : "false")],
+            factory: factory
+        ).increment()
     }
 
     /// Prometheus text exposition of everything in the registry.

@@ -44,14 +44,18 @@ struct MetricsHTTPServer: Sendable {
                     case .body: continue
                     case .end:
                         guard let request = head else { continue }
-                        let found = request.method == .GET && (request.uri == "/metrics" || request.uri.hasPrefix("/metrics?"))
+                        let found =
+                            request.method == .GET && (request.uri == "/metrics" || request.uri.hasPrefix("/metrics?"))
                         let body = found ? metrics.exposition() : "not found; try GET /metrics\n"
                         var headers = HTTPHeaders()
                         headers.add(name: "Content-Type", value: found ? "text/plain; version=0.0.4" : "text/plain")
                         headers.add(name: "Content-Length", value: "\(body.utf8.count)")
                         headers.add(name: "Connection", value: "close")
-                        try await outbound.write(.head(HTTPResponseHead(version: request.version, status: found ? .ok : .notFound,
-                                                                        headers: headers)))
+                        try await outbound.write(
+                            .head(
+                                HTTPResponseHead(
+                                    version: request.version, status: found ? .ok : .notFound,
+                                    headers: headers)))
                         try await outbound.write(.body(.byteBuffer(ByteBuffer(string: body))))
                         try await outbound.write(.end(nil))
                         return

@@ -38,8 +38,10 @@ public actor ReaderFleet {
     ///   - sources: the reader sources beyond usb, vpcd and pcsc whose selectors are accepted.
     ///   - logger: where the fleet logs.
     ///   - configuration: the configuration in force (the session policy comes from it).
-    public init(jobs: JobCenter, bus: EventBus, metrics: DaemonMetrics, sources: [any ReaderSource] = [], logger: Logger,
-                configuration: @escaping @Sendable () async -> DaemonConfiguration) {
+    public init(
+        jobs: JobCenter, bus: EventBus, metrics: DaemonMetrics, sources: [any ReaderSource] = [], logger: Logger,
+        configuration: @escaping @Sendable () async -> DaemonConfiguration
+    ) {
         self.sources = sources
         self.jobs = jobs
         self.bus = bus
@@ -57,8 +59,10 @@ public actor ReaderFleet {
             let selector = try ReaderSelector(parsing: text, sources: sources)
             switch selector {
             case .source(let source, let text):
-                let readers = try await source.open(text, options: ReaderSourceOptions(
-                    logger: logger, firstIndex: await managed.readers().count))
+                let readers = try await source.open(
+                    text,
+                    options: ReaderSourceOptions(
+                        logger: logger, firstIndex: await managed.readers().count))
                 opened.append((text, readers))
                 for reader in readers.readers { await managed.add(reader) }
             case .vpcd(let host, let port):
@@ -125,15 +129,16 @@ public actor ReaderFleet {
     }
 
     private func watch(_ registry: any ReaderRegistry, accept: @escaping @Sendable (ReaderInfo) -> Bool) {
-        registryTasks.append(Task {
-            for await event in await registry.events() {
-                switch event {
-                case .added(let reader) where accept(reader.info): await self.add(reader)
-                case .added: continue
-                case .removed(let info): await self.remove(info.id)
+        registryTasks.append(
+            Task {
+                for await event in await registry.events() {
+                    switch event {
+                    case .added(let reader) where accept(reader.info): await self.add(reader)
+                    case .added: continue
+                    case .removed(let info): await self.remove(info.id)
+                    }
                 }
-            }
-        })
+            })
     }
 
     /// Starts supervising `reader`: readerAdded is on the bus before the supervisor can
@@ -142,8 +147,9 @@ public actor ReaderFleet {
         let id = reader.info.id
         if supervisors[id] != nil { retire(id) }
         if let retirement = retiring[id] { await retirement.task.value }
-        let supervisor = ReaderSupervisor(reader: reader, configuration: configuration, jobs: jobs, bus: bus,
-                                          metrics: metrics, policy: await policy(), logger: logger)
+        let supervisor = ReaderSupervisor(
+            reader: reader, configuration: configuration, jobs: jobs, bus: bus,
+            metrics: metrics, policy: await policy(), logger: logger)
         logger.info("reader added", metadata: ["reader": "\(id)", "name": "\(reader.info.name)"])
         await bus.publish(.readerAdded(id: id, name: reader.info.name))
         // Another add for this id may have run while this one waited.
@@ -167,12 +173,15 @@ public actor ReaderFleet {
         retirements += 1
         let number = retirements
         let bus = self.bus
-        retiring[id] = (number, Task {
-            await earlier?.value
-            await entry.task.value
-            await bus.publish(.readerRemoved(id: id))
-            await self.retired(id, number: number)
-        })
+        retiring[id] = (
+            number,
+            Task {
+                await earlier?.value
+                await entry.task.value
+                await bus.publish(.readerRemoved(id: id))
+                await self.retired(id, number: number)
+            }
+        )
     }
 
     private func retired(_ id: String, number: UInt64) {

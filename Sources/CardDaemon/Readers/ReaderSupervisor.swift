@@ -19,8 +19,10 @@ public actor ReaderSupervisor {
     /// The presence the supervisor last acted on (published, and ran a job for when present).
     private var actedPresence: CardPresence = .absent
 
-    public init(reader: Reader, configuration: @escaping @Sendable () async -> DaemonConfiguration, jobs: JobCenter,
-                bus: EventBus, metrics: DaemonMetrics, policy: SessionPolicy, logger: Logger) {
+    public init(
+        reader: Reader, configuration: @escaping @Sendable () async -> DaemonConfiguration, jobs: JobCenter,
+        bus: EventBus, metrics: DaemonMetrics, policy: SessionPolicy, logger: Logger
+    ) {
         self.reader = reader
         self.rules = configuration
         self.jobs = jobs
@@ -68,7 +70,8 @@ public actor ReaderSupervisor {
                 // Only a stream that lived a while was a working monitor worth a quick restart;
                 // the state it replays when opened does not count (a dead reader would spin).
                 if clock.now() - opened > Self.maximumRestartPause { pause = Self.firstRestartPause }
-                logger.warning("card presence monitoring ended; asking the reader again", metadata: ["pause": "\(pause)"])
+                logger.warning(
+                    "card presence monitoring ended; asking the reader again", metadata: ["pause": "\(pause)"])
                 do { try await clock.suspend(until: clock.now() + pause) } catch { return }
                 pause = min(pause * 2, Self.maximumRestartPause)
             }

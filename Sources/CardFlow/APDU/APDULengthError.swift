@@ -13,7 +13,8 @@ public enum APDULengthError: Error, Equatable, Sendable, CustomStringConvertible
         case .dataTooLong(let count):
             return "command data has \(count) bytes; at most \(CommandAPDU.maxDataCount) fit"
         case .expectedLengthOutOfRange(let le):
-            return "expected response length \(le) is outside 1...\(CommandAPDU.maxExpectedLength) (nil means no Le field)"
+            return
+                "expected response length \(le) is outside 1...\(CommandAPDU.maxExpectedLength) (nil means no Le field)"
         }
     }
 }

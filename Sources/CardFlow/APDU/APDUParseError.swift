@@ -27,7 +27,8 @@ public enum APDUParseError: Error, Equatable, Sendable, CustomStringConvertible 
         case .dataLengthMismatch(let declared, let available):
             return "Lc says \(declared) data bytes but \(available) follow"
         case .incompleteExtendedLength(let byteCount):
-            return "body of \(byteCount) bytes starts with 00: a short Lc cannot be 00 and an extended length needs 3 bytes (00 XX XX)"
+            return
+                "body of \(byteCount) bytes starts with 00: a short Lc cannot be 00 and an extended length needs 3 bytes (00 XX XX)"
         case .zeroExtendedLc:
             return "extended Lc is 0; a data field has at least 1 byte"
         case .incompleteExtendedLe:

@@ -105,7 +105,9 @@ public struct ATRIdentification: Sendable, Hashable {
         var lines = [kind.description]
         if let layoutError { lines.append(layoutError.description) }
         if let layout {
-            if !layout.checksumIsValid { lines.append("TCK \([layout.checkByte ?? 0].hexString) is wrong (the ATR was read anyway)") }
+            if !layout.checksumIsValid {
+                lines.append("TCK \([layout.checkByte ?? 0].hexString) is wrong (the ATR was read anyway)")
+            }
             if kind == .contact {
                 let protocols = Array(Set(layout.protocols.filter { $0 != 15 })).sorted().map { "T=\($0)" }
                 lines.append("protocols: \(protocols.joined(separator: ", "))")
@@ -117,7 +119,9 @@ public struct ATRIdentification: Sendable, Hashable {
             lines.append("NFC Forum Type 2 tags (NTAG21x…) also report as MIFARE Ultralight")
         }
         if let historicalBytes, !historicalBytes.bytes.isEmpty {
-            lines.append("historical bytes: \(historicalBytes.bytes.hexString)" + (historicalBytes.text.map { " (\"\($0)\")" } ?? ""))
+            lines.append(
+                "historical bytes: \(historicalBytes.bytes.hexString)"
+                    + (historicalBytes.text.map { " (\"\($0)\")" } ?? ""))
             lines += Self.describe(historicalBytes).map { "  " + $0 }
         }
         return lines
@@ -134,8 +138,12 @@ public struct ATRIdentification: Sendable, Hashable {
         var lines: [String] = []
         switch historical.category {
         case .compactTLVWithStatus?: lines.append("category 00: COMPACT-TLV objects and a status indicator")
-        case .dirDataReference?: lines.append("category 10: DIR data reference \(Array(historical.bytes.dropFirst()).hexString)")
-        case .compactTLV?: lines.append(historical.objects.isEmpty && !historical.malformed ? "category 80: no COMPACT-TLV objects" : "category 80: COMPACT-TLV objects")
+        case .dirDataReference?:
+            lines.append("category 10: DIR data reference \(Array(historical.bytes.dropFirst()).hexString)")
+        case .compactTLV?:
+            lines.append(
+                historical.objects.isEmpty && !historical.malformed
+                    ? "category 80: no COMPACT-TLV objects" : "category 80: COMPACT-TLV objects")
         case .reserved(let byte)?: lines.append("category \([byte].hexString): reserved for future use")
         case .proprietary?: lines.append("proprietary format")
         case nil: break

@@ -51,8 +51,8 @@ public struct ATRPattern: Sendable, Hashable {
             case UInt8(ascii: "*"):
                 return nil // a star with nothing before it
             case UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "|"), UInt8(ascii: "+"), UInt8(ascii: "?"),
-                 UInt8(ascii: "{"), UInt8(ascii: "}"), UInt8(ascii: "\\"), UInt8(ascii: "^"), UInt8(ascii: "$"),
-                 UInt8(ascii: "]"):
+                UInt8(ascii: "{"), UInt8(ascii: "}"), UInt8(ascii: "\\"), UInt8(ascii: "^"), UInt8(ascii: "$"),
+                UInt8(ascii: "]"):
                 return nil
             default: element = .character(first)
             }

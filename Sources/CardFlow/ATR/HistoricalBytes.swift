@@ -49,8 +49,12 @@ public struct HistoricalBytes: Sendable, Hashable {
 
         public var description: String {
             var text = "\(name): \(value.hexString)"
-            if let printable = HistoricalBytes.printableText(value), [0x5, 0x6].contains(tag) { text += " (\"\(printable)\")" }
-            if tag == 0x7, let capabilities = HistoricalBytes.describeCapabilities(value) { text += " (\(capabilities))" }
+            if let printable = HistoricalBytes.printableText(value), [0x5, 0x6].contains(tag) {
+                text += " (\"\(printable)\")"
+            }
+            if tag == 0x7, let capabilities = HistoricalBytes.describeCapabilities(value) {
+                text += " (\(capabilities))"
+            }
             return text
         }
     }
@@ -86,7 +90,11 @@ public struct HistoricalBytes: Sendable, Hashable {
                 let status3 = bytes.suffix(3)
                 lifeCycle = status3.first
                 status = UInt16(status3[status3.startIndex + 1]) << 8 | UInt16(status3[status3.startIndex + 2])
-                if let parsed = Self.compactTLV(bytes.dropFirst().dropLast(3)) { objects = parsed } else { malformed = true }
+                if let parsed = Self.compactTLV(bytes.dropFirst().dropLast(3)) {
+                    objects = parsed
+                } else {
+                    malformed = true
+                }
             } else {
                 malformed = true
             }
@@ -165,7 +173,9 @@ public struct HistoricalBytes: Sendable, Hashable {
         if third & 0x80 != 0 { parts.append("command chaining") }
         if third & 0x40 != 0 { parts.append("extended Lc and Le") }
         let channels = Int(third & 0x07)
-        if third & 0x18 != 0 { parts.append(channels == 7 ? "8 or more logical channels" : "up to \(channels + 1) logical channels") }
+        if third & 0x18 != 0 {
+            parts.append(channels == 7 ? "8 or more logical channels" : "up to \(channels + 1) logical channels")
+        }
         return parts.isEmpty ? nil : parts.joined(separator: ", ")
     }
 }

@@ -120,8 +120,8 @@ public enum SmartcardListError: Error, Sendable, Hashable, CustomStringConvertib
     }
 }
 
-private extension Substring {
-    var trimmingTrailingSpaces: Substring {
+extension Substring {
+    fileprivate var trimmingTrailingSpaces: Substring {
         var text = self
         while text.last == " " || text.last == "\t" { text = text.dropLast() }
         return text

@@ -25,9 +25,11 @@ public struct Flow<Output: Sendable>: Sendable {
     var finalizers: [@Sendable (CardSession?) async -> Void]
 
     /// Starts a chain with its first step.
-    public static func start(_ name: String = "step 1", idempotent: Bool = true,
-                             verify: (@Sendable (CardSession) async throws -> Output?)? = nil,
-                             _ body: @escaping @Sendable (CardSession) async throws -> Output) -> Flow<Output> {
+    public static func start(
+        _ name: String = "step 1", idempotent: Bool = true,
+        verify: (@Sendable (CardSession) async throws -> Output?)? = nil,
+        _ body: @escaping @Sendable (CardSession) async throws -> Output
+    ) -> Flow<Output> {
         var erasedVerify: FlowStep.Verify?
         if let verify {
             erasedVerify = { (_: any Sendable, session: CardSession) async throws -> (any Sendable)? in
@@ -37,14 +39,17 @@ public struct Flow<Output: Sendable>: Sendable {
         let erasedBody: FlowStep.Body = { (_: any Sendable, session: CardSession) async throws -> any Sendable in
             try await body(session)
         }
-        return Flow(steps: [FlowStep(name: name, idempotent: idempotent, verify: erasedVerify, body: erasedBody)],
-                    deadline: nil, finalizers: [])
+        return Flow(
+            steps: [FlowStep(name: name, idempotent: idempotent, verify: erasedVerify, body: erasedBody)],
+            deadline: nil, finalizers: [])
     }
 
     /// Appends a step that receives the previous result and the session.
-    public func then<Next: Sendable>(_ name: String? = nil, idempotent: Bool = true,
-                                     verify: (@Sendable (Output, CardSession) async throws -> Next?)? = nil,
-                                     _ body: @escaping @Sendable (Output, CardSession) async throws -> Next) -> Flow<Next> {
+    public func then<Next: Sendable>(
+        _ name: String? = nil, idempotent: Bool = true,
+        verify: (@Sendable (Output, CardSession) async throws -> Next?)? = nil,
+        _ body: @escaping @Sendable (Output, CardSession) async throws -> Next
+    ) -> Flow<Next> {
         var erasedVerify: FlowStep.Verify?
         if let verify {
             erasedVerify = { (input: any Sendable, session: CardSession) async throws -> (any Sendable)? in
@@ -54,7 +59,8 @@ public struct Flow<Output: Sendable>: Sendable {
         let erasedBody: FlowStep.Body = { (input: any Sendable, session: CardSession) async throws -> any Sendable in
             try await body(input as! Output, session)
         }
-        let step = FlowStep(name: name ?? "step \(steps.count + 1)", idempotent: idempotent, verify: erasedVerify, body: erasedBody)
+        let step = FlowStep(
+            name: name ?? "step \(steps.count + 1)", idempotent: idempotent, verify: erasedVerify, body: erasedBody)
         return Flow<Next>(steps: steps + [step], deadline: deadline, finalizers: finalizers)
     }
 
@@ -69,12 +75,15 @@ public struct Flow<Output: Sendable>: Sendable {
     ///         try await session.send(block).statusWord
     ///     }
     /// ```
-    public func then<Item: Sendable>(forEach items: [Item], name: (Int, Item) -> String, idempotent: Bool = true,
-                                     _ body: @escaping @Sendable (Output, Item, CardSession) async throws -> Output) -> Flow<Output> {
+    public func then<Item: Sendable>(
+        forEach items: [Item], name: (Int, Item) -> String, idempotent: Bool = true,
+        _ body: @escaping @Sendable (Output, Item, CardSession) async throws -> Output
+    ) -> Flow<Output> {
         var steps = self.steps
         steps.reserveCapacity(steps.count + items.count)
         for (index, item) in items.enumerated() {
-            let erasedBody: FlowStep.Body = { (input: any Sendable, session: CardSession) async throws -> any Sendable in
+            let erasedBody: FlowStep.Body = {
+                (input: any Sendable, session: CardSession) async throws -> any Sendable in
                 try await body(input as! Output, item, session)
             }
             steps.append(FlowStep(name: name(index, item), idempotent: idempotent, verify: nil, body: erasedBody))
@@ -97,13 +106,17 @@ public struct Flow<Output: Sendable>: Sendable {
         let erasedBody: FlowStep.Body = { (input: any Sendable, session: CardSession) async throws -> any Sendable in
             try transform(try await body(input, session) as! Output)
         }
-        steps.append(FlowStep(name: last.name, idempotent: last.idempotent, retry: last.retry, verify: erasedVerify, body: erasedBody))
+        steps.append(
+            FlowStep(
+                name: last.name, idempotent: last.idempotent, retry: last.retry, verify: erasedVerify, body: erasedBody)
+        )
         return Flow<Next>(steps: steps, deadline: deadline, finalizers: finalizers)
     }
 
     /// Turns a failure of the last step (other than cancellation and card loss, which the flow
     /// handles itself) into a value.
-    public func recover(_ handler: @escaping @Sendable (any Error, CardSession) async throws -> Output) -> Flow<Output> {
+    public func recover(_ handler: @escaping @Sendable (any Error, CardSession) async throws -> Output) -> Flow<Output>
+    {
         var steps = self.steps
         let last = steps.removeLast()
         let body = last.body
@@ -114,7 +127,9 @@ public struct Flow<Output: Sendable>: Sendable {
                 return try await handler(error, session)
             }
         }
-        steps.append(FlowStep(name: last.name, idempotent: last.idempotent, retry: last.retry, verify: last.verify, body: recovering))
+        steps.append(
+            FlowStep(
+                name: last.name, idempotent: last.idempotent, retry: last.retry, verify: last.verify, body: recovering))
         return Flow(steps: steps, deadline: deadline, finalizers: finalizers)
     }
 

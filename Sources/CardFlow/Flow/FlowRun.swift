@@ -16,7 +16,8 @@ public struct FlowRun<Output: Sendable>: Sendable {
     private let task: Task<Output, any Error>
 
     init(flow: Flow<Output>, reader: Reader, policy: SessionPolicy) {
-        let (stream, continuation) = AsyncStream<FlowEvent>.makeStream(bufferingPolicy: .bufferingNewest(Self.progressBufferSize))
+        let (stream, continuation) = AsyncStream<FlowEvent>.makeStream(
+            bufferingPolicy: .bufferingNewest(Self.progressBufferSize))
         progress = stream
         let sink = FlowEventSink(continuation: continuation)
         task = Task {

@@ -64,13 +64,16 @@ struct FlowRunner<Output: Sendable> {
     }
 
     /// One step with its retries and card-loss recovery, bounded by the step timeout.
-    private func runStep(_ step: FlowStep, index: Int, input: any Sendable, session: CardSession,
-                         cardKey: [UInt8]) async throws -> any Sendable {
+    private func runStep(
+        _ step: FlowStep, index: Int, input: any Sendable, session: CardSession,
+        cardKey: [UInt8]
+    ) async throws -> any Sendable {
         let policy = self.policy
         let events = self.events
         let retry = step.retry ?? policy.retries
         let runner = self
-        return try await withDeadline(policy.stepTimeout, clock: policy.clock, what: "step \(index + 1) (\(step.name))") {
+        return try await withDeadline(policy.stepTimeout, clock: policy.clock, what: "step \(index + 1) (\(step.name))")
+        {
             var attempt = 0
             var interrupted = false
             while true {
@@ -108,8 +111,10 @@ struct FlowRunner<Output: Sendable> {
     }
 
     /// Runs `operation`, recovering the card once if it is lost during it.
-    private func withCardRecovery(index: Int, session: CardSession, cardKey: [UInt8],
-                                  _ operation: () async throws -> Void) async throws {
+    private func withCardRecovery(
+        index: Int, session: CardSession, cardKey: [UInt8],
+        _ operation: () async throws -> Void
+    ) async throws {
         do {
             try await operation()
         } catch let error where error.meansCardLost {
@@ -146,7 +151,8 @@ struct FlowRunner<Output: Sendable> {
                     }
                     let now = clock.now()
                     guard now < deadline else { throw SessionError.cardDidNotReturn(waited: policy.cardReturnTimeout) }
-                    await reader.awaitPresenceNotification(until: min(deadline, now + policy.presencePollInterval), clock: clock)
+                    await reader.awaitPresenceNotification(
+                        until: min(deadline, now + policy.presencePollInterval), clock: clock)
                     try Task.checkCancellation()
                     if try await reader.currentPresence() == .absent { break }
                 }

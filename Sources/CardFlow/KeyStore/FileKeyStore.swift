@@ -114,7 +114,9 @@ public actor FileKeyStore: KeyStore {
 
     /// Runs blocking file work (reads, fsync, flock) on the store's own serial queue, so it
     /// never occupies one of the few Swift concurrency threads.
-    private func onIOQueue<T: Sendable>(_ work: @escaping @Sendable () throws(KeyStoreError) -> T) async throws(KeyStoreError) -> T {
+    private func onIOQueue<T: Sendable>(_ work: @escaping @Sendable () throws(KeyStoreError) -> T)
+        async throws(KeyStoreError) -> T
+    {
         let io = self.io
         let result: Result<T, KeyStoreError> = await withCheckedContinuation { continuation in
             io.async { continuation.resume(returning: Result { () throws(KeyStoreError) -> T in try work() }) }
@@ -122,7 +124,9 @@ public actor FileKeyStore: KeyStore {
         return try result.get()
     }
 
-    private func change(_ modify: @escaping @Sendable (inout KeyStoreContents) throws(KeyStoreError) -> Void) async throws(KeyStoreError) {
+    private func change(_ modify: @escaping @Sendable (inout KeyStoreContents) throws(KeyStoreError) -> Void)
+        async throws(KeyStoreError)
+    {
         let path = self.path
         try await onIOQueue { () throws(KeyStoreError) in try Self.change(path, modify) }
     }
@@ -135,7 +139,9 @@ public actor FileKeyStore: KeyStore {
 
     /// Reads, changes and atomically rewrites the file while holding the directory lock. Nothing
     /// is written when reading or `modify` fails.
-    private static func change(_ path: String, _ modify: (inout KeyStoreContents) throws(KeyStoreError) -> Void) throws(KeyStoreError) {
+    private static func change(_ path: String, _ modify: (inout KeyStoreContents) throws(KeyStoreError) -> Void)
+        throws(KeyStoreError)
+    {
         let directory = KeyStoreFileIO.split(path).directory
         if access(directory, F_OK) != 0 {
             // No directory, so no file: a change that fails on an empty store (deleting what is
@@ -147,8 +153,9 @@ public actor FileKeyStore: KeyStore {
         try KeyStoreFileIO.withExclusiveLock(onDirectory: directory, for: path) { descriptor throws(KeyStoreError) in
             var contents = try load(path)
             try modify(&contents)
-            try KeyStoreFileIO.replaceFile(at: path, with: KeyStoreFileFormat.encode(contents),
-                                           directory: directory, directoryDescriptor: descriptor)
+            try KeyStoreFileIO.replaceFile(
+                at: path, with: KeyStoreFileFormat.encode(contents),
+                directory: directory, directoryDescriptor: descriptor)
         }
     }
 }

@@ -43,11 +43,13 @@ public enum KeyStoreError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .slotOutOfRange(let number):
-            return "key slot \(number) is outside \(KeySlot.validNumbers.lowerBound)...\(KeySlot.validNumbers.upperBound)"
+            return
+                "key slot \(number) is outside \(KeySlot.validNumbers.lowerBound)...\(KeySlot.validNumbers.upperBound)"
         case .wrongKeyLength(let algorithm, let byteCount):
             return "\(algorithm.displayName) keys have \(algorithm.keyLength) bytes, not \(byteCount)"
         case .invalidSecretName(let name):
-            return "invalid secret name \(String(reflecting: name)): use 1 to \(SecretNameRule.maxLength) of ASCII letters, digits and . _ - : @ + /"
+            return
+                "invalid secret name \(String(reflecting: name)): use 1 to \(SecretNameRule.maxLength) of ASCII letters, digits and . _ - : @ + /"
         case .emptySecret:
             return "a secret needs at least one byte"
         case .keyNotFound(let slot):
@@ -55,17 +57,20 @@ public enum KeyStoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case .secretNotFound(let name):
             return "no secret named \(String(reflecting: name))"
         case .permissionsTooOpen(let path, let mode):
-            return "key store \(path) is accessible by group or others (mode \(Self.octal(mode))); run: chmod 600 \(path)"
+            return
+                "key store \(path) is accessible by group or others (mode \(Self.octal(mode))); run: chmod 600 \(path)"
         case .notARegularFile(let path):
             return "key store \(path) is not a regular file (symbolic links and directories are refused)"
         case .corruptFile(let path, let reason):
             return "key store \(path) is corrupt (\(reason)); it was left unchanged"
         case .unsupportedFormatVersion(let path, let version):
-            return "key store \(path) has format version \(version), newer than this program reads; it was left unchanged"
+            return
+                "key store \(path) has format version \(version), newer than this program reads; it was left unchanged"
         case .readFailed(let path, let code):
             return "cannot read key store \(path): \(Self.systemMessage(code))"
         case .writeFailed(let path, let step, let code):
-            return "cannot write key store \(path) (\(step)): \(Self.systemMessage(code)); the previous file is unchanged"
+            return
+                "cannot write key store \(path) (\(step)): \(Self.systemMessage(code)); the previous file is unchanged"
         case .noDefaultLocation:
             return "no default key store location: set XDG_CONFIG_HOME or HOME, or give a path"
         }

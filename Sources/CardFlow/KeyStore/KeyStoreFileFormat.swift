@@ -46,8 +46,9 @@ enum KeyStoreFileFormat {
         let document = Document(
             format: currentVersion,
             keys: contents.keys.sorted { $0.key < $1.key }.map { slot, key in
-                KeyEntry(slot: slot.number, algorithm: key.algorithm.rawValue, version: Int(key.version),
-                         key: key.bytes.hexString)
+                KeyEntry(
+                    slot: slot.number, algorithm: key.algorithm.rawValue, version: Int(key.version),
+                    key: key.bytes.hexString)
             },
             secrets: contents.secrets.sorted { $0.key < $1.key }.map { name, secret in
                 SecretEntry(name: name, value: secret.bytes.hexString)
@@ -99,7 +100,8 @@ enum KeyStoreFileFormat {
             }
             guard let keyBytes = try? [UInt8](hex: entry.key) else { throw corrupt("\(at): key is not hex") }
             guard let key = try? StoredKey(algorithm: algorithm, bytes: keyBytes, version: version) else {
-                throw corrupt("\(at): \(algorithm.displayName) key has \(keyBytes.count) bytes, not \(algorithm.keyLength)")
+                throw corrupt(
+                    "\(at): \(algorithm.displayName) key has \(keyBytes.count) bytes, not \(algorithm.keyLength)")
             }
             contents.keys[slot] = key
         }

@@ -44,7 +44,8 @@ enum KeyStoreFileIO {
         guard info.st_mode & S_IFMT == S_IFREG else { throw .notARegularFile(path: path) }
         let mode = UInt32(info.st_mode & 0o7777)
         guard mode & 0o077 == 0 else { throw .permissionsTooOpen(path: path, mode: mode) }
-        let tooLarge = KeyStoreError.corruptFile(path: path, reason: "larger than \(maximumFileSize) bytes, more than a key store holds")
+        let tooLarge = KeyStoreError.corruptFile(
+            path: path, reason: "larger than \(maximumFileSize) bytes, more than a key store holds")
         guard info.st_size <= maximumFileSize else { throw tooLarge }
 
         var bytes: [UInt8] = []
@@ -106,7 +107,9 @@ enum KeyStoreFileIO {
     /// Replaces `path` with `bytes`: writes a temporary file with mode 0600 in the same directory,
     /// flushes it to disk, renames it over `path` and flushes the directory. On failure the
     /// temporary file is removed and `path` is unchanged.
-    static func replaceFile(at path: String, with bytes: [UInt8], directory: String, directoryDescriptor: Int32) throws(KeyStoreError) {
+    static func replaceFile(at path: String, with bytes: [UInt8], directory: String, directoryDescriptor: Int32)
+        throws(KeyStoreError)
+    {
         let name = split(path).name
         var template = Array("\(directory)/.\(name).tmp-XXXXXX".utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
@@ -117,7 +120,9 @@ enum KeyStoreFileIO {
         do {
             defer { close(descriptor) }
             // mkstemp makes 0600 files; say so explicitly whatever the platform or umask.
-            guard fchmod(descriptor, fileMode) == 0 else { throw KeyStoreError.writeFailed(path: path, step: "chmod", errno: errno) }
+            guard fchmod(descriptor, fileMode) == 0 else {
+                throw KeyStoreError.writeFailed(path: path, step: "chmod", errno: errno)
+            }
             var written = 0
             while written < bytes.count {
                 let count = bytes.withUnsafeBytes { buffer in
@@ -129,7 +134,9 @@ enum KeyStoreFileIO {
                 }
                 written += count
             }
-            guard fsync(descriptor) == 0 else { throw KeyStoreError.writeFailed(path: path, step: "fsync", errno: errno) }
+            guard fsync(descriptor) == 0 else {
+                throw KeyStoreError.writeFailed(path: path, step: "fsync", errno: errno)
+            }
         }
         guard rename(temporaryPath, path) == 0 else { throw .writeFailed(path: path, step: "rename", errno: errno) }
         renamed = true

@@ -9,7 +9,8 @@
 /// print(secret)   // <secret, 16 bytes>
 /// try await store.setSecret(secret, named: "ton.hmac.04A1B2C3")
 /// ```
-public struct SecretBytes: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+public struct SecretBytes: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable
+{
     /// The secret itself, at least one byte.
     public let bytes: [UInt8]
 

@@ -41,7 +41,9 @@ public enum SymmetricKeyAlgorithm: String, CaseIterable, Hashable, Sendable, Cod
     /// (`"aes128"`, `"AES-128"`, `"2k3des"`, `"DES"`…); `nil` for other names.
     public init?(name: String) {
         let lowered = name.lowercased()
-        guard let match = Self.allCases.first(where: { $0.rawValue == lowered || $0.displayName.lowercased() == lowered }) else {
+        guard
+            let match = Self.allCases.first(where: { $0.rawValue == lowered || $0.displayName.lowercased() == lowered })
+        else {
             return nil
         }
         self = match

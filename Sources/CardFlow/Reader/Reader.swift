@@ -35,8 +35,10 @@ public actor Reader {
     ///   - driver: the backend that talks to the card.
     ///   - logger: reader events at debug; every APDU at trace (secrets redacted).
     ///   - metricsFactory: where APDU counters and timers go (the bootstrapped system by default).
-    public init(info: ReaderInfo, driver: any ReaderDriver, logger: Logger = Logger(label: "cardflow.reader"),
-                metricsFactory: any MetricsFactory = MetricsSystem.factory) {
+    public init(
+        info: ReaderInfo, driver: any ReaderDriver, logger: Logger = Logger(label: "cardflow.reader"),
+        metricsFactory: any MetricsFactory = MetricsSystem.factory
+    ) {
         self.info = info
         self.driver = driver
         self.metricsFactory = metricsFactory
@@ -128,7 +130,7 @@ public actor Reader {
             // twice. They are read without waiting (a zero timeout: no wait on the reader's
             // clock, which may be a test's manual one) and dropped, at most
             // `maximumDiscardedNotices` of them, then the reader is asked.
-            var discardable: Int? = Self.maximumDiscardedNotices   // nil once drained
+            var discardable: Int? = Self.maximumDiscardedNotices // nil once drained
             while !Task.isCancelled {
                 if askReader, let state = try? await driver.presence() {
                     await self?.publish(state, announced: announced)
@@ -148,7 +150,7 @@ public actor Reader {
                 if let left = discardable {
                     switch notice {
                     case .unsupported, .failed:
-                        discardable = nil   // nothing to drain: handled below
+                        discardable = nil // nothing to drain: handled below
                     default:
                         discardable = notice == .quiet || left <= 1 ? nil : left - 1
                         askReader = discardable == nil
@@ -171,8 +173,9 @@ public actor Reader {
                     // warning, a stream of them is not worth a log line each.
                     unreadableNotices += 1
                     let level: Logger.Level = unreadableNotices == 1 ? .warning : .debug
-                    logger.log(level: level, "unexpected presence notice; asking the reader",
-                               metadata: ["error": "\(reason)", "count": "\(unreadableNotices)"])
+                    logger.log(
+                        level: level, "unexpected presence notice; asking the reader",
+                        metadata: ["error": "\(reason)", "count": "\(unreadableNotices)"])
                     askReader = true
                     announced = true
                 case .unsupported:
@@ -181,7 +184,8 @@ public actor Reader {
                 case .failed(let reason):
                     // A stalled or misbehaving notification channel: poll instead, rather than
                     // stop reporting the card.
-                    logger.warning("reader stopped announcing card presence; polling instead", metadata: ["error": "\(reason)"])
+                    logger.warning(
+                        "reader stopped announcing card presence; polling instead", metadata: ["error": "\(reason)"])
                     polling = true
                     askReader = true
                 }
@@ -201,7 +205,8 @@ public actor Reader {
     }
 
     // Tasks waiting for a presence change, woken by publish() or by their timer.
-    private var presenceWaiters: [UInt64: (continuation: CheckedContinuation<Void, Never>, timer: Task<Void, Never>)] = [:]
+    private var presenceWaiters: [UInt64: (continuation: CheckedContinuation<Void, Never>, timer: Task<Void, Never>)] =
+        [:]
     private var nextPresenceWaiter: UInt64 = 0
 
     private func wakePresenceWaiters() {
@@ -260,8 +265,10 @@ public actor Reader {
 
     /// Runs `body` with a session on this reader's card and closes the session afterwards,
     /// whether `body` returns, throws or is cancelled.
-    public func withSession<T: Sendable>(policy: SessionPolicy = .default,
-                                         _ body: @Sendable (CardSession) async throws -> T) async throws -> T {
+    public func withSession<T: Sendable>(
+        policy: SessionPolicy = .default,
+        _ body: @Sendable (CardSession) async throws -> T
+    ) async throws -> T {
         let session = try await connect(policy: policy)
         do {
             let value = try await body(session)
@@ -275,7 +282,9 @@ public actor Reader {
 
     /// Starts a flow on this reader; observe ``FlowRun/progress`` and await ``FlowRun/value``.
     /// Cancelling the task that awaits `value` (or calling ``FlowRun/cancel()``) stops it.
-    public nonisolated func run<Output: Sendable>(_ flow: Flow<Output>, policy: SessionPolicy = .default) -> FlowRun<Output> {
+    public nonisolated func run<Output: Sendable>(_ flow: Flow<Output>, policy: SessionPolicy = .default) -> FlowRun<
+        Output
+    > {
         FlowRun(flow: flow, reader: self, policy: policy)
     }
 
@@ -314,7 +323,8 @@ public actor Reader {
             try Task.checkCancellation()
             let now = clock.now()
             guard now < deadline else {
-                throw wanted == .present ? SessionError.noCard(waited: waited)
+                throw wanted == .present
+                    ? SessionError.noCard(waited: waited)
                     : SessionError.timedOut(what: "waiting for the card to leave", after: waited)
             }
             await awaitPresenceNotification(until: min(deadline, now + policy.presencePollInterval), clock: clock)

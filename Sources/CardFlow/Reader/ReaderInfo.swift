@@ -20,9 +20,11 @@ public struct ReaderInfo: Sendable, Hashable {
     /// length, protocols, …), by name.
     public var details: [String: String]
 
-    public init(id: String, name: String, backend: String, vendorID: UInt16? = nil, productID: UInt16? = nil,
-                serialNumber: String? = nil, capabilities: ReaderCapabilities = ReaderCapabilities(),
-                details: [String: String] = [:]) {
+    public init(
+        id: String, name: String, backend: String, vendorID: UInt16? = nil, productID: UInt16? = nil,
+        serialNumber: String? = nil, capabilities: ReaderCapabilities = ReaderCapabilities(),
+        details: [String: String] = [:]
+    ) {
         self.id = id
         self.name = name
         self.backend = backend
@@ -49,8 +51,10 @@ public struct ReaderCapabilities: Sendable, Hashable {
     /// send `FF CA` to it: a card would take it for its own GET DATA.
     public var readsCardUID: Bool
 
-    public init(maximumCommandLength: Int = 261, protocols: Set<CardProtocol> = [], announcesPresence: Bool = false,
-                readsCardUID: Bool = true) {
+    public init(
+        maximumCommandLength: Int = 261, protocols: Set<CardProtocol> = [], announcesPresence: Bool = false,
+        readsCardUID: Bool = true
+    ) {
         self.maximumCommandLength = maximumCommandLength
         self.protocols = protocols
         self.announcesPresence = announcesPresence

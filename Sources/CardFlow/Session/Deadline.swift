@@ -1,7 +1,9 @@
 /// Runs `operation`, cancelling it when `duration` elapses on `clock`. Cancellation of the
 /// operation is real: an APDU in flight is aborted by the driver.
-func withDeadline<T: Sendable>(_ duration: Duration?, clock: any ElapsedClock, what: @autoclosure () -> String,
-                              _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+func withDeadline<T: Sendable>(
+    _ duration: Duration?, clock: any ElapsedClock, what: @autoclosure () -> String,
+    _ operation: @escaping @Sendable () async throws -> T
+) async throws -> T {
     guard let duration else { return try await operation() }
     let deadline = clock.now() + duration
     let description = what()

@@ -30,8 +30,10 @@ final class SessionChannel: Sendable {
         backend = ReaderDriverChannel(driver: reader.driver)
         logger = reader.logger
         logHandler = reader.logger.handler
-        tracing = Mutex(TracingCardChannel(wrapping: backend, logger: reader.logger, redaction: .none,
-                                           getResponseRedaction: getResponseRedaction))
+        tracing = Mutex(
+            TracingCardChannel(
+                wrapping: backend, logger: reader.logger, redaction: .none,
+                getResponseRedaction: getResponseRedaction))
         metrics = MetricsCardChannel(wrapping: backend, readerName: reader.info.name, factory: reader.metricsFactory)
     }
 
@@ -45,8 +47,9 @@ final class SessionChannel: Sendable {
 
     /// Traces with `redaction` from now on.
     func setRedaction(_ redaction: APDURedaction) {
-        let channel = TracingCardChannel(wrapping: backend, logger: logger, redaction: redaction,
-                                         getResponseRedaction: getResponseRedaction)
+        let channel = TracingCardChannel(
+            wrapping: backend, logger: logger, redaction: redaction,
+            getResponseRedaction: getResponseRedaction)
         tracing.withLock { $0 = channel }
     }
 

@@ -74,8 +74,9 @@ public struct APDURedaction: Sendable {
     public static func instruction(
         _ ins: UInt8, cla: UInt8? = nil, commandData: Bool = true, responseData: Bool = false
     ) -> APDURedaction {
-        let ranges = Ranges(commandData: commandData ? Ranges.wholeData : [],
-                            responseData: responseData ? Ranges.wholeData : [])
+        let ranges = Ranges(
+            commandData: commandData ? Ranges.wholeData : [],
+            responseData: responseData ? Ranges.wholeData : [])
         return APDURedaction { command in
             command.ins == ins && (cla == nil || command.cla == cla) ? ranges : .none
         }

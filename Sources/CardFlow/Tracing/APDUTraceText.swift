@@ -11,8 +11,11 @@ enum APDUTraceText {
         let encoded = command.encoded()
         // The data field follows the header and the Lc field (1 byte short, 3 bytes extended).
         let dataStart = command.data.isEmpty ? 4 : (command.isoCase().isExtended ? 7 : 5)
-        let hidden = dataRanges.map { ($0.lowerBound.clampedAdding(dataStart))..<($0.upperBound.clampedAdding(dataStart)) }
-        return ">>> Send apdu " + spacedHex(encoded, hiding: hidden, within: dataStart..<(dataStart + command.data.count))
+        let hidden = dataRanges.map {
+            ($0.lowerBound.clampedAdding(dataStart))..<($0.upperBound.clampedAdding(dataStart))
+        }
+        return ">>> Send apdu "
+            + spacedHex(encoded, hiding: hidden, within: dataStart..<(dataStart + command.data.count))
     }
 
     /// `SW1-SW2: 90, 00`.

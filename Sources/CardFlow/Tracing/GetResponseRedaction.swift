@@ -50,7 +50,9 @@ final class GetResponseRedaction: Sendable {
             case (true, .unknown):
                 state = .unknown
             default:
-                state = ownRanges.allSatisfy(\.isEmpty) ? .none : .continuing(ranges: ownRanges, offset: response.data.count)
+                state =
+                    ownRanges.allSatisfy(\.isEmpty)
+                    ? .none : .continuing(ranges: ownRanges, offset: response.data.count)
             }
         }
     }

@@ -100,9 +100,11 @@ public struct MetricsCardChannel: CardChannel {
     /// Counts a failed exchange (not a cancellation).
     func recordFailure(_ error: any Error) {
         guard records, !(error is CancellationError) else { return }
-        Counter(label: Label.transportErrors,
-                dimensions: [("reader", readerName), ("error", String(describing: type(of: error)))],
-                factory: factory).increment()
+        Counter(
+            label: Label.transportErrors,
+            dimensions: [("reader", readerName), ("error", String(describing: type(of: error)))],
+            factory: factory
+        ).increment()
     }
 
     /// Times and counts the answer to a command sent at `sent`.
@@ -112,9 +114,11 @@ public struct MetricsCardChannel: CardChannel {
         duration.record(duration: sent.duration(to: .now))
         bytesReceived.increment(by: response.data.count + 2)
         if isStatusError(response.statusWord) {
-            Counter(label: Label.statusErrors,
-                    dimensions: [("reader", readerName), ("sw", StatusWordMetricLabel.label(for: response.statusWord))],
-                    factory: factory).increment()
+            Counter(
+                label: Label.statusErrors,
+                dimensions: [("reader", readerName), ("sw", StatusWordMetricLabel.label(for: response.statusWord))],
+                factory: factory
+            ).increment()
         }
     }
 }

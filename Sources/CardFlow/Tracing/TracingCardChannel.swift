@@ -47,7 +47,10 @@ public struct TracingCardChannel: CardChannel {
 
     /// For ``SessionChannel``, whose tracing channels (one per set of redaction rules) share one
     /// GET RESPONSE state.
-    init(wrapping base: any CardChannel, logger: Logger, redaction: APDURedaction, getResponseRedaction: GetResponseRedaction) {
+    init(
+        wrapping base: any CardChannel, logger: Logger, redaction: APDURedaction,
+        getResponseRedaction: GetResponseRedaction
+    ) {
         self.base = base
         self.logger = logger
         self.redaction = redaction
@@ -73,8 +76,10 @@ public struct TracingCardChannel: CardChannel {
     }
 
     /// Traces `command` and its answer around `exchange`.
-    func traced(_ command: CommandAPDU,
-                through exchange: (CommandAPDU) async throws -> ResponseAPDU) async throws -> ResponseAPDU {
+    func traced(
+        _ command: CommandAPDU,
+        through exchange: (CommandAPDU) async throws -> ResponseAPDU
+    ) async throws -> ResponseAPDU {
         let ranges = redaction.hidesNothing ? .none : redaction.ranges(for: command)
         let responseRanges = ranges.responseData + getResponseRedaction.carriedRanges(for: command)
         let instruction = Logger.MetadataValue.string([command.ins].hexString)
@@ -89,16 +94,19 @@ public struct TracingCardChannel: CardChannel {
             response = try await exchange(command)
         } catch {
             getResponseRedaction.recordTraced(command, ownRanges: ranges.responseData, response: nil)
-            logger.trace("APDU exchange failed: \(error)", metadata: [
-                "apdu.ins": instruction,
-                "error.type": "\(String(describing: type(of: error)))",
-            ])
+            logger.trace(
+                "APDU exchange failed: \(error)",
+                metadata: [
+                    "apdu.ins": instruction,
+                    "error.type": "\(String(describing: type(of: error)))",
+                ])
             throw error
         }
         getResponseRedaction.recordTraced(command, ownRanges: ranges.responseData, response: response)
 
         let statusWord = Logger.MetadataValue.string(response.statusWord.hexString)
-        logger.trace("\(APDUTraceText.statusLine(response))", metadata: ["apdu.ins": instruction, "apdu.sw": statusWord])
+        logger.trace(
+            "\(APDUTraceText.statusLine(response))", metadata: ["apdu.ins": instruction, "apdu.sw": statusWord])
         var responseMetadata: Logger.Metadata = [
             "apdu.ins": instruction, "apdu.sw": statusWord, "apdu.length": "\(response.data.count)",
         ]

@@ -65,8 +65,10 @@ public struct APDUTestCard: VirtualCard, Hashable {
     ///   - technology: ISO-DEP type A with ``defaultATS`` unless given.
     ///   - contactInterface: makes it a contact card (T=0, T=1 or both) with this ATR and PPS
     ///     behaviour instead, so the same command set runs over T=0 in differential tests.
-    public init(seed: UInt64 = 0, technology: ContactlessTechnology = .isoDepTypeA(ats: APDUTestCard.defaultATS),
-                contactInterface: ContactInterface? = nil) {
+    public init(
+        seed: UInt64 = 0, technology: ContactlessTechnology = .isoDepTypeA(ats: APDUTestCard.defaultATS),
+        contactInterface: ContactInterface? = nil
+    ) {
         self.uid = ISO7816Card.uid(fromSeed: seed)
         self.contactInterface = contactInterface
         self.technology = contactInterface.map { .contact(atr: $0.answerToReset) } ?? technology
@@ -80,13 +82,16 @@ public struct APDUTestCard: VirtualCard, Hashable {
     /// The RECEIPT of `data`: its length (2 bytes, big-endian) and Fletcher-16 checksum
     /// (sum of the sums, then the sum, each mod 255).
     public static func receipt(of data: [UInt8]) -> [UInt8] {
-        var sum = 0, sumOfSums = 0
+        var sum = 0
+        var sumOfSums = 0
         for byte in data {
             sum = (sum + Int(byte)) % 255
             sumOfSums = (sumOfSums + sum) % 255
         }
-        return [UInt8(truncatingIfNeeded: data.count >> 8), UInt8(truncatingIfNeeded: data.count),
-                UInt8(sumOfSums), UInt8(sum)]
+        return [
+            UInt8(truncatingIfNeeded: data.count >> 8), UInt8(truncatingIfNeeded: data.count),
+            UInt8(sumOfSums), UInt8(sum),
+        ]
     }
 
     /// Clears waiting GET RESPONSE data and the SINK receipt.
@@ -111,7 +116,8 @@ public struct APDUTestCard: VirtualCard, Hashable {
         let pending = waiting
         waiting = nil
         guard let apdu = ISO7816CommandAPDU(parsing: command) else { return Self.status(0x6700) }
-        let hasData = !apdu.data.isEmpty, hasLe = apdu.ne != nil
+        let hasData = !apdu.data.isEmpty
+        let hasLe = apdu.ne != nil
         switch (apdu.cla, apdu.ins) {
         case (0x80, 0x10):
             guard !hasData, !hasLe else { return Self.status(0x6700) }
@@ -150,7 +156,7 @@ public struct APDUTestCard: VirtualCard, Hashable {
             guard apdu.p1 == 0, apdu.p2 == 0 else { return Self.status(0x6B00) }
             guard let pending, !pending.isEmpty else { return Self.status(0x6985) }
             if ne > pending.count && !apdu.leIsMaximum {
-                waiting = pending  // the host asks again with the right Le
+                waiting = pending // the host asks again with the right Le
                 return Self.status(0x6C00 | UInt16(pending.count & 0xFF))
             }
             return announce(pending, deliveringAtMost: ne)

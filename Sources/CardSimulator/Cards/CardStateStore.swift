@@ -168,9 +168,9 @@ public struct CardStateStore: Sendable, Hashable {
     private static func describe(_ error: any Error) -> String {
         switch error {
         case DecodingError.dataCorrupted(let context),
-             DecodingError.keyNotFound(_, let context),
-             DecodingError.typeMismatch(_, let context),
-             DecodingError.valueNotFound(_, let context):
+            DecodingError.keyNotFound(_, let context),
+            DecodingError.typeMismatch(_, let context),
+            DecodingError.valueNotFound(_, let context):
             let path = context.codingPath.map(\.stringValue).joined(separator: ".")
             return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
         default:

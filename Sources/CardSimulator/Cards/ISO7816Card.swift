@@ -101,8 +101,9 @@ public struct ISO7816Card: PersistentVirtualCard, Hashable {
         seed: UInt64 = 0, technology: ContactlessTechnology = .desfireTypeA,
         options: ISO7816CardOptions = ISO7816CardOptions(), contactInterface: ContactInterface? = nil
     ) {
-        self.init(uid: Self.uid(fromSeed: seed), technology: technology, options: options,
-                  fileSystem: Self.defaultFileSystem(), contactInterface: contactInterface)
+        self.init(
+            uid: Self.uid(fromSeed: seed), technology: technology, options: options,
+            fileSystem: Self.defaultFileSystem(), contactInterface: contactInterface)
     }
 
     /// A deterministic 7-byte type A UID: manufacturer byte `04` followed by six bytes of a
@@ -140,7 +141,8 @@ public struct ISO7816Card: PersistentVirtualCard, Hashable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let uid = try container.decode([UInt8].self, forKey: .uid)
         guard [4, 7, 8, 10].contains(uid.count) else {
-            throw DecodingError.dataCorruptedError(forKey: .uid, in: container, debugDescription: "UID must have 4, 7, 8 or 10 bytes")
+            throw DecodingError.dataCorruptedError(
+                forKey: .uid, in: container, debugDescription: "UID must have 4, 7, 8 or 10 bytes")
         }
         self.init(
             uid: uid,
@@ -192,16 +194,16 @@ public struct ISO7816Card: PersistentVirtualCard, Hashable {
 
     private func checkClass(_ cla: UInt8) -> UInt16? {
         switch cla {
-        case 0x00...0x1F:  // first interindustry: b5 chaining, b4-b3 SM, b2-b1 channel
+        case 0x00...0x1F: // first interindustry: b5 chaining, b4-b3 SM, b2-b1 channel
             if cla & 0x10 != 0 { return 0x6884 }
             if cla & 0x0C != 0 { return 0x6882 }
             if cla & 0x03 != 0 { return 0x6881 }
             return nil
-        case 0x40...0x7F:  // further interindustry: b6 SM, b5 chaining, channels 4…19
+        case 0x40...0x7F: // further interindustry: b6 SM, b5 chaining, channels 4…19
             if cla & 0x10 != 0 { return 0x6884 }
             if cla & 0x20 != 0 { return 0x6882 }
             return 0x6881
-        default:  // RFU 2x/3x, proprietary 8x-Fx
+        default: // RFU 2x/3x, proprietary 8x-Fx
             return 0x6E00
         }
     }
@@ -218,12 +220,15 @@ public struct ISO7816Card: PersistentVirtualCard, Hashable {
         switch apdu.p1 {
         case 0x00, 0x01, 0x02, 0x08, 0x09:
             guard apdu.data.count % 2 == 0 else { return status(0x6700) }
-            fids = stride(from: 0, to: apdu.data.count, by: 2).map { UInt16(apdu.data[$0]) << 8 | UInt16(apdu.data[$0 + 1]) }
-            let allowed: ClosedRange<Int> = switch apdu.p1 {
-            case 0x00: 0...1
-            case 0x01, 0x02: 1...1
-            default: 1...64
+            fids = stride(from: 0, to: apdu.data.count, by: 2).map {
+                UInt16(apdu.data[$0]) << 8 | UInt16(apdu.data[$0 + 1])
             }
+            let allowed: ClosedRange<Int> =
+                switch apdu.p1 {
+                case 0x00: 0...1
+                case 0x01, 0x02: 1...1
+                default: 1...64
+                }
             guard allowed.contains(fids.count) else { return status(0x6700) }
         case 0x03:
             guard apdu.data.isEmpty else { return status(0x6700) }
@@ -326,8 +331,9 @@ public struct ISO7816Card: PersistentVirtualCard, Hashable {
         if apdu.p1 & 0x80 != 0 {
             let sfi = apdu.p1 & 0x1F
             guard apdu.p1 & 0x60 == 0, (1...30).contains(sfi) else { return .failure(StatusWord(0x6A86)) }
-            guard let ef = fileSystem.dedicatedFile(at: currentDedicatedFile)?
-                .elementaryFiles.firstIndex(where: { $0.shortFileID == sfi })
+            guard
+                let ef = fileSystem.dedicatedFile(at: currentDedicatedFile)?
+                    .elementaryFiles.firstIndex(where: { $0.shortFileID == sfi })
             else { return .failure(StatusWord(0x6A82)) }
             currentElementaryFile = ef
             return .success((ef, Int(apdu.p2)))
@@ -377,7 +383,8 @@ public struct ISO7816Card: PersistentVirtualCard, Hashable {
 
     // MARK: - GET RESPONSE and response delivery
 
-    private mutating func getResponse(_ apdu: ISO7816CommandAPDU, pending: (data: [UInt8], status: UInt16)?) -> [UInt8] {
+    private mutating func getResponse(_ apdu: ISO7816CommandAPDU, pending: (data: [UInt8], status: UInt16)?) -> [UInt8]
+    {
         guard apdu.data.isEmpty, let ne = apdu.ne else { return status(0x6700) }
         guard apdu.p1 == 0, apdu.p2 == 0 else { return status(0x6A86) }
         guard let pending else { return status(0x6985) }
@@ -419,11 +426,12 @@ public struct ISO7816Card: PersistentVirtualCard, Hashable {
     private func bigEndian(_ value: UInt16) -> [UInt8] { [UInt8(value >> 8), UInt8(value & 0xFF)] }
 
     private func tlv(_ tag: UInt8, _ value: [UInt8]) -> [UInt8] {
-        let length: [UInt8] = switch value.count {
-        case ..<0x80: [UInt8(value.count)]
-        case ..<0x100: [0x81, UInt8(value.count)]
-        default: [0x82, UInt8(truncatingIfNeeded: value.count >> 8), UInt8(truncatingIfNeeded: value.count)]
-        }
+        let length: [UInt8] =
+            switch value.count {
+            case ..<0x80: [UInt8(value.count)]
+            case ..<0x100: [0x81, UInt8(value.count)]
+            default: [0x82, UInt8(truncatingIfNeeded: value.count >> 8), UInt8(truncatingIfNeeded: value.count)]
+            }
         return [tag] + length + value
     }
 }

@@ -41,7 +41,7 @@ public struct ISO7816FileSystem: Sendable, Hashable, Codable {
     /// then the EF identifier.
     public func elementaryFile(atPath path: [UInt16]) -> ISO7816ElementaryFile? {
         guard let efID = path.last,
-              let df = dedicatedFile(atPath: Array(path.dropLast()))
+            let df = dedicatedFile(atPath: Array(path.dropLast()))
         else { return nil }
         return df.elementaryFiles.first { $0.fileID == efID }
     }

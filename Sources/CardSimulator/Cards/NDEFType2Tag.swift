@@ -30,7 +30,11 @@ public struct NDEFType2Tag: PersistentVirtualCard, Hashable {
         memory[12] = 0xE1; memory[13] = 0x10; memory[14] = UInt8(size / 8); memory[15] = readOnly ? 0x0F : 0x00
         var tlv: [UInt8] = [0x03]
         let stored = message.prefix(size - 4)
-        if stored.count < 0xFF { tlv.append(UInt8(stored.count)) } else { tlv += [0xFF, UInt8(truncatingIfNeeded: stored.count >> 8), UInt8(truncatingIfNeeded: stored.count)] }
+        if stored.count < 0xFF {
+            tlv.append(UInt8(stored.count))
+        } else {
+            tlv += [0xFF, UInt8(truncatingIfNeeded: stored.count >> 8), UInt8(truncatingIfNeeded: stored.count)]
+        }
         tlv += stored + [0xFE]
         for (index, byte) in tlv.prefix(size).enumerated() { memory[16 + index] = byte }
         self.memory = memory
@@ -93,13 +97,15 @@ public struct NDEFType2Tag: PersistentVirtualCard, Hashable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let uid = try container.decode([UInt8].self, forKey: .uid)
         guard uid.count == 7 else {
-            throw DecodingError.dataCorruptedError(forKey: .uid, in: container, debugDescription: "UID must have 7 bytes")
+            throw DecodingError.dataCorruptedError(
+                forKey: .uid, in: container, debugDescription: "UID must have 7 bytes")
         }
         let memory = try container.decode([UInt8].self, forKey: .memory)
         let dataArea = memory.count - 16
         guard (48...2040).contains(dataArea), dataArea % 8 == 0 else {
-            throw DecodingError.dataCorruptedError(forKey: .memory, in: container,
-                                                   debugDescription: "memory of \(memory.count) bytes: 16 + 48...2040 in steps of 8 expected")
+            throw DecodingError.dataCorruptedError(
+                forKey: .memory, in: container,
+                debugDescription: "memory of \(memory.count) bytes: 16 + 48...2040 in steps of 8 expected")
         }
         self.uid = uid
         self.memory = memory

@@ -29,8 +29,10 @@ public struct NDEFType4Tag: PersistentVirtualCard, Hashable {
     private var selectedFile: UInt16?
 
     /// A tag whose NDEF file holds `capacity` bytes (NLEN included) and, initially, `message`.
-    public init(seed: UInt64 = 0, capacity: Int = 1024, message: [UInt8] = [], readOnly: Bool = false,
-                maxCommandData: Int = 0xF6, maxResponseData: Int = 0xFF) {
+    public init(
+        seed: UInt64 = 0, capacity: Int = 1024, message: [UInt8] = [], readOnly: Bool = false,
+        maxCommandData: Int = 0xF6, maxResponseData: Int = 0xFF
+    ) {
         uid = ISO7816Card.uid(fromSeed: seed)
         let size = min(max(capacity, 3), 0x7FFF)
         let stored = message.prefix(size - 2)
@@ -47,12 +49,14 @@ public struct NDEFType4Tag: PersistentVirtualCard, Hashable {
     /// Control TLV (T=04, L=06: file id, maximum NDEF file size, read access 00, write access
     /// 00 or FF for read-only).
     public var capabilityContainer: [UInt8] {
-        [0x00, 0x0F, 0x20,
-         UInt8(maxResponseData >> 8), UInt8(maxResponseData & 0xFF),
-         UInt8(maxCommandData >> 8), UInt8(maxCommandData & 0xFF),
-         0x04, 0x06, 0xE1, 0x04,
-         UInt8(ndefFile.count >> 8), UInt8(ndefFile.count & 0xFF),
-         0x00, readOnly ? 0xFF : 0x00]
+        [
+            0x00, 0x0F, 0x20,
+            UInt8(maxResponseData >> 8), UInt8(maxResponseData & 0xFF),
+            UInt8(maxCommandData >> 8), UInt8(maxCommandData & 0xFF),
+            0x04, 0x06, 0xE1, 0x04,
+            UInt8(ndefFile.count >> 8), UInt8(ndefFile.count & 0xFF),
+            0x00, readOnly ? 0xFF : 0x00,
+        ]
     }
 
     /// The NDEF message currently stored (NLEN bytes after the length field).
@@ -139,18 +143,21 @@ public struct NDEFType4Tag: PersistentVirtualCard, Hashable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let uid = try container.decode([UInt8].self, forKey: .uid)
         guard [4, 7, 10].contains(uid.count) else {
-            throw DecodingError.dataCorruptedError(forKey: .uid, in: container, debugDescription: "UID must have 4, 7 or 10 bytes")
+            throw DecodingError.dataCorruptedError(
+                forKey: .uid, in: container, debugDescription: "UID must have 4, 7 or 10 bytes")
         }
         let ndefFile = try container.decode([UInt8].self, forKey: .ndefFile)
         guard (3...0x7FFF).contains(ndefFile.count) else {
-            throw DecodingError.dataCorruptedError(forKey: .ndefFile, in: container,
-                                                   debugDescription: "NDEF file of \(ndefFile.count) bytes, 3...32767 expected")
+            throw DecodingError.dataCorruptedError(
+                forKey: .ndefFile, in: container,
+                debugDescription: "NDEF file of \(ndefFile.count) bytes, 3...32767 expected")
         }
         let maxCommandData = try container.decode(Int.self, forKey: .maxCommandData)
         let maxResponseData = try container.decode(Int.self, forKey: .maxResponseData)
         guard (1...0xFF).contains(maxCommandData), (0x0F...0xFFFF).contains(maxResponseData) else {
-            throw DecodingError.dataCorruptedError(forKey: .maxCommandData, in: container,
-                                                   debugDescription: "MLc must be 1...255 and MLe 15...65535")
+            throw DecodingError.dataCorruptedError(
+                forKey: .maxCommandData, in: container,
+                debugDescription: "MLc must be 1...255 and MLe 15...65535")
         }
         self.uid = uid
         self.ndefFile = ndefFile

@@ -26,8 +26,10 @@ public struct SimulatedISO15693Tag: PersistentVirtualCard, Hashable {
     ///   - lockedBlocks: blocks locked from the start.
     ///   - ndefFormatted: start with an NFC Forum Type 5 capability container (E1 40
     ///     size 00) and an empty NDEF TLV instead of the patterned test data.
-    public init(seed: UInt64 = 0, blockSize: Int = 4, blockCount: Int = 28, multipleBlockWrite: Bool = false,
-                lockedBlocks: Set<Int> = [], ndefFormatted: Bool = false) {
+    public init(
+        seed: UInt64 = 0, blockSize: Int = 4, blockCount: Int = 28, multipleBlockWrite: Bool = false,
+        lockedBlocks: Set<Int> = [], ndefFormatted: Bool = false
+    ) {
         let tail = ISO7816Card.uid(fromSeed: seed).suffix(6)
         uid = [0xE0, 0x04] + tail
         let size = min(max(blockSize, 1), 32)
@@ -37,7 +39,9 @@ public struct SimulatedISO15693Tag: PersistentVirtualCard, Hashable {
         if ndefFormatted {
             var memory = [UInt8](repeating: 0, count: count * size)
             let area = min(count * size, 255 * 8)
-            memory.replaceSubrange(0..<min(7, memory.count), with: [0xE1, 0x40, UInt8(area / 8), 0x00, 0x03, 0x00, 0xFE].prefix(memory.count))
+            memory.replaceSubrange(
+                0..<min(7, memory.count),
+                with: [0xE1, 0x40, UInt8(area / 8), 0x00, 0x03, 0x00, 0xFE].prefix(memory.count))
             blocks = (0..<count).map { Array(memory[$0 * size..<($0 + 1) * size]) }
         }
         self.blocks = blocks
@@ -55,17 +59,22 @@ public struct SimulatedISO15693Tag: PersistentVirtualCard, Hashable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let uid = try container.decode([UInt8].self, forKey: .uid)
         guard uid.count == 8, uid[0] == 0xE0 else {
-            throw DecodingError.dataCorruptedError(forKey: .uid, in: container, debugDescription: "UID must have 8 bytes, E0 first")
+            throw DecodingError.dataCorruptedError(
+                forKey: .uid, in: container, debugDescription: "UID must have 8 bytes, E0 first")
         }
         let blockSize = try container.decode(Int.self, forKey: .blockSize)
         let blocks = try container.decode([[UInt8]].self, forKey: .blocks)
-        guard (1...32).contains(blockSize), (1...256).contains(blocks.count), blocks.allSatisfy({ $0.count == blockSize }) else {
-            throw DecodingError.dataCorruptedError(forKey: .blocks, in: container,
-                                                   debugDescription: "1...256 blocks of one size in 1...32 bytes expected")
+        guard (1...32).contains(blockSize), (1...256).contains(blocks.count),
+            blocks.allSatisfy({ $0.count == blockSize })
+        else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .blocks, in: container,
+                debugDescription: "1...256 blocks of one size in 1...32 bytes expected")
         }
         let lockedBlocks = try container.decode(Set<Int>.self, forKey: .lockedBlocks)
         guard lockedBlocks.allSatisfy({ (0...255).contains($0) }) else {
-            throw DecodingError.dataCorruptedError(forKey: .lockedBlocks, in: container, debugDescription: "locked block number outside 0...255")
+            throw DecodingError.dataCorruptedError(
+                forKey: .lockedBlocks, in: container, debugDescription: "locked block number outside 0...255")
         }
         self.uid = uid
         self.blockSize = blockSize
@@ -107,7 +116,8 @@ public struct SimulatedISO15693Tag: PersistentVirtualCard, Hashable {
     // MARK: - Transparent exchange (PC/SC part 3, FF C2)
 
     private mutating func transparentExchange(_ command: [UInt8]) -> [UInt8] {
-        guard command[2] == 0x00, command.count >= 5, command.count == 5 + Int(command[4]) || command.count == 6 + Int(command[4])
+        guard command[2] == 0x00, command.count >= 5,
+            command.count == 5 + Int(command[4]) || command.count == 6 + Int(command[4])
         else { return [0x67, 0x00] }
         let objects = Array(command[5..<5 + Int(command[4])])
         var reply: [UInt8] = []
@@ -117,12 +127,14 @@ public struct SimulatedISO15693Tag: PersistentVirtualCard, Hashable {
             index += 1
             let tag = objects[offset]
             let length = Int(objects[offset + 1])
-            guard offset + 2 + length <= objects.count else { return [0xC0, 0x03, UInt8(index), 0x67, 0x00, 0x90, 0x00] }
+            guard offset + 2 + length <= objects.count else {
+                return [0xC0, 0x03, UInt8(index), 0x67, 0x00, 0x90, 0x00]
+            }
             let value = Array(objects[offset + 2..<offset + 2 + length])
             offset += 2 + length
             switch tag {
-            case 0x80, 0x81, 0x82, 0x83, 0x84, 0x5F, 0xFF: continue    // session management, timers
-            case 0x8F: continue                                      // switch protocol: already 15693
+            case 0x80, 0x81, 0x82, 0x83, 0x84, 0x5F, 0xFF: continue // session management, timers
+            case 0x8F: continue // switch protocol: already 15693
             case 0x95:
                 let answer = request(value)
                 reply += [0x92, 0x01, 0x00, 0x96, 0x02, 0x00, 0x00, 0x97, UInt8(answer.count)] + answer
@@ -136,7 +148,8 @@ public struct SimulatedISO15693Tag: PersistentVirtualCard, Hashable {
     /// One raw ISO 15693-3 request (flags, command, [UID LSB first], parameters) → response.
     private mutating func request(_ frame: [UInt8]) -> [UInt8] {
         guard frame.count >= 2 else { return [0x01, 0x0F] }
-        let flags = frame[0], command = frame[1]
+        let flags = frame[0]
+        let command = frame[1]
         var parameters = Array(frame.dropFirst(2))
         if flags & 0x20 != 0 {
             // Addressed: the UID (LSB first) must be ours.
@@ -145,29 +158,31 @@ public struct SimulatedISO15693Tag: PersistentVirtualCard, Hashable {
         }
         let withSecurity = flags & 0x40 != 0
         switch command {
-        case 0x2B:  // GET SYSTEM INFORMATION: DSFID, AFI, memory size, IC reference
+        case 0x2B: // GET SYSTEM INFORMATION: DSFID, AFI, memory size, IC reference
             return [0x00, 0x0F] + uid.reversed() + [0x00, 0x00, UInt8(blocks.count - 1), UInt8(blockSize - 1), 0x01]
-        case 0x20:  // READ SINGLE BLOCK
+        case 0x20: // READ SINGLE BLOCK
             guard let first = parameters.first, Int(first) < blocks.count else { return [0x01, 0x10] }
             let status: [UInt8] = withSecurity ? [lockedBlocks.contains(Int(first)) ? 0x01 : 0x00] : []
             return [0x00] + status + blocks[Int(first)]
-        case 0x23:  // READ MULTIPLE BLOCKS: first, count - 1
+        case 0x23: // READ MULTIPLE BLOCKS: first, count - 1
             guard parameters.count >= 2 else { return [0x01, 0x0F] }
-            let first = Int(parameters[0]), count = Int(parameters[1]) + 1
+            let first = Int(parameters[0])
+            let count = Int(parameters[1]) + 1
             guard first + count <= blocks.count else { return [0x01, 0x10] }
-            return [0x00] + (first..<first + count).flatMap { index in
-                (withSecurity ? [lockedBlocks.contains(index) ? 0x01 : 0x00] : []) + blocks[index]
-            }
-        case 0x21:  // WRITE SINGLE BLOCK
+            return [0x00]
+                + (first..<first + count).flatMap { index in
+                    (withSecurity ? [lockedBlocks.contains(index) ? 0x01 : 0x00] : []) + blocks[index]
+                }
+        case 0x21: // WRITE SINGLE BLOCK
             guard parameters.count == 1 + blockSize else { return [0x01, 0x0F] }
             let index = Int(parameters[0])
             guard index < blocks.count else { return [0x01, 0x10] }
             guard !lockedBlocks.contains(index) else { return [0x01, 0x12] }
             blocks[index] = Array(parameters.dropFirst())
             return [0x00]
-        case 0x24:  // WRITE MULTIPLE BLOCKS
+        case 0x24: // WRITE MULTIPLE BLOCKS
             return multipleBlockWrite ? [0x01, 0x0F] : [0x01, 0x01]
-        case 0x22:  // LOCK BLOCK
+        case 0x22: // LOCK BLOCK
             guard let first = parameters.first, Int(first) < blocks.count else { return [0x01, 0x10] }
             guard !lockedBlocks.contains(Int(first)) else { return [0x01, 0x11] }
             lockedBlocks.insert(Int(first))

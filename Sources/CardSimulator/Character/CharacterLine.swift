@@ -38,8 +38,10 @@ struct CharacterLine: Sendable {
 
     /// A line right after the card's reset; `atrRest` is the part of the ATR the reader did not
     /// put in the IccPowerOn answer; `checksum` is the T=1 EDC the card's ATR announced.
-    init(behaviour: CharacterLineBehaviour, atrRest: [UInt8], supportsEnvelope: Bool, ifsc: Int,
-         checksum: T1Checksum = .lrc) {
+    init(
+        behaviour: CharacterLineBehaviour, atrRest: [UInt8], supportsEnvelope: Bool, ifsc: Int,
+        checksum: T1Checksum = .lrc
+    ) {
         self.behaviour = behaviour
         output = atrRest
         ppsPossible = true
@@ -73,8 +75,10 @@ struct CharacterLine: Sendable {
     ///     which runs T=1 and echoes a PPS request for T=1).
     ///   - takesData: whether a T=0 command with this header takes P3 bytes from the terminal.
     ///   - process: runs one command APDU on the card model; an empty answer means it left.
-    mutating func receive(_ bytes: [UInt8], link: inout ContactLink?, takesData: ([UInt8]) -> Bool,
-                          process: ([UInt8]) -> [UInt8]) {
+    mutating func receive(
+        _ bytes: [UInt8], link: inout ContactLink?, takesData: ([UInt8]) -> Bool,
+        process: ([UInt8]) -> [UInt8]
+    ) {
         guard !behaviour.mute else { return }
         for byte in bytes {
             if ppsPossible {
@@ -87,7 +91,9 @@ struct CharacterLine: Sendable {
             }
             if !ppsRequest.isEmpty {
                 ppsRequest.append(byte)
-                if ppsRequest.count >= 2, ppsRequest.count == 3 + [0x10, 0x20, 0x40].filter({ ppsRequest[1] & $0 != 0 }).count {
+                if ppsRequest.count >= 2,
+                    ppsRequest.count == 3 + [0x10, 0x20, 0x40].filter({ ppsRequest[1] & $0 != 0 }).count
+                {
                     answerPPS(link: &link)
                 }
                 continue
@@ -172,9 +178,11 @@ struct CharacterLine: Sendable {
                 t0Stage = .silent
                 return
             }
-            emit(T0ProcedureBytes.cardCharacters(header: header, incomingLength: 0, answer: answer,
-                                                 nullBytes: behaviour.nullBytes, oneByteAtATime: behaviour.oneByteAtATime),
-                 instruction: ins)
+            emit(
+                T0ProcedureBytes.cardCharacters(
+                    header: header, incomingLength: 0, answer: answer,
+                    nullBytes: behaviour.nullBytes, oneByteAtATime: behaviour.oneByteAtATime),
+                instruction: ins)
         case .incoming(let header, var data):
             data.append(byte)
             guard data.count == Int(header[4]) else {
@@ -219,7 +227,9 @@ struct CharacterLine: Sendable {
     private mutating func sendT0(_ characters: [UInt8], instruction: UInt8, endsWithStatusWord: Bool) {
         if let fault = pendingFault {
             pendingFault = nil
-            if let spoiled = fault.applied(toT0: characters, instruction: instruction, endsWithStatusWord: endsWithStatusWord) {
+            if let spoiled = fault.applied(
+                toT0: characters, instruction: instruction, endsWithStatusWord: endsWithStatusWord)
+            {
                 faultShown = fault.name
                 output += spoiled
                 return

@@ -22,9 +22,11 @@ public struct CharacterLineBehaviour: Sendable, Hashable {
     /// a successful DataBlock (a reader bug) instead of reporting ICC_MUTE.
     public var readerReturnsShortAnswers = false
 
-    public init(nullBytes: Int = 0, oneByteAtATime: Bool = false, endlessNull: Bool = false,
-                invalidProcedureByte: UInt8? = nil, dropsLastByte: Bool = false, mute: Bool = false,
-                atrBytesInPowerOn: Int? = nil, readerReturnsShortAnswers: Bool = false) {
+    public init(
+        nullBytes: Int = 0, oneByteAtATime: Bool = false, endlessNull: Bool = false,
+        invalidProcedureByte: UInt8? = nil, dropsLastByte: Bool = false, mute: Bool = false,
+        atrBytesInPowerOn: Int? = nil, readerReturnsShortAnswers: Bool = false
+    ) {
         self.nullBytes = max(nullBytes, 0)
         self.oneByteAtATime = oneByteAtATime
         self.endlessNull = endlessNull

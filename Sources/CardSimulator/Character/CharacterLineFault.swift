@@ -57,9 +57,12 @@ public enum CharacterLineFault: Sendable, Hashable {
     /// let menu = CharacterLineFault.t0Faults(using: &random)
     /// ```
     public static func t0Faults(using random: inout SeededRandom) -> [CharacterLineFault] {
-        [.procedureByteLost, .extraByteBeforeProcedureByte(UInt8(truncatingIfNeeded: random.next())),
-         .procedureByteGarbled(UInt8(truncatingIfNeeded: random.next())), .nullFlood(count: Int(random.next() % 1_000) + 1),
-         .wrongAcknowledge, .statusWordTruncated]
+        [
+            .procedureByteLost, .extraByteBeforeProcedureByte(UInt8(truncatingIfNeeded: random.next())),
+            .procedureByteGarbled(UInt8(truncatingIfNeeded: random.next())),
+            .nullFlood(count: Int(random.next() % 1_000) + 1),
+            .wrongAcknowledge, .statusWordTruncated,
+        ]
     }
 
     /// Every T=1 fault, with its value drawn from `random` (a corrupted EDC is
@@ -85,7 +88,8 @@ public enum CharacterLineFault: Sendable, Hashable {
             spoiled.insert(contentsOf: [UInt8](repeating: 0x60, count: max(count, 1)), at: 0)
         case .wrongAcknowledge:
             guard let index = spoiled.firstIndex(where: { $0 != 0x60 }),
-                  spoiled[index] == instruction || spoiled[index] == ~instruction else { return nil }
+                spoiled[index] == instruction || spoiled[index] == ~instruction
+            else { return nil }
             spoiled[index] ^= 0x01
         case .statusWordTruncated:
             guard endsWithStatusWord else { return nil }
@@ -106,7 +110,7 @@ public enum CharacterLineFault: Sendable, Hashable {
         case .wrongLength(let mask):
             spoiled[2] ^= mask == 0 ? 1 : mask
         case .procedureByteLost, .extraByteBeforeProcedureByte, .procedureByteGarbled, .nullFlood, .wrongAcknowledge,
-             .statusWordTruncated:
+            .statusWordTruncated:
             return nil
         }
         return spoiled

@@ -51,10 +51,12 @@ public struct ContactInterface: Sendable, Hashable, Codable {
         case mismatch
     }
 
-    public init(protocols: [UInt8], ta1: UInt8? = nil, specificMode: Bool = false, extraGuardTime: UInt8? = nil,
-                waitingInteger: UInt8? = nil, ifsc: UInt8 = 254, errorDetection: ErrorDetection = .lrc,
-                ppsBehaviour: PPSBehaviour = .accept, supportsEnvelope: Bool = true,
-                historicalBytes: [UInt8] = Array("CardFlow".utf8)) {
+    public init(
+        protocols: [UInt8], ta1: UInt8? = nil, specificMode: Bool = false, extraGuardTime: UInt8? = nil,
+        waitingInteger: UInt8? = nil, ifsc: UInt8 = 254, errorDetection: ErrorDetection = .lrc,
+        ppsBehaviour: PPSBehaviour = .accept, supportsEnvelope: Bool = true,
+        historicalBytes: [UInt8] = Array("CardFlow".utf8)
+    ) {
         precondition([[0], [1], [0, 1]].contains(protocols), "a contact card offers [0], [1] or [0, 1]")
         precondition((1...254).contains(ifsc), "IFSC must be 1...254")
         self.protocols = protocols
@@ -77,25 +79,30 @@ public struct ContactInterface: Sendable, Hashable, Codable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let protocols = try container.decode([UInt8].self, forKey: .protocols)
         guard [[0], [1], [0, 1]].contains(protocols) else {
-            throw DecodingError.dataCorruptedError(forKey: .protocols, in: container,
-                                                   debugDescription: "a contact card offers [0], [1] or [0, 1], not \(protocols)")
+            throw DecodingError.dataCorruptedError(
+                forKey: .protocols, in: container,
+                debugDescription: "a contact card offers [0], [1] or [0, 1], not \(protocols)")
         }
         let ifsc = try container.decode(UInt8.self, forKey: .ifsc)
         guard (1...254).contains(ifsc) else {
-            throw DecodingError.dataCorruptedError(forKey: .ifsc, in: container, debugDescription: "IFSC \(ifsc) is not 1...254")
+            throw DecodingError.dataCorruptedError(
+                forKey: .ifsc, in: container, debugDescription: "IFSC \(ifsc) is not 1...254")
         }
         let historicalBytes = try container.decode([UInt8].self, forKey: .historicalBytes)
         guard historicalBytes.count <= 15 else {
-            throw DecodingError.dataCorruptedError(forKey: .historicalBytes, in: container,
-                                                   debugDescription: "\(historicalBytes.count) historical bytes; an ATR has at most 15")
+            throw DecodingError.dataCorruptedError(
+                forKey: .historicalBytes, in: container,
+                debugDescription: "\(historicalBytes.count) historical bytes; an ATR has at most 15")
         }
-        self.init(protocols: protocols, ta1: try container.decodeIfPresent(UInt8.self, forKey: .ta1),
-                  specificMode: try container.decode(Bool.self, forKey: .specificMode),
-                  extraGuardTime: try container.decodeIfPresent(UInt8.self, forKey: .extraGuardTime),
-                  waitingInteger: try container.decodeIfPresent(UInt8.self, forKey: .waitingInteger), ifsc: ifsc,
-                  errorDetection: try container.decodeIfPresent(ErrorDetection.self, forKey: .errorDetection) ?? .lrc,
-                  ppsBehaviour: try container.decode(PPSBehaviour.self, forKey: .ppsBehaviour),
-                  supportsEnvelope: try container.decode(Bool.self, forKey: .supportsEnvelope), historicalBytes: historicalBytes)
+        self.init(
+            protocols: protocols, ta1: try container.decodeIfPresent(UInt8.self, forKey: .ta1),
+            specificMode: try container.decode(Bool.self, forKey: .specificMode),
+            extraGuardTime: try container.decodeIfPresent(UInt8.self, forKey: .extraGuardTime),
+            waitingInteger: try container.decodeIfPresent(UInt8.self, forKey: .waitingInteger), ifsc: ifsc,
+            errorDetection: try container.decodeIfPresent(ErrorDetection.self, forKey: .errorDetection) ?? .lrc,
+            ppsBehaviour: try container.decode(PPSBehaviour.self, forKey: .ppsBehaviour),
+            supportsEnvelope: try container.decode(Bool.self, forKey: .supportsEnvelope),
+            historicalBytes: historicalBytes)
     }
 
     /// A T=0-only card.

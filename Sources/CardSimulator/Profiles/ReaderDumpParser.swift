@@ -100,7 +100,8 @@ struct ReaderDumpParser {
                 guard interfaceFields.contains(name) || classFields.contains(name) else {
                     throw .unexpectedLine(line: lineNumber, expected: "a descriptor field", found: line)
                 }
-                let key = (name == "bLength" || name == "bDescriptorType") && block.inClassDescriptor
+                let key =
+                    (name == "bLength" || name == "bDescriptorType") && block.inClassDescriptor
                     ? "class." + name : name
                 guard block.fields[key] == nil, !block.missingStrings.contains(key) else {
                     throw .duplicateField(line: lineNumber, field: name)
@@ -122,10 +123,12 @@ struct ReaderDumpParser {
                 }
                 block.missingStrings.insert(name)
             } else if block.lastField == "bNumDataRatesSupported", line.hasPrefix("Support "), line.hasSuffix(" bps"),
-                      let rate = UInt32(line.dropFirst("Support ".count).dropLast(" bps".count)) {
+                let rate = UInt32(line.dropFirst("Support ".count).dropLast(" bps".count))
+            {
                 block.dataRates.append(rate)
             } else if block.lastField == "dwFeatures", block.exchangeLevelText == nil,
-                      line.hasSuffix("level exchange") {
+                line.hasSuffix("level exchange")
+            {
                 block.exchangeLevelText = withoutBitPrefix(line)
             }
             current = block
@@ -179,7 +182,8 @@ struct ReaderDumpParser {
 
     private static func trimmed(_ line: Substring) -> String {
         let bytes = line.utf8
-        var start = bytes.startIndex, end = bytes.endIndex
+        var start = bytes.startIndex
+        var end = bytes.endIndex
         while start < end, isBlank(bytes[start]) { start = bytes.index(after: start) }
         while end > start, isBlank(bytes[bytes.index(before: end)]) { end = bytes.index(before: end) }
         return String(line[start..<end])
@@ -190,7 +194,7 @@ struct ReaderDumpParser {
         guard let colon = line.utf8.firstIndex(of: UInt8(ascii: ":")) else { return nil }
         let name = line.utf8[..<colon]
         guard let first = name.first, isASCIILetter(first),
-              name.allSatisfy({ isASCIILetter($0) || (0x30...0x39).contains($0) })
+            name.allSatisfy({ isASCIILetter($0) || (0x30...0x39).contains($0) })
         else { return nil }
         return (String(line[..<colon]), trimmed(line[line.utf8.index(after: colon)...]))
     }
@@ -211,7 +215,8 @@ struct ReaderDumpParser {
     private static func withoutBitPrefix(_ line: String) -> String {
         let parts = line.split(separator: " ", maxSplits: 1)
         if parts.count == 2, parts[0].count == 6,
-           parts[0].allSatisfy({ $0 == "." || $0.isHexDigit }) {
+            parts[0].allSatisfy({ $0 == "." || $0.isHexDigit })
+        {
             return trimmed(parts[1])
         }
         return line
@@ -222,7 +227,10 @@ struct ReaderDumpParser {
     private static func deviceFields(of block: Block) throws(ReaderProfileError)
         -> (vendorID: UInt16, productID: UInt16, bcdDevice: UInt16)
     {
-        (try hexValue("idVendor", in: block), try hexValue("idProduct", in: block), try bcdValue("bcdDevice", in: block))
+        (
+            try hexValue("idVendor", in: block), try hexValue("idProduct", in: block),
+            try bcdValue("bcdDevice", in: block)
+        )
     }
 
     private static func interface(from block: Block) throws(ReaderProfileError) -> ReaderInterfaceProfile {
@@ -234,8 +242,8 @@ struct ReaderDumpParser {
         let protocols = try field("dwProtocols", in: block)
         let protocolWords = protocols.value.split(separator: " ")
         guard protocolWords.count == 2,
-              let high = parseHex(protocolWords[0], as: UInt16.self),
-              let low = parseHex(protocolWords[1], as: UInt16.self)
+            let high = parseHex(protocolWords[0], as: UInt16.self),
+            let low = parseHex(protocolWords[1], as: UInt16.self)
         else {
             throw .malformedValue(
                 line: protocols.line, field: "dwProtocols", expected: "two 16-bit words like 0x0000 0x0002",
@@ -299,7 +307,8 @@ struct ReaderDumpParser {
         guard let value = parseHex(firstWord(field.value), as: T.self) else {
             throw .malformedValue(
                 line: field.line, field: displayName(key),
-                expected: "a \(T.bitWidth)-bit hexadecimal number like 0x\(String(repeating: "0", count: T.bitWidth / 4))",
+                expected:
+                    "a \(T.bitWidth)-bit hexadecimal number like 0x\(String(repeating: "0", count: T.bitWidth / 4))",
                 found: field.value)
         }
         return value
@@ -324,8 +333,8 @@ struct ReaderDumpParser {
         let field = try field(key, in: block)
         let parts = firstWord(field.value).split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, (1...2).contains(parts[0].count), (1...2).contains(parts[1].count),
-              parts.allSatisfy({ $0.allSatisfy(\.isHexDigit) }),
-              let major = UInt16(parts[0], radix: 16), let minor = UInt16(parts[1], radix: 16)
+            parts.allSatisfy({ $0.allSatisfy(\.isHexDigit) }),
+            let major = UInt16(parts[0], radix: 16), let minor = UInt16(parts[1], radix: 16)
         else {
             throw .malformedValue(
                 line: field.line, field: displayName(key), expected: "a BCD version like 1.10", found: field.value)
@@ -339,8 +348,8 @@ struct ReaderDumpParser {
         let words = field.value.split(separator: " ")
         let parts = words.first?.split(separator: ".", omittingEmptySubsequences: false) ?? []
         guard words.count >= 2, words[1] == "MHz", parts.count == 2, parts[1].count == 3,
-              parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
-              let mhz = UInt32(parts[0]), let fraction = UInt32(parts[1])
+            parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+            let mhz = UInt32(parts[0]), let fraction = UInt32(parts[1])
         else {
             throw .malformedValue(
                 line: field.line, field: displayName(key), expected: "a clock like 4.000 MHz", found: field.value)
@@ -348,7 +357,8 @@ struct ReaderDumpParser {
         let (product, overflow) = mhz.multipliedReportingOverflow(by: 1000)
         guard !overflow, product <= UInt32.max - fraction else {
             throw .malformedValue(
-                line: field.line, field: displayName(key), expected: "a clock below 4294967.296 MHz", found: field.value)
+                line: field.line, field: displayName(key), expected: "a clock below 4294967.296 MHz", found: field.value
+            )
         }
         return product + fraction
     }

@@ -21,8 +21,8 @@ public enum ReaderProfileError: Error, Sendable, Hashable, CustomStringConvertib
         switch self {
         case .unreadableFile, .noInterface: 0
         case .unexpectedLine(let line, _, _), .malformedValue(let line, _, _, _),
-             .duplicateField(let line, _), .missingField(let line, _),
-             .inconsistentDevice(let line, _, _, _):
+            .duplicateField(let line, _), .missingField(let line, _),
+            .inconsistentDevice(let line, _, _, _):
             line
         }
     }
@@ -44,7 +44,8 @@ public enum ReaderProfileError: Error, Sendable, Hashable, CustomStringConvertib
     public var description: String {
         switch self {
         case .unreadableFile(let path, let reason): "cannot read reader dump \(path): \(reason)"
-        case .unexpectedLine(let line, let expected, let found): "line \(line): expected \(expected), found \"\(found)\""
+        case .unexpectedLine(let line, let expected, let found):
+            "line \(line): expected \(expected), found \"\(found)\""
         case .malformedValue(let line, let field, let expected, let found):
             "line \(line): \(field) should be \(expected), found \"\(found)\""
         case .duplicateField(let line, let field): "line \(line): \(field) repeated in one interface block"

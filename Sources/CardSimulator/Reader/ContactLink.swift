@@ -65,7 +65,7 @@ struct ContactLink: Sendable {
         guard !interface.specificMode, interface.protocols.contains(protocolNumber) else { return false }
         if factors == 0x11 { return true }
         guard let ta1 = interface.ta1, factors >> 4 == ta1 >> 4 else { return false }
-        let order: [UInt8] = [1, 2, 3, 4, 5, 6, 7]   // D = 1, 2, 4, 8, 16, 32, 64
+        let order: [UInt8] = [1, 2, 3, 4, 5, 6, 7] // D = 1, 2, 4, 8, 16, 32, 64
         guard let asked = order.firstIndex(of: factors & 0x0F), let most = order.firstIndex(of: ta1 & 0x0F) else {
             return factors == ta1
         }

@@ -51,7 +51,8 @@ public enum ContactlessATR {
     /// ATR of a storage (non ISO-DEP) card:
     /// `3B 8F 80 01 80 4F 0C A0 00 00 03 06 SS C0 C1 00 00 00 00 TCK`.
     public static func storageCard(standard: UInt8, cardName: UInt16) -> [UInt8] {
-        let body: [UInt8] = [0x3B, 0x8F, 0x80, 0x01, 0x80, 0x4F, 0x0C] + pcscRID
+        let body: [UInt8] =
+            [0x3B, 0x8F, 0x80, 0x01, 0x80, 0x4F, 0x0C] + pcscRID
             + [standard, UInt8(cardName >> 8), UInt8(cardName & 0xFF), 0x00, 0x00, 0x00, 0x00]
         return withTCK(body)
     }

@@ -43,14 +43,16 @@ public struct PCSCPart3Responder: Sendable, Hashable {
         if passThroughInstructions.contains(ins) { return nil }
         guard ins == 0xCA else { return [0x6D, 0x00] }
         guard command.count == 5 else { return [0x67, 0x00] }
-        let p1 = command[2], p2 = command[3], le = command[4]
+        let p1 = command[2]
+        let p2 = command[3]
+        let le = command[4]
         guard p2 == 0x00 else { return [0x6A, 0x86] }
         switch p1 {
         case 0x00:
             return deliver(uid, le: le)
         case 0x01:
             guard case .isoDepTypeA(let ats) = technology,
-                  let historicalBytes = ContactlessATR.historicalBytes(fromATS: ats)
+                let historicalBytes = ContactlessATR.historicalBytes(fromATS: ats)
             else { return [0x6A, 0x81] }
             return deliver(historicalBytes, le: le)
         default:

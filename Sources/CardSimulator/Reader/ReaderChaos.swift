@@ -37,16 +37,20 @@ public struct ReaderChaos: Sendable, Hashable {
             .timeExtensionStorm(interval: stormInterval, multiplier: multiplier),
             .iccMute, .hardwareError, .stall, .shortResponse, .garbledResponse, .staleFrame,
             .wrongSequence, .randomSequence, .duplicateResponse, .oversizedResponse,
-            .lengthFieldMismatch(declared: [0, 0xFFFF_FFFF, UInt32(truncatingIfNeeded: random.next())][Int(random.next() % 3)]),
+            .lengthFieldMismatch(
+                declared: [0, 0xFFFF_FFFF, UInt32(truncatingIfNeeded: random.next())][Int(random.next() % 3)]),
             .emptyTransfer, .noResponse, .unknownInterruptMessage, .shortInterruptMessage,
         ]
         if level == .tpdu {
-            menu += [.cardWaitingTimeExtension(multiplier: multiplier), .corruptT1Block,
-                     .waitingTimeExtensionStorm(interval: stormInterval, multiplier: multiplier)]
+            menu += [
+                .cardWaitingTimeExtension(multiplier: multiplier), .corruptT1Block,
+                .waitingTimeExtensionStorm(interval: stormInterval, multiplier: multiplier),
+            ]
         }
         if level == .character {
             menu.append(.corruptT1Block)
-            menu += (CharacterLineFault.t0Faults(using: &random) + CharacterLineFault.t1Faults(using: &random)).map(ReaderFault.characterLine)
+            menu += (CharacterLineFault.t0Faults(using: &random) + CharacterLineFault.t1Faults(using: &random)).map(
+                ReaderFault.characterLine)
         }
         if allowsUnplug { menu.append(.unplug) }
         return menu[Int(random.next() % UInt64(menu.count))]

@@ -15,8 +15,10 @@ public struct TimingModel: Sendable, Hashable {
     /// Added to every exchange (the `latency=MS` option).
     public var extraLatency: Duration = .zero
 
-    public init(usbRoundTrip: Duration = .zero, readerFirmware: Duration = .zero, rfBitRate: Int? = nil,
-                frameSize: Int = 64, extraLatency: Duration = .zero) {
+    public init(
+        usbRoundTrip: Duration = .zero, readerFirmware: Duration = .zero, rfBitRate: Int? = nil,
+        frameSize: Int = 64, extraLatency: Duration = .zero
+    ) {
         self.usbRoundTrip = usbRoundTrip
         self.readerFirmware = readerFirmware
         self.rfBitRate = rfBitRate
@@ -40,7 +42,7 @@ public struct TimingModel: Sendable, Hashable {
     /// each block `(INF + 4)` bytes of 9 etu, plus 2 etu of SoF/EoF and the frame delay).
     public func radioTime(commandLength: Int, responseLength: Int) -> Duration {
         guard let rate = rfBitRate, rate > 0 else { return .zero }
-        let etu = 128.0 / 13.56e6 * (106.0 / Double(rate))  // seconds per elementary time unit
+        let etu = 128.0 / 13.56e6 * (106.0 / Double(rate)) // seconds per elementary time unit
         let byteTime = 9 * etu
         let fdt = 86.43e-6
         let maxInf = max(1, frameSize - 4)
@@ -61,8 +63,11 @@ public struct TimingModel: Sendable, Hashable {
     }
 
     /// The whole time of one card exchange carried in `usbMessages` bulk round trips.
-    public func exchangeTime(commandLength: Int, responseLength: Int, cardTime: Duration, usbMessages: Int = 1) -> Duration {
-        usbRoundTrip * usbMessages + readerFirmware + radioTime(commandLength: commandLength, responseLength: responseLength)
+    public func exchangeTime(commandLength: Int, responseLength: Int, cardTime: Duration, usbMessages: Int = 1)
+        -> Duration
+    {
+        usbRoundTrip * usbMessages + readerFirmware
+            + radioTime(commandLength: commandLength, responseLength: responseLength)
             + cardTime + extraLatency
     }
 

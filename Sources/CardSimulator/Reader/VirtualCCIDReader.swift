@@ -1,6 +1,6 @@
+import CCID
 import CardFlow
 import CardFlowCCID
-import CCID
 import Logging
 
 /// A simulated USB CCID reader. It speaks the USB side of CCID: it takes bulk-OUT messages and
@@ -46,7 +46,8 @@ public actor VirtualCCIDReader {
     private var unplugged = false
     private var stallNextRead = false
     private var random: SeededRandom
-    private var waiters: [UInt64: (channel: Channel, continuation: CheckedContinuation<Void, Never>, timer: Task<Void, Never>?)] = [:]
+    private var waiters:
+        [UInt64: (channel: Channel, continuation: CheckedContinuation<Void, Never>, timer: Task<Void, Never>?)] = [:]
     private var nextWaiterID: UInt64 = 0
 
     // Scheduled card movement (slot 0 of `lift-after=N`, `return-after=MS`, `swap`).
@@ -65,9 +66,11 @@ public actor VirtualCCIDReader {
 
     private enum Channel { case bulkIn, interrupt }
 
-    public init(configuration: VirtualReaderConfiguration = VirtualReaderConfiguration(),
-                clock: any ElapsedClock = RealClock(),
-                logger: Logger = Logger(label: "cardflow.simulator")) {
+    public init(
+        configuration: VirtualReaderConfiguration = VirtualReaderConfiguration(),
+        clock: any ElapsedClock = RealClock(),
+        logger: Logger = Logger(label: "cardflow.simulator")
+    ) {
         self.configuration = configuration
         self.clock = clock
         self.logger = logger
@@ -152,8 +155,10 @@ public actor VirtualCCIDReader {
 
     /// After `apdus` more APDUs reach the card, it leaves the field. With `returnAfter` it comes
     /// back after that long, or `replacement` comes instead (a different card of the same kind).
-    public func liftCard(afterAPDUs apdus: Int, slot: Int = 0, returnAfter: Duration? = nil,
-                         replacement: (any VirtualCard)? = nil) {
+    public func liftCard(
+        afterAPDUs apdus: Int, slot: Int = 0, returnAfter: Duration? = nil,
+        replacement: (any VirtualCard)? = nil
+    ) {
         liftPlan = (slot, max(0, apdus), returnAfter, replacement)
         if apdus <= 0 { executeLift() }
     }
@@ -212,22 +217,31 @@ public actor VirtualCCIDReader {
         }
         if takeFault(.noResponse) { return }
         if takeFault(.staleFrame) {
-            let stale = CCIDResponse(slot: command.slot, sequence: command.sequence &- 1, state: .init(icc: .presentActive, command: .processed),
-                                     kind: .slotStatus(clockStatus: 0))
+            let stale = CCIDResponse(
+                slot: command.slot, sequence: command.sequence &- 1,
+                state: .init(icc: .presentActive, command: .processed),
+                kind: .slotStatus(clockStatus: 0))
             enqueue(stale.encoded(), delay: .zero)
         }
         guard slots.indices.contains(Int(command.slot)) else {
-            reply(failure(command, error: .badParameter(offset: 5), icc: .absent), delay: configuration.timing.readerOnlyTime)
+            reply(
+                failure(command, error: .badParameter(offset: 5), icc: .absent),
+                delay: configuration.timing.readerOnlyTime)
             return
         }
         if bytes.count > Int(configuration.descriptor.maxMessageLength) {
-            reply(failure(command, error: .badParameter(offset: 1), icc: slots[Int(command.slot)].iccStatus),
-                  delay: configuration.timing.readerOnlyTime)
+            reply(
+                failure(command, error: .badParameter(offset: 1), icc: slots[Int(command.slot)].iccStatus),
+                delay: configuration.timing.readerOnlyTime)
             return
         }
         if takeFault(.hardwareError) {
-            queueInterrupt(CCIDInterruptMessage.hardwareError(slot: command.slot, sequence: command.sequence, code: 0x01).encoded())
-            reply(failure(command, error: .hardwareError, icc: slots[Int(command.slot)].iccStatus), delay: configuration.timing.readerOnlyTime)
+            queueInterrupt(
+                CCIDInterruptMessage.hardwareError(slot: command.slot, sequence: command.sequence, code: 0x01).encoded()
+            )
+            reply(
+                failure(command, error: .hardwareError, icc: slots[Int(command.slot)].iccStatus),
+                delay: configuration.timing.readerOnlyTime)
             return
         }
         if isBusy(for: command) {
@@ -267,7 +281,6 @@ public actor VirtualCCIDReader {
         return busy.contains(command.slot) || busy.count >= concurrentSlotLimit
     }
 
-
     /// Returns the next bulk-IN message once it is due, or throws `timeout` when none is due
     /// within `timeout`.
     public func nextBulkIn(maxLength: Int, timeout: Duration) async throws(USBTransportError) -> [UInt8] {
@@ -276,9 +289,10 @@ public actor VirtualCCIDReader {
             guard !unplugged else { throw .noDevice }
             if bulkInQueue.isEmpty, var held = storm {
                 // The storm's next frame, made only when the host is reading: no queue grows.
-                let frame = CCIDResponse(slot: held.slot, sequence: held.sequence,
-                                         state: .init(icc: .presentActive, command: .timeExtension),
-                                         errorCode: held.multiplier, kind: .dataBlock(chainParameter: 0, data: []))
+                let frame = CCIDResponse(
+                    slot: held.slot, sequence: held.sequence,
+                    state: .init(icc: .presentActive, command: .timeExtension),
+                    errorCode: held.multiplier, kind: .dataBlock(chainParameter: 0, data: []))
                 bulkInQueue.append((frame.encoded(), held.nextFrameAt))
                 held.nextFrameAt += held.interval
                 storm = held
@@ -309,7 +323,9 @@ public actor VirtualCCIDReader {
                 if head.readyAt > now {
                     let wakeAt = min(head.readyAt, deadline)
                     do { try await clock.suspend(until: wakeAt) } catch { throw USBTransportError.cancelled }
-                    if wakeAt == deadline && head.readyAt > deadline { throw .timeout(endpoint: "bulk-IN", after: timeout) }
+                    if wakeAt == deadline && head.readyAt > deadline {
+                        throw .timeout(endpoint: "bulk-IN", after: timeout)
+                    }
                     continue
                 }
                 bulkInQueue.removeFirst()
@@ -365,12 +381,15 @@ public actor VirtualCCIDReader {
             return []
         case .getClockFrequencies:
             guard configuration.descriptor.numClockSupported > 0 else { throw .stall(endpoint: "control") }
-            return CCIDClassRequest.encodeValues(Array(repeating: configuration.descriptor.defaultClock,
-                                                       count: Int(configuration.descriptor.numClockSupported)))
+            return CCIDClassRequest.encodeValues(
+                Array(
+                    repeating: configuration.descriptor.defaultClock,
+                    count: Int(configuration.descriptor.numClockSupported)))
         case .getDataRates:
             guard configuration.descriptor.numDataRatesSupported > 0 else { throw .stall(endpoint: "control") }
             let count = Int(configuration.descriptor.numDataRatesSupported)
-            let rates = configuration.supportedDataRates ?? Array(repeating: configuration.descriptor.dataRate, count: count)
+            let rates =
+                configuration.supportedDataRates ?? Array(repeating: configuration.descriptor.dataRate, count: count)
             return CCIDClassRequest.encodeValues(Array(rates.prefix(count)))
         case nil:
             throw .stall(endpoint: "control")
@@ -387,17 +406,22 @@ public actor VirtualCCIDReader {
             reply(status(command, icc: slots[index].iccStatus), delay: readerTime)
         case .iccPowerOn:
             guard var card = slots[index].card else {
-                reply(CCIDResponse(slot: command.slot, sequence: command.sequence, state: .init(icc: .absent, command: .failed),
-                                   errorCode: CCIDSlotError.iccMute.rawValue, kind: .dataBlock(chainParameter: 0, data: [])), delay: readerTime)
+                reply(
+                    CCIDResponse(
+                        slot: command.slot, sequence: command.sequence, state: .init(icc: .absent, command: .failed),
+                        errorCode: CCIDSlotError.iccMute.rawValue, kind: .dataBlock(chainParameter: 0, data: [])),
+                    delay: readerTime)
                 return
             }
             if slots[index].extraCardsInField > 0 {
                 // Two cards answer the anticollision: the reader cannot activate either, and
                 // reports a present but mute card, as contactless readers do.
-                reply(CCIDResponse(slot: command.slot, sequence: command.sequence,
-                                   state: .init(icc: .presentInactive, command: .failed),
-                                   errorCode: CCIDSlotError.iccMute.rawValue, kind: .dataBlock(chainParameter: 0, data: [])),
-                      delay: readerTime)
+                reply(
+                    CCIDResponse(
+                        slot: command.slot, sequence: command.sequence,
+                        state: .init(icc: .presentInactive, command: .failed),
+                        errorCode: CCIDSlotError.iccMute.rawValue, kind: .dataBlock(chainParameter: 0, data: [])),
+                    delay: readerTime)
                 return
             }
             card.powerOn()
@@ -460,7 +484,9 @@ public actor VirtualCCIDReader {
         case .setParameters(let requested):
             if var link = slots[index].contactLink, !link.readerNegotiates {
                 guard setContactParameters(requested, link: &link) else {
-                    reply(failure(command, error: .badParameter(offset: 10), icc: slots[index].iccStatus), delay: readerTime)
+                    reply(
+                        failure(command, error: .badParameter(offset: 10), icc: slots[index].iccStatus),
+                        delay: readerTime)
                     return
                 }
                 slots[index].contactLink = link
@@ -469,9 +495,11 @@ public actor VirtualCCIDReader {
             reply(parameters(command, requested), delay: readerTime)
         case .escape(let data):
             if data.isEmpty {
-                reply(CCIDResponse(slot: command.slot, sequence: command.sequence,
-                                   state: .init(icc: slots[index].iccStatus, command: .processed),
-                                   kind: .escape(Array(configuration.firmwareVersion.utf8))), delay: readerTime)
+                reply(
+                    CCIDResponse(
+                        slot: command.slot, sequence: command.sequence,
+                        state: .init(icc: slots[index].iccStatus, command: .processed),
+                        kind: .escape(Array(configuration.firmwareVersion.utf8))), delay: readerTime)
             } else {
                 reply(failure(command, error: .commandNotSupported, icc: slots[index].iccStatus), delay: readerTime)
             }
@@ -479,10 +507,13 @@ public actor VirtualCCIDReader {
             abortPending(slot: command.slot, sequence: command.sequence)
             reply(status(command, icc: slots[index].iccStatus), delay: .zero)
         case .setDataRateAndClockFrequency:
-            reply(CCIDResponse(slot: command.slot, sequence: command.sequence,
-                               state: .init(icc: slots[index].iccStatus, command: .processed),
-                               kind: .dataRateAndClockFrequency(clockFrequency: configuration.descriptor.defaultClock,
-                                                                dataRate: configuration.descriptor.dataRate)), delay: readerTime)
+            reply(
+                CCIDResponse(
+                    slot: command.slot, sequence: command.sequence,
+                    state: .init(icc: slots[index].iccStatus, command: .processed),
+                    kind: .dataRateAndClockFrequency(
+                        clockFrequency: configuration.descriptor.defaultClock,
+                        dataRate: configuration.descriptor.dataRate)), delay: readerTime)
         case .iccClock, .t0APDU, .mechanical, .secure:
             reply(failure(command, error: .commandNotSupported, icc: slots[index].iccStatus), delay: readerTime)
         }
@@ -535,7 +566,8 @@ public actor VirtualCCIDReader {
                     return
                 }
                 if slots[index].t1 == nil {
-                    slots[index].t1 = T1CardEndpoint(ifsc: Int(link.interface.ifsc), checksum: link.interface.errorDetection.t1Checksum)
+                    slots[index].t1 = T1CardEndpoint(
+                        ifsc: Int(link.interface.ifsc), checksum: link.interface.errorDetection.t1Checksum)
                 }
             } else if slots[index].ppsAllowed {
                 slots[index].ppsAllowed = false
@@ -636,7 +668,8 @@ public actor VirtualCCIDReader {
                 let pending = slots[index].pendingResponse
                 let part = Array(pending.prefix(maxPayload))
                 slots[index].pendingResponse = Array(pending.dropFirst(part.count))
-                let chain = slots[index].pendingResponse.isEmpty ? CCIDChainParameter.ends : CCIDChainParameter.continues
+                let chain =
+                    slots[index].pendingResponse.isEmpty ? CCIDChainParameter.ends : CCIDChainParameter.continues
                 reply(dataBlock(command, data: part, chain: chain), delay: readerTime)
             default:
                 // A chaining step out of order: the offending field is wLevelParameter (offset 8).
@@ -651,7 +684,9 @@ public actor VirtualCCIDReader {
     /// that many makes the reader time out: ICC_MUTE.
     private func handleCharacterXfrBlock(_ command: CCIDCommand, level: UInt16, data: [UInt8], slot index: Int) {
         guard var line = slots[index].characterLine else {
-            reply(failure(command, error: .iccMute, icc: slots[index].iccStatus), delay: configuration.timing.readerOnlyTime)
+            reply(
+                failure(command, error: .iccMute, icc: slots[index].iccStatus),
+                delay: configuration.timing.readerOnlyTime)
             return
         }
         if takeFault(.corruptT1Block) {
@@ -664,12 +699,14 @@ public actor VirtualCCIDReader {
         var link = slots[index].contactLink
         var time = configuration.timing.readerOnlyTime
         let card = slots[index].card
-        line.receive(data, link: &link, takesData: { card?.t0TakesData(header: $0) ?? false }, process: { apdu in
-            let (response, cardTime) = processAPDU(apdu, slot: index, usbMessages: 1)
-            time = cardTime
-            // A card lifted by the exchange answers nothing.
-            return slots[index].card == nil ? [] : response
-        })
+        line.receive(
+            data, link: &link, takesData: { card?.t0TakesData(header: $0) ?? false },
+            process: { apdu in
+                let (response, cardTime) = processAPDU(apdu, slot: index, usbMessages: 1)
+                time = cardTime
+                // A card lifted by the exchange answers nothing.
+                return slots[index].card == nil ? [] : response
+            })
         // The card may have left during the exchange (lift-after): its line is gone with it.
         guard slots[index].card != nil else {
             reply(failure(command, error: .iccMute, icc: slots[index].iccStatus), delay: time)
@@ -691,7 +728,9 @@ public actor VirtualCCIDReader {
     /// One T=0 TPDU with a contact card (the reader collapses the procedure bytes).
     private func handleT0(_ command: CCIDCommand, tpdu: [UInt8], slot index: Int) {
         let readerTime = configuration.timing.readerOnlyTime
-        var endpoint = slots[index].t0 ?? T0CardEndpoint(supportsEnvelope: slots[index].contactLink?.interface.supportsEnvelope ?? true)
+        var endpoint =
+            slots[index].t0
+            ?? T0CardEndpoint(supportsEnvelope: slots[index].contactLink?.interface.supportsEnvelope ?? true)
         switch endpoint.receive(tpdu) {
         case .respond(let answer):
             slots[index].t0 = endpoint
@@ -716,7 +755,8 @@ public actor VirtualCCIDReader {
         let protocolNumber = requested.protocolNumber
         guard protocolNumber <= 1, let factors = requested.bytes.first else { return false }
         if configuration.descriptor.features.contains(.automaticPPS), link.ppsAllowed,
-           protocolNumber != link.cardProtocol || factors != link.cardFactors {
+            protocolNumber != link.cardProtocol || factors != link.cardFactors
+        {
             var trial = link
             let request: [UInt8] = [0xFF, 0x10 | protocolNumber, factors, 0xFF ^ 0x10 ^ protocolNumber ^ factors]
             guard trial.answerPPS(request) != nil, !trial.cardMute else { return false }
@@ -736,7 +776,9 @@ public actor VirtualCCIDReader {
 
     /// A T=1 block from the card at TPDU level, as the reader frames it by the EDC length it
     /// was set to (``ContactLink/blockAsReaderFramesIt(_:)``).
-    private func replyT1Block(_ command: CCIDCommand, _ block: [UInt8], slot index: Int, delay: Duration, cardExchange: Bool) {
+    private func replyT1Block(
+        _ command: CCIDCommand, _ block: [UInt8], slot index: Int, delay: Duration, cardExchange: Bool
+    ) {
         guard let link = slots[index].contactLink else {
             reply(dataBlock(command, data: block), delay: delay, cardExchange: cardExchange)
             return
@@ -760,8 +802,9 @@ public actor VirtualCCIDReader {
             reply(dataBlock(command, data: response), delay: delay, cardExchange: true)
         } else {
             slots[index].pendingResponse = Array(response.dropFirst(maxPayload))
-            reply(dataBlock(command, data: Array(response.prefix(maxPayload)), chain: CCIDChainParameter.begins),
-                  delay: delay, cardExchange: true)
+            reply(
+                dataBlock(command, data: Array(response.prefix(maxPayload)), chain: CCIDChainParameter.begins),
+                delay: delay, cardExchange: true)
         }
     }
 
@@ -771,13 +814,16 @@ public actor VirtualCCIDReader {
         guard var card = slots[index].card else { return ([], configuration.timing.readerOnlyTime) }
         let response: [UInt8]
         let cardTime: Duration
-        let responder = card.readerPassThroughInstructions.isEmpty ? part3
+        let responder =
+            card.readerPassThroughInstructions.isEmpty
+            ? part3
             : PCSCPart3Responder(passThroughInstructions: card.readerPassThroughInstructions)
         if let answer = responder.response(to: apdu, card: card) {
             // Answered by the reader itself: the card sees nothing, so it does not count as one
             // of the card's APDUs (lift-after counts what reaches the card).
-            let time = configuration.timing.exchangeTime(commandLength: apdu.count, responseLength: answer.count,
-                                                         cardTime: .zero, usbMessages: usbMessages)
+            let time = configuration.timing.exchangeTime(
+                commandLength: apdu.count, responseLength: answer.count,
+                cardTime: .zero, usbMessages: usbMessages)
             return (answer, time)
         } else {
             apdusProcessed += 1
@@ -785,8 +831,9 @@ public actor VirtualCCIDReader {
             response = card.process(apdu)
             slots[index].card = card
         }
-        let time = configuration.timing.exchangeTime(commandLength: apdu.count, responseLength: response.count,
-                                                     cardTime: cardTime, usbMessages: usbMessages)
+        let time = configuration.timing.exchangeTime(
+            commandLength: apdu.count, responseLength: response.count,
+            cardTime: cardTime, usbMessages: usbMessages)
         if var plan = liftPlan, plan.slot == index {
             plan.remainingAPDUs -= 1
             liftPlan = plan
@@ -845,7 +892,8 @@ public actor VirtualCCIDReader {
         // An answer not yet delivered for the aborted command becomes "command aborted", now.
         for position in bulkInQueue.indices {
             guard let response = try? CCIDResponse(decoding: bulkInQueue[position].bytes),
-                  response.slot == slot, response.sequence == sequence else { continue }
+                response.slot == slot, response.sequence == sequence
+            else { continue }
             var aborted = response
             aborted.state = .init(icc: aborted.state.icc, command: .failed)
             aborted.errorCode = CCIDSlotError.commandAborted.rawValue
@@ -865,21 +913,26 @@ public actor VirtualCCIDReader {
         var response = response
         if response.state.command == .processed { response.errorCode = configuration.errorCodeOnSuccess }
         if cardExchange, let index = faults.firstIndex(where: { if case .timeExtensions = $0 { true } else { false } }),
-           case .timeExtensions(let count, let multiplier) = faults.remove(at: index) {
+            case .timeExtensions(let count, let multiplier) = faults.remove(at: index)
+        {
             for _ in 0..<count {
-                let extensionFrame = CCIDResponse(slot: response.slot, sequence: response.sequence,
-                                                  state: .init(icc: .presentActive, command: .timeExtension),
-                                                  errorCode: multiplier, kind: .dataBlock(chainParameter: 0, data: []))
+                let extensionFrame = CCIDResponse(
+                    slot: response.slot, sequence: response.sequence,
+                    state: .init(icc: .presentActive, command: .timeExtension),
+                    errorCode: multiplier, kind: .dataBlock(chainParameter: 0, data: []))
                 enqueue(extensionFrame.encoded(), delay: .zero)
             }
         }
-        if cardExchange, case .timeExtensionStorm(let interval, let multiplier)? = takeFault(where: {
-            if case .timeExtensionStorm = $0 { true } else { false }
-        }) {
+        if cardExchange,
+            case .timeExtensionStorm(let interval, let multiplier)? = takeFault(where: {
+                if case .timeExtensionStorm = $0 { true } else { false }
+            })
+        {
             // The card never answers; the reader keeps asking for more time instead, the first
             // time at once (before the host's first timeout), then every `interval`.
-            storm = TimeExtensionStorm(slot: response.slot, sequence: response.sequence, multiplier: multiplier,
-                                       interval: interval, nextFrameAt: clock.now())
+            storm = TimeExtensionStorm(
+                slot: response.slot, sequence: response.sequence, multiplier: multiplier,
+                interval: interval, nextFrameAt: clock.now())
             return
         }
         if takeFault(.wrongSequence) { response.sequence &+= 1 }
@@ -893,14 +946,19 @@ public actor VirtualCCIDReader {
         if takeFault(.oversizedResponse), case .dataBlock(let chain, let data) = response.kind {
             // One byte more than the host's buffer for this reader can take.
             let padding = CCIDDriver.readBufferLength(for: configuration.descriptor) + 1 - bytes.count
-            response.kind = .dataBlock(chainParameter: chain, data: data + [UInt8](repeating: 0x90, count: max(padding, 1)))
+            response.kind = .dataBlock(
+                chainParameter: chain, data: data + [UInt8](repeating: 0x90, count: max(padding, 1)))
             bytes = response.encoded()
         }
         if case .lengthFieldMismatch(let declared)? = takeFault(where: {
             if case .lengthFieldMismatch = $0 { true } else { false }
         }), bytes.count >= ccidHeaderLength {
-            bytes.replaceSubrange(1..<5, with: [UInt8(truncatingIfNeeded: declared), UInt8(truncatingIfNeeded: declared >> 8),
-                                                UInt8(truncatingIfNeeded: declared >> 16), UInt8(truncatingIfNeeded: declared >> 24)])
+            bytes.replaceSubrange(
+                1..<5,
+                with: [
+                    UInt8(truncatingIfNeeded: declared), UInt8(truncatingIfNeeded: declared >> 8),
+                    UInt8(truncatingIfNeeded: declared >> 16), UInt8(truncatingIfNeeded: declared >> 24),
+                ])
         }
         if takeFault(.emptyTransfer) { enqueue([], delay: .zero) }
         if takeFault(.stall) { stallNextRead = true }
@@ -919,8 +977,9 @@ public actor VirtualCCIDReader {
         default: code = .badParameter(offset: 1)
         }
         let icc = slots.indices.contains(Int(slot)) ? slots[Int(slot)].iccStatus : .absent
-        let response = CCIDResponse(slot: slot, sequence: sequence, state: .init(icc: icc, command: .failed),
-                                    errorCode: code.rawValue, kind: .slotStatus(clockStatus: 0))
+        let response = CCIDResponse(
+            slot: slot, sequence: sequence, state: .init(icc: icc, command: .failed),
+            errorCode: code.rawValue, kind: .slotStatus(clockStatus: 0))
         enqueue(response.encoded(), delay: configuration.timing.readerOnlyTime)
     }
 
@@ -932,7 +991,8 @@ public actor VirtualCCIDReader {
 
     private func takeCardWaitingTimeExtension() -> UInt8? {
         guard let index = faults.firstIndex(where: { if case .cardWaitingTimeExtension = $0 { true } else { false } }),
-              case .cardWaitingTimeExtension(let multiplier) = faults.remove(at: index) else { return nil }
+            case .cardWaitingTimeExtension(let multiplier) = faults.remove(at: index)
+        else { return nil }
         return multiplier
     }
 
@@ -949,18 +1009,23 @@ public actor VirtualCCIDReader {
     }
 
     private func status(_ command: CCIDCommand, icc: CCIDSlotState.ICCStatus) -> CCIDResponse {
-        CCIDResponse(slot: command.slot, sequence: command.sequence, state: .init(icc: icc, command: .processed),
-                     kind: .slotStatus(clockStatus: 0))
+        CCIDResponse(
+            slot: command.slot, sequence: command.sequence, state: .init(icc: icc, command: .processed),
+            kind: .slotStatus(clockStatus: 0))
     }
 
-    private func dataBlock(_ command: CCIDCommand, data: [UInt8], chain: UInt8 = CCIDChainParameter.complete) -> CCIDResponse {
-        CCIDResponse(slot: command.slot, sequence: command.sequence, state: .init(icc: .presentActive, command: .processed),
-                     kind: .dataBlock(chainParameter: chain, data: data))
+    private func dataBlock(_ command: CCIDCommand, data: [UInt8], chain: UInt8 = CCIDChainParameter.complete)
+        -> CCIDResponse
+    {
+        CCIDResponse(
+            slot: command.slot, sequence: command.sequence, state: .init(icc: .presentActive, command: .processed),
+            kind: .dataBlock(chainParameter: chain, data: data))
     }
 
     private func parameters(_ command: CCIDCommand, _ parameters: CCIDProtocolParameters) -> CCIDResponse {
-        CCIDResponse(slot: command.slot, sequence: command.sequence,
-                     state: .init(icc: slots[Int(command.slot)].iccStatus, command: .processed), kind: .parameters(parameters))
+        CCIDResponse(
+            slot: command.slot, sequence: command.sequence,
+            state: .init(icc: slots[Int(command.slot)].iccStatus, command: .processed), kind: .parameters(parameters))
     }
 
     /// A failed answer of the type the command expects (DataBlock for card exchanges).
@@ -972,8 +1037,9 @@ public actor VirtualCCIDReader {
         case .escapeResponse: kind = .escape([])
         default: kind = .slotStatus(clockStatus: 0)
         }
-        return CCIDResponse(slot: command.slot, sequence: command.sequence, state: .init(icc: icc, command: .failed),
-                            errorCode: error.rawValue, kind: kind)
+        return CCIDResponse(
+            slot: command.slot, sequence: command.sequence, state: .init(icc: icc, command: .failed),
+            errorCode: error.rawValue, kind: kind)
     }
 
     private func answerToReset(for card: any VirtualCard) -> [UInt8] {

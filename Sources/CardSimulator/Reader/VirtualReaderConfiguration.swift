@@ -30,11 +30,13 @@ public struct VirtualReaderConfiguration: Sendable {
     /// Character-level readers: how the card behaves on the I/O line (well by default).
     public var characterLine = CharacterLineBehaviour()
 
-    public init(name: String = "CardFlow Virtual Reader", manufacturer: String = "CardFlow",
-                vendorID: UInt16 = 0x072F, productID: UInt16 = 0x223E, bcdDevice: UInt16 = 0x0206,
-                serialNumber: String? = nil, descriptor: CCIDClassDescriptor = VirtualReaderConfiguration.defaultDescriptor,
-                hasInterruptEndpoint: Bool = true, timing: TimingModel = .zero, seed: UInt64 = 0,
-                errorCodeOnSuccess: UInt8 = 0, firmwareVersion: String = "CardFlowSim 1.0") {
+    public init(
+        name: String = "CardFlow Virtual Reader", manufacturer: String = "CardFlow",
+        vendorID: UInt16 = 0x072F, productID: UInt16 = 0x223E, bcdDevice: UInt16 = 0x0206,
+        serialNumber: String? = nil, descriptor: CCIDClassDescriptor = VirtualReaderConfiguration.defaultDescriptor,
+        hasInterruptEndpoint: Bool = true, timing: TimingModel = .zero, seed: UInt64 = 0,
+        errorCodeOnSuccess: UInt8 = 0, firmwareVersion: String = "CardFlowSim 1.0"
+    ) {
         self.name = name
         self.manufacturer = manufacturer
         self.vendorID = vendorID

@@ -17,38 +17,48 @@ extension Reader {
     ///   - driverConfiguration: the CCID driver's timeouts, bounds and quirks.
     ///   - logger: the driver's logger.
     ///   - apduLogger: the reader's logger (APDU trace at `trace`); `logger` when nil.
-    public static func simulated(_ virtual: VirtualCCIDReader, id: String = "sim:0", interfaceNumber: UInt8 = 0,
-                                 name: String? = nil,
-                                 driverConfiguration: CCIDDriverConfiguration = CCIDDriverConfiguration(),
-                                 logger: Logger = Logger(label: "cardflow.reader"), apduLogger: Logger? = nil) -> Reader {
-        let (info, driver) = simulatedDriver(virtual, id: id, interfaceNumber: interfaceNumber, name: name,
-                                             driverConfiguration: driverConfiguration, logger: logger)
+    public static func simulated(
+        _ virtual: VirtualCCIDReader, id: String = "sim:0", interfaceNumber: UInt8 = 0,
+        name: String? = nil,
+        driverConfiguration: CCIDDriverConfiguration = CCIDDriverConfiguration(),
+        logger: Logger = Logger(label: "cardflow.reader"), apduLogger: Logger? = nil
+    ) -> Reader {
+        let (info, driver) = simulatedDriver(
+            virtual, id: id, interfaceNumber: interfaceNumber, name: name,
+            driverConfiguration: driverConfiguration, logger: logger)
         return Reader(info: info, driver: driver, logger: apduLogger ?? logger)
     }
 
     /// One CardFlow reader per slot of a simulated CCID reader, sharing one driver (see
     /// ``/CardFlowCCID/CardFlow/Reader/slotReaders(info:driver:logger:metricsFactory:)``): a single-slot reader gives
     /// one reader with `id`, a multi-slot one readers `id/0`, `id/1`, … named "… slot N".
-    public static func simulatedSlots(_ virtual: VirtualCCIDReader, id: String = "sim:0", interfaceNumber: UInt8 = 0,
-                                      name: String? = nil,
-                                      driverConfiguration: CCIDDriverConfiguration = CCIDDriverConfiguration(),
-                                      logger: Logger = Logger(label: "cardflow.reader"), apduLogger: Logger? = nil) -> [Reader] {
-        let (info, driver) = simulatedDriver(virtual, id: id, interfaceNumber: interfaceNumber, name: name,
-                                             driverConfiguration: driverConfiguration, logger: logger)
+    public static func simulatedSlots(
+        _ virtual: VirtualCCIDReader, id: String = "sim:0", interfaceNumber: UInt8 = 0,
+        name: String? = nil,
+        driverConfiguration: CCIDDriverConfiguration = CCIDDriverConfiguration(),
+        logger: Logger = Logger(label: "cardflow.reader"), apduLogger: Logger? = nil
+    ) -> [Reader] {
+        let (info, driver) = simulatedDriver(
+            virtual, id: id, interfaceNumber: interfaceNumber, name: name,
+            driverConfiguration: driverConfiguration, logger: logger)
         return slotReaders(info: info, driver: driver, logger: apduLogger ?? logger)
     }
 
-    private static func simulatedDriver(_ virtual: VirtualCCIDReader, id: String, interfaceNumber: UInt8, name: String?,
-                                        driverConfiguration: CCIDDriverConfiguration,
-                                        logger: Logger) -> (ReaderInfo, CCIDDriver) {
+    private static func simulatedDriver(
+        _ virtual: VirtualCCIDReader, id: String, interfaceNumber: UInt8, name: String?,
+        driverConfiguration: CCIDDriverConfiguration,
+        logger: Logger
+    ) -> (ReaderInfo, CCIDDriver) {
         let configuration = virtual.configuration
         // With many simulated readers, the driver's lines must say which reader they are about.
         var driverLogger = logger
         driverLogger[metadataKey: "reader"] = "\(id)"
-        let driver = CCIDDriver(transport: InMemoryUSBTransport(reader: virtual), descriptor: configuration.descriptor,
-                                interfaceNumber: interfaceNumber, configuration: driverConfiguration, logger: driverLogger)
-        let info = ReaderInfo(id: id, name: name ?? configuration.name, vendorID: configuration.vendorID,
-                              productID: configuration.productID, descriptor: configuration.descriptor, backend: "sim")
+        let driver = CCIDDriver(
+            transport: InMemoryUSBTransport(reader: virtual), descriptor: configuration.descriptor,
+            interfaceNumber: interfaceNumber, configuration: driverConfiguration, logger: driverLogger)
+        let info = ReaderInfo(
+            id: id, name: name ?? configuration.name, vendorID: configuration.vendorID,
+            productID: configuration.productID, descriptor: configuration.descriptor, backend: "sim")
         return (info, driver)
     }
 }
@@ -61,13 +71,16 @@ extension SimulatorSetup {
     ///   - driverConfiguration: the CCID drivers' timeouts, bounds and quirks.
     ///   - logger: the drivers' logger.
     ///   - apduLogger: the readers' logger (APDU trace at `trace`); `logger` when nil.
-    public func cardFlowReaders(driverConfiguration: CCIDDriverConfiguration = CCIDDriverConfiguration(),
-                                logger: Logger = Logger(label: "cardflow.reader"),
-                                apduLogger: Logger? = nil) -> [CardFlow.Reader] {
+    public func cardFlowReaders(
+        driverConfiguration: CCIDDriverConfiguration = CCIDDriverConfiguration(),
+        logger: Logger = Logger(label: "cardflow.reader"),
+        apduLogger: Logger? = nil
+    ) -> [CardFlow.Reader] {
         readers.enumerated().flatMap { index, simulated in
-            CardFlow.Reader.simulatedSlots(simulated.reader, id: "sim:\(index)", interfaceNumber: simulated.interfaceNumber,
-                                           name: simulated.name, driverConfiguration: driverConfiguration,
-                                           logger: logger, apduLogger: apduLogger)
+            CardFlow.Reader.simulatedSlots(
+                simulated.reader, id: "sim:\(index)", interfaceNumber: simulated.interfaceNumber,
+                name: simulated.name, driverConfiguration: driverConfiguration,
+                logger: logger, apduLogger: apduLogger)
         }
     }
 }

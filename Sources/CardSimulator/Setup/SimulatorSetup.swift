@@ -1,6 +1,6 @@
+import CCID
 import CardFlow
 import CardFlowCCID
-import CCID
 import Logging
 
 /// The simulated readers and card a ``SimulatorSpecification`` describes, built and ready for
@@ -31,8 +31,10 @@ public struct SimulatorSetup: Sendable {
     public let readers: [Reader]
     private let stateStore: CardStateStore?
 
-    public init(specification: SimulatorSpecification, clock: any ElapsedClock = RealClock(),
-                logger: Logger = Logger(label: "cardflow.simulator")) async throws {
+    public init(
+        specification: SimulatorSpecification, clock: any ElapsedClock = RealClock(),
+        logger: Logger = Logger(label: "cardflow.simulator")
+    ) async throws {
         self.specification = specification
         var configurations: [(VirtualReaderConfiguration, UInt8, String)] = []
         if let path = specification.profilePath {
@@ -63,8 +65,9 @@ public struct SimulatorSetup: Sendable {
             configurations.append((configuration, 0, configuration.name))
         }
         readers = configurations.map { configuration, interface, name in
-            Reader(reader: VirtualCCIDReader(configuration: configuration, clock: clock, logger: logger),
-                   interfaceNumber: interface, name: name)
+            Reader(
+                reader: VirtualCCIDReader(configuration: configuration, clock: clock, logger: logger),
+                interfaceNumber: interface, name: name)
         }
         stateStore = specification.statePath.map { CardStateStore(path: $0) }
 
@@ -72,16 +75,19 @@ public struct SimulatorSetup: Sendable {
         let first = readers[0].reader
         await first.insert(card)
         for slot in 1..<max(1, first.configuration.descriptor.slotCount) {
-            if let other = try Self.makeCard(specification.cardKind, seed: specification.seed &+ UInt64(slot),
-                                             capacity: specification.capacity, specification: specification) {
+            if let other = try Self.makeCard(
+                specification.cardKind, seed: specification.seed &+ UInt64(slot),
+                capacity: specification.capacity, specification: specification)
+            {
                 await first.insert(other, slot: slot)
             }
         }
         if let lift = specification.liftAfter {
             var replacement: (any VirtualCard)?
             if specification.swap {
-                replacement = try Self.makeCard(specification.cardKind, seed: specification.seed &+ 0x5EED,
-                                                capacity: specification.capacity, specification: specification)
+                replacement = try Self.makeCard(
+                    specification.cardKind, seed: specification.seed &+ 0x5EED,
+                    capacity: specification.capacity, specification: specification)
             }
             await first.liftCard(afterAPDUs: lift, returnAfter: specification.returnAfter, replacement: replacement)
         }
@@ -98,19 +104,24 @@ public struct SimulatorSetup: Sendable {
     }
 
     /// A fresh card of the given kind (nil for `none`).
-    public static func makeCard(_ kind: SimulatedCardKind, seed: UInt64, capacity: Int? = nil,
-                                specification: SimulatorSpecification? = nil) throws -> (any VirtualCard)? {
+    public static func makeCard(
+        _ kind: SimulatedCardKind, seed: UInt64, capacity: Int? = nil,
+        specification: SimulatorSpecification? = nil
+    ) throws -> (any VirtualCard)? {
         switch kind {
         case .iso7816: return ISO7816Card(seed: seed, contactInterface: specification?.contactInterface)
         case .ndef4: return NDEFType4Tag(seed: seed, capacity: capacity ?? 1024)
         case .type2: return NDEFType2Tag(seed: seed, dataAreaSize: capacity ?? 144)
         case .iso15693:
             let blockSize = specification?.blockSize ?? 4
-            return SimulatedISO15693Tag(seed: seed, blockSize: blockSize, blockCount: capacity.map { max(1, $0 / blockSize) } ?? 28,
-                               multipleBlockWrite: specification?.multipleBlockWrite ?? false,
-                               lockedBlocks: specification?.lockedBlocks ?? [], ndefFormatted: specification?.ndefFormatted ?? false)
+            return SimulatedISO15693Tag(
+                seed: seed, blockSize: blockSize, blockCount: capacity.map { max(1, $0 / blockSize) } ?? 28,
+                multipleBlockWrite: specification?.multipleBlockWrite ?? false,
+                lockedBlocks: specification?.lockedBlocks ?? [], ndefFormatted: specification?.ndefFormatted ?? false)
         case .ton:
-            return SimulatedTONCard(seed: seed, factoryData: try specification?.activationPath.map(TONFactoryData.init(contentsOfFile:)) ?? .vectorA)
+            return SimulatedTONCard(
+                seed: seed,
+                factoryData: try specification?.activationPath.map(TONFactoryData.init(contentsOfFile:)) ?? .vectorA)
         case .none: return nil
         case .desfire: return DESFireCard(seed: seed, randomUID: specification?.randomUID ?? false)
         case .ntag424: return SimulatedNTAG424Card(seed: seed)
@@ -127,14 +138,18 @@ public struct SimulatorSetup: Sendable {
         }
     }
 
-    private static func initialCard(for specification: SimulatorSpecification, store: CardStateStore?) throws -> (any VirtualCard)? {
+    private static func initialCard(for specification: SimulatorSpecification, store: CardStateStore?) throws -> (
+        any VirtualCard
+    )? {
         guard let store, store.exists else {
-            return try makeCard(specification.cardKind, seed: specification.seed, capacity: specification.capacity,
-                                specification: specification)
+            return try makeCard(
+                specification.cardKind, seed: specification.seed, capacity: specification.capacity,
+                specification: specification)
         }
         let kind = try store.storedKind()
         guard kind == specification.cardKind.rawValue else {
-            throw SimulatorSetupError.stateOfAnotherKind(path: store.path, stored: kind, requested: specification.cardKind.rawValue)
+            throw SimulatorSetupError.stateOfAnotherKind(
+                path: store.path, stored: kind, requested: specification.cardKind.rawValue)
         }
         switch specification.cardKind {
         case .iso7816: return try store.load(ISO7816Card.self)

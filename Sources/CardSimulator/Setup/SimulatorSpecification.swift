@@ -90,7 +90,9 @@ public struct SimulatorSpecification: Sendable, Hashable {
             }
             func milliseconds() throws(SimulatorSpecificationError) -> Duration {
                 let text = try require()
-                guard let number = Int(text), number >= 0 else { throw .invalidValue(option: key, value: text, expected: "milliseconds (a whole number >= 0)") }
+                guard let number = Int(text), number >= 0 else {
+                    throw .invalidValue(option: key, value: text, expected: "milliseconds (a whole number >= 0)")
+                }
                 return .milliseconds(number)
             }
             switch key {
@@ -104,7 +106,9 @@ public struct SimulatorSpecification: Sendable, Hashable {
             case "latency": latency = try milliseconds()
             case "lift-after":
                 let text = try require()
-                guard let count = Int(text), count >= 0 else { throw .invalidValue(option: key, value: text, expected: "a number of APDUs >= 0") }
+                guard let count = Int(text), count >= 0 else {
+                    throw .invalidValue(option: key, value: text, expected: "a number of APDUs >= 0")
+                }
                 liftAfter = count
             case "return-after": returnAfter = try milliseconds()
             case "swap":
@@ -112,12 +116,16 @@ public struct SimulatorSpecification: Sendable, Hashable {
                 swap = true
             case "seed":
                 let text = try require()
-                guard let number = UInt64(text) else { throw .invalidValue(option: key, value: text, expected: "an unsigned integer") }
+                guard let number = UInt64(text) else {
+                    throw .invalidValue(option: key, value: text, expected: "an unsigned integer")
+                }
                 seed = number
             case "state": statePath = try require()
             case "block-size":
                 let text = try require()
-                guard let size = Int(text), (1...32).contains(size) else { throw .invalidValue(option: key, value: text, expected: "1 to 32 bytes") }
+                guard let size = Int(text), (1...32).contains(size) else {
+                    throw .invalidValue(option: key, value: text, expected: "1 to 32 bytes")
+                }
                 blockSize = size
             case "locked":
                 let text = try require()
@@ -144,7 +152,9 @@ public struct SimulatorSpecification: Sendable, Hashable {
                 capacity = bytes
             case "reader-chaos":
                 let text = try require()
-                guard let number = UInt64(text) else { throw .invalidValue(option: key, value: text, expected: "a seed (an unsigned integer)") }
+                guard let number = UInt64(text) else {
+                    throw .invalidValue(option: key, value: text, expected: "a seed (an unsigned integer)")
+                }
                 readerChaos = ReaderChaos(seed: number)
             case "chaos-rate":
                 let text = try require()
@@ -211,7 +221,8 @@ public struct SimulatorSpecification: Sendable, Hashable {
                 case "default-speed": behaviour = .defaultSpeedOnly
                 case "mute": behaviour = .mute
                 case "mismatch": behaviour = .mismatch
-                default: throw .invalidValue(option: key, value: text, expected: "accept, default-speed, mute or mismatch")
+                default:
+                    throw .invalidValue(option: key, value: text, expected: "accept, default-speed, mute or mismatch")
                 }
                 contactOptions.append(key)
                 var interface = contactInterface ?? ContactInterface(protocols: [0], ta1: 0x96)
@@ -234,35 +245,48 @@ public struct SimulatorSpecification: Sendable, Hashable {
         }
         if let chaosRate {
             guard var chaos = readerChaos else {
-                throw .invalidValue(option: "chaos-rate", value: String(chaosRate), expected: "reader-chaos=SEED as well")
+                throw .invalidValue(
+                    option: "chaos-rate", value: String(chaosRate), expected: "reader-chaos=SEED as well")
             }
             chaos.rate = chaosRate
             readerChaos = chaos
         }
-        if kind != .fuzz, let option = ["wrap", "hostile", "sticky", "max-response"].first(where: { name in
-            parts.dropFirst().contains { $0 == name || $0.hasPrefix(name + "=") }
-        }) {
+        if kind != .fuzz,
+            let option = ["wrap", "hostile", "sticky", "max-response"].first(where: { name in
+                parts.dropFirst().contains { $0 == name || $0.hasPrefix(name + "=") }
+            })
+        {
             throw .invalidValue(option: option, value: "", expected: "sim:fuzz (only the fuzz card takes it)")
         }
         if let option = contactOptions.first, !parts.dropFirst().contains(where: { $0.hasPrefix("contact=") }) {
             throw .invalidValue(option: option, value: "", expected: "contact=t0|t1|dual as well")
         }
         if let interface = contactInterface, interface.errorDetection == .crc, !interface.protocols.contains(1) {
-            throw .invalidValue(option: "edc", value: "crc", expected: "contact=t1 or contact=dual (the EDC is a T=1 parameter)")
+            throw .invalidValue(
+                option: "edc", value: "crc", expected: "contact=t1 or contact=dual (the EDC is a T=1 parameter)")
         }
         if contactInterface != nil, kind != .iso7816, kind != .apduTest {
-            throw .invalidValue(option: "contact", value: "", expected: "sim:iso7816 or sim:apdu-test (the cards with a contact interface)")
+            throw .invalidValue(
+                option: "contact", value: "",
+                expected: "sim:iso7816 or sim:apdu-test (the cards with a contact interface)")
         }
-        if profilePath != nil, let option = ["slots", "busy-slots"].first(where: { name in
-            parts.dropFirst().contains { $0.hasPrefix(name + "=") }
-        }) {
-            throw .invalidValue(option: option, value: "", expected: "no profile= (a profile's descriptor decides its slots)")
+        if profilePath != nil,
+            let option = ["slots", "busy-slots"].first(where: { name in
+                parts.dropFirst().contains { $0.hasPrefix(name + "=") }
+            })
+        {
+            throw .invalidValue(
+                option: option, value: "", expected: "no profile= (a profile's descriptor decides its slots)")
         }
         if let busySlots, busySlots > slotCount ?? 1 {
             throw .invalidValue(option: "busy-slots", value: String(busySlots), expected: "at most slots=N")
         }
-        if swap, returnAfter == nil { throw .invalidValue(option: "swap", value: "", expected: "return-after=MS as well") }
-        if returnAfter != nil, liftAfter == nil { throw .invalidValue(option: "return-after", value: "", expected: "lift-after=N as well") }
+        if swap, returnAfter == nil {
+            throw .invalidValue(option: "swap", value: "", expected: "return-after=MS as well")
+        }
+        if returnAfter != nil, liftAfter == nil {
+            throw .invalidValue(option: "return-after", value: "", expected: "lift-after=N as well")
+        }
     }
 }
 
@@ -285,7 +309,9 @@ public enum SimulatedCardKind: String, Sendable, Hashable, CaseIterable {
     /// The well-behaved models and `none`. `fuzz` is left out on purpose: it misbehaves by
     /// design, so code that cycles through every card (cardd's `--simulate`) must ask for it;
     /// so is `apdu-test`, a test instrument rather than a card anyone meets.
-    public static var allCases: [SimulatedCardKind] { [.iso7816, .desfire, .ton, .ndef4, .type2, .iso15693, .ntag424, .none] }
+    public static var allCases: [SimulatedCardKind] {
+        [.iso7816, .desfire, .ton, .ndef4, .type2, .iso15693, .ntag424, .none]
+    }
 
     /// Every kind a selector accepts, `fuzz` and `apdu-test` included.
     public static var selectable: [SimulatedCardKind] { allCases + [.fuzz, .apduTest] }
@@ -303,12 +329,15 @@ public enum SimulatorSpecificationError: Error, Sendable, Hashable, CustomString
 
     public var description: String {
         switch self {
-        case .notSimulatorSelector(let text): "'\(text)' is not a simulator selector (expected sim[:CARD][,option=value...])"
+        case .notSimulatorSelector(let text):
+            "'\(text)' is not a simulator selector (expected sim[:CARD][,option=value...])"
         case .unknownCardKind(let kind):
             "unknown simulated card '\(kind)'; known: \(SimulatedCardKind.selectable.map(\.rawValue).joined(separator: ", "))"
-        case .unknownOption(let key): "unknown simulator option '\(key)'; known: profile, slots, busy-slots, latency, lift-after, return-after, swap, seed, state, capacity, block-size, locked, multi-write, ndef, random-uid, activation, wrap, hostile, sticky, max-response, reader-chaos, chaos-rate, contact, ta1, specific, pps, edc"
+        case .unknownOption(let key):
+            "unknown simulator option '\(key)'; known: profile, slots, busy-slots, latency, lift-after, return-after, swap, seed, state, capacity, block-size, locked, multi-write, ndef, random-uid, activation, wrap, hostile, sticky, max-response, reader-chaos, chaos-rate, contact, ta1, specific, pps, edc"
         case .missingValue(let key): "simulator option '\(key)' needs a value (\(key)=...)"
-        case .invalidValue(let key, let value, let expected): "simulator option '\(key)' has value '\(value)'; expected \(expected)"
+        case .invalidValue(let key, let value, let expected):
+            "simulator option '\(key)' has value '\(value)'; expected \(expected)"
         case .emptyOption: "empty simulator option (two commas in a row?)"
         case .cardKindUnavailable(let kind): "the simulated '\(kind.rawValue)' card model is not part of this build yet"
         }

@@ -16,8 +16,10 @@ public enum T0ProcedureBytes {
     ///   - oneByteAtATime: ACK each data byte with INS ⊕ FF instead of all at once with INS.
     /// - Returns: the bytes the card sends, in order; the terminal's data bytes go between
     ///   the ACKs.
-    public static func cardCharacters(header: [UInt8], incomingLength: Int, answer: [UInt8],
-                                      nullBytes: Int = 0, oneByteAtATime: Bool = false) -> [UInt8] {
+    public static func cardCharacters(
+        header: [UInt8], incomingLength: Int, answer: [UInt8],
+        nullBytes: Int = 0, oneByteAtATime: Bool = false
+    ) -> [UInt8] {
         precondition(header.count >= 2 && answer.count >= 2, "a header and an answer with SW1 SW2")
         let ins = header[1]
         let data = answer.dropLast(2)

@@ -102,7 +102,8 @@ public struct T1CardEndpoint: Sendable {
     /// Back to the state right after the ATR (card power-on or reset); pending faults are
     /// dropped too.
     public mutating func reset() {
-        self = T1CardEndpoint(ifsc: initialIFSC, checksum: checksum, initialIFSD: initialIFSD, hostNodeAddress: hostNodeAddress)
+        self = T1CardEndpoint(
+            ifsc: initialIFSC, checksum: checksum, initialIFSD: initialIFSD, hostNodeAddress: hostNodeAddress)
     }
 
     // MARK: - Driving the card
@@ -116,13 +117,13 @@ public struct T1CardEndpoint: Sendable {
             command = []
         }
         switch parse(bytes) {
-        case let .invalid(checksumError):
+        case .invalid(let checksumError):
             return .send(answerInvalidBlock(errorCode: checksumError ? 1 : 2))
-        case let .information(sequence, more, information):
+        case .information(let sequence, let more, let information):
             return informationReceived(sequence: sequence, more: more, information: information)
-        case let .receiveReady(sequence):
+        case .receiveReady(let sequence):
             return .send(receiveReadyReceived(sequence: sequence))
-        case let .supervisory(pcb, information):
+        case .supervisory(let pcb, let information):
             return supervisoryReceived(pcb: pcb, information: information)
         }
     }
@@ -189,7 +190,8 @@ public struct T1CardEndpoint: Sendable {
             // The host's I-block acknowledges the card's last response block.
             finalResponseBlockRetransmittable = false
             if more {
-                return .send(sendNew(receiveReadyBlock(sequence: expectedSequence, errorCode: 0), stage: .receivingCommand))
+                return .send(
+                    sendNew(receiveReadyBlock(sequence: expectedSequence, errorCode: 0), stage: .receivingCommand))
             }
             stage = .processing
             return .commandComplete(command)
@@ -217,7 +219,9 @@ public struct T1CardEndpoint: Sendable {
         switch pcb {
         case 0xC0 where information.isEmpty:
             // RESYNCH: both sides start again from N(S) = N(R) = 0; everything pending is dropped.
-            let keptIFSC = ifsc, keptIFSD = ifsd, keptFaults = corruptedBlocksRemaining
+            let keptIFSC = ifsc
+            let keptIFSD = ifsd
+            let keptFaults = corruptedBlocksRemaining
             reset()
             ifsc = keptIFSC
             ifsd = keptIFSD
@@ -235,14 +239,16 @@ public struct T1CardEndpoint: Sendable {
             return .send(emit(supervisoryBlock(pcb: 0xE2, information: [])))
         case 0xE3:
             if stage == .awaitingSupervisoryResponse(requestPCB: 0xC3, value: information.first ?? 0),
-               information.count == 1 {
+                information.count == 1
+            {
                 stage = .processing
                 pendingRequest = []
                 return .waitingTimeExtensionGranted(multiplier: information[0])
             }
         case 0xE1:
             if stage == .awaitingSupervisoryResponse(requestPCB: 0xC1, value: information.first ?? 0),
-               information.count == 1 {
+                information.count == 1
+            {
                 ifsc = Int(information[0])
                 pendingRequest = []
                 stage = deferredStage
@@ -301,7 +307,8 @@ public struct T1CardEndpoint: Sendable {
         return emit(block)
     }
 
-    private mutating func sendRequest(pcb: UInt8, value: UInt8, deferring block: [UInt8], resumeStage: Stage) -> [UInt8] {
+    private mutating func sendRequest(pcb: UInt8, value: UInt8, deferring block: [UInt8], resumeStage: Stage) -> [UInt8]
+    {
         pendingRequest = supervisoryBlock(pcb: pcb, information: [value])
         deferredBlock = block
         deferredStage = resumeStage
@@ -359,13 +366,13 @@ public struct T1CardEndpoint: Sendable {
         let pcb = bytes[1]
         let information = Array(bytes[3..<(3 + length)])
         switch pcb >> 6 {
-        case 0, 1:  // I-block: 0 N(S) M 0 0 0 0 0
+        case 0, 1: // I-block: 0 N(S) M 0 0 0 0 0
             guard pcb & 0x1F == 0 else { return .invalid(checksumError: false) }
             return .information(sequence: pcb >> 6, more: pcb & 0x20 != 0, information: information)
-        case 2:  // R-block: 1 0 0 N(R) e e e e, no INF
+        case 2: // R-block: 1 0 0 N(R) e e e e, no INF
             guard pcb & 0x20 == 0, pcb & 0x0F <= 2, length == 0 else { return .invalid(checksumError: false) }
             return .receiveReady(sequence: (pcb >> 4) & 1)
-        default:  // S-block: 1 1 R t t t t t
+        default: // S-block: 1 1 R t t t t t
             guard pcb & 0x1F <= 4 else { return .invalid(checksumError: false) }
             return .supervisory(pcb: pcb, information: information)
         }

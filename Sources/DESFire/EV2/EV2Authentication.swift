@@ -60,19 +60,24 @@ public struct EV2Authentication: Sendable {
     ///   - pcdCapabilities: PCDcap2, at most 6 bytes.
     /// - Throws: ``EV2Error/invalidArgument(_:)`` for a key that is not AES, a RndA that is not 16
     ///   bytes, or more than 6 bytes of PCDcap2.
-    public static func first(keyNumber: UInt8, key: DESFireKey, rndA: [UInt8] = SecureRandom.bytes(count: 16),
-                             pcdCapabilities: [UInt8] = []) throws(EV2Error) -> EV2Authentication {
+    public static func first(
+        keyNumber: UInt8, key: DESFireKey, rndA: [UInt8] = SecureRandom.bytes(count: 16),
+        pcdCapabilities: [UInt8] = []
+    ) throws(EV2Error) -> EV2Authentication {
         guard pcdCapabilities.count <= 6 else {
             throw .invalidArgument("PCDcap2 has at most 6 bytes, not \(pcdCapabilities.count)")
         }
-        return try EV2Authentication(keyNumber: keyNumber, key: key, rndA: rndA, kind: .first(pcdCapabilities: pcdCapabilities))
+        return try EV2Authentication(
+            keyNumber: keyNumber, key: key, rndA: rndA, kind: .first(pcdCapabilities: pcdCapabilities))
     }
 
     /// AuthenticateEV2NonFirst with AES key `key` (key `keyNumber`) inside the transaction of `session`.
     ///
     /// - Throws: ``EV2Error/invalidArgument(_:)`` for a key that is not AES or a RndA that is not 16 bytes.
-    public static func nonFirst(keyNumber: UInt8, key: DESFireKey, rndA: [UInt8] = SecureRandom.bytes(count: 16),
-                                continuing session: EV2Session) throws(EV2Error) -> EV2Authentication {
+    public static func nonFirst(
+        keyNumber: UInt8, key: DESFireKey, rndA: [UInt8] = SecureRandom.bytes(count: 16),
+        continuing session: EV2Session
+    ) throws(EV2Error) -> EV2Authentication {
         try EV2Authentication(keyNumber: keyNumber, key: key, rndA: rndA, kind: .nonFirst(continuing: session))
     }
 
@@ -83,12 +88,13 @@ public struct EV2Authentication: Sendable {
         self.key = key.bytes
         self.rndA = rndA
         self.kind = kind
-        let data: [UInt8] = switch kind {
-        case .first(let capabilities):
-            // At most 6 bytes: first(keyNumber:key:rndA:pcdCapabilities:) refuses more.
-            [keyNumber, UInt8(truncatingIfNeeded: capabilities.count)] + capabilities
-        case .nonFirst: [keyNumber]
-        }
+        let data: [UInt8] =
+            switch kind {
+            case .first(let capabilities):
+                // At most 6 bytes: first(keyNumber:key:rndA:pcdCapabilities:) refuses more.
+                [keyNumber, UInt8(truncatingIfNeeded: capabilities.count)] + capabilities
+            case .nonFirst: [keyNumber]
+            }
         self.command = try nativeCommandAPDU(kind.instruction, data)
     }
 
@@ -109,13 +115,16 @@ public struct EV2Authentication: Sendable {
         guard challenge.sw1 == 0x91 else { throw .unexpectedStatusWord(statusWord, instruction: instruction) }
         switch challenge.sw2 {
         case 0xAF: break
-        case 0x00: throw .malformedResponse(instruction: instruction, statusWord: statusWord,
-                                            reason: "the card ended the authentication without a challenge")
+        case 0x00:
+            throw .malformedResponse(
+                instruction: instruction, statusWord: statusWord,
+                reason: "the card ended the authentication without a challenge")
         default: throw .cardStatus(DESFireStatus(code: challenge.sw2), instruction: instruction)
         }
         guard challenge.data.count == 16 else {
-            throw .malformedResponse(instruction: instruction, statusWord: statusWord,
-                                     reason: "challenge of \(challenge.data.count) bytes, expected 16")
+            throw .malformedResponse(
+                instruction: instruction, statusWord: statusWord,
+                reason: "challenge of \(challenge.data.count) bytes, expected 16")
         }
         let (key, rndA, data) = (self.key, self.rndA, challenge.data)
         let zero = [UInt8](repeating: 0, count: 16)
@@ -124,8 +133,9 @@ public struct EV2Authentication: Sendable {
             let rndB = try cipher.decryptCBC(data, iv: zero)
             return (rndB, try cipher.encryptCBC(rndA + ByteRotation.rotatedLeft(rndB), iv: zero))
         }
-        return EV2AuthenticationPart2(authentication: self, rndB: rndB,
-                                      command: try nativeCommandAPDU(.additionalFrame, token))
+        return EV2AuthenticationPart2(
+            authentication: self, rndB: rndB,
+            command: try nativeCommandAPDU(.additionalFrame, token))
     }
 }
 
@@ -157,8 +167,9 @@ public struct EV2AuthenticationPart2: Sendable {
         try EV2Session.requireSuccess(response, to: instruction)
         let (expectedLength, rndAOffset) = authentication.kind.finalAnswerLayout
         guard response.data.count == expectedLength else {
-            throw .malformedResponse(instruction: instruction, statusWord: response.statusWord,
-                                     reason: "answer of \(response.data.count) bytes, expected \(expectedLength)")
+            throw .malformedResponse(
+                instruction: instruction, statusWord: response.statusWord,
+                reason: "answer of \(response.data.count) bytes, expected \(expectedLength)")
         }
         let (key, data) = (authentication.key, response.data)
         let plaintext = try ev2Crypto { () throws(CardCryptoError) in
@@ -166,15 +177,17 @@ public struct EV2AuthenticationPart2: Sendable {
         }
         let rotated = Array(plaintext[rndAOffset..<rndAOffset + 16])
         guard constantTimeEqual(rotated, ByteRotation.rotatedLeft(authentication.rndA)) else {
-            throw .authenticationFailed(keyNumber: authentication.keyNumber, instruction: instruction,
-                                        statusWord: response.statusWord)
+            throw .authenticationFailed(
+                keyNumber: authentication.keyNumber, instruction: instruction,
+                statusWord: response.statusWord)
         }
         let keys = try EV2SessionKeys(key: key, rndA: authentication.rndA, rndB: rndB)
         switch authentication.kind {
         case .first:
-            return try EV2Session(keyNumber: authentication.keyNumber, keys: keys,
-                                  transactionIdentifier: Array(plaintext[0..<4]), commandCounter: 0,
-                                  cardCapabilities: Array(plaintext[20..<26]), readerCapabilities: Array(plaintext[26..<32]))
+            return try EV2Session(
+                keyNumber: authentication.keyNumber, keys: keys,
+                transactionIdentifier: Array(plaintext[0..<4]), commandCounter: 0,
+                cardCapabilities: Array(plaintext[20..<26]), readerCapabilities: Array(plaintext[26..<32]))
         case .nonFirst(let session):
             return session.replacingKeys(with: keys, keyNumber: authentication.keyNumber)
         }

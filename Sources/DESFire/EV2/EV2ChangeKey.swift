@@ -38,7 +38,9 @@ public struct EV2ChangeKey: Sendable {
     ///   - session: the authenticated EV2 session the command runs in.
     /// - Throws: ``EV2Error/invalidArgument(_:)`` for a key that is not AES, or for a missing old key.
     public init(keyNumber: UInt8, newKey: DESFireKey, oldKey: DESFireKey? = nil, session: EV2Session) throws(EV2Error) {
-        guard newKey.type == .aes else { throw .invalidArgument("EV2 ChangeKey here writes AES keys, not \(newKey.type)") }
+        guard newKey.type == .aes else {
+            throw .invalidArgument("EV2 ChangeKey here writes AES keys, not \(newKey.type)")
+        }
         self.keyNumber = keyNumber
         changesAuthenticationKey = keyNumber & 0x3F == session.keyNumber & 0x3F
         if changesAuthenticationKey {
@@ -46,9 +48,12 @@ public struct EV2ChangeKey: Sendable {
             return
         }
         guard let oldKey else {
-            throw .invalidArgument("changing key \(keyNumber) from a session with key \(session.keyNumber) needs its old value")
+            throw .invalidArgument(
+                "changing key \(keyNumber) from a session with key \(session.keyNumber) needs its old value")
         }
-        guard oldKey.type == .aes else { throw .invalidArgument("the old key of an AES key is AES, not \(oldKey.type)") }
+        guard oldKey.type == .aes else {
+            throw .invalidArgument("the old key of an AES key is AES, not \(oldKey.type)")
+        }
         keyData = zip(newKey.bytes, oldKey.bytes).map { $0 ^ $1 } + [newKey.version] + DESFireCRC32.bytes(newKey.bytes)
     }
 
@@ -66,16 +71,18 @@ public struct EV2ChangeKey: Sendable {
         if changesAuthenticationKey {
             try EV2Session.requireSuccess(response, to: .changeKey)
             guard response.data.isEmpty else {
-                throw .malformedResponse(instruction: .changeKey, statusWord: response.statusWord,
-                                         reason: "\(response.data.count) bytes after changing the session's own key, expected none")
+                throw .malformedResponse(
+                    instruction: .changeKey, statusWord: response.statusWord,
+                    reason: "\(response.data.count) bytes after changing the session's own key, expected none")
             }
             return nil
         }
         var next = session
         let data = try next.verifyResponse(response, to: .changeKey, mode: .mac)
         guard data.isEmpty else {
-            throw .malformedResponse(instruction: .changeKey, statusWord: response.statusWord,
-                                     reason: "ChangeKey answered \(data.count) data bytes, expected none")
+            throw .malformedResponse(
+                instruction: .changeKey, statusWord: response.statusWord,
+                reason: "ChangeKey answered \(data.count) data bytes, expected none")
         }
         return next
     }

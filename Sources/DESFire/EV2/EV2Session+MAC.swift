@@ -10,8 +10,11 @@ extension EV2Session {
     /// // AN12196 Table 7: GetFileSettings of file 2 in CommMode.MAC, CmdCtr 0000, TI 7A21085E
     /// try session.commandMAC(.getFileSettings, header: [0x02])   // 6597A457C8CD442C
     /// ```
-    public func commandMAC(_ instruction: EV2Instruction, header: [UInt8] = [], payload: [UInt8] = []) throws(EV2Error) -> [UInt8] {
-        try truncatedMAC([instruction.rawValue] + littleEndian(commandCounter) + transactionIdentifier + header + payload)
+    public func commandMAC(_ instruction: EV2Instruction, header: [UInt8] = [], payload: [UInt8] = []) throws(EV2Error)
+        -> [UInt8]
+    {
+        try truncatedMAC(
+            [instruction.rawValue] + littleEndian(commandCounter) + transactionIdentifier + header + payload)
     }
 
     /// MACt of an answer: `CMAC(SesAuthMACKey, RC ‖ CmdCtr + 1 ‖ TI ‖ RespData)` truncated as for
@@ -23,13 +26,16 @@ extension EV2Session {
     /// ```
     ///
     /// - Throws: ``EV2Error/commandCounterExhausted(instruction:)`` when CmdCtr is `FFFF`.
-    public func responseMAC(for instruction: EV2Instruction, returnCode: UInt8 = 0x00, payload: [UInt8] = []) throws(EV2Error) -> [UInt8] {
+    public func responseMAC(for instruction: EV2Instruction, returnCode: UInt8 = 0x00, payload: [UInt8] = [])
+        throws(EV2Error) -> [UInt8]
+    {
         let counter = try answerCounter(for: instruction)
         return try truncatedMAC([returnCode] + littleEndian(counter) + transactionIdentifier + payload)
     }
 
     private func truncatedMAC(_ message: [UInt8]) throws(EV2Error) -> [UInt8] {
         let key = keys.mac
-        return MACTruncation.ev2OddBytes(try ev2Crypto { () throws(CardCryptoError) in try AESCMAC.mac(message, key: key) })
+        return MACTruncation.ev2OddBytes(
+            try ev2Crypto { () throws(CardCryptoError) in try AESCMAC.mac(message, key: key) })
     }
 }

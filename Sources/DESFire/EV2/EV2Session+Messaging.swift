@@ -20,8 +20,10 @@ extension EV2Session {
     /// ```
     ///
     /// - Throws: ``EV2Error/commandCounterExhausted(instruction:)`` when CmdCtr is `FFFF`.
-    public func protect(_ instruction: EV2Instruction, header: [UInt8] = [], data: [UInt8] = [],
-                        mode: DESFireCommMode) throws(EV2Error) -> [UInt8] {
+    public func protect(
+        _ instruction: EV2Instruction, header: [UInt8] = [], data: [UInt8] = [],
+        mode: DESFireCommMode
+    ) throws(EV2Error) -> [UInt8] {
         _ = try answerCounter(for: instruction)
         switch mode {
         case .plain:
@@ -41,8 +43,10 @@ extension EV2Session {
     /// let apdu = try session.command(.getFileSettings, header: [0x02], mode: .mac)
     /// apdu.encoded().hexString   // AN12196 Table 7: "90F5000009026597A457C8CD442C00"
     /// ```
-    public func command(_ instruction: EV2Instruction, header: [UInt8] = [], data: [UInt8] = [],
-                        mode: DESFireCommMode) throws(EV2Error) -> CommandAPDU {
+    public func command(
+        _ instruction: EV2Instruction, header: [UInt8] = [], data: [UInt8] = [],
+        mode: DESFireCommMode
+    ) throws(EV2Error) -> CommandAPDU {
         try nativeCommandAPDU(instruction, try protect(instruction, header: header, data: data, mode: mode))
     }
 
@@ -65,8 +69,10 @@ extension EV2Session {
     ///   ``EV2Error/unexpectedStatusWord(_:instruction:)`` for anything but `91 xx`,
     ///   ``EV2Error/integrityCheckFailed(instruction:statusWord:reason:)`` for a wrong MAC or padding,
     ///   ``EV2Error/malformedResponse(instruction:statusWord:reason:)`` for a wrong length.
-    public mutating func verifyResponse(_ response: ResponseAPDU, to instruction: EV2Instruction,
-                                        mode: DESFireCommMode) throws(EV2Error) -> [UInt8] {
+    public mutating func verifyResponse(
+        _ response: ResponseAPDU, to instruction: EV2Instruction,
+        mode: DESFireCommMode
+    ) throws(EV2Error) -> [UInt8] {
         try Self.requireSuccess(response, to: instruction)
         let statusWord = response.statusWord
         let data: [UInt8]
@@ -75,8 +81,9 @@ extension EV2Session {
             data = response.data
         case .mac, .enciphered:
             guard response.data.count >= 8 else {
-                throw .malformedResponse(instruction: instruction, statusWord: statusWord,
-                                         reason: "answer of \(response.data.count) bytes has no MAC")
+                throw .malformedResponse(
+                    instruction: instruction, statusWord: statusWord,
+                    reason: "answer of \(response.data.count) bytes has no MAC")
             }
             let payload = Array(response.data.dropLast(8))
             let expected = try responseMAC(for: instruction, payload: payload)
@@ -103,7 +110,9 @@ extension EV2Session {
     /// ```
     public static func requireSuccess(_ response: ResponseAPDU, to instruction: EV2Instruction) throws(EV2Error) {
         guard response.sw1 == 0x91 else { throw .unexpectedStatusWord(response.statusWord, instruction: instruction) }
-        guard response.sw2 == 0x00 else { throw .cardStatus(DESFireStatus(code: response.sw2), instruction: instruction) }
+        guard response.sw2 == 0x00 else {
+            throw .cardStatus(DESFireStatus(code: response.sw2), instruction: instruction)
+        }
     }
 
     private func encipher(_ data: [UInt8]) throws(EV2Error) -> [UInt8] {
@@ -113,19 +122,25 @@ extension EV2Session {
         return try ev2Crypto { () throws(CardCryptoError) in try AES128Cipher(key: key).encryptCBC(padded, iv: iv) }
     }
 
-    private func decipher(_ cryptogram: [UInt8], for instruction: EV2Instruction,
-                          statusWord: StatusWord) throws(EV2Error) -> [UInt8] {
+    private func decipher(
+        _ cryptogram: [UInt8], for instruction: EV2Instruction,
+        statusWord: StatusWord
+    ) throws(EV2Error) -> [UInt8] {
         guard !cryptogram.isEmpty else { return [] }
         guard cryptogram.count % 16 == 0 else {
-            throw .malformedResponse(instruction: instruction, statusWord: statusWord,
-                                     reason: "enciphered answer of \(cryptogram.count) bytes is not whole blocks")
+            throw .malformedResponse(
+                instruction: instruction, statusWord: statusWord,
+                reason: "enciphered answer of \(cryptogram.count) bytes is not whole blocks")
         }
         let (key, iv) = (keys.encryption, try responseIV(for: instruction))
-        let plaintext = try ev2Crypto { () throws(CardCryptoError) in try AES128Cipher(key: key).decryptCBC(cryptogram, iv: iv) }
+        let plaintext = try ev2Crypto { () throws(CardCryptoError) in
+            try AES128Cipher(key: key).decryptCBC(cryptogram, iv: iv)
+        }
         // Method 2 padding is 1…16 bytes: 80, then zeros to the end of the last block.
         guard let data = BlockPadding.removingISO9797Method2(plaintext), plaintext.count - data.count <= 16 else {
-            throw .integrityCheckFailed(instruction: instruction, statusWord: statusWord,
-                                        reason: "deciphered answer does not end in ISO 9797-1 method 2 padding")
+            throw .integrityCheckFailed(
+                instruction: instruction, statusWord: statusWord,
+                reason: "deciphered answer does not end in ISO 9797-1 method 2 padding")
         }
         return data
     }

@@ -38,19 +38,24 @@ public struct EV2Session: Sendable, CustomStringConvertible {
     /// A session from known values: a published example, or one resumed from storage.
     ///
     /// - Throws: ``EV2Error/invalidArgument(_:)`` unless the TI has 4 bytes.
-    public init(keyNumber: UInt8, keys: EV2SessionKeys, transactionIdentifier: [UInt8], commandCounter: UInt16 = 0,
-                cardCapabilities: [UInt8] = [], readerCapabilities: [UInt8] = []) throws(EV2Error) {
+    public init(
+        keyNumber: UInt8, keys: EV2SessionKeys, transactionIdentifier: [UInt8], commandCounter: UInt16 = 0,
+        cardCapabilities: [UInt8] = [], readerCapabilities: [UInt8] = []
+    ) throws(EV2Error) {
         guard transactionIdentifier.count == 4 else {
             throw .invalidArgument("a transaction identifier has 4 bytes, not \(transactionIdentifier.count)")
         }
-        self.init(keyNumber: keyNumber, keys: keys, checkedTransactionIdentifier: transactionIdentifier,
-                  commandCounter: commandCounter, cardCapabilities: cardCapabilities,
-                  readerCapabilities: readerCapabilities)
+        self.init(
+            keyNumber: keyNumber, keys: keys, checkedTransactionIdentifier: transactionIdentifier,
+            commandCounter: commandCounter, cardCapabilities: cardCapabilities,
+            readerCapabilities: readerCapabilities)
     }
 
     /// The stored properties, with a TI already known to have 4 bytes.
-    private init(keyNumber: UInt8, keys: EV2SessionKeys, checkedTransactionIdentifier transactionIdentifier: [UInt8],
-                 commandCounter: UInt16, cardCapabilities: [UInt8], readerCapabilities: [UInt8]) {
+    private init(
+        keyNumber: UInt8, keys: EV2SessionKeys, checkedTransactionIdentifier transactionIdentifier: [UInt8],
+        commandCounter: UInt16, cardCapabilities: [UInt8], readerCapabilities: [UInt8]
+    ) {
         self.keyNumber = keyNumber
         self.keys = keys
         self.transactionIdentifier = transactionIdentifier
@@ -74,8 +79,9 @@ public struct EV2Session: Sendable, CustomStringConvertible {
 
     /// The same TI and counter under new session keys: what AuthenticateEV2NonFirst leaves.
     func replacingKeys(with keys: EV2SessionKeys, keyNumber: UInt8) -> EV2Session {
-        EV2Session(keyNumber: keyNumber, keys: keys, checkedTransactionIdentifier: transactionIdentifier,
-                   commandCounter: commandCounter, cardCapabilities: [], readerCapabilities: [])
+        EV2Session(
+            keyNumber: keyNumber, keys: keys, checkedTransactionIdentifier: transactionIdentifier,
+            commandCounter: commandCounter, cardCapabilities: [], readerCapabilities: [])
     }
 
     /// Key number, TI and counter; never the keys.

@@ -1,5 +1,5 @@
-import CardFlow
 import CardCrypto
+import CardFlow
 
 /// The two AES session keys of an EV2 secure channel, SesAuthENCKey and SesAuthMACKey.
 ///

@@ -19,27 +19,33 @@ extension NTAG424Client {
             throw NTAG424Error.invalidArgument("SDM mirroring exists on the NDEF file only, not the \(file)")
         }
         fileSettingsCache[file] = nil
-        _ = try await exchange(.changeFileSettings, header: [file.rawValue], data: settings.changeFileSettingsData,
-                               mode: .enciphered, needsSession: true)
+        _ = try await exchange(
+            .changeFileSettings, header: [file.rawValue], data: settings.changeFileSettingsData,
+            mode: .enciphered, needsSession: true)
     }
 
     /// ReadData (`AD`) of `length` bytes from `offset` (0 with length 0: to the end of the file),
     /// in the file's comm mode (read with GetFileSettings once and cached) unless `mode` is given.
     /// Reads longer than ``maxDataPerCommand`` are split into several commands.
-    public func readData(_ file: NTAG424File, offset: Int = 0, length: Int, mode: DESFireCommMode? = nil) async throws -> [UInt8] {
+    public func readData(_ file: NTAG424File, offset: Int = 0, length: Int, mode: DESFireCommMode? = nil) async throws
+        -> [UInt8]
+    {
         try checkRange(offset: offset, length: length)
         let commMode = try await resolvedMode(mode, for: file)
         guard length > 0 else {
-            return try await exchange(.readData, header: Self.dataHeader(file, offset: offset, length: 0), mode: commMode)
+            return try await exchange(
+                .readData, header: Self.dataHeader(file, offset: offset, length: 0), mode: commMode)
         }
         var data: [UInt8] = []
         while data.count < length {
             let part = min(maxDataPerCommand, length - data.count)
-            let answer = try await exchange(.readData, header: Self.dataHeader(file, offset: offset + data.count, length: part),
-                                            mode: commMode)
+            let answer = try await exchange(
+                .readData, header: Self.dataHeader(file, offset: offset + data.count, length: part),
+                mode: commMode)
             guard answer.count == part else {
-                throw NTAG424Error.malformedResponse(instruction: .readData,
-                                                     reason: "asked for \(part) bytes, the tag answered \(answer.count)")
+                throw NTAG424Error.malformedResponse(
+                    instruction: .readData,
+                    reason: "asked for \(part) bytes, the tag answered \(answer.count)")
             }
             data += answer
         }
@@ -48,15 +54,18 @@ extension NTAG424Client {
 
     /// WriteData (`8D`) of `data` at `offset` in the file's comm mode unless `mode` is given
     /// (AN12196 Tables 17, 21). Longer data than ``maxDataPerCommand`` goes in several commands.
-    public func writeData(_ file: NTAG424File, offset: Int = 0, data: [UInt8], mode: DESFireCommMode? = nil) async throws {
+    public func writeData(_ file: NTAG424File, offset: Int = 0, data: [UInt8], mode: DESFireCommMode? = nil)
+        async throws
+    {
         guard !data.isEmpty else { throw NTAG424Error.invalidArgument("WriteData needs at least one byte") }
         try checkRange(offset: offset, length: data.count)
         let commMode = try await resolvedMode(mode, for: file)
         var written = 0
         while written < data.count {
             let part = Array(data[written..<min(data.count, written + maxDataPerCommand)])
-            _ = try await exchange(.writeData, header: Self.dataHeader(file, offset: offset + written, length: part.count),
-                                   data: part, mode: commMode)
+            _ = try await exchange(
+                .writeData, header: Self.dataHeader(file, offset: offset + written, length: part.count),
+                data: part, mode: commMode)
             written += part.count
         }
     }
@@ -66,8 +75,9 @@ extension NTAG424Client {
     public func getFileCounters(_ file: NTAG424File = .ndef) async throws -> UInt32 {
         let answer = try await exchange(.getFileCounters, header: [file.rawValue], mode: .enciphered)
         guard answer.count == 5 else {
-            throw NTAG424Error.malformedResponse(instruction: .getFileCounters,
-                                                 reason: "\(answer.count) bytes, not SDMReadCtr (3) and 2 reserved")
+            throw NTAG424Error.malformedResponse(
+                instruction: .getFileCounters,
+                reason: "\(answer.count) bytes, not SDMReadCtr (3) and 2 reserved")
         }
         return UInt32(answer[0]) | UInt32(answer[1]) << 8 | UInt32(answer[2]) << 16
     }
@@ -79,7 +89,10 @@ extension NTAG424Client {
 
     /// Three bytes, least significant first (callers keep values below 2^24).
     static func littleEndian24(_ value: Int) -> [UInt8] {
-        [UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value >> 16)]
+        [
+            UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8),
+            UInt8(truncatingIfNeeded: value >> 16),
+        ]
     }
 
     private func checkRange(offset: Int, length: Int) throws(NTAG424Error) {

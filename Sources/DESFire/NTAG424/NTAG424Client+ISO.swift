@@ -20,8 +20,9 @@ extension NTAG424Client {
         guard (0...0x7FFF).contains(offset), (0...256).contains(length) else {
             throw NTAG424Error.invalidArgument("ISOReadBinary offset \(offset) and length \(length) out of range")
         }
-        let read = try CommandAPDU(cla: 0x00, ins: 0xB0, p1: UInt8(truncatingIfNeeded: offset >> 8),
-                                   p2: UInt8(truncatingIfNeeded: offset), le: length == 0 ? 256 : length)
+        let read = try CommandAPDU(
+            cla: 0x00, ins: 0xB0, p1: UInt8(truncatingIfNeeded: offset >> 8),
+            p2: UInt8(truncatingIfNeeded: offset), le: length == 0 ? 256 : length)
         let response = try await channel.transmit(read)
         try requireISOSuccess(response, instruction: "ISOReadBinary")
         return response.data
@@ -32,8 +33,9 @@ extension NTAG424Client {
         guard (0...0x7FFF).contains(offset), (1...255).contains(data.count) else {
             throw NTAG424Error.invalidArgument("ISOUpdateBinary offset \(offset) with \(data.count) bytes out of range")
         }
-        let update = try CommandAPDU(cla: 0x00, ins: 0xD6, p1: UInt8(truncatingIfNeeded: offset >> 8),
-                                     p2: UInt8(truncatingIfNeeded: offset), data: data)
+        let update = try CommandAPDU(
+            cla: 0x00, ins: 0xD6, p1: UInt8(truncatingIfNeeded: offset >> 8),
+            p2: UInt8(truncatingIfNeeded: offset), data: data)
         try requireISOSuccess(try await channel.transmit(update), instruction: "ISOUpdateBinary")
     }
 }

@@ -6,8 +6,9 @@ extension NTAG424Client {
     public func getVersion() async throws -> [UInt8] {
         let answer = try await exchange(.getVersion, mode: .mac)
         guard answer.count == 28 || answer.count == 29 else {
-            throw NTAG424Error.malformedResponse(instruction: .getVersion,
-                                                 reason: "\(answer.count) bytes, not the 28 or 29 of NTAG 424 DNA")
+            throw NTAG424Error.malformedResponse(
+                instruction: .getVersion,
+                reason: "\(answer.count) bytes, not the 28 or 29 of NTAG 424 DNA")
         }
         return answer
     }
@@ -40,8 +41,9 @@ extension NTAG424Client {
     public func readSignature() async throws -> [UInt8] {
         let signature = try await exchange(.readSignature, header: [0x00], mode: .enciphered)
         guard signature.count == 56 else {
-            throw NTAG424Error.malformedResponse(instruction: .readSignature,
-                                                 reason: "a signature of \(signature.count) bytes, not 56")
+            throw NTAG424Error.malformedResponse(
+                instruction: .readSignature,
+                reason: "a signature of \(signature.count) bytes, not 56")
         }
         return signature
     }
@@ -89,8 +91,13 @@ public enum NTAG424Configuration: Sendable, Hashable {
             guard !enabled || (limit > 0 && decrement <= limit) else {
                 throw .invalidArgument("failed-authentication limit \(limit) with decrement \(decrement)")
             }
-            return (0x0A, [enabled ? 0x01 : 0x00, UInt8(truncatingIfNeeded: limit), UInt8(truncatingIfNeeded: limit >> 8),
-                           UInt8(truncatingIfNeeded: decrement), UInt8(truncatingIfNeeded: decrement >> 8)])
+            return (
+                0x0A,
+                [
+                    enabled ? 0x01 : 0x00, UInt8(truncatingIfNeeded: limit), UInt8(truncatingIfNeeded: limit >> 8),
+                    UInt8(truncatingIfNeeded: decrement), UInt8(truncatingIfNeeded: decrement >> 8),
+                ]
+            )
         case .lrpMode:
             throw .lrpNotSupported
         }

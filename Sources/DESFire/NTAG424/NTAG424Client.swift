@@ -31,8 +31,10 @@ public actor NTAG424Client {
     ///   - maxDataPerCommand: bytes of file data per ReadData/WriteData (1…192; the tag's frame
     ///     holds a command's data, padding and MAC).
     ///   - randomBytes: the source of RndA (tests pass a fixed one).
-    public init(channel: any CardChannel, maxDataPerCommand: Int = 128,
-                randomBytes: @escaping @Sendable (Int) -> [UInt8] = { SecureRandom.bytes(count: $0) }) {
+    public init(
+        channel: any CardChannel, maxDataPerCommand: Int = 128,
+        randomBytes: @escaping @Sendable (Int) -> [UInt8] = { SecureRandom.bytes(count: $0) }
+    ) {
         self.channel = channel
         self.maxDataPerCommand = max(1, min(maxDataPerCommand, 192))
         self.randomBytes = randomBytes
@@ -56,7 +58,8 @@ public actor NTAG424Client {
     public func selectNDEFApplication() async throws {
         session = nil
         fileSettingsCache = [:]
-        let select = try CommandAPDU(cla: 0x00, ins: 0xA4, p1: 0x04, p2: 0x0C, data: NTAG424File.applicationName, le: 256)
+        let select = try CommandAPDU(
+            cla: 0x00, ins: 0xA4, p1: 0x04, p2: 0x0C, data: NTAG424File.applicationName, le: 256)
         try requireISOSuccess(try await channel.transmit(select), instruction: "ISOSelectFile")
     }
 
@@ -69,7 +72,9 @@ public actor NTAG424Client {
     public func authenticate(keyNumber: UInt8, key: DESFireKey) async throws {
         try checkKeyNumber(keyNumber)
         session = nil
-        let part1 = try ev2 { () throws(EV2Error) in try EV2Authentication.first(keyNumber: keyNumber, key: key, rndA: randomBytes(16)) }
+        let part1 = try ev2 { () throws(EV2Error) in
+            try EV2Authentication.first(keyNumber: keyNumber, key: key, rndA: randomBytes(16))
+        }
         try await finishAuthentication(part1)
     }
 
@@ -95,8 +100,10 @@ public actor NTAG424Client {
 
     /// Sends `instruction` protected as `mode` (plain when no session is open) and returns the
     /// answer's data, its MAC checked and deciphered. Answers in `AF` frames are collected.
-    func exchange(_ instruction: EV2Instruction, header: [UInt8] = [], data: [UInt8] = [],
-                  mode: DESFireCommMode, needsSession: Bool = false) async throws -> [UInt8] {
+    func exchange(
+        _ instruction: EV2Instruction, header: [UInt8] = [], data: [UInt8] = [],
+        mode: DESFireCommMode, needsSession: Bool = false
+    ) async throws -> [UInt8] {
         guard var current = session else {
             if needsSession { throw NTAG424Error.notAuthenticated(instruction: instruction) }
             let apdu = try ev2 { () throws(EV2Error) in try nativeCommandAPDU(instruction, header + data) }
@@ -106,9 +113,12 @@ public actor NTAG424Client {
         }
         // Any failure from here on: the tag has dropped the session (or it cannot be trusted).
         session = nil
-        let apdu = try ev2 { () throws(EV2Error) in try current.command(instruction, header: header, data: data, mode: mode) }
+        let apdu = try ev2 { () throws(EV2Error) in
+            try current.command(instruction, header: header, data: data, mode: mode)
+        }
         let response = try await transmitCollectingFrames(apdu, instruction: instruction)
-        let answer = try ev2 { () throws(EV2Error) in try current.verifyResponse(response, to: instruction, mode: mode) }
+        let answer = try ev2 { () throws(EV2Error) in try current.verifyResponse(response, to: instruction, mode: mode)
+        }
         session = current
         return answer
     }
@@ -122,8 +132,9 @@ public actor NTAG424Client {
         while response.sw1 == 0x91, response.sw2 == 0xAF {
             frames += 1
             guard frames <= Self.maximumAnswerFrames else {
-                throw NTAG424Error.malformedResponse(instruction: instruction,
-                                                     reason: "more than \(Self.maximumAnswerFrames) answer frames")
+                throw NTAG424Error.malformedResponse(
+                    instruction: instruction,
+                    reason: "more than \(Self.maximumAnswerFrames) answer frames")
             }
             let next = try ev2 { () throws(EV2Error) in try nativeCommandAPDU(.additionalFrame, []) }
             response = try await channel.transmit(next)

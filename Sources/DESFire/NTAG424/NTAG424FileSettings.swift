@@ -24,8 +24,10 @@ public struct NTAG424FileSettings: Hashable, Sendable, CustomStringConvertible {
     /// SDM mirroring, nil when SDM is off.
     public var sdm: NTAG424SDMSettings?
 
-    public init(commMode: DESFireCommMode, accessRights: DESFireAccessRights, size: UInt32? = nil,
-                sdm: NTAG424SDMSettings? = nil) {
+    public init(
+        commMode: DESFireCommMode, accessRights: DESFireAccessRights, size: UInt32? = nil,
+        sdm: NTAG424SDMSettings? = nil
+    ) {
         self.commMode = commMode
         self.accessRights = accessRights
         self.size = size
@@ -46,7 +48,8 @@ public struct NTAG424FileSettings: Hashable, Sendable, CustomStringConvertible {
     public init(getFileSettingsAnswer bytes: [UInt8]) throws(NTAG424Error) {
         var reader = NTAG424ByteReader(bytes)
         guard let fileType = reader.byte(), let option = reader.byte(), let rights = reader.uint16(),
-              let size = reader.uint24() else {
+            let size = reader.uint24()
+        else {
             throw .malformedFileSettings("answer of \(bytes.count) bytes is shorter than the 7 every file has")
         }
         guard fileType == 0x00 else {
@@ -125,20 +128,25 @@ public struct NTAG424SDMSettings: Hashable, Sendable, CustomStringConvertible {
     private var encryptedFileDataRange: EncryptedRange?
 
     /// The usual SUN layout: encrypted PICCData (UID and counter) and an SDMMAC.
-    public init(metaReadKey: UInt8, fileReadKey: UInt8, counterRetrievalKey: UInt8 = 0xF,
-                piccDataOffset: UInt32, macInputOffset: UInt32, macOffset: UInt32,
-                encryptedFileData: (offset: UInt32, length: UInt32)? = nil, readCounterLimit: UInt32? = nil) {
-        self.init(mirrorsUID: true, mirrorsReadCounter: true, metaReadKey: metaReadKey, fileReadKey: fileReadKey,
-                  counterRetrievalKey: counterRetrievalKey, piccDataOffset: piccDataOffset,
-                  macInputOffset: macInputOffset, macOffset: macOffset, encryptedFileData: encryptedFileData,
-                  readCounterLimit: readCounterLimit)
+    public init(
+        metaReadKey: UInt8, fileReadKey: UInt8, counterRetrievalKey: UInt8 = 0xF,
+        piccDataOffset: UInt32, macInputOffset: UInt32, macOffset: UInt32,
+        encryptedFileData: (offset: UInt32, length: UInt32)? = nil, readCounterLimit: UInt32? = nil
+    ) {
+        self.init(
+            mirrorsUID: true, mirrorsReadCounter: true, metaReadKey: metaReadKey, fileReadKey: fileReadKey,
+            counterRetrievalKey: counterRetrievalKey, piccDataOffset: piccDataOffset,
+            macInputOffset: macInputOffset, macOffset: macOffset, encryptedFileData: encryptedFileData,
+            readCounterLimit: readCounterLimit)
     }
 
     /// Every field as the data sheet has it; the card checks the combination.
-    public init(mirrorsUID: Bool, mirrorsReadCounter: Bool, metaReadKey: UInt8, fileReadKey: UInt8,
-                counterRetrievalKey: UInt8, uidOffset: UInt32? = nil, readCounterOffset: UInt32? = nil,
-                piccDataOffset: UInt32? = nil, macInputOffset: UInt32? = nil, macOffset: UInt32? = nil,
-                encryptedFileData: (offset: UInt32, length: UInt32)? = nil, readCounterLimit: UInt32? = nil) {
+    public init(
+        mirrorsUID: Bool, mirrorsReadCounter: Bool, metaReadKey: UInt8, fileReadKey: UInt8,
+        counterRetrievalKey: UInt8, uidOffset: UInt32? = nil, readCounterOffset: UInt32? = nil,
+        piccDataOffset: UInt32? = nil, macInputOffset: UInt32? = nil, macOffset: UInt32? = nil,
+        encryptedFileData: (offset: UInt32, length: UInt32)? = nil, readCounterLimit: UInt32? = nil
+    ) {
         self.mirrorsUID = mirrorsUID
         self.mirrorsReadCounter = mirrorsReadCounter
         self.metaReadKey = metaReadKey & 0xF
@@ -167,11 +175,15 @@ public struct NTAG424SDMSettings: Hashable, Sendable, CustomStringConvertible {
 
     /// The offsets the data sheet asks for with these options and keys, in wire order (missing ones as 0).
     var wire: [UInt8] {
-        var bytes = [options, UInt8(truncatingIfNeeded: accessRightsValue), UInt8(truncatingIfNeeded: accessRightsValue >> 8)]
+        var bytes = [
+            options, UInt8(truncatingIfNeeded: accessRightsValue), UInt8(truncatingIfNeeded: accessRightsValue >> 8),
+        ]
         func append(_ value: UInt32?) {
             let value = value ?? 0
-            bytes += [UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8),
-                      UInt8(truncatingIfNeeded: value >> 16)]
+            bytes += [
+                UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8),
+                UInt8(truncatingIfNeeded: value >> 16),
+            ]
         }
         if metaReadKey == 0xE {
             if mirrorsUID { append(uidOffset) }
@@ -229,7 +241,8 @@ public struct NTAG424SDMSettings: Hashable, Sendable, CustomStringConvertible {
         if fileReadKey != 0xF {
             macInputOffset = try offset("SDMMACInputOffset")
             if options & 0x10 != 0 {
-                encryptedFileDataRange = EncryptedRange(offset: try offset("SDMENCOffset"), length: try offset("SDMENCLength"))
+                encryptedFileDataRange = EncryptedRange(
+                    offset: try offset("SDMENCOffset"), length: try offset("SDMENCLength"))
             }
             macOffset = try offset("SDMMACOffset")
         }
@@ -246,7 +259,9 @@ public struct NTAG424SDMSettings: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String {
         func key(_ value: UInt8) -> String { value == 0xE ? "free" : value == 0xF ? "none" : "key \(value)" }
-        var parts = ["meta read \(key(metaReadKey))", "file read \(key(fileReadKey))", "counter \(key(counterRetrievalKey))"]
+        var parts = [
+            "meta read \(key(metaReadKey))", "file read \(key(fileReadKey))", "counter \(key(counterRetrievalKey))",
+        ]
         if let piccDataOffset { parts.append("PICCData at \(piccDataOffset)") }
         if let uidOffset { parts.append("UID at \(uidOffset)") }
         if let readCounterOffset { parts.append("counter at \(readCounterOffset)") }

@@ -14,6 +14,7 @@ extension NTAG424SDMSessionKeys {
     /// ```
     public func sdmMAC(over input: [UInt8] = []) throws(NTAG424SUNError) -> [UInt8] {
         let key = mac
-        return MACTruncation.ev2OddBytes(try sunCrypto { () throws(CardCryptoError) in try AESCMAC.mac(input, key: key) })
+        return MACTruncation.ev2OddBytes(
+            try sunCrypto { () throws(CardCryptoError) in try AESCMAC.mac(input, key: key) })
     }
 }

@@ -1,5 +1,5 @@
-import CardFlow
 import CardCrypto
+import CardFlow
 
 /// The SDM session keys of one SUN message, SesSDMFileReadENCKey and SesSDMFileReadMACKey
 /// (NT4H2421Gx §9.3.9, AN12196 §3.3):

@@ -1,5 +1,5 @@
-import CardFlow
 import CardCrypto
+import CardFlow
 
 /// Why a SUN message from an NTAG 424 DNA did not verify.
 ///
@@ -48,8 +48,10 @@ public enum NTAG424SUNError: Error, Sendable, Equatable, CustomStringConvertible
     public var description: String {
         switch self {
         case .invalidKey(let key, let length):
-            length.map { "\(key.rawValue) has \($0) bytes, expected 16" } ?? "\(key.rawValue) is needed and was not given"
-        case .invalidLength(let field, let expected, let actual): "\(field.rawValue) has \(actual) bytes, expected \(expected)"
+            length.map { "\(key.rawValue) has \($0) bytes, expected 16" }
+                ?? "\(key.rawValue) is needed and was not given"
+        case .invalidLength(let field, let expected, let actual):
+            "\(field.rawValue) has \(actual) bytes, expected \(expected)"
         case .unexpectedPICCDataTag(let tag):
             "PICCData deciphered to tag \([tag].hexString): wrong SDMMetaReadKey, or not PICCData"
         case .counterOutOfRange(let counter): "read counter \(counter) does not fit 24 bits"

@@ -40,7 +40,9 @@ public struct NTAG424SUNVerifier: Sendable {
     /// mirrored); the lookup returns `nil` for a tag it does not know.
     ///
     /// - Throws: ``NTAG424SUNError/invalidKey(_:length:)`` unless the meta read key has 16 bytes.
-    public init(metaReadKey: [UInt8]?, fileReadKey: @escaping @Sendable (_ uid: [UInt8]?) -> [UInt8]?) throws(NTAG424SUNError) {
+    public init(metaReadKey: [UInt8]?, fileReadKey: @escaping @Sendable (_ uid: [UInt8]?) -> [UInt8]?)
+        throws(NTAG424SUNError)
+    {
         if let metaReadKey { try checkSUNKey(metaReadKey, .metaRead) }
         self.metaReadKey = metaReadKey
         self.fileReadKey = fileReadKey
@@ -51,8 +53,10 @@ public struct NTAG424SUNVerifier: Sendable {
     ///
     /// - Throws: ``NTAG424SUNError``: a wrong length, a PICCData tag that shows a wrong
     ///   SDMMetaReadKey, an unknown tag, ``NTAG424SUNError/macMismatch``.
-    public func verify(piccData: [UInt8], encFileData: [UInt8]? = nil, mac: [UInt8],
-                       macInput: [UInt8] = []) throws(NTAG424SUNError) -> NTAG424SUNMessage {
+    public func verify(
+        piccData: [UInt8], encFileData: [UInt8]? = nil, mac: [UInt8],
+        macInput: [UInt8] = []
+    ) throws(NTAG424SUNError) -> NTAG424SUNMessage {
         guard let metaReadKey else { throw .invalidKey(.metaRead, length: nil) }
         let picc = try NTAG424PICCData(deciphering: piccData, metaReadKey: metaReadKey)
         return try verify(picc, encFileData: encFileData, mac: mac, macInput: macInput)
@@ -64,19 +68,26 @@ public struct NTAG424SUNVerifier: Sendable {
     /// // ?uid=041E3C8A2D6B80&ctr=000006&cmac=4B00064004B0B3D3
     /// try verifier.verify(uid: try [UInt8](hex: "041E3C8A2D6B80"), readCounter: 0x000006, mac: try [UInt8](hex: "4B00064004B0B3D3"))
     /// ```
-    public func verify(uid: [UInt8]?, readCounter: UInt32?, encFileData: [UInt8]? = nil, mac: [UInt8],
-                       macInput: [UInt8] = []) throws(NTAG424SUNError) -> NTAG424SUNMessage {
-        try verify(try NTAG424PICCData(uid: uid, readCounter: readCounter), encFileData: encFileData, mac: mac, macInput: macInput)
+    public func verify(
+        uid: [UInt8]?, readCounter: UInt32?, encFileData: [UInt8]? = nil, mac: [UInt8],
+        macInput: [UInt8] = []
+    ) throws(NTAG424SUNError) -> NTAG424SUNMessage {
+        try verify(
+            try NTAG424PICCData(uid: uid, readCounter: readCounter), encFileData: encFileData, mac: mac,
+            macInput: macInput)
     }
 
-    private func verify(_ picc: NTAG424PICCData, encFileData: [UInt8]?, mac: [UInt8],
-                        macInput: [UInt8]) throws(NTAG424SUNError) -> NTAG424SUNMessage {
+    private func verify(
+        _ picc: NTAG424PICCData, encFileData: [UInt8]?, mac: [UInt8],
+        macInput: [UInt8]
+    ) throws(NTAG424SUNError) -> NTAG424SUNMessage {
         guard mac.count == 8 else { throw .invalidLength(.sdmMAC, expected: "8", actual: mac.count) }
         guard let key = fileReadKey(picc.uid) else { throw .unknownTag(uid: picc.uid) }
         let keys = try NTAG424SDMSessionKeys(fileReadKey: key, piccData: picc)
         guard constantTimeEqual(try keys.sdmMAC(over: macInput), mac) else { throw .macMismatch }
         var fileData: [UInt8]?
         if let encFileData { fileData = try keys.decipherFileData(encFileData) }
-        return NTAG424SUNMessage(uid: picc.uid, readCounter: picc.readCounter, fileData: fileData, piccDataTag: picc.tag)
+        return NTAG424SUNMessage(
+            uid: picc.uid, readCounter: picc.readCounter, fileData: fileData, piccDataTag: picc.tag)
     }
 }

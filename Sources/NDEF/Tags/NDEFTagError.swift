@@ -15,7 +15,8 @@ public enum NDEFTagError: Error, Sendable, Hashable, CustomStringConvertible {
         case .malformedCapabilityContainer(let reason): "malformed capability container: \(reason)"
         case .malformedNDEFFile(let reason): "malformed NDEF file: \(reason)"
         case .readOnly: "the tag is read-only"
-        case .messageTooLarge(let size, let capacity): "the NDEF message (\(size) bytes) exceeds the tag's capacity (\(capacity) bytes)"
+        case .messageTooLarge(let size, let capacity):
+            "the NDEF message (\(size) bytes) exceeds the tag's capacity (\(capacity) bytes)"
         }
     }
 }

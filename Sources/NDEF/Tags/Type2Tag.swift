@@ -25,7 +25,9 @@ public struct Type2Tag: Sendable {
         let lockBits = UInt16(pages[2]) | UInt16(pages[3]) << 8
         let cc = Array(pages[4..<8])
         guard cc[0] == 0xE1 else { throw NDEFTagError.malformedCapabilityContainer("magic number \(cc[0]) is not E1") }
-        guard cc[1] >> 4 == 1 else { throw NDEFTagError.malformedCapabilityContainer("unsupported version \(cc[1] >> 4).\(cc[1] & 0x0F)") }
+        guard cc[1] >> 4 == 1 else {
+            throw NDEFTagError.malformedCapabilityContainer("unsupported version \(cc[1] >> 4).\(cc[1] & 0x0F)")
+        }
         let dataPagesLocked = lockBits & 0xFFF0 != 0
         return (cc[1], Int(cc[2]) * 8, cc[3] == 0x00 && !dataPagesLocked)
     }
@@ -34,7 +36,9 @@ public struct Type2Tag: Sendable {
     public func readMessageBytes() async throws -> [UInt8] {
         let (_, size, _) = try await capabilityContainer()
         let area = try await readDataArea(size: min(size, Self.maxAddressableDataArea))
-        guard let location = try Self.locateNDEF(in: area) else { throw NDEFTagError.malformedNDEFFile("no NDEF TLV in the data area") }
+        guard let location = try Self.locateNDEF(in: area) else {
+            throw NDEFTagError.malformedNDEFFile("no NDEF TLV in the data area")
+        }
         guard location.valueOffset + location.length <= area.count else {
             throw NDEFTagError.malformedNDEFFile("NDEF TLV length \(location.length) runs past the data area")
         }
@@ -54,7 +58,8 @@ public struct Type2Tag: Sendable {
         let start = try Self.locateNDEF(in: area)?.tlvOffset ?? 0
         let headerCount = Self.ndefTLVHeaderCount(forLength: message.count)
         let capacity = max(0, size - start - headerCount - 1)
-        guard let header = Self.ndefTLVHeader(length: message.count), start + header.count + message.count + 1 <= size else {
+        guard let header = Self.ndefTLVHeader(length: message.count), start + header.count + message.count + 1 <= size
+        else {
             throw NDEFTagError.messageTooLarge(size: message.count, capacity: capacity)
         }
         let tlv = header + message + [0xFE]
@@ -62,13 +67,16 @@ public struct Type2Tag: Sendable {
         image.replaceSubrange(start..<start + tlv.count, with: tlv)
         // First the pages with an empty NDEF TLV, then the message, then the real length.
         var emptied = image
-        emptied.replaceSubrange(start..<start + header.count, with: header.count == 2 ? [0x03, 0x00] : [0x03, 0xFF, 0x00, 0x00])
+        emptied.replaceSubrange(
+            start..<start + header.count, with: header.count == 2 ? [0x03, 0x00] : [0x03, 0xFF, 0x00, 0x00])
         let firstPage = start / 4
         let headerEndPage = (start + header.count - 1) / 4
         for page in firstPage...headerEndPage { try await writePage(4 + page, Array(emptied[page * 4..<page * 4 + 4])) }
         let lastPage = (start + tlv.count - 1) / 4
         if headerEndPage < lastPage {
-            for page in (headerEndPage + 1)...lastPage { try await writePage(4 + page, Array(image[page * 4..<page * 4 + 4])) }
+            for page in (headerEndPage + 1)...lastPage {
+                try await writePage(4 + page, Array(image[page * 4..<page * 4 + 4]))
+            }
         }
         for page in firstPage...headerEndPage { try await writePage(4 + page, Array(image[page * 4..<page * 4 + 4])) }
     }
@@ -98,11 +106,15 @@ public struct Type2Tag: Sendable {
             case 0xFE: return nil
             default: break
             }
-            guard offset + 1 < area.count else { throw NDEFTagError.malformedNDEFFile("TLV at \(offset) has no length") }
+            guard offset + 1 < area.count else {
+                throw NDEFTagError.malformedNDEFFile("TLV at \(offset) has no length")
+            }
             var length = Int(area[offset + 1])
             var valueOffset = offset + 2
             if length == 0xFF {
-                guard offset + 3 < area.count else { throw NDEFTagError.malformedNDEFFile("3-byte TLV length at \(offset) is cut") }
+                guard offset + 3 < area.count else {
+                    throw NDEFTagError.malformedNDEFFile("3-byte TLV length at \(offset) is cut")
+                }
                 length = Int(area[offset + 2]) << 8 | Int(area[offset + 3])
                 valueOffset = offset + 4
             }
@@ -127,7 +139,8 @@ public struct Type2Tag: Sendable {
         let response = try await channel.transmit(command)
         try response.throwIfNotSuccess(for: command)
         guard response.data.count == 16 else {
-            throw NDEFTagError.malformedNDEFFile("page read at \(page) returned \(response.data.count) bytes, 16 expected")
+            throw NDEFTagError.malformedNDEFFile(
+                "page read at \(page) returned \(response.data.count) bytes, 16 expected")
         }
         return response.data
     }

@@ -16,12 +16,14 @@ public struct Type4CapabilityContainer: Sendable, Hashable {
         guard bytes.count >= 15 else { throw .malformedCapabilityContainer("\(bytes.count) bytes, 15 needed") }
         mappingVersion = bytes[2]
         guard mappingVersion >> 4 == 2 || mappingVersion >> 4 == 1 else {
-            throw .malformedCapabilityContainer("unsupported mapping version \(mappingVersion >> 4).\(mappingVersion & 0x0F)")
+            throw .malformedCapabilityContainer(
+                "unsupported mapping version \(mappingVersion >> 4).\(mappingVersion & 0x0F)")
         }
         maximumReadLength = Int(bytes[3]) << 8 | Int(bytes[4])
         maximumWriteLength = Int(bytes[5]) << 8 | Int(bytes[6])
         guard maximumReadLength >= 0x0F, maximumWriteLength >= 0x01 else {
-            throw .malformedCapabilityContainer("MLe \(maximumReadLength) / MLc \(maximumWriteLength) below the minimum")
+            throw .malformedCapabilityContainer(
+                "MLe \(maximumReadLength) / MLc \(maximumWriteLength) below the minimum")
         }
         guard bytes[7] == 0x04, bytes[8] == 0x06 else {
             throw .malformedCapabilityContainer("no NDEF File Control TLV (T=04, L=06) at offset 7")

@@ -29,12 +29,14 @@ public struct Type4Tag: Sendable {
 
     /// Selects the NDEF Tag Application and reads the capability container.
     public func capabilityContainer() async throws -> Type4CapabilityContainer {
-        try await check(CommandAPDU(cla: 0x00, ins: 0xA4, p1: 0x04, p2: 0x00, data: Self.applicationID, le: 256),
-                        else: .notAnNDEFTag)
+        try await check(
+            CommandAPDU(cla: 0x00, ins: 0xA4, p1: 0x04, p2: 0x00, data: Self.applicationID, le: 256),
+            else: .notAnNDEFTag)
         try await select(file: Self.capabilityContainerFile)
         let header = try await read(offset: 0, count: 2)
         guard header.count >= 2 else {
-            throw NDEFTagError.malformedCapabilityContainer("READ BINARY of CCLEN returned \(header.count) bytes, 2 expected")
+            throw NDEFTagError.malformedCapabilityContainer(
+                "READ BINARY of CCLEN returned \(header.count) bytes, 2 expected")
         }
         let length = Int(header[0]) << 8 | Int(header[1])
         guard (15...0xFFFE).contains(length) else {
@@ -63,16 +65,20 @@ public struct Type4Tag: Sendable {
         }
         let length = Int(nlenBytes[0]) << 8 | Int(nlenBytes[1])
         guard length <= min(container.maximumNDEFFileSize, Self.maxAddressableFileSize) - 2 else {
-            throw NDEFTagError.malformedNDEFFile("NLEN \(length) exceeds the file size \(container.maximumNDEFFileSize)")
+            throw NDEFTagError.malformedNDEFFile(
+                "NLEN \(length) exceeds the file size \(container.maximumNDEFFileSize)")
         }
         var message: [UInt8] = []
         message.reserveCapacity(length)
         while message.count < length {
             let chunk = min(container.maximumReadLength, length - message.count)
             let part = try await read(offset: 2 + message.count, count: chunk)
-            guard !part.isEmpty else { throw NDEFTagError.malformedNDEFFile("the tag returned no data at offset \(2 + message.count)") }
+            guard !part.isEmpty else {
+                throw NDEFTagError.malformedNDEFFile("the tag returned no data at offset \(2 + message.count)")
+            }
             guard part.count <= chunk else {
-                throw NDEFTagError.malformedNDEFFile("the tag returned \(part.count) bytes at offset \(2 + message.count), \(chunk) asked for")
+                throw NDEFTagError.malformedNDEFFile(
+                    "the tag returned \(part.count) bytes at offset \(2 + message.count), \(chunk) asked for")
             }
             message += part
         }
@@ -121,7 +127,8 @@ public struct Type4Tag: Sendable {
         guard (0..<Self.maxAddressableFileSize).contains(offset) else {
             throw NDEFTagError.malformedNDEFFile("offset \(offset) is beyond what UPDATE BINARY can address")
         }
-        let command = try CommandAPDU(cla: 0x00, ins: 0xD6, p1: UInt8(offset >> 8), p2: UInt8(offset & 0xFF), data: data)
+        let command = try CommandAPDU(
+            cla: 0x00, ins: 0xD6, p1: UInt8(offset >> 8), p2: UInt8(offset & 0xFF), data: data)
         let response = try await channel.send(command)
         if response.statusWord == StatusWord(0x6982) { throw NDEFTagError.readOnly }
         try response.throwIfNotSuccess(for: command)

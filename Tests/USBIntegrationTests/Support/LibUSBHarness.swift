@@ -9,7 +9,8 @@ import Testing
 @Suite(.serialized) enum USBIntegration {}
 
 enum MockEnvironment {
-    static let advice = "run under umockdev-wrapper: swift build --build-tests && umockdev-wrapper swift test --skip-build"
+    static let advice =
+        "run under umockdev-wrapper: swift build --build-tests && umockdev-wrapper swift test --skip-build"
 
     /// The shared testbed when this process runs under umockdev's preload. Otherwise the test is
     /// skipped (cancelled) with advice, or fails when CI=true. Call first in every test.
@@ -90,7 +91,8 @@ final class LibUSB: @unchecked Sendable {
             if libusb_get_config_descriptor(device, 0, &config) == 0, let config {
                 defer { libusb_free_config_descriptor(config) }
                 if config.pointee.bNumInterfaces > 0, let interface = config.pointee.interface,
-                   interface.pointee.num_altsetting > 0, let setting = interface.pointee.altsetting {
+                    interface.pointee.num_altsetting > 0, let setting = interface.pointee.altsetting
+                {
                     interfaceClass = setting.pointee.bInterfaceClass
                     for e in 0..<Int(setting.pointee.bNumEndpoints) {
                         endpoints.append(setting.pointee.endpoint[e].bEndpointAddress)
@@ -100,9 +102,11 @@ final class LibUSB: @unchecked Sendable {
                     }
                 }
             }
-            result.append(DeviceSummary(bus: Int(libusb_get_bus_number(device)), address: Int(libusb_get_device_address(device)),
-                                        vendorID: descriptor.idVendor, productID: descriptor.idProduct,
-                                        interfaceClass: interfaceClass, endpoints: endpoints, extra: extra))
+            result.append(
+                DeviceSummary(
+                    bus: Int(libusb_get_bus_number(device)), address: Int(libusb_get_device_address(device)),
+                    vendorID: descriptor.idVendor, productID: descriptor.idProduct,
+                    interfaceClass: interfaceClass, endpoints: endpoints, extra: extra))
         }
         return result
     }
@@ -115,13 +119,15 @@ final class LibUSB: @unchecked Sendable {
         for index in 0..<Int(count) {
             guard let device = list?[index] else { continue }
             if Int(libusb_get_bus_number(device)) == emulated.busNumber,
-               Int(libusb_get_device_address(device)) == emulated.deviceAddress {
+                Int(libusb_get_device_address(device)) == emulated.deviceAddress
+            {
                 var handle: OpaquePointer?
                 try check(libusb_open(device, &handle), "libusb_open")
                 return DeviceHandle(raw: handle!, usb: self)
             }
         }
-        throw LibUSBError(call: "find \(emulated.busNumber):\(emulated.deviceAddress)", code: LIBUSB_ERROR_NOT_FOUND.rawValue)
+        throw LibUSBError(
+            call: "find \(emulated.busNumber):\(emulated.deviceAddress)", code: LIBUSB_ERROR_NOT_FOUND.rawValue)
     }
 
     /// Handles events until `done` holds or `timeout` passes; returns whether `done` held.
@@ -206,11 +212,13 @@ final class AsyncTransfer: @unchecked Sendable {
             transfer?.pointee.user_data.assumingMemoryBound(to: Int32.self).pointee = 1
         }
         if interrupt {
-            libusb_fill_interrupt_transfer(transfer, handle.raw, endpoint, buffer, Int32(length), callback,
-                                           UnsafeMutableRawPointer(completed), timeout)
+            libusb_fill_interrupt_transfer(
+                transfer, handle.raw, endpoint, buffer, Int32(length), callback,
+                UnsafeMutableRawPointer(completed), timeout)
         } else {
-            libusb_fill_bulk_transfer(transfer, handle.raw, endpoint, buffer, Int32(length), callback,
-                                      UnsafeMutableRawPointer(completed), timeout)
+            libusb_fill_bulk_transfer(
+                transfer, handle.raw, endpoint, buffer, Int32(length), callback,
+                UnsafeMutableRawPointer(completed), timeout)
         }
     }
 
@@ -244,4 +252,3 @@ func statusName(_ status: libusb_transfer_status) -> String {
     default: "status \(status.rawValue)"
     }
 }
-

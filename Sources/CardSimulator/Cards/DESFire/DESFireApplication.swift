@@ -28,6 +28,7 @@ struct DESFireApplication: Codable, Sendable, Hashable {
     func fileIndex(_ number: UInt8) -> Int? { files.firstIndex { $0.number == number } }
 
     /// The factory PICC level: DES master key 16×00 version 0, KS 0x0F.
-    static let factoryPICC = DESFireApplication(aid: 0, keySettings: 0x0F, keyType: .des, keys: [.zero(.des)],
-                                                isoFileID: nil, dfName: nil, files: [])
+    static let factoryPICC = DESFireApplication(
+        aid: 0, keySettings: 0x0F, keyType: .des, keys: [.zero(.des)],
+        isoFileID: nil, dfName: nil, files: [])
 }

@@ -1,7 +1,10 @@
 /// Little-endian field coding of DESFire payloads.
 enum DESFireBytes {
     static func le24(_ value: Int) -> [UInt8] {
-        [UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value >> 16)]
+        [
+            UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8),
+            UInt8(truncatingIfNeeded: value >> 16),
+        ]
     }
 
     static func le32(_ value: Int32) -> [UInt8] {
@@ -14,7 +17,9 @@ enum DESFireBytes {
     }
 
     static func readLE32(_ bytes: [UInt8], at index: Int) -> Int32 {
-        let bits = UInt32(bytes[index]) | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2]) << 16 | UInt32(bytes[index + 3]) << 24
+        let bits =
+            UInt32(bytes[index]) | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2]) << 16 | UInt32(
+                bytes[index + 3]) << 24
         return Int32(bitPattern: bits)
     }
 

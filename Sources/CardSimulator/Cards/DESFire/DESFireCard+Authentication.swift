@@ -30,8 +30,10 @@ extension DESFireCard {
     }
 
     /// Second pass: `AF ek(RndA ‖ RndB')` → `ek(RndA')` with `91 00`; opens the session.
-    mutating func completeAuthentication(_ pending: DESFirePendingAuthentication,
-                                         token: [UInt8]) throws(DESFireCardStatus) -> [UInt8] {
+    mutating func completeAuthentication(
+        _ pending: DESFirePendingAuthentication,
+        token: [UInt8]
+    ) throws(DESFireCardStatus) -> [UInt8] {
         let length = pending.key.type.challengeLength
         guard token.count == 2 * length else { throw .lengthError }
         let key = pending.key
@@ -55,8 +57,9 @@ extension DESFireCard {
             if key.type == .aes { return try AES128Cipher(key: sessionKey) as any BlockCipher }
             return try TripleDESCipher(key: sessionKey) as any BlockCipher
         }
-        session = DESFireSession(mode: legacy ? .legacy : .ev1, keyNumber: pending.keyNumber, cipher: sessionCipher,
-                                 iv: [UInt8](repeating: 0, count: sessionCipher.blockSize))
+        session = DESFireSession(
+            mode: legacy ? .legacy : .ev1, keyNumber: pending.keyNumber, cipher: sessionCipher,
+            iv: [UInt8](repeating: 0, count: sessionCipher.blockSize))
         return answer
     }
 }

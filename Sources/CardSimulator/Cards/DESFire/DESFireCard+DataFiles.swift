@@ -12,7 +12,9 @@ extension DESFireCard {
         guard offset < file.data.count else { throw .boundaryError }
         let count = requested == 0 ? file.data.count - offset : requested
         guard offset + count <= file.data.count else { throw .boundaryError }
-        return DESFireReply(data: Array(file.data[offset..<offset + count]), protection: protection(communicationMode(of: file, access)))
+        return DESFireReply(
+            data: Array(file.data[offset..<offset + count]), protection: protection(communicationMode(of: file, access))
+        )
     }
 
     /// WriteData (3D): FileNo Offset(3) Length(3) Data, protected per the file's comm mode,
@@ -33,7 +35,8 @@ extension DESFireCard {
         let expected = 7 + DESFireSecureMessaging.protectedLength(length, mode: mode, session: session)
         if data.count < expected { return DESFireReply(needsMoreData: expected) }
         let content = try DESFireSecureMessaging.unwrapCommand(
-            header: [0x3D] + data.prefix(7), protected: Array(data[7...]), plainLength: length, mode: mode, session: &session)
+            header: [0x3D] + data.prefix(7), protected: Array(data[7...]), plainLength: length, mode: mode,
+            session: &session)
         if file.type == .backup {
             var working = transaction.backupData[file.number] ?? file.data
             working.replaceSubrange(offset..<offset + length, with: content)

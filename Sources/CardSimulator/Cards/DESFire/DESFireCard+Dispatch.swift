@@ -79,7 +79,8 @@ extension DESFireCard {
                 return [0x91, 0xAF]
             }
             if reply.expectsAdditionalFrame { return reply.data + [0x91, 0xAF] }
-            let wire = try DESFireSecureMessaging.wrapResponse(reply.data, protection: reply.protection, session: &session)
+            let wire = try DESFireSecureMessaging.wrapResponse(
+                reply.data, protection: reply.protection, session: &session)
             return frame(wire, sizes: reply.frameSizes)
         } catch {
             return fail(error)

@@ -35,11 +35,13 @@ extension DESFireCard {
         let (number, isoFileID, body) = try fileHeader(data, bodyLength: 6)
         let size = DESFireBytes.readLE24(body, at: 3)
         // Checked before the content is allocated, so that a huge size costs nothing.
-        try checkNewFile(number: number, isoFileID: isoFileID, communication: body[0],
-                         allocatedBytes: DESFireMemory.blocks(size) * (ins == 0xCB ? 2 : 1))
-        let file = DESFireFile(number: number, type: ins == 0xCD ? .standard : .backup, isoFileID: isoFileID,
-                               communication: body[0], accessRights: DESFireAccessRights(raw: DESFireBytes.readLE16(body, at: 1)),
-                               data: [UInt8](repeating: 0, count: size), valueState: nil, recordState: nil)
+        try checkNewFile(
+            number: number, isoFileID: isoFileID, communication: body[0],
+            allocatedBytes: DESFireMemory.blocks(size) * (ins == 0xCB ? 2 : 1))
+        let file = DESFireFile(
+            number: number, type: ins == 0xCD ? .standard : .backup, isoFileID: isoFileID,
+            communication: body[0], accessRights: DESFireAccessRights(raw: DESFireBytes.readLE16(body, at: 1)),
+            data: [UInt8](repeating: 0, count: size), valueState: nil, recordState: nil)
         try add(file)
         return .ok
     }
@@ -53,11 +55,13 @@ extension DESFireCard {
         let upper = DESFireBytes.readLE32(data, at: 8)
         let value = DESFireBytes.readLE32(data, at: 12)
         guard lower <= upper, value >= lower, value <= upper, data[16] & 0xFC == 0 else { throw .parameterError }
-        let state = DESFireFile.ValueState(lower: lower, upper: upper, value: value,
-                                           limitedCreditEnabled: data[16] & 0x01 != 0, limitedCreditValue: 0)
-        let file = DESFireFile(number: data[0], type: .value, isoFileID: nil, communication: data[1],
-                               accessRights: DESFireAccessRights(raw: DESFireBytes.readLE16(data, at: 2)),
-                               data: [], valueState: state, recordState: nil)
+        let state = DESFireFile.ValueState(
+            lower: lower, upper: upper, value: value,
+            limitedCreditEnabled: data[16] & 0x01 != 0, limitedCreditValue: 0)
+        let file = DESFireFile(
+            number: data[0], type: .value, isoFileID: nil, communication: data[1],
+            accessRights: DESFireAccessRights(raw: DESFireBytes.readLE16(data, at: 2)),
+            data: [], valueState: state, recordState: nil)
         try add(file)
         return .ok
     }
@@ -69,10 +73,11 @@ extension DESFireCard {
         let maxRecords = DESFireBytes.readLE24(body, at: 6)
         let cyclic = ins == 0xC0
         guard recordSize > 0, maxRecords >= (cyclic ? 2 : 1) else { throw .parameterError }
-        let file = DESFireFile(number: number, type: cyclic ? .cyclicRecord : .linearRecord, isoFileID: isoFileID,
-                               communication: body[0], accessRights: DESFireAccessRights(raw: DESFireBytes.readLE16(body, at: 1)),
-                               data: [], valueState: nil,
-                               recordState: .init(recordSize: recordSize, maxRecords: maxRecords, records: []))
+        let file = DESFireFile(
+            number: number, type: cyclic ? .cyclicRecord : .linearRecord, isoFileID: isoFileID,
+            communication: body[0], accessRights: DESFireAccessRights(raw: DESFireBytes.readLE16(body, at: 1)),
+            data: [], valueState: nil,
+            recordState: .init(recordSize: recordSize, maxRecords: maxRecords, records: []))
         try add(file)
         return .ok
     }
@@ -111,19 +116,22 @@ extension DESFireCard {
             guard var active = session else { throw .authenticationError }
             guard active.keyNumber == change else { throw .authenticationError }
             let cryptogram = Array(data[1...])
-            guard cryptogram.count == DESFireSecureMessaging.protectedLength(3, mode: .enciphered, session: active) else {
+            guard cryptogram.count == DESFireSecureMessaging.protectedLength(3, mode: .enciphered, session: active)
+            else {
                 throw .lengthError
             }
             switch active.mode {
             case .ev1:
                 let plain = try DESFireSecureMessaging.decipherEV1(cryptogram, session: &active)
                 guard Array(plain[3..<7]) == DESFireCRC32.bytes([0x5F, number] + plain.prefix(3)),
-                      plain[7...].allSatisfy({ $0 == 0 }) else { throw .integrityError }
+                    plain[7...].allSatisfy({ $0 == 0 })
+                else { throw .integrityError }
                 settings = Array(plain.prefix(3))
             case .legacy:
                 let plain = try DESFireSecureMessaging.recoverLegacy(cryptogram, session: active)
                 guard Array(plain[3..<5]) == CRC16A.bytes(Array(plain.prefix(3))),
-                      plain[5...].allSatisfy({ $0 == 0 }) else { throw .integrityError }
+                    plain[5...].allSatisfy({ $0 == 0 })
+                else { throw .integrityError }
                 settings = Array(plain.prefix(3))
             }
             session = active
@@ -160,8 +168,10 @@ extension DESFireCard {
     }
 
     /// The number, comm setting, duplicate and memory checks of a new file.
-    private func checkNewFile(number: UInt8, isoFileID: UInt16?, communication: UInt8,
-                              allocatedBytes: Int) throws(DESFireCardStatus) {
+    private func checkNewFile(
+        number: UInt8, isoFileID: UInt16?, communication: UInt8,
+        allocatedBytes: Int
+    ) throws(DESFireCardStatus) {
         guard number <= Self.maxFileNumber, communication <= 0x03 else { throw .parameterError }
         guard current.fileIndex(number) == nil else { throw .duplicateError }
         if let isoFileID, current.files.contains(where: { $0.isoFileID == isoFileID }) { throw .duplicateError }
@@ -171,8 +181,9 @@ extension DESFireCard {
     /// Adds a file after the checks of ``checkNewFile(number:isoFileID:communication:allocatedBytes:)``
     /// and charges its memory.
     private mutating func add(_ file: DESFireFile) throws(DESFireCardStatus) {
-        try checkNewFile(number: file.number, isoFileID: file.isoFileID, communication: file.communication,
-                         allocatedBytes: file.allocatedBytes)
+        try checkNewFile(
+            number: file.number, isoFileID: file.isoFileID, communication: file.communication,
+            allocatedBytes: file.allocatedBytes)
         allocatedMemory += file.allocatedBytes
         current.files.append(file)
     }

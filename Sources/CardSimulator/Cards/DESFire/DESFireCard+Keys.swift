@@ -30,12 +30,14 @@ extension DESFireCard {
         case .ev1:
             let plain = try DESFireSecureMessaging.decipherEV1(data, session: &active)
             guard Array(plain[1..<5]) == DESFireCRC32.bytes([0x54, plain[0]]),
-                  plain[5...].allSatisfy({ $0 == 0 }) else { throw .integrityError }
+                plain[5...].allSatisfy({ $0 == 0 })
+            else { throw .integrityError }
             newSettings = plain[0]
         case .legacy:
             let plain = try DESFireSecureMessaging.recoverLegacy(data, session: active)
             guard Array(plain[1..<3]) == CRC16A.bytes([plain[0]]),
-                  plain[3...].allSatisfy({ $0 == 0 }) else { throw .integrityError }
+                plain[3...].allSatisfy({ $0 == 0 })
+            else { throw .integrityError }
             newSettings = plain[0]
         }
         session = active
@@ -73,7 +75,9 @@ extension DESFireCard {
         let crcLength = active.mode == .ev1 ? 4 : 2
         let plainLength = bodyLength + crcLength + (sameKey ? 0 : crcLength)
         let cryptogram = Array(data[1...])
-        guard cryptogram.count == DESFireSecureMessaging.padded(plainLength, active.blockSize) else { throw .lengthError }
+        guard cryptogram.count == DESFireSecureMessaging.padded(plainLength, active.blockSize) else {
+            throw .lengthError
+        }
         let plain: [UInt8]
         switch active.mode {
         case .ev1: plain = try DESFireSecureMessaging.decipherEV1(cryptogram, session: &active)
@@ -107,8 +111,10 @@ extension DESFireCard {
 
     /// Who may change key `keyNumber` (spec §5.3): key 0 needs key 0 and KS bit 0; other keys
     /// follow the ChangeKey nibble (0 master, 1…D that key, E the key itself, F frozen).
-    private func checkChangeKeyRight(keyNumber: UInt8, level: DESFireApplication,
-                                     session: DESFireSession) throws(DESFireCardStatus) {
+    private func checkChangeKeyRight(
+        keyNumber: UInt8, level: DESFireApplication,
+        session: DESFireSession
+    ) throws(DESFireCardStatus) {
         if keyNumber == 0 {
             guard session.keyNumber == 0 else { throw .authenticationError }
             guard level.masterKeyChangeable else { throw .permissionDenied }

@@ -13,7 +13,8 @@ extension DESFireCard {
     mutating func getVersion(_ data: [UInt8]) throws(DESFireCardStatus) -> DESFireReply {
         try requireLength(data, 0)
         let reportedUID = randomUID ? [UInt8](repeating: 0, count: realUID.count) : realUID
-        let bytes = Self.hardwareVersion + Self.softwareVersion + reportedUID + productionBatch + Self.productionWeekYear
+        let bytes =
+            Self.hardwareVersion + Self.softwareVersion + reportedUID + productionBatch + Self.productionWeekYear
         return DESFireReply(data: bytes, protection: .plain, frameSizes: [7, 7])
     }
 
@@ -102,10 +103,11 @@ extension DESFireCard {
         if let isoFileID, applications.contains(where: { $0.isoFileID == isoFileID }) { throw .duplicateError }
         if let dfName, applications.contains(where: { $0.dfName == dfName }) { throw .duplicateError }
         guard applications.count < 28 else { throw .countError }
-        applications.append(DESFireApplication(
-            aid: aid, keySettings: keySettings, keyType: keyType,
-            keys: Array(repeating: .zero(keyType), count: keyCount),
-            isoFileID: isoFileID, dfName: dfName, files: []))
+        applications.append(
+            DESFireApplication(
+                aid: aid, keySettings: keySettings, keyType: keyType,
+                keys: Array(repeating: .zero(keyType), count: keyCount),
+                isoFileID: isoFileID, dfName: dfName, files: []))
         return .ok
     }
 

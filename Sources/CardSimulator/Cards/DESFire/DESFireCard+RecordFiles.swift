@@ -15,14 +15,17 @@ extension DESFireCard {
         guard offset + length <= state.recordSize else { throw .boundaryError }
         // A record file cleared in this transaction takes no new record before the commit.
         guard !transaction.clearedRecordFiles.contains(file.number) else { throw .permissionDenied }
-        if transaction.newRecords[file.number] == nil, file.type == .linearRecord, state.records.count >= state.maxRecords {
+        if transaction.newRecords[file.number] == nil, file.type == .linearRecord,
+            state.records.count >= state.maxRecords
+        {
             throw .boundaryError
         }
         let mode = communicationMode(of: file, access)
         let expected = 7 + DESFireSecureMessaging.protectedLength(length, mode: mode, session: session)
         if data.count < expected { return DESFireReply(needsMoreData: expected) }
         let content = try DESFireSecureMessaging.unwrapCommand(
-            header: [0x3B] + data.prefix(7), protected: Array(data[7...]), plainLength: length, mode: mode, session: &session)
+            header: [0x3B] + data.prefix(7), protected: Array(data[7...]), plainLength: length, mode: mode,
+            session: &session)
         var record = transaction.newRecords[file.number] ?? [UInt8](repeating: 0, count: state.recordSize)
         record.replaceSubrange(offset..<offset + length, with: content)
         transaction.newRecords[file.number] = record

@@ -7,7 +7,8 @@ extension DESFireCard {
         guard file.type == .value, let state = file.valueState else { throw .parameterError }
         let rights = file.accessRights
         let access = try grant([rights.read, rights.write, rights.readWrite])
-        return DESFireReply(data: DESFireBytes.le32(state.value), protection: protection(communicationMode(of: file, access)))
+        return DESFireReply(
+            data: DESFireBytes.le32(state.value), protection: protection(communicationMode(of: file, access)))
     }
 
     /// Credit (0C, R/W right), Debit (DC, Read/Write/R/W), LimitedCredit (1C, Write/R/W):
@@ -18,14 +19,16 @@ extension DESFireCard {
         let file = try lookUpFile(data[0])
         guard file.type == .value, let state = file.valueState else { throw .parameterError }
         let rights = file.accessRights
-        let allowed: [UInt8] = switch ins {
-        case 0x0C: [rights.readWrite]
-        case 0xDC: [rights.read, rights.write, rights.readWrite]
-        default: [rights.write, rights.readWrite]
-        }
+        let allowed: [UInt8] =
+            switch ins {
+            case 0x0C: [rights.readWrite]
+            case 0xDC: [rights.read, rights.write, rights.readWrite]
+            default: [rights.write, rights.readWrite]
+            }
         let access = try grant(allowed)
         let amountBytes = try DESFireSecureMessaging.unwrapCommand(
-            header: [ins, data[0]], protected: Array(data[1...]), plainLength: 4, mode: communicationMode(of: file, access), session: &session)
+            header: [ins, data[0]], protected: Array(data[1...]), plainLength: 4,
+            mode: communicationMode(of: file, access), session: &session)
         let amount = Int64(DESFireBytes.readLE32(amountBytes, at: 0))
         guard amount >= 0 else { throw .parameterError }
         var change = transaction.valueChanges[file.number] ?? DESFireTransaction.ValueChange()

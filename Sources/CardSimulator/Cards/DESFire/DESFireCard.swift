@@ -139,8 +139,9 @@ public struct DESFireCard: PersistentVirtualCard {
         allocatedMemory = try container.decode(Int.self, forKey: .allocatedMemory)
         randomState = try container.decode(UInt64.self, forKey: .randomState)
         productionBatch = try container.decode([UInt8].self, forKey: .productionBatch)
-        try Self.validatePersistentState(realUID: realUID, picc: picc, applications: applications,
-                                         allocatedMemory: allocatedMemory, productionBatch: productionBatch)
+        try Self.validatePersistentState(
+            realUID: realUID, picc: picc, applications: applications,
+            allocatedMemory: allocatedMemory, productionBatch: productionBatch)
         if randomUID { currentRandomID = drawRandomID() }
     }
 

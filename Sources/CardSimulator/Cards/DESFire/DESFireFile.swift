@@ -5,7 +5,11 @@
 struct DESFireFile: Codable, Sendable, Hashable {
     /// The file type byte GetFileSettings reports.
     enum FileType: UInt8, Codable, Sendable, Hashable {
-        case standard = 0x00, backup = 0x01, value = 0x02, linearRecord = 0x03, cyclicRecord = 0x04
+        case standard = 0x00
+        case backup = 0x01
+        case value = 0x02
+        case linearRecord = 0x03
+        case cyclicRecord = 0x04
     }
 
     /// Value file parameters and committed value.
@@ -50,7 +54,9 @@ struct DESFireFile: Codable, Sendable, Hashable {
         case .standard, .backup:
             out += DESFireBytes.le24(data.count)
         case .value:
-            let state = valueState ?? ValueState(lower: 0, upper: 0, value: 0, limitedCreditEnabled: false, limitedCreditValue: 0)
+            let state =
+                valueState
+                ?? ValueState(lower: 0, upper: 0, value: 0, limitedCreditEnabled: false, limitedCreditValue: 0)
             out += DESFireBytes.le32(state.lower) + DESFireBytes.le32(state.upper)
             out += DESFireBytes.le32(state.limitedCreditValue) + [state.limitedCreditEnabled ? 0x01 : 0x00]
         case .linearRecord, .cyclicRecord:

@@ -38,8 +38,10 @@ enum DESFireSecureMessaging {
     /// Verifies and strips the protection of a command's data part. `header` is the clear part
     /// (command byte first) the EV1 CMAC and CRC32 cover; `protected` follows it on the wire;
     /// `plainLength` is the expected data length.
-    static func unwrapCommand(header: [UInt8], protected: [UInt8], plainLength: Int, mode: DESFireCommunicationMode,
-                              session: inout DESFireSession?) throws(DESFireCardStatus) -> [UInt8] {
+    static func unwrapCommand(
+        header: [UInt8], protected: [UInt8], plainLength: Int, mode: DESFireCommunicationMode,
+        session: inout DESFireSession?
+    ) throws(DESFireCardStatus) -> [UInt8] {
         guard var active = session else {
             guard protected.count == plainLength else { throw .lengthError }
             return protected
@@ -68,13 +70,15 @@ enum DESFireSecureMessaging {
             }
             let data = Array(plain.prefix(plainLength))
             guard Array(plain[plainLength..<plainLength + 2]) == CRC16A.bytes(data),
-                  plain[(plainLength + 2)...].allSatisfy({ $0 == 0 }) else { throw .integrityError }
+                plain[(plainLength + 2)...].allSatisfy({ $0 == 0 })
+            else { throw .integrityError }
             return data
         case (.enciphered, .ev1):
             let plain = try decipherEV1(protected, session: &active)
             let data = Array(plain.prefix(plainLength))
             guard Array(plain[plainLength..<plainLength + 4]) == DESFireCRC32.bytes(header + data),
-                  plain[(plainLength + 4)...].allSatisfy({ $0 == 0 }) else { throw .integrityError }
+                plain[(plainLength + 4)...].allSatisfy({ $0 == 0 })
+            else { throw .integrityError }
             return data
         }
     }
@@ -97,8 +101,10 @@ enum DESFireSecureMessaging {
     }
 
     /// Protects response data of a successful command (final status 00).
-    static func wrapResponse(_ data: [UInt8], protection: DESFireReply.Protection,
-                             session: inout DESFireSession?) throws(DESFireCardStatus) -> [UInt8] {
+    static func wrapResponse(
+        _ data: [UInt8], protection: DESFireReply.Protection,
+        session: inout DESFireSession?
+    ) throws(DESFireCardStatus) -> [UInt8] {
         guard var active = session else { return data }
         defer { session = active }
         switch (protection, active.mode) {

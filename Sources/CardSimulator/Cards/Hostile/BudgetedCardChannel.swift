@@ -24,11 +24,13 @@ public actor BudgetedCardChannel: CardChannel {
         public let header: [UInt8]
 
         public var description: String {
-            let what = switch limit {
-            case .apdus(let budget): "more than \(budget) APDUs"
-            case .deadline(let duration): "longer than \(duration)"
-            }
-            return "session took \(what) (at \(header.map { String($0, radix: 16, uppercase: true) }.joined(separator: " ")))"
+            let what =
+                switch limit {
+                case .apdus(let budget): "more than \(budget) APDUs"
+                case .deadline(let duration): "longer than \(duration)"
+                }
+            return
+                "session took \(what) (at \(header.map { String($0, radix: 16, uppercase: true) }.joined(separator: " ")))"
         }
     }
 

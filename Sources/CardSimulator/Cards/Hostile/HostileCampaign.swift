@@ -39,9 +39,11 @@ public struct HostileCampaign: Sendable {
 
         /// One line: the counts, the expected errors by type, the time.
         public var summaryLine: String {
-            let errors = expectedErrors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            let errors = expectedErrors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(
+                separator: ", ")
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            return "\(name): \(sessions) sessions, \(apdus) APDUs in \(String(format: "%.1f", seconds)) s: \(successes) succeeded, "
+            return
+                "\(name): \(sessions) sessions, \(apdus) APDUs in \(String(format: "%.1f", seconds)) s: \(successes) succeeded, "
                 + "\(sessions - successes - failureCount) expected errors (\(errors)), \(failureCount) failures"
         }
 
@@ -69,8 +71,10 @@ public struct HostileCampaign: Sendable {
     /// Sessions run at the same time.
     public let parallelism: Int
 
-    public init(name: String, sessions: Int, firstSeed: UInt64 = 1, budget: Int = 2_000, deadline: Duration = .seconds(10),
-                parallelism: Int = 2) {
+    public init(
+        name: String, sessions: Int, firstSeed: UInt64 = 1, budget: Int = 2_000, deadline: Duration = .seconds(10),
+        parallelism: Int = 2
+    ) {
         self.name = name
         self.sessions = max(0, sessions)
         self.firstSeed = firstSeed
@@ -82,16 +86,20 @@ public struct HostileCampaign: Sendable {
     /// The number of sessions to run: `CARDFLOW_CAMPAIGN_SESSIONS` when set (a whole number),
     /// else `defaultCount`, so CI stays quick and a long run is one variable away.
     public static func sessionCount(default defaultCount: Int) -> Int {
-        guard let text = ProcessInfo.processInfo.environment["CARDFLOW_CAMPAIGN_SESSIONS"], let count = Int(text), count >= 0 else {
+        guard let text = ProcessInfo.processInfo.environment["CARDFLOW_CAMPAIGN_SESSIONS"], let count = Int(text),
+            count >= 0
+        else {
             return defaultCount
         }
         return count
     }
 
     /// Runs `session` once per seed on a ``BudgetedCardChannel`` over `card(seed)`.
-    public func run(card: @escaping @Sendable (UInt64) -> any VirtualCard,
-                    isExpected: @escaping @Sendable (any Error) -> Bool,
-                    session: @escaping @Sendable (any CardChannel, UInt64) async throws -> Void) async -> Report {
+    public func run(
+        card: @escaping @Sendable (UInt64) -> any VirtualCard,
+        isExpected: @escaping @Sendable (any Error) -> Bool,
+        session: @escaping @Sendable (any CardChannel, UInt64) async throws -> Void
+    ) async -> Report {
         let started = ContinuousClock.now
         let lanes = min(parallelism, max(sessions, 1))
         var report = await withTaskGroup(of: Report.self) { group in
@@ -118,25 +126,35 @@ public struct HostileCampaign: Sendable {
     /// Runs `session` against `wrapped(seed)` spoiled by a ``HostileCard``: `hostilePercent` of
     /// its answers replaced by hostile ones (with the default sticky modes), or none at all when
     /// `hostilePercent` is 0 — the control run that shows the sessions reach deep into the client.
-    public func run(spoiling hostilePercent: Int, of wrapped: @escaping @Sendable (UInt64) -> any VirtualCard,
-                    isExpected: @escaping @Sendable (any Error) -> Bool,
-                    session: @escaping @Sendable (any CardChannel, UInt64) async throws -> Void) async -> Report {
-        await run(card: { seed in
-            let configuration = hostilePercent == 0
-                ? HostileCardConfiguration(seed: seed, hostilePercent: 0, stickyPercent: 0)
-                : HostileCardConfiguration(seed: seed, hostilePercent: hostilePercent)
-            return HostileCard(configuration: configuration, wrapping: wrapped(seed))
-        }, isExpected: isExpected, session: session)
+    public func run(
+        spoiling hostilePercent: Int, of wrapped: @escaping @Sendable (UInt64) -> any VirtualCard,
+        isExpected: @escaping @Sendable (any Error) -> Bool,
+        session: @escaping @Sendable (any CardChannel, UInt64) async throws -> Void
+    ) async -> Report {
+        await run(
+            card: { seed in
+                let configuration =
+                    hostilePercent == 0
+                    ? HostileCardConfiguration(seed: seed, hostilePercent: 0, stickyPercent: 0)
+                    : HostileCardConfiguration(seed: seed, hostilePercent: hostilePercent)
+                return HostileCard(configuration: configuration, wrapping: wrapped(seed))
+            }, isExpected: isExpected, session: session)
     }
 
     /// Runs `session` against cards that only misbehave (no card behind the ``HostileCard``).
-    public func runAgainstHostileCardsOnly(isExpected: @escaping @Sendable (any Error) -> Bool,
-                                           session: @escaping @Sendable (any CardChannel, UInt64) async throws -> Void) async -> Report {
-        await run(card: { seed in HostileCard(configuration: HostileCardConfiguration(seed: seed)) }, isExpected: isExpected, session: session)
+    public func runAgainstHostileCardsOnly(
+        isExpected: @escaping @Sendable (any Error) -> Bool,
+        session: @escaping @Sendable (any CardChannel, UInt64) async throws -> Void
+    ) async -> Report {
+        await run(
+            card: { seed in HostileCard(configuration: HostileCardConfiguration(seed: seed)) }, isExpected: isExpected,
+            session: session)
     }
 
-    private func runOne(seed: UInt64, card: @Sendable (UInt64) -> any VirtualCard, isExpected: @Sendable (any Error) -> Bool,
-                        session: @Sendable (any CardChannel, UInt64) async throws -> Void) async -> Report {
+    private func runOne(
+        seed: UInt64, card: @Sendable (UInt64) -> any VirtualCard, isExpected: @Sendable (any Error) -> Bool,
+        session: @Sendable (any CardChannel, UInt64) async throws -> Void
+    ) async -> Report {
         var report = Report(name: name)
         report.sessions = 1
         let channel = BudgetedCardChannel(card: card(seed), budget: budget, deadline: deadline)
@@ -149,7 +167,10 @@ public struct HostileCampaign: Sendable {
         if let exceeded = await channel.limitExceeded {
             // Whatever the client made of it, the session went over its limits.
             report.failureCount = 1
-            report.failures = [Failure(seed: seed, reason: "\(exceeded)" + (outcome.map { ", ended with \(type(of: $0)): \($0)" } ?? ""))]
+            report.failures = [
+                Failure(
+                    seed: seed, reason: "\(exceeded)" + (outcome.map { ", ended with \(type(of: $0)): \($0)" } ?? ""))
+            ]
         } else if let error = outcome {
             if isExpected(error) {
                 report.expectedErrors[String(describing: type(of: error))] = 1

@@ -44,7 +44,9 @@ public struct HostileCard: VirtualCard {
         } else {
             // Sometimes an ISO 15693-looking UID, so clients take their vicinity-tag paths.
             let bits = random.next()
-            uid = bits & 3 == 0 ? [0xE0, 0x04] + (0..<6).map { UInt8(truncatingIfNeeded: bits >> (8 * UInt64($0 + 1))) }
+            uid =
+                bits & 3 == 0
+                ? [0xE0, 0x04] + (0..<6).map { UInt8(truncatingIfNeeded: bits >> (8 * UInt64($0 + 1))) }
                 : [0x04] + (0..<6).map { UInt8(truncatingIfNeeded: bits >> (8 * UInt64($0 + 1))) }
             technology = bits & 3 == 0 ? .icodeSLI : .desfireTypeA
         }
@@ -66,7 +68,9 @@ public struct HostileCard: VirtualCard {
             return stickyAnswer(stickyMode)
         }
         let hostile = wrapped == nil || chance(percent: configuration.hostilePercent)
-        guard hostile, let kind = configuration.answers.sorted(by: { $0.rawValue < $1.rawValue }).randomElement(using: &random) else {
+        guard hostile,
+            let kind = configuration.answers.sorted(by: { $0.rawValue < $1.rawValue }).randomElement(using: &random)
+        else {
             return correctAnswer(to: command)
         }
         hostileAnswerCount += 1
@@ -99,27 +103,37 @@ public struct HostileCard: VirtualCard {
         case .empty: return []
         case .halfStatus: return [[0x90, 0x61, 0x6C, 0x91, 0x6A].randomElement(using: &random)!]
         case .successWithoutData: return [0x90, 0x00]
-        case .successShort: return randomBytes(expected > 1 ? Int.random(in: 1..<expected, using: &random) : 0) + [0x90, 0x00]
+        case .successShort:
+            return randomBytes(expected > 1 ? Int.random(in: 1..<expected, using: &random) : 0) + [0x90, 0x00]
         case .successOversized:
             let most = max(expected + 1, configuration.maxResponseLength)
             let count = chance(percent: 25) ? most : Int.random(in: (expected + 1)...most, using: &random)
             return randomBytes(count) + [0x90, 0x00]
         case .successGarbage: return randomBytes(expected) + [0x90, 0x00]
         case .wrongStatus:
-            let known: [[UInt8]] = [[0x67, 0x00], [0x69, 0x82], [0x69, 0x85], [0x6A, 0x82], [0x6A, 0x86], [0x6D, 0x00],
-                                    [0x6E, 0x00], [0x6F, 0x00], [0x6A, 0x80], [0x65, 0x81], [0x64, 0x00], [0x6B, 0x00]]
+            let known: [[UInt8]] = [
+                [0x67, 0x00], [0x69, 0x82], [0x69, 0x85], [0x6A, 0x82], [0x6A, 0x86], [0x6D, 0x00],
+                [0x6E, 0x00], [0x6F, 0x00], [0x6A, 0x80], [0x65, 0x81], [0x64, 0x00], [0x6B, 0x00],
+            ]
             let status = chance(percent: 50) ? known.randomElement(using: &random)! : randomBytes(2)
             return (chance(percent: 20) ? randomBytes(Int.random(in: 1...8, using: &random)) : []) + status
         case .warning:
-            let status: [UInt8] = [[0x62, 0x82], [0x62, 0x83], [0x63, 0x00], [0x63, 0xC0 | UInt8.random(in: 0...15, using: &random)]]
-                .randomElement(using: &random)!
+            let status: [UInt8] = [
+                [0x62, 0x82], [0x62, 0x83], [0x63, 0x00], [0x63, 0xC0 | UInt8.random(in: 0...15, using: &random)],
+            ]
+            .randomElement(using: &random)!
             return (chance(percent: 50) ? randomBytes(Int.random(in: 0...expected, using: &random)) : []) + status
         case .moreData:
-            return (chance(percent: 30) ? randomBytes(Int.random(in: 1...32, using: &random)) : []) + [0x61, randomByte()]
+            return (chance(percent: 30) ? randomBytes(Int.random(in: 1...32, using: &random)) : []) + [
+                0x61, randomByte(),
+            ]
         case .wrongLe: return [0x6C, randomByte()]
         case .additionalFrame: return randomBytes(Int.random(in: 0...59, using: &random)) + [0x91, 0xAF]
         case .desfireStatus:
-            let known: [UInt8] = [0x00, 0x0C, 0x0E, 0x1C, 0x1E, 0x40, 0x7E, 0x9D, 0x9E, 0xA0, 0xA1, 0xAE, 0xBE, 0xC1, 0xCA, 0xCD, 0xDE, 0xEE, 0xF0, 0xF1]
+            let known: [UInt8] = [
+                0x00, 0x0C, 0x0E, 0x1C, 0x1E, 0x40, 0x7E, 0x9D, 0x9E, 0xA0, 0xA1, 0xAE, 0xBE, 0xC1, 0xCA, 0xCD, 0xDE,
+                0xEE, 0xF0, 0xF1,
+            ]
             let code = chance(percent: 70) ? known.randomElement(using: &random)! : randomByte()
             return (chance(percent: 30) ? randomBytes(Int.random(in: 1...40, using: &random)) : []) + [0x91, code]
         case .garbage: return randomBytes(Int.random(in: 0...300, using: &random))
@@ -144,7 +158,8 @@ public struct HostileCard: VirtualCard {
         let dataCount = bytes.count - 2
         switch Int.random(in: 0..<5, using: &random) {
         case 0 where dataCount > 0:
-            bytes[Int.random(in: 0..<dataCount, using: &random)] = [0x00, 0xFF, randomByte()].randomElement(using: &random)!
+            bytes[Int.random(in: 0..<dataCount, using: &random)] = [0x00, 0xFF, randomByte()].randomElement(
+                using: &random)!
         case 1 where dataCount > 0:
             bytes.removeSubrange(Int.random(in: 0..<dataCount, using: &random)..<dataCount)
         case 2:

@@ -21,9 +21,11 @@ public struct HostileCardConfiguration: Sendable, Hashable {
     ///   - maxResponseLength: clamped to 1...65536.
     ///   - answers: the kinds of hostile answer to draw from.
     ///   - stickyModes: the sticky modes to draw from.
-    public init(seed: UInt64, hostilePercent: Int = 10, stickyPercent: Int = 5, maxResponseLength: Int = 1024,
-                answers: Set<HostileAnswer> = Set(HostileAnswer.allCases),
-                stickyModes: Set<HostileStickyMode> = Set(HostileStickyMode.allCases)) {
+    public init(
+        seed: UInt64, hostilePercent: Int = 10, stickyPercent: Int = 5, maxResponseLength: Int = 1024,
+        answers: Set<HostileAnswer> = Set(HostileAnswer.allCases),
+        stickyModes: Set<HostileStickyMode> = Set(HostileStickyMode.allCases)
+    ) {
         self.seed = seed
         self.hostilePercent = min(max(hostilePercent, 0), 100)
         self.stickyPercent = min(max(stickyPercent, 0), 100)

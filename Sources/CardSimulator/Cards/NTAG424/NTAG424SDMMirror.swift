@@ -14,11 +14,16 @@ enum NTAG424SDMMirror {
     }
 
     static func counterBytes(_ counter: UInt32) -> [UInt8] {
-        [UInt8(truncatingIfNeeded: counter), UInt8(truncatingIfNeeded: counter >> 8), UInt8(truncatingIfNeeded: counter >> 16)]
+        [
+            UInt8(truncatingIfNeeded: counter), UInt8(truncatingIfNeeded: counter >> 8),
+            UInt8(truncatingIfNeeded: counter >> 16),
+        ]
     }
 
     /// SV1 (`C3 3C`) / SV2 (`3C C3`) ‖ 00 01 00 80 [‖ UID] [‖ SDMReadCtr] ‖ zero padding to 16 bytes.
-    static func sessionVector(label: [UInt8], sdm: SimulatedNTAG424SDMSettings, uid: [UInt8], counter: UInt32) -> [UInt8] {
+    static func sessionVector(label: [UInt8], sdm: SimulatedNTAG424SDMSettings, uid: [UInt8], counter: UInt32)
+        -> [UInt8]
+    {
         var vector = label + [0x00, 0x01, 0x00, 0x80]
         if sdm.mirrorsUID { vector += uid }
         if sdm.mirrorsReadCounter { vector += counterBytes(counter) }
@@ -26,8 +31,10 @@ enum NTAG424SDMMirror {
     }
 
     /// The mirrored image of `file`.
-    static func image(file: [UInt8], sdm: SimulatedNTAG424SDMSettings, uid: [UInt8], counter: UInt32, keys: [[UInt8]],
-                      padding: [UInt8]) throws(CardCryptoError) -> [UInt8] {
+    static func image(
+        file: [UInt8], sdm: SimulatedNTAG424SDMSettings, uid: [UInt8], counter: UInt32, keys: [[UInt8]],
+        padding: [UInt8]
+    ) throws(CardCryptoError) -> [UInt8] {
         var image = file
         func put(_ text: [UInt8], at offset: Int?) {
             guard let offset, offset >= 0, offset + text.count <= image.count else { return }
@@ -37,7 +44,9 @@ enum NTAG424SDMMirror {
 
         if sdm.metaReadKey == 0xE {
             if sdm.mirrorsUID { put(ntag424ASCIIHex(uid), at: sdm.uidOffset) }
-            if sdm.mirrorsReadCounter { put(ntag424ASCIIHex(Array(counterBytes(counter).reversed())), at: sdm.readCounterOffset) }
+            if sdm.mirrorsReadCounter {
+                put(ntag424ASCIIHex(Array(counterBytes(counter).reversed())), at: sdm.readCounterOffset)
+            }
         } else if let metaKey = key(sdm.metaReadKey) {
             var plain = [piccDataTag(sdm)]
             if sdm.mirrorsUID { plain += uid }
@@ -47,11 +56,15 @@ enum NTAG424SDMMirror {
             put(ntag424ASCIIHex(try AES128Cipher(key: metaKey).encryptBlock(plain)), at: sdm.piccDataOffset)
         }
         guard let fileKey = key(sdm.fileReadKey), let macInput = sdm.macInputOffset, let macOffset = sdm.macOffset,
-              macInput <= macOffset, macOffset <= image.count else { return image }
-        let encKey = try AESCMAC.mac(sessionVector(label: [0xC3, 0x3C], sdm: sdm, uid: uid, counter: counter), key: fileKey)
-        let macKey = try AESCMAC.mac(sessionVector(label: [0x3C, 0xC3], sdm: sdm, uid: uid, counter: counter), key: fileKey)
+            macInput <= macOffset, macOffset <= image.count
+        else { return image }
+        let encKey = try AESCMAC.mac(
+            sessionVector(label: [0xC3, 0x3C], sdm: sdm, uid: uid, counter: counter), key: fileKey)
+        let macKey = try AESCMAC.mac(
+            sessionVector(label: [0x3C, 0xC3], sdm: sdm, uid: uid, counter: counter), key: fileKey)
         if sdm.encryptsFileData, let encOffset = sdm.encOffset, let encLength = sdm.encLength,
-           encOffset >= 0, encLength >= 32, encOffset + encLength <= file.count {
+            encOffset >= 0, encLength >= 32, encOffset + encLength <= file.count
+        {
             // The first half of the placeholder is the plaintext; its cryptogram fills the whole.
             let plain = Array(file[encOffset..<encOffset + encLength / 2])
             let cipher = try AES128Cipher(key: encKey)

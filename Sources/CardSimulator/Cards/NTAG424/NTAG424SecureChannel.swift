@@ -23,21 +23,28 @@ struct NTAG424Session: Hashable, Sendable {
     }
 
     /// Session keys from the authentication key and both random numbers.
-    static func keys(key: [UInt8], rndA: [UInt8], rndB: [UInt8]) throws(CardCryptoError) -> (enc: [UInt8], mac: [UInt8]) {
-        (try AESCMAC.mac(sessionVector(label: [0xA5, 0x5A], rndA: rndA, rndB: rndB), key: key),
-         try AESCMAC.mac(sessionVector(label: [0x5A, 0xA5], rndA: rndA, rndB: rndB), key: key))
+    static func keys(key: [UInt8], rndA: [UInt8], rndB: [UInt8]) throws(CardCryptoError) -> (enc: [UInt8], mac: [UInt8])
+    {
+        (
+            try AESCMAC.mac(sessionVector(label: [0xA5, 0x5A], rndA: rndA, rndB: rndB), key: key),
+            try AESCMAC.mac(sessionVector(label: [0x5A, 0xA5], rndA: rndA, rndB: rndB), key: key)
+        )
     }
 
-    var counterBytes: [UInt8] { [UInt8(truncatingIfNeeded: commandCounter), UInt8(truncatingIfNeeded: commandCounter >> 8)] }
+    var counterBytes: [UInt8] {
+        [UInt8(truncatingIfNeeded: commandCounter), UInt8(truncatingIfNeeded: commandCounter >> 8)]
+    }
 
     /// IVc = E(SesAuthENCKey, A5 5A ‖ TI ‖ CmdCtr ‖ 0⁸) at the current counter.
     func commandIV() throws(CardCryptoError) -> [UInt8] {
-        try AES128Cipher(key: encryptionKey).encryptBlock([0xA5, 0x5A] + transactionIdentifier + counterBytes + [UInt8](repeating: 0, count: 8))
+        try AES128Cipher(key: encryptionKey).encryptBlock(
+            [0xA5, 0x5A] + transactionIdentifier + counterBytes + [UInt8](repeating: 0, count: 8))
     }
 
     /// IVr = E(SesAuthENCKey, 5A A5 ‖ TI ‖ CmdCtr ‖ 0⁸), taken after the counter moved on.
     func responseIV() throws(CardCryptoError) -> [UInt8] {
-        try AES128Cipher(key: encryptionKey).encryptBlock([0x5A, 0xA5] + transactionIdentifier + counterBytes + [UInt8](repeating: 0, count: 8))
+        try AES128Cipher(key: encryptionKey).encryptBlock(
+            [0x5A, 0xA5] + transactionIdentifier + counterBytes + [UInt8](repeating: 0, count: 8))
     }
 
     /// MACt: bytes 1, 3, …, 15 of the CMAC under SesAuthMACKey.

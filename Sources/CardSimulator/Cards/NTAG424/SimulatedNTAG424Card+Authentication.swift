@@ -21,17 +21,23 @@ extension SimulatedNTAG424Card {
 
     /// Part 2: E(Kx, RndA ‖ RndB') → E(Kx, TI ‖ RndA' ‖ PDcap2 ‖ PCDcap2); a new transaction
     /// with CmdCtr 0.
-    mutating func completeAuthenticateFirst(keyNumber: UInt8, rndB: [UInt8], pcdCapabilities: [UInt8],
-                                            token: [UInt8]) throws(NTAG424Status) -> [UInt8] {
+    mutating func completeAuthenticateFirst(
+        keyNumber: UInt8, rndB: [UInt8], pcdCapabilities: [UInt8],
+        token: [UInt8]
+    ) throws(NTAG424Status) -> [UInt8] {
         let key = keys[Int(keyNumber)]
         let rndA = try checkToken(token, rndB: rndB, key: key)
         let transactionIdentifier = randomBytes(4)
         let capabilities = pcdCapabilities + [UInt8](repeating: 0, count: 6 - pcdCapabilities.count)
-        let answer = try encrypt(transactionIdentifier + ByteRotation.rotatedLeft(rndA) + [UInt8](repeating: 0, count: 6)
-                                 + capabilities, key: key)
-        guard let sessionKeys = try? NTAG424Session.keys(key: key, rndA: rndA, rndB: rndB) else { throw .integrityError }
-        session = NTAG424Session(keyNumber: keyNumber, encryptionKey: sessionKeys.enc, macKey: sessionKeys.mac,
-                                 transactionIdentifier: transactionIdentifier, commandCounter: 0)
+        let answer = try encrypt(
+            transactionIdentifier + ByteRotation.rotatedLeft(rndA) + [UInt8](repeating: 0, count: 6)
+                + capabilities, key: key)
+        guard let sessionKeys = try? NTAG424Session.keys(key: key, rndA: rndA, rndB: rndB) else {
+            throw .integrityError
+        }
+        session = NTAG424Session(
+            keyNumber: keyNumber, encryptionKey: sessionKeys.enc, macKey: sessionKeys.mac,
+            transactionIdentifier: transactionIdentifier, commandCounter: 0)
         return answer
     }
 
@@ -49,12 +55,16 @@ extension SimulatedNTAG424Card {
     }
 
     /// Part 2: E(Kx, RndA ‖ RndB') → E(Kx, RndA'); new session keys, same TI and CmdCtr.
-    mutating func completeAuthenticateNonFirst(keyNumber: UInt8, rndB: [UInt8], token: [UInt8]) throws(NTAG424Status) -> [UInt8] {
+    mutating func completeAuthenticateNonFirst(keyNumber: UInt8, rndB: [UInt8], token: [UInt8]) throws(NTAG424Status)
+        -> [UInt8]
+    {
         guard var current = session else { throw .authenticationError }
         let key = keys[Int(keyNumber)]
         let rndA = try checkToken(token, rndB: rndB, key: key)
         let answer = try encrypt(ByteRotation.rotatedLeft(rndA), key: key)
-        guard let sessionKeys = try? NTAG424Session.keys(key: key, rndA: rndA, rndB: rndB) else { throw .integrityError }
+        guard let sessionKeys = try? NTAG424Session.keys(key: key, rndA: rndA, rndB: rndB) else {
+            throw .integrityError
+        }
         current.keyNumber = keyNumber
         current.encryptionKey = sessionKeys.enc
         current.macKey = sessionKeys.mac
@@ -66,7 +76,9 @@ extension SimulatedNTAG424Card {
     /// Deciphers RndA ‖ RndB' and checks RndB' = rol(RndB); returns RndA.
     private func checkToken(_ token: [UInt8], rndB: [UInt8], key: [UInt8]) throws(NTAG424Status) -> [UInt8] {
         guard token.count == 32 else { throw .lengthError }
-        guard let plain = try? AES128Cipher(key: key).decryptCBC(token, iv: Self.zeroIV) else { throw .authenticationError }
+        guard let plain = try? AES128Cipher(key: key).decryptCBC(token, iv: Self.zeroIV) else {
+            throw .authenticationError
+        }
         guard Array(plain[16...]) == ByteRotation.rotatedLeft(rndB) else { throw .authenticationError }
         return Array(plain[..<16])
     }

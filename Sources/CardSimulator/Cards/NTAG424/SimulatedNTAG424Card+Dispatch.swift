@@ -50,10 +50,11 @@ extension SimulatedNTAG424Card {
                 let frame = frames.removeFirst()
                 if !frames.isEmpty { pending = .frames(frames) }
                 return frame + [0x91, frames.isEmpty ? 0x00 : 0xAF]
-            case let .authenticateFirst(keyNumber, rndB, pcdCapabilities):
-                return try completeAuthenticateFirst(keyNumber: keyNumber, rndB: rndB, pcdCapabilities: pcdCapabilities, token: data)
+            case .authenticateFirst(let keyNumber, let rndB, let pcdCapabilities):
+                return try completeAuthenticateFirst(
+                    keyNumber: keyNumber, rndB: rndB, pcdCapabilities: pcdCapabilities, token: data)
                     + [0x91, 0x00]
-            case let .authenticateNonFirst(keyNumber, rndB):
+            case .authenticateNonFirst(let keyNumber, let rndB):
                 return try completeAuthenticateNonFirst(keyNumber: keyNumber, rndB: rndB, token: data) + [0x91, 0x00]
             }
         } catch {
@@ -93,7 +94,8 @@ extension SimulatedNTAG424Card {
     /// plain data, data ‖ MACt, or E(data ‖ padding) ‖ MACt. Outside a session only plain is
     /// possible (callers refuse MAC and Full without one).
     func unwrapCommand(ins: UInt8, _ data: [UInt8], headerLength: Int, mode: SimulatedNTAG424CommunicationMode)
-        throws(NTAG424Status) -> (header: [UInt8], payload: [UInt8]) {
+        throws(NTAG424Status) -> (header: [UInt8], payload: [UInt8])
+    {
         guard data.count >= headerLength else { throw .lengthError }
         let header = Array(data[..<headerLength])
         guard let session, mode != .plain else { return (header, Array(data[headerLength...])) }
@@ -104,16 +106,19 @@ extension SimulatedNTAG424Card {
         let protected = Array(body[headerLength...])
         guard mode == .full, !protected.isEmpty else { return (header, protected) }
         guard protected.count % 16 == 0,
-              let iv = try? session.commandIV(),
-              let plain = try? AES128Cipher(key: session.encryptionKey).decryptCBC(protected, iv: iv),
-              let payload = BlockPadding.removingISO9797Method2(plain),
-              plain.count - payload.count <= 16 else { throw .integrityError }
+            let iv = try? session.commandIV(),
+            let plain = try? AES128Cipher(key: session.encryptionKey).decryptCBC(protected, iv: iv),
+            let payload = BlockPadding.removingISO9797Method2(plain),
+            plain.count - payload.count <= 16
+        else { throw .integrityError }
         return (header, payload)
     }
 
     /// Protects an answer in `mode` and moves the command counter on (every command of a
     /// session counts, plain ones too). Without a session the answer is plain.
-    mutating func wrapResponse(_ data: [UInt8], mode: SimulatedNTAG424CommunicationMode) throws(NTAG424Status) -> [UInt8] {
+    mutating func wrapResponse(_ data: [UInt8], mode: SimulatedNTAG424CommunicationMode) throws(NTAG424Status)
+        -> [UInt8]
+    {
         guard var current = session else { return data }
         current.commandCounter &+= 1
         session = current
@@ -127,8 +132,9 @@ extension SimulatedNTAG424Card {
             var body: [UInt8] = []
             if !data.isEmpty {
                 guard let iv = try? current.responseIV(),
-                      let cipher = try? AES128Cipher(key: current.encryptionKey).encryptCBC(
-                        BlockPadding.iso9797Method2(data, blockSize: 16), iv: iv) else { throw .integrityError }
+                    let cipher = try? AES128Cipher(key: current.encryptionKey).encryptCBC(
+                        BlockPadding.iso9797Method2(data, blockSize: 16), iv: iv)
+                else { throw .integrityError }
                 body = cipher
             }
             guard let mac = try? current.responseMAC(body) else { throw .integrityError }
@@ -151,7 +157,9 @@ extension SimulatedNTAG424Card {
     /// How a command whose right is one of `conditions` runs: through the session's key in
     /// the file's mode, for free in plain, or not at all (`9D` when every condition is never,
     /// `AE` when a key is needed that the session does not hold).
-    func grant(_ conditions: [UInt8], fileMode: SimulatedNTAG424CommunicationMode) throws(NTAG424Status) -> SimulatedNTAG424CommunicationMode {
+    func grant(_ conditions: [UInt8], fileMode: SimulatedNTAG424CommunicationMode) throws(NTAG424Status)
+        -> SimulatedNTAG424CommunicationMode
+    {
         if let session, conditions.contains(session.keyNumber) {
             guard session.commandCounter < 0xFFFF else { throw .commandAborted }
             return fileMode

@@ -92,8 +92,11 @@ extension SimulatedNTAG424Card {
         guard counter < (sdm.readCounterLimit ?? 0xFF_FFFF), counter < 0xFF_FFFF else { throw .permissionDenied }
         files[1].sdmReadCounter = counter + 1
         let padding = sdm.metaReadKey <= 4 ? randomBytes(NTAG424SDMMirror.piccDataPaddingLength(sdm)) : []
-        guard let image = try? NTAG424SDMMirror.image(file: files[1].data, sdm: sdm, uid: realUID, counter: counter + 1,
-                                                      keys: keys, padding: padding) else { throw .integrityError }
+        guard
+            let image = try? NTAG424SDMMirror.image(
+                file: files[1].data, sdm: sdm, uid: realUID, counter: counter + 1,
+                keys: keys, padding: padding)
+        else { throw .integrityError }
         sdmImage = image
         return image
     }
@@ -140,7 +143,8 @@ extension SimulatedNTAG424Card {
     private mutating func binaryTarget(_ apdu: ISO7816CommandAPDU) -> (index: Int, offset: Int)? {
         if apdu.p1 & 0x80 != 0 {
             guard applicationSelected, apdu.p1 & 0x60 == 0,
-                  let index = files.firstIndex(where: { $0.number == apdu.p1 & 0x1F }) else { return nil }
+                let index = files.firstIndex(where: { $0.number == apdu.p1 & 0x1F })
+            else { return nil }
             if selectedFile != files[index].number { sdmImage = nil }
             selectedFile = files[index].number
             return (index, Int(apdu.p2))
@@ -155,7 +159,8 @@ extension SimulatedNTAG424Card {
         guard let target = binaryTarget(apdu) else { return apdu.p1 & 0x80 != 0 ? [0x6A, 0x82] : [0x69, 0x86] }
         let (index, offset) = target
         let rights = files[index].settings.accessRights
-        guard rights.read == SimulatedNTAG424AccessRights.free || rights.readWrite == SimulatedNTAG424AccessRights.free else { return [0x69, 0x82] }
+        guard rights.read == SimulatedNTAG424AccessRights.free || rights.readWrite == SimulatedNTAG424AccessRights.free
+        else { return [0x69, 0x82] }
         let size = files[index].data.count
         guard offset < size else { return [0x6B, 0x00] }
         let content: [UInt8]
@@ -166,7 +171,8 @@ extension SimulatedNTAG424Card {
             content = files[index].data
         }
         let count = min(wanted, 256, size - offset)
-        return Array(content[offset..<offset + count]) + (count < wanted && !apdu.leIsMaximum ? [0x62, 0x82] : [0x90, 0x00])
+        return Array(content[offset..<offset + count])
+            + (count < wanted && !apdu.leIsMaximum ? [0x62, 0x82] : [0x90, 0x00])
     }
 
     /// ISOUpdateBinary (`00 D6`): free write access only.
@@ -175,8 +181,11 @@ extension SimulatedNTAG424Card {
         guard let target = binaryTarget(apdu) else { return apdu.p1 & 0x80 != 0 ? [0x6A, 0x82] : [0x69, 0x86] }
         let (index, offset) = target
         let rights = files[index].settings.accessRights
-        guard rights.write == SimulatedNTAG424AccessRights.free || rights.readWrite == SimulatedNTAG424AccessRights.free else { return [0x69, 0x82] }
-        guard offset < files[index].data.count, apdu.data.count <= files[index].data.count - offset else { return [0x6B, 0x00] }
+        guard rights.write == SimulatedNTAG424AccessRights.free || rights.readWrite == SimulatedNTAG424AccessRights.free
+        else { return [0x69, 0x82] }
+        guard offset < files[index].data.count, apdu.data.count <= files[index].data.count - offset else {
+            return [0x6B, 0x00]
+        }
         files[index].data.replaceSubrange(offset..<offset + apdu.data.count, with: apdu.data)
         if files[index].number == 2 { sdmImage = nil }
         return [0x90, 0x00]

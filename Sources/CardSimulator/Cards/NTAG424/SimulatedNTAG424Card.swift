@@ -40,8 +40,10 @@ public struct SimulatedNTAG424Card: PersistentVirtualCard {
     /// The factory capability container (NT4H2421Gx §8.2.2): NDEF file E104 (256 bytes, free
     /// read and write) and proprietary file E105 (128 bytes, read and write with keys 2 and 3).
     public static let factoryCapabilityContainer: [UInt8] =
-        [0x00, 0x17, 0x20, 0x01, 0x00, 0x00, 0xFF, 0x04, 0x06, 0xE1, 0x04, 0x01, 0x00, 0x00, 0x00,
-         0x05, 0x06, 0xE1, 0x05, 0x00, 0x80, 0x82, 0x83] + [UInt8](repeating: 0, count: 9)
+        [
+            0x00, 0x17, 0x20, 0x01, 0x00, 0x00, 0xFF, 0x04, 0x06, 0xE1, 0x04, 0x01, 0x00, 0x00, 0x00,
+            0x05, 0x06, 0xE1, 0x05, 0x00, 0x80, 0x82, 0x83,
+        ] + [UInt8](repeating: 0, count: 9)
     /// The NTAG 424 DNA ATS `06 77 77 71 02 80` (FSCI 7: 128-byte frames).
     public static let technology: ContactlessTechnology = .isoDepTypeA(ats: [0x06, 0x77, 0x77, 0x71, 0x02, 0x80])
 
@@ -64,9 +66,11 @@ public struct SimulatedNTAG424Card: PersistentVirtualCard {
         public var randomID: Bool
 
         /// The factory configuration (keys 16 × 00, version 00, empty NDEF file).
-        public init(uid: [UInt8]? = nil, keys: [[UInt8]] = Array(repeating: [UInt8](repeating: 0, count: 16), count: 5),
-                    keyVersions: [UInt8] = [0, 0, 0, 0, 0], ndefFile: [UInt8] = [],
-                    ndefFileSettings: SimulatedNTAG424FileSettings? = nil, sdmReadCounter: UInt32 = 0, randomID: Bool = false) {
+        public init(
+            uid: [UInt8]? = nil, keys: [[UInt8]] = Array(repeating: [UInt8](repeating: 0, count: 16), count: 5),
+            keyVersions: [UInt8] = [0, 0, 0, 0, 0], ndefFile: [UInt8] = [],
+            ndefFileSettings: SimulatedNTAG424FileSettings? = nil, sdmReadCounter: UInt32 = 0, randomID: Bool = false
+        ) {
             self.uid = uid
             self.keys = keys
             self.keyVersions = keyVersions
@@ -150,7 +154,8 @@ public struct SimulatedNTAG424Card: PersistentVirtualCard {
             realUID = uid
         }
         guard configuration.keys.count == 5, configuration.keys.allSatisfy({ $0.count == 16 }),
-              configuration.keyVersions.count == 5 else { throw .invalidKeys }
+            configuration.keyVersions.count == 5
+        else { throw .invalidKeys }
         keys = configuration.keys
         keyVersions = configuration.keyVersions
         guard configuration.ndefFile.count <= 256 else { throw .ndefFileTooLong }
@@ -169,13 +174,17 @@ public struct SimulatedNTAG424Card: PersistentVirtualCard {
     public func fileContent(_ fileNumber: UInt8) -> [UInt8]? { files.first { $0.number == fileNumber }?.data }
 
     /// The settings of file 1, 2 or 3.
-    public func fileSettings(_ fileNumber: UInt8) -> SimulatedNTAG424FileSettings? { files.first { $0.number == fileNumber }?.settings }
+    public func fileSettings(_ fileNumber: UInt8) -> SimulatedNTAG424FileSettings? {
+        files.first { $0.number == fileNumber }?.settings
+    }
 
     /// The NDEF file's SDMReadCtr.
     public var sdmReadCounter: UInt32 { files[1].sdmReadCounter }
 
     /// The version of key 0–4.
-    public func keyVersion(_ keyNumber: Int) -> UInt8? { keyVersions.indices.contains(keyNumber) ? keyVersions[keyNumber] : nil }
+    public func keyVersion(_ keyNumber: Int) -> UInt8? {
+        keyVersions.indices.contains(keyNumber) ? keyVersions[keyNumber] : nil
+    }
 
     /// Field on: nothing selected, no session, no pending frames, the SDM mirror recounted at
     /// the next read, and with random ID on a new ID.
@@ -207,7 +216,9 @@ public struct SimulatedNTAG424Card: PersistentVirtualCard {
         var out: [UInt8] = []
         var block: UInt8 = 0
         while out.count < 56 {
-            out += (try? AESCMAC.mac(uid + [block], key: Array("NTAG424 sim sig.".utf8))) ?? [UInt8](repeating: block, count: 16)
+            out +=
+                (try? AESCMAC.mac(uid + [block], key: Array("NTAG424 sim sig.".utf8)))
+                ?? [UInt8](repeating: block, count: 16)
             block &+= 1
         }
         return Array(out.prefix(56))
@@ -215,17 +226,21 @@ public struct SimulatedNTAG424Card: PersistentVirtualCard {
 
     /// Test hook: continue a session whose keys a publication gives directly (AN12196 Tables 7,
     /// 27, 28 print session keys without the authentication that made them).
-    mutating func installSession(keyNumber: UInt8, encryptionKey: [UInt8], macKey: [UInt8],
-                                 transactionIdentifier: [UInt8], commandCounter: UInt16 = 0) {
+    mutating func installSession(
+        keyNumber: UInt8, encryptionKey: [UInt8], macKey: [UInt8],
+        transactionIdentifier: [UInt8], commandCounter: UInt16 = 0
+    ) {
         applicationSelected = true
-        session = NTAG424Session(keyNumber: keyNumber, encryptionKey: encryptionKey, macKey: macKey,
-                                 transactionIdentifier: transactionIdentifier, commandCounter: commandCounter)
+        session = NTAG424Session(
+            keyNumber: keyNumber, encryptionKey: encryptionKey, macKey: macKey,
+            transactionIdentifier: transactionIdentifier, commandCounter: commandCounter)
     }
 
     /// Test hook: replace a file's settings without a command (validated like ChangeFileSettings).
     mutating func setFileSettings(_ settings: SimulatedNTAG424FileSettings, file number: UInt8) -> Bool {
         guard let index = files.firstIndex(where: { $0.number == number }),
-              (try? settings.validate(fileNumber: number, fileSize: files[index].data.count)) != nil else { return false }
+            (try? settings.validate(fileNumber: number, fileSize: files[index].data.count)) != nil
+        else { return false }
         files[index].settings = settings
         return true
     }
@@ -250,13 +265,19 @@ public struct SimulatedNTAG424Card: PersistentVirtualCard {
         productionBatch = try container.decode([UInt8].self, forKey: .productionBatch)
         let factory = NTAG424File.factoryFiles
         guard realUID.count == 7, keys.count == 5, keys.allSatisfy({ $0.count == 16 }), keyVersions.count == 5,
-              productionBatch.count == 5, files.count == factory.count,
-              zip(files, factory).allSatisfy({ $0.number == $1.number && $0.isoID == $1.isoID && $0.data.count == $1.data.count }),
-              files.allSatisfy({ $0.sdmReadCounter <= 0xFF_FFFF
-                  && (try? $0.settings.validate(fileNumber: $0.number, fileSize: $0.data.count)) != nil })
+            productionBatch.count == 5, files.count == factory.count,
+            zip(files, factory).allSatisfy({
+                $0.number == $1.number && $0.isoID == $1.isoID && $0.data.count == $1.data.count
+            }),
+            files.allSatisfy({
+                $0.sdmReadCounter <= 0xFF_FFFF
+                    && (try? $0.settings.validate(fileNumber: $0.number, fileSize: $0.data.count)) != nil
+            })
         else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
-                                                    debugDescription: "not a state an NTAG 424 DNA can be in"))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "not a state an NTAG 424 DNA can be in"))
         }
         if randomIDEnabled { currentRandomID = [0x08] + randomBytes(3) }
     }
@@ -284,12 +305,17 @@ struct NTAG424File: Hashable, Codable, Sendable {
     var sdmReadCounter: UInt32 = 0
 
     static let factoryFiles: [NTAG424File] = [
-        NTAG424File(number: 1, isoID: 0xE103, data: SimulatedNTAG424Card.factoryCapabilityContainer,
-                    settings: .init(communicationMode: .plain, accessRights: .init(read: 0xE, write: 0, readWrite: 0, change: 0))),
-        NTAG424File(number: 2, isoID: 0xE104, data: [UInt8](repeating: 0, count: 256),
-                    settings: .init(communicationMode: .plain, accessRights: .init(read: 0xE, write: 0xE, readWrite: 0xE, change: 0))),
-        NTAG424File(number: 3, isoID: 0xE105, data: [UInt8](repeating: 0, count: 128),
-                    settings: .init(communicationMode: .full, accessRights: .init(read: 2, write: 3, readWrite: 3, change: 0))),
+        NTAG424File(
+            number: 1, isoID: 0xE103, data: SimulatedNTAG424Card.factoryCapabilityContainer,
+            settings: .init(
+                communicationMode: .plain, accessRights: .init(read: 0xE, write: 0, readWrite: 0, change: 0))),
+        NTAG424File(
+            number: 2, isoID: 0xE104, data: [UInt8](repeating: 0, count: 256),
+            settings: .init(
+                communicationMode: .plain, accessRights: .init(read: 0xE, write: 0xE, readWrite: 0xE, change: 0))),
+        NTAG424File(
+            number: 3, isoID: 0xE105, data: [UInt8](repeating: 0, count: 128),
+            settings: .init(communicationMode: .full, accessRights: .init(read: 2, write: 3, readWrite: 3, change: 0))),
     ]
 }
 

@@ -54,11 +54,13 @@ public struct SimulatedNTAG424SDMSettings: Hashable, Codable, Sendable {
     public var macOffset: Int?
 
     /// SDM settings; offsets that the options and keys do not call for must be nil.
-    public init(mirrorsUID: Bool = false, mirrorsReadCounter: Bool = false, readCounterLimit: UInt32? = nil,
-                encryptsFileData: Bool = false, counterRetrievalKey: UInt8 = 0xF, metaReadKey: UInt8 = 0xF,
-                fileReadKey: UInt8 = 0xF, uidOffset: Int? = nil, readCounterOffset: Int? = nil,
-                piccDataOffset: Int? = nil, macInputOffset: Int? = nil, encOffset: Int? = nil,
-                encLength: Int? = nil, macOffset: Int? = nil) {
+    public init(
+        mirrorsUID: Bool = false, mirrorsReadCounter: Bool = false, readCounterLimit: UInt32? = nil,
+        encryptsFileData: Bool = false, counterRetrievalKey: UInt8 = 0xF, metaReadKey: UInt8 = 0xF,
+        fileReadKey: UInt8 = 0xF, uidOffset: Int? = nil, readCounterOffset: Int? = nil,
+        piccDataOffset: Int? = nil, macInputOffset: Int? = nil, encOffset: Int? = nil,
+        encLength: Int? = nil, macOffset: Int? = nil
+    ) {
         self.mirrorsUID = mirrorsUID
         self.mirrorsReadCounter = mirrorsReadCounter
         self.readCounterLimit = readCounterLimit
@@ -96,7 +98,10 @@ public struct SimulatedNTAG424FileSettings: Hashable, Codable, Sendable {
     public var sdm: SimulatedNTAG424SDMSettings?
 
     /// File settings.
-    public init(communicationMode: SimulatedNTAG424CommunicationMode, accessRights: SimulatedNTAG424AccessRights, sdm: SimulatedNTAG424SDMSettings? = nil) {
+    public init(
+        communicationMode: SimulatedNTAG424CommunicationMode, accessRights: SimulatedNTAG424AccessRights,
+        sdm: SimulatedNTAG424SDMSettings? = nil
+    ) {
         self.communicationMode = communicationMode
         self.accessRights = accessRights
         self.sdm = sdm
@@ -118,8 +123,10 @@ public struct SimulatedNTAG424FileSettings: Hashable, Codable, Sendable {
 
     static func sdmBlock(_ sdm: SimulatedNTAG424SDMSettings) -> [UInt8] {
         var out = [sdm.optionsByte] + sdm.accessRightsBytes
-        for value in [sdm.uidOffset, sdm.readCounterOffset, sdm.piccDataOffset, sdm.macInputOffset,
-                      sdm.encOffset, sdm.encLength, sdm.macOffset] {
+        for value in [
+            sdm.uidOffset, sdm.readCounterOffset, sdm.piccDataOffset, sdm.macInputOffset,
+            sdm.encOffset, sdm.encLength, sdm.macOffset,
+        ] {
             if let value { out += le24(value) }
         }
         if let limit = sdm.readCounterLimit { out += le24(Int(limit)) }
@@ -127,7 +134,10 @@ public struct SimulatedNTAG424FileSettings: Hashable, Codable, Sendable {
     }
 
     static func le24(_ value: Int) -> [UInt8] {
-        [UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value >> 16)]
+        [
+            UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8),
+            UInt8(truncatingIfNeeded: value >> 16),
+        ]
     }
 
     /// Parses ChangeFileSettings data after FileNo (NT4H2421Gx Table 69): a truncated or
@@ -137,14 +147,17 @@ public struct SimulatedNTAG424FileSettings: Hashable, Codable, Sendable {
         let option = try reader.byte()
         guard option & 0xBC == 0 else { throw .parameterError }
         let rights = SimulatedNTAG424AccessRights(wire: try reader.byte(), try reader.byte())
-        var settings = SimulatedNTAG424FileSettings(communicationMode: .init(fileOptionBits: option), accessRights: rights)
+        var settings = SimulatedNTAG424FileSettings(
+            communicationMode: .init(fileOptionBits: option), accessRights: rights)
         if option & 0x40 != 0 {
             let options = try reader.byte()
-            let first = try reader.byte(), second = try reader.byte()
+            let first = try reader.byte()
+            let second = try reader.byte()
             guard options & 0x0E == 0, options & 0x01 == 1, first >> 4 == 0xF else { throw .parameterError }
-            var sdm = SimulatedNTAG424SDMSettings(mirrorsUID: options & 0x80 != 0, mirrorsReadCounter: options & 0x40 != 0,
-                                         encryptsFileData: options & 0x10 != 0, counterRetrievalKey: first & 0x0F,
-                                         metaReadKey: second >> 4, fileReadKey: second & 0x0F)
+            var sdm = SimulatedNTAG424SDMSettings(
+                mirrorsUID: options & 0x80 != 0, mirrorsReadCounter: options & 0x40 != 0,
+                encryptsFileData: options & 0x10 != 0, counterRetrievalKey: first & 0x0F,
+                metaReadKey: second >> 4, fileReadKey: second & 0x0F)
             if sdm.metaReadKey == 0xE {
                 if sdm.mirrorsUID { sdm.uidOffset = try reader.u24() }
                 if sdm.mirrorsReadCounter { sdm.readCounterOffset = try reader.u24() }
@@ -173,7 +186,8 @@ public struct SimulatedNTAG424FileSettings: Hashable, Codable, Sendable {
         guard fileNumber == 2 else { throw .parameterError }
         let keyOrFree: (UInt8) -> Bool = { $0 <= 4 || $0 == 0xE || $0 == 0xF }
         guard keyOrFree(sdm.counterRetrievalKey), keyOrFree(sdm.metaReadKey),
-              sdm.fileReadKey <= 4 || sdm.fileReadKey == 0xF else { throw .parameterError }
+            sdm.fileReadKey <= 4 || sdm.fileReadKey == 0xF
+        else { throw .parameterError }
         let mirrorsPICCData = sdm.mirrorsUID || sdm.mirrorsReadCounter
         // SDMMetaRead F: nothing of the PICC mirrored; E or a key: something is.
         guard (sdm.metaReadKey == 0xF) == !mirrorsPICCData else { throw .parameterError }
@@ -185,12 +199,12 @@ public struct SimulatedNTAG424FileSettings: Hashable, Codable, Sendable {
         }
         // Presence of the offsets follows the options (a value built in code may disagree).
         guard (sdm.uidOffset != nil) == (sdm.metaReadKey == 0xE && sdm.mirrorsUID),
-              (sdm.readCounterOffset != nil) == (sdm.metaReadKey == 0xE && sdm.mirrorsReadCounter),
-              (sdm.piccDataOffset != nil) == (sdm.metaReadKey <= 4),
-              (sdm.macInputOffset != nil) == (sdm.fileReadKey != 0xF),
-              (sdm.macOffset != nil) == (sdm.fileReadKey != 0xF),
-              (sdm.encOffset != nil) == (sdm.fileReadKey != 0xF && sdm.encryptsFileData),
-              (sdm.encLength != nil) == (sdm.fileReadKey != 0xF && sdm.encryptsFileData)
+            (sdm.readCounterOffset != nil) == (sdm.metaReadKey == 0xE && sdm.mirrorsReadCounter),
+            (sdm.piccDataOffset != nil) == (sdm.metaReadKey <= 4),
+            (sdm.macInputOffset != nil) == (sdm.fileReadKey != 0xF),
+            (sdm.macOffset != nil) == (sdm.fileReadKey != 0xF),
+            (sdm.encOffset != nil) == (sdm.fileReadKey != 0xF && sdm.encryptsFileData),
+            (sdm.encLength != nil) == (sdm.fileReadKey != 0xF && sdm.encryptsFileData)
         else { throw .parameterError }
         var regions: [Range<Int>] = []
         func region(_ offset: Int?, _ length: Int) throws(NTAG424Status) {
@@ -235,7 +249,9 @@ struct ByteReader {
 
     /// A 3-byte little-endian value.
     mutating func u24() throws(NTAG424Status) -> Int {
-        let low = Int(try byte()), middle = Int(try byte()), high = Int(try byte())
+        let low = Int(try byte())
+        let middle = Int(try byte())
+        let high = Int(try byte())
         return low | middle << 8 | high << 16
     }
 }

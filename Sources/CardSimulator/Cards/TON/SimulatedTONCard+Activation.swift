@@ -60,8 +60,10 @@ extension SimulatedTONCard {
         let password = Array(apdu.data[0..<128])
         let iv = Array(apdu.data[128..<144])
         if let b1 = encryptedPassword, let ecs = encryptedCommonSecret,
-           let key = TONActivationCrypto.hmacKey(password: password, iv: iv, encryptedPassword: b1,
-                                                 encryptedCommonSecret: ecs) {
+            let key = TONActivationCrypto.hmacKey(
+                password: password, iv: iv, encryptedPassword: b1,
+                encryptedCommonSecret: ecs)
+        {
             hmacKey = key
             appletState = .personalized
             return

@@ -18,7 +18,8 @@ extension SimulatedTONCard {
         guard apdu.p1 == 0x80, apdu.p2 == 0x00 else { return TONResponse.status(TONStatus.incorrectP1P2) }
         let data = apdu.data
         guard data.count >= 5, data[0] == 0xDF, data[1] == 0xFF || data[1] == 0xFE,
-              Int(data[2]) == data.count - 3 else { return TONResponse.status(TONStatus.wrongData) }
+            Int(data[2]) == data.count - 3
+        else { return TONResponse.status(TONStatus.wrongData) }
         let body = Array(data[3...])
         do throws(StatusWord) {
             return TONResponse.data(try coinManagerCommand(getter: data[1] == 0xFF, body: body))

@@ -37,7 +37,8 @@ extension SimulatedTONCard {
                 keychain.buffer = []
             }
             guard keychain.received + chunk.count <= keychain.freeSize,
-                  keychain.received + chunk.count <= keychain.newKeySize else {
+                keychain.received + chunk.count <= keychain.newKeySize
+            else {
                 throw StatusWord(TONStatus.incorrectKeyChunkLength)
             }
             appendChunk(chunk)

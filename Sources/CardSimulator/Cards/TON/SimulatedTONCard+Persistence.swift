@@ -72,10 +72,14 @@ extension TONKeychain {
         lengths = try c.decode([Int].self, forKey: .lengths)
         macs = try c.decode([String].self, forKey: .macs).map { [UInt8](persistedHex: $0) ?? [] }
         guard offsets.count == lengths.count, offsets.count == macs.count, offsets.count <= Self.maxKeys,
-              macs.allSatisfy({ $0.count == 32 }),
-              zip(offsets, lengths).allSatisfy({ $0 >= 0 && (1...Self.maxKeySize).contains($1) && $0 + $1 <= Self.storageSize }),
-              lengths.reduce(0, +) <= Self.storageSize else {
-            throw DecodingError.dataCorruptedError(forKey: .offsets, in: c, debugDescription: "inconsistent key records")
+            macs.allSatisfy({ $0.count == 32 }),
+            zip(offsets, lengths).allSatisfy({
+                $0 >= 0 && (1...Self.maxKeySize).contains($1) && $0 + $1 <= Self.storageSize
+            }),
+            lengths.reduce(0, +) <= Self.storageSize
+        else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .offsets, in: c, debugDescription: "inconsistent key records")
         }
         let bounded = 0...Self.storageSize
         newKeySize = try c.decodeCount(.newKeySize, in: 0...Self.maxKeySize)
@@ -150,8 +154,9 @@ extension KeyedDecodingContainer {
     func decodeHex(_ key: Key, lengths: ClosedRange<Int>) throws -> [UInt8] {
         let text = try decode(String.self, forKey: key)
         guard let bytes = [UInt8](persistedHex: text), lengths.contains(bytes.count) else {
-            throw DecodingError.dataCorruptedError(forKey: key, in: self,
-                                                   debugDescription: "expected hex of \(lengths) bytes")
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: self,
+                debugDescription: "expected hex of \(lengths) bytes")
         }
         return bytes
     }

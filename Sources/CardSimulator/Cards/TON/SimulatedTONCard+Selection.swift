@@ -3,9 +3,11 @@ import CardFlow
 /// SELECT by AID, handled as the JavaCard runtime / GlobalPlatform card manager does.
 extension SimulatedTONCard {
     /// The CoinManager's FCI, as recorded from a real card (spec §2.4).
-    static let coinManagerFCI: [UInt8] = (try? [UInt8](hex:
-        "6F5C8408A000000151000000A550734A06072A864886FC6B01600C060A2A864886FC6B02020101630906072A864886FC6B03"
-            + "640B06092A864886FC6B040255650B06092B8510864864020103660C060A2B060104012A026E01029F6501FF")) ?? []
+    static let coinManagerFCI: [UInt8] =
+        (try? [UInt8](
+            hex:
+                "6F5C8408A000000151000000A550734A06072A864886FC6B01600C060A2A864886FC6B02020101630906072A864886FC6B03"
+                + "640B06092A864886FC6B040255650B06092B8510864864020103660C060A2B060104012A026E01029F6501FF")) ?? []
 
     /// Answers a `00 A4` command, or returns `nil` when the runtime forwards it to the
     /// selected applet (then the applet sees a non-selecting SELECT).
@@ -34,7 +36,7 @@ extension SimulatedTONCard {
     /// The TON applet's `process()`: class, state gating, then the instruction handler.
     mutating func tonApplet(_ apdu: ISO7816CommandAPDU) -> [UInt8] {
         if apdu.cla == 0x00, apdu.ins == 0xA4 {
-            return TONResponse.status(TONStatus.success)  // a SELECT that selects nothing: no-op
+            return TONResponse.status(TONStatus.success) // a SELECT that selects nothing: no-op
         }
         guard apdu.cla == 0xB0 else { return TONResponse.status(TONStatus.claNotSupported) }
         guard appletState.acceptedInstructions.contains(apdu.ins) else {

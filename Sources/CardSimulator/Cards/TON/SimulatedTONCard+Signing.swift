@@ -63,7 +63,8 @@ extension SimulatedTONCard {
     mutating func signWithDefaultPath(_ apdu: ISO7816CommandAPDU) throws(StatusWord) -> [UInt8] {
         let data = apdu.data
         guard data.count >= 2, data[0] == 0, (1...Self.maxDefaultPathMessage).contains(Int(data[1])),
-              data.count == Int(data[1]) + 66 else { throw StatusWord(TONStatus.wrongLength) }
+            data.count == Int(data[1]) + 66
+        else { throw StatusWord(TONStatus.wrongLength) }
         let payload = try verifyProtected(data, payloadLength: Int(data[1]) + 2)
         try apdu.requireLe(64)
         return try signature(of: payload[2...], index: 0)
@@ -90,7 +91,8 @@ extension SimulatedTONCard {
 
     private func signature(of message: ArraySlice<UInt8>, index: UInt32) throws(StatusWord) -> [UInt8] {
         guard pinVerified, let key = signingKey(index: index),
-              let signature = try? key.signature(for: Array(message)) else {
+            let signature = try? key.signature(for: Array(message))
+        else {
             throw StatusWord(TONStatus.signDataFailed)
         }
         return Array(signature)

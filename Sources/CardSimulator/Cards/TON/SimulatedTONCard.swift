@@ -133,7 +133,8 @@ public struct SimulatedTONCard: PersistentVirtualCard, Hashable {
     public init(seed: UInt64, factoryData: TONFactoryData = .vectorA) {
         self.init(blankWithSeed: seed)
         guard let bytes = try? factoryData.validated(),
-              let personalisation = TONActivationCrypto.personalisation(for: bytes) else { return }
+            let personalisation = TONActivationCrypto.personalisation(for: bytes)
+        else { return }
         encryptedPassword = personalisation.encryptedPassword
         encryptedCommonSecret = personalisation.encryptedCommonSecret
         serialNumber = bytes.serialNumber
@@ -149,7 +150,7 @@ public struct SimulatedTONCard: PersistentVirtualCard, Hashable {
 
     private init(blankWithSeed seed: UInt64) {
         uid = ISO7816Card.uid(fromSeed: seed)
-        entropy = seed ^ 0x544F_4E43_4152_4421  // "TONCARD!": a stream distinct from the UID's
+        entropy = seed ^ 0x544F_4E43_4152_4421 // "TONCARD!": a stream distinct from the UID's
         appletState = .installed
         passwordFailures = 0
         hmacFailures = 0

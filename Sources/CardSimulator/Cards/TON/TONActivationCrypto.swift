@@ -13,8 +13,9 @@ enum TONActivationCrypto {
     /// What the factory writes into the applet for this activation tuple.
     static func personalisation(for data: TONFactoryData.Bytes) -> Personalisation? {
         guard let cipher = try? AES128Cipher(key: passwordKey(data.password)),
-              let b1 = try? AESCBC.encrypt(data.password, key: cipher, iv: data.iv),
-              let ecs = try? AESCBC.encrypt(data.commonSecret, key: cipher, iv: data.iv) else { return nil }
+            let b1 = try? AESCBC.encrypt(data.password, key: cipher, iv: data.iv),
+            let ecs = try? AESCBC.encrypt(data.commonSecret, key: cipher, iv: data.iv)
+        else { return nil }
         return Personalisation(encryptedPassword: b1, encryptedCommonSecret: ecs)
     }
 
@@ -34,12 +35,15 @@ enum TONActivationCrypto {
     /// The card side of VERIFY_PASSWORD (§3.2): decrypts B1 and ECS with the key derived from
     /// the presented password and IV; returns K = HMAC-SHA256(SHA256(D), CS') when D equals
     /// the password, `nil` otherwise.
-    static func hmacKey(password: [UInt8], iv: [UInt8], encryptedPassword: [UInt8],
-                        encryptedCommonSecret: [UInt8]) -> [UInt8]? {
+    static func hmacKey(
+        password: [UInt8], iv: [UInt8], encryptedPassword: [UInt8],
+        encryptedCommonSecret: [UInt8]
+    ) -> [UInt8]? {
         guard let cipher = try? AES128Cipher(key: passwordKey(password)),
-              let decrypted = try? AESCBC.decrypt(encryptedPassword, key: cipher, iv: iv),
-              let commonSecret = try? AESCBC.decrypt(encryptedCommonSecret, key: cipher, iv: iv),
-              decrypted == password else { return nil }
+            let decrypted = try? AESCBC.decrypt(encryptedPassword, key: cipher, iv: iv),
+            let commonSecret = try? AESCBC.decrypt(encryptedCommonSecret, key: cipher, iv: iv),
+            decrypted == password
+        else { return nil }
         return hmacSHA256(key: sha256(decrypted), commonSecret)
     }
 }

@@ -88,10 +88,11 @@ public struct TONFactoryData: Codable, Sendable, Hashable {
             guard bytes.count == length else { throw .wrongLength(field: name, expected: length, actual: bytes.count) }
             return bytes
         }
-        return Bytes(serialNumber: digits.map { $0 - 0x30 },
-                     password: try field("password", password, length: 128),
-                     commonSecret: try field("commonSecret", commonSecret, length: 32),
-                     iv: try field("iv", iv, length: 16))
+        return Bytes(
+            serialNumber: digits.map { $0 - 0x30 },
+            password: try field("password", password, length: 128),
+            commonSecret: try field("commonSecret", commonSecret, length: 32),
+            iv: try field("iv", iv, length: 16))
     }
 }
 

@@ -68,7 +68,8 @@ public struct TONKeychain: Sendable, Hashable, Codable {
 
     func range(of index: Int) -> Range<Int>? {
         guard index >= 0, index < count, index < lengths.count else { return nil }
-        let start = offsets[index], end = start + lengths[index]
+        let start = offsets[index]
+        let end = start + lengths[index]
         guard start >= 0, start <= end, end <= store.count else { return nil }
         return start..<end
     }
