@@ -23,7 +23,8 @@ struct RelayHostileServiceTests {
         }
         defer { Task { await server.stop() } }
         let (reader, _) = try await RelayEndToEndTests.reader("sim:desfire,latency=400")
-        let limits = RelayLimits(idleTimeout: .seconds(2), maxQueuedMessages: 16)
+        // The idle limit is not what this test is about: long enough for a starved start of the parallel suite.
+        let limits = RelayLimits(idleTimeout: .seconds(30), maxQueuedMessages: 16)
         let (result, events) = await RelayEndToEndTests.sync(
             RelayEndToEndTests.configuration(server, limits: limits), on: reader)
         guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
