@@ -310,7 +310,8 @@ let package = Package(
             name: "CardDaemonTests",
             dependencies: [
                 "CardDaemon", "CardDaemonControl", "CardDaemonSimulation", "ReaderSelection", "CardSimulatorReaders",
-                "CardFlow", "CardFlowCCID", "CardFlowVPCD", "VPCD", "CardSimulator", "TONCard", "DaemonTestSupport",
+                "CardFlow", "CardFlowCCID", "CardFlowVPCD", "VPCD", "CardSimulator", "TONCard", "DESFire",
+                "DaemonTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift", condition: daemon),
                 .product(name: "NIOEmbedded", package: "swift-nio", condition: networkReaders),
             ]),

@@ -109,7 +109,7 @@ struct NTAG424Command: AsyncParsableCommand {
                 try await tag.isoSelectFile(.ndef)
                 return try await tag.isoReadBinary(offset: 0, length: 0)
             }
-            let text = SUN.uri(inNDEFFile: file)
+            let text = NTAG424SUNTemplate.uri(inNDEFFile: file)
             if global.json {
                 Output.standardOutput(#"{"file":"\#(file.hexString)","uri":\#(text.map { "\"\($0)\"" } ?? "null")}"#)
             } else {
@@ -140,58 +140,17 @@ struct NTAG424Command: AsyncParsableCommand {
             guard metaKeyNumber <= 4, fileKeyNumber <= 4 else { throw ValidationError("key numbers are 0...4") }
         }
 
-        /// URI identifier codes the NDEF URI record abbreviates (NFC Forum RTD URI), longest first.
-        static let prefixes: [(String, UInt8)] = [
-            ("https://www.", 0x02), ("http://www.", 0x01), ("https://", 0x04), ("http://", 0x03),
-        ]
-
-        /// The NDEF file (NLEN ‖ one URI record) and the offsets of e's and c's placeholders.
-        static func layout(url: String) throws -> (file: [UInt8], piccData: UInt32, mac: UInt32) {
-            var rest = url
-            var code: UInt8 = 0
-            if let (prefix, value) = prefixes.first(where: { url.hasPrefix($0.0) }) {
-                rest = String(url.dropFirst(prefix.count))
-                code = value
-            }
-            let e = (rest.contains("?") ? "&" : "?") + "e="
-            let uri =
-                Array((rest + e).utf8) + Array(repeating: UInt8(ascii: "0"), count: 32) + Array("&c=".utf8)
-                + Array(repeating: UInt8(ascii: "0"), count: 16)
-            // The record: D1 (MB ME SR, well-known) 01 len "U" code uri; the file adds NLEN.
-            guard uri.count + 1 <= 255, uri.count + 7 <= 256 else {
-                throw InputError(description: "--url is too long for the 256-byte NDEF file")
-            }
-            let record: [UInt8] = [0xD1, 0x01, UInt8(uri.count + 1), 0x55, code] + uri
-            let file = [0x00, UInt8(record.count)] + record
-            let piccData = 2 + 5 + (rest + e).utf8.count
-            return (file, UInt32(piccData), UInt32(piccData + 32 + 3))
-        }
-
-        /// The URI of a one-record NDEF file laid out as ``layout(url:)`` writes it, nil otherwise.
-        static func uri(inNDEFFile file: [UInt8]) -> String? {
-            guard file.count >= 7, file[2] == 0xD1, file[3] == 0x01, file[5] == 0x55 else { return nil }
-            let length = Int(file[4]) - 1
-            guard length >= 0, file.count >= 7 + length else { return nil }
-            let prefix = prefixes.first { $0.1 == file[6] }?.0 ?? ""
-            return prefix + String(decoding: file[7..<(7 + length)], as: UTF8.self)
-        }
-
         func run() async throws {
-            let layout = try Self.layout(url: url)
-            let sdm = NTAG424SDMSettings(
-                metaReadKey: metaKeyNumber, fileReadKey: fileKeyNumber, counterRetrievalKey: 0,
-                piccDataOffset: layout.piccData, macInputOffset: layout.mac, macOffset: layout.mac)
-            let settings = NTAG424FileSettings(
-                commMode: .plain,
-                accessRights: DESFireAccessRights(read: 0xE, write: 0, readWrite: 0, change: 0), sdm: sdm)
+            let template = try NTAG424SUNTemplate(url: url)
+            let settings = template.fileSettings(metaReadKey: metaKeyNumber, fileReadKey: fileKeyNumber)
             try await withTag(global, keys: keys) { tag in
-                try await tag.writeData(.ndef, data: layout.file)
+                try await tag.writeData(.ndef, data: template.ndefFile)
                 try await tag.changeFileSettings(.ndef, to: settings)
             }
             Output.standardOutput(
                 global.json
-                    ? #"{"piccDataOffset":\#(layout.piccData),"macOffset":\#(layout.mac)}"#
-                    : "SUN on: PICCData at \(layout.piccData), SDMMAC at \(layout.mac)")
+                    ? #"{"piccDataOffset":\#(template.piccDataOffset),"macOffset":\#(template.macOffset)}"#
+                    : "SUN on: PICCData at \(template.piccDataOffset), SDMMAC at \(template.macOffset)")
         }
     }
 

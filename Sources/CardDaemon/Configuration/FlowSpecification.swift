@@ -15,6 +15,8 @@ public enum FlowSpecification: Sendable, Hashable, Codable {
     /// Provision a MIFARE DESFire EV1 card: format, AES application, key 0 from a key-store slot,
     /// a standard file, write and read back.
     case desfireProvision(DESFireProvisioningRule)
+    /// Personalise an NTAG 424 DNA for SUN: SDM keys from key-store slots, the URL, SDM on.
+    case ntag424SUN(NTAG424SUNRule)
     /// Activate a TON Labs security card with activation data from the key store.
     case tonActivate(TONActivationRule)
     /// Relay a remote service's APDUs to the card (docs/relay-protocol.md).
@@ -35,6 +37,7 @@ public enum FlowSpecification: Sendable, Hashable, Codable {
         case .ndefRead: "ndef-read"
         case .iso15693Read: "iso15693-read"
         case .desfireProvision: "desfire-provision"
+        case .ntag424SUN: "ntag424-sun"
         case .tonActivate: "ton-activate"
         case .relay: "relay"
         }
@@ -45,14 +48,14 @@ public enum FlowSpecification: Sendable, Hashable, Codable {
     public var writesToCard: Bool {
         switch self {
         case .report, .ndefRead, .iso15693Read: false
-        case .apdus, .ndefWrite, .desfireProvision, .tonActivate, .relay: true
+        case .apdus, .ndefWrite, .desfireProvision, .ntag424SUN, .tonActivate, .relay: true
         }
     }
 
     enum CodingKeys: String, CodingKey { case kind, apdus, expect, uri, text, first, count }
 
     private static let kinds =
-        "report, apdu, ndef-write, ndef-read, iso15693-read, desfire-provision, ton-activate, relay"
+        "report, apdu, ndef-write, ndef-read, iso15693-read, desfire-provision, ntag424-sun, ton-activate, relay"
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -90,6 +93,7 @@ public enum FlowSpecification: Sendable, Hashable, Codable {
             }
         case "ndef-read": self = .ndefRead
         case "desfire-provision": self = .desfireProvision(try DESFireProvisioningRule(from: decoder))
+        case "ntag424-sun": self = .ntag424SUN(try NTAG424SUNRule(from: decoder))
         case "ton-activate": self = .tonActivate(try TONActivationRule(from: decoder))
         case "relay": self = .relay(try RelayRule(from: decoder))
         case "iso15693-read":
@@ -126,6 +130,8 @@ public enum FlowSpecification: Sendable, Hashable, Codable {
             try container.encode(first, forKey: .first)
             try container.encode(count, forKey: .count)
         case .desfireProvision(let rule):
+            try rule.encode(to: encoder)
+        case .ntag424SUN(let rule):
             try rule.encode(to: encoder)
         case .tonActivate(let rule):
             try rule.encode(to: encoder)

@@ -40,6 +40,8 @@ public enum FlowCatalog {
         switch specification {
         case .desfireProvision(let rule):
             return try await desfireJob(rule, keys: try required(keys))
+        case .ntag424SUN(let rule):
+            return try await ntag424SUNJob(rule, keys: try required(keys))
         case .tonActivate(let rule):
             return try await tonActivationJob(rule, keys: try required(keys))
         case .relay(let rule):
@@ -97,6 +99,24 @@ public enum FlowCatalog {
             ])
         }
         return FlowJob(flow: flow, policy: { provisioning.policy(base: $0) })
+    }
+
+    private static func ntag424SUNJob(_ rule: NTAG424SUNRule, keys: any KeyStore) async throws -> FlowJob {
+        var masterKey = try DESFireKey(type: .aes, bytes: [UInt8](repeating: 0, count: 16))
+        if let slot = rule.masterKeySlot { masterKey = try await DESFireKey(slot: try KeySlot(slot), in: keys) }
+        let plan = NTAG424SUNPersonalisation(
+            template: try NTAG424SUNTemplate(url: rule.url), masterKey: masterKey,
+            metaReadKey: try await DESFireKey(slot: try KeySlot(rule.metaKeySlot), in: keys),
+            fileReadKey: try await DESFireKey(slot: try KeySlot(rule.fileKeySlot), in: keys))
+        // Empty slots and keys that are not AES or have version 0 fail before a tag is touched.
+        try plan.validate()
+        let flow = plan.flow().map { result in
+            JobOutcome([
+                "uid": result.uid.hexString, "url": rule.url, "keysChanged": result.changedKeys ? "yes" : "no",
+                "piccDataOffset": "\(plan.template.piccDataOffset)", "macOffset": "\(plan.template.macOffset)",
+            ])
+        }
+        return FlowJob(flow: flow)
     }
 
     private static func tonActivationJob(_ rule: TONActivationRule, keys: any KeyStore) async throws -> FlowJob {
@@ -192,7 +212,7 @@ public enum FlowCatalog {
                 outcome.values["blocks"] = try await tag.readBlocks(first, count: count).hexString
                 return outcome
             }
-        case .desfireProvision, .tonActivate, .relay:
+        case .desfireProvision, .ntag424SUN, .tonActivate, .relay:
             preconditionFailure("job(for:keys:) builds the flows that need keys or a connection")
         }
     }
