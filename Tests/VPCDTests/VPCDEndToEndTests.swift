@@ -164,7 +164,8 @@ struct VPCDEndToEndTests {
     )
     func cancellationMidAPDU() async throws {
         let card = SimulatedVPCDCard(APDUTestCard())
-        await card.makeSlow(claIns: [0x80, 0x20], by: .milliseconds(600))
+        // Held until released below: the card is still working when the cancellation returns.
+        await card.hold(claIns: [0x80, 0x20])
         try await Self.withPair(card) { listener in
             _ = try await listener.powerOn()
             let pending = Task { try await listener.transmit(hex("8020110008")) }
@@ -175,6 +176,7 @@ struct VPCDEndToEndTests {
             await #expect(throws: CancellationError.self) { try await pending.value }
             // Returned while the card was still working on it.
             #expect(await card.completed.isEmpty)
+            await card.releaseHeld()
             // The next APDU is sent after the late PATTERN answer has come and been dropped.
             #expect(try await listener.transmit(hex("8040000002010200")) == [0x02, 0x01, 0x90, 0x00])
             #expect(await card.completed == [hex("8020110008"), hex("8040000002010200")])

@@ -62,6 +62,20 @@ actor SimulatedVPCDCard<Model: VirtualCard>: VPCDCard {
 
     func makeSlow(claIns: [UInt8], by delay: Duration) { slowCommands[claIns] = delay }
 
+    /// Commands whose CLA INS match wait until ``releaseHeld()``: a card that is still working
+    /// for as long as the test needs, whatever the machine's load.
+    private var heldCommands: Set<[UInt8]> = []
+    private var heldWaiters: [CheckedContinuation<Void, Never>] = []
+    private var heldReleased = false
+
+    func hold(claIns: [UInt8]) { heldCommands.insert(claIns) }
+
+    func releaseHeld() {
+        heldReleased = true
+        for waiter in heldWaiters { waiter.resume() }
+        heldWaiters.removeAll()
+    }
+
     func powerOn() {
         powerEvents.append("on")
         model.powerOn()
@@ -80,6 +94,9 @@ actor SimulatedVPCDCard<Model: VirtualCard>: VPCDCard {
         started.append(apdu)
         if let delay = slowCommands[Array(apdu.prefix(2))] {
             try await Task.sleep(for: delay)
+        }
+        if heldCommands.contains(Array(apdu.prefix(2))), !heldReleased {
+            await withCheckedContinuation { heldWaiters.append($0) }
         }
         let answer = model.process(apdu)
         completed.append(apdu)
