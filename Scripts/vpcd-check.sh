@@ -190,9 +190,14 @@ OK 0C0B0A9000" "$output"
     echo "ok: cardctl --reader pcsc → pcscd → vpcd → cardctl export: GetVersion $(echo "$output" | head -n1)"
     kill "$export_cardctl"; wait "$export_cardctl" 2>/dev/null || true
 
-    # cardctl --reader vpcd:PORT: vicc connects to cardctl as its reader.
-    output=$({ run_vicc 36004 cardctl-vpcd; "$cardctl" --reader vpcd:127.0.0.1:36004 --wait 20000 apdu 00A4000C023F00 2>>"$logs/cardctl-vpcd.log"; }) \
-        || fail "cardctl --reader vpcd with vicc failed: $output"
+    # cardctl --reader vpcd:PORT: vicc connects to cardctl as its reader. vicc tries to connect once
+    # and exits when nobody listens, so it starts only after cardctl's port is open.
+    "$cardctl" --reader vpcd:127.0.0.1:36004 --wait 20000 apdu 00A4000C023F00 >"$logs/cardctl-vpcd.out" 2>>"$logs/cardctl-vpcd.log" &
+    vpcd_cardctl=$!; pids+=($vpcd_cardctl)
+    for _ in $(seq 1 200); do ss -ltn 2>/dev/null | grep -q '127.0.0.1:36004 ' && break; sleep 0.1; done
+    run_vicc 36004 cardctl-vpcd
+    wait "$vpcd_cardctl" || fail "cardctl --reader vpcd with vicc failed: $(cat "$logs/cardctl-vpcd.out")"
+    output=$(cat "$logs/cardctl-vpcd.out")
     [[ "$output" == *9000* ]] || fail "cardctl --reader vpcd: SELECT MF did not answer 90 00: $output"
     echo "ok: vicc → cardctl --reader vpcd:127.0.0.1:36004: SELECT MF $output"
 
