@@ -27,8 +27,10 @@ public struct DESFireAccessRights: Hashable, Sendable, CustomStringConvertible {
     /// From the 16-bit value `Read<<12 | Write<<8 | RW<<4 | Change`.
     public init(rawValue: UInt16) {
         self.init(
-            read: UInt8(rawValue >> 12 & 0xF), write: UInt8(rawValue >> 8 & 0xF),
-            readWrite: UInt8(rawValue >> 4 & 0xF), change: UInt8(rawValue & 0xF))
+            read: UInt8(truncatingIfNeeded: rawValue >> 12 & 0xF),
+            write: UInt8(truncatingIfNeeded: rawValue >> 8 & 0xF),
+            readWrite: UInt8(truncatingIfNeeded: rawValue >> 4 & 0xF), change: UInt8(truncatingIfNeeded: rawValue & 0xF)
+        )
     }
 
     public var rawValue: UInt16 {

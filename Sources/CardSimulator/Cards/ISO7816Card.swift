@@ -428,8 +428,8 @@ public struct ISO7816Card: PersistentVirtualCard, Hashable {
     private func tlv(_ tag: UInt8, _ value: [UInt8]) -> [UInt8] {
         let length: [UInt8] =
             switch value.count {
-            case ..<0x80: [UInt8(value.count)]
-            case ..<0x100: [0x81, UInt8(value.count)]
+            case ..<0x80: [UInt8(truncatingIfNeeded: value.count)]
+            case ..<0x100: [0x81, UInt8(truncatingIfNeeded: value.count)]
             default: [0x82, UInt8(truncatingIfNeeded: value.count >> 8), UInt8(truncatingIfNeeded: value.count)]
             }
         return [tag] + length + value

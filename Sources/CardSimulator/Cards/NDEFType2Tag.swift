@@ -31,7 +31,7 @@ public struct NDEFType2Tag: PersistentVirtualCard, Hashable {
         var tlv: [UInt8] = [0x03]
         let stored = message.prefix(size - 4)
         if stored.count < 0xFF {
-            tlv.append(UInt8(stored.count))
+            tlv.append(UInt8(truncatingIfNeeded: stored.count))
         } else {
             tlv += [0xFF, UInt8(truncatingIfNeeded: stored.count >> 8), UInt8(truncatingIfNeeded: stored.count)]
         }

@@ -41,8 +41,9 @@ public struct NDEFType4Tag: PersistentVirtualCard, Hashable {
         file += [UInt8](repeating: 0, count: max(0, size - file.count))
         ndefFile = file
         self.readOnly = readOnly
-        self.maxCommandData = maxCommandData
-        self.maxResponseData = maxResponseData
+        // MLc and MLe are two bytes in the capability container (1…FFFF).
+        self.maxCommandData = min(max(maxCommandData, 1), 0xFFFF)
+        self.maxResponseData = min(max(maxResponseData, 1), 0xFFFF)
     }
 
     /// The capability container: CCLEN 000F, mapping version 2.0, MLe, MLc, and the NDEF File
@@ -51,10 +52,10 @@ public struct NDEFType4Tag: PersistentVirtualCard, Hashable {
     public var capabilityContainer: [UInt8] {
         [
             0x00, 0x0F, 0x20,
-            UInt8(maxResponseData >> 8), UInt8(maxResponseData & 0xFF),
-            UInt8(maxCommandData >> 8), UInt8(maxCommandData & 0xFF),
+            UInt8(truncatingIfNeeded: maxResponseData >> 8), UInt8(truncatingIfNeeded: maxResponseData),
+            UInt8(truncatingIfNeeded: maxCommandData >> 8), UInt8(truncatingIfNeeded: maxCommandData),
             0x04, 0x06, 0xE1, 0x04,
-            UInt8(ndefFile.count >> 8), UInt8(ndefFile.count & 0xFF),
+            UInt8(truncatingIfNeeded: ndefFile.count >> 8), UInt8(truncatingIfNeeded: ndefFile.count),
             0x00, readOnly ? 0xFF : 0x00,
         ]
     }

@@ -41,7 +41,7 @@ public struct SimulatedISO15693Tag: PersistentVirtualCard, Hashable {
             let area = min(count * size, 255 * 8)
             memory.replaceSubrange(
                 0..<min(7, memory.count),
-                with: [0xE1, 0x40, UInt8(area / 8), 0x00, 0x03, 0x00, 0xFE].prefix(memory.count))
+                with: [0xE1, 0x40, UInt8(truncatingIfNeeded: area / 8), 0x00, 0x03, 0x00, 0xFE].prefix(memory.count))
             blocks = (0..<count).map { Array(memory[$0 * size..<($0 + 1) * size]) }
         }
         self.blocks = blocks
