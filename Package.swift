@@ -10,6 +10,7 @@ let networkReaders: TargetDependencyCondition? = .when(traits: ["NetworkReaders"
 let relay: TargetDependencyCondition? = .when(traits: ["Relay"])
 let daemon: TargetDependencyCondition? = .when(traits: ["Daemon"])
 let commandLineTools: TargetDependencyCondition? = .when(traits: ["CommandLineTools"])
+let fleet: TargetDependencyCondition? = .when(traits: ["Fleet"])
 
 let package = Package(
     name: "CardFlow",
@@ -28,6 +29,8 @@ let package = Package(
         .library(name: "CardDaemonControl", targets: ["CardDaemonControl"]),
         .library(name: "CardDaemonSimulation", targets: ["CardDaemonSimulation"]),
         .library(name: "ReaderSelection", targets: ["ReaderSelection"]),
+        .library(name: "CardFleet", targets: ["CardFleet"]),
+        .library(name: "CardFleetPostgres", targets: ["CardFleetPostgres"]),
         .library(name: "CardSimulatorReaders", targets: ["CardSimulatorReaders"]),
         .library(name: "Relay", targets: ["Relay"]),
         .library(name: "PCSC", targets: ["PCSC"]),
@@ -48,8 +51,11 @@ let package = Package(
             name: "Daemon", description: "The cardd daemon library (GRDB, Prometheus, ServiceLifecycle, SwiftNIO).",
             enabledTraits: ["NetworkReaders", "Relay"]),
         .trait(
+            name: "Fleet",
+            description: "Many cardd hosts on one PostgreSQL: the CardFleetPostgres target (postgres-nio)."),
+        .trait(
             name: "CommandLineTools", description: "cardctl, cardd and vpcdtool (ArgumentParser).",
-            enabledTraits: ["Daemon"]),
+            enabledTraits: ["Daemon", "Fleet"]),
         .default(enabledTraits: ["CommandLineTools"]),
     ],
     dependencies: [
@@ -64,6 +70,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         // `swift package generate-documentation` (Scripts/docs-check.sh); a command plugin, linked into no product.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -155,7 +162,7 @@ let package = Package(
             dependencies: [
                 "CardFlow", "CCID", "CardFlowCCID", "CardFlowVPCD", "VPCD", "CardFlowPCSC", "PCSC", "NDEF", "ISO15693",
                 "DESFire", "TONCard", "Relay",
-                "CardDaemonControl", "ReaderSelection",
+                "CardDaemonControl", "ReaderSelection", "CardFleet",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus", condition: daemon),
@@ -188,6 +195,18 @@ let package = Package(
             name: "CardDaemonSimulation",
             dependencies: [
                 "CardDaemon", "CardDaemonControl", "CardSimulator", "CardFlow", "TONCard",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        // The fleet's model: records, claims, completions, hosts, the import file format, and the
+        // queue a cardd host claims records from. No dependencies: CardDaemon builds on it.
+        .target(name: "CardFleet"),
+        // The fleet queue on PostgreSQL: claims with leases and fencing tokens, spoilage, hosts,
+        // LISTEN/NOTIFY. What cardd and cardctl's `fleet` commands use.
+        .target(
+            name: "CardFleetPostgres",
+            dependencies: [
+                "CardFleet", "HexFormatting",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: fleet),
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // Remote APDU relay: a WebSocket service drives the card through us (gate, recovery, limits).
@@ -232,7 +251,7 @@ let package = Package(
             name: "cardd",
             dependencies: [
                 "CardDaemon", "CardDaemonControl", "CardDaemonSimulation", "CardSimulator", "CardSimulatorReaders",
-                "ReaderSelection", "CardFlow",
+                "ReaderSelection", "CardFlow", "CardFleet", "CardFleetPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: commandLineTools),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: daemon),
@@ -245,7 +264,7 @@ let package = Package(
             dependencies: [
                 "CardFlow", "CCID", "CardFlowCCID", "CardFlowVPCD", "VPCD", "CardFlowPCSC", "PCSC", "CardSimulator",
                 "CardSimulatorUSB", "NDEF", "ISO15693", "DESFire", "TONCard", "CardDaemonControl", "ReaderSelection",
-                "CardSimulatorReaders", "Relay",
+                "CardSimulatorReaders", "Relay", "CardFleet", "CardFleetPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: commandLineTools),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -314,6 +333,13 @@ let package = Package(
                 "DaemonTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift", condition: daemon),
                 .product(name: "NIOEmbedded", package: "swift-nio", condition: networkReaders),
+            ]),
+        .testTarget(
+            name: "FleetTests",
+            dependencies: [
+                "CardFleet", "CardFleetPostgres", "CardDaemon", "CardDaemonControl", "CardSimulatorReaders", "CardFlow",
+                "CardSimulator", "DESFire", "DaemonTestSupport", "cardctl", "cardd",
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "PCSCTests",

@@ -3,7 +3,8 @@
 # the machine image: /opt/swift). Safe to run again.
 set -euo pipefail
 packages=(pkg-config libusb-1.0-0-dev libssl-dev libsqlite3-dev umockdev libumockdev-dev pcscd libccid pcsc-tools libpcsc-perl
-          libpcsclite-dev vsmartcard-vpicc vsmartcard-vpcd iproute2 util-linux python3-pip)
+          libpcsclite-dev vsmartcard-vpicc vsmartcard-vpcd iproute2 util-linux python3-pip
+          postgresql)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -18,7 +18,7 @@ struct CardCtl: AsyncParsableCommand {
             WatchCommand.self, KeyCommand.self,
             SimulateCommand.self, NDEFCommand.self, ISO15693Command.self, DESFireCommand.self, NTAG424Command.self,
             TONCommand.self,
-            JobsCommand.self, FlowCommand.self, RelayCommand.self, ExportCommand.self,
+            JobsCommand.self, FlowCommand.self, RelayCommand.self, ExportCommand.self, FleetCommand.self,
         ]
     )
 

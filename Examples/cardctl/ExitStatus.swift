@@ -1,6 +1,7 @@
 import ArgumentParser
 import CCID
 import CardDaemonControl
+import CardFleet
 import CardFlow
 import CardFlowCCID
 import CardSimulator
@@ -55,6 +56,11 @@ enum ExitStatus: Int32 {
             if case .noDaemonReader = error { return .usage }
             return .readerError
         case is USBTransportError: return .readerError
+        case let error as FleetStoreError:
+            switch error {
+            case .invalidAddress, .invalidRecord, .unknownBatch: return .usage
+            default: return .readerError
+            }
         case is HexParseError, is APDUParseError, is APDULengthError, is SimulatorSpecificationError, is InputError,
             is ReaderProfileError, is CardStateError, is SimulatorSetupError, is KeyStoreError, is TONFactoryDataError,
             is NDEFDecodingError, is NDEFEncodingError, is CardctlConfigurationError:

@@ -1,6 +1,8 @@
 import ArgumentParser
 import CardDaemon
 import CardDaemonSimulation
+import CardFleet
+import CardFleetPostgres
 import CardFlow
 import CardSimulator
 import CardSimulatorReaders
@@ -71,6 +73,14 @@ struct CarddCommand: AsyncParsableCommand {
     var seed: UInt64 = 1
 
     @Option(
+        name: .long,
+        help: "Added to every simulated card's seed (--simulate): daemons with different bases make different UIDs.")
+    var cardSeedBase: UInt64 = 0
+
+    @Option(name: .long, help: "Milliseconds added to every simulated APDU exchange (--simulate).")
+    var latency = 0
+
+    @Option(
         name: .long, help: "Per-APDU deadline in milliseconds (overrides the configuration's apduTimeoutMilliseconds).")
     var apduTimeout: Int?
 
@@ -101,6 +111,7 @@ struct CarddCommand: AsyncParsableCommand {
         }
         if let arrivals, arrivals < 1 { throw ValidationError("--arrivals must be at least 1") }
         if readers < 1 || readers > 64 { throw ValidationError("--readers must be 1 to 64") }
+        if !(0...60_000).contains(latency) { throw ValidationError("--latency must be 0 to 60000 ms") }
         if dwell < 0 || gap < 0 { throw ValidationError("--dwell and --gap must be >= 0") }
         if let misbehave, !(0...1).contains(misbehave) { throw ValidationError("--misbehave must be 0 to 1") }
         for (name, value) in [("--apdu-timeout", apduTimeout), ("--step-timeout", stepTimeout)] {
@@ -161,7 +172,7 @@ struct CarddCommand: AsyncParsableCommand {
                     SimulationMisbehaviour(
                         rate: rate, seed: seed,
                         faults: faults.map { Set($0.split(separator: ",").map(String.init)) })
-                },
+                }, cardSeedBase: cardSeedBase, latency: .milliseconds(latency),
                 logger: logger)
         }
         let socketPath = socket ?? configuration.socket ?? DaemonConfiguration.defaultSocketPath()
@@ -181,10 +192,23 @@ struct CarddCommand: AsyncParsableCommand {
                 nil
             }
         let showProgress = simulate && !quiet
+        var fleetMembership: FleetMembership?
+        if let settings = configuration.fleet {
+            let address: FleetDatabaseAddress
+            do {
+                address = try FleetDatabaseAddress(settings.postgres)
+            } catch {
+                throw ValidationError("fleet.postgres: \(error)")
+            }
+            fleetMembership = FleetMembership(settings: settings, queue: FleetStore(address: address, logger: logger))
+            logger.info(
+                "joining the fleet",
+                metadata: ["store": "\(address)", "batch": "\(settings.batch)", "host": "\(settings.hostName)"])
+        }
         let daemon = try CardDaemon(
             configuration: store, socketPath: socketPath, jobLogPath: logPath, keys: keys,
             simulation: simulation, readerSources: [SimulatorReaderSource()],
-            systemd: SystemdNotifier(), logger: logger)
+            systemd: SystemdNotifier(), fleetMembership: fleetMembership, logger: logger)
         if showProgress {
             let events = await daemon.bus.subscribe()
             Task { await TerminalProgress().show(events) }

@@ -1,3 +1,4 @@
+import CardFleet
 import CardFlow
 import Foundation
 import Logging
@@ -28,6 +29,8 @@ public struct CardDaemon: Service {
     public let metrics: DaemonMetrics
     public let jobs: JobCenter
     public let fleet: ReaderFleet
+    /// This host's part in a fleet of cardd hosts (configuration `fleet`), when it has one.
+    public let fleetWorker: FleetWorker?
     let simulation: (any ReaderSimulation)?
     /// Readers the embedding program made itself (tests, the soak), supervised like `sim:` readers.
     let simulatedReaders: [Reader]
@@ -56,6 +59,8 @@ public struct CardDaemon: Service {
     ///   - metrics: the daemon's own metrics.
     ///   - systemd: where to send `READY=1`, `RELOADING=1` and `STOPPING=1`; cardd passes
     ///     ``SystemdNotifier/init(environment:)``, which is nil outside a `Type=notify` unit.
+    ///   - fleetMembership: the fleet store and settings when the configuration has a `fleet`
+    ///     block (cardd builds a `CardFleetPostgres.FleetStore`).
     ///   - logger: where the daemon logs.
     ///   - onReady: called once the socket listens.
     public init(
@@ -63,6 +68,7 @@ public struct CardDaemon: Service {
         simulation: (any ReaderSimulation)? = nil, simulatedReaders: [Reader] = [],
         readerSources: [any ReaderSource] = [], limits: DaemonLimits = DaemonLimits(),
         metrics: DaemonMetrics = DaemonMetrics(), systemd: SystemdNotifier? = nil,
+        fleetMembership: FleetMembership? = nil,
         logger: Logger, onReady: @escaping @Sendable () async -> Void = {}
     ) throws {
         self.configuration = configuration
@@ -79,9 +85,16 @@ public struct CardDaemon: Service {
         jobs = JobCenter(
             log: jobLog, keys: keys, bus: bus, metrics: metrics, logger: logger,
             maximumEventsPerJob: limits.maximumEventsPerJob)
-        fleet = ReaderFleet(
+        let fleet = ReaderFleet(
             jobs: jobs, bus: bus, metrics: metrics, sources: readerSources, logger: logger,
             configuration: { [configuration] in await configuration.current })
+        self.fleet = fleet
+        let jobLog = self.jobLog
+        fleetWorker = fleetMembership.map { membership in
+            FleetWorker(
+                settings: membership.settings, queue: membership.queue, log: jobLog, metrics: metrics,
+                version: CardFlowVersion.current, readers: { await fleet.readers().map(\.id) }, logger: logger)
+        }
     }
 
     public func run() async throws {
@@ -89,6 +102,7 @@ public struct CardDaemon: Service {
         // handler is registered, so a reload sent as soon as the socket exists is not the
         // default action (terminate) or lost.
         let hangups = await UnixSignalsSequence(trapping: .sighup)
+        if let fleetWorker { await fleet.join(fleetWorker) }
         let selectors = simulation == nil ? await configuration.current.readers : []
         try await fleet.start(selectors: selectors, simulated: simulatedReaders)
         if let simulation { await fleet.watch(simulation.registry) }
@@ -119,6 +133,14 @@ public struct CardDaemon: Service {
                     group.addTask { try await server.serve(channel) }
                     if let metricsChannel { group.addTask { try await metricsServer.serve(metricsChannel) } }
                     group.addTask { await self.reloadOnHangup(hangups) }
+                    if let fleetWorker {
+                        group.addTask {
+                            await fleetWorker.run()
+                            // run() returns on cancellation only; the sleep keeps this task from
+                            // looking like the first service to end (which stops the daemon).
+                            try await Task.sleep(for: .seconds(86_400 * 365))
+                        }
+                    }
                     if let simulation {
                         try await simulation.run(bus: bus)
                         // A bounded simulation (--arrivals) ends the daemon once its last job is done.
@@ -176,4 +198,15 @@ public struct CardDaemon: Service {
 public actor MetricsEndpoint {
     public private(set) var port: Int?
     func set(_ port: Int?) { self.port = port }
+}
+
+/// A daemon's place in a fleet: its settings and the store the hosts share.
+public struct FleetMembership: Sendable {
+    public var settings: FleetSettings
+    public var queue: any FleetQueue
+
+    public init(settings: FleetSettings, queue: any FleetQueue) {
+        self.settings = settings
+        self.queue = queue
+    }
 }

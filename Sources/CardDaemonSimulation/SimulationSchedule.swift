@@ -37,6 +37,9 @@ public struct SimulationSchedule: ReaderSimulation {
     public let arrivals: Int?
     public let pacing: SimulationPacing
     public let misbehaviour: SimulationMisbehaviour?
+    /// Added to every simulated card's seed, so that several simulating daemons (a fleet test)
+    /// make cards with different UIDs.
+    public let cardSeedBase: UInt64
     /// The readers as a registry the fleet watches (unplugged readers leave it, new ones join).
     public let registry: ManagedReaderRegistry
     /// What a paced run did.
@@ -50,9 +53,10 @@ public struct SimulationSchedule: ReaderSimulation {
         readerCount: Int = 2, kinds: [SimulatedCardKind] = SimulationSchedule.availableKinds,
         dwell: Duration = .seconds(3), gap: Duration = .seconds(1), arrivals: Int? = nil,
         pacing: SimulationPacing = .timed, misbehaviour: SimulationMisbehaviour? = nil,
-        handlingBound: Duration = .seconds(20),
+        handlingBound: Duration = .seconds(20), cardSeedBase: UInt64 = 0, latency: Duration = .zero,
         logger: Logger = Logger(label: "cardd.simulator")
     ) throws(SimulationScheduleError) {
+        self.cardSeedBase = cardSeedBase
         guard readerCount >= 1 else { throw .noReaders }
         guard !kinds.isEmpty else { throw .noCardKinds }
         for kind in kinds where kind == .none { throw .noCardKinds }
@@ -61,6 +65,7 @@ public struct SimulationSchedule: ReaderSimulation {
         for index in 0..<readerCount {
             var configuration = VirtualReaderConfiguration(seed: UInt64(index + 1))
             configuration.name = "CardFlow Simulated Reader \(index)"
+            configuration.timing.extraLatency = latency
             let virtual = VirtualCCIDReader(configuration: configuration, logger: logger)
             virtualReaders.append(virtual)
             readers.append(Reader.simulated(virtual, id: "sim:\(index)", logger: logger))
@@ -125,7 +130,7 @@ public struct SimulationSchedule: ReaderSimulation {
             if !(await activity.wait(for: id, timeout: bound) { !$0.present }) { await report.stillPresent() }
             let before = await activity.snapshot(id)
             let kind = kinds[(arrival * virtualReaders.count + index) % kinds.count]
-            let seed = UInt64(1_000 * (index + 1) + arrival)
+            let seed = cardSeedBase &+ UInt64(1_000 * (index + 1) + arrival)
             var fault: SimulationFault?
             var moment = SimulationFault.Moment.arrival
             if let misbehaviour, Double(random.next() % 1_000_000) / 1_000_000 < misbehaviour.rate {
@@ -205,7 +210,7 @@ public struct SimulationSchedule: ReaderSimulation {
                     var arrival = 0
                     while share.map({ arrival < $0 }) ?? true {
                         let kind = kinds[(arrival * virtualReaders.count + index) % kinds.count]
-                        let seed = UInt64(1_000 * (index + 1) + arrival)
+                        let seed = cardSeedBase &+ UInt64(1_000 * (index + 1) + arrival)
                         if let card = try SimulatorSetup.makeCard(kind, seed: seed) {
                             await virtual.insert(card)
                         }

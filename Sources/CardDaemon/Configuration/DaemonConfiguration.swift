@@ -46,14 +46,18 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
     public var transmissionProtocol: CardProtocol?
     /// Rules tried in order when a card arrives; the first match runs.
     public var rules: [CardRule]
+    /// Claim personalisation records from a store many hosts share (``FleetSettings``); a
+    /// rule whose flow is `fleet` runs the claimed record. Read at start only.
+    public var fleet: FleetSettings?
 
     public init(
         readers: [String] = ["usb"], socket: String? = nil, jobLog: String? = nil, keyStore: String? = nil,
         metricsPort: Int? = nil, cooldownMilliseconds: Int = 0, cardReturnMilliseconds: Int = 10_000,
         apduTimeoutMilliseconds: Int = DaemonConfiguration.defaultAPDUTimeoutMilliseconds,
         stepTimeoutMilliseconds: Int = DaemonConfiguration.defaultStepTimeoutMilliseconds,
-        transmissionProtocol: CardProtocol? = nil, rules: [CardRule] = []
+        transmissionProtocol: CardProtocol? = nil, rules: [CardRule] = [], fleet: FleetSettings? = nil
     ) {
+        self.fleet = fleet
         self.readers = readers
         self.metricsPort = metricsPort
         self.socket = socket
@@ -77,7 +81,7 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case readers, socket, jobLog, keyStore, metricsPort, cooldownMilliseconds, cardReturnMilliseconds
-        case apduTimeoutMilliseconds, stepTimeoutMilliseconds, rules
+        case apduTimeoutMilliseconds, stepTimeoutMilliseconds, rules, fleet
         case transmissionProtocol = "protocol"
     }
 
@@ -112,6 +116,14 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
                     debugDescription: "automatic, t0 or t1, not '\(protocolName.prefix(32))'"))
         }
         rules = try container.decodeIfPresent([CardRule].self, forKey: .rules) ?? []
+        fleet = try container.decodeIfPresent(FleetSettings.self, forKey: .fleet)
+        if fleet == nil, let rule = rules.first(where: { if case .fleet = $0.flow { true } else { false } }) {
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: [CodingKeys.rules],
+                    debugDescription:
+                        "rule '\(rule.name.prefix(64))' runs fleet records, but there is no \"fleet\" block"))
+        }
         guard cooldownMilliseconds >= 0, cardReturnMilliseconds >= 0 else {
             throw DecodingError.dataCorrupted(
                 .init(

@@ -21,6 +21,9 @@ public enum FlowSpecification: Sendable, Hashable, Codable {
     case tonActivate(TONActivationRule)
     /// Relay a remote service's APDUs to the card (docs/relay-protocol.md).
     case relay(RelayRule)
+    /// Personalise the card with a record claimed from the fleet's batch (configuration
+    /// `fleet`): the record's parameters over the template's.
+    case fleet(FleetFlowTemplate)
 
     /// What an NDEF write puts on the tag.
     public enum NDEFContent: Sendable, Hashable {
@@ -40,6 +43,7 @@ public enum FlowSpecification: Sendable, Hashable, Codable {
         case .ntag424SUN: "ntag424-sun"
         case .tonActivate: "ton-activate"
         case .relay: "relay"
+        case .fleet: "fleet"
         }
     }
 
@@ -48,14 +52,14 @@ public enum FlowSpecification: Sendable, Hashable, Codable {
     public var writesToCard: Bool {
         switch self {
         case .report, .ndefRead, .iso15693Read: false
-        case .apdus, .ndefWrite, .desfireProvision, .ntag424SUN, .tonActivate, .relay: true
+        case .apdus, .ndefWrite, .desfireProvision, .ntag424SUN, .tonActivate, .relay, .fleet: true
         }
     }
 
     enum CodingKeys: String, CodingKey { case kind, apdus, expect, uri, text, first, count }
 
     private static let kinds =
-        "report, apdu, ndef-write, ndef-read, iso15693-read, desfire-provision, ntag424-sun, ton-activate, relay"
+        "report, apdu, ndef-write, ndef-read, iso15693-read, desfire-provision, ntag424-sun, ton-activate, relay, fleet"
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -96,6 +100,7 @@ public enum FlowSpecification: Sendable, Hashable, Codable {
         case "ntag424-sun": self = .ntag424SUN(try NTAG424SUNRule(from: decoder))
         case "ton-activate": self = .tonActivate(try TONActivationRule(from: decoder))
         case "relay": self = .relay(try RelayRule(from: decoder))
+        case "fleet": self = .fleet(try FleetFlowTemplate(from: decoder))
         case "iso15693-read":
             let first = try container.decodeIfPresent(Int.self, forKey: .first) ?? 0
             let count = try container.decodeIfPresent(Int.self, forKey: .count) ?? 1
@@ -137,6 +142,8 @@ public enum FlowSpecification: Sendable, Hashable, Codable {
             try rule.encode(to: encoder)
         case .relay(let rule):
             try rule.encode(to: encoder)
+        case .fleet(let template):
+            try template.encode(to: encoder)
         }
     }
 }

@@ -67,6 +67,8 @@ public enum FlowCatalog {
                     policy.stepTimeout = syncBound
                     return policy
                 }, finish: { await relay.finish(after: $0) })
+        case .fleet:
+            throw DaemonFlowError.fleetFlowNeedsClaim
         default:
             return FlowJob(flow: keylessFlow(for: specification))
         }
@@ -212,8 +214,8 @@ public enum FlowCatalog {
                 outcome.values["blocks"] = try await tag.readBlocks(first, count: count).hexString
                 return outcome
             }
-        case .desfireProvision, .ntag424SUN, .tonActivate, .relay:
-            preconditionFailure("job(for:keys:) builds the flows that need keys or a connection")
+        case .desfireProvision, .ntag424SUN, .tonActivate, .relay, .fleet:
+            preconditionFailure("job(for:keys:) builds the flows that need keys, a connection or a claim")
         }
     }
 }
@@ -224,6 +226,13 @@ public enum DaemonFlowError: Error, Sendable, Hashable, CustomStringConvertible 
     case readBackMismatch
     case noKeyStore
     case missingSecret(String)
+    /// A fleet record's parameters (merged over the rule's template) are not a valid flow.
+    case invalidFleetRecord(String)
+    /// A `fleet` flow runs when a card arrives and a record is claimed for it, not on request.
+    case fleetFlowNeedsClaim
+    /// The host lost its claim on the record (lease expired unrenewed, or another host holds it
+    /// now): the flow stopped before its next step.
+    case fleetClaimLost(record: Int64)
 
     public var description: String {
         switch self {
@@ -233,6 +242,12 @@ public enum DaemonFlowError: Error, Sendable, Hashable, CustomStringConvertible 
         case .missingSecret(let name): "the key store has no secret '\(name)'"
         case .noKeyStore:
             "this flow takes its keys from a key store, and cardd has none (set \"keyStore\" in the configuration)"
+        case .invalidFleetRecord(let reason): "the fleet record cannot be run: \(reason)"
+        case .fleetFlowNeedsClaim:
+            "a fleet flow runs on the card a record was claimed for (a rule with \"fleet\" configured), not on request"
+        case .fleetClaimLost(let record):
+            "the claim on fleet record \(record) was lost (lease not renewed in time, or claimed by another host); "
+                + "stopped before the next step"
         }
     }
 }

@@ -32,10 +32,13 @@ public actor JobCenter {
     }
 
     /// Starts `specification` on `reader` and returns the job's id at once.
+    ///
+    /// - Parameter completion: called once the job ended and was logged, before ``wait(for:)``
+    ///   returns (the fleet puts its completion in the outbox there).
     @discardableResult
     public func submit(
         _ specification: FlowSpecification, on reader: Reader, rule: String?, trigger: JobTrigger,
-        policy: SessionPolicy
+        policy: SessionPolicy, completion: (@Sendable (JobCompletion) async -> Void)? = nil
     ) async -> JobID {
         let id = await beginRecord(reader: reader.info.id, rule: rule, flow: specification.kind, trigger: trigger)
         await bus.publish(.jobStarted(id, reader: reader.info.id, flow: specification.kind, rule: rule))
@@ -54,9 +57,11 @@ public actor JobCenter {
                 run = reader.run(job.flow, policy: job.policy(policy))
             } catch {
                 // A missing key or a bad parameter: the job fails before touching the card.
-                return await Self.failEarly(
+                let state = await Self.failEarly(
                     id, error: error, flow: specification.kind, log: log, bus: bus,
                     metrics: metrics, logger: logger)
+                await completion?(JobCompletion(id: id, state: state, outcome: nil, error: error))
+                return state
             }
             let forwarding = Task {
                 var recorded = 0
@@ -82,6 +87,7 @@ public actor JobCenter {
             let state: JobState
             var outcome: JobOutcome?
             var failure: String?
+            var thrown: (any Error)?
             do {
                 outcome = try await run.value
                 state = .succeeded
@@ -89,10 +95,12 @@ public actor JobCenter {
             } catch is CancellationError {
                 state = .cancelled
                 failure = "cancelled"
+                thrown = CancellationError()
                 await job.finish(CancellationError())
             } catch {
                 state = Task.isCancelled ? .cancelled : .failed
                 failure = String(describing: error)
+                thrown = error
                 await job.finish(error)
             }
             await forwarding.value
@@ -108,6 +116,7 @@ public actor JobCenter {
             logger.info(
                 "job finished", metadata: ["job": "\(id)", "state": "\(state.rawValue)", "error": "\(failure ?? "-")"])
             await bus.publish(.jobFinished(id, state: state, error: failure))
+            await completion?(JobCompletion(id: id, state: state, outcome: outcome, error: thrown))
             return state
         }
         running[id] = task
@@ -211,4 +220,13 @@ public actor JobCenter {
         case .failed: ("failed", nil, nil)
         }
     }
+}
+
+/// How a job ended, as ``JobCenter/submit(_:on:rule:trigger:policy:completion:)`` reports it.
+public struct JobCompletion: Sendable {
+    public var id: JobID
+    public var state: JobState
+    public var outcome: JobOutcome?
+    /// What ended a failed or cancelled job.
+    public var error: (any Error)?
 }

@@ -18,7 +18,7 @@ import GRDB
 /// try await log.finish(id, state: .succeeded, outcome: JobOutcome(["uid": "04A1B2C3D4E5F6"]))
 /// ```
 public final class JobLog: Sendable {
-    private let database: DatabasePool
+    let database: DatabasePool
     /// The SQLite file.
     public let path: String
     /// Older jobs are pruned beyond this many, so that a daemon running for months stays bounded.
@@ -135,12 +135,35 @@ public final class JobLog: Sendable {
                     CREATE INDEX job_event_by_job ON job_event(job_id);
                     """)
         }
+        // A fleet host's outbox: how each claimed record ended, kept until the fleet store took it.
+        migrator.registerMigration("v2-fleet-outbox") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE fleet_outbox (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        record_id INTEGER NOT NULL,
+                        token TEXT NOT NULL,
+                        batch TEXT NOT NULL,
+                        state TEXT NOT NULL,
+                        result TEXT,
+                        error TEXT,
+                        job_id INTEGER,
+                        created_at REAL NOT NULL,
+                        attempts INTEGER NOT NULL DEFAULT 0,
+                        last_error TEXT,
+                        delivered_at REAL,
+                        outcome TEXT,
+                        UNIQUE (record_id, token)
+                    );
+                    CREATE INDEX fleet_outbox_pending ON fleet_outbox(id) WHERE delivered_at IS NULL;
+                    """)
+        }
         return migrator
     }
 
     /// Writes in a task of its own: a job that is being cancelled still gets its last records
     /// (GRDB's async writes would otherwise give up with `CancellationError`).
-    private func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
         let database = self.database
         return try await Task { try await database.write(updates) }.value
     }

@@ -1,4 +1,5 @@
 import CardDaemonControl
+import CardFleet
 import CoreMetrics
 import Metrics
 import Prometheus
@@ -41,6 +42,27 @@ public struct DaemonMetrics: Sendable {
             dimensions: [("op", operation.rawValue), ("ok", ok ? "true" : "false")],
             factory: factory
         ).increment()
+    }
+
+    func fleetClaim() {
+        Counter(label: "cardd_fleet_claims_total", factory: factory).increment()
+    }
+
+    func fleetCompletion(_ state: FleetCompletionState) {
+        Counter(label: "cardd_fleet_completions_total", dimensions: [("state", state.rawValue)], factory: factory)
+            .increment()
+    }
+
+    func fleetFencedWrite() {
+        Counter(label: "cardd_fleet_fenced_writes_total", factory: factory).increment()
+    }
+
+    func fleetLeaseLost() {
+        Counter(label: "cardd_fleet_lease_losses_total", factory: factory).increment()
+    }
+
+    func fleetOutboxDepth(_ depth: Int) {
+        Gauge(label: "cardd_fleet_outbox_depth", factory: factory).record(depth)
     }
 
     /// Prometheus text exposition of everything in the registry.

@@ -26,6 +26,8 @@ public actor ReaderFleet {
     private var usbRegistry: USBReaderRegistry?
     /// The reader sources whose selectors the configuration may name.
     private let sources: [any ReaderSource]
+    /// Runs `fleet` rules (nil when the daemon is not in a fleet).
+    private var fleetWorker: FleetWorker?
     /// What the sources opened, closed at ``stop()`` (the simulator saves its card state then).
     private var opened: [(selector: String, readers: OpenedReaders)] = []
     private var vpcdListeners: [VPCDListener] = []
@@ -48,6 +50,11 @@ public actor ReaderFleet {
         self.metrics = metrics
         self.logger = logger
         self.configuration = configuration
+    }
+
+    /// Gives `fleet` rules a worker; set before ``start(selectors:simulated:)``.
+    public func join(_ worker: FleetWorker) {
+        fleetWorker = worker
     }
 
     /// Opens what `selectors` name and starts watching, with `simulated` (readers the caller
@@ -149,7 +156,7 @@ public actor ReaderFleet {
         if let retirement = retiring[id] { await retirement.task.value }
         let supervisor = ReaderSupervisor(
             reader: reader, configuration: configuration, jobs: jobs, bus: bus,
-            metrics: metrics, policy: await policy(), logger: logger)
+            metrics: metrics, policy: await policy(), fleet: fleetWorker, logger: logger)
         logger.info("reader added", metadata: ["reader": "\(id)", "name": "\(reader.info.name)"])
         await bus.publish(.readerAdded(id: id, name: reader.info.name))
         // Another add for this id may have run while this one waited.

@@ -16,13 +16,15 @@ public actor ReaderSupervisor {
     private let metrics: DaemonMetrics
     private let logger: Logger
     private let policy: SessionPolicy
+    private let fleet: FleetWorker?
     /// The presence the supervisor last acted on (published, and ran a job for when present).
     private var actedPresence: CardPresence = .absent
 
     public init(
         reader: Reader, configuration: @escaping @Sendable () async -> DaemonConfiguration, jobs: JobCenter,
-        bus: EventBus, metrics: DaemonMetrics, policy: SessionPolicy, logger: Logger
+        bus: EventBus, metrics: DaemonMetrics, policy: SessionPolicy, fleet: FleetWorker? = nil, logger: Logger
     ) {
+        self.fleet = fleet
         self.reader = reader
         self.rules = configuration
         self.jobs = jobs
@@ -126,6 +128,14 @@ public actor ReaderSupervisor {
         guard let rule = configuration.rule(for: facts) else {
             logger.info("no rule matches the card", metadata: ["atr": "\(facts.atr.hexString)"])
             return nil
+        }
+        if case .fleet(let template) = rule.flow {
+            guard let fleet else {
+                logger.error("rule '\(rule.name)' runs fleet records, but the daemon has no fleet store")
+                return nil
+            }
+            return await fleet.handle(
+                card: facts, on: reader, rule: rule.name, template: template, jobs: jobs, policy: policy)
         }
         let id = await jobs.submit(rule.flow, on: reader, rule: rule.name, trigger: .card, policy: policy)
         _ = await jobs.wait(for: id)

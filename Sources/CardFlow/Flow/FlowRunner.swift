@@ -77,6 +77,10 @@ struct FlowRunner<Output: Sendable> {
             var attempt = 0
             var interrupted = false
             while true {
+                // Outside the retry handling: a gate's refusal ends the flow as it is.
+                if let gate = policy.beforeStep {
+                    try await gate(FlowStepGate(index: index, name: step.name, idempotent: step.idempotent))
+                }
                 do {
                     if interrupted, !step.idempotent {
                         // The step may have taken effect before the card left: ask the step.

@@ -36,6 +36,10 @@ public struct SessionPolicy: Sendable {
     public var transmissionProtocol: CardProtocol? = nil
     /// How a card is recognised when it comes back (UID by default).
     public var identity: CardIdentityResolver = .uid
+    /// Asked before each flow step starts (and before an interrupted step is resumed); a throw
+    /// ends the flow there with that error, so nothing more is sent to the card. A fleet host
+    /// uses it to stop a flow whose claim it lost before the next write.
+    public var beforeStep: (@Sendable (FlowStepGate) async throws -> Void)? = nil
     /// The clock cooldowns, timeouts and backoffs are measured with.
     public var clock: any ElapsedClock = RealClock()
 
@@ -60,5 +64,19 @@ public struct RetryPolicy: Sendable, Hashable {
     /// The pause before retry number `retry` (1-based).
     public func delay(beforeRetry retry: Int) -> Duration {
         backoff * (1 << min(max(retry - 1, 0), 16))
+    }
+}
+
+/// The step a flow is about to run, as ``SessionPolicy/beforeStep`` sees it.
+public struct FlowStepGate: Sendable, Hashable {
+    public var index: Int
+    public var name: String
+    /// Whether running the step again is harmless (reads, idempotent writes).
+    public var idempotent: Bool
+
+    public init(index: Int, name: String, idempotent: Bool) {
+        self.index = index
+        self.name = name
+        self.idempotent = idempotent
     }
 }

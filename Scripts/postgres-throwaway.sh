@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# A throwaway PostgreSQL for the fleet tests and demo: its own cluster in a folder, reachable only
+# on a Unix socket in that folder (no TCP), trust authentication, gone after `stop`.
+#
+# PostgreSQL refuses to run as root: as root the cluster belongs to the `postgres` user (Debian's
+# postgresql package creates it) and runs through runuser; as anyone else it runs as that user.
+#
+# Usage:
+#   Scripts/postgres-throwaway.sh start DIR   initdb in DIR/data, start, create database `cardflow`
+#                                             and the fleet schema; prints the socket folder (DIR)
+#   Scripts/postgres-throwaway.sh stop DIR    stop the server (fast) and delete DIR
+#   Scripts/postgres-throwaway.sh pause DIR   stop the server but keep its data (tests: "server down")
+#   Scripts/postgres-throwaway.sh resume DIR  start it again
+# Clients: postgresql:///cardflow?host=DIR&user=postgres (cardd's fleet.postgres, cardctl fleet --postgres).
+# Exit status: 0 done, 2 PostgreSQL is not installed or would not start.
+set -euo pipefail
+
+command_name=${1:-}
+dir=${2:-}
+if [[ -z "$command_name" || -z "$dir" ]]; then
+  sed -n '2,15p' "$0" >&2
+  exit 2
+fi
+pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
+if [[ -z "$pgbin" || ! -x "$pgbin/initdb" ]]; then
+  echo "postgres-throwaway: PostgreSQL is not installed (apt-get install postgresql)" >&2
+  exit 2
+fi
+
+as_owner() {
+  if [[ "$(id -u)" -eq 0 ]]; then
+    runuser -u postgres -- "$@"
+  else
+    "$@"
+  fi
+}
+
+start_server() {
+  if ! as_owner "$pgbin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+      -o "-k $dir -c listen_addresses='' -c max_connections=200 -c fsync=off" start >/dev/null; then
+    echo "postgres-throwaway: the server did not start; its log:" >&2
+    cat "$dir/server.log" >&2 || true
+    exit 2
+  fi
+}
+
+case "$command_name" in
+  start)
+    mkdir -p "$dir"
+    dir=$(cd "$dir" && pwd)
+    if [[ "$(id -u)" -eq 0 ]]; then
+      id postgres >/dev/null 2>&1 || { echo "postgres-throwaway: no 'postgres' user to run the server as" >&2; exit 2; }
+      chown postgres "$dir"
+      # The socket folder must be reachable for the postgres user up the whole path.
+      chmod 755 "$dir"
+    fi
+    as_owner "$pgbin/initdb" -D "$dir/data" -A trust -U postgres --no-sync >/dev/null
+    start_server
+    as_owner "$pgbin/createdb" -h "$dir" -U postgres cardflow
+    echo "$dir"
+    ;;
+  stop)
+    if [[ -d "$dir/data" ]]; then
+      as_owner "$pgbin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true
+    fi
+    rm -rf "$dir"
+    ;;
+  pause)
+    as_owner "$pgbin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null
+    ;;
+  resume)
+    start_server
+    ;;
+  *)
+    echo "postgres-throwaway: unknown command '$command_name' (start, stop, pause, resume)" >&2
+    exit 2
+    ;;
+esac
