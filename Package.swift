@@ -286,7 +286,10 @@ let package = Package(
             ]),
         .testTarget(
             name: "CardctlTests",
-            dependencies: ["cardctl", "cardd", "CardSimulator", .product(name: "Crypto", package: "swift-crypto")]),
+            dependencies: [
+                "cardctl", "cardd", "CardSimulator", "PostgresTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto"]),
         .testTarget(
             name: "VPCDTests",
@@ -334,11 +337,13 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift", condition: daemon),
                 .product(name: "NIOEmbedded", package: "swift-nio", condition: networkReaders),
             ]),
+        // A throwaway PostgreSQL per test (Scripts/postgres-throwaway.sh), for the fleet's tests.
+        .target(name: "PostgresTestSupport", path: "Tests/PostgresTestSupport"),
         .testTarget(
             name: "FleetTests",
             dependencies: [
                 "CardFleet", "CardFleetPostgres", "CardDaemon", "CardDaemonControl", "CardSimulatorReaders", "CardFlow",
-                "CardSimulator", "DESFire", "DaemonTestSupport", "cardctl", "cardd",
+                "CardSimulator", "DESFire", "DaemonTestSupport", "PostgresTestSupport", "CardCrypto",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(

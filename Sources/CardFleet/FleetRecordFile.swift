@@ -148,15 +148,17 @@ public enum FleetRecordFile {
     /// Whether a parameter name says it holds a key, PIN, password or secret itself (rather
     /// than naming a key-store slot or secret).
     public static func looksLikeKeyMaterial(_ name: String) -> Bool {
+        // Words of camelCase, snake_case or kebab-case; a run of capitals is one word (PIN).
         var words: [String] = []
         var current = ""
+        var previousWasLower = false
         for character in name {
-            if character == "_" || character == "-" || character.isUppercase {
+            if character == "_" || character == "-" || (character.isUppercase && previousWasLower) {
                 if !current.isEmpty { words.append(current) }
-                current = character.isLetter ? String(character).lowercased() : ""
-            } else {
-                current.append(Character(character.lowercased()))
+                current = ""
             }
+            if character.isLetter || character.isNumber { current.append(Character(character.lowercased())) }
+            previousWasLower = character.isLowercase || character.isNumber
         }
         if !current.isEmpty { words.append(current) }
         guard let last = words.last else { return false }
