@@ -110,14 +110,24 @@ public final class FleetStore: FleetQueue {
                 }
                 return value
             }
-        } catch let error as FleetStoreError {
-            throw error
-        } catch let error as PSQLError {
-            throw Self.map(error, operation: operation)
-        } catch is CancellationError {
-            throw .unreachable(operation: operation, reason: "cancelled")
         } catch {
-            throw .unreachable(operation: operation, reason: String(describing: error))
+            throw Self.map(error, operation: operation)
+        }
+    }
+
+    /// A store error for anything an operation threw; a transaction's error is unwrapped to
+    /// what failed inside it (the body's own error, else the BEGIN, COMMIT or ROLLBACK).
+    static func map(_ error: any Error, operation: String) -> FleetStoreError {
+        switch error {
+        case let error as FleetStoreError: return error
+        case let error as PSQLError: return map(error, operation: operation)
+        case let error as PostgresTransactionError:
+            if let inner = error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError {
+                return map(inner, operation: operation)
+            }
+            return .unreachable(operation: operation, reason: "transaction failed")
+        case is CancellationError: return .unreachable(operation: operation, reason: "cancelled")
+        default: return .unreachable(operation: operation, reason: String(describing: error))
         }
     }
 

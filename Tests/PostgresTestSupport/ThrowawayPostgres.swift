@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A PostgreSQL server of the test's own (Scripts/postgres-throwaway.sh): a cluster in a
 /// temporary folder, on a Unix socket there, trust authentication, deleted by ``stop()``.
 ///
@@ -16,10 +20,6 @@ public struct ThrowawayPostgres: Sendable {
     public static var enabled: Bool {
         installed || ProcessInfo.processInfo.environment["CI"] == "true"
     }
-
-    /// Why they are skipped elsewhere.
-    public static let skipReason =
-        "PostgreSQL is not installed (apt-get install postgresql, or Scripts/setup.sh); CI runs these tests"
 
     static var installed: Bool {
         let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
@@ -62,22 +62,43 @@ public struct ThrowawayPostgres: Sendable {
 
     /// Runs a program to its end without blocking a concurrency thread; throws with its output
     /// when it fails.
+    ///
+    /// posix_spawn and a polled `waitpid`, not Foundation's `Process`: in the test process its
+    /// child-exit monitoring left the script a zombie (never reaped, `isRunning` stayed true).
+    /// The output goes to a file, not a pipe, since the server the script starts inherits
+    /// descriptors.
     @discardableResult
     static func run(_ program: String, _ arguments: [String]) async throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [program] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
+        let outputPath = NSTemporaryDirectory() + "cardflow-pg-output-\(UUID().uuidString)"
+        defer { unlink(outputPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv = ([program] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawnp(&pid, program, &actions, nil, argv, environ)
+        guard spawned == 0 else {
+            throw ThrowawayPostgresError(description: "cannot start \(program): \(String(cString: strerror(spawned)))")
         }
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        guard status == 0 else {
+        var status: Int32 = 0
+        let deadline = ContinuousClock.now + .seconds(120)
+        while waitpid(pid, &status, WNOHANG) == 0 {
+            guard ContinuousClock.now < deadline else {
+                kill(pid, SIGKILL)
+                _ = waitpid(pid, &status, 0)
+                throw ThrowawayPostgresError(description: "\(program) \(arguments.joined(separator: " ")) hung")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        // Exited normally with 0 (WIFEXITED and WEXITSTATUS by hand: they are macros).
+        guard status & 0x7F == 0, (status >> 8) & 0xFF == 0 else {
             throw ThrowawayPostgresError(
-                description: "\(program) \(arguments.joined(separator: " ")) → \(status): \(text)")
+                description: "\(program) \(arguments.joined(separator: " ")) → status \(status): \(text)")
         }
         return text
     }
@@ -85,4 +106,8 @@ public struct ThrowawayPostgres: Sendable {
 
 public struct ThrowawayPostgresError: Error, CustomStringConvertible {
     public let description: String
+
+    public init(description: String) {
+        self.description = description
+    }
 }
