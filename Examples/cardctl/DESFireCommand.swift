@@ -11,6 +11,9 @@ struct DESFireCommand: AsyncParsableCommand {
         discussion: """
             Keys: --key HEX, --key-ascii TEXT or --key-slot N (key store); --key-type aes|des|2k3des|3k3des when the length \
             is ambiguous (16 bytes default to AES). The PICC master key is --picc-key (default DES 8 x 00).
+            With --diversify (provision, read, write, create-file, file-settings, files, change-key) the application key given \
+            is an AN10922 master key: the card's own key is derived from its UID, --aid and --system-identifier HEX. The UID \
+            is the one the reader reports, or GetCardUID under --picc-key for a card that shows a random one.
             Comm mode of file I/O comes from the file's settings unless --comm is given.
             """,
         subcommands: [
@@ -26,11 +29,30 @@ func withDESFire<T: Sendable>(
     _ global: GlobalOptions,
     _ body: @escaping @Sendable (DESFireClient) async throws -> T
 ) async throws -> T {
+    try await withDESFire(global) { client, _ in try await body(client) }
+}
+
+/// Runs `body` with a DESFire client and its session (for the card's identity) on the primary reader.
+func withDESFire<T: Sendable>(
+    _ global: GlobalOptions,
+    _ body: @escaping @Sendable (DESFireClient, CardSession) async throws -> T
+) async throws -> T {
     try await ReaderConnection.withPrimarySession(global) { session in
         let client = DESFireClient(channel: session)
         await client.enableRecovery(on: session)
-        return try await body(client)
+        return try await body(client, session)
     }
+}
+
+/// Selects `aid` and authenticates with `key`, or with the key `diversification` derives from it
+/// for this card (`--diversify`).
+func enter(
+    _ client: DESFireClient, session: CardSession, aid: DESFireApplicationID, keys: DESFireKeyOptions,
+    key: DESFireKey?, diversification: DESFireDiversificationOptions, method: DESFireAuthenticationMethod
+) async throws {
+    let cardKey = try await diversification.cardKey(
+        key, aid: aid, client: client, session: session, keys: keys, method: method)
+    try await enter(client, aid: aid, keyNumber: keys.keyNumber, key: cardKey, method: method)
 }
 
 /// The comm mode a `--comm` option names.
@@ -145,6 +167,7 @@ struct DESFireCreateFile: AsyncParsableCommand {
             "Access rights as 4 hex digits: read, write, read&write, change (E free, F never).", valueName: "HEX"))
     var access: String = "0000"
     @Flag(help: "Create a backup data file instead.") var backup = false
+    @OptionGroup var diversification: DESFireDiversificationOptions
     func run() async throws {
         let method = try keys.method()
         let aid = try application.aid()
@@ -153,8 +176,11 @@ struct DESFireCreateFile: AsyncParsableCommand {
             throw InputError(description: "--access is 4 hex digits")
         }
         let key = try await keys.key()
-        try await withDESFire(global) { client in
-            try await enter(client, aid: aid, keyNumber: keys.keyNumber, key: key, method: method)
+        _ = try diversification.diversification(master: key, aid: aid)
+        try await withDESFire(global) { [keys, diversification] client, session in
+            try await enter(
+                client, session: session, aid: aid, keys: keys, key: key, diversification: diversification,
+                method: method)
             try await client.createDataFile(
                 file: file, size: size, commMode: mode, accessRights: DESFireAccessRights(rawValue: rights),
                 backup: backup)
@@ -173,12 +199,16 @@ struct DESFireFileSettingsCommand: AsyncParsableCommand {
     @OptionGroup var application: DESFireApplicationOption
     @OptionGroup var keys: DESFireKeyOptions
     @Option(help: "File number 0-31.") var file: UInt8
+    @OptionGroup var diversification: DESFireDiversificationOptions
     func run() async throws {
         let method = try keys.method()
         let aid = try application.aid()
         let key = try await keys.key()
-        let settings = try await withDESFire(global) { client in
-            try await enter(client, aid: aid, keyNumber: keys.keyNumber, key: key, method: method)
+        _ = try diversification.diversification(master: key, aid: aid)
+        let settings = try await withDESFire(global) { [keys, diversification] client, session in
+            try await enter(
+                client, session: session, aid: aid, keys: keys, key: key, diversification: diversification,
+                method: method)
             return try await client.getFileSettings(file: file)
         }
         guard global.json else { return Output.standardOutput("\(settings)") }
@@ -215,13 +245,17 @@ struct DESFireRead: AsyncParsableCommand {
     @Option(help: "Number of bytes (0: to the end of the file).") var length: Int = 0
     @Option(help: "Force the comm mode: plain, mac or enc (default: from the file's settings).") var comm: String?
     @Flag(help: "Always print hex.") var hex = false
+    @OptionGroup var diversification: DESFireDiversificationOptions
     func run() async throws {
         let method = try keys.method()
         let aid = try application.aid()
         let mode = try comm.map(parseCommMode)
         let key = try await keys.key()
-        let data = try await withDESFire(global) { client in
-            try await enter(client, aid: aid, keyNumber: keys.keyNumber, key: key, method: method)
+        _ = try diversification.diversification(master: key, aid: aid)
+        let data = try await withDESFire(global) { [keys, diversification] client, session in
+            try await enter(
+                client, session: session, aid: aid, keys: keys, key: key, diversification: diversification,
+                method: method)
             return try await client.readData(file: file, offset: offset, length: length, commMode: mode)
         }
         let text = DESFireJSON.printableText(data)
@@ -245,14 +279,18 @@ struct DESFireWrite: AsyncParsableCommand {
     @Option(help: "File number 0-31.") var file: UInt8
     @Option(help: "First byte.") var offset: Int = 0
     @Option(help: "Force the comm mode: plain, mac or enc (default: from the file's settings).") var comm: String?
+    @OptionGroup var diversification: DESFireDiversificationOptions
     func run() async throws {
         let method = try keys.method()
         let aid = try application.aid()
         let bytes = try input.bytes()
         let mode = try comm.map(parseCommMode)
         let key = try await keys.key()
-        try await withDESFire(global) { client in
-            try await enter(client, aid: aid, keyNumber: keys.keyNumber, key: key, method: method)
+        _ = try diversification.diversification(master: key, aid: aid)
+        try await withDESFire(global) { [keys, diversification] client, session in
+            try await enter(
+                client, session: session, aid: aid, keys: keys, key: key, diversification: diversification,
+                method: method)
             let settings = try await client.getFileSettings(file: file)
             try await client.writeData(file: file, offset: offset, data: bytes, commMode: mode)
             if case .backup = settings.kind { try await client.commitTransaction() }
@@ -287,6 +325,7 @@ struct DESFireChangeKey: AsyncParsableCommand {
         help: ArgumentHelp(
             "Current value of the key being changed (when it is not the authenticated one).", valueName: "HEX"))
     var oldKeyHex: String?
+    @OptionGroup var diversification: DESFireDiversificationOptions
     func run() async throws {
         let method = try keys.method()
         let aid = try application.aid()
@@ -308,8 +347,11 @@ struct DESFireChangeKey: AsyncParsableCommand {
                 hex: $0, type: newKeyType ?? (newKey.type == .des ? "des" : newKey.type.rawValue), option: "--old-key")
         }
         let target = changeKeyNumber ?? keys.keyNumber
-        try await withDESFire(global) { client in
-            try await enter(client, aid: aid, keyNumber: keys.keyNumber, key: authKey, method: method)
+        _ = try diversification.diversification(master: authKey, aid: aid)
+        try await withDESFire(global) { [keys, diversification] client, session in
+            try await enter(
+                client, session: session, aid: aid, keys: keys, key: authKey, diversification: diversification,
+                method: method)
             try await client.changeKey(keyNumber: target, to: newKey, oldKey: oldKey)
         }
         Output.standardOutput(
@@ -387,12 +429,16 @@ struct DESFireFiles: AsyncParsableCommand {
     @OptionGroup(title: "Global Options") var global: GlobalOptions
     @OptionGroup var application: DESFireApplicationOption
     @OptionGroup var keys: DESFireKeyOptions
+    @OptionGroup var diversification: DESFireDiversificationOptions
     func run() async throws {
         let method = try keys.method()
         let aid = try application.aid()
         let key = try await keys.key()
-        let files = try await withDESFire(global) { client in
-            try await enter(client, aid: aid, keyNumber: keys.keyNumber, key: key, method: method)
+        _ = try diversification.diversification(master: key, aid: aid)
+        let files = try await withDESFire(global) { [keys, diversification] client, session in
+            try await enter(
+                client, session: session, aid: aid, keys: keys, key: key, diversification: diversification,
+                method: method)
             return try await client.getFileIDs()
         }
         if global.json {

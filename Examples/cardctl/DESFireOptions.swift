@@ -110,6 +110,69 @@ struct DESFireKeyOptions: ParsableArguments {
     }
 }
 
+/// `--diversify` and `--system-identifier HEX`: the key given is an AN10922 master key, and the
+/// key used on the card is the one derived from the card's UID and the application ID.
+struct DESFireDiversificationOptions: ParsableArguments {
+    @Flag(
+        name: .customLong("diversify"),
+        help: ArgumentHelp(
+            "The application key given is an AN10922 master key: use the card's own key, derived from its UID and --aid."
+        ))
+    var diversify = false
+    @Option(
+        name: .customLong("system-identifier"),
+        help: ArgumentHelp(
+            "AN10922 system identifier in hex, appended to UID and AID (with --diversify; 0 to 21 bytes).",
+            valueName: "HEX"))
+    var systemIdentifierHex: String?
+
+    /// The diversification of `master` for application `aid` (nil without --diversify). Checked
+    /// before a card is touched.
+    func diversification(master: DESFireKey?, aid: DESFireApplicationID) throws -> DESFireKeyDiversification? {
+        guard diversify else {
+            if systemIdentifierHex != nil { throw InputError(description: "--system-identifier needs --diversify") }
+            return nil
+        }
+        guard let master else {
+            throw InputError(description: "--diversify needs the master key (--key, --key-ascii or --key-slot)")
+        }
+        guard master.type == .aes else { throw InputError(description: "--diversify needs an AES master key") }
+        guard aid != .picc else { throw InputError(description: "--diversify derives application keys: give --aid") }
+        var identifier: [UInt8] = []
+        if let systemIdentifierHex {
+            do { identifier = try [UInt8](hex: systemIdentifierHex) } catch {
+                throw InputError(description: "--system-identifier is not hex: \(error)")
+            }
+        }
+        return try DESFireKeyDiversification(masterKey: master, systemIdentifier: identifier)
+    }
+
+    /// The key to authenticate to `aid` with on this card: `key` itself, or with --diversify the
+    /// AN10922 key derived from the card's UID and `aid`.
+    func cardKey(
+        _ key: DESFireKey?, aid: DESFireApplicationID, client: DESFireClient, session: CardSession,
+        keys: DESFireKeyOptions, method: DESFireAuthenticationMethod
+    ) async throws -> DESFireKey? {
+        guard let diversification = try diversification(master: key, aid: aid) else { return key }
+        let uid = try await Self.cardUID(client: client, session: session, piccKey: try keys.piccKey(), method: method)
+        return try diversification.key(uid: uid, application: aid)
+    }
+
+    /// The UID AN10922 takes: the anti-collision UID the reader reports (no key needed), or, when
+    /// the card shows a random one or the reader reports none, GetCardUID after authenticating
+    /// with the PICC master key (as libfreefare's `mifare_key_deriver_update_uid` does).
+    static func cardUID(
+        client: DESFireClient, session: CardSession, piccKey: DESFireKey, method: DESFireAuthenticationMethod
+    ) async throws -> [UInt8] {
+        if let uid = await session.identity.uid, uid.count == 7 || uid.count == 10, !DESFireIdentity.isRandomUID(uid) {
+            return uid
+        }
+        try await client.selectApplication(.picc)
+        try await client.authenticate(keyNumber: 0, key: piccKey, method: method)
+        return try await client.getCardUID()
+    }
+}
+
 /// `--aid HEX`.
 struct DESFireApplicationOption: ParsableArguments {
     @Option(

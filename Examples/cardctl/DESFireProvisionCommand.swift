@@ -15,6 +15,8 @@ struct DESFireProvision: AsyncParsableCommand {
             {"ok":false,"error":...,"events":[...]} on failure.
             A card lifted mid-flow is waited for (--wait MS; provision waits 10000 ms when --wait is not given) and the flow resumes; \
             another card is reported as wrongCard and left untouched.
+            With --diversify the key given is an AN10922 master key: the card gets its own key 0, derived from its UID \
+            (GetCardUID), --aid and --system-identifier HEX; read it back with the same master key and --diversify.
             """)
     @OptionGroup(title: "Global Options") var global: GlobalOptions
     @OptionGroup var keys: DESFireKeyOptions
@@ -24,14 +26,17 @@ struct DESFireProvision: AsyncParsableCommand {
     @Option(help: "File number 0-31.") var file: UInt8
     @Option(help: "File size in bytes.") var size: Int
     @Option(help: "plain, mac or enc.") var comm: String
+    @OptionGroup var diversification: DESFireDiversificationOptions
 
     func run() async throws {
         let aid = try DESFireApplicationID(hex: aidHex)
         let mode = try parseCommMode(comm)
         let key = try await keys.requiredKey()
         guard key.type == .aes else { throw InputError(description: "the application key must be AES (16 bytes)") }
+        let applicationKey: DESFireProvisioning.ApplicationKeySource =
+            try diversification.diversification(master: key, aid: aid).map { .diversified($0) } ?? .shared(key)
         let provisioning = DESFireProvisioning(
-            application: aid, file: file, size: size, commMode: mode, key: key,
+            application: aid, file: file, size: size, commMode: mode, applicationKey: applicationKey,
             data: try input.bytes(), piccKey: try keys.piccKey())
         try provisioning.validate()
 

@@ -17,4 +17,9 @@ public enum CardCryptoError: Error, Equatable, Sendable {
     case openSSLFailure(operation: String, message: String)
     /// swift-crypto reported an unexpected failure after the inputs were validated.
     case swiftCryptoFailure(operation: String, message: String)
+    /// An AN10922 diversification input `M` is empty or longer than the 31 bytes that fit beside
+    /// the diversification constant in two blocks (see ``AN10922``).
+    case invalidDiversificationInput(length: Int, accepted: ClosedRange<Int>)
+    /// A DESFire application identifier above 0xFFFFFF (it has 3 bytes).
+    case invalidApplicationID(UInt32)
 }

@@ -8,6 +8,16 @@
 /// Keys are named by key-store slot only (`keySlot`: the application's AES key 0; `piccKeySlot`:
 /// the card master key, factory DES 8×00 when absent), so they never appear in the configuration,
 /// the job log or the logs.
+///
+/// With `"diversify": true`, `keySlot` holds an AES master key that no card receives: each card
+/// gets its own key 0, derived by NXP AN10922 from its UID, the application ID and the optional
+/// `systemIdentifier` (hex, up to 18 bytes, so that `UID ‖ AID ‖ system identifier` stays within
+/// AN10922's 31 bytes even for a 10-byte UID):
+///
+/// ```json
+/// {"kind": "desfire-provision", "aid": "010203", "file": 1, "size": 64, "keySlot": 2,
+///  "diversify": true, "systemIdentifier": "4E585020416275", "text": "door 17"}
+/// ```
 public struct DESFireProvisioningRule: Sendable, Hashable, Codable {
     public var aid: [UInt8]
     public var file: UInt8
@@ -17,9 +27,26 @@ public struct DESFireProvisioningRule: Sendable, Hashable, Codable {
     public var keySlot: Int
     public var piccKeySlot: Int?
     public var data: [UInt8]
+    /// Whether `keySlot` holds an AN10922 master key and each card gets its own derived key.
+    public var diversify: Bool
+    /// The system identifier of the AN10922 input (with ``diversify`` only; may be empty).
+    public var systemIdentifier: [UInt8]
+
+    /// The longest `systemIdentifier`: 31 bytes of AN10922 input less a 10-byte UID and the 3-byte AID.
+    public static let maximumSystemIdentifierLength = 18
 
     public init(
         aid: [UInt8], file: UInt8, size: Int, comm: String, keySlot: Int, piccKeySlot: Int? = nil, data: [UInt8]
+    ) {
+        self.init(
+            aid: aid, file: file, size: size, comm: comm, keySlot: keySlot, piccKeySlot: piccKeySlot, data: data,
+            diversify: false)
+    }
+
+    /// A rule whose application key is diversified per card (`diversify`) or shared.
+    public init(
+        aid: [UInt8], file: UInt8, size: Int, comm: String, keySlot: Int, piccKeySlot: Int? = nil, data: [UInt8],
+        diversify: Bool, systemIdentifier: [UInt8] = []
     ) {
         self.aid = aid
         self.file = file
@@ -28,9 +55,13 @@ public struct DESFireProvisioningRule: Sendable, Hashable, Codable {
         self.keySlot = keySlot
         self.piccKeySlot = piccKeySlot
         self.data = data
+        self.diversify = diversify
+        self.systemIdentifier = systemIdentifier
     }
 
-    enum CodingKeys: String, CodingKey { case aid, file, size, comm, keySlot, piccKeySlot, data, text }
+    enum CodingKeys: String, CodingKey {
+        case aid, file, size, comm, keySlot, piccKeySlot, data, text, diversify, systemIdentifier
+    }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -45,6 +76,9 @@ public struct DESFireProvisioningRule: Sendable, Hashable, Codable {
         } else {
             data = try container.decode(HexBytes.self, forKey: .data).bytes
         }
+        diversify = try container.decodeIfPresent(Bool.self, forKey: .diversify) ?? false
+        let identifier = try container.decodeIfPresent(HexBytes.self, forKey: .systemIdentifier)
+        systemIdentifier = identifier?.bytes ?? []
         func fail(_ key: CodingKeys, _ message: String) -> DecodingError {
             DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: message)
         }
@@ -59,6 +93,15 @@ public struct DESFireProvisioningRule: Sendable, Hashable, Codable {
             throw fail(.piccKeySlot, "a key-store slot from 0 to 15")
         }
         guard !data.isEmpty, data.count <= size else { throw fail(.data, "1 to \(size) bytes of data (or text)") }
+        guard identifier == nil || diversify else {
+            throw fail(.systemIdentifier, "a system identifier only with \"diversify\": true")
+        }
+        guard systemIdentifier.count <= Self.maximumSystemIdentifierLength else {
+            throw fail(
+                .systemIdentifier,
+                "a system identifier of 0 to \(Self.maximumSystemIdentifierLength) bytes (AN10922 input: UID ‖ AID ‖ it, 31 bytes at most)"
+            )
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -70,5 +113,9 @@ public struct DESFireProvisioningRule: Sendable, Hashable, Codable {
         try container.encode(keySlot, forKey: .keySlot)
         try container.encodeIfPresent(piccKeySlot, forKey: .piccKeySlot)
         try container.encode(HexBytes(data), forKey: .data)
+        if diversify {
+            try container.encode(true, forKey: .diversify)
+            if !systemIdentifier.isEmpty { try container.encode(HexBytes(systemIdentifier), forKey: .systemIdentifier) }
+        }
     }
 }

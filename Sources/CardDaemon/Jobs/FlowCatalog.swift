@@ -88,17 +88,24 @@ public enum FlowCatalog {
         let key = try await DESFireKey(slot: try KeySlot(rule.keySlot), in: keys)
         var piccKey = DESFireKey.defaultDES
         if let slot = rule.piccKeySlot { piccKey = try await DESFireKey(slot: try KeySlot(slot), in: keys) }
+        // Diversified: the slot holds the AN10922 master key; a non-AES one fails here, before a card is touched.
+        let applicationKey: DESFireProvisioning.ApplicationKeySource =
+            rule.diversify
+            ? .diversified(try DESFireKeyDiversification(masterKey: key, systemIdentifier: rule.systemIdentifier))
+            : .shared(key)
         let provisioning = DESFireProvisioning(
             application: try DESFireApplicationID(
                 UInt32(rule.aid[0]) << 16 | UInt32(rule.aid[1]) << 8 | UInt32(rule.aid[2])),
-            file: rule.file, size: rule.size, commMode: DESFireCommMode(name: rule.comm) ?? .enciphered, key: key,
-            data: rule.data, piccKey: piccKey)
+            file: rule.file, size: rule.size, commMode: DESFireCommMode(name: rule.comm) ?? .enciphered,
+            applicationKey: applicationKey, data: rule.data, piccKey: piccKey)
         try provisioning.validate()
         let flow = provisioning.flow().map { result in
-            JobOutcome([
+            var values = [
                 "uid": result.uid.hexString, "aid": rule.aid.hexString, "file": "\(result.file)",
                 "written": "\(result.readBack.count) bytes",
-            ])
+            ]
+            if rule.diversify { values["key"] = "diversified (AN10922)" }
+            return JobOutcome(values)
         }
         return FlowJob(flow: flow, policy: { provisioning.policy(base: $0) })
     }
