@@ -22,8 +22,12 @@ heavy='Campaign|ChaosOverLibUSB|SoakSmoke'
 # The PC/SC backend's tests need a pcscd of their own: Scripts/pcsc-backend-check.sh starts one
 # (private mount namespace) and runs them below.
 pcscd_tests='PCSCBackend|PCSCCardRemoval'
-umockdev-wrapper swift test --skip-build --disable-xctest --skip "$heavy|$pcscd_tests"
+# The fleet's tests start PostgreSQL servers of their own (Scripts/postgres-throwaway.sh) and
+# several cardd processes: run after the rest, one at a time, like the heavy suites.
+fleet_tests='PostgresFleet'
+umockdev-wrapper swift test --skip-build --disable-xctest --skip "$heavy|$pcscd_tests|$fleet_tests"
 umockdev-wrapper swift test --skip-build --disable-xctest --filter "$heavy" --no-parallel
+swift test --skip-build --disable-xctest --filter "$fleet_tests" --no-parallel
 # pcscd + libccid drive the simulated USB reader (ATR, SCardTransmit): the emulated device is
 # real enough for the reference CCID stack.
 bash Scripts/pcscd-check.sh

@@ -46,6 +46,7 @@ public struct DaemonHarness: Sendable {
     public static func run(
         configuration: DaemonConfiguration, simulatedReaders: [Reader] = [],
         keys: (any KeyStore)? = nil, limits: DaemonLimits = DaemonLimits(), logger: Logger? = nil,
+        fleetMembership: FleetMembership? = nil,
         _ body: (DaemonHarness) async throws -> Void
     ) async throws {
         let folder = NSTemporaryDirectory() + "cardd-test-\(UUID().uuidString.prefix(8))"
@@ -58,7 +59,7 @@ public struct DaemonHarness: Sendable {
             configuration: ConfigurationStore(configuration, path: nil),
             socketPath: folder + "/cardd.sock", jobLogPath: folder + "/jobs.sqlite", keys: keys,
             simulatedReaders: simulatedReaders, readerSources: [SimulatorReaderSource()], limits: limits,
-            logger: logger, onReady: { readyContinuation.yield() })
+            fleetMembership: fleetMembership, logger: logger, onReady: { readyContinuation.yield() })
         // A daemon that fails to start ends the wait for readiness instead of hanging it.
         let task = Task {
             defer { readyContinuation.finish() }
