@@ -251,6 +251,11 @@ public actor FleetWorker {
                 logger.error("fleet outbox unreadable", metadata: ["error": "\(error)"])
             }
         }
+        var changed = false
+        defer {
+            // The hosts table shows the new counts now, not at the next heartbeat.
+            if changed { Task { await self.sendReport() } }
+        }
         for entry in pending {
             let outcome: FleetCompletionOutcome
             do {
@@ -277,6 +282,7 @@ public actor FleetWorker {
             } else {
                 unlogged.removeAll { $0.id == entry.id }
             }
+            changed = true
             switch outcome {
             case .applied:
                 completions += 1
@@ -326,14 +332,17 @@ public actor FleetWorker {
         let interval = max(Duration.milliseconds(500), lease / 3)
         while !Task.isCancelled {
             await renewLeases()
-            if schemaReady {
-                var report = self.report
-                report.readers = await readers()
-                do { try await queue.report(report) } catch {
-                    logger.debug("fleet host heartbeat failed", metadata: ["error": "\(error)"])
-                }
-            }
+            await sendReport()
             try? await Task.sleep(for: interval)
+        }
+    }
+
+    private func sendReport() async {
+        guard schemaReady else { return }
+        var report = self.report
+        report.readers = await readers()
+        do { try await queue.report(report) } catch {
+            logger.debug("fleet host heartbeat failed", metadata: ["error": "\(error)"])
         }
     }
 
