@@ -207,6 +207,7 @@ let package = Package(
             dependencies: [
                 "CardFleet", "HexFormatting",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: fleet),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: fleet),
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // Remote APDU relay: a WebSocket service drives the card through us (gate, recovery, limits).

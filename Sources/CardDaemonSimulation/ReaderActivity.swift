@@ -38,24 +38,32 @@ actor ReaderActivity {
 
     func snapshot(_ reader: String) -> Snapshot { readers[reader] ?? Snapshot() }
 
-    /// Waits until `condition` holds for `reader`, at most `timeout`; false when it did not.
+    /// Waits until `condition` holds for `reader`, at most `timeout`; false when it did not or
+    /// the waiting task was cancelled (the daemon is stopping: a card a fleet host keeps waiting
+    /// for a record must not hold the shutdown for the whole bound).
     func wait(for reader: String, timeout: Duration, until condition: @escaping @Sendable (Snapshot) -> Bool) async
         -> Bool
     {
         if condition(snapshot(reader)) { return true }
         let id = nextID
         nextID += 1
-        return await withCheckedContinuation { continuation in
-            let timer = Task {
-                try? await Task.sleep(for: timeout)
-                self.expire(id)
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let timer = Task {
+                    try? await Task.sleep(for: timeout)
+                    self.expire(id)
+                }
+                waiters[id] = (reader, condition, continuation, timer)
+                if Task.isCancelled { expire(id) }
             }
-            waiters[id] = (reader, condition, continuation, timer)
+        } onCancel: {
+            Task { await self.expire(id) }
         }
     }
 
     private func expire(_ id: UInt64) {
         guard let waiter = waiters.removeValue(forKey: id) else { return }
+        waiter.timer.cancel()
         waiter.continuation.resume(returning: false)
     }
 

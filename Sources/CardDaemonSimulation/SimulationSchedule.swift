@@ -158,6 +158,8 @@ public struct SimulationSchedule: ReaderSimulation {
             let handled = await activity.wait(for: id, timeout: unpluggedFirst ? .seconds(1) : bound) {
                 $0.handled > before.handled
             }
+            // Stopping: the wait was cut short, which says nothing about the daemon.
+            try Task.checkCancellation()
             if !unpluggedFirst { await report.wasHandled(handled) }
             if !handled && !unpluggedFirst {
                 let now = await activity.snapshot(id)

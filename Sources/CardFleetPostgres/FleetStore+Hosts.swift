@@ -64,19 +64,28 @@ extension FleetStore {
     /// listened is lost. Ends when the consuming task stops iterating.
     public func wakeUps(batch: String, retryInterval: Duration = .seconds(2)) -> AsyncStream<Void> {
         let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let client = self.client
+        let configuration = listenConfiguration
         let logger = self.logger
         let listener = Task {
             while !Task.isCancelled {
                 do {
-                    try await client.withConnection { connection in
-                        let notifications = try await connection.listen(FleetSchema.channel)
-                        // Listening now: whatever arrived while it was not is picked up by one poll.
-                        continuation.yield()
-                        for try await notification in notifications where notification.payload == batch {
-                            continuation.yield()
-                        }
+                    guard let configuration else {
+                        throw FleetStoreError.unreachable(operation: "listen", reason: "no TLS context for LISTEN")
                     }
+                    let connection = try await PostgresConnection.connect(
+                        configuration: configuration, id: 0, logger: logger)
+                    try await withTaskCancellationHandler {
+                        try await connection.listen(on: FleetSchema.channel) { notifications in
+                            // Listening now: whatever arrived while it was not is picked up by one poll.
+                            continuation.yield()
+                            for try await notification in notifications where notification.payload == batch {
+                                continuation.yield()
+                            }
+                        }
+                    } onCancel: {
+                        connection.close().whenComplete { _ in }
+                    }
+                    try? await connection.close()
                 } catch {
                     logger.debug("fleet listener lost its connection", metadata: ["error": "\(error)"])
                 }

@@ -2,6 +2,7 @@ import CardFleet
 import Foundation
 import Logging
 import NIOCore
+import NIOSSL
 import PostgresNIO
 
 /// The fleet's shared state in PostgreSQL: batches of personalisation records, their claims
@@ -31,6 +32,9 @@ public final class FleetStore: FleetQueue {
     public let operationTimeout: Duration
     let client: PostgresClient
     let logger: Logger
+    /// LISTEN runs on a connection of its own, outside the pool: it is held for as long as the
+    /// host listens, and closing it is what ends the listen at once on shutdown.
+    let listenConfiguration: PostgresConnection.Configuration?
 
     public init(address: FleetDatabaseAddress, operationTimeout: Duration = .seconds(10), logger: Logger) {
         self.address = address
@@ -42,6 +46,8 @@ public final class FleetStore: FleetQueue {
             configuration = .init(
                 unixSocketPath: path, username: address.user, password: address.password,
                 database: address.database)
+            listenConfiguration = .init(
+                unixSocketPath: path, username: address.user, password: address.password, database: address.database)
         case .tcp(let host, let port):
             let tls: PostgresClient.Configuration.TLS
             switch address.tls {
@@ -52,6 +58,19 @@ public final class FleetStore: FleetQueue {
             configuration = .init(
                 host: host, port: port, username: address.user, password: address.password,
                 database: address.database, tls: tls)
+            let listenTLS: PostgresConnection.Configuration.TLS?
+            switch address.tls {
+            case .disable: listenTLS = .disable
+            case .prefer:
+                listenTLS = (try? NIOSSLContext(configuration: .makeClientConfiguration())).map { .prefer($0) }
+            case .require:
+                listenTLS = (try? NIOSSLContext(configuration: .makeClientConfiguration())).map { .require($0) }
+            }
+            listenConfiguration = listenTLS.map {
+                .init(
+                    host: host, port: port, username: address.user, password: address.password,
+                    database: address.database, tls: $0)
+            }
         }
         configuration.options.connectTimeout = min(operationTimeout, .seconds(10))
         configuration.options.maximumConnections = 4
