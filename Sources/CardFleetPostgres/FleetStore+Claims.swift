@@ -129,9 +129,14 @@ extension FleetStore {
     }
 
     /// Records how a claim ended, fenced by its token. Safe to repeat: a completion the store
-    /// already took is answered ``FleetCompletionOutcome/alreadyApplied``.
+    /// already took is answered ``/CardFleet/FleetCompletionOutcome/alreadyApplied``.
     ///
-    /// - Parameter result: a JSON object (UTF-8) with what the card got, or nil.
+    /// - Parameters:
+    ///   - recordID: the claimed record.
+    ///   - token: the claim's fencing token.
+    ///   - state: done or failed.
+    ///   - result: a JSON object (UTF-8) with what the card got, or nil.
+    ///   - error: why the flow failed, or nil.
     public func complete(
         recordID: Int64, token: UUID, state: FleetCompletionState, result: [UInt8]?, error: String?
     ) async throws(FleetStoreError) -> FleetCompletionOutcome {

@@ -10,7 +10,8 @@ import PostgresNIO
 ///
 /// Every operation is one short statement or transaction (none is held across card I/O) and is
 /// bounded by ``operationTimeout``: a stopped or unreachable server fails the call with
-/// ``FleetStoreError/unreachable(operation:reason:)`` or ``FleetStoreError/timedOut(operation:seconds:)``
+/// ``/CardFleet/FleetStoreError/unreachable(operation:reason:)`` or
+/// ``/CardFleet/FleetStoreError/timedOut(operation:seconds:)``
 /// instead of hanging, so the daemon keeps its completions in its outbox and goes on.
 ///
 /// Run ``run()`` in a task for as long as the store is used (it runs the connection pool):

@@ -51,9 +51,13 @@ public actor FleetWorker {
     private var margin: Duration { .seconds(settings.leaseSeconds) / 6 }
 
     /// - Parameters:
+    ///   - settings: the batch, lease, host name and poll interval.
     ///   - queue: the fleet store (`CardFleetPostgres.FleetStore`).
     ///   - log: the job log, whose outbox keeps completions across outages and restarts.
+    ///   - metrics: where claims, completions, fenced writes, lease losses and the outbox depth are counted.
+    ///   - version: the CardFlow version the host reports.
     ///   - readers: the reader identifiers to report in the host's heartbeat.
+    ///   - logger: where the worker logs.
     public init(
         settings: FleetSettings, queue: any FleetQueue, log: JobLog?, metrics: DaemonMetrics, version: String,
         readers: @escaping @Sendable () async -> [String], logger: Logger

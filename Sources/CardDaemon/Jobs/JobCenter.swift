@@ -33,8 +33,14 @@ public actor JobCenter {
 
     /// Starts `specification` on `reader` and returns the job's id at once.
     ///
-    /// - Parameter completion: called once the job ended and was logged, before ``wait(for:)``
-    ///   returns (the fleet puts its completion in the outbox there).
+    /// - Parameters:
+    ///   - specification: the flow to run.
+    ///   - reader: the reader whose card it runs on.
+    ///   - rule: the rule that chose it, for the job log (nil for a control request).
+    ///   - trigger: what started the job.
+    ///   - policy: the session policy (the flow may adjust it, e.g. DESFire's identity).
+    ///   - completion: called once the job ended and was logged, before ``wait(for:)``
+    ///     returns (the fleet puts its completion in the outbox there).
     @discardableResult
     public func submit(
         _ specification: FlowSpecification, on reader: Reader, rule: String?, trigger: JobTrigger,
