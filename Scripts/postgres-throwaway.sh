@@ -6,8 +6,10 @@
 # postgresql package creates it) and runs through runuser; as anyone else it runs as that user.
 #
 # Usage:
-#   Scripts/postgres-throwaway.sh start DIR   initdb in DIR/data, start, create database `cardflow`
-#                                             and the fleet schema; prints the socket folder (DIR)
+#   Scripts/postgres-throwaway.sh start DIR   initdb in DIR/data, start, create database `cardflow`;
+#                                             prints the socket folder (DIR). The fleet's tables come
+#                                             from `cardctl fleet init` or cardd at start. As root,
+#                                             DIR's parent folders must be searchable by `postgres`.
 #   Scripts/postgres-throwaway.sh stop DIR    stop the server (fast) and delete DIR
 #   Scripts/postgres-throwaway.sh pause DIR   stop the server but keep its data (tests: "server down")
 #   Scripts/postgres-throwaway.sh resume DIR  start it again

@@ -74,7 +74,9 @@ struct CarddCommand: AsyncParsableCommand {
 
     @Option(
         name: .long,
-        help: "Added to every simulated card's seed (--simulate): daemons with different bases make different UIDs.")
+        help:
+            "Added to every simulated card's seed (--simulate); seeds are base + 1000 × (reader + 1) + arrival, so daemons whose bases are 1000000 apart make different UIDs."
+    )
     var cardSeedBase: UInt64 = 0
 
     @Option(name: .long, help: "Milliseconds added to every simulated APDU exchange (--simulate).")

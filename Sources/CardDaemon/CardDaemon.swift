@@ -102,6 +102,14 @@ public struct CardDaemon: Service {
         // handler is registered, so a reload sent as soon as the socket exists is not the
         // default action (terminate) or lost.
         let hangups = await UnixSignalsSequence(trapping: .sighup)
+        // The fleet worker (and its store's connection pool) runs detached from the service
+        // group: graceful shutdown would otherwise close the pool at once, before running jobs
+        // are cancelled and their completions reach the outbox and the store. shutdown() stops
+        // it last.
+        let fleetTask = fleetWorker.map { worker in Task.detached { await worker.run() } }
+        // A start that fails below (a reader selector, the socket) does not leave it running.
+        var startedUp = false
+        defer { if !startedUp { fleetTask?.cancel() } }
         if let fleetWorker { await fleet.join(fleetWorker) }
         let selectors = simulation == nil ? await configuration.current.readers : []
         try await fleet.start(selectors: selectors, simulated: simulatedReaders)
@@ -124,6 +132,7 @@ public struct CardDaemon: Service {
         } else {
             metricsChannel = nil
         }
+        startedUp = true
         await onReady()
         // Only now: `systemctl start` returns on READY=1, and clients then expect the socket.
         notifySystemd("READY=1\nSTATUS=listening on \(socketPath)")
@@ -133,14 +142,6 @@ public struct CardDaemon: Service {
                     group.addTask { try await server.serve(channel) }
                     if let metricsChannel { group.addTask { try await metricsServer.serve(metricsChannel) } }
                     group.addTask { await self.reloadOnHangup(hangups) }
-                    if let fleetWorker {
-                        group.addTask {
-                            await fleetWorker.run()
-                            // run() returns on cancellation only; the sleep keeps this task from
-                            // looking like the first service to end (which stops the daemon).
-                            try await Task.sleep(for: .seconds(86_400 * 365))
-                        }
-                    }
                     if let simulation {
                         try await simulation.run(bus: bus)
                         // A bounded simulation (--arrivals) ends the daemon once its last job is done.
@@ -154,17 +155,24 @@ public struct CardDaemon: Service {
         } catch is CancellationError {
             // Shutdown.
         } catch {
-            await shutdown()
+            await shutdown(fleetTask: fleetTask)
             throw error
         }
-        await shutdown()
+        await shutdown(fleetTask: fleetTask)
     }
 
-    private func shutdown() async {
+    private func shutdown(fleetTask: Task<Void, Never>?) async {
         notifySystemd("STOPPING=1")
         logger.info("cardd stopping: cancelling jobs and releasing readers")
         await jobs.cancelAll()
         await fleet.stop()
+        if let fleetTask, let fleetWorker {
+            // Completions of the jobs just cancelled go to the store now if it answers; the
+            // outbox keeps them otherwise.
+            await fleetWorker.deliverOutbox()
+            fleetTask.cancel()
+            await fleetTask.value
+        }
         await bus.finish()
         unlink(socketPath)
     }

@@ -109,7 +109,11 @@ public final class FleetStore: FleetQueue {
     }
 
     /// Runs `body` against the pool within ``operationTimeout``, mapping every failure to a
-    /// ``FleetStoreError`` that names `operation`.
+    /// ``/CardFleet/FleetStoreError`` that names `operation`.
+    ///
+    /// The bound holds even when `body` does not end on cancellation (a pool that is shutting
+    /// down can leave a lease request hanging): the first of the answer, the timeout and the
+    /// caller's cancellation wins, and a body still running is cancelled and left behind.
     func perform<Value: Sendable>(
         _ operation: String,
         _ body: @escaping @Sendable (PostgresClient, Logger) async throws -> Value
@@ -117,19 +121,26 @@ public final class FleetStore: FleetQueue {
         let client = self.client
         let logger = self.logger
         let timeout = operationTimeout
-        do {
-            return try await withThrowingTaskGroup(of: Value?.self) { group in
-                group.addTask { try await body(client, logger) }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    return nil
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let value = first else {
-                    throw FleetStoreError.timedOut(operation: operation, seconds: Self.seconds(timeout))
-                }
-                return value
+        let (answers, sink) = AsyncThrowingStream<Value, any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let work = Task {
+            do {
+                sink.yield(try await body(client, logger))
+                sink.finish()
+            } catch {
+                sink.finish(throwing: error)
             }
+        }
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            sink.finish(throwing: FleetStoreError.timedOut(operation: operation, seconds: Self.seconds(timeout)))
+        }
+        defer {
+            work.cancel()
+            timer.cancel()
+        }
+        do {
+            for try await value in answers { return value }
+            throw CancellationError()
         } catch {
             throw Self.map(error, operation: operation)
         }

@@ -46,6 +46,10 @@ public actor FleetWorker {
     private var leaseLosses = 0
     private var outboxDepth = 0
     private var schemaReady = false
+    /// Whether the outbox a previous run left was offered to the store before this run's first
+    /// claim: otherwise a restarted host whose lease ran out meanwhile would claim its own record
+    /// again, spoil the card it had finished, and have its saved completion fenced.
+    private var outboxOffered = false
 
     private var lease: Duration { .seconds(settings.leaseSeconds) }
     private var margin: Duration { .seconds(settings.leaseSeconds) / 6 }
@@ -136,6 +140,10 @@ public actor FleetWorker {
     private func claimRecord(uid: [UInt8], reader: Reader) async -> FleetClaim? {
         var announcedWait = false
         while !Task.isCancelled {
+            if !outboxOffered {
+                await deliverOutbox()
+                if outboxDepth == 0 { outboxOffered = true }
+            }
             let sent = ContinuousClock.now
             do {
                 switch try await queue.claim(
