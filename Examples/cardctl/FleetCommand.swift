@@ -189,6 +189,16 @@ struct FleetRecordsCommand: AsyncParsableCommand {
 struct FleetRecordSelection: ParsableArguments {
     @Argument var batch: String
     @Argument(help: "Record ids (default: every record the command applies to).") var ids: [Int64] = []
+
+    /// Runs `change` on the selected records and prints how many it `verb`.
+    func apply(
+        _ store: FleetStoreOptions, verb: String,
+        _ change: @escaping @Sendable (FleetStore, String, [Int64]) async throws -> Int
+    ) async throws {
+        let (batch, ids) = (self.batch, self.ids)
+        let count = try await store.withStore { try await change($0, batch, ids) }
+        Output.standardOutput("\(count) records \(verb)")
+    }
 }
 
 struct FleetRetryCommand: AsyncParsableCommand {
@@ -199,9 +209,7 @@ struct FleetRetryCommand: AsyncParsableCommand {
     @OptionGroup var selection: FleetRecordSelection
 
     func run() async throws {
-        let (batch, ids) = (selection.batch, selection.ids)
-        let count = try await store.withStore { try await $0.retry(batch: batch, ids: ids) }
-        Output.standardOutput("\(count) records pending again")
+        try await selection.apply(store, verb: "pending again") { try await $0.retry(batch: $1, ids: $2) }
     }
 }
 
@@ -212,9 +220,7 @@ struct FleetVoidCommand: AsyncParsableCommand {
     @OptionGroup var selection: FleetRecordSelection
 
     func run() async throws {
-        let (batch, ids) = (selection.batch, selection.ids)
-        let count = try await store.withStore { try await $0.void(batch: batch, ids: ids) }
-        Output.standardOutput("\(count) records voided")
+        try await selection.apply(store, verb: "voided") { try await $0.void(batch: $1, ids: $2) }
     }
 }
 

@@ -378,10 +378,14 @@ public actor FleetWorker {
         }
     }
 
+    /// Offers what a previous run left in the outbox once, then retries only while something
+    /// waits (each completion is delivered as it is made; this loop is for the ones the store
+    /// did not take), instead of reading the job log every 2 s for nothing.
     private func deliveryLoop() async {
+        await deliverOutbox()
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(2))
-            if outboxDepth > 0 || !unlogged.isEmpty || log != nil { await deliverOutbox() }
+            if outboxDepth > 0 { await deliverOutbox() }
         }
     }
 
