@@ -11,6 +11,7 @@ let relay: TargetDependencyCondition? = .when(traits: ["Relay"])
 let daemon: TargetDependencyCondition? = .when(traits: ["Daemon"])
 let commandLineTools: TargetDependencyCondition? = .when(traits: ["CommandLineTools"])
 let fleet: TargetDependencyCondition? = .when(traits: ["Fleet"])
+let bench: TargetDependencyCondition? = .when(traits: ["Bench"])
 
 let package = Package(
     name: "CardFlow",
@@ -31,6 +32,7 @@ let package = Package(
         .library(name: "ReaderSelection", targets: ["ReaderSelection"]),
         .library(name: "CardFleet", targets: ["CardFleet"]),
         .library(name: "CardFleetPostgres", targets: ["CardFleetPostgres"]),
+        .library(name: "CardBench", targets: ["CardBench"]),
         .library(name: "CardSimulatorReaders", targets: ["CardSimulatorReaders"]),
         .library(name: "Relay", targets: ["Relay"]),
         .library(name: "PCSC", targets: ["PCSC"]),
@@ -54,8 +56,11 @@ let package = Package(
             name: "Fleet",
             description: "Many cardd hosts on one PostgreSQL: the CardFleetPostgres target (postgres-nio)."),
         .trait(
+            name: "Bench",
+            description: "Measuring readers and cards for users: the CardBench target (hdrhistogram-swift)."),
+        .trait(
             name: "CommandLineTools", description: "cardctl, cardd and vpcdtool (ArgumentParser).",
-            enabledTraits: ["Daemon", "Fleet"]),
+            enabledTraits: ["Daemon", "Fleet", "Bench"]),
         .default(enabledTraits: ["CommandLineTools"]),
     ],
     dependencies: [
@@ -71,6 +76,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         // `swift package generate-documentation` (Scripts/docs-check.sh); a command plugin, linked into no product.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -210,6 +216,16 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: fleet),
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        // Measuring readers and cards for users (`cardctl bench`): closed-loop latency with HdrHistogram,
+        // size sweeps with a fitted cost model, per-operation timings, comparisons, text and HTML reports.
+        .target(
+            name: "CardBench",
+            dependencies: [
+                "CardFlow", "CardFlowCCID", "CCID", "DESFire", "TONCard", "NDEF", "ISO15693", "CardCrypto",
+                "HexFormatting",
+                .product(name: "Histogram", package: "hdrhistogram-swift", condition: bench),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // Remote APDU relay: a WebSocket service drives the card through us (gate, recovery, limits).
         .target(
             name: "Relay",
@@ -265,7 +281,7 @@ let package = Package(
             dependencies: [
                 "CardFlow", "CCID", "CardFlowCCID", "CardFlowVPCD", "VPCD", "CardFlowPCSC", "PCSC", "CardSimulator",
                 "CardSimulatorUSB", "NDEF", "ISO15693", "DESFire", "TONCard", "CardDaemonControl", "ReaderSelection",
-                "CardSimulatorReaders", "Relay", "CardFleet", "CardFleetPostgres",
+                "CardSimulatorReaders", "Relay", "CardFleet", "CardFleetPostgres", "CardBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: commandLineTools),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -292,6 +308,13 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
         .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto"]),
+        .testTarget(
+            name: "CardBenchTests",
+            dependencies: [
+                "CardBench", "CardFlow", "CardFlowCCID", "CCID", "CardSimulator", "CardSimulatorReaders",
+                "ReaderSelection", "DESFire", "TONCard", "NDEF", "ISO15693", "CardCrypto",
+                .product(name: "Histogram", package: "hdrhistogram-swift", condition: bench),
+            ]),
         .testTarget(
             name: "VPCDTests",
             dependencies: [

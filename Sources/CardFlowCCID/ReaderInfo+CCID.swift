@@ -49,6 +49,10 @@ extension ReaderInfo {
             name: description.name, vendorID: description.vendorID, productID: description.productID,
             descriptor: descriptor, backend: "usb", serialNumber: description.serialNumber,
             announcesPresence: description.endpoints.interruptIn != nil)
+        // bcdDevice is the release number the vendor gives the device: usually its firmware version.
+        let minor = String(description.bcdDevice & 0xFF, radix: 16)
+        details["bcdDevice"] =
+            String(description.bcdDevice >> 8, radix: 16) + "." + (minor.count < 2 ? "0" + minor : minor)
     }
 }
 

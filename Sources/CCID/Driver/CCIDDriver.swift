@@ -42,6 +42,17 @@ public actor CCIDDriver {
     /// the reader has no table or did not answer).
     var dataRateTable: [UInt32]?? = nil
     private var poweredSlots: Set<UInt8> = []
+    private var eventCounts = CCIDDriverCounters()
+    /// T=1 recoveries of protocol states no longer in ``t1Sessions`` (a slot powered off or reset).
+    private var retiredT1Recoveries = 0
+
+    /// What the driver has counted so far (messages, time extensions, discarded frames, aborts,
+    /// T=1 recoveries).
+    public var counters: CCIDDriverCounters {
+        var counts = eventCounts
+        counts.t1Recoveries = retiredT1Recoveries + t1Sessions.values.reduce(0) { $0 + $1.recoveries }
+        return counts
+    }
 
     // Per slot: one operation at a time, in the order callers arrived.
     private var slotAdmissions: [UInt8: FIFOAdmission] = [:]
@@ -340,6 +351,7 @@ public actor CCIDDriver {
         // Nothing of this command has reached the reader yet: no abort needed.
         guard let leftToWrite = timeLeft(slot: slot) else { throw limitExceeded }
         let writeTimeout = min(configuration.writeTimeout, leftToWrite)
+        eventCounts.messagesSent += 1
         do throws(USBTransportError) {
             try await transport.bulkOut(encoded, timeout: writeTimeout)
         } catch .cancelled {
@@ -391,6 +403,7 @@ public actor CCIDDriver {
                     && response.messageType == type.responseType
                 if !tolerated {
                     discarded += 1
+                    eventCounts.discardedFrames += 1
                     logger.debug(
                         "discarding CCID frame with wrong bSeq/bSlot",
                         metadata: [
@@ -405,6 +418,7 @@ public actor CCIDDriver {
             }
             if response.state.command == .timeExtension {
                 extensions += 1
+                eventCounts.timeExtensions += 1
                 guard extensions <= configuration.maxTimeExtensions else {
                     // The reader is still working on the command: stop it, so the next one is answered.
                     await abort(slot: slot, sequence: sequence)
@@ -446,6 +460,7 @@ public actor CCIDDriver {
     /// answer may still come first). Runs in a fresh task because the caller's task is already
     /// cancelled and would refuse the transfers. Other slots' exchanges go on meanwhile.
     private func abort(slot: UInt8, sequence: UInt8) async {
+        eventCounts.aborts += 1
         let transport = self.transport
         let interface = interfaceNumber
         let timeout = configuration.abortTimeout
@@ -513,6 +528,7 @@ public actor CCIDDriver {
     /// Forgets what the driver knew about the card in `slot` (power-off, removal, new power-on).
     func forgetCard(slot: UInt8) {
         poweredSlots.remove(slot)
+        retiredT1Recoveries += t1Sessions[slot]?.recoveries ?? 0
         t1Sessions[slot] = nil
         activeProtocols[slot] = nil
     }

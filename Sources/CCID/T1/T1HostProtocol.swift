@@ -87,6 +87,9 @@ public struct T1HostProtocol: Sendable {
     private var response: [UInt8] = []
     private var consecutiveFailures = 0
     private var resynchronisations = 0
+    /// Blocks sent again or R-blocks sent to recover from an invalid block or a time-out, since
+    /// this protocol state was made (never reset): what `cardctl bench` reports as re-sends.
+    public private(set) var recoveries = 0
     /// True when the resynchronisation was asked for by the caller, not started by error
     /// recovery: it completes on S(RESYNCH response) instead of resending a command.
     private var resynchronisingOnRequest = false
@@ -338,6 +341,7 @@ public struct T1HostProtocol: Sendable {
     /// Rule 7: one more consecutive failure; retry, or resynchronise when the limit is reached.
     private mutating func invalidBlockReceived(_ error: T1ReceiveReadyError) -> T1HostAction {
         consecutiveFailures += 1
+        recoveries += 1
         switch stage {
         case .negotiatingIFSD(let value):
             if consecutiveFailures >= retryLimit { return fail(.ifsdNegotiationFailed(requested: value)) }
