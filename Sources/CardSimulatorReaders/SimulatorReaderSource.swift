@@ -27,8 +27,10 @@ public struct SimulatorReaderSource: ReaderSource {
     }
 
     public func open(_ selector: String, options: ReaderSourceOptions) async throws -> OpenedReaders {
+        let specification = try SimulatorSpecification(parsing: selector)
+        let clock: (any ElapsedClock)? = specification.virtualClock ? SkippingClock() : nil
         let setup = try await SimulatorSetup(
-            specification: try SimulatorSpecification(parsing: selector), logger: options.logger)
+            specification: specification, clock: clock ?? RealClock(), logger: options.logger)
         let readers = setup.readers.enumerated().flatMap { index, simulated in
             // A multi-slot simulated reader is one CardFlow reader per slot.
             Reader.simulatedSlots(
@@ -37,6 +39,6 @@ public struct SimulatorReaderSource: ReaderSource {
                 driverConfiguration: options.driverConfiguration,
                 logger: options.logger, apduLogger: options.apduLogger)
         }
-        return OpenedReaders(readers: readers, close: { try await setup.saveCardState() })
+        return OpenedReaders(readers: readers, clock: clock, close: { try await setup.saveCardState() })
     }
 }

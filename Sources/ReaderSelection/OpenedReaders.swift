@@ -12,13 +12,20 @@ import CardFlow
 public struct OpenedReaders: Sendable {
     /// One CardFlow reader per slot, in the source's order.
     public let readers: [Reader]
+    /// The clock the readers' time runs on when it is not real time (a simulator on virtual
+    /// time, `clock=virtual`): whoever measures them must use it.
+    public let clock: (any ElapsedClock)?
     private let release: @Sendable () async throws -> Void
 
     /// - Parameters:
     ///   - readers: the readers opened.
+    ///   - clock: the clock of their time, when it is not real time.
     ///   - close: what ``close()`` does.
-    public init(readers: [Reader], close: @escaping @Sendable () async throws -> Void = {}) {
+    public init(
+        readers: [Reader], clock: (any ElapsedClock)? = nil, close: @escaping @Sendable () async throws -> Void = {}
+    ) {
         self.readers = readers
+        self.clock = clock
         self.release = close
     }
 

@@ -53,13 +53,17 @@ public struct LatencyRecorder: Sendable {
         let low = histogram.lowestEquivalentForValue(histogram.min)
         let high = histogram.highestEquivalentForValue(histogram.max)
         let width = max(1, (high - low + UInt64(bucketCount)) / UInt64(bucketCount))
-        var bars: [HistogramBucket] = []
-        var lower = low
-        while lower <= high {
-            let upper = lower + width
-            let inBar = histogram.count(within: lower...(upper - 1))
-            bars.append(HistogramBucket(lowerNs: Int64(lower), upperNs: Int64(upper), count: Int(inBar)))
-            lower = upper
+        let barCount = Int((high - low) / width) + 1
+        var counts = [Int](repeating: 0, count: barCount)
+        // Each recorded value (an equivalence range of the histogram) goes to one bar, so no
+        // sample is counted twice at a bar's edge.
+        for step in histogram.recordedValues() {
+            let index = min(barCount - 1, Int((histogram.lowestEquivalentForValue(step.value) - low) / width))
+            counts[index] += Int(step.count)
+        }
+        let bars = counts.enumerated().map { index, count in
+            let lower = low + UInt64(index) * width
+            return HistogramBucket(lowerNs: Int64(lower), upperNs: Int64(lower + width), count: count)
         }
         return bars
     }

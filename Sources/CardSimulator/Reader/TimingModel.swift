@@ -14,16 +14,24 @@ public struct TimingModel: Sendable, Hashable {
     public var frameSize: Int = 64
     /// Added to every exchange (the `latency=MS` option).
     public var extraLatency: Duration = .zero
+    /// Time per byte of command APDU beyond the radio (the reader's USB and internal buses),
+    /// the `cmd-byte=US` option: a linear cost `cardctl bench sweep` must find again.
+    public var perCommandByte: Duration = .zero
+    /// Time per byte of response APDU beyond the radio (`resp-byte=US`).
+    public var perResponseByte: Duration = .zero
 
     public init(
         usbRoundTrip: Duration = .zero, readerFirmware: Duration = .zero, rfBitRate: Int? = nil,
-        frameSize: Int = 64, extraLatency: Duration = .zero
+        frameSize: Int = 64, extraLatency: Duration = .zero, perCommandByte: Duration = .zero,
+        perResponseByte: Duration = .zero
     ) {
         self.usbRoundTrip = usbRoundTrip
         self.readerFirmware = readerFirmware
         self.rfBitRate = rfBitRate
         self.frameSize = frameSize
         self.extraLatency = extraLatency
+        self.perCommandByte = perCommandByte
+        self.perResponseByte = perResponseByte
     }
 
     /// No delay at all.
@@ -36,6 +44,7 @@ public struct TimingModel: Sendable, Hashable {
 
     public var isZero: Bool {
         usbRoundTrip == .zero && readerFirmware == .zero && rfBitRate == nil && extraLatency == .zero
+            && perCommandByte == .zero && perResponseByte == .zero
     }
 
     /// Time on air for one APDU exchange (ISO 14443-4 blocks of INF <= FSC - 4 bytes with CID,
@@ -68,6 +77,7 @@ public struct TimingModel: Sendable, Hashable {
     {
         usbRoundTrip * usbMessages + readerFirmware
             + radioTime(commandLength: commandLength, responseLength: responseLength)
+            + perCommandByte * commandLength + perResponseByte * responseLength
             + cardTime + extraLatency
     }
 

@@ -46,6 +46,7 @@ public struct SimulatorSetup: Sendable {
                     name: name, manufacturer: profile.manufacturer ?? "", vendorID: profile.vendorID,
                     productID: profile.productID, bcdDevice: profile.bcdDevice, descriptor: descriptor,
                     hasInterruptEndpoint: interface.numberOfEndpoints >= 3, seed: specification.seed)
+                configuration.timing = specification.timing
                 configuration.timing.extraLatency = specification.latency
                 configuration.chaos = specification.readerChaos
                 configuration.supportedDataRates = interface.supportedDataRates
@@ -60,6 +61,7 @@ public struct SimulatorSetup: Sendable {
                 configuration.descriptor.maxBusySlots = UInt8(truncatingIfNeeded: specification.busySlots ?? slotCount)
                 configuration.name += " (\(slotCount) slots)"
             }
+            configuration.timing = specification.timing
             configuration.timing.extraLatency = specification.latency
             configuration.chaos = specification.readerChaos
             configurations.append((configuration, 0, configuration.name))

@@ -16,6 +16,16 @@ public struct SimulatorSpecification: Sendable, Hashable {
     public var busySlots: Int?
     /// Extra latency per exchange (`latency=MS`).
     public var latency: Duration = .zero
+    /// The reader's timing model besides `latency`: `usb=MS` (USB round trip per CCID message),
+    /// `firmware=MS` (reader firmware time per exchange), `rf=KBPS` (ISO 14443 bit rate: 106,
+    /// 212, 424 or 848), `fsc=N` (the card's frame size, 16 to 256), `cmd-byte=US` and
+    /// `resp-byte=US` (microseconds per command and response byte); decimals allowed. Zero
+    /// everywhere by default.
+    public var timing = TimingModel()
+    /// The simulated reader runs on virtual time (`clock=virtual`): every delay of the timing
+    /// model passes at once while the reader's clock moves by it, so a measurement taken with
+    /// the same clock sees exactly the modelled time (one reader and one caller at a time).
+    public var virtualClock = false
     /// The card leaves after this many APDUs (`lift-after=N`).
     public var liftAfter: Int?
     /// The card comes back this long after leaving (`return-after=MS`).
@@ -95,6 +105,13 @@ public struct SimulatorSpecification: Sendable, Hashable {
                 }
                 return .milliseconds(number)
             }
+            func decimal(_ unit: String, scale: Double) throws(SimulatorSpecificationError) -> Duration {
+                let text = try require()
+                guard let number = Double(text), number >= 0, number <= 60_000_000 else {
+                    throw .invalidValue(option: key, value: text, expected: "\(unit) (a number >= 0, decimals allowed)")
+                }
+                return .nanoseconds(Int64((number * scale).rounded()))
+            }
             switch key {
             case "profile": profilePath = try require()
             case "slots", "busy-slots":
@@ -104,6 +121,28 @@ public struct SimulatorSpecification: Sendable, Hashable {
                 }
                 if key == "slots" { slotCount = count } else { busySlots = count }
             case "latency": latency = try milliseconds()
+            case "usb": timing.usbRoundTrip = try decimal("milliseconds", scale: 1e6)
+            case "firmware": timing.readerFirmware = try decimal("milliseconds", scale: 1e6)
+            case "cmd-byte": timing.perCommandByte = try decimal("microseconds", scale: 1e3)
+            case "resp-byte": timing.perResponseByte = try decimal("microseconds", scale: 1e3)
+            case "rf":
+                let text = try require()
+                guard let rate = Int(text), [106, 212, 424, 848].contains(rate) else {
+                    throw .invalidValue(option: key, value: text, expected: "106, 212, 424 or 848 (kbit/s)")
+                }
+                timing.rfBitRate = rate
+            case "fsc":
+                let text = try require()
+                guard let size = Int(text), (16...256).contains(size) else {
+                    throw .invalidValue(option: key, value: text, expected: "a frame size from 16 to 256")
+                }
+                timing.frameSize = size
+            case "clock":
+                switch value {
+                case "virtual": virtualClock = true
+                case "real": virtualClock = false
+                default: throw .invalidValue(option: key, value: value ?? "", expected: "virtual or real")
+                }
             case "lift-after":
                 let text = try require()
                 guard let count = Int(text), count >= 0 else {
@@ -334,7 +373,7 @@ public enum SimulatorSpecificationError: Error, Sendable, Hashable, CustomString
         case .unknownCardKind(let kind):
             "unknown simulated card '\(kind)'; known: \(SimulatedCardKind.selectable.map(\.rawValue).joined(separator: ", "))"
         case .unknownOption(let key):
-            "unknown simulator option '\(key)'; known: profile, slots, busy-slots, latency, lift-after, return-after, swap, seed, state, capacity, block-size, locked, multi-write, ndef, random-uid, activation, wrap, hostile, sticky, max-response, reader-chaos, chaos-rate, contact, ta1, specific, pps, edc"
+            "unknown simulator option '\(key)'; known: profile, slots, busy-slots, latency, usb, firmware, rf, fsc, cmd-byte, resp-byte, clock, lift-after, return-after, swap, seed, state, capacity, block-size, locked, multi-write, ndef, random-uid, activation, wrap, hostile, sticky, max-response, reader-chaos, chaos-rate, contact, ta1, specific, pps, edc"
         case .missingValue(let key): "simulator option '\(key)' needs a value (\(key)=...)"
         case .invalidValue(let key, let value, let expected):
             "simulator option '\(key)' has value '\(value)'; expected \(expected)"

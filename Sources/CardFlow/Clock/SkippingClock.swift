@@ -1,20 +1,22 @@
-import CardFlow
 import Synchronization
 
 /// Virtual time that never waits: whoever sleeps moves the clock to their deadline at once.
+/// A simulated reader on it (`sim:…,clock=virtual`) answers at CPU speed while its clock moves
+/// by exactly the time its timing model gives, so a measurement taken with the same clock sees
+/// the model's time and nothing of the host's.
 ///
 /// With one driver and one simulated reader on it, this is a discrete-event simulation: the
 /// reader queues every answer before the driver reads, so a read that finds nothing has nothing
 /// to wait for, and its timeout passes in no real time. Campaigns of hostile sessions then run
 /// at CPU speed while timeouts, time-extension storms and exchange time limits still count.
-final class SkippingClock: ElapsedClock {
+public final class SkippingClock: ElapsedClock {
     private let nanoseconds = Atomic<Int64>(0)
 
-    init() {}
+    public init() {}
 
-    func now() -> Duration { .nanoseconds(nanoseconds.load(ordering: .acquiring)) }
+    public func now() -> Duration { .nanoseconds(nanoseconds.load(ordering: .acquiring)) }
 
-    func suspend(until deadline: Duration) async throws {
+    public func suspend(until deadline: Duration) async throws {
         try Task.checkCancellation()
         let target = Self.nanoseconds(deadline)
         var current = nanoseconds.load(ordering: .acquiring)
