@@ -55,7 +55,7 @@ enum ExitStatus: Int32 {
         case let error as ReaderSelectionError:
             if case .noDaemonReader = error { return .usage }
             return .readerError
-        case is USBTransportError: return .readerError
+        case is USBTransportError, is BenchReaderError: return .readerError
         case let error as FleetStoreError:
             switch error {
             case .invalidAddress, .invalidRecord, .unknownBatch: return .usage

@@ -27,6 +27,15 @@ struct ReaderConnection {
     static func open(_ options: GlobalOptions, logger: Logger, traceToStandardError: Bool = false) async throws
         -> ReaderConnection
     {
+        try await open(
+            options.readerChoice(), options: options, logger: logger, traceToStandardError: traceToStandardError)
+    }
+
+    /// Opens the readers of `choice` (not the options' own `--reader`: `bench --readers` and
+    /// `bench compare` open several selectors) with the options' driver settings and trace.
+    static func open(
+        _ choice: ReaderChoice, options: GlobalOptions, logger: Logger, traceToStandardError: Bool = false
+    ) async throws -> ReaderConnection {
         // Silently opening the readers a running cardd holds would be worse than refusing.
         if options.socket != nil {
             throw InputError(
@@ -48,11 +57,13 @@ struct ReaderConnection {
         case "t1": configuration.protocolPreference = .t1
         default: configuration.protocolPreference = .automatic
         }
-        let choice = try options.readerChoice()
         var connection = try await open(choice, configuration: configuration, logger: logger, apduLogger: apduLogger)
         connection.choice = choice
         return connection
     }
+
+    /// The clock the readers' time runs on when it is not real time (`sim:…,clock=virtual`).
+    var virtualClock: (any ElapsedClock)? { sourceReaders?.clock }
 
     private static func open(
         _ choice: ReaderChoice, configuration: CCIDDriverConfiguration,

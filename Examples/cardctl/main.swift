@@ -59,8 +59,13 @@ interrupt.setEventHandler {
     // `simulate`'s child owns SIGINT while it runs (should this source see the signal first).
     if ChildSignalForwarding.hasChild, ChildSignalForwarding.deliver(SIGINT) { return }
     work.cancel()
-    // Should a blocking call ignore cancellation, still honour the interrupt promptly.
-    DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(400)) {
+    // Should a blocking call ignore cancellation, still honour the interrupt promptly (a
+    // second Ctrl-C at once).
+    guard let grace = InterruptGrace.nextGraceMilliseconds() else {
+        Output.standardError("cancelled")
+        exit(ExitStatus.cancelled.rawValue)
+    }
+    DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(grace)) {
         Output.standardError("cancelled")
         exit(ExitStatus.cancelled.rawValue)
     }

@@ -128,12 +128,24 @@ public struct LatencyRunner: Sendable {
                 lastAnswer = answer
                 recorder.record(sample)
                 let nanoseconds = LatencyRecorder.nanoseconds(sample)
-                if let slowThreshold, nanoseconds > slowThreshold, outliers.slowSamples.count < 20 {
-                    // Only slow samples pay for a look at the driver's counters.
+                if let slowThreshold, nanoseconds > slowThreshold,
+                    outliers.slowSamples.count < Self.slowSampleLimit
+                        || nanoseconds > (outliers.slowSamples.map(\.valueNs).min() ?? 0)
+                {
+                    // Only slow samples pay for a look at the driver's counters: what happened
+                    // since the previous slow sample.
                     var cause: String?
                     if let now = await probe?.counters(), let before = lastCounters {
                         cause = Self.describe(now.since(before))
                         lastCounters = now
+                    }
+                    // The slowest samples are kept (in the order they came).
+                    if outliers.slowSamples.count == Self.slowSampleLimit,
+                        let fastest = outliers.slowSamples.indices.min(by: {
+                            outliers.slowSamples[$0].valueNs < outliers.slowSamples[$1].valueNs
+                        })
+                    {
+                        outliers.slowSamples.remove(at: fastest)
                     }
                     outliers.slowSamples.append(SlowSample(index: measured, valueNs: nanoseconds, cause: cause))
                 }
@@ -168,6 +180,9 @@ public struct LatencyRunner: Sendable {
             outliers: outliers)
         return Outcome(result: result, recorder: recorder, interruption: interruption)
     }
+
+    /// How many slow samples a result names.
+    static let slowSampleLimit = 20
 
     static func fraction(measured: Int, count: Int, elapsed: Duration, minimum: Duration) -> Double {
         let byCount = Double(measured) / Double(count)

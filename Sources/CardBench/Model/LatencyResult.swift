@@ -100,7 +100,8 @@ public struct LatencyOutliers: Sendable, Hashable, Codable {
     public var discardedFrames: Int?
     /// T=1 blocks the driver sent again (R-blocks after an error, resynchronisations).
     public var retransmissions: Int?
-    /// Samples above p99 × 2, with their positions in the run (first 20).
+    /// The slowest samples (at most 20) above twice the run's p99 (and three times the
+    /// warm-up's median), with their positions in the run and what the driver saw meanwhile.
     public var slowSamples: [SlowSample]
     /// Round trips that failed (and were not measured), with the first error.
     public var failures: Int
