@@ -27,10 +27,15 @@ enum CardFamilyDetection {
         }
     }
 
-    /// SELECT of the TonWalletApplet, answered 9000 only by a TON card.
+    /// The TonWalletApplet's answer to its SELECT on a card without a seed: setting the Ed25519
+    /// curve failed (the applet is there, selected, and waits for activation).
+    static let tonAppletWithoutSeed = StatusWord(0x6F02)
+
+    /// SELECT of the TonWalletApplet, answered 9000 (or 6F02 before the seed exists) only by a
+    /// TON card; other cards answer 6A82 (no such application).
     private static func selectTONApplet(_ channel: any CardChannel) async throws {
         let response = try await channel.transmit(TONCommands.selectApplet)
-        guard response.statusWord.isSuccess else {
+        guard response.statusWord.isSuccess || response.statusWord == tonAppletWithoutSeed else {
             throw CardStatusError(statusWord: response.statusWord, command: TONCommands.selectApplet)
         }
     }
