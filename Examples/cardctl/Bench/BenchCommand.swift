@@ -51,15 +51,30 @@ struct BenchOptions: ParsableArguments {
             throw ValidationError("--report writes HTML: give a path ending in .html")
         }
         if parallel && readers == nil { throw ValidationError("--parallel needs --readers A,B,...") }
-        if let readers, readers.split(separator: ",").isEmpty { throw ValidationError("--readers names no reader") }
+        if let readers, Self.split(readers).isEmpty { throw ValidationError("--readers names no reader") }
     }
 
     /// The selectors to measure: `--readers`, else the global reader choice.
     func selectors(_ global: GlobalOptions) throws -> [ReaderChoice] {
-        if let readers {
-            return readers.split(separator: ",").map { ReaderChoice(selector: String($0), source: .option) }
-        }
+        if let readers { return Self.split(readers).map { ReaderChoice(selector: $0, source: .option) } }
         return [try global.readerChoice()]
+    }
+
+    /// Splits `--readers` at the commas that start a selector: simulator options also use
+    /// commas (`sim:apdu-test,usb=1,clock=virtual`), so a piece that is not a scheme (`sim`,
+    /// `usb`, `pcsc`, `vpcd`, alone or followed by `:`) continues the selector before it.
+    static func split(_ text: String) -> [String] {
+        let schemes = ["sim", "usb", "pcsc", "vpcd"]
+        var selectors: [String] = []
+        for piece in text.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
+            let startsSelector = schemes.contains { piece == $0 || piece.hasPrefix($0 + ":") }
+            if startsSelector || selectors.isEmpty {
+                selectors.append(piece)
+            } else {
+                selectors[selectors.count - 1] += "," + piece
+            }
+        }
+        return selectors.filter { !$0.isEmpty }
     }
 }
 
