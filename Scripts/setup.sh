@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(pkg-config libusb-1.0-0-dev libssl-dev libsqlite3-dev umockdev libumockdev-dev pcscd libccid pcsc-tools libpcsc-perl
           libpcsclite-dev vsmartcard-vpicc vsmartcard-vpcd iproute2 util-linux python3-pip
-          postgresql)
+          postgresql chromium)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -19,6 +19,11 @@ fi
 # python3 refuses user pip installs (PEP 668); allow it there, it is one pure-Python package.
 if ! python3 -c 'import ndef' 2>/dev/null; then
   python3 -m pip install --quiet ndeflib 2>/dev/null || python3 -m pip install --quiet --break-system-packages ndeflib
+fi
+# websocket-client: Scripts/report-browser-check.py talks to headless Chromium over the DevTools
+# protocol with it (the bench report's browser check). Same PEP 668 fallback as ndeflib.
+if ! python3 -c 'import websocket' 2>/dev/null; then
+  python3 -m pip install --quiet websocket-client 2>/dev/null || python3 -m pip install --quiet --break-system-packages websocket-client
 fi
 # pycryptodome for vsmartcard's vicc (the vpcd interop checks): vicc imports it as "Crypto", a
 # name Debian does not package, so it goes into a folder of its own that the checks put on
