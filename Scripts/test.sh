@@ -31,6 +31,7 @@ swift test --skip-build --disable-xctest --filter "$fleet_tests" --no-parallel
 # pcscd + libccid drive the simulated USB reader (ATR, SCardTransmit): the emulated device is
 # real enough for the reference CCID stack.
 bash Scripts/pcscd-check.sh
+bash Scripts/bench-compare-check.sh
 # The PC/SC backend (PCSC target) against pcscd + libccid on the emulated reader.
 bash Scripts/pcsc-backend-check.sh
 # Differential check against libccid on the CI subset of reader profiles (every exchange level x

@@ -118,7 +118,8 @@ struct BenchCommandTests {
         let operations = try #require(try Self.runs(readOnly).first?["operations"] as? [String: Any])
         #expect(operations["family"] as? String == "desfire")
         let rows = try #require(operations["operations"] as? [[String: Any]])
-        #expect(rows.contains { $0["name"] as? String == "get application IDs" && $0["apdusPerOperation"] as? Double == 1 })
+        #expect(
+            rows.contains { $0["name"] as? String == "get application IDs" && $0["apdusPerOperation"] as? Double == 1 })
         #expect(rows.allSatisfy { $0["writes"] as? Bool == false })
         let skipped = try #require(operations["skipped"] as? [[String: Any]])
         #expect(skipped.contains { ($0["reason"] as? String)?.contains("--allow-write") == true })

@@ -122,6 +122,9 @@ struct BenchCompareCommand: AsyncParsableCommand {
         run.interruption = interruption
         await collector.add(run)
         try await harness.finish(collector)
+        for side in sides where side.latency == nil {
+            Output.standardError("error: \(side.label): \(side.failure ?? "not measured")")
+        }
         if sides.count < 2 || sides.contains(where: { $0.latency == nil }) {
             throw BenchReaderError(description: "compare: a side could not be measured (see above)")
         }

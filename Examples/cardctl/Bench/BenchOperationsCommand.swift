@@ -24,7 +24,8 @@ struct BenchOperationsCommand: AsyncParsableCommand {
     @OptionGroup(title: "Bench Options") var bench: BenchOptions
     @OptionGroup var store: KeyCommand.StoreOptions
 
-    @Option(name: .long, help: ArgumentHelp("desfire, ton, ndef or iso15693 (default: recognised).", valueName: "FAMILY"))
+    @Option(
+        name: .long, help: ArgumentHelp("desfire, ton, ndef or iso15693 (default: recognised).", valueName: "FAMILY"))
     var family: String?
 
     @Option(name: .long, help: ArgumentHelp("Measured repetitions per operation.", valueName: "N"))
@@ -44,7 +45,8 @@ struct BenchOperationsCommand: AsyncParsableCommand {
 
     @Option(
         name: .long,
-        help: ArgumentHelp("aes, des, 2k3des or 3k3des (default from the length: 8 DES, 16 AES, 24 3K3DES).", valueName: "TYPE"))
+        help: ArgumentHelp(
+            "aes, des, 2k3des or 3k3des (default from the length: 8 DES, 16 AES, 24 3K3DES).", valueName: "TYPE"))
     var piccKeyType: String?
 
     @Option(name: .long, help: ArgumentHelp("TON card PIN (4 digits) for verify PIN + sign.", valueName: "PIN"))
@@ -92,7 +94,9 @@ struct BenchOperationsCommand: AsyncParsableCommand {
             if detected == nil { detected = try await OperationsBench.detectFamily(session: context.session) }
             guard let family = detected else {
                 throw InputError(
-                    description: "\(context.identity.id): the card is none of desfire, ton, ndef, iso15693; name it with --family")
+                    description:
+                        "\(context.identity.id): the card is none of desfire, ton, ndef, iso15693; name it with --family"
+                )
             }
             // APDU trace redaction for the secrets TON operations send.
             if family == .ton { await context.session.addRedaction(TONWallet.redaction) }
@@ -104,7 +108,8 @@ struct BenchOperationsCommand: AsyncParsableCommand {
             var run = context.run(
                 .operations,
                 method:
-                    "each operation repeated after unmeasured warm-up runs; a sample is one whole operation (all its APDUs) on the measuring clock; operations per second = samples / their total time")
+                    "each operation repeated after unmeasured warm-up runs; a sample is one whole operation (all its APDUs) on the measuring clock; operations per second = samples / their total time"
+            )
             run.operations = result
             if Task.isCancelled {
                 run.interrupted = true

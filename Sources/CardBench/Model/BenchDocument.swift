@@ -4,8 +4,11 @@
 /// nanoseconds in fields ending in `Ns`.
 ///
 /// ```swift
-/// let document = BenchDocument(command: ["bench", "latency"], machine: .current(), runs: [run])
-/// let json = try document.jsonData()
+/// let document = BenchDocument(
+///     command: ["bench", "latency"], seed: 1, machine: machine, runs: [run],
+///     cardflowVersion: CardFlowVersion.current, generatedAt: "2026-11-26T12:00:00Z")
+/// let json = try JSONEncoder().encode(document)
+/// print(BenchTextRenderer.render(document))
 /// ```
 public struct BenchDocument: Sendable, Hashable, Codable {
     /// `"cardflow-bench/1"`: the name and major version of the schema.
