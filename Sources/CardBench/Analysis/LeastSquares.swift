@@ -53,10 +53,4 @@ public struct LeastSquares: Sendable, Hashable {
             coefficients: beta, rSquared: total > 0 ? 1 - residual / total : 1,
             maxResidual: residuals.map(abs).max() ?? 0)
     }
-
-    init(coefficients: [Double], rSquared: Double, maxResidual: Double) {
-        self.coefficients = coefficients
-        self.rSquared = rSquared
-        self.maxResidual = maxResidual
-    }
 }

@@ -7,7 +7,7 @@ import HexFormatting
 /// There is no intended send schedule for a slow answer to delay, hence no coordinated
 /// omission to correct; none is made, and results say so.
 ///
-/// Each sample is `clock.now()` just before ``CardFlow/CardChannel/transmit(_:)`` and just after
+/// Each sample is `clock.now()` just before ``/CardFlow/CardChannel/transmit(_:)`` and just after
 /// it returns: the card session, the driver and the reader, nothing of the runner's own work.
 ///
 /// ```swift
@@ -30,7 +30,7 @@ public struct LatencyRunner: Sendable {
     }
 
     /// - Parameters:
-    ///   - channel: where the APDUs go (a ``CardFlow/CardSession``).
+    ///   - channel: where the APDUs go (a ``/CardFlow/CardSession``).
     ///   - probe: the reader's probe, for the driver's event counters (nil: none).
     ///   - clock: the measuring clock: the monotonic clock, or the simulator's virtual clock.
     public init(channel: any CardChannel, probe: BenchReaderProbe? = nil, clock: any ElapsedClock = RealClock()) {
@@ -49,7 +49,7 @@ public struct LatencyRunner: Sendable {
     ///   - command: the APDU to send.
     ///   - plan: warm-up, count and durations.
     ///   - phase: the name progress reports carry.
-    ///   - progress: called now and then (at most every 1 % of the plan).
+    ///   - progress: called at every whole percent of the plan and every 64 samples.
     /// - Returns: the result, the samples and the reason for an early end.
     public func run(
         _ command: CommandAPDU, plan: LatencyPlan, phase: String = "latency",
@@ -74,17 +74,8 @@ public struct LatencyRunner: Sendable {
                 warmupSamples.append(LatencyRecorder.nanoseconds(clock.now() - start))
                 consecutiveFailures = 0
             } catch {
-                if Task.isCancelled || error is CancellationError {
-                    interruption = "cancelled during warm-up"
-                    break
-                }
-                consecutiveFailures += 1
-                outliers.failures += 1
-                outliers.firstFailure = outliers.firstFailure ?? "\(error)"
-                if consecutiveFailures >= plan.failureLimit {
-                    interruption = "\(consecutiveFailures) round trips in a row failed: \(error)"
-                    break
-                }
+                interruption = Self.failed(error, during: "warm-up", count: &consecutiveFailures, plan, &outliers)
+                if interruption != nil { break }
             }
         }
         let warmupMedian = warmupSamples.sorted().dropFirst(warmupSamples.count / 2).first
@@ -110,17 +101,8 @@ public struct LatencyRunner: Sendable {
                 do {
                     answer = try await channel.transmit(command)
                 } catch {
-                    if Task.isCancelled || error is CancellationError {
-                        interruption = "cancelled"
-                        break
-                    }
-                    consecutiveFailures += 1
-                    outliers.failures += 1
-                    outliers.firstFailure = outliers.firstFailure ?? "\(error)"
-                    if consecutiveFailures >= plan.failureLimit {
-                        interruption = "\(consecutiveFailures) round trips in a row failed: \(error)"
-                        break
-                    }
+                    interruption = Self.failed(error, during: nil, count: &consecutiveFailures, plan, &outliers)
+                    if interruption != nil { break }
                     continue
                 }
                 let sample = clock.now() - start
@@ -153,7 +135,8 @@ public struct LatencyRunner: Sendable {
                 let fraction = Self.fraction(
                     measured: measured, count: plan.count, elapsed: clock.now() - began, minimum: plan.minimumDuration)
                 let percent = Int(fraction * 100)
-                if percent != reported {
+                // Every whole percent, and every 64 samples for runs whose plan is long.
+                if percent != reported || measured % 64 == 0 {
                     reported = percent
                     progress(BenchProgress(phase: phase, fraction: fraction, samples: measured))
                 }
@@ -179,6 +162,21 @@ public struct LatencyRunner: Sendable {
             statistics: recorder.statistics, histogram: recorder.buckets(), percentileCurve: recorder.percentileCurve,
             outliers: outliers)
         return Outcome(result: result, recorder: recorder, interruption: interruption)
+    }
+
+    /// Counts a failed round trip; returns why the run must end (cancellation, too many
+    /// failures in a row), or nil to go on.
+    static func failed(
+        _ error: any Error, during phase: String?, count consecutive: inout Int, _ plan: LatencyPlan,
+        _ outliers: inout LatencyOutliers
+    ) -> String? {
+        if Task.isCancelled || error is CancellationError {
+            return phase.map { "cancelled during \($0)" } ?? "cancelled"
+        }
+        consecutive += 1
+        outliers.failures += 1
+        outliers.firstFailure = outliers.firstFailure ?? "\(error)"
+        return consecutive >= plan.failureLimit ? "\(consecutive) round trips in a row failed: \(error)" : nil
     }
 
     /// How many slow samples a result names.

@@ -77,7 +77,7 @@ public struct SweepProbe: Sendable {
     ///
     /// - Parameter fileID: the EF's two-byte identifier.
     /// - Returns: the probe.
-    /// - Throws: ``CardFlow/APDULengthError`` when the identifier is longer than an APDU carries.
+    /// - Throws: ``/CardFlow/APDULengthError`` when the identifier is longer than an APDU carries.
     public static func readBinary(fileID: [UInt8]) throws -> SweepProbe {
         SweepProbe(
             kind: .readBinary, direction: .response, preparation: [try selectFile(fileID)], maximumShort: 256,
@@ -92,7 +92,7 @@ public struct SweepProbe: Sendable {
     ///   - fileID: the EF's two-byte identifier.
     ///   - data: where the written bytes come from.
     /// - Returns: the probe.
-    /// - Throws: ``CardFlow/APDULengthError`` when the identifier is longer than an APDU carries.
+    /// - Throws: ``/CardFlow/APDULengthError`` when the identifier is longer than an APDU carries.
     public static func updateBinary(fileID: [UInt8], data: SweepData) throws -> SweepProbe {
         SweepProbe(
             kind: .updateBinary, direction: .command, preparation: [try selectFile(fileID)], maximumShort: 255,
