@@ -136,11 +136,27 @@ def find_chromium(explicit):
     raise Unavailable("chromium is not installed (Scripts/setup.sh installs it)")
 
 
+def browser_environment():
+    """The environment without umockdev's preload: the Swift tests run under umockdev-wrapper,
+    whose emulated /sys and /dev (with the USB readers other tests plug in at the same time)
+    are no business of the browser's, and Chromium stops with a failed CHECK on them."""
+    environment = dict(os.environ)
+    for name in ("LD_PRELOAD", "UMOCKDEV_DIR"):
+        environment.pop(name, None)
+    return environment
+
+
 def read_port(profile, browser, deadline):
     port_file = os.path.join(profile, "DevToolsActivePort")
     while time.monotonic() < deadline:
         if browser.poll() is not None:
-            raise Unavailable(f"chromium exited with status {browser.returncode} before it listened")
+            tail = ""
+            try:
+                with open(os.path.join(profile, "chromium.log"), errors="replace") as handle:
+                    tail = " | ".join(line.strip() for line in handle.readlines()[-8:])
+            except OSError:
+                pass
+            raise Unavailable(f"chromium exited with status {browser.returncode} before it listened; its log: {tail}")
         try:
             with open(port_file) as handle:
                 first = handle.readline().strip()
@@ -242,17 +258,32 @@ def check(arguments):
     browser = None
     socket = None
     try:
-        with open(log_path, "wb") as log:
-            browser = subprocess.Popen(
-                [
-                    chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--remote-debugging-port=0",
-                    f"--user-data-dir={profile}", "--no-first-run", "--no-default-browser-check",
-                    "--disable-extensions", "--disable-background-networking", "--hide-scrollbars",
-                    "--window-size=1200,900", "about:blank",
-                ],
-                stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
-            )
-        port = read_port(profile, browser, deadline)
+        # A browser that dies at start (a failed CHECK on a loaded machine) gets two more tries;
+        # each failure's log is kept in the message.
+        failures = []
+        port = None
+        for _ in range(3):
+            with open(log_path, "ab") as log:
+                browser = subprocess.Popen(
+                    [
+                        chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                        "--remote-debugging-port=0",
+                        f"--user-data-dir={profile}", "--no-first-run", "--no-default-browser-check",
+                        "--disable-extensions", "--disable-background-networking", "--hide-scrollbars",
+                        "--window-size=1200,900", "about:blank",
+                    ],
+                    stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
+                    env=browser_environment(),
+                )
+            try:
+                port = read_port(profile, browser, deadline)
+                break
+            except Unavailable as failure:
+                failures.append(str(failure))
+                stop(browser)
+                browser = None
+        if port is None:
+            raise Unavailable("; ".join(failures))
         socket = websocket.create_connection(
             page_socket_url(port, deadline), timeout=max(1, deadline - time.monotonic()), suppress_origin=True
         )

@@ -17,8 +17,9 @@ bash Scripts/dependent-build.sh --check
 # The libusb integration tests need the umockdev preload; the other tests do not mind it.
 # The seeded hostile-counterpart campaigns and the short cardd soak keep both cores busy for
 # seconds at a time; beside the rest of the suite they would starve its wall-clock bounds, so
-# they run afterwards, one suite at a time.
-heavy='Campaign|ChaosOverLibUSB|SoakSmoke'
+# they run afterwards, one suite at a time. So does the report's headless-Chromium check: a
+# browser started beside the parallel suite can die at start on a loaded machine.
+heavy='Campaign|ChaosOverLibUSB|SoakSmoke|BenchReportBrowser'
 # The PC/SC backend's tests need a pcscd of their own: Scripts/pcsc-backend-check.sh starts one
 # (private mount namespace) and runs them below.
 pcscd_tests='PCSCBackend|PCSCCardRemoval'
