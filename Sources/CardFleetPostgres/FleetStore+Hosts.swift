@@ -74,18 +74,27 @@ extension FleetStore {
                     }
                     let connection = try await PostgresConnection.connect(
                         configuration: configuration, id: 0, logger: logger)
-                    try await withTaskCancellationHandler {
-                        try await connection.listen(on: FleetSchema.channel) { notifications in
-                            // Listening now: whatever arrived while it was not is picked up by one poll.
-                            continuation.yield()
-                            for try await notification in notifications where notification.payload == batch {
+                    // However listening ends (a server that stops makes it throw), the connection
+                    // is closed before it goes: postgres-nio asserts that none is dropped open.
+                    let ended: Result<Void, any Error>
+                    do {
+                        try await withTaskCancellationHandler {
+                            try await connection.listen(on: FleetSchema.channel) { notifications in
+                                // Listening now: whatever arrived while it was not is picked up by one poll.
                                 continuation.yield()
+                                for try await notification in notifications where notification.payload == batch {
+                                    continuation.yield()
+                                }
                             }
+                        } onCancel: {
+                            connection.close().whenComplete { _ in }
                         }
-                    } onCancel: {
-                        connection.close().whenComplete { _ in }
+                        ended = .success(())
+                    } catch {
+                        ended = .failure(error)
                     }
                     try? await connection.close()
+                    try ended.get()
                 } catch {
                     logger.debug("fleet listener lost its connection", metadata: ["error": "\(error)"])
                 }
