@@ -75,21 +75,13 @@ final class PCSCDaemonLauncher: Sendable {
         try? FileManager.default.removeItem(atPath: logPath)
     }
 
+    /// The executable by path, or found on PATH (and the sbin folders pcscd lives in), as
+    /// `simulate` finds its command.
     private static func resolve(_ executable: String) -> String? {
         if executable.contains("/") {
             return FileManager.default.isExecutableFile(atPath: executable) ? executable : nil
         }
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for folder in (path + ":/usr/sbin:/sbin").split(separator: ":") {
-            let candidate = "\(folder)/\(executable)"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return nil
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        return SimulateCommand.resolve(executable, path: path + ":/usr/sbin:/sbin")
     }
-}
-
-/// A reader a bench could not measure (pcscd did not list it, a comparison side failed): a
-/// reader error, exit status 3.
-struct BenchReaderError: Error, CustomStringConvertible {
-    let description: String
 }

@@ -4,14 +4,23 @@ import DESFire
 /// The DESFire application `bench ops` creates for its writes (AES, one key, three standard
 /// data files: plain, MAC and full comm mode) and deletes afterwards.
 struct DESFireBenchApplication {
-    /// F0 CF B0: the bench application's ID.
-    static let id = try! DESFireApplicationID(hex: "F0CFB0")
+    /// F0 CF B0: the bench application's ID, as messages name it.
+    static let idText = "F0CFB0"
     /// Key 0 of a new AES application (16 zero bytes); the bench does not change it.
     static let key = DESFireKey.defaultAES
 
     let client: DESFireClient
     let piccKey: DESFireKey
     let fileSize: Int
+    /// The bench application's ID (``idText``), checked like any other.
+    let id: DESFireApplicationID
+
+    init(client: DESFireClient, piccKey: DESFireKey, fileSize: Int) throws(DESFireError) {
+        self.client = client
+        self.piccKey = piccKey
+        self.fileSize = fileSize
+        self.id = try DESFireApplicationID(hex: Self.idText)
+    }
 
     /// The applications on the card (PICC level, authenticated with the PICC master key, which
     /// some cards require for the listing).
@@ -23,8 +32,8 @@ struct DESFireBenchApplication {
 
     /// Creates the application and its files, and leaves it selected with key 0 authenticated.
     func create() async throws {
-        try await client.createApplication(Self.id, settings: 0x0F, keyCount: 1, keyType: .aes)
-        try await client.selectApplication(Self.id)
+        try await client.createApplication(id, settings: 0x0F, keyCount: 1, keyType: .aes)
+        try await client.selectApplication(id)
         try await client.authenticate(keyNumber: 0, key: Self.key)
         let keyZero = DESFireAccessRights(read: 0, write: 0, readWrite: 0, change: 0)
         for file in DESFireOperations.files {
@@ -47,18 +56,18 @@ struct DESFireBenchApplication {
         let outcome = await Task {
             try await client.selectApplication(.picc)
             try await client.authenticate(keyNumber: 0, key: piccKey)
-            try await client.deleteApplication(Self.id)
+            try await client.deleteApplication(id)
         }.result
         guard case .failure(let error) = outcome else { return }
         if error.meansCardLost || failure != nil {
             throw OperationsBenchError.benchApplicationLeft(
                 reason:
-                    "application \(Self.id) could not be deleted (\(OperationsRecorder.describe(error))); delete it with the PICC master key",
+                    "application \(id) could not be deleted (\(OperationsRecorder.describe(error))); delete it with the PICC master key",
                 cardLoss: error.cardLoss ?? failure?.cardLoss)
         }
         recorder.note(
             SkippedOperation(
-                name: "delete application \(Self.id)",
+                name: "delete application \(id)",
                 reason:
                     "could not delete the bench application: \(OperationsRecorder.describe(error)); delete it with the PICC master key"
             ))
@@ -73,7 +82,7 @@ struct DESFireBenchApplication {
         let present = await Task {
             try await client.selectApplication(.picc)
             try await client.authenticate(keyNumber: 0, key: piccKey)
-            return try await client.getApplicationIDs().contains(Self.id)
+            return try await client.getApplicationIDs().contains(id)
         }.result
         if case .success(true) = present { try await delete(&recorder, after: nil) }
     }

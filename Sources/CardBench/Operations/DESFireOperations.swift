@@ -5,7 +5,7 @@ import DESFire
 ///
 /// Always (nothing written): SELECT of the PICC level + GetVersion, authentication with the
 /// PICC master key, GetApplicationIDs. With ``OperationsPlan/allowWrite``: in the bench
-/// application ``DESFireBenchApplication/id`` (created for the run, deleted afterwards, never
+/// application F0CFB0 (created for the run, deleted afterwards, never
 /// touched when it already existed), AES authentication with key 0 and, per comm mode
 /// (plain, MAC, full), a write and a read of ``OperationsPlan/dataLength`` bytes.
 struct DESFireOperations {
@@ -54,32 +54,33 @@ struct DESFireOperations {
         guard plan.allowWrite else {
             recorder.skip(
                 applicationRows,
-                reason: "needs --allow-write (creates and deletes application \(DESFireBenchApplication.id))")
+                reason: "needs --allow-write (creates and deletes application \(DESFireBenchApplication.idText))")
             return
         }
         guard authenticated else {
             recorder.skip(
                 applicationRows,
                 reason:
-                    "the PICC master key did not authenticate, so application \(DESFireBenchApplication.id) cannot be created and deleted"
+                    "the PICC master key did not authenticate, so application \(DESFireBenchApplication.idText) cannot be created and deleted"
             )
             return
         }
-        let application = DESFireBenchApplication(client: client, piccKey: piccKey, fileSize: plan.dataLength)
+        let application = try DESFireBenchApplication(client: client, piccKey: piccKey, fileSize: plan.dataLength)
         guard
             let existing = try await recorder.prepare(
                 "listing the card's applications", dependents: applicationRows, { try await application.existingIDs() })
         else { return }
-        guard !existing.contains(DESFireBenchApplication.id) else {
+        guard !existing.contains(application.id) else {
             recorder.skip(
                 applicationRows,
                 reason:
-                    "application \(DESFireBenchApplication.id) already exists on the card; the bench leaves it alone")
+                    "application \(DESFireBenchApplication.idText) already exists on the card; the bench leaves it alone"
+            )
             return
         }
         guard
             try await recorder.prepare(
-                "creating application \(DESFireBenchApplication.id)", dependents: applicationRows,
+                "creating application \(DESFireBenchApplication.idText)", dependents: applicationRows,
                 { try await application.create() }) != nil
         else {
             try await application.deleteIfPresent(&recorder)

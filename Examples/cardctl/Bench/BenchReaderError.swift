@@ -1,0 +1,5 @@
+/// A reader a bench could not measure (pcscd did not list it, a comparison side failed): a
+/// reader error, exit status 3.
+struct BenchReaderError: Error, CustomStringConvertible {
+    let description: String
+}
