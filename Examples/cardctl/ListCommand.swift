@@ -50,8 +50,37 @@ struct ListCommand: AsyncParsableCommand {
             try await connection.close()
             throw connection.noReaderError
         }
+        let listings: [Listing]
+        do {
+            listings = try await Self.listings(of: connection.readers)
+        } catch {
+            // PC/SC presence watches must end before the process exits, whatever failed.
+            try? await connection.close()
+            throw error
+        }
+        try await connection.close()
+        if global.json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try encoder.encode(listings), as: UTF8.self))
+        } else {
+            for listing in listings {
+                var facts = [listing.backend]
+                if let exchangeLevel = listing.exchangeLevel { facts.append(exchangeLevel) }
+                if let maxMessageLength = listing.maxMessageLength { facts.append("\(maxMessageLength)-byte messages") }
+                if let slots = listing.slots { facts.append("\(slots) slot(s)") }
+                if !listing.protocols.isEmpty { facts.append(listing.protocols.joined(separator: "/")) }
+                let usb = listing.vendorID.map { " [\($0):\(listing.productID ?? "?")]" } ?? ""
+                print("\(listing.name)\(usb) \(facts.joined(separator: ", "))")
+                print(listing.cardPresent ? "  card present, ATR \(listing.atr ?? "unknown")" : "  no card")
+            }
+        }
+    }
+
+    /// Each reader's facts, and its card's ATR when one is there.
+    private static func listings(of readers: [Reader]) async throws -> [Listing] {
         var listings: [Listing] = []
-        for reader in connection.readers {
+        for reader in readers {
             let info = reader.info
             let descriptor = reader.ccid?.driver.descriptor
             var atr: String?
@@ -75,23 +104,7 @@ struct ListCommand: AsyncParsableCommand {
                     protocols: info.capabilities.protocols.sorted { $0.rawValue < $1.rawValue }.map(\.description),
                     cardPresent: presence == .present, atr: atr))
         }
-        try await connection.close()
-        if global.json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(listings), as: UTF8.self))
-        } else {
-            for listing in listings {
-                var facts = [listing.backend]
-                if let exchangeLevel = listing.exchangeLevel { facts.append(exchangeLevel) }
-                if let maxMessageLength = listing.maxMessageLength { facts.append("\(maxMessageLength)-byte messages") }
-                if let slots = listing.slots { facts.append("\(slots) slot(s)") }
-                if !listing.protocols.isEmpty { facts.append(listing.protocols.joined(separator: "/")) }
-                let usb = listing.vendorID.map { " [\($0):\(listing.productID ?? "?")]" } ?? ""
-                print("\(listing.name)\(usb) \(facts.joined(separator: ", "))")
-                print(listing.cardPresent ? "  card present, ATR \(listing.atr ?? "unknown")" : "  no card")
-            }
-        }
+        return listings
     }
 }
 

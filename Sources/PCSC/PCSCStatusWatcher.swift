@@ -56,28 +56,41 @@ actor PCSCStatusWatcher {
     func waitForChange(reader: String, knownState: UInt, timeout: Duration? = nil) async throws -> PCSCReaderStatus? {
         let name = try PCSCContextHandle.readerName(reader, for: .getStatusChange)
         let cancellation = PCSCWaitCancellation(context: context)
-        let context = context
         let milliseconds = timeout.map {
             UInt(max(0, $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000))
         }
-        return try await withTaskCancellationHandler { () throws -> PCSCReaderStatus? in
-            var state = SCARD_READERSTATE()
-            state.dwCurrentState = knownState
-            let returnValue = try name.withUnsafeBufferPointer { name throws(CancellationError) in
-                state.szReader = name.baseAddress
-                defer { state.szReader = nil }
-                return try cancellation.run { SCardGetStatusChange(context, milliseconds ?? UInt(INFINITE), &state, 1) }
-            }
-            if PCSCErrorCode(returnValue: returnValue) == .timeout { return nil }
-            try PCSCError.check(returnValue, .getStatusChange)
-            let atrLength = Int(state.cbAtr)
-            guard atrLength <= Int(MAX_ATR_SIZE) else {
-                throw PCSCError.responseTooLong(.getStatusChange, length: atrLength, capacity: Int(MAX_ATR_SIZE))
-            }
-            let atr = withUnsafeBytes(of: state.rgbAtr) { Array($0.prefix(atrLength)) }
-            return PCSCReaderStatus(reader: reader, eventState: state.dwEventState, atr: atr)
+        return try await withTaskCancellationHandler {
+            // The operation closure is nonisolated: run inline, the blocking call would hold a
+            // thread of Swift's cooperative pool (as many as the machine has cores) for as long as
+            // nothing changes, and a few watches starved every other task of the process. The
+            // hop puts it on this watcher's own thread.
+            try await self.blockingWait(
+                reader: reader, name: name, knownState: knownState,
+                milliseconds: milliseconds, cancellation: cancellation)
         } onCancel: {
             cancellation.cancel()
         }
+    }
+
+    /// The `SCardGetStatusChange` itself, on the watcher's thread (isolated and synchronous).
+    private func blockingWait(
+        reader: String, name: [CChar], knownState: UInt, milliseconds: UInt?, cancellation: PCSCWaitCancellation
+    ) throws -> PCSCReaderStatus? {
+        let context = context
+        var state = SCARD_READERSTATE()
+        state.dwCurrentState = knownState
+        let returnValue = try name.withUnsafeBufferPointer { name throws(CancellationError) in
+            state.szReader = name.baseAddress
+            defer { state.szReader = nil }
+            return try cancellation.run { SCardGetStatusChange(context, milliseconds ?? UInt(INFINITE), &state, 1) }
+        }
+        if PCSCErrorCode(returnValue: returnValue) == .timeout { return nil }
+        try PCSCError.check(returnValue, .getStatusChange)
+        let atrLength = Int(state.cbAtr)
+        guard atrLength <= Int(MAX_ATR_SIZE) else {
+            throw PCSCError.responseTooLong(.getStatusChange, length: atrLength, capacity: Int(MAX_ATR_SIZE))
+        }
+        let atr = withUnsafeBytes(of: state.rgbAtr) { Array($0.prefix(atrLength)) }
+        return PCSCReaderStatus(reader: reader, eventState: state.dwEventState, atr: atr)
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import PCSC
 import Testing
 
@@ -144,6 +145,36 @@ struct PCSCBackendTests {
         try await Environment.within(.seconds(5), "the cancelled presence wait") { try await watching.value }
         let elapsed = ContinuousClock.now - start
         #expect(elapsed < .milliseconds(500), "the wait took \(elapsed) to end after cancellation")
+    }
+
+    /// More presence watches than Swift's cooperative pool has threads (one per core): each
+    /// blocks in `SCardGetStatusChange` on a thread of its own, never on the pool, so the rest of
+    /// the process keeps running. Before, the waits ran on the pool and `cardctl --reader pcsc
+    /// list` hung with two readers on a 2-core machine. A starved pool cannot run this test's own
+    /// time-out either, so a watchdog thread ends the process with the reason instead of a hang.
+    @Test func presenceWatchesLeaveSwiftsThreadPoolFree() async throws {
+        let context = try await PCSCContext(logger: Environment.logger)
+        let reader = try await Environment.simulatedReader(context)
+        let count = ProcessInfo.processInfo.activeProcessorCount + 2
+        let watches = (0..<count).map { _ in PCSCReaderMonitor(reader: reader, logger: Environment.logger).watch() }
+        let finished = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            if finished.wait(timeout: .now() + .seconds(60)) == .timedOut {
+                fatalError("\(count) presence watches starved Swift's cooperative thread pool")
+            }
+        }
+        for watch in watches {
+            var updates = watch.updates.makeAsyncIterator()
+            #expect(try await updates.next() == .present(atr: Environment.simulatedATR))
+        }
+        // Every watch is (or is about to be) in its next wait: no change will end it.
+        try await Task.sleep(for: .milliseconds(300))
+        let pool = try await Environment.within(.seconds(5), "a task on the pool beside the watches") {
+            await Task.detached { ProcessInfo.processInfo.activeProcessorCount }.value
+        }
+        #expect(pool == count - 2)
+        for watch in watches { await watch.stop() }
+        finished.signal()
     }
 
     @Test func aTransmitCancelledBeforeItStartsThrowsCancellationError() async throws {
