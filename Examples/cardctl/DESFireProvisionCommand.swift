@@ -48,25 +48,14 @@ struct DESFireProvision: AsyncParsableCommand {
             global, logger: CommandLogging.logger(trace: global.trace),
             traceToStandardError: true)
         let reader = try connection.primary
-        let run = reader.run(provisioning.flow(), policy: provisioning.policy(base: base))
-        let collector = Task { [trace = global.trace] () -> [String] in
-            // Every event on stderr as a line (a bar on a terminal instead, unless --trace); all in the JSON.
-            let terminal = FlowProgressView.standardErrorIsTerminal
-            var view = FlowProgressView(trace: trace || !terminal, json: false, terminal: terminal)
-            var events: [String] = []
-            for await event in run.progress {
-                view.handle(event)
-                events.append(Self.json(event))
-            }
-            return events
-        }
-        var failure: (any Error)?
-        var result: DESFireProvisioning.Result?
-        do { result = try await run.value } catch { failure = error }
-        let events = await collector.value
+        let report = await FlowRunReport.run(
+            provisioning.flow(), on: reader, policy: provisioning.policy(base: base), trace: global.trace)
         try await connection.close()
+        let result = try? report.outcome.get()
+        var failure: (any Error)?
+        if case .failure(let error) = report.outcome { failure = error }
         if global.json {
-            let list = "[" + events.joined(separator: ",") + "]"
+            let list = report.eventList
             if let result {
                 Output.standardOutput(
                     DESFireJSON.object([
@@ -86,7 +75,7 @@ struct DESFireProvision: AsyncParsableCommand {
                 "provisioned \(result.application) file \(result.file): \(result.readBack.count) bytes written and verified"
             )
         }
-        if let failure { throw (failure as? FlowError)?.underlying ?? failure }
+        if let failure { throw FlowRunReport<DESFireProvisioning.Result>.surfaced(failure) }
     }
 
     /// One flow event as a JSON object.

@@ -35,6 +35,11 @@ enum ExitStatus: Int32 {
         case let error as NTAG424SUNError:
             if case .invalidKey = error { return .usage }
             return .cardError
+        case is NTAG424SUNURLError: return .usage
+        case is SUNReplayed: return .cardError
+        case let error as NTAG424SUNReplayError:
+            if case .notCounted = error { return .cardError }
+            return .usage
         case let error as SessionError:
             switch error {
             case .noCard, .cardNotActivated, .cardDidNotReturn, .unverifiableStepInterrupted: return .cardError

@@ -9,7 +9,7 @@ struct NTAG424Command: AsyncParsableCommand {
         commandName: "ntag424",
         abstract:
             "NTAG 424 DNA: version and UID, the tag as a phone reads it, SUN (SDM) set-up and server-side verification, keys.",
-        subcommands: [Info.self, Read.self, SUN.self, Verify.self, ChangeKey.self])
+        subcommands: [Info.self, Read.self, SUN.self, Verify.self, VerifyURL.self, Provision.self, ChangeKey.self])
 
     /// The key authenticated with (AES; `--key`, `--key-ascii` or `--key-slot`) and its number.
     struct KeyOptions: ParsableArguments {

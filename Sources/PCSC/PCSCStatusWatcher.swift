@@ -60,11 +60,12 @@ actor PCSCStatusWatcher {
             UInt(max(0, $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000))
         }
         return try await withTaskCancellationHandler {
-            // The operation closure is nonisolated: run inline, the blocking call would hold a
-            // thread of Swift's cooperative pool (as many as the machine has cores) for as long as
-            // nothing changes, and a few watches starved every other task of the process. The
-            // hop puts it on this watcher's own thread.
-            try await self.blockingWait(
+            // The blocking call must run isolated to this watcher, on its own thread: it does
+            // because the operation uses the isolated `self`. Written with only copied locals,
+            // as it was, the closure was nonisolated and blocked a thread of Swift's cooperative
+            // pool (one per core) for as long as nothing changed: two watches starved a 2-core
+            // process. PCSCBackendTests.presenceWatchesLeaveSwiftsThreadPoolFree guards it.
+            try self.blockingWait(
                 reader: reader, name: name, knownState: knownState,
                 milliseconds: milliseconds, cancellation: cancellation)
         } onCancel: {

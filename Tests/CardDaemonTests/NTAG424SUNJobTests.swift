@@ -39,6 +39,32 @@ struct NTAG424SUNJobTests {
         }
     }
 
+    @Test func allFiveKeysAreChangedKeyZeroLastAndTheTagsOwnSUNURLVerifies() async throws {
+        let keys = try await Self.keys()
+        for (slot, byte, version) in [(5, UInt8(0x33), UInt8(2)), (6, 0x44, 2), (7, 0x55, 9)] {
+            try await keys.setKey(
+                try StoredKey(algorithm: .aes128, bytes: [UInt8](repeating: byte, count: 16), version: version),
+                in: try KeySlot(slot))
+        }
+        let rule = CardRule(
+            name: "sun5", match: CardMatch(aid: NTAG424File.applicationName),
+            flow: .ntag424SUN(
+                NTAG424SUNRule(
+                    url: "https://example.org/t?p={picc}&m={mac}", metaKeySlot: 3, fileKeySlot: 4, key3Slot: 5,
+                    key4Slot: 6, newMasterKeySlot: 7)))
+        try await DaemonHarness.run(readers: ["sim:ntag424"], rules: [rule], keys: keys) { harness in
+            let record = try await harness.waitForJob { $0.rule == "sun5" && $0.state != .running }
+            #expect(record.state == .succeeded, "\(record.error ?? "")")
+            #expect(record.outcome?.values["keysChanged"] == "yes")
+            #expect(record.outcome?.values["readCounter"] == "1")
+            let url = try #require(record.outcome?.values["sunURL"])
+            #expect(url.hasPrefix("https://example.org/t?p=") && url.contains("&m="), "\(url)")
+            let verifier = try NTAG424SUNVerifier(metaReadKey: Self.metaKey, fileReadKey: Self.fileKey)
+            let message = try verifier.verify(try NTAG424SUNURLParameters(url: url, piccDataName: "p", macName: "m"))
+            #expect(message.uid?.hexString == record.outcome?.values["uid"])
+        }
+    }
+
     @Test func sdmKeysOfVersionZeroFailBeforeTheTagIsTouched() async throws {
         try await DaemonHarness.run(readers: ["sim:ntag424"], rules: [Self.rule], keys: try await Self.keys(version: 0))
         {
@@ -57,6 +83,15 @@ struct NTAG424SUNJobTests {
                 #"{"kind":"ntag424-sun","url":"https://example.org/tap","metaKeySlot":3,"fileKeySlot":4,"masterKeySlot":5}"#,
                 true
             ),
+            (
+                #"{"kind":"ntag424-sun","url":"https://e.org/t?p={picc}&m={mac}","metaKeySlot":3,"fileKeySlot":4,"key3Slot":5,"key4Slot":6,"newMasterKeySlot":7}"#,
+                true
+            ),
+            (
+                #"{"kind":"ntag424-sun","url":"https://e.org/t?m={mac}&p={picc}","metaKeySlot":3,"fileKeySlot":4}"#,
+                false
+            ),
+            (#"{"kind":"ntag424-sun","url":"https://e.org/t","metaKeySlot":3,"fileKeySlot":4,"key4Slot":16}"#, false),
             (#"{"kind":"ntag424-sun","url":"https://example.org/tap","metaKeySlot":16,"fileKeySlot":4}"#, false),
             (#"{"kind":"ntag424-sun","url":"https://example.org/tap","metaKeySlot":3}"#, false),
             (#"{"kind":"ntag424-sun","url":"https://","metaKeySlot":3,"fileKeySlot":4}"#, false),

@@ -113,16 +113,24 @@ public enum FlowCatalog {
     private static func ntag424SUNJob(_ rule: NTAG424SUNRule, keys: any KeyStore) async throws -> FlowJob {
         var masterKey = try DESFireKey(type: .aes, bytes: [UInt8](repeating: 0, count: 16))
         if let slot = rule.masterKeySlot { masterKey = try await DESFireKey(slot: try KeySlot(slot), in: keys) }
+        var otherKeys: [UInt8: DESFireKey] = [:]
+        for (number, slot) in [(UInt8(3), rule.key3Slot), (4, rule.key4Slot)] {
+            if let slot { otherKeys[number] = try await DESFireKey(slot: try KeySlot(slot), in: keys) }
+        }
+        var newMasterKey: DESFireKey?
+        if let slot = rule.newMasterKeySlot { newMasterKey = try await DESFireKey(slot: try KeySlot(slot), in: keys) }
         let plan = NTAG424SUNPersonalisation(
             template: try NTAG424SUNTemplate(url: rule.url), masterKey: masterKey,
             metaReadKey: try await DESFireKey(slot: try KeySlot(rule.metaKeySlot), in: keys),
-            fileReadKey: try await DESFireKey(slot: try KeySlot(rule.fileKeySlot), in: keys))
+            fileReadKey: try await DESFireKey(slot: try KeySlot(rule.fileKeySlot), in: keys),
+            otherKeys: otherKeys, newMasterKey: newMasterKey)
         // Empty slots and keys that are not AES or have version 0 fail before a tag is touched.
         try plan.validate()
         let flow = plan.flow().map { result in
             JobOutcome([
                 "uid": result.uid.hexString, "url": rule.url, "keysChanged": result.changedKeys ? "yes" : "no",
                 "piccDataOffset": "\(plan.template.piccDataOffset)", "macOffset": "\(plan.template.macOffset)",
+                "sunURL": result.url, "readCounter": result.message.readCounter.map { "\($0)" } ?? "",
             ])
         }
         return FlowJob(flow: flow)

@@ -24,6 +24,9 @@ public enum NTAG424Error: Error, Sendable, Equatable, CustomStringConvertible {
     case lrpNotSupported
     /// A caller-supplied argument is out of range (checked before anything is sent).
     case invalidArgument(String)
+    /// After personalisation the tag's SUN output did not check out (no URL, or a message that
+    /// does not verify with the new keys or names another UID).
+    case personalisationCheckFailed(String)
 
     public var description: String {
         switch self {
@@ -35,6 +38,7 @@ public enum NTAG424Error: Error, Sendable, Equatable, CustomStringConvertible {
         case .lrpNotSupported:
             "LRP mode is not supported by this client; enabling it is permanent, so CardFlow refuses to send it"
         case .invalidArgument(let reason): "invalid argument: \(reason)"
+        case .personalisationCheckFailed(let reason): "the personalised tag's SUN output does not check out: \(reason)"
         }
     }
 }

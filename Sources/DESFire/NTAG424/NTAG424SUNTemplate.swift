@@ -1,6 +1,10 @@
 /// A URL laid out for SUN: the NDEF file an NTAG 424 DNA gets (one URI record with `e=` and `c=`
 /// placeholders) and where the tag mirrors PICCData and the SDMMAC into it.
 ///
+/// The URL may place the mirrors itself with `{picc}` (32 hex digits of enciphered PICCData) and
+/// `{mac}` (16 hex digits of SDMMAC), both once, `{picc}` first; without them `e=…&c=…` is
+/// appended to the query.
+///
 /// ```swift
 /// let template = try NTAG424SUNTemplate(url: "https://example.org/tap")
 /// template.ndefFile            // NLEN ‖ D1 01 … 55 04 "example.org/tap?e=000…&c=000…"
@@ -21,7 +25,13 @@ public struct NTAG424SUNTemplate: Sendable, Hashable {
         ("https://www.", 0x02), ("http://www.", 0x01), ("https://", 0x04), ("http://", 0x03),
     ]
 
-    /// - Throws: ``NTAG424Error/invalidArgument(_:)`` for an empty URL or one too long for the
+    /// The placeholder for enciphered PICCData in a URL that places the mirrors itself.
+    public static let piccPlaceholder = "{picc}"
+    /// The placeholder for the SDMMAC.
+    public static let macPlaceholder = "{mac}"
+
+    /// - Throws: ``NTAG424Error/invalidArgument(_:)`` for an empty URL, placeholders that are not
+    ///   each there once with `{picc}` first (or only one of them), or a URL too long for the
     ///   256-byte NDEF file with its placeholders.
     public init(url: String) throws(NTAG424Error) {
         var rest = Substring(url)
@@ -31,10 +41,18 @@ public struct NTAG424SUNTemplate: Sendable, Hashable {
             code = prefix.code
         }
         guard !rest.isEmpty else { throw .invalidArgument("the SUN URL is empty") }
-        let head = Array((rest + (rest.contains("?") ? "&" : "?") + "e=").utf8)
-        let uri =
-            head + Array(repeating: UInt8(ascii: "0"), count: 32) + Array("&c=".utf8)
-            + Array(repeating: UInt8(ascii: "0"), count: 16)
+        let piccDigits = Array(repeating: UInt8(ascii: "0"), count: 32)
+        let macDigits = Array(repeating: UInt8(ascii: "0"), count: 16)
+        let pieces = try Self.split(rest)
+        let head: [UInt8]
+        let middle: [UInt8]
+        let tail: [UInt8]
+        if let pieces {
+            (head, middle, tail) = (Array(pieces.head.utf8), Array(pieces.middle.utf8), Array(pieces.tail.utf8))
+        } else {
+            (head, middle, tail) = (Array((rest + (rest.contains("?") ? "&" : "?") + "e=").utf8), Array("&c=".utf8), [])
+        }
+        let uri = head + piccDigits + middle + macDigits + tail
         // NLEN (2) and the record header D1 01 len 55 code (5) in front of the URI.
         guard uri.count + 7 <= 256 else {
             throw .invalidArgument("the SUN URL is \(uri.count + 7 - 256) bytes too long for the 256-byte NDEF file")
@@ -43,7 +61,20 @@ public struct NTAG424SUNTemplate: Sendable, Hashable {
         self.url = url
         self.ndefFile = [0x00, UInt8(record.count)] + record
         self.piccDataOffset = UInt32(7 + head.count)
-        self.macOffset = UInt32(7 + head.count + 32 + 3)
+        self.macOffset = UInt32(7 + head.count + 32 + middle.count)
+    }
+
+    /// The text around `{picc}` and `{mac}`, nil when the URL has neither.
+    private static func split(_ url: Substring) throws(NTAG424Error) -> (
+        head: Substring, middle: Substring, tail: Substring
+    )? {
+        let picc = url.ranges(of: piccPlaceholder)
+        let mac = url.ranges(of: macPlaceholder)
+        if picc.isEmpty, mac.isEmpty { return nil }
+        guard picc.count == 1, mac.count == 1, picc[0].upperBound <= mac[0].lowerBound else {
+            throw .invalidArgument("the SUN URL needs {picc} and {mac} once each, {picc} first")
+        }
+        return (url[..<picc[0].lowerBound], url[picc[0].upperBound..<mac[0].lowerBound], url[mac[0].upperBound...])
     }
 
     /// The NDEF file's settings for SUN: plain reads for anyone (phones), writes and changes with

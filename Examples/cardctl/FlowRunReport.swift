@@ -1,0 +1,34 @@
+import CardFlow
+
+/// A flow run from the CLI: its progress on stderr as it happens (a bar on a terminal unless
+/// `--trace`, else one line per event), every event kept for the JSON, and its outcome.
+struct FlowRunReport<Value: Sendable> {
+    /// The flow's value, or why it failed.
+    let outcome: Result<Value, any Error>
+    /// Each event as a JSON object, in order.
+    let events: [String]
+
+    /// Runs `flow` on `reader` and reports as it goes.
+    static func run(_ flow: Flow<Value>, on reader: Reader, policy: SessionPolicy, trace: Bool) async -> Self {
+        let run = reader.run(flow, policy: policy)
+        let collector = Task { () -> [String] in
+            let terminal = FlowProgressView.standardErrorIsTerminal
+            var view = FlowProgressView(trace: trace || !terminal, json: false, terminal: terminal)
+            var events: [String] = []
+            for await event in run.progress {
+                view.handle(event)
+                events.append(DESFireProvision.json(event))
+            }
+            return events
+        }
+        let outcome: Result<Value, any Error>
+        do { outcome = .success(try await run.value) } catch { outcome = .failure(error) }
+        return Self(outcome: outcome, events: await collector.value)
+    }
+
+    /// The events as a JSON array.
+    var eventList: String { "[" + events.joined(separator: ",") + "]" }
+
+    /// The error to end the command with: a flow error's cause.
+    static func surfaced(_ failure: any Error) -> any Error { (failure as? FlowError)?.underlying ?? failure }
+}
