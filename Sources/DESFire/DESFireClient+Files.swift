@@ -27,8 +27,12 @@ extension DESFireClient {
     /// ChangeFileSettings (`5F`). Enciphered when the file's Change right is a key (the session's),
     /// plain when it is free (0xE); in an EV2 session CommMode.Full or CommMode.MAC.
     ///
-    /// - Parameter additionalAccessRights: EV2 form only (1…7 pairs, FileOption bit 7): further
-    ///   Read/Write/R&W/Change key sets. EV1 cards do not know them.
+    /// - Parameters:
+    ///   - file: the file number.
+    ///   - commMode: the new comm mode.
+    ///   - accessRights: the new Read/Write/R&W/Change keys.
+    ///   - additionalAccessRights: EV2 form only (1…7 pairs, FileOption bit 7): further
+    ///     Read/Write/R&W/Change key sets. EV1 cards do not know them.
     public func changeFileSettings(
         file: UInt8, commMode: DESFireCommMode, accessRights: DESFireAccessRights,
         additionalAccessRights: [DESFireAccessRights] = []
