@@ -3,7 +3,8 @@ import CardFlow
 
 extension DESFireClient {
     /// Three-pass authentication with key `keyNumber` of the selected application (§4.2):
-    /// `0A` legacy, `1A` ISO or `AA` AES, chosen from the key type unless `method` says otherwise.
+    /// `0A` legacy, `1A` ISO or `AA` AES, chosen from the key type unless `method` says otherwise;
+    /// `71` (``authenticateEV2First(keyNumber:key:)``) with ``DESFireAuthenticationMethod/ev2``.
     ///
     /// Any open session ends first. On success the session key and a zero IV are set.
     ///
@@ -12,8 +13,12 @@ extension DESFireClient {
     public func authenticate(keyNumber: UInt8, key: DESFireKey, method: DESFireAuthenticationMethod = .automatic)
         async throws
     {
-        guard keyNumber <= 0x0D else { throw DESFireError.invalidArgument("key number \(keyNumber) is outside 0...13") }
+        try checkAuthenticationKeyNumber(keyNumber)
         let command = try method.command(for: key)
+        if command == .authenticateEV2First {
+            try await authenticateEV2First(keyNumber: keyNumber, key: key)
+            return
+        }
         session = nil
         let cipher = try key.cipher()
         let length = key.type.randomLength

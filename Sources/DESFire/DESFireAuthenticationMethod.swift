@@ -8,10 +8,14 @@ public enum DESFireAuthenticationMethod: Sendable, Hashable {
     case iso
     /// `AA`: AES authentication.
     case aes
+    /// `71`: AuthenticateEV2First with an AES key; EV2 secure messaging (TI, command counter,
+    /// truncated MACs) for every command after it.
+    case ev2
 
     func command(for key: DESFireKey) throws(DESFireError) -> DESFireCommand {
         switch (self, key.type) {
         case (.automatic, .aes), (.aes, .aes): return .authenticateAES
+        case (.ev2, .aes): return .authenticateEV2First
         case (.automatic, _), (.iso, .des), (.iso, .twoKey3DES), (.iso, .threeKey3DES): return .authenticateISO
         case (.legacy, .des), (.legacy, .twoKey3DES): return .authenticateLegacy
         default: throw .invalidArgument("\(key.type) keys cannot authenticate with \(self)")

@@ -10,8 +10,14 @@ extension DESFireClient {
         let mode = try await self.commMode(forFile: file, rights: { [$0.read, $0.readWrite] }, override: commMode)
         let header =
             [try fileNumber(file)] + littleEndian(UInt32(offset), count: 3) + littleEndian(UInt32(length), count: 3)
-        return try await exchange(
-            .readData, header: header, response: responseProtection(mode, length: length == 0 ? nil : length))
+        let content = try await exchange(
+            .readData, header: header, response: responseProtection(mode, length: length == 0 ? nil : length),
+            fileMode: mode)
+        addTransactionMACInput(
+            file: file,
+            [0xBD, file] + littleEndian(UInt32(offset), count: 3)
+                + littleEndian(UInt32(content.count), count: 3), data: content)
+        return content
     }
 
     /// WriteData (`3D`) to a standard or backup file (backup files need ``commitTransaction()``).
@@ -20,7 +26,9 @@ extension DESFireClient {
         let mode = try await self.commMode(forFile: file, rights: { [$0.write, $0.readWrite] }, override: commMode)
         let header =
             [try fileNumber(file)] + littleEndian(UInt32(offset), count: 3) + littleEndian(UInt32(data.count), count: 3)
-        _ = try await exchange(.writeData, header: header, data: data, protection: commandProtection(mode))
+        _ = try await exchange(
+            .writeData, header: header, data: data, protection: commandProtection(mode), fileMode: mode)
+        addTransactionMACInput(file: file, [DESFireCommand.writeData.rawValue] + header, data: data)
     }
 
     /// GetValue (`6C`): the committed value of a value file.
@@ -28,10 +36,11 @@ extension DESFireClient {
         let mode = try await self.commMode(
             forFile: file, rights: { [$0.read, $0.write, $0.readWrite] }, override: commMode)
         let data = try await exchange(
-            .getValue, header: [try fileNumber(file)], response: responseProtection(mode, length: 4))
+            .getValue, header: [try fileNumber(file)], response: responseProtection(mode, length: 4), fileMode: mode)
         guard data.count == 4 else {
             throw DESFireError.malformedResponse(command: .getValue, reason: "expected 4 bytes, got \(data.count)")
         }
+        addTransactionMACInput(file: file, [DESFireCommand.getValue.rawValue, file] + data)
         return Int32(bitPattern: littleEndianValue(data[...]))
     }
 
@@ -59,7 +68,9 @@ extension DESFireClient {
         let mode = try await self.commMode(forFile: file, rights: { [$0.write, $0.readWrite] }, override: commMode)
         let header =
             [try fileNumber(file)] + littleEndian(UInt32(offset), count: 3) + littleEndian(UInt32(data.count), count: 3)
-        _ = try await exchange(.writeRecord, header: header, data: data, protection: commandProtection(mode))
+        _ = try await exchange(
+            .writeRecord, header: header, data: data, protection: commandProtection(mode), fileMode: mode)
+        addTransactionMACInput(file: file, [DESFireCommand.writeRecord.rawValue] + header, data: data)
     }
 
     /// ReadRecords (`BB`): `count` records from `record` (0 = newest); count 0 reads all.
@@ -74,23 +85,34 @@ extension DESFireClient {
         if count > 0, case .cyclicRecord(let size, _, _)? = fileSettingsCache[file]?.kind { length = size * count }
         let header =
             [try fileNumber(file)] + littleEndian(UInt32(record), count: 3) + littleEndian(UInt32(count), count: 3)
-        return try await exchange(.readRecords, header: header, response: responseProtection(mode, length: length))
+        let records = try await exchange(
+            .readRecords, header: header, response: responseProtection(mode, length: length), fileMode: mode)
+        // TMI names the number of records actually read.
+        let recordSize = fileSettingsCache[file].flatMap(Self.recordSize)
+        let readCount = recordSize.map { records.count / max(1, $0) } ?? count
+        addTransactionMACInput(
+            file: file,
+            [DESFireCommand.readRecords.rawValue, file] + littleEndian(UInt32(record), count: 3)
+                + littleEndian(UInt32(readCount), count: 3), data: records)
+        return records
     }
 
     /// ClearRecordFile (`EB`): empties a record file (pending until commit). Needs the R/W right.
     public func clearRecordFile(_ file: UInt8) async throws {
         _ = try await exchange(.clearRecordFile, data: [try fileNumber(file)])
+        addTransactionMACInput(file: file, [DESFireCommand.clearRecordFile.rawValue, file])
     }
 
     /// CommitTransaction (`C7`).
     public func commitTransaction() async throws {
         _ = try await exchange(.commitTransaction)
-        fileSettingsCache = fileSettingsCache.filter { if case .standard = $0.value.kind { true } else { false } }
+        endTransaction()
     }
 
     /// AbortTransaction (`A7`).
     public func abortTransaction() async throws {
         _ = try await exchange(.abortTransaction)
+        endTransaction()
     }
 
     private func valueOperation(
@@ -100,7 +122,17 @@ extension DESFireClient {
         let mode = try await self.commMode(forFile: file, rights: rights, override: override)
         _ = try await exchange(
             command, header: [try fileNumber(file)], data: littleEndian(UInt32(bitPattern: amount), count: 4),
-            protection: commandProtection(mode))
+            protection: commandProtection(mode), fileMode: mode)
+        addTransactionMACInput(
+            file: file, [command.rawValue, file] + littleEndian(UInt32(bitPattern: amount), count: 4))
+    }
+
+    /// The record size of a record file's settings.
+    private static func recordSize(_ settings: DESFireFileSettings) -> Int? {
+        switch settings.kind {
+        case .linearRecord(let size, _, _), .cyclicRecord(let size, _, _): size
+        default: nil
+        }
     }
 
     private func checkRange(offset: Int, length: Int) throws(DESFireError) {

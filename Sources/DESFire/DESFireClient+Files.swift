@@ -25,17 +25,35 @@ extension DESFireClient {
     }
 
     /// ChangeFileSettings (`5F`). Enciphered when the file's Change right is a key (the session's),
-    /// plain when it is free (0xE).
-    public func changeFileSettings(file: UInt8, commMode: DESFireCommMode, accessRights: DESFireAccessRights)
-        async throws
-    {
+    /// plain when it is free (0xE); in an EV2 session CommMode.Full or CommMode.MAC.
+    ///
+    /// - Parameters:
+    ///   - file: the file number.
+    ///   - commMode: the new comm mode.
+    ///   - accessRights: the new Read/Write/R&W/Change keys.
+    ///   - additionalAccessRights: EV2 form only (1…7 pairs, FileOption bit 7): further
+    ///     Read/Write/R&W/Change key sets. EV1 cards do not know them.
+    public func changeFileSettings(
+        file: UInt8, commMode: DESFireCommMode, accessRights: DESFireAccessRights,
+        additionalAccessRights: [DESFireAccessRights] = []
+    ) async throws {
+        var settingsBytes = [commMode.rawValue] + accessRights.wire
+        if !additionalAccessRights.isEmpty {
+            guard session?.flavour == .ev2 else {
+                throw DESFireError.invalidArgument("additional access rights need an EV2 session")
+            }
+            guard additionalAccessRights.count <= 7 else {
+                throw DESFireError.invalidArgument(
+                    "at most 7 additional access rights, not \(additionalAccessRights.count)")
+            }
+            settingsBytes[0] |= 0x80
+            settingsBytes += [UInt8(additionalAccessRights.count)] + additionalAccessRights.flatMap(\.wire)
+        }
         let settings = try await cachedFileSettings(file)
         let protection: DESFireCommandProtection =
             settings.accessRights.change == DESFireAccessRights.free || session == nil ? .plain : .enciphered
         fileSettingsCache[file] = nil
-        _ = try await exchange(
-            .changeFileSettings, header: [file], data: [commMode.rawValue] + accessRights.wire,
-            protection: protection)
+        _ = try await exchange(.changeFileSettings, header: [file], data: settingsBytes, protection: protection)
     }
 
     /// CreateStdDataFile (`CD`) or CreateBackupDataFile (`CB`, when `backup`).

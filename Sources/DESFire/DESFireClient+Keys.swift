@@ -24,7 +24,8 @@ extension DESFireClient {
     /// ChangeKey (`C4`) of key `keyNumber` to `newKey` (§4.7).
     ///
     /// Changing the authenticated key needs only `newKey` and ends the session; changing another key
-    /// needs its current value `oldKey`. At the PICC level the new key's type goes into the key number
+    /// needs its current value `oldKey`. In an EV2 session the key data follow ``EV2ChangeKey``
+    /// (AES keys, the version byte of `newKey`). At the PICC level the new key's type goes into the key number
     /// byte, so `changeKey(keyNumber: 0, to: aesKey)` after authenticating with the DES PICC key is
     /// the DES → AES switch.
     public func changeKey(keyNumber: UInt8, to newKey: DESFireKey, oldKey: DESFireKey? = nil) async throws {
@@ -33,6 +34,11 @@ extension DESFireClient {
         let atPICC = selectedApplication == .picc
         let keyNumberByte = keyNumber | (atPICC ? newKey.type.cryptoFlag : 0)
         let same = keyNumber == secure.keyNumber
+        if let ev2Session = secure.ev2 {
+            try await changeKeyEV2(keyNumberByte, to: newKey, oldKey: oldKey, session: ev2Session)
+            if same { lastAuthentication = nil }
+            return
+        }
         let newBytes = newKey.cardBytes
         var keyPart: [UInt8]
         if same {
@@ -48,7 +54,7 @@ extension DESFireClient {
         if newKey.type == .aes { keyPart.append(newKey.version) }
         let cryptogram: [UInt8]
         switch secure.flavour {
-        case .ev1:
+        case .ev1, .ev2:
             cryptogram =
                 keyPart + DESFireCRC32.bytes([DESFireCommand.changeKey.rawValue, keyNumberByte] + keyPart)
                 + (same ? [] : DESFireCRC32.bytes(newBytes))
@@ -59,5 +65,24 @@ extension DESFireClient {
             .changeKey, header: [keyNumberByte], data: cryptogram, protection: .cryptogram,
             response: same ? .endsSession : .plain)
         if same { lastAuthentication = nil }
+    }
+
+    /// ChangeKey in an EV2 session, CommMode.Full: the key data of ``EV2ChangeKey``; the session
+    /// goes on after changing another key and ends after changing its own.
+    private func changeKeyEV2(
+        _ keyNumberByte: UInt8, to newKey: DESFireKey, oldKey: DESFireKey?, session ev2Session: EV2Session
+    ) async throws {
+        let change = try ev2(.changeKey) { () throws(EV2Error) in
+            try EV2ChangeKey(keyNumber: keyNumberByte, newKey: newKey, oldKey: oldKey, session: ev2Session)
+        }
+        let body = try ev2(.changeKey) { () throws(EV2Error) in
+            try ev2Session.protect(.changeKey, header: [keyNumberByte], data: change.keyData, mode: .enciphered)
+        }
+        let answer = try await transceive(.changeKey, body)
+        session = nil
+        let next = try ev2(.changeKey) { () throws(EV2Error) in
+            try change.verifyResponse(ResponseAPDU(data: answer, sw1: 0x91, sw2: 0x00), in: ev2Session)
+        }
+        if let next { installEV2Session(next) }
     }
 }

@@ -41,6 +41,8 @@ extension DESFireClient {
     public func selectApplication(_ aid: DESFireApplicationID) async throws {
         session = nil
         fileSettingsCache = [:]
+        transactionMACInput = nil
+        transactionMACFile = nil
         _ = try await exchange(.selectApplication, data: aid.wire)
         selectedApplication = aid
         lastAuthentication = nil

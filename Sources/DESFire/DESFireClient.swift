@@ -29,6 +29,11 @@ public actor DESFireClient {
     var fileSettingsCache: [UInt8: DESFireFileSettings] = [:]
     /// The last successful authentication, replayed after a reconnect.
     var lastAuthentication: (keyNumber: UInt8, key: DESFireKey, method: DESFireAuthenticationMethod)?
+    /// The Transaction MAC Input of the running transaction, recorded while the selected
+    /// application is known to have a TransactionMAC file (`nil` otherwise).
+    var transactionMACInput: DESFireTransactionMACInput?
+    /// The selected application's TransactionMAC file, once known.
+    var transactionMACFile: UInt8?
     /// Largest data field of one command frame (`Lc`); longer native messages are AF-chained.
     public let maxFrameDataLength: Int
 
@@ -55,6 +60,8 @@ public actor DESFireClient {
         session = nil
         selectedApplication = .picc
         fileSettingsCache = [:]
+        transactionMACInput = nil
+        transactionMACFile = nil
     }
 
     // MARK: - Frames
@@ -120,6 +127,8 @@ public actor DESFireClient {
     func fail(_ status: UInt8, _ command: DESFireCommand) throws(DESFireError) {
         guard status != 0x00 else { return }
         session = nil
+        // The card aborts the transaction on an error, and with it the Transaction MAC.
+        if transactionMACInput != nil { transactionMACInput = DESFireTransactionMACInput() }
         throw .cardStatus(DESFireStatus(code: status), command: command)
     }
 }

@@ -1,4 +1,4 @@
-/// DESFire EV1 native command codes (sent as the INS byte of a `90 xx 00 00` wrapped APDU).
+/// DESFire native command codes (EV1, and the EV2 commands the client sends) (sent as the INS byte of a `90 xx 00 00` wrapped APDU).
 public enum DESFireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     case getVersion = 0x60
     case getCardUID = 0x51
@@ -39,6 +39,9 @@ public enum DESFireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertib
     case clearRecordFile = 0xEB
     case commitTransaction = 0xC7
     case abortTransaction = 0xA7
+    case authenticateEV2First = 0x71
+    case authenticateEV2NonFirst = 0x77
+    case createTransactionMACFile = 0xCE
 
     private static let names: [String] = [
         "GetVersion", "GetCardUID", "FormatPICC", "GetFreeMemory", "GetApplicationIDs", "GetDFNames",
@@ -47,7 +50,8 @@ public enum DESFireCommand: UInt8, Sendable, CaseIterable, CustomStringConvertib
         "SetConfiguration", "GetFileIDs", "GetISOFileIDs", "GetFileSettings", "ChangeFileSettings", "CreateStdDataFile",
         "CreateBackupDataFile", "CreateValueFile", "CreateLinearRecordFile", "CreateCyclicRecordFile", "DeleteFile",
         "ReadData", "WriteData", "GetValue", "Credit", "Debit", "LimitedCredit", "WriteRecord", "ReadRecords",
-        "ClearRecordFile", "CommitTransaction", "AbortTransaction",
+        "ClearRecordFile", "CommitTransaction", "AbortTransaction", "AuthenticateEV2First", "AuthenticateEV2NonFirst",
+        "CreateTransactionMACFile",
     ]
 
     /// The command's name, e.g. `"ReadData"`.

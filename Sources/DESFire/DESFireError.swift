@@ -27,6 +27,9 @@ public enum DESFireError: Error, Sendable, Equatable, CustomStringConvertible {
     case crypto(CardCryptoError)
     /// Data read back differs from the data written.
     case verificationFailed(file: UInt8, reason: String)
+    /// The EV2 command counter is at `FFFF`: no further command fits this transaction.
+    /// Authenticate again (AuthenticateEV2First starts a new one).
+    case commandCounterExhausted(command: DESFireCommand)
 
     /// The DESFire status byte, when the card answered with one.
     public var status: DESFireStatus? {
@@ -46,6 +49,8 @@ public enum DESFireError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidArgument(let reason): "invalid argument: \(reason)"
         case .crypto(let error): "cryptographic failure: \(error)"
         case .verificationFailed(let file, let reason): "file \(file): read-back verification failed: \(reason)"
+        case .commandCounterExhausted(let command):
+            "\(command): the EV2 command counter is exhausted; authenticate again"
         }
     }
 }

@@ -30,16 +30,25 @@ public struct DESFireFileSettings: Hashable, Sendable, CustomStringConvertible {
     public let kind: Kind
     public let commMode: DESFireCommMode
     public let accessRights: DESFireAccessRights
+    /// EV2: the additional access-right pairs (FileOption bit 7); empty on EV1 cards and for files
+    /// without them.
+    public let additionalAccessRights: [DESFireAccessRights]
 
-    public init(kind: Kind, commMode: DESFireCommMode, accessRights: DESFireAccessRights) {
+    public init(
+        kind: Kind, commMode: DESFireCommMode, accessRights: DESFireAccessRights,
+        additionalAccessRights: [DESFireAccessRights] = []
+    ) {
         self.kind = kind
         self.commMode = commMode
         self.accessRights = accessRights
+        self.additionalAccessRights = additionalAccessRights
     }
 
-    init(response bytes: [UInt8]) throws(DESFireError) {
+    init(response answer: [UInt8]) throws(DESFireError) {
         func fail(_ reason: String) -> DESFireError { .malformedResponse(command: .getFileSettings, reason: reason) }
-        guard bytes.count >= 4 else { throw fail("expected at least 4 bytes, got \(bytes.count)") }
+        guard answer.count >= 4 else { throw fail("expected at least 4 bytes, got \(answer.count)") }
+        let (bytes, additional) = try Self.splitAdditionalAccessRights(answer)
+        additionalAccessRights = additional
         commMode = DESFireCommMode(settingsByte: bytes[1])
         accessRights = DESFireAccessRights(rawValue: UInt16(bytes[2]) | UInt16(bytes[3]) << 8)
         func value(_ offset: Int, _ count: Int) -> UInt32 { littleEndianValue(bytes[offset..<offset + count]) }
@@ -63,6 +72,37 @@ public struct DESFireFileSettings: Hashable, Sendable, CustomStringConvertible {
         default:
             throw fail("unknown file type \([bytes[0]].hexString)")
         }
+    }
+
+    /// EV2 GetFileSettings appends `NrAddARs AddAR(2)…` when FileOption (byte 1) has bit 7 set;
+    /// returns the EV1 part and the additional pairs.
+    private static func splitAdditionalAccessRights(_ answer: [UInt8]) throws(DESFireError) -> (
+        [UInt8], [DESFireAccessRights]
+    ) {
+        guard answer[1] & 0x80 != 0 else { return (answer, []) }
+        let coreLength: Int? =
+            switch answer[0] {
+            case 0x00, 0x01: 7
+            case 0x02: 17
+            case 0x03, 0x04: 13
+            default: nil
+            }
+        guard let coreLength, answer.count > coreLength else {
+            throw .malformedResponse(
+                command: .getFileSettings, reason: "FileOption announces additional access rights that are missing")
+        }
+        let count = Int(answer[coreLength])
+        guard answer.count == coreLength + 1 + 2 * count else {
+            throw .malformedResponse(
+                command: .getFileSettings,
+                reason:
+                    "\(count) additional access rights need \(coreLength + 1 + 2 * count) bytes, not \(answer.count)")
+        }
+        let pairs = (0..<count).map { index in
+            let offset = coreLength + 1 + 2 * index
+            return DESFireAccessRights(rawValue: UInt16(answer[offset]) | UInt16(answer[offset + 1]) << 8)
+        }
+        return (Array(answer.prefix(coreLength)), pairs)
     }
 
     public var description: String {

@@ -28,21 +28,26 @@ enum DESFireResponseProtection: Sendable {
 extension DESFireClient {
     /// Sends one command under the current session's secure messaging and returns the verified,
     /// deciphered answer data.
+    ///
+    /// `fileMode` is the comm mode of a file-data command (ReadData, WriteData, value and record
+    /// commands). EV1 and legacy sessions need only `protection` and `response`; an EV2 session
+    /// sends file-data commands and their answers in `fileMode` and every other command in
+    /// CommMode.MAC (CommMode.Full where `protection` or `response` is enciphered).
     func exchange(
         _ command: DESFireCommand, header: [UInt8] = [], data: [UInt8] = [],
         protection: DESFireCommandProtection = .plain,
-        response: DESFireResponseProtection = .plain
+        response: DESFireResponseProtection = .plain, fileMode: DESFireCommMode? = nil
     ) async throws -> [UInt8] {
-        let body = try protect(command, header: header, data: data, protection: protection)
+        let body = try protect(command, header: header, data: data, protection: protection, fileMode: fileMode)
         let answer = try await transceive(command, body)
-        return try unprotect(command, answer, response)
+        return try unprotect(command, answer, response, fileMode: fileMode)
     }
 
     /// A plain command whose answer frames are returned separately, the secure-messaging trailer removed.
     func exchangeFrames(_ command: DESFireCommand) async throws -> [[UInt8]] {
-        let body = try protect(command, header: [], data: [], protection: .plain)
+        let body = try protect(command, header: [], data: [], protection: .plain, fileMode: nil)
         var frames = try await transceiveFrames(command, body)
-        let data = try unprotect(command, frames.flatMap { $0 }, .plain)
+        let data = try unprotect(command, frames.flatMap { $0 }, .plain, fileMode: nil)
         // Drop the trailer (CMAC) from the end of the last frames.
         var excess = frames.reduce(0) { $0 + $1.count } - data.count
         while excess > 0, let last = frames.popLast() {
@@ -54,7 +59,7 @@ extension DESFireClient {
 
     private func protect(
         _ command: DESFireCommand, header: [UInt8], data: [UInt8],
-        protection: DESFireCommandProtection
+        protection: DESFireCommandProtection, fileMode: DESFireCommMode?
     ) throws(DESFireError) -> [UInt8] {
         guard var secure = session else {
             if case .plain = protection { return header + data }
@@ -63,6 +68,9 @@ extension DESFireClient {
         let message = [command.rawValue] + header + data
         let body: [UInt8]
         switch (secure.flavour, protection) {
+        case (.ev2, _):
+            body = try protectEV2(
+                command, header: header, data: data, mode: ev2Mode(protection, fileMode: fileMode), session: secure)
         case (.ev1, .plain):
             _ = try secure.cmac(message)
             body = header + data
@@ -87,7 +95,7 @@ extension DESFireClient {
 
     private func unprotect(
         _ command: DESFireCommand, _ answer: [UInt8],
-        _ protection: DESFireResponseProtection
+        _ protection: DESFireResponseProtection, fileMode: DESFireCommMode?
     ) throws(DESFireError) -> [UInt8] {
         guard var secure = session else { return answer }
         func broken(_ reason: String) -> DESFireError {
@@ -99,6 +107,14 @@ extension DESFireClient {
         case (_, .endsSession):
             session = nil
             return []
+        case (.ev2, _):
+            do {
+                data = try unprotectEV2(
+                    command, answer, mode: ev2Mode(protection, fileMode: fileMode), session: &secure)
+            } catch {
+                session = nil
+                throw error
+            }
         case (.ev1, .plain), (.ev1, .mac):
             guard answer.count >= 8 else { throw broken("answer of \(answer.count) bytes has no CMAC") }
             data = Array(answer.dropLast(8))

@@ -3,15 +3,18 @@ import CardCrypto
 /// The state of an authenticated session: which key, which cipher, the session key and the IV.
 ///
 /// EV1 sessions (0x1A, 0xAA) chain one IV through every command and response (CMAC or CBC);
-/// legacy sessions (0x0A) start every cryptogram from a zero IV and MAC only data.
+/// legacy sessions (0x0A) start every cryptogram from a zero IV and MAC only data; EV2 sessions
+/// (0x71, 0x77) keep their keys, TI and command counter in ``EV2Session``.
 struct DESFireSecureSession: Sendable {
-    enum Flavour: Sendable { case legacy, ev1 }
+    enum Flavour: Sendable { case legacy, ev1, ev2 }
 
     let keyNumber: UInt8
     let keyType: DESFireKeyType
     let flavour: Flavour
     let cipher: any BlockCipher
     var iv: [UInt8]
+    /// EV2: keys, TI and command counter; `nil` in legacy and EV1 sessions.
+    var ev2: EV2Session?
 
     var blockSize: Int { cipher.blockSize }
     var zeroIV: [UInt8] { [UInt8](repeating: 0, count: cipher.blockSize) }

@@ -12,7 +12,8 @@ let cardBatch = 10
 /// in-memory transport → virtual reader at zero latency → card model). Each iteration sets up a
 /// fresh card outside the measured region.
 func registerCardBenchmarks() {
-    // AES-authenticated, enciphered (CMAC/IV chained, CRC32, AES-CBC) ReadData and WriteData.
+    // AES-authenticated, enciphered (CMAC/IV chained, CRC32, AES-CBC) ReadData and WriteData, EV1
+    // and EV2 secure messaging.
     for length in [32, 256] {
         Benchmark("DESFire-ReadData-Enc-\(length)B") { benchmark in
             let (client, session) = try await DESFireBench.authenticatedClient(commMode: .enciphered)
@@ -27,6 +28,31 @@ func registerCardBenchmarks() {
         }
         Benchmark("DESFire-WriteData-Enc-\(length)B") { benchmark in
             let (client, session) = try await DESFireBench.authenticatedClient(commMode: .enciphered)
+            let data = (0..<length).map { UInt8(truncatingIfNeeded: $0) }
+            benchmark.startMeasurement()
+            for _ in 0..<cardBatch {
+                try await client.writeData(file: DESFireBench.file, offset: 0, data: data, commMode: .enciphered)
+            }
+            benchmark.stopMeasurement()
+            await session.close()
+        }
+        // The same file after AuthenticateEV2First: EV2 secure messaging in CommMode.Full (IV per
+        // command from TI and CmdCtr, AES-CBC, truncated CMAC on command and answer).
+        Benchmark("DESFire-EV2-ReadData-Full-\(length)B") { benchmark in
+            let (client, session) = try await DESFireBench.authenticatedClient(commMode: .enciphered)
+            try await client.authenticateEV2First(keyNumber: 0, key: .defaultAES)
+            benchmark.startMeasurement()
+            for _ in 0..<cardBatch {
+                let data = try await client.readData(
+                    file: DESFireBench.file, offset: 0, length: length, commMode: .enciphered)
+                precondition(data.count == length)
+            }
+            benchmark.stopMeasurement()
+            await session.close()
+        }
+        Benchmark("DESFire-EV2-WriteData-Full-\(length)B") { benchmark in
+            let (client, session) = try await DESFireBench.authenticatedClient(commMode: .enciphered)
+            try await client.authenticateEV2First(keyNumber: 0, key: .defaultAES)
             let data = (0..<length).map { UInt8(truncatingIfNeeded: $0) }
             benchmark.startMeasurement()
             for _ in 0..<cardBatch {

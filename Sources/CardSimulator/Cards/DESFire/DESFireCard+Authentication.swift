@@ -34,6 +34,9 @@ extension DESFireCard {
         _ pending: DESFirePendingAuthentication,
         token: [UInt8]
     ) throws(DESFireCardStatus) -> [UInt8] {
+        if pending.command == 0x71 || pending.command == 0x77 {
+            return try completeAuthenticationEV2(pending, token: token)
+        }
         let length = pending.key.type.challengeLength
         guard token.count == 2 * length else { throw .lengthError }
         let key = pending.key

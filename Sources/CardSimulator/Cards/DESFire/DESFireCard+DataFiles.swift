@@ -5,16 +5,19 @@ extension DESFireCard {
     mutating func readData(_ data: [UInt8]) throws(DESFireCardStatus) -> DESFireReply {
         try requireLength(data, 7)
         let file = try lookUpFile(data[0])
-        guard file.isDataFile else { throw .parameterError }
+        guard file.isDataFile || file.type == .transactionMAC else { throw .parameterError }
         let access = try grant([file.accessRights.read, file.accessRights.readWrite])
         let offset = DESFireBytes.readLE24(data, at: 1)
         let requested = DESFireBytes.readLE24(data, at: 4)
         guard offset < file.data.count else { throw .boundaryError }
         let count = requested == 0 ? file.data.count - offset : requested
         guard offset + count <= file.data.count else { throw .boundaryError }
-        return DESFireReply(
-            data: Array(file.data[offset..<offset + count]), protection: protection(communicationMode(of: file, access))
-        )
+        let content = Array(file.data[offset..<offset + count])
+        if file.type != .transactionMAC {
+            addTransactionMACInput(
+                [0xBD, file.number] + DESFireBytes.le24(offset) + DESFireBytes.le24(count), data: content)
+        }
+        return DESFireReply(data: content, protection: protection(communicationMode(of: file, access)))
     }
 
     /// WriteData (3D): FileNo Offset(3) Length(3) Data, protected per the file's comm mode,
@@ -44,6 +47,7 @@ extension DESFireCard {
         } else {
             current.files[index].data.replaceSubrange(offset..<offset + length, with: content)
         }
-        return .ok
+        addTransactionMACInput([0x3D] + data.prefix(7), data: content)
+        return writeReply(mode)
     }
 }

@@ -121,6 +121,7 @@ extension DESFireCard {
     private mutating func dispatch(_ ins: UInt8, _ data: [UInt8]) throws(DESFireCardStatus) -> DESFireReply {
         switch ins {
         case 0x0A, 0x1A, 0xAA: return try beginAuthentication(ins, data)
+        case 0x71, 0x77: return try beginAuthenticationEV2(ins, data)
         case 0x5A: return try selectApplication(data)
         // Commands whose data carries its own protection.
         case 0x54: return try changeKeySettings(data)
@@ -129,11 +130,13 @@ extension DESFireCard {
         case 0x3D: return try writeData(data)
         case 0x3B: return try writeRecord(data)
         case 0x0C, 0xDC, 0x1C: return try changeValue(ins, data)
+        case 0xCE: return try createTransactionMACFile(data)
         default: break
         }
-        // Plain commands: in an EV1 session the command's CMAC advances the IV (not sent).
+        // Plain commands: in an EV1 session the command's CMAC advances the IV (not sent); in an
+        // EV2 session they carry a MACt (file reads of plain files excepted).
         guard Self.plainCommands.contains(ins) else { throw .illegalCommand }
-        if session != nil { try DESFireSecureMessaging.advance(&session!, over: [ins] + data) }
+        let data = try acceptPlainCommand(ins, data)
         switch ins {
         case 0x60: return try getVersion(data)
         case 0x51: return try getCardUID(data)
@@ -166,6 +169,19 @@ extension DESFireCard {
         0x60, 0x51, 0xFC, 0x6E, 0x6A, 0x6D, 0xCA, 0xDA, 0x45, 0x64, 0x6F, 0x61, 0xF5,
         0xCD, 0xCB, 0xCC, 0xC1, 0xC0, 0xDF, 0xBD, 0x6C, 0xBB, 0xEB, 0xC7, 0xA7,
     ]
+
+    /// Checks the protection of a plain command and returns its data: EV1 advances the IV over
+    /// it, EV2 checks and strips its MACt.
+    private mutating func acceptPlainCommand(_ ins: UInt8, _ data: [UInt8]) throws(DESFireCardStatus) -> [UInt8] {
+        guard let active = session else { return data }
+        guard active.mode == .ev2 else {
+            try DESFireSecureMessaging.advance(&session!, over: [ins] + data)
+            return data
+        }
+        let protection = [0xBD, 0x6C, 0xBB].contains(ins) ? ev2ReadCommandProtection(ins, data) : .mac
+        return try DESFireSecureMessaging.unwrapEV2(active, ins: ins, data, headerLength: 0, protection: protection)
+            .payload
+    }
 
     // MARK: Shared checks
 

@@ -17,10 +17,28 @@ extension DESFireCard {
     /// The response protection matching a file's communication mode.
     func protection(_ mode: DESFireCommunicationMode) -> DESFireReply.Protection {
         switch mode {
-        case .plain: .plain
+        case .plain: .plainData
         case .mac: .mac
         case .enciphered: .enciphered
         }
+    }
+
+    /// The answer to a file write (WriteData, WriteRecord, Credit…): no data; in EV2 bare in
+    /// CommMode.Plain and MACed otherwise, in EV1 CMACed as every answer.
+    func writeReply(_ mode: DESFireCommunicationMode) -> DESFireReply {
+        DESFireReply(protection: mode == .plain ? .plainData : .plain)
+    }
+
+    /// EV2: how a file-reading command (ReadData, GetValue, ReadRecords) travels, decided before
+    /// its handler runs: CommMode.Plain for a free right or a plain file, else CommMode.MAC (the
+    /// command of a Full read carries no data to encipher). A command the card will refuse is
+    /// taken as plain, so that the handler answers its error (no such file, `AE`, `9D`).
+    func ev2ReadCommandProtection(_ ins: UInt8, _ data: [UInt8]) -> EV2CardProtection {
+        guard let number = data.first, let file = try? lookUpFile(number) else { return .plain }
+        let rights = file.accessRights
+        let allowed = ins == 0x6C ? [rights.read, rights.write, rights.readWrite] : [rights.read, rights.readWrite]
+        guard let access = try? grant(allowed) else { return .plain }
+        return communicationMode(of: file, access) == .plain ? .plain : .mac
     }
 
     /// Index of file `number` in the selected application.

@@ -109,19 +109,31 @@ extension DESFireCard {
         case DESFireAccessRights.never:
             throw .permissionDenied
         case DESFireAccessRights.free:
+            if let active = session, active.mode == .ev2 {
+                settings = try DESFireSecureMessaging.unwrapEV2(
+                    active, ins: 0x5F, data, headerLength: 1, protection: .mac
+                ).payload
+                break
+            }
             guard data.count == 4 else { throw .lengthError }
             if session != nil { try DESFireSecureMessaging.advance(&session!, over: [0x5F] + data) }
             settings = Array(data[1...])
         default:
             guard var active = session else { throw .authenticationError }
             guard active.keyNumber == change else { throw .authenticationError }
+            if active.mode == .ev2 {
+                settings = try DESFireSecureMessaging.unwrapEV2(
+                    active, ins: 0x5F, data, headerLength: 1, protection: .full
+                ).payload
+                break
+            }
             let cryptogram = Array(data[1...])
             guard cryptogram.count == DESFireSecureMessaging.protectedLength(3, mode: .enciphered, session: active)
             else {
                 throw .lengthError
             }
             switch active.mode {
-            case .ev1:
+            case .ev1, .ev2:
                 let plain = try DESFireSecureMessaging.decipherEV1(cryptogram, session: &active)
                 guard Array(plain[3..<7]) == DESFireCRC32.bytes([0x5F, number] + plain.prefix(3)),
                     plain[7...].allSatisfy({ $0 == 0 })
@@ -136,10 +148,27 @@ extension DESFireCard {
             }
             session = active
         }
-        guard settings[0] <= 0x03 else { throw .parameterError }
-        current.files[index].communication = settings[0]
+        let additional = try Self.additionalAccessRights(settings)
+        guard settings[0] & 0x7F <= 0x03 else { throw .parameterError }
+        current.files[index].communication = settings[0] & 0x03
         current.files[index].accessRights = DESFireAccessRights(raw: DESFireBytes.readLE16(settings, at: 1))
+        current.files[index].additionalAccessRights = additional
         return .ok
+    }
+
+    /// The EV2 form of the settings: `FileOption AR(2)`, and when FileOption bit 7 is set
+    /// `NrAddARs AddAR(2)…` (at most 7 additional access-right pairs).
+    private static func additionalAccessRights(_ settings: [UInt8]) throws(DESFireCardStatus) -> [UInt16]? {
+        guard settings.count >= 3 else { throw .lengthError }
+        guard settings[0] & 0x80 != 0 else {
+            guard settings.count == 3 else { throw .lengthError }
+            return nil
+        }
+        guard settings.count >= 4 else { throw .lengthError }
+        let count = Int(settings[3])
+        guard (1...7).contains(count) else { throw .parameterError }
+        guard settings.count == 4 + 2 * count else { throw .lengthError }
+        return (0..<count).map { DESFireBytes.readLE16(settings, at: 4 + 2 * $0) }
     }
 
     // MARK: Helpers
@@ -180,7 +209,7 @@ extension DESFireCard {
 
     /// Adds a file after the checks of ``checkNewFile(number:isoFileID:communication:allocatedBytes:)``
     /// and charges its memory.
-    private mutating func add(_ file: DESFireFile) throws(DESFireCardStatus) {
+    mutating func add(_ file: DESFireFile) throws(DESFireCardStatus) {
         try checkNewFile(
             number: file.number, isoFileID: file.isoFileID, communication: file.communication,
             allocatedBytes: file.allocatedBytes)

@@ -23,11 +23,20 @@ extension DESFireCard {
         guard var active = session else { throw .authenticationError }
         guard active.keyNumber == 0 else { throw .authenticationError }
         guard current.settingsChangeable else { throw .permissionDenied }
+        if active.mode == .ev2 {
+            let payload = try DESFireSecureMessaging.unwrapEV2(
+                active, ins: 0x54, data, headerLength: 0, protection: .full
+            )
+            .payload
+            guard payload.count == 1 else { throw .lengthError }
+            applyKeySettings(payload[0])
+            return .ok
+        }
         let expected = DESFireSecureMessaging.protectedLength(1, mode: .enciphered, session: active)
         guard data.count == expected else { throw .lengthError }
         let newSettings: UInt8
         switch active.mode {
-        case .ev1:
+        case .ev1, .ev2:
             let plain = try DESFireSecureMessaging.decipherEV1(data, session: &active)
             guard Array(plain[1..<5]) == DESFireCRC32.bytes([0x54, plain[0]]),
                 plain[5...].allSatisfy({ $0 == 0 })
@@ -41,13 +50,17 @@ extension DESFireCard {
             newSettings = plain[0]
         }
         session = active
+        applyKeySettings(newSettings)
+        return .ok
+    }
+
+    private mutating func applyKeySettings(_ newSettings: UInt8) {
         if selectedAID == 0 {
             // PICC: bits 7…4 are reserved.
             picc.keySettings = newSettings & 0x0F
         } else {
             current.keySettings = newSettings
         }
-        return .ok
     }
 
     /// ChangeKey (C4): `C4 KeyNo Enc(cryptogram)`; same-key and other-key forms, PICC key type
@@ -70,6 +83,9 @@ extension DESFireCard {
         }
         try checkChangeKeyRight(keyNumber: keyNumber, level: level, session: active)
         let sameKey = keyNumber == active.keyNumber
+        if active.mode == .ev2 {
+            return try changeKeyEV2(data, keyNumber: keyNumber, newType: newType, sameKey: sameKey, session: active)
+        }
         let keyLength = newType.keyLength
         let bodyLength = keyLength + (newType == .aes ? 1 : 0)
         let crcLength = active.mode == .ev1 ? 4 : 2
@@ -80,7 +96,7 @@ extension DESFireCard {
         }
         let plain: [UInt8]
         switch active.mode {
-        case .ev1: plain = try DESFireSecureMessaging.decipherEV1(cryptogram, session: &active)
+        case .ev1, .ev2: plain = try DESFireSecureMessaging.decipherEV1(cryptogram, session: &active)
         case .legacy: plain = try DESFireSecureMessaging.recoverLegacy(cryptogram, session: active)
         }
         let body = Array(plain.prefix(bodyLength))
@@ -106,6 +122,34 @@ extension DESFireCard {
             return DESFireReply(protection: .none)
         }
         session = active
+        return .ok
+    }
+
+    /// ChangeKey in an EV2 session (CommMode.Full, AN12196 §5.16): the key data are
+    /// `NewKey ‖ KeyVer` for the session's own key (the session ends, bare `91 00`), else
+    /// `(NewKey ⊕ OldKey) ‖ KeyVer ‖ CRC32(NewKey)` (answer MACed). AES keys only.
+    private mutating func changeKeyEV2(
+        _ data: [UInt8], keyNumber: UInt8, newType: DESFireKeyType, sameKey: Bool, session active: DESFireSession
+    ) throws(DESFireCardStatus) -> DESFireReply {
+        guard newType == .aes else { throw .parameterError }
+        let payload = try DESFireSecureMessaging.unwrapEV2(active, ins: 0xC4, data, headerLength: 1, protection: .full)
+            .payload
+        guard payload.count == (sameKey ? 17 : 21) else { throw .lengthError }
+        var newKey = Array(payload.prefix(16))
+        if !sameKey {
+            let old = current.keys[Int(keyNumber)].bytes
+            guard old.count == 16 else { throw .parameterError }
+            newKey = zip(newKey, old).map { $0 ^ $1 }
+            guard Array(payload[17..<21]) == DESFireCRC32.bytes(newKey) else { throw .integrityError }
+        }
+        var level = current
+        level.keys[Int(keyNumber)] = DESFireKeyEntry(type: .aes, bytes: newKey, aesVersion: payload[16])
+        if selectedAID == 0 { level.keyType = .aes }
+        current = level
+        guard !sameKey else {
+            session = nil
+            return DESFireReply(protection: .none)
+        }
         return .ok
     }
 

@@ -29,7 +29,8 @@ extension DESFireCard {
         var record = transaction.newRecords[file.number] ?? [UInt8](repeating: 0, count: state.recordSize)
         record.replaceSubrange(offset..<offset + length, with: content)
         transaction.newRecords[file.number] = record
-        return .ok
+        addTransactionMACInput([0x3B] + data.prefix(7), data: content)
+        return writeReply(mode)
     }
 
     /// ReadRecords (BB): FileNo RecordNo(3) Count(3); record 0 is the newest, count 0 reads down
@@ -49,6 +50,7 @@ extension DESFireCard {
         let newestIndex = records.count - 1 - first
         let oldestIndex = newestIndex - count + 1
         let bytes = records[oldestIndex...newestIndex].flatMap { $0 }
+        addTransactionMACInput([0xBB, file.number] + DESFireBytes.le24(first) + DESFireBytes.le24(count), data: bytes)
         return DESFireReply(data: bytes, protection: protection(communicationMode(of: file, access)))
     }
 
@@ -60,6 +62,7 @@ extension DESFireCard {
         _ = try grant([file.accessRights.readWrite])
         transaction.newRecords[file.number] = nil
         transaction.clearedRecordFiles.insert(file.number)
+        addTransactionMACInput([0xEB, file.number])
         return .ok
     }
 }

@@ -72,6 +72,12 @@ extension DESFireCard {
             guard file.data.count <= DESFireMemory.capacity, file.valueState == nil, file.recordState == nil else {
                 throw corrupt("\(name): a data file of \(file.data.count) bytes, or with value/record state")
             }
+        case .transactionMAC:
+            guard file.data.count == 12, file.transactionMACKey?.bytes.count == 16, file.valueState == nil,
+                file.recordState == nil
+            else {
+                throw corrupt("\(name): TransactionMAC file without 12 bytes of TMC ‖ TMV or an AES key")
+            }
         case .value:
             guard let state = file.valueState, file.recordState == nil, file.data.isEmpty,
                 state.lower <= state.upper, (state.lower...state.upper).contains(state.value)

@@ -1,8 +1,14 @@
 /// CommitTransaction and AbortTransaction for backup, value and record files.
 extension DESFireCard {
-    /// CommitTransaction (C7): applies every pending change of the selected application.
+    /// CommitTransaction (C7 [Option]): applies every pending change of the selected application
+    /// and updates its TransactionMAC file. The option byte exists only in an application with a
+    /// TransactionMAC file (elsewhere `7E`, as on an EV1 card); its bit 0 asks for TMC ‖ TMV in
+    /// the answer.
     mutating func commitTransaction(_ data: [UInt8]) throws(DESFireCardStatus) -> DESFireReply {
-        try requireLength(data, 0)
+        let hasTransactionMAC = selectedAID != 0 && current.files.contains(where: { $0.type == .transactionMAC })
+        guard data.count <= (hasTransactionMAC ? 1 : 0) else { throw .lengthError }
+        guard data.first.map({ $0 & 0xFE == 0 }) ?? true else { throw .parameterError }
+        let wantsTransactionMAC = data.first.map { $0 & 0x01 != 0 } ?? false
         let pending = transaction
         transaction = DESFireTransaction()
         guard selectedAID != 0 else { return .ok }
@@ -31,7 +37,8 @@ extension DESFireCard {
             }
         }
         current = level
-        return .ok
+        let transactionMAC = try commitTransactionMAC(input: pending.transactionMACInput)
+        return wantsTransactionMAC ? DESFireReply(data: transactionMAC ?? []) : .ok
     }
 
     /// AbortTransaction (A7): discards every pending change.

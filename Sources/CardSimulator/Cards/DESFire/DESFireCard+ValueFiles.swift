@@ -7,6 +7,7 @@ extension DESFireCard {
         guard file.type == .value, let state = file.valueState else { throw .parameterError }
         let rights = file.accessRights
         let access = try grant([rights.read, rights.write, rights.readWrite])
+        addTransactionMACInput([0x6C, file.number] + DESFireBytes.le32(state.value))
         return DESFireReply(
             data: DESFireBytes.le32(state.value), protection: protection(communicationMode(of: file, access)))
     }
@@ -25,10 +26,9 @@ extension DESFireCard {
             case 0xDC: [rights.read, rights.write, rights.readWrite]
             default: [rights.write, rights.readWrite]
             }
-        let access = try grant(allowed)
+        let mode = communicationMode(of: file, try grant(allowed))
         let amountBytes = try DESFireSecureMessaging.unwrapCommand(
-            header: [ins, data[0]], protected: Array(data[1...]), plainLength: 4,
-            mode: communicationMode(of: file, access), session: &session)
+            header: [ins, data[0]], protected: Array(data[1...]), plainLength: 4, mode: mode, session: &session)
         let amount = Int64(DESFireBytes.readLE32(amountBytes, at: 0))
         guard amount >= 0 else { throw .parameterError }
         var change = transaction.valueChanges[file.number] ?? DESFireTransaction.ValueChange()
@@ -43,6 +43,7 @@ extension DESFireCard {
         let newValue = Int64(state.value) + change.net
         guard newValue >= Int64(state.lower), newValue <= Int64(state.upper) else { throw .boundaryError }
         transaction.valueChanges[file.number] = change
-        return .ok
+        addTransactionMACInput([ins, file.number] + amountBytes)
+        return writeReply(mode)
     }
 }

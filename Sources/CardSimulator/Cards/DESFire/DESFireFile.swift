@@ -10,6 +10,14 @@ struct DESFireFile: Codable, Sendable, Hashable {
         case value = 0x02
         case linearRecord = 0x03
         case cyclicRecord = 0x04
+        /// EV2: the TransactionMAC file, TMC(4) ‖ TMV(8), read-only.
+        case transactionMAC = 0x05
+    }
+
+    /// The AppTransactionMACKey of a TransactionMAC file (AES) and its version.
+    struct TransactionMACKey: Codable, Sendable, Hashable {
+        var bytes: [UInt8]
+        var version: UInt8
     }
 
     /// Value file parameters and committed value.
@@ -42,6 +50,10 @@ struct DESFireFile: Codable, Sendable, Hashable {
     var data: [UInt8]
     var valueState: ValueState?
     var recordState: RecordState?
+    /// TransactionMAC file: its key; `nil` for other files.
+    var transactionMACKey: TransactionMACKey?
+    /// EV2: additional access-right pairs (FileOption bit 7), `nil` when the file has none.
+    var additionalAccessRights: [UInt16]?
 
     var mode: DESFireCommunicationMode { DESFireCommunicationMode(fileSetting: communication) }
     var isDataFile: Bool { type == .standard || type == .backup }
@@ -49,10 +61,14 @@ struct DESFireFile: Codable, Sendable, Hashable {
 
     /// GetFileSettings answer (spec §5.5).
     var settings: [UInt8] {
-        var out: [UInt8] = [type.rawValue, communication] + accessRights.bytes
+        let option = communication | (additionalAccessRights == nil ? 0 : 0x80)
+        var out: [UInt8] = [type.rawValue, option] + accessRights.bytes
         switch type {
         case .standard, .backup:
             out += DESFireBytes.le24(data.count)
+        case .transactionMAC:
+            // TMKeyOption 02 (AES), TMKeyVersion.
+            out += [0x02, transactionMACKey?.version ?? 0]
         case .value:
             let state =
                 valueState
@@ -64,6 +80,9 @@ struct DESFireFile: Codable, Sendable, Hashable {
             out += DESFireBytes.le24(state.recordSize) + DESFireBytes.le24(state.maxRecords)
             out += DESFireBytes.le24(state.records.count)
         }
+        if let additional = additionalAccessRights {
+            out += [UInt8(additional.count)] + additional.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        }
         return out
     }
 
@@ -71,7 +90,7 @@ struct DESFireFile: Codable, Sendable, Hashable {
     /// hold two copies.
     var allocatedBytes: Int {
         switch type {
-        case .standard: DESFireMemory.blocks(data.count)
+        case .standard, .transactionMAC: DESFireMemory.blocks(data.count)
         case .backup: 2 * DESFireMemory.blocks(data.count)
         case .value: DESFireMemory.blocks(4)
         case .linearRecord, .cyclicRecord:

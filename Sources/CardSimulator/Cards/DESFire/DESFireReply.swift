@@ -4,8 +4,12 @@ struct DESFireReply: Sendable {
     enum Protection: Sendable, Hashable {
         /// No secure messaging at all (SelectApplication; session already closed).
         case none
-        /// EV1: CMAC appended; legacy: nothing.
+        /// EV1: CMAC appended; legacy: nothing; EV2: MACt appended (commands other than file data
+        /// run in CommMode.MAC in an EV2 session).
         case plain
+        /// File data in CommMode.Plain: as ``plain`` in EV1 and legacy sessions; bare in EV2 (the
+        /// command counter still moves).
+        case plainData
         /// EV1: CMAC appended; legacy: 4-byte MAC over the data appended.
         case mac
         /// Data enciphered with its CRC.

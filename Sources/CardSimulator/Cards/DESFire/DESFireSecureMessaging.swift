@@ -1,9 +1,10 @@
 import CardCrypto
 
-/// Card-side secure messaging (spec §4.4 EV1, §4.5 legacy D40).
+/// Card-side secure messaging (spec §4.4 EV1, §4.5 legacy D40, §9 EV2).
 ///
 /// All functions work on the native message (command byte, clear header, data) and keep the EV1
-/// IV chain in the session up to date. Failures are reported as the status the card answers.
+/// IV chain in the session up to date; EV2 goes through the shared ``EV2CardSession``. Failures
+/// are reported as the status the card answers.
 enum DESFireSecureMessaging {
     /// EV1: a plain (or MAC-less) command advances the IV by its CMAC.
     static func advance(_ session: inout DESFireSession, over message: [UInt8]) throws(DESFireCardStatus) {
@@ -32,6 +33,8 @@ enum DESFireSecureMessaging {
         case (.mac, .ev1): return plainLength + 8
         case (.enciphered, .legacy): return padded(plainLength + 2, session.blockSize)
         case (.enciphered, .ev1): return padded(plainLength + 4, session.blockSize)
+        case (.mac, .ev2): return EV2CardSession.protectedLength(plainLength, .mac)
+        case (.enciphered, .ev2): return EV2CardSession.protectedLength(plainLength, .full)
         }
     }
 
@@ -49,6 +52,16 @@ enum DESFireSecureMessaging {
         defer { session = active }
         guard protected.count == protectedLength(plainLength, mode: mode, session: active) else { throw .lengthError }
         switch (mode, active.mode) {
+        case (.plain, .ev2):
+            return protected
+        case (.mac, .ev2), (.enciphered, .ev2):
+            let clear = Array(header.dropFirst())
+            let payload = try unwrapEV2(
+                active, ins: header.first ?? 0, clear + protected, headerLength: clear.count,
+                protection: mode == .mac ? .mac : .full
+            ).payload
+            guard payload.count == plainLength else { throw .lengthError }
+            return payload
         case (.plain, _):
             try advance(&active, over: header + protected)
             return protected
@@ -83,6 +96,21 @@ enum DESFireSecureMessaging {
         }
     }
 
+    /// EV2: checks and strips the protection of a command (`header` after the instruction byte stays
+    /// clear). The counter moves when the answer is wrapped.
+    static func unwrapEV2(
+        _ session: DESFireSession, ins: UInt8, _ data: [UInt8], headerLength: Int, protection: EV2CardProtection
+    ) throws(DESFireCardStatus) -> (header: [UInt8], payload: [UInt8]) {
+        guard let ev2 = session.ev2 else { throw .authenticationError }
+        do {
+            return try ev2.unwrapCommand(ins: ins, data, headerLength: headerLength, protection: protection)
+        } catch .length {
+            throw .lengthError
+        } catch {
+            throw .integrityError
+        }
+    }
+
     /// EV1: CBC-decrypts `ciphertext` from the session IV; the IV becomes its last block.
     static func decipherEV1(_ ciphertext: [UInt8], session: inout DESFireSession) throws(DESFireCardStatus) -> [UInt8] {
         guard !ciphertext.isEmpty, ciphertext.count % session.blockSize == 0 else { throw .lengthError }
@@ -110,11 +138,24 @@ enum DESFireSecureMessaging {
         switch (protection, active.mode) {
         case (.none, _):
             return data
-        case (.plain, .legacy):
+        case (_, .ev2):
+            guard var ev2 = active.ev2 else { throw .authenticationError }
+            let ev2Protection: EV2CardProtection =
+                switch protection {
+                case .plainData, .none: .plain
+                case .plain, .mac: .mac
+                case .enciphered: .full
+                }
+            let wire = try guarded { () throws(CardCryptoError) in
+                try ev2.wrapResponse(data, protection: ev2Protection)
+            }
+            active.ev2 = ev2
+            return wire
+        case (.plain, .legacy), (.plainData, .legacy):
             return data
         case (.mac, .legacy):
             return data.isEmpty ? data : data + (try legacyMAC(data, session: active))
-        case (.plain, .ev1), (.mac, .ev1):
+        case (.plain, .ev1), (.plainData, .ev1), (.mac, .ev1):
             let mac = try guarded { () throws(CardCryptoError) in
                 try BlockCipherCMAC.mac(data + [0x00], cipher: active.cipher, iv: active.iv)
             }

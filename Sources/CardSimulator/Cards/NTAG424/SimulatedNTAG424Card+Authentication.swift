@@ -2,8 +2,6 @@ import CardCrypto
 
 /// AuthenticateEV2First (71) and AuthenticateEV2NonFirst (77), NT4H2421Gx §10.4 / AN12196 §5.6.
 extension SimulatedNTAG424Card {
-    private static let zeroIV = [UInt8](repeating: 0, count: 16)
-
     /// Part 1 of AuthenticateEV2First: `KeyNo LenCap [PCDcap2]` → E(Kx, RndB) `91 AF`.
     /// Starting it ends any session.
     mutating func beginAuthenticateFirst(_ data: [UInt8]) throws(NTAG424Status) -> [UInt8] {
@@ -28,17 +26,13 @@ extension SimulatedNTAG424Card {
         let key = keys[Int(keyNumber)]
         let rndA = try checkToken(token, rndB: rndB, key: key)
         let transactionIdentifier = randomBytes(4)
-        let capabilities = pcdCapabilities + [UInt8](repeating: 0, count: 6 - pcdCapabilities.count)
-        let answer = try encrypt(
-            transactionIdentifier + ByteRotation.rotatedLeft(rndA) + [UInt8](repeating: 0, count: 6)
-                + capabilities, key: key)
-        guard let sessionKeys = try? NTAG424Session.keys(key: key, rndA: rndA, rndB: rndB) else {
-            throw .integrityError
-        }
-        session = NTAG424Session(
-            keyNumber: keyNumber, encryptionKey: sessionKeys.enc, macKey: sessionKeys.mac,
-            transactionIdentifier: transactionIdentifier, commandCounter: 0)
-        return answer
+        guard
+            let opened = try? EV2CardAuthentication.first(
+                keyNumber: keyNumber, key: key, rndA: rndA, rndB: rndB,
+                transactionIdentifier: transactionIdentifier, pcdCapabilities: pcdCapabilities)
+        else { throw .integrityError }
+        session = opened.session
+        return opened.answer
     }
 
     /// Part 1 of AuthenticateEV2NonFirst: `KeyNo` inside a session → E(Kx, RndB) `91 AF`.
@@ -58,33 +52,29 @@ extension SimulatedNTAG424Card {
     mutating func completeAuthenticateNonFirst(keyNumber: UInt8, rndB: [UInt8], token: [UInt8]) throws(NTAG424Status)
         -> [UInt8]
     {
-        guard var current = session else { throw .authenticationError }
+        guard let current = session else { throw .authenticationError }
         let key = keys[Int(keyNumber)]
         let rndA = try checkToken(token, rndB: rndB, key: key)
-        let answer = try encrypt(ByteRotation.rotatedLeft(rndA), key: key)
-        guard let sessionKeys = try? NTAG424Session.keys(key: key, rndA: rndA, rndB: rndB) else {
-            throw .integrityError
-        }
-        current.keyNumber = keyNumber
-        current.encryptionKey = sessionKeys.enc
-        current.macKey = sessionKeys.mac
-        session = current
+        guard
+            let continued = try? EV2CardAuthentication.nonFirst(
+                keyNumber: keyNumber, key: key, rndA: rndA, rndB: rndB, continuing: current)
+        else { throw .integrityError }
+        session = continued.session
         sdmImage = nil
-        return answer
+        return continued.answer
     }
 
     /// Deciphers RndA ‖ RndB' and checks RndB' = rol(RndB); returns RndA.
     private func checkToken(_ token: [UInt8], rndB: [UInt8], key: [UInt8]) throws(NTAG424Status) -> [UInt8] {
         guard token.count == 32 else { throw .lengthError }
-        guard let plain = try? AES128Cipher(key: key).decryptCBC(token, iv: Self.zeroIV) else {
+        guard let rndA = EV2CardAuthentication.readerRandom(token: token, rndB: rndB, key: key) else {
             throw .authenticationError
         }
-        guard Array(plain[16...]) == ByteRotation.rotatedLeft(rndB) else { throw .authenticationError }
-        return Array(plain[..<16])
+        return rndA
     }
 
-    private func encrypt(_ data: [UInt8], key: [UInt8]) throws(NTAG424Status) -> [UInt8] {
-        guard let cipher = try? AES128Cipher(key: key).encryptCBC(data, iv: Self.zeroIV) else { throw .integrityError }
-        return cipher
+    private func encrypt(_ rndB: [UInt8], key: [UInt8]) throws(NTAG424Status) -> [UInt8] {
+        guard let challenge = try? EV2CardAuthentication.challenge(rndB: rndB, key: key) else { throw .integrityError }
+        return challenge
     }
 }

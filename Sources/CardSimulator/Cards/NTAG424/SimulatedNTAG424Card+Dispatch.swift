@@ -97,21 +97,14 @@ extension SimulatedNTAG424Card {
         throws(NTAG424Status) -> (header: [UInt8], payload: [UInt8])
     {
         guard data.count >= headerLength else { throw .lengthError }
-        let header = Array(data[..<headerLength])
-        guard let session, mode != .plain else { return (header, Array(data[headerLength...])) }
-        guard data.count >= headerLength + 8 else { throw .lengthError }
-        let body = Array(data[..<(data.count - 8)])
-        let mac = Array(data[(data.count - 8)...])
-        guard let expected = try? session.commandMAC(ins: ins, body), expected == mac else { throw .integrityError }
-        let protected = Array(body[headerLength...])
-        guard mode == .full, !protected.isEmpty else { return (header, protected) }
-        guard protected.count % 16 == 0,
-            let iv = try? session.commandIV(),
-            let plain = try? AES128Cipher(key: session.encryptionKey).decryptCBC(protected, iv: iv),
-            let payload = BlockPadding.removingISO9797Method2(plain),
-            plain.count - payload.count <= 16
-        else { throw .integrityError }
-        return (header, payload)
+        guard let session else { return (Array(data[..<headerLength]), Array(data[headerLength...])) }
+        do {
+            return try session.unwrapCommand(ins: ins, data, headerLength: headerLength, protection: mode.ev2Protection)
+        } catch .length {
+            throw .lengthError
+        } catch {
+            throw .integrityError
+        }
     }
 
     /// Protects an answer in `mode` and moves the command counter on (every command of a
@@ -120,26 +113,10 @@ extension SimulatedNTAG424Card {
         -> [UInt8]
     {
         guard var current = session else { return data }
-        current.commandCounter &+= 1
+        let wire = try? current.wrapResponse(data, protection: mode.ev2Protection)
         session = current
-        switch mode {
-        case .plain:
-            return data
-        case .mac:
-            guard let mac = try? current.responseMAC(data) else { throw .integrityError }
-            return data + mac
-        case .full:
-            var body: [UInt8] = []
-            if !data.isEmpty {
-                guard let iv = try? current.responseIV(),
-                    let cipher = try? AES128Cipher(key: current.encryptionKey).encryptCBC(
-                        BlockPadding.iso9797Method2(data, blockSize: 16), iv: iv)
-                else { throw .integrityError }
-                body = cipher
-            }
-            guard let mac = try? current.responseMAC(body) else { throw .integrityError }
-            return body + mac
-        }
+        guard let wire else { throw .integrityError }
+        return wire
     }
 
     /// A session must be open with key `keyNumber` (or any key when nil).
@@ -173,5 +150,16 @@ extension SimulatedNTAG424Card {
     func fileIndex(_ number: UInt8) throws(NTAG424Status) -> Int {
         guard let index = files.firstIndex(where: { $0.number == number }) else { throw .fileNotFound }
         return index
+    }
+}
+
+extension SimulatedNTAG424CommunicationMode {
+    /// The shared EV2 card-side protection of this mode.
+    var ev2Protection: EV2CardProtection {
+        switch self {
+        case .plain: .plain
+        case .mac: .mac
+        case .full: .full
+        }
     }
 }

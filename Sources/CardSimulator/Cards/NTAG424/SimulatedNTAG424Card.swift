@@ -125,7 +125,7 @@ public struct SimulatedNTAG424Card: PersistentVirtualCard {
     var currentRandomID: [UInt8] = []
     var applicationSelected = false
     var selectedFile: UInt8?
-    var session: NTAG424Session?
+    var session: EV2CardSession?
     var pending: NTAG424Pending?
     /// The mirrored NDEF image of this selection, once an unauthenticated read counted it.
     var sdmImage: [UInt8]?
@@ -231,7 +231,7 @@ public struct SimulatedNTAG424Card: PersistentVirtualCard {
         transactionIdentifier: [UInt8], commandCounter: UInt16 = 0
     ) {
         applicationSelected = true
-        session = NTAG424Session(
+        session = EV2CardSession(
             keyNumber: keyNumber, encryptionKey: encryptionKey, macKey: macKey,
             transactionIdentifier: transactionIdentifier, commandCounter: commandCounter)
     }
