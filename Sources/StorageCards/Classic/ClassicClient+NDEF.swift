@@ -88,6 +88,7 @@ extension ClassicClient {
     /// - Parameters:
     ///   - currentKeyA: the sectors' key A now (the transport key by default).
     ///   - keyB: the new key B of every sector; keep it secret, it can change the trailers.
+    ///   - slot: the reader key slot the keys are loaded into.
     public func formatForNDEF(currentKeyA: ClassicKey = .transport, keyB: ClassicKey, slot: UInt8 = 0) async throws {
         var mad = try ClassicMAD(version: layout == .fourK ? 2 : 1)
         // Info byte 01, as the NFC-formatted card dumps in libfreefare's MAD tests have it.

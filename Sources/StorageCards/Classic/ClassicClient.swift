@@ -67,7 +67,11 @@ public actor ClassicClient {
     /// Loads `key` into the reader (LOAD KEYS). Identiv/SCM readers keep one key per key type and
     /// ignore `slot`; the others keep it in `slot`.
     ///
-    /// - Parameter nonVolatile: keep the key across power-off, where the family can.
+    /// - Parameters:
+    ///   - key: the key (never logged).
+    ///   - keyType: key A or B; Identiv/SCM readers address the key by it.
+    ///   - slot: the reader key slot (ACS, OMNIKEY, generic).
+    ///   - nonVolatile: keep the key across power-off, where the family can.
     public func loadKey(_ key: ClassicKey, keyType: ClassicKeyType, slot: UInt8 = 0, nonVolatile: Bool = false)
         async throws
     {
