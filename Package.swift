@@ -39,6 +39,7 @@ let package = Package(
         // For the fuzz package (Fuzz/), which reaches the NDEF and ISO 15693 decoders.
         .library(name: "NDEF", targets: ["NDEF"]),
         .library(name: "ISO15693", targets: ["ISO15693"]),
+        .library(name: "StorageCards", targets: ["StorageCards"]),
         .library(name: "VPCD", targets: ["VPCD"]),
         .executable(name: "cardctl", targets: ["cardctl"]),
         .executable(name: "cardd", targets: ["cardd"]),
@@ -140,6 +141,10 @@ let package = Package(
         .target(name: "NDEF", dependencies: ["CardFlow", "ISO15693"]),
         // ISO 15693 vicinity tags through CCID readers (PC/SC part 3 block access, FF C2 exchange).
         .target(name: "ISO15693", dependencies: ["CardFlow"]),
+        // Storage cards through PC/SC part 3 pseudo-APDUs (MIFARE Classic: keys, blocks, value
+        // blocks, MAD, NDEF), with the reader families' dialects; no CCID, no libusb.
+        .target(
+            name: "StorageCards", dependencies: ["CardFlow", "NDEF", .product(name: "Logging", package: "swift-log")]),
         // MIFARE DESFire EV1 client: ISO-wrapped native commands, authentication, secure messaging, flows.
         .target(
             name: "DESFire",
@@ -327,6 +332,11 @@ let package = Package(
         .testTarget(
             name: "NDEFTests", dependencies: ["NDEF", "CardFlow", "CardSimulator"], exclude: ["ndeflib_crosscheck.py"]),
         .testTarget(name: "ISO15693Tests", dependencies: ["ISO15693", "CardFlow", "CardSimulator"]),
+        .testTarget(
+            name: "StorageCardsTests",
+            dependencies: [
+                "StorageCards", "NDEF", "CardFlow", "CardSimulator", .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(name: "DESFireTests", dependencies: ["DESFire", "CardFlow", "CardSimulator", "CardCrypto"]),
         .testTarget(
             name: "TONCardTests",

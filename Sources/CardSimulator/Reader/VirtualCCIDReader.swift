@@ -118,6 +118,11 @@ public actor VirtualCCIDReader {
     private func place(_ card: any VirtualCard, slot: Int) {
         guard slots.indices.contains(slot) else { return }
         slots[slot].cardLeft()
+        var card = card
+        if var aware = card as? any ReaderAwareVirtualCard {
+            aware.placed(onReaderWithVendorID: configuration.vendorID, productID: configuration.productID)
+            card = aware
+        }
         slots[slot].card = card
         notifySlotChange(slot: slot)
     }

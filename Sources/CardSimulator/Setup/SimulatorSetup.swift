@@ -137,6 +137,9 @@ public struct SimulatorSetup: Sendable {
                 maxResponseLength: specification?.fuzzMaxResponseLength ?? 1024)
             return HostileCard(configuration: configuration, wrapping: wrapped)
         case .apduTest: return APDUTestCard(seed: seed, contactInterface: specification?.contactInterface)
+        // The reader tells the card its dialect when it places it (ReaderAwareVirtualCard).
+        case .classic1k: return SimulatedMIFAREClassicCard(seed: seed, size: .oneK)
+        case .classic4k: return SimulatedMIFAREClassicCard(seed: seed, size: .fourK)
         }
     }
 
@@ -149,7 +152,10 @@ public struct SimulatorSetup: Sendable {
                 specification: specification)
         }
         let kind = try store.storedKind()
-        guard kind == specification.cardKind.rawValue else {
+        // Both MIFARE Classic sizes are one model, saved under its own kind.
+        let isClassic = specification.cardKind == .classic1k || specification.cardKind == .classic4k
+        let expected = isClassic ? SimulatedMIFAREClassicCard.persistentKind : specification.cardKind.rawValue
+        guard kind == expected else {
             throw SimulatorSetupError.stateOfAnotherKind(
                 path: store.path, stored: kind, requested: specification.cardKind.rawValue)
         }
@@ -162,6 +168,15 @@ public struct SimulatorSetup: Sendable {
         case .none: return nil
         case .desfire: return try store.load(DESFireCard.self)
         case .ntag424: return try store.load(SimulatedNTAG424Card.self)
+        case .classic1k, .classic4k:
+            let card = try store.load(SimulatedMIFAREClassicCard.self)
+            let size: SimulatedMIFAREClassicCard.Size = specification.cardKind == .classic1k ? .oneK : .fourK
+            guard card.size == size else {
+                throw SimulatorSetupError.stateOfAnotherKind(
+                    path: store.path, stored: "\(card.kind) \(card.size.rawValue)",
+                    requested: specification.cardKind.rawValue)
+            }
+            return card
         case .fuzz, .apduTest: throw SimulatorSetupError.cardNotPersistent(specification.cardKind.rawValue)
         }
     }

@@ -344,6 +344,10 @@ public enum SimulatedCardKind: String, Sendable, Hashable, CaseIterable {
     case fuzz
     /// An ``APDUTestCard``: fixed answers for differential tests of APDU transport.
     case apduTest = "apdu-test"
+    /// A ``SimulatedMIFAREClassicCard`` of 1K, answering its reader's storage-card dialect.
+    case classic1k
+    /// A ``SimulatedMIFAREClassicCard`` of 4K.
+    case classic4k
 
     /// The well-behaved models and `none`. `fuzz` is left out on purpose: it misbehaves by
     /// design, so code that cycles through every card (cardd's `--simulate`) must ask for it;
@@ -352,8 +356,9 @@ public enum SimulatedCardKind: String, Sendable, Hashable, CaseIterable {
         [.iso7816, .desfire, .ton, .ndef4, .type2, .iso15693, .ntag424, .none]
     }
 
-    /// Every kind a selector accepts, `fuzz` and `apdu-test` included.
-    public static var selectable: [SimulatedCardKind] { allCases + [.fuzz, .apduTest] }
+    /// Every kind a selector accepts, `fuzz`, `apdu-test` and the MIFARE Classic cards included
+    /// (those are not in `cardd --simulate`'s cycle yet: no daemon flow reads them).
+    public static var selectable: [SimulatedCardKind] { allCases + [.fuzz, .apduTest, .classic1k, .classic4k] }
 }
 
 /// A `sim:` selector that cannot be used.

@@ -1,0 +1,257 @@
+extension SimulatedMIFAREClassicCard {
+    private typealias Rules = MIFAREClassicAccessRules
+
+    /// The storage pseudo-APDUs the reader leaves to this model, in the reader's dialect.
+    public mutating func process(_ command: [UInt8]) -> [UInt8] {
+        guard command.count >= 4, command[0] == 0xFF else { return [0x6E, 0x00] }
+        switch command[1] {
+        case 0x82: return loadKeys(command)
+        case 0x86: return generalAuthenticate(command)
+        case 0x88: return obsoleteAuthenticate(command)
+        case 0xB0: return readBinary(command)
+        case 0xD6: return updateBinary(command)
+        case 0xD7 where readerDialect == .acs: return valueOperation(command)
+        case 0xB1 where readerDialect == .acs: return readValue(command)
+        default: return [0x6D, 0x00]
+        }
+    }
+
+    // MARK: - Reader keys and authentication
+
+    private mutating func loadKeys(_ command: [UInt8]) -> [UInt8] {
+        let wrongLength: [UInt8] = readerDialect == .acs ? [0x63, 0x00] : [0x67, 0x00]
+        guard command.count == 11, command[4] == 0x06 else { return wrongLength }
+        let p1 = command[2]
+        let p2 = command[3]
+        let key = Array(command[5..<11])
+        switch readerDialect {
+        case .acs:
+            guard p1 == 0x00, p2 <= 0x01 else { return [0x63, 0x00] }
+            volatileKeys[p2] = key
+        case .identiv:
+            // SCL3711 manual: status 69 88 "key number not valid".
+            guard p1 == 0x00, p2 == 0x60 || p2 == 0x61 else { return [0x69, 0x88] }
+            volatileKeys[p2] = key
+        case .omnikey, .generic:
+            guard p1 & ~0x20 == 0x00, p2 <= 0x1F else { return [0x69, 0x88] }
+            if p1 & 0x20 != 0 { nonVolatileKeys[p2] = key } else { volatileKeys[p2] = key }
+        }
+        return [0x90, 0x00]
+    }
+
+    private mutating func generalAuthenticate(_ command: [UInt8]) -> [UInt8] {
+        guard command.count == 10, command[2] == 0x00, command[3] == 0x00, command[4] == 0x05, command[5] == 0x01
+        else { return readerDialect == .acs ? [0x63, 0x00] : [0x67, 0x00] }
+        return authenticate(block: Int(command[6]) << 8 | Int(command[7]), keyType: command[8], keyNumber: command[9])
+    }
+
+    /// PC/SC part 3 v2.01's AUTHENTICATE `FF 88 00 blk KT KN`, which ACS readers still accept.
+    private mutating func obsoleteAuthenticate(_ command: [UInt8]) -> [UInt8] {
+        guard readerDialect != .identiv else { return [0x6D, 0x00] }
+        guard command.count == 6, command[2] == 0x00 else { return [0x63, 0x00] }
+        return authenticate(block: Int(command[3]), keyType: command[4], keyNumber: command[5])
+    }
+
+    private mutating func authenticate(block: Int, keyType: UInt8, keyNumber: UInt8) -> [UInt8] {
+        authentication = nil
+        guard let key = Rules.Key(rawValue: keyType), block < blocks.count else { return fail() }
+        let readerKey: [UInt8]?
+        switch readerDialect {
+        case .identiv: readerKey = keyNumber == 0x01 ? volatileKeys[keyType] : nil
+        case .acs: readerKey = volatileKeys[keyNumber]
+        case .omnikey, .generic: readerKey = volatileKeys[keyNumber] ?? nonVolatileKeys[keyNumber]
+        }
+        let sector = Self.sector(ofBlock: block)
+        let trailer = blocks[Self.trailerBlock(ofSector: sector)]
+        let cardKey = key == .a ? Array(trailer[0..<6]) : Array(trailer[10..<16])
+        guard !halted, let readerKey, readerKey == cardKey, !blockedSectors.contains(sector) else { return fail() }
+        authentication = Authentication(sector: sector, key: key)
+        return [0x90, 0x00]
+    }
+
+    /// A failed authentication: the card halts until re-activated.
+    private mutating func fail() -> [UInt8] {
+        authentication = nil
+        halted = true
+        return [0x63, 0x00]
+    }
+
+    /// A refused card command: the card NAKs and halts.
+    private mutating func refuse() -> [UInt8] {
+        authentication = nil
+        halted = true
+        return readerDialect.refused
+    }
+
+    // MARK: - Access checks
+
+    /// The key that authenticated `block`'s sector, if the card may use it (not halted, sector
+    /// not blocked, and not a key B the trailer lets be read).
+    private func usableKey(for block: Int) -> Rules.Key? {
+        guard !halted, block < blocks.count, let authentication,
+            authentication.sector == Self.sector(ofBlock: block), !blockedSectors.contains(authentication.sector)
+        else { return nil }
+        if authentication.key == .b, Rules.keyBReadable(trailer: trailerCondition(ofSector: authentication.sector)) {
+            return nil
+        }
+        return authentication.key
+    }
+
+    private func conditions(ofSector sector: Int) -> [UInt8] {
+        let trailer = blocks[Self.trailerBlock(ofSector: sector)]
+        // A blocked sector is never authenticated, so its conditions are not consulted.
+        return Rules.conditions(trailer[6..<9]) ?? [0b111, 0b111, 0b111, 0b111]
+    }
+
+    private func trailerCondition(ofSector sector: Int) -> UInt8 { conditions(ofSector: sector)[3] }
+
+    private func dataAllowed(_ operation: Rules.DataOperation, block: Int) -> Bool {
+        guard let key = usableKey(for: block) else { return false }
+        let sector = Self.sector(ofBlock: block)
+        guard block != Self.trailerBlock(ofSector: sector) else { return false }
+        let condition = conditions(ofSector: sector)[Self.conditionIndex(ofBlock: block)]
+        // Block 0, the manufacturer block, is read-only whatever its condition says.
+        if block == 0 { return operation == .read && Rules.allows(.read, condition: condition, key: key) }
+        return Rules.allows(operation, condition: condition, key: key)
+    }
+
+    // MARK: - Blocks
+
+    private mutating func readBinary(_ command: [UInt8]) -> [UInt8] {
+        guard command.count == 5 else { return readerDialect == .acs ? [0x63, 0x00] : [0x67, 0x00] }
+        let block = Int(command[2]) << 8 | Int(command[3])
+        let length = command[4] == 0 ? 16 : Int(command[4])
+        guard length % 16 == 0 else { return readerDialect == .acs ? [0x63, 0x00] : [0x6C, 0x10] }
+        guard block < blocks.count else { return refuse() }
+        var data: [UInt8] = []
+        for index in block..<block + length / 16 {
+            guard index < blocks.count, Self.sector(ofBlock: index) == Self.sector(ofBlock: block),
+                let part = readable(index)
+            else { return refuse() }
+            data += part
+        }
+        return data + [0x90, 0x00]
+    }
+
+    /// A block as the card returns it: trailers with key A as zeros and key B as zeros unless
+    /// readable; nil when the access conditions forbid reading.
+    private func readable(_ block: Int) -> [UInt8]? {
+        let sector = Self.sector(ofBlock: block)
+        guard block == Self.trailerBlock(ofSector: sector) else {
+            return dataAllowed(.read, block: block) ? blocks[block] : nil
+        }
+        guard let key = usableKey(for: block) else { return nil }
+        let condition = trailerCondition(ofSector: sector)
+        let trailer = blocks[block]
+        let zeros6 = [UInt8](repeating: 0, count: 6)
+        let access =
+            Rules.mayRead(.accessBits, condition: condition, key: key)
+            ? Array(trailer[6..<10]) : [UInt8](repeating: 0, count: 4)
+        let keyB = Rules.mayRead(.keyB, condition: condition, key: key) ? Array(trailer[10..<16]) : zeros6
+        return zeros6 + access + keyB
+    }
+
+    private mutating func updateBinary(_ command: [UInt8]) -> [UInt8] {
+        guard command.count == 21, command[4] == 0x10 else {
+            return readerDialect == .acs ? [0x63, 0x00] : [0x67, 0x00]
+        }
+        let block = Int(command[2]) << 8 | Int(command[3])
+        let data = Array(command[5..<21])
+        guard block < blocks.count else { return refuse() }
+        let sector = Self.sector(ofBlock: block)
+        if block == Self.trailerBlock(ofSector: sector) { return writeTrailer(block, data) }
+        guard dataAllowed(.write, block: block) else { return refuse() }
+        blocks[block] = data
+        return [0x90, 0x00]
+    }
+
+    /// Writes the trailer parts the key may write and keeps the others; refuses when it may
+    /// write none. New access bits with disagreeing copies block the sector for good.
+    private mutating func writeTrailer(_ block: Int, _ data: [UInt8]) -> [UInt8] {
+        guard let key = usableKey(for: block) else { return refuse() }
+        let sector = Self.sector(ofBlock: block)
+        let condition = trailerCondition(ofSector: sector)
+        let keyA = Rules.mayWrite(.keyA, condition: condition, key: key)
+        let access = Rules.mayWrite(.accessBits, condition: condition, key: key)
+        let keyB = Rules.mayWrite(.keyB, condition: condition, key: key)
+        guard keyA || access || keyB else { return refuse() }
+        var trailer = blocks[block]
+        if keyA { trailer.replaceSubrange(0..<6, with: data[0..<6]) }
+        if access { trailer.replaceSubrange(6..<10, with: data[6..<10]) }
+        if keyB { trailer.replaceSubrange(10..<16, with: data[10..<16]) }
+        blocks[block] = trailer
+        if Rules.conditions(trailer[6..<9]) == nil {
+            blockedSectors.insert(sector)
+            authentication = nil
+        }
+        return [0x90, 0x00]
+    }
+
+    // MARK: - Value blocks (ACS FF D7 / FF B1)
+
+    /// The value of a well-formed value block (datasheet §8.6.2.1), nil otherwise.
+    private func value(of block: Int) -> [UInt8]? {
+        let bytes = blocks[block]
+        let plain = Array(bytes[0..<4])
+        guard plain == Array(bytes[8..<12]), (0..<4).allSatisfy({ bytes[$0] == ~bytes[$0 + 4] }),
+            bytes[12] == bytes[14], bytes[13] == bytes[15], bytes[12] == ~bytes[13]
+        else { return nil }
+        return plain
+    }
+
+    private static func valueBlock(_ littleEndian: [UInt8], address: UInt8) -> [UInt8] {
+        littleEndian + littleEndian.map { ~$0 } + littleEndian + [address, ~address, address, ~address]
+    }
+
+    private mutating func valueOperation(_ command: [UInt8]) -> [UInt8] {
+        guard command.count >= 5, command[2] == 0x00, command.count == 5 + Int(command[4]) else { return [0x63, 0x00] }
+        let block = Int(command[3])
+        guard block < blocks.count else { return refuse() }
+        if command[4] == 0x02, command[5] == 0x03 {
+            return restore(from: block, to: Int(command[6]))
+        }
+        guard command[4] == 0x05 else { return [0x63, 0x00] }
+        // The APDU carries the value most significant byte first; the card stores it LSB first.
+        let operand = Array(command[6..<10].reversed())
+        let amount = UInt32(operand[0]) | UInt32(operand[1]) << 8 | UInt32(operand[2]) << 16 | UInt32(operand[3]) << 24
+        switch command[5] {
+        case 0x00:
+            guard dataAllowed(.write, block: block) else { return refuse() }
+            blocks[block] = Self.valueBlock(operand, address: UInt8(block))
+            return [0x90, 0x00]
+        case 0x01, 0x02:
+            let increment = command[5] == 0x01
+            guard dataAllowed(increment ? .increment : .decrementTransferRestore, block: block),
+                dataAllowed(.decrementTransferRestore, block: block), let current = value(of: block)
+            else { return refuse() }
+            let now = UInt32(current[0]) | UInt32(current[1]) << 8 | UInt32(current[2]) << 16 | UInt32(current[3]) << 24
+            let result = increment ? now &+ amount : now &- amount
+            let bytes = (0..<4).map { UInt8(truncatingIfNeeded: result >> (8 * UInt32($0))) }
+            // Increment/decrement, then transfer to the same block (what the ACS command does).
+            blocks[block] = Self.valueBlock(bytes, address: blocks[block][12])
+            return [0x90, 0x00]
+        default:
+            return [0x63, 0x00]
+        }
+    }
+
+    /// Restore `source` into the value register, then transfer it to `target` (same sector).
+    private mutating func restore(from source: Int, to target: Int) -> [UInt8] {
+        guard target < blocks.count, Self.sector(ofBlock: source) == Self.sector(ofBlock: target),
+            dataAllowed(.decrementTransferRestore, block: source),
+            dataAllowed(.decrementTransferRestore, block: target),
+            let current = value(of: source)
+        else { return refuse() }
+        blocks[target] = Self.valueBlock(current, address: blocks[source][12])
+        return [0x90, 0x00]
+    }
+
+    private mutating func readValue(_ command: [UInt8]) -> [UInt8] {
+        guard command.count == 5, command[2] == 0x00 else { return [0x63, 0x00] }
+        let block = Int(command[3])
+        guard block < blocks.count, dataAllowed(.read, block: block), let current = value(of: block) else {
+            return refuse()
+        }
+        return Array(current.reversed()) + [0x90, 0x00]
+    }
+}

@@ -1,0 +1,90 @@
+import CardFlow
+
+/// Why a storage-card operation failed. Errors from the card carry the instruction and the status
+/// word, and a likely cause where the status word alone misleads.
+public enum StorageCardError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// An argument the caller gave cannot be used (a key of the wrong length, a data block of
+    /// another size…); nothing was sent.
+    case invalidArgument(String)
+    /// The block does not exist on this card layout; nothing was sent.
+    case blockOutOfRange(block: Int, blockCount: Int)
+    /// The plain block write refuses block 0 (the manufacturer block) and sector trailers; trailers
+    /// go through ``ClassicClient/writeTrailer(_:sector:force:)``. Nothing was sent.
+    case plainWriteRefused(block: Int, reason: String)
+    /// The trailer would leave no key able to write it again; write it with `force` to mean it.
+    case trailerWouldLockSector(sector: Int)
+    /// Access bits whose inverted copies do not match (a card blocks such a sector for good).
+    case malformedAccessBits([UInt8])
+    /// The block's value copies or address copies disagree: it is no value block.
+    case notAValueBlock(block: Int)
+    /// A block came back with another length than 16 bytes (block -1: not known).
+    case wrongBlockLength(block: Int, length: Int)
+    /// The MAD does not decode (lengths, CRC).
+    case malformedMAD(String)
+    /// The NDEF area does not decode, or the message does not fit.
+    case malformedNDEF(String)
+    /// The NDEF message (with its TLV) does not fit the NDEF sectors.
+    case ndefTooLarge(size: Int, capacity: Int)
+    /// The reader family cannot do this (non-volatile keys, key slots outside its range, value
+    /// commands); nothing was sent.
+    case unsupportedByReader(family: StorageReaderFamily, what: String)
+    /// Authentication of `block` with `keyType` failed. The card has left the selected state (a
+    /// failed MIFARE Classic authentication halts it): reconnect (re-activate the card) before
+    /// the next try.
+    case authenticationFailed(block: Int, keyType: ClassicKeyType, statusWord: StatusWord, likelyCause: String)
+    /// The card refused an operation on an authenticated block: the sector's access bits forbid it
+    /// with the key used, or the block is no value block. The card halts after a refusal too:
+    /// authenticate again (after reconnecting) before the next operation.
+    case operationRefused(instruction: UInt8, block: Int, statusWord: StatusWord, likelyCause: String)
+    /// The sector holding `block` is not authenticated in this client: authenticate first.
+    case notAuthenticated(block: Int)
+    /// The reader answered a command with a status word other than `90 00`.
+    case commandFailed(instruction: UInt8, statusWord: StatusWord, likelyCause: String?)
+    /// The reader's answer has an unexpected length.
+    case unexpectedResponse(instruction: UInt8, length: Int)
+    /// The card left the reader during `operation`.
+    case cardLost(CardLoss, operation: String)
+    /// The card is no MIFARE Classic (by its ATR), or its layout is not known.
+    case notAClassicCard(String)
+
+    /// The likely cause text for a failed GENERAL AUTHENTICATE with `63 00`, `69 88` or `69 82`.
+    public static let wrongKeyOrSlot = "wrong key or wrong key slot for this reader family"
+
+    public var description: String {
+        switch self {
+        case .invalidArgument(let text): "invalid argument: \(text)"
+        case .blockOutOfRange(let block, let count): "block \(block) is outside the card's \(count) blocks"
+        case .plainWriteRefused(let block, let reason): "block \(block) is not written by the plain write: \(reason)"
+        case .trailerWouldLockSector(let sector):
+            "the trailer for sector \(sector) would leave no key able to write it again (use force to mean it)"
+        case .malformedAccessBits(let bytes):
+            "malformed access bits \(bytes.spacedHexString) (inverted copies disagree)"
+        case .notAValueBlock(let block): "block \(block) is no value block (its copies disagree)"
+        case .wrongBlockLength(let block, let length): "block \(block) came back with \(length) bytes, not 16"
+        case .malformedMAD(let text): "malformed MAD: \(text)"
+        case .malformedNDEF(let text): "malformed NDEF area: \(text)"
+        case .ndefTooLarge(let size, let capacity):
+            "the NDEF TLV (\(size) bytes) does not fit the NDEF sectors (\(capacity) bytes)"
+        case .unsupportedByReader(let family, let what): "\(family) readers cannot \(what)"
+        case .authenticationFailed(let block, let keyType, let statusWord, let cause):
+            "authentication of block \(block) with \(keyType) failed (\(statusWord.hexString)): likely \(cause); "
+                + "the card left the selected state, reconnect before trying again"
+        case .operationRefused(let ins, let block, let statusWord, let cause):
+            "INS \([ins].hexString) on block \(block) refused (\(statusWord.hexString)): likely \(cause)"
+        case .notAuthenticated(let block): "the sector of block \(block) is not authenticated"
+        case .commandFailed(let ins, let statusWord, let cause):
+            "INS \([ins].hexString) failed: \(statusWord)" + (cause.map { ", likely \($0)" } ?? "")
+        case .unexpectedResponse(let ins, let length): "INS \([ins].hexString): unexpected \(length)-byte answer"
+        case .cardLost(let loss, let operation): "card lost during \(operation) (\(loss))"
+        case .notAClassicCard(let text): "not a MIFARE Classic card: \(text)"
+        }
+    }
+}
+
+extension StorageCardError: CardLossClassifying {
+    /// How the card was lost, for ``StorageCardError/cardLost(_:operation:)``; nil otherwise.
+    public var cardLoss: CardLoss? {
+        if case .cardLost(let loss, _) = self { return loss }
+        return nil
+    }
+}
