@@ -75,7 +75,7 @@ struct DESFireProvision: AsyncParsableCommand {
                 "provisioned \(result.application) file \(result.file): \(result.readBack.count) bytes written and verified"
             )
         }
-        if let failure { throw FlowRunReport<DESFireProvisioning.Result>.surfaced(failure) }
+        if let failure { throw surfacedFlowError(failure) }
     }
 
     /// One flow event as a JSON object.

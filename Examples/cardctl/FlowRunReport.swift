@@ -29,6 +29,7 @@ struct FlowRunReport<Value: Sendable> {
     /// The events as a JSON array.
     var eventList: String { "[" + events.joined(separator: ",") + "]" }
 
-    /// The error to end the command with: a flow error's cause.
-    static func surfaced(_ failure: any Error) -> any Error { (failure as? FlowError)?.underlying ?? failure }
 }
+
+/// The error a command ends with for a failed flow: the flow error's cause.
+func surfacedFlowError(_ failure: any Error) -> any Error { (failure as? FlowError)?.underlying ?? failure }

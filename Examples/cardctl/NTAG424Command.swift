@@ -168,21 +168,12 @@ struct NTAG424Command: AsyncParsableCommand {
         var fileKey: String
 
         func run() async throws {
-            guard let query = url.split(separator: "?", maxSplits: 1).last, url.contains("?") else {
-                throw InputError(description: "the URL has no query with e= and c=")
-            }
-            var values: [String: String] = [:]
-            for pair in query.split(separator: "&") {
-                let parts = pair.split(separator: "=", maxSplits: 1)
-                if parts.count == 2 { values[String(parts[0])] = String(parts[1]) }
-            }
-            guard let e = values["e"] ?? values["picc_data"], let c = values["c"] ?? values["cmac"] else {
-                throw InputError(description: "the URL lacks e= (or picc_data=) and c= (or cmac=)")
-            }
+            // The same parameter names as verify-url (e/picc_data, c/cmac, uid/ctr), without the replay check.
+            let parameters = try NTAG424SUNURLParameters(url: url)
             let verifier = try NTAG424SUNVerifier(
                 metaReadKey: try NTAG424Command.parseKey(metaKey, option: "--meta-key"),
                 fileReadKey: try NTAG424Command.parseKey(fileKey, option: "--file-key"))
-            let message = try verifier.verify(piccData: try [UInt8](hex: e), mac: try [UInt8](hex: c))
+            let message = try verifier.verify(parameters)
             let uid = message.uid?.hexString ?? ""
             let counter = message.readCounter.map(String.init) ?? "null"
             Output.standardOutput(

@@ -60,11 +60,11 @@ extension NTAG424Command {
                 if global.json {
                     Output.standardOutput(
                         DESFireJSON.object([
-                            ("ok", "false"), ("error", DESFireJSON.string("\(FlowRunReport<Int>.surfaced(failure))")),
+                            ("ok", "false"), ("error", DESFireJSON.string("\(surfacedFlowError(failure))")),
                             ("events", report.eventList),
                         ]))
                 }
-                throw FlowRunReport<Int>.surfaced(failure)
+                throw surfacedFlowError(failure)
             }
         }
     }

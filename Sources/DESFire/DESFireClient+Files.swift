@@ -42,12 +42,12 @@ extension DESFireClient {
             guard session?.flavour == .ev2 else {
                 throw DESFireError.invalidArgument("additional access rights need an EV2 session")
             }
-            guard additionalAccessRights.count <= 7 else {
+            guard let count = UInt8(exactly: additionalAccessRights.count), count <= 7 else {
                 throw DESFireError.invalidArgument(
                     "at most 7 additional access rights, not \(additionalAccessRights.count)")
             }
             settingsBytes[0] |= 0x80
-            settingsBytes += [UInt8(additionalAccessRights.count)] + additionalAccessRights.flatMap(\.wire)
+            settingsBytes += [count] + additionalAccessRights.flatMap(\.wire)
         }
         let settings = try await cachedFileSettings(file)
         let protection: DESFireCommandProtection =

@@ -96,8 +96,10 @@ public enum PCSCStorageCommand {
     }
 
     private static func blockAddress(_ block: Int) throws(StorageCardError) -> [UInt8] {
-        guard (0...0xFFFF).contains(block) else { throw .invalidArgument("block \(block) does not fit two bytes") }
-        return [UInt8(block >> 8), UInt8(block & 0xFF)]
+        guard let address = UInt16(exactly: block) else {
+            throw .invalidArgument("block \(block) does not fit two bytes")
+        }
+        return [UInt8(address >> 8), UInt8(truncatingIfNeeded: address)]
     }
 
     private static func make(ins: UInt8, p1: UInt8, p2: UInt8, data: [UInt8] = [], le: Int? = nil)

@@ -1,3 +1,5 @@
+import CardFlow
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -75,12 +77,7 @@ public actor NTAG424SUNReplayGuard {
         return .fresh(previous: last)
     }
 
-    private static func key(_ uid: [UInt8]) -> String { uid.map { hexByte($0) }.joined() }
-
-    private static func hexByte(_ byte: UInt8) -> String {
-        let digits = Array("0123456789ABCDEF")
-        return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
-    }
+    private static func key(_ uid: [UInt8]) -> String { uid.hexString }
 
     private struct File: Codable {
         var format: String

@@ -24,7 +24,7 @@ public enum ClassicNDEFArea {
     /// The T and L bytes of an NDEF TLV of `length` value bytes.
     public static func header(length: Int) -> [UInt8] {
         length < 0xFF
-            ? [0x03, UInt8(length)]
+            ? [0x03, UInt8(truncatingIfNeeded: max(0, length))]
             : [0x03, 0xFF, UInt8(truncatingIfNeeded: length >> 8), UInt8(truncatingIfNeeded: length)]
     }
 

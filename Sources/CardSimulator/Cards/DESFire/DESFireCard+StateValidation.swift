@@ -67,6 +67,9 @@ extension DESFireCard {
         guard file.communication & 0xFC == 0 else {
             throw corrupt("\(name): communication setting \(file.communication)")
         }
+        if let additional = file.additionalAccessRights, !(1...7).contains(additional.count) {
+            throw corrupt("\(name): \(additional.count) additional access rights (EV2 allows 1...7)")
+        }
         switch file.type {
         case .standard, .backup:
             guard file.data.count <= DESFireMemory.capacity, file.valueState == nil, file.recordState == nil else {

@@ -81,7 +81,9 @@ struct DESFireFile: Codable, Sendable, Hashable {
             out += DESFireBytes.le24(state.records.count)
         }
         if let additional = additionalAccessRights {
-            out += [UInt8(additional.count)] + additional.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+            // 1...7 pairs: ChangeFileSettings and the state file's validation both check it.
+            out += [UInt8(truncatingIfNeeded: additional.count)]
+            out += additional.flatMap { [UInt8(truncatingIfNeeded: $0), UInt8(truncatingIfNeeded: $0 >> 8)] }
         }
         return out
     }
