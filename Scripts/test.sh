@@ -3,17 +3,20 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
-bash Scripts/setup.sh
+# Each step prints when it starts (seconds since the script began), so a slow CI run shows where
+# its time went.
+step() { echo "test.sh: [${SECONDS}s] $*" >&2; "$@"; }
+step bash Scripts/setup.sh
 # Formatting lint (swift format lint --strict, .swift-format) before the long build: a format
 # problem fails in seconds.
-bash Scripts/format.sh --check
-swift build --build-tests
+step bash Scripts/format.sh --check
+step swift build --build-tests
 # DocC for every library product, warnings as errors: a broken symbol link fails CI (reuses the
 # debug build above).
-bash Scripts/docs-check.sh
+step bash Scripts/docs-check.sh
 # A CardFlow-only dependent (traits: []) resolves the card library's dependencies and no more:
 # a heavy dependency that slipped out of its package trait fails here (about a minute).
-bash Scripts/dependent-build.sh --check
+step bash Scripts/dependent-build.sh --check
 # The libusb integration tests need the umockdev preload; the other tests do not mind it.
 # The seeded hostile-counterpart campaigns and the short cardd soak keep both cores busy for
 # seconds at a time; beside the rest of the suite they would starve its wall-clock bounds, so
@@ -31,30 +34,31 @@ fleet_tests='PostgresFleet'
 # tests on two cores they overran their bounds now and then (seen at 1ee6245 too), which says
 # nothing about the code.
 timing='CardFlowTests.FlowTests|MultiSlotReaderTests|RelayTLSTests|RelayEndToEndTests|ExchangeTimeLimitTests|LatencyRunnerTests'
-umockdev-wrapper swift test --skip-build --disable-xctest --skip "$heavy|$pcscd_tests|$fleet_tests|$timing"
-umockdev-wrapper swift test --skip-build --disable-xctest --filter "$timing"
-umockdev-wrapper swift test --skip-build --disable-xctest --filter "$heavy" --no-parallel
-swift test --skip-build --disable-xctest --filter "$fleet_tests" --no-parallel
+step umockdev-wrapper swift test --skip-build --disable-xctest --skip "$heavy|$pcscd_tests|$fleet_tests|$timing"
+step umockdev-wrapper swift test --skip-build --disable-xctest --filter "$timing"
+step umockdev-wrapper swift test --skip-build --disable-xctest --filter "$heavy" --no-parallel
+step swift test --skip-build --disable-xctest --filter "$fleet_tests" --no-parallel
 # pcscd + libccid drive the simulated USB reader (ATR, SCardTransmit): the emulated device is
 # real enough for the reference CCID stack.
-bash Scripts/pcscd-check.sh
-bash Scripts/bench-compare-check.sh
+step bash Scripts/pcscd-check.sh
+step bash Scripts/bench-compare-check.sh
 # The PC/SC backend (PCSC target) against pcscd + libccid on the emulated reader.
-bash Scripts/pcsc-backend-check.sh
+step bash Scripts/pcsc-backend-check.sh
 # Differential check against libccid on the CI subset of reader profiles (every exchange level x
 # protocol set x message-length class): the same APDUs through pcscd + libccid and through
 # CardFlow's driver must give byte-identical answers. CI must run it; elsewhere a machine
 # without pcscd skips it.
 if [[ "${CI:-}" == "true" ]] || command -v pcscd >/dev/null; then
-  bash Scripts/ccid-differential.sh --subset
+  step bash Scripts/ccid-differential.sh --subset
 else
   echo "test.sh: pcscd is not installed: skipping Scripts/ccid-differential.sh --subset (CI runs it)" >&2
 fi
 # vsmartcard's vpcd protocol against its own programs, both roles: vicc's card through our
 # listener, and our exported simulated cards through pcscd + vpcd to PC/SC clients (private
 # namespaces, so no system pcscd is disturbed).
-bash Scripts/vpcd-check.sh
+step bash Scripts/vpcd-check.sh
 # Fuzz smoke: every libFuzzer target (Fuzz/, its own build) for a few seconds from the seed
 # corpus; a crash, time-out or out-of-memory fails CI. A debug build (quicker to build than a
 # release one; enough for 3 seconds a target). Longer runs: Scripts/fuzz.sh 600 (release).
-FUZZ_CONFIGURATION=debug bash Scripts/fuzz.sh 3
+step env FUZZ_CONFIGURATION=debug bash Scripts/fuzz.sh 3
+echo "test.sh: [${SECONDS}s] all steps passed" >&2

@@ -9,6 +9,7 @@ import DESFire
 import ISO15693
 import NDEF
 import ReaderSelection
+import StorageCards
 
 /// cardctl's exit codes: 0 ok, 1 card/status error, 2 usage or bad input, 3 reader or
 /// transport error, 130 cancelled.
@@ -36,6 +37,13 @@ enum ExitStatus: Int32 {
             if case .invalidKey = error { return .usage }
             return .cardError
         case is NTAG424SUNURLError: return .usage
+        case let error as StorageCardError:
+            switch error {
+            case .invalidArgument, .blockOutOfRange, .plainWriteRefused, .trailerWouldLockSector, .unsupportedByReader,
+                .ndefTooLarge:
+                return .usage
+            default: return .cardError
+            }
         case is SUNReplayed: return .cardError
         case let error as NTAG424SUNReplayError:
             if case .notCounted = error { return .cardError }

@@ -1,0 +1,75 @@
+import CardFlow
+import Foundation
+import StorageCards
+
+/// How `classic read` and `classic dump` print blocks: hex lines, or JSON with trailers decoded.
+enum ClassicOutput {
+    /// One sector of a dump: its blocks, or why the key did not open it.
+    struct Sector: Sendable {
+        let sector: Int
+        let blocks: [(Int, [UInt8])]
+        let error: String?
+    }
+
+    private struct BlockDocument: Encodable {
+        let block: Int
+        let data: String
+        /// A trailer's access conditions (key A reads back as zeros).
+        let access: String?
+    }
+
+    private struct SectorDocument: Encodable {
+        let sector: Int
+        let blocks: [BlockDocument]
+        let error: String?
+    }
+
+    static func blocks(_ blocks: [(Int, [UInt8])], json: Bool) {
+        if json {
+            emit(["blocks": blocks.map(document)])
+        } else {
+            for (number, data) in blocks { Output.standardOutput(line(number, data)) }
+        }
+    }
+
+    static func sectors(_ sectors: [Sector], json: Bool) {
+        if json {
+            emit([
+                "sectors": sectors.map { sector in
+                    SectorDocument(sector: sector.sector, blocks: sector.blocks.map(document), error: sector.error)
+                }
+            ])
+            return
+        }
+        for sector in sectors {
+            Output.standardOutput("sector \(sector.sector)" + (sector.error.map { ": \($0)" } ?? ""))
+            for (number, data) in sector.blocks { Output.standardOutput("  " + line(number, data)) }
+        }
+    }
+
+    private static func line(_ number: Int, _ data: [UInt8]) -> String {
+        let padded = String(number).count < 3 ? String(repeating: " ", count: 3 - String(number).count) : ""
+        return "block \(padded)\(number)  \(data.spacedHexString)" + (access(of: number, data).map { "  \($0)" } ?? "")
+    }
+
+    private static func document(_ block: (Int, [UInt8])) -> BlockDocument {
+        BlockDocument(block: block.0, data: block.1.hexString, access: access(of: block.0, block.1))
+    }
+
+    /// A trailer's decoded access bits; nil for data blocks (and trailers whose bits are malformed).
+    /// The 4K layout places trailers at the same block numbers as the Mini and 1K layouts below
+    /// block 128.
+    private static func access(of block: Int, _ data: [UInt8]) -> String? {
+        guard ClassicCardLayout.fourK.isTrailer(block), let trailer = try? ClassicSectorTrailer(block: data) else {
+            return nil
+        }
+        return trailer.accessBits.description
+    }
+
+    private static func emit<T: Encodable>(_ value: T) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        guard let data = try? encoder.encode(value) else { return }
+        Output.standardOutput(String(decoding: data, as: UTF8.self))
+    }
+}
