@@ -367,7 +367,7 @@ let package = Package(
             dependencies: [
                 "CardDaemon", "CardDaemonControl", "CardDaemonSimulation", "ReaderSelection", "CardSimulatorReaders",
                 "CardFlow", "CardFlowCCID", "CardFlowVPCD", "VPCD", "CardSimulator", "TONCard", "DESFire",
-                "DaemonTestSupport",
+                "DaemonTestSupport", "StorageCards",
                 .product(name: "GRDB", package: "GRDB.swift", condition: daemon),
                 .product(name: "NIOEmbedded", package: "swift-nio", condition: networkReaders),
             ]),

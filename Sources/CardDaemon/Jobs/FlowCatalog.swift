@@ -5,6 +5,7 @@ import ISO15693
 import Logging
 import NDEF
 import Relay
+import StorageCards
 import TONCard
 
 /// A flow ready to run, with what it needs of the session policy (e.g. DESFire's identity by
@@ -42,6 +43,8 @@ public enum FlowCatalog {
             return try await desfireJob(rule, keys: try required(keys))
         case .ntag424SUN(let rule):
             return try await ntag424SUNJob(rule, keys: try required(keys))
+        case .classicValue(let rule):
+            return try await classicValueJob(rule, keys: try required(keys))
         case .tonActivate(let rule):
             return try await tonActivationJob(rule, keys: try required(keys))
         case .relay(let rule):
@@ -131,6 +134,19 @@ public enum FlowCatalog {
                 "uid": result.uid.hexString, "url": rule.url, "keysChanged": result.changedKeys ? "yes" : "no",
                 "piccDataOffset": "\(plan.template.piccDataOffset)", "macOffset": "\(plan.template.macOffset)",
                 "sunURL": result.url, "readCounter": result.message.readCounter.map { "\($0)" } ?? "",
+            ])
+        }
+        return FlowJob(flow: flow)
+    }
+
+    private static func classicValueJob(_ rule: ClassicValueRule, keys: any KeyStore) async throws -> FlowJob {
+        // A missing secret or one that is no 6-byte key fails here, before a card is touched.
+        let transfer = rule.transfer(key: try ClassicKey(try await secret(rule.keySecret, in: keys)))
+        try transfer.validate()
+        let flow = transfer.flow().map { result in
+            JobOutcome([
+                "uid": result.uid.hexString, "block": "\(rule.block)", "before": "\(result.before)",
+                "after": "\(result.after)",
             ])
         }
         return FlowJob(flow: flow)
@@ -229,7 +245,7 @@ public enum FlowCatalog {
                 outcome.values["blocks"] = try await tag.readBlocks(first, count: count).hexString
                 return outcome
             }
-        case .desfireProvision, .ntag424SUN, .tonActivate, .relay, .fleet:
+        case .desfireProvision, .ntag424SUN, .classicValue, .tonActivate, .relay, .fleet:
             preconditionFailure("job(for:keys:) builds the flows that need keys, a connection or a claim")
         }
     }
