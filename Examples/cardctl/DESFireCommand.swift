@@ -226,6 +226,11 @@ struct DESFireFileSettingsCommand: AsyncParsableCommand {
             ]
         case .linearRecord(let size, let max, let current), .cyclicRecord(let size, let max, let current):
             pairs += [("recordSize", "\(size)"), ("maxRecords", "\(max)"), ("currentRecords", "\(current)")]
+        case .transactionMAC(let option, let version, let limit):
+            pairs += [
+                ("keyOption", "\(option)"), ("keyVersion", "\(version)"),
+                ("counterLimit", limit.map { "\($0)" } ?? "null"),
+            ]
         }
         Output.standardOutput(DESFireJSON.object(pairs))
     }

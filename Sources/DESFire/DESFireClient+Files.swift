@@ -33,11 +33,20 @@ extension DESFireClient {
     ///   - accessRights: the new Read/Write/R&W/Change keys.
     ///   - additionalAccessRights: EV2 form only (1…7 pairs, FileOption bit 7): further
     ///     Read/Write/R&W/Change key sets. EV1 cards do not know them.
+    ///   - transactionMACCounterLimit: TransactionMAC files only: the TMCLimit (FileOption bit 5,
+    ///     4 bytes), after which the application refuses data management commands.
     public func changeFileSettings(
         file: UInt8, commMode: DESFireCommMode, accessRights: DESFireAccessRights,
-        additionalAccessRights: [DESFireAccessRights] = []
+        additionalAccessRights: [DESFireAccessRights] = [], transactionMACCounterLimit: UInt32? = nil
     ) async throws {
         var settingsBytes = [commMode.rawValue] + accessRights.wire
+        if let limit = transactionMACCounterLimit {
+            guard additionalAccessRights.isEmpty else {
+                throw DESFireError.invalidArgument("a TransactionMAC file has no additional access rights")
+            }
+            settingsBytes[0] |= DESFireFileSettings.transactionMACCounterLimitOption
+            settingsBytes += littleEndian(limit, count: 4)
+        }
         if !additionalAccessRights.isEmpty {
             guard session?.flavour == .ev2 else {
                 throw DESFireError.invalidArgument("additional access rights need an EV2 session")
@@ -50,8 +59,9 @@ extension DESFireClient {
             settingsBytes += [count] + additionalAccessRights.flatMap(\.wire)
         }
         let settings = try await cachedFileSettings(file)
+        let changeRights = ([settings.accessRights] + settings.additionalAccessRights).map(\.change)
         let protection: DESFireCommandProtection =
-            settings.accessRights.change == DESFireAccessRights.free || session == nil ? .plain : .enciphered
+            changeRights.contains(DESFireAccessRights.free) || session == nil ? .plain : .enciphered
         fileSettingsCache[file] = nil
         _ = try await exchange(.changeFileSettings, header: [file], data: settingsBytes, protection: protection)
     }
@@ -118,8 +128,9 @@ extension DESFireClient {
         return try await getFileSettings(file: file)
     }
 
-    /// The comm mode of an access granted by one of `rights`: the file's mode when the session key is
-    /// one of them, plain when one of them is free.
+    /// The comm mode of an access granted by one of `rights` of the file's access-right sets (its own
+    /// and the EV2 additional ones): the file's mode when the session key is one of them, plain when
+    /// one of them is free.
     func commMode(forFile file: UInt8, rights: (DESFireAccessRights) -> [UInt8], override: DESFireCommMode?)
         async throws -> DESFireCommMode
     {
@@ -127,7 +138,7 @@ extension DESFireClient {
         // Without a session everything is plain; the card answers AE if a key is needed.
         guard let key = session?.keyNumber else { return .plain }
         let settings = try await cachedFileSettings(file)
-        let granting = rights(settings.accessRights)
+        let granting = ([settings.accessRights] + settings.additionalAccessRights).flatMap(rights)
         if granting.contains(key) { return settings.commMode }
         if granting.contains(DESFireAccessRights.free) { return .plain }
         return settings.commMode

@@ -25,7 +25,8 @@ extension DESFireClient {
     ///
     /// Changing the authenticated key needs only `newKey` and ends the session; changing another key
     /// needs its current value `oldKey`. In an EV2 session the key data follow ``EV2ChangeKey``
-    /// (AES keys, the version byte of `newKey`). At the PICC level the new key's type goes into the key number
+    /// (AES keys with the version byte of `newKey`; a DES-family PICC master key with its version
+    /// in the parity bits). At the PICC level the new key's type goes into the key number
     /// byte, so `changeKey(keyNumber: 0, to: aesKey)` after authenticating with the DES PICC key is
     /// the DES → AES switch.
     public func changeKey(keyNumber: UInt8, to newKey: DESFireKey, oldKey: DESFireKey? = nil) async throws {

@@ -32,13 +32,13 @@ extension DESFireClient {
     /// ReadData of the TransactionMAC file `file`: the TMC and TMV of the last MACed transaction.
     /// Its settings (type 05) come from GetFileSettings; the comm mode follows the Read right.
     public func readTransactionMAC(file: UInt8) async throws -> DESFireTransactionMAC {
-        let settings = try await exchange(.getFileSettings, data: [try fileNumber(file)])
-        guard settings.count >= 4, settings[0] == 0x05 else {
+        let settings = try await getFileSettings(file: file)
+        guard case .transactionMAC = settings.kind else {
             throw DESFireError.malformedResponse(
                 command: .getFileSettings, reason: "file \(file) is no TransactionMAC file")
         }
-        let rights = DESFireAccessRights(rawValue: UInt16(settings[2]) | UInt16(settings[3]) << 8)
-        let fileMode = DESFireCommMode(settingsByte: settings[1])
+        let rights = settings.accessRights
+        let fileMode = settings.commMode
         let mode: DESFireCommMode =
             session.map { [rights.read, rights.readWrite].contains($0.keyNumber) } == true ? fileMode : .plain
         recordTransactionMACs(file: file)

@@ -14,6 +14,9 @@ public struct DESFireFileSettings: Hashable, Sendable, CustomStringConvertible {
         case value(lowerLimit: Int32, upperLimit: Int32, limitedCreditValue: Int32, limitedCreditEnabled: Bool)
         case linearRecord(recordSize: Int, maxRecords: Int, currentRecords: Int)
         case cyclicRecord(recordSize: Int, maxRecords: Int, currentRecords: Int)
+        /// EV2/EV3 TransactionMAC file (type 05): the AppTransactionMACKey's type (TMKeyOption,
+        /// `02` for AES) and version, and the TMC limit when one is set (FileOption bit 5).
+        case transactionMAC(keyOption: UInt8, keyVersion: UInt8, counterLimit: UInt32?)
 
         /// The file type byte.
         public var typeCode: UInt8 {
@@ -23,6 +26,7 @@ public struct DESFireFileSettings: Hashable, Sendable, CustomStringConvertible {
             case .value: 0x02
             case .linearRecord: 0x03
             case .cyclicRecord: 0x04
+            case .transactionMAC: 0x05
             }
         }
     }
@@ -69,17 +73,32 @@ public struct DESFireFileSettings: Hashable, Sendable, CustomStringConvertible {
                 bytes[0] == 3
                 ? .linearRecord(recordSize: size, maxRecords: max, currentRecords: current)
                 : .cyclicRecord(recordSize: size, maxRecords: max, currentRecords: current)
+        case 0x05:
+            // MF2DLHX0 GetFileSettings, TransactionMAC file: FileType FileOption AR(2) TMKeyOption
+            // TMKeyVersion, then TMCLimit(4) when FileOption bit 5 is set (proxmark3 desfirecore.c
+            // DesfirePrintFileSettDynPart; NXP reader library phalMfdfLight GetFileSettings and
+            // PHAL_MFDFLIGHT_TMCLIMITCONFIG = 0x20).
+            let hasLimit = bytes[1] & Self.transactionMACCounterLimitOption != 0
+            guard bytes.count == (hasLimit ? 10 : 6) else {
+                throw fail("a TransactionMAC file's settings have \(hasLimit ? 10 : 6) bytes, not \(bytes.count)")
+            }
+            kind = .transactionMAC(
+                keyOption: bytes[4], keyVersion: bytes[5], counterLimit: hasLimit ? value(6, 4) : nil)
         default:
             throw fail("unknown file type \([bytes[0]].hexString)")
         }
     }
 
+    /// FileOption bit 5 of a TransactionMAC file: a TMCLimit follows the key version.
+    static let transactionMACCounterLimitOption: UInt8 = 0x20
+
     /// EV2 GetFileSettings appends `NrAddARs AddAR(2)…` when FileOption (byte 1) has bit 7 set;
     /// returns the EV1 part and the additional pairs.
+    /// A TransactionMAC file has no additional access rights (its FileOption bits 4–5 say other things).
     private static func splitAdditionalAccessRights(_ answer: [UInt8]) throws(DESFireError) -> (
         [UInt8], [DESFireAccessRights]
     ) {
-        guard answer[1] & 0x80 != 0 else { return (answer, []) }
+        guard answer[1] & 0x80 != 0, answer[0] != 0x05 else { return (answer, []) }
         let coreLength: Int? =
             switch answer[0] {
             case 0x00, 0x01: 7
@@ -116,6 +135,9 @@ public struct DESFireFileSettings: Hashable, Sendable, CustomStringConvertible {
                 "linear record file, \(current)/\(max) records of \(size) bytes"
             case .cyclicRecord(let size, let max, let current):
                 "cyclic record file, \(current)/\(max) records of \(size) bytes"
+            case .transactionMAC(let option, let version, let limit):
+                "TransactionMAC file, key option \([option].hexString) version \(version)"
+                    + (limit.map { ", TMC limit \($0)" } ?? "")
             }
         return "\(what), comm \(commMode), access \(accessRights)"
     }

@@ -39,13 +39,32 @@ public struct DESFireTransactionMAC: Sendable, Hashable, CustomStringConvertible
         self.init(counter: littleEndianValue(response[0..<4]), value: Array(response[4...]), input: input)
     }
 
-    /// SesTMMACKey for counter `counter` (the counter as reported, already incremented).
+    /// SesTMMACKey for counter `counter` (the counter as reported, already incremented):
+    /// `CMAC(AppTransactionMACKey, SV1)`, SV1 = `5A 00 01 00 80 ‖ TMC ‖ UID` (MF2DLHX0 §10.3.2.3;
+    /// checked against proxmark3 desfiretest.c `TestTransSessionKeys`).
     ///
     /// - Throws: ``DESFireError/invalidArgument(_:)`` for a key that is not AES or a UID that is not 7 bytes.
     public static func sessionMACKey(key: DESFireKey, counter: UInt32, uid: [UInt8]) throws(DESFireError) -> [UInt8] {
+        try sessionKey(label: 0x5A, key: key, counter: counter, uid: uid)
+    }
+
+    /// SesTMENCKey for counter `counter` (as reported): `CMAC(AppTransactionMACKey, SV2)`, SV2 =
+    /// `A5 00 01 00 80 ‖ TMC ‖ UID`. It enciphers the previous ReaderID that CommitReaderID returns.
+    ///
+    /// - Throws: ``DESFireError/invalidArgument(_:)`` for a key that is not AES or a UID that is not 7 bytes.
+    public static func sessionEncryptionKey(key: DESFireKey, counter: UInt32, uid: [UInt8]) throws(DESFireError)
+        -> [UInt8]
+    {
+        try sessionKey(label: 0xA5, key: key, counter: counter, uid: uid)
+    }
+
+    /// NIST SP 800-108 counter mode with CMAC: label, counter `00 01`, length `00 80`, context TMC ‖ UID.
+    private static func sessionKey(label: UInt8, key: DESFireKey, counter: UInt32, uid: [UInt8]) throws(DESFireError)
+        -> [UInt8]
+    {
         guard key.type == .aes else { throw .invalidArgument("the AppTransactionMACKey is AES, not \(key.type)") }
         guard uid.count == 7 else { throw .invalidArgument("the UID has 7 bytes, not \(uid.count)") }
-        let vector = [0x5A, 0x00, 0x01, 0x00, 0x80] + littleEndian(counter, count: 4) + uid
+        let vector = [label, 0x00, 0x01, 0x00, 0x80] + littleEndian(counter, count: 4) + uid
         let keyBytes = key.bytes
         return try crypto { () throws(CardCryptoError) in try AESCMAC.mac(vector, key: keyBytes) }
     }

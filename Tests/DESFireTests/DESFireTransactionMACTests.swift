@@ -73,4 +73,48 @@ struct DESFireTransactionMACTests {
             #expect(try await client.readTransactionMAC(file: 6).counter == 0)
         }
     }
+
+    @Test("the card's TMI is the datasheet's: ReadData with length 0 names the bytes read, GetValue its value")
+    func inputLayoutAndSettings() async throws {
+        let (reader, _) = try await DESFireEndToEndTests.reader()
+        try await reader.withSession(policy: DESFireEndToEndTests.policy) { session in
+            let client = DESFireClient(channel: session)
+            try await DESFireEV2Fixture.prepare(client)
+            let uid = try await client.getCardUID()
+            let tmKey = try DESFireEV2Fixture.transactionMACKey()
+            let rights = DESFireAccessRights(read: 1, write: 1, readWrite: 1, change: 0)
+            try await client.createDataFile(file: 1, size: 32, commMode: .mac, accessRights: rights, backup: true)
+            try await client.createValueFile(
+                file: 2, commMode: .plain, accessRights: rights, lowerLimit: 0, upperLimit: 500, value: 50)
+            let tmacRights = DESFireAccessRights(read: 14, write: 15, readWrite: 15, change: 0)
+            try await client.createTransactionMACFile(
+                file: 5, commMode: .plain, accessRights: tmacRights, key: tmKey)
+            #expect(
+                try await client.getFileSettings(file: 5).kind
+                    == .transactionMAC(keyOption: 0x02, keyVersion: 9, counterLimit: nil))
+            try await client.changeFileSettings(
+                file: 5, commMode: .mac, accessRights: tmacRights, transactionMACCounterLimit: 1000)
+            let settings = try await client.getFileSettings(file: 5)
+            #expect(settings.kind == .transactionMAC(keyOption: 0x02, keyVersion: 9, counterLimit: 1000))
+            #expect(settings.commMode == .mac)
+
+            try await client.authenticateEV2NonFirst(keyNumber: 1, key: try DESFireEV2Fixture.dataKey())
+            let content = try await client.readData(file: 1)
+            #expect(content.count == 32)
+            #expect(try await client.getValue(file: 2) == 50)
+            let mac = try await client.commitTransactionReturningMAC()
+            // MF2DLHX0 §10.3.4: Cmd FileNo Offset Length(bytes read) ZeroPadding Data ZeroPadding;
+            // Cmd FileNo Value ZeroPadding.
+            let expected: [UInt8] =
+                [0xBD, 0x01, 0x00, 0x00, 0x00, 0x20, 0x00, 0x00] + [UInt8](repeating: 0, count: 8) + content
+                + [0x6C, 0x02, 0x32, 0x00, 0x00, 0x00] + [UInt8](repeating: 0, count: 10)
+            #expect(mac.input == expected)
+            #expect(mac.counter == 1)
+            // The card's TMV over the datasheet's TMI, computed here without the client's record.
+            #expect(
+                try DESFireTransactionMAC(counter: 1, value: mac.value, input: expected).verify(key: tmKey, uid: uid))
+            let stored = try await client.readTransactionMAC(file: 5)
+            #expect(stored.counter == 1 && stored.value == mac.value)
+        }
+    }
 }

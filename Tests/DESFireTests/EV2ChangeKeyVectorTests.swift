@@ -77,14 +77,14 @@ struct EV2ChangeKeyVectorTests {
         #expect(try EV2ChangeKey(keyNumber: 0x80, newKey: new, session: session).changesAuthenticationKey)
     }
 
-    @Test("refusals: no old key, not AES, a tampered answer, data where none is due")
+    @Test("refusals: no old key, an old key of another family, a tampered answer, data where none is due")
     func refusals() throws {
         let session = try Self.session(counter: 2)
         let newKey = try DESFireKey(type: .aes, hex: "F3847D627727ED3BC9C4CC050489B966", version: 0x01)
         #expect(throws: EV2Error.invalidArgument("changing key 2 from a session with key 0 needs its old value")) {
             try EV2ChangeKey(keyNumber: 2, newKey: newKey, session: session)
         }
-        #expect(throws: EV2Error.invalidArgument("EV2 ChangeKey here writes AES keys, not DES")) {
+        #expect(throws: EV2Error.invalidArgument("the old key is AES, the new one DES: not the same key family")) {
             try EV2ChangeKey(keyNumber: 2, newKey: .defaultDES, oldKey: Self.zeroKey, session: session)
         }
         let change = try EV2ChangeKey(keyNumber: 2, newKey: newKey, oldKey: Self.zeroKey, session: session)
@@ -104,6 +104,35 @@ struct EV2ChangeKeyVectorTests {
                 reason: "2 bytes after changing the session's own key, expected none")
         ) {
             try own.verifyResponse(ResponseAPDU(hex: "0102 9100"), in: try Self.session(counter: 3))
+        }
+    }
+
+    @Test("DES-family keys: the stored bytes with the version in the parity bits, no KeyVer byte")
+    func desFamilyKeyData() throws {
+        // The form proxmark3's DesfireChangeKey sends over an EV2 channel.
+        let session = try Self.session(counter: 2)
+        let twoKey = try DESFireKey(type: .twoKey3DES, hex: "00112233445566778899AABBCCDDEEFF", version: 0x2A)
+        let own = try EV2ChangeKey(keyNumber: 0x00, newKey: twoKey, session: session)
+        #expect(own.changesAuthenticationKey)
+        #expect(own.keyData == twoKey.bytes)
+        #expect(own.keyData.count == 16)
+        #expect(DESKeyVersion.version(of: own.keyData) == 0x2A)
+
+        let threeKey = try DESFireKey(
+            type: .threeKey3DES, hex: "00112233445566778899AABBCCDDEEFF0123456789ABCDEF", version: 7)
+        let ownThree = try EV2ChangeKey(keyNumber: 0x40, newKey: threeKey, session: session)
+        #expect(ownThree.keyData == threeKey.bytes && ownThree.keyData.count == 24)
+
+        let des = try DESFireKey(type: .des, hex: "0011223344556677", version: 3)
+        #expect(try EV2ChangeKey(keyNumber: 0, newKey: des, session: session).keyData == des.bytes + des.bytes)
+
+        // Another key: (NewKey ⊕ OldKey) ‖ CRC32 of the new key's stored bytes.
+        let old = try DESFireKey(type: .twoKey3DES, hex: "0102030405060708090A0B0C0D0E0F10")
+        let other = try EV2ChangeKey(keyNumber: 2, newKey: twoKey, oldKey: old, session: session)
+        #expect(other.keyData == zip(twoKey.bytes, old.bytes).map { $0 ^ $1 } + DESFireCRC32.bytes(twoKey.bytes))
+        #expect(other.keyData.count == 20)
+        #expect(throws: EV2Error.self) {
+            try EV2ChangeKey(keyNumber: 2, newKey: threeKey, oldKey: old, session: session)
         }
     }
 }

@@ -6,7 +6,7 @@ extension DESFireCard {
         try requireLength(data, 7)
         let file = try lookUpFile(data[0])
         guard file.isDataFile || file.type == .transactionMAC else { throw .parameterError }
-        let access = try grant([file.accessRights.read, file.accessRights.readWrite])
+        let access = try grant(file) { [$0.read, $0.readWrite] }
         let offset = DESFireBytes.readLE24(data, at: 1)
         let requested = DESFireBytes.readLE24(data, at: 4)
         guard offset < file.data.count else { throw .boundaryError }
@@ -29,7 +29,7 @@ extension DESFireCard {
         let index = try fileIndex(data[0])
         let file = current.files[index]
         guard file.isDataFile else { throw .parameterError }
-        let access = try grant([file.accessRights.write, file.accessRights.readWrite])
+        let access = try grant(file) { [$0.write, $0.readWrite] }
         let offset = DESFireBytes.readLE24(data, at: 1)
         let length = DESFireBytes.readLE24(data, at: 4)
         guard length > 0 else { throw .lengthError }

@@ -9,6 +9,14 @@ extension DESFireCard {
         throw .authenticationError
     }
 
+    /// ``grant(_:)`` over every access-right set of `file` (its own and the EV2 additional ones):
+    /// `rights` picks the nibbles of one set that allow the command.
+    func grant(_ file: DESFireFile, _ rights: (DESFireAccessRights) -> [UInt8]) throws(DESFireCardStatus)
+        -> DESFireAccessGrant
+    {
+        try grant(file.accessRightSets.flatMap(rights))
+    }
+
     /// The communication mode of a granted file command.
     func communicationMode(of file: DESFireFile, _ grant: DESFireAccessGrant) -> DESFireCommunicationMode {
         grant == .free ? .plain : file.mode
@@ -35,9 +43,9 @@ extension DESFireCard {
     /// taken as plain, so that the handler answers its error (no such file, `AE`, `9D`).
     func ev2ReadCommandProtection(_ ins: UInt8, _ data: [UInt8]) -> EV2CardProtection {
         guard let number = data.first, let file = try? lookUpFile(number) else { return .plain }
-        let rights = file.accessRights
-        let allowed = ins == 0x6C ? [rights.read, rights.write, rights.readWrite] : [rights.read, rights.readWrite]
-        guard let access = try? grant(allowed) else { return .plain }
+        let allowed: (DESFireAccessRights) -> [UInt8] =
+            ins == 0x6C ? { [$0.read, $0.write, $0.readWrite] } : { [$0.read, $0.readWrite] }
+        guard let access = try? grant(file, allowed) else { return .plain }
         return communicationMode(of: file, access) == .plain ? .plain : .mac
     }
 

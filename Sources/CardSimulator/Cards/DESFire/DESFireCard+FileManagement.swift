@@ -103,7 +103,7 @@ extension DESFireCard {
         try requireApplication()
         let number = data[0]
         guard let index = current.fileIndex(number) else { throw .fileNotFound }
-        let change = current.files[index].accessRights.change
+        let change = Self.changeRight(of: current.files[index], session: session)
         let settings: [UInt8]
         switch change {
         case DESFireAccessRights.never:
@@ -148,12 +148,42 @@ extension DESFireCard {
             }
             session = active
         }
+        if current.files[index].type == .transactionMAC {
+            current.files[index].transactionMACCounterLimit = try Self.transactionMACCounterLimit(settings)
+            current.files[index].communication = settings[0] & 0x03
+            current.files[index].accessRights = DESFireAccessRights(raw: DESFireBytes.readLE16(settings, at: 1))
+            return .ok
+        }
         let additional = try Self.additionalAccessRights(settings)
         guard settings[0] & 0x7F <= 0x03 else { throw .parameterError }
         current.files[index].communication = settings[0] & 0x03
         current.files[index].accessRights = DESFireAccessRights(raw: DESFireBytes.readLE16(settings, at: 1))
         current.files[index].additionalAccessRights = additional
         return .ok
+    }
+
+    /// The Change right that decides how ChangeFileSettings travels, over the file's own and EV2
+    /// additional access-right sets: free if one set is free, else the session's key if one set
+    /// names it, else never if all sets say never, else a key the session does not hold (`AE`).
+    private static func changeRight(of file: DESFireFile, session: DESFireSession?) -> UInt8 {
+        let changes = file.accessRightSets.map(\.change)
+        if changes.contains(DESFireAccessRights.free) { return DESFireAccessRights.free }
+        if let session, changes.contains(session.keyNumber) { return session.keyNumber }
+        return changes.first { $0 != DESFireAccessRights.never } ?? DESFireAccessRights.never
+    }
+
+    /// The settings of a TransactionMAC file: `FileOption AR(2)`, and `TMCLimit(4)` when FileOption
+    /// bit 5 is set (MF2DLHX0 ChangeFileSettings; NXP reader library: TMCLIMITCONFIG = 0x20). No
+    /// additional access rights; the other FileOption bits besides the comm mode are refused.
+    private static func transactionMACCounterLimit(_ settings: [UInt8]) throws(DESFireCardStatus) -> UInt32? {
+        guard settings.count >= 3 else { throw .lengthError }
+        guard settings[0] & ~(0x03 | DESFireFile.counterLimitOption) == 0 else { throw .parameterError }
+        guard settings[0] & DESFireFile.counterLimitOption != 0 else {
+            guard settings.count == 3 else { throw .lengthError }
+            return nil
+        }
+        guard settings.count == 7 else { throw .lengthError }
+        return UInt32(bitPattern: DESFireBytes.readLE32(settings, at: 3))
     }
 
     /// The EV2 form of the settings: `FileOption AR(2)`, and when FileOption bit 7 is set

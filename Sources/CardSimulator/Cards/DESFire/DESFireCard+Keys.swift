@@ -127,24 +127,28 @@ extension DESFireCard {
 
     /// ChangeKey in an EV2 session (CommMode.Full, AN12196 §5.16): the key data are
     /// `NewKey ‖ KeyVer` for the session's own key (the session ends, bare `91 00`), else
-    /// `(NewKey ⊕ OldKey) ‖ KeyVer ‖ CRC32(NewKey)` (answer MACed). AES keys only.
+    /// `(NewKey ⊕ OldKey) ‖ KeyVer ‖ CRC32(NewKey)` (answer MACed). A DES-family key (PICC master
+    /// key through the KeyNo type bits) is 16 or 24 bytes with its version in the parity bits and
+    /// no KeyVer byte, as proxmark3 sends it over an EV2 channel (the EV2 data sheet is not public).
     private mutating func changeKeyEV2(
         _ data: [UInt8], keyNumber: UInt8, newType: DESFireKeyType, sameKey: Bool, session active: DESFireSession
     ) throws(DESFireCardStatus) -> DESFireReply {
-        guard newType == .aes else { throw .parameterError }
         let payload = try DESFireSecureMessaging.unwrapEV2(active, ins: 0xC4, data, headerLength: 1, protection: .full)
             .payload
-        guard payload.count == (sameKey ? 17 : 21) else { throw .lengthError }
-        var newKey = Array(payload.prefix(16))
+        let keyLength = newType.keyLength
+        let bodyLength = keyLength + (newType == .aes ? 1 : 0)
+        guard payload.count == bodyLength + (sameKey ? 0 : 4) else { throw .lengthError }
+        var newKey = Array(payload.prefix(keyLength))
         if !sameKey {
             let old = current.keys[Int(keyNumber)].bytes
-            guard old.count == 16 else { throw .parameterError }
+            guard old.count == keyLength else { throw .parameterError }
             newKey = zip(newKey, old).map { $0 ^ $1 }
-            guard Array(payload[17..<21]) == DESFireCRC32.bytes(newKey) else { throw .integrityError }
+            guard Array(payload[bodyLength...]) == DESFireCRC32.bytes(newKey) else { throw .integrityError }
         }
         var level = current
-        level.keys[Int(keyNumber)] = DESFireKeyEntry(type: .aes, bytes: newKey, aesVersion: payload[16])
-        if selectedAID == 0 { level.keyType = .aes }
+        level.keys[Int(keyNumber)] = DESFireKeyEntry(
+            type: newType, bytes: newKey, aesVersion: newType == .aes ? payload[keyLength] : 0)
+        if selectedAID == 0 { level.keyType = newType }
         current = level
         guard !sameKey else {
             session = nil

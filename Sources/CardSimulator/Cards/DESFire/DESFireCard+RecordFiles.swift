@@ -8,7 +8,7 @@ extension DESFireCard {
         guard data.count >= 7 else { return DESFireReply(needsMoreData: 7) }
         let file = try lookUpFile(data[0])
         guard file.isRecordFile, let state = file.recordState else { throw .parameterError }
-        let access = try grant([file.accessRights.write, file.accessRights.readWrite])
+        let access = try grant(file) { [$0.write, $0.readWrite] }
         let offset = DESFireBytes.readLE24(data, at: 1)
         let length = DESFireBytes.readLE24(data, at: 4)
         guard length > 0 else { throw .lengthError }
@@ -39,7 +39,7 @@ extension DESFireCard {
         try requireLength(data, 7)
         let file = try lookUpFile(data[0])
         guard file.isRecordFile, let state = file.recordState else { throw .parameterError }
-        let access = try grant([file.accessRights.read, file.accessRights.readWrite])
+        let access = try grant(file) { [$0.read, $0.readWrite] }
         let records = state.records
         let first = DESFireBytes.readLE24(data, at: 1)
         let requested = DESFireBytes.readLE24(data, at: 4)
@@ -59,7 +59,7 @@ extension DESFireCard {
         try requireLength(data, 1)
         let file = try lookUpFile(data[0])
         guard file.isRecordFile else { throw .parameterError }
-        _ = try grant([file.accessRights.readWrite])
+        _ = try grant(file) { [$0.readWrite] }
         transaction.newRecords[file.number] = nil
         transaction.clearedRecordFiles.insert(file.number)
         addTransactionMACInput([0xEB, file.number])

@@ -70,6 +70,12 @@ extension DESFireCard {
         if let additional = file.additionalAccessRights, !(1...7).contains(additional.count) {
             throw corrupt("\(name): \(additional.count) additional access rights (EV2 allows 1...7)")
         }
+        if file.type == .transactionMAC, file.additionalAccessRights != nil {
+            throw corrupt("\(name): a TransactionMAC file with additional access rights")
+        }
+        if file.type != .transactionMAC, file.transactionMACCounterLimit != nil {
+            throw corrupt("\(name): a TMC limit on a file that is no TransactionMAC file")
+        }
         switch file.type {
         case .standard, .backup:
             guard file.data.count <= DESFireMemory.capacity, file.valueState == nil, file.recordState == nil else {

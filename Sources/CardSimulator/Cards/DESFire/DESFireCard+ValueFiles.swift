@@ -5,8 +5,7 @@ extension DESFireCard {
         try requireLength(data, 1)
         let file = try lookUpFile(data[0])
         guard file.type == .value, let state = file.valueState else { throw .parameterError }
-        let rights = file.accessRights
-        let access = try grant([rights.read, rights.write, rights.readWrite])
+        let access = try grant(file) { [$0.read, $0.write, $0.readWrite] }
         addTransactionMACInput([0x6C, file.number] + DESFireBytes.le32(state.value))
         return DESFireReply(
             data: DESFireBytes.le32(state.value), protection: protection(communicationMode(of: file, access)))
@@ -19,14 +18,13 @@ extension DESFireCard {
         guard data.count >= 1 else { throw .lengthError }
         let file = try lookUpFile(data[0])
         guard file.type == .value, let state = file.valueState else { throw .parameterError }
-        let rights = file.accessRights
-        let allowed: [UInt8] =
+        let allowed: (DESFireAccessRights) -> [UInt8] =
             switch ins {
-            case 0x0C: [rights.readWrite]
-            case 0xDC: [rights.read, rights.write, rights.readWrite]
-            default: [rights.write, rights.readWrite]
+            case 0x0C: { [$0.readWrite] }
+            case 0xDC: { [$0.read, $0.write, $0.readWrite] }
+            default: { [$0.write, $0.readWrite] }
             }
-        let mode = communicationMode(of: file, try grant(allowed))
+        let mode = communicationMode(of: file, try grant(file, allowed))
         let amountBytes = try DESFireSecureMessaging.unwrapCommand(
             header: [ins, data[0]], protected: Array(data[1...]), plainLength: 4, mode: mode, session: &session)
         let amount = Int64(DESFireBytes.readLE32(amountBytes, at: 0))

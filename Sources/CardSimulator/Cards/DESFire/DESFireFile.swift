@@ -54,6 +54,19 @@ struct DESFireFile: Codable, Sendable, Hashable {
     var transactionMACKey: TransactionMACKey?
     /// EV2: additional access-right pairs (FileOption bit 7), `nil` when the file has none.
     var additionalAccessRights: [UInt16]?
+    /// TransactionMAC file: the TMCLimit set with ChangeFileSettings (FileOption bit 5), `nil` while
+    /// disabled (as delivered, equivalent to FFFFFFFF).
+    var transactionMACCounterLimit: UInt32?
+
+    /// FileOption bit 5 of a TransactionMAC file: TMCLimit configured.
+    static let counterLimitOption: UInt8 = 0x20
+
+    /// The access-right sets a command may be granted by: the file's own, then the EV2 additional
+    /// ones (MF3D(H)x2 ChangeFileSettings: each additional pair is a full Read/Write/R&W/Change set;
+    /// a command passes when any set grants it).
+    var accessRightSets: [DESFireAccessRights] {
+        [accessRights] + (additionalAccessRights ?? []).map { DESFireAccessRights(raw: $0) }
+    }
 
     var mode: DESFireCommunicationMode { DESFireCommunicationMode(fileSetting: communication) }
     var isDataFile: Bool { type == .standard || type == .backup }
@@ -61,14 +74,17 @@ struct DESFireFile: Codable, Sendable, Hashable {
 
     /// GetFileSettings answer (spec §5.5).
     var settings: [UInt8] {
-        let option = communication | (additionalAccessRights == nil ? 0 : 0x80)
+        let option =
+            communication | (additionalAccessRights == nil ? 0 : 0x80)
+            | (transactionMACCounterLimit == nil ? 0 : Self.counterLimitOption)
         var out: [UInt8] = [type.rawValue, option] + accessRights.bytes
         switch type {
         case .standard, .backup:
             out += DESFireBytes.le24(data.count)
         case .transactionMAC:
-            // TMKeyOption 02 (AES), TMKeyVersion.
+            // TMKeyOption 02 (AES), TMKeyVersion [TMCLimit(4)] (MF2DLHX0 GetFileSettings).
             out += [0x02, transactionMACKey?.version ?? 0]
+            if let limit = transactionMACCounterLimit { out += DESFireBytes.le32(Int32(bitPattern: limit)) }
         case .value:
             let state =
                 valueState
