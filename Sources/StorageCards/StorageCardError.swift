@@ -46,6 +46,17 @@ public enum StorageCardError: Error, Sendable, Hashable, CustomStringConvertible
     case cardLost(CardLoss, operation: String)
     /// The card is no MIFARE Classic (by its ATR), or its layout is not known.
     case notAClassicCard(String)
+    /// The card did not answer the raw frame (first byte `command`) in time: RF time-out, or no
+    /// card in the field.
+    case rfNoAnswer(command: UInt8, route: StorageRawFrameRoute)
+    /// The reader reports another RF error for the raw frame (CRC, parity, collision…); `code`
+    /// is the reader's error code.
+    case rfError(command: UInt8, route: StorageRawFrameRoute, code: UInt8)
+    /// The reader refused the pass-through APDU itself (it does not know the route, or no
+    /// transparent session is open).
+    case passThroughRefused(command: UInt8, route: StorageRawFrameRoute, statusWord: StatusWord)
+    /// The reader's answer does not follow the route's form.
+    case malformedPassThroughAnswer(command: UInt8, route: StorageRawFrameRoute, reason: String)
 
     /// The likely cause text for a failed GENERAL AUTHENTICATE with `63 00`, `69 88` or `69 82`.
     public static let wrongKeyOrSlot = "wrong key or wrong key slot for this reader family"
@@ -77,6 +88,14 @@ public enum StorageCardError: Error, Sendable, Hashable, CustomStringConvertible
         case .unexpectedResponse(let ins, let length): "INS \([ins].hexString): unexpected \(length)-byte answer"
         case .cardLost(let loss, let operation): "card lost during \(operation) (\(loss))"
         case .notAClassicCard(let text): "not a MIFARE Classic card: \(text)"
+        case .rfNoAnswer(let command, let route):
+            "the card did not answer command \([command].hexString) in time (\(route))"
+        case .rfError(let command, let route, let code):
+            "RF error \([code].hexString) on command \([command].hexString) (\(route))"
+        case .passThroughRefused(let command, let route, let statusWord):
+            "the reader refused the pass-through of command \([command].hexString) (\(route)): \(statusWord.hexString)"
+        case .malformedPassThroughAnswer(let command, let route, let reason):
+            "malformed pass-through answer to command \([command].hexString) (\(route)): \(reason)"
         }
     }
 }
