@@ -9,6 +9,7 @@ import DESFire
 import ISO15693
 import NDEF
 import ReaderSelection
+import StorageCards
 
 /// cardctl's exit codes: 0 ok, 1 card/status error, 2 usage or bad input, 3 reader or
 /// transport error, 130 cancelled.
@@ -24,6 +25,9 @@ enum ExitStatus: Int32 {
         case is CancellationError: return .cancelled
         case let error as FlowError: return of(error.underlying)
         case is ISO15693Error, is NDEFTagError: return .cardError
+        case let error as StorageCardError:
+            if case .invalidArgument = error { return .usage }
+            return .cardError
         case let error as DESFireError:
             if case .invalidArgument = error { return .usage }
             return .cardError

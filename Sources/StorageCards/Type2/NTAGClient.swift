@@ -272,17 +272,20 @@ public actor NTAGClient {
 
     /// Sets the password and PACK, then protects the pages from `auth0` on: writes only
     /// (`protectsReads` false, the default) or reads too, with `authenticationLimit` (AUTHLIM,
-    /// 0 = no limit). Reads the configuration first to keep the other bytes.
+    /// 0 = no limit). Reads the configuration first to keep the other bytes, and returns the
+    /// configuration written (with PROT, reading it back needs PWD_AUTH in a new session).
+    @discardableResult
     public func protect(
         password: Type2Password, pack: [UInt8], auth0: UInt8, protectsReads: Bool = false,
         authenticationLimit: UInt8 = 0
-    ) async throws {
+    ) async throws -> Type2Configuration {
         var configuration = try await readConfiguration()
         try await setPassword(password, pack: pack)
         configuration.protectsReads = protectsReads
         configuration.authenticationLimit = authenticationLimit
         configuration.auth0 = auth0
         try await writeConfiguration(configuration)
+        return configuration
     }
 
     // MARK: - Internals
