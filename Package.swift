@@ -172,7 +172,7 @@ let package = Package(
             name: "CardDaemon",
             dependencies: [
                 "CardFlow", "CCID", "CardFlowCCID", "CardFlowVPCD", "VPCD", "CardFlowPCSC", "PCSC", "NDEF", "ISO15693",
-                "DESFire", "TONCard", "Relay",
+                "DESFire", "TONCard", "Relay", "StorageCards",
                 "CardDaemonControl", "ReaderSelection", "CardFleet",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -286,7 +286,7 @@ let package = Package(
             dependencies: [
                 "CardFlow", "CCID", "CardFlowCCID", "CardFlowVPCD", "VPCD", "CardFlowPCSC", "PCSC", "CardSimulator",
                 "CardSimulatorUSB", "NDEF", "ISO15693", "DESFire", "TONCard", "CardDaemonControl", "ReaderSelection",
-                "CardSimulatorReaders", "Relay", "CardFleet", "CardFleetPostgres", "CardBench",
+                "CardSimulatorReaders", "Relay", "CardFleet", "CardFleetPostgres", "CardBench", "StorageCards",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: commandLineTools),
                 .product(name: "Logging", package: "swift-log"),
             ],

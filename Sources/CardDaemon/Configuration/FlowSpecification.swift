@@ -17,6 +17,9 @@ public enum FlowSpecification: Sendable, Hashable, Codable {
     case desfireProvision(DESFireProvisioningRule)
     /// Personalise an NTAG 424 DNA for SUN: SDM keys from key-store slots, the URL, SDM on.
     case ntag424SUN(NTAG424SUNRule)
+    /// Write NDEF on an NTAG21x / Ultralight EV1, then protect it with a password (PWD, PACK,
+    /// AUTH0, PROT).
+    case ntagNDEFProtect(NTAGNDEFRule)
     /// Activate a TON Labs security card with activation data from the key store.
     case tonActivate(TONActivationRule)
     /// Relay a remote service's APDUs to the card (docs/relay-protocol.md).
@@ -41,6 +44,7 @@ public enum FlowSpecification: Sendable, Hashable, Codable {
         case .iso15693Read: "iso15693-read"
         case .desfireProvision: "desfire-provision"
         case .ntag424SUN: "ntag424-sun"
+        case .ntagNDEFProtect: "ntag-ndef-protect"
         case .tonActivate: "ton-activate"
         case .relay: "relay"
         case .fleet: "fleet"
@@ -52,14 +56,15 @@ public enum FlowSpecification: Sendable, Hashable, Codable {
     public var writesToCard: Bool {
         switch self {
         case .report, .ndefRead, .iso15693Read: false
-        case .apdus, .ndefWrite, .desfireProvision, .ntag424SUN, .tonActivate, .relay, .fleet: true
+        case .apdus, .ndefWrite, .desfireProvision, .ntag424SUN, .ntagNDEFProtect, .tonActivate, .relay, .fleet: true
         }
     }
 
     enum CodingKeys: String, CodingKey { case kind, apdus, expect, uri, text, first, count }
 
     private static let kinds =
-        "report, apdu, ndef-write, ndef-read, iso15693-read, desfire-provision, ntag424-sun, ton-activate, relay, fleet"
+        "report, apdu, ndef-write, ndef-read, iso15693-read, desfire-provision, ntag424-sun, ntag-ndef-protect, "
+        + "ton-activate, relay, fleet"
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -98,6 +103,7 @@ public enum FlowSpecification: Sendable, Hashable, Codable {
         case "ndef-read": self = .ndefRead
         case "desfire-provision": self = .desfireProvision(try DESFireProvisioningRule(from: decoder))
         case "ntag424-sun": self = .ntag424SUN(try NTAG424SUNRule(from: decoder))
+        case "ntag-ndef-protect": self = .ntagNDEFProtect(try NTAGNDEFRule(from: decoder))
         case "ton-activate": self = .tonActivate(try TONActivationRule(from: decoder))
         case "relay": self = .relay(try RelayRule(from: decoder))
         case "fleet": self = .fleet(try FleetFlowTemplate(from: decoder))
@@ -137,6 +143,8 @@ public enum FlowSpecification: Sendable, Hashable, Codable {
         case .desfireProvision(let rule):
             try rule.encode(to: encoder)
         case .ntag424SUN(let rule):
+            try rule.encode(to: encoder)
+        case .ntagNDEFProtect(let rule):
             try rule.encode(to: encoder)
         case .tonActivate(let rule):
             try rule.encode(to: encoder)

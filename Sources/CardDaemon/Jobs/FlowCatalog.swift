@@ -42,6 +42,8 @@ public enum FlowCatalog {
             return try await desfireJob(rule, keys: try required(keys))
         case .ntag424SUN(let rule):
             return try await ntag424SUNJob(rule, keys: try required(keys))
+        case .ntagNDEFProtect(let rule):
+            return try await ntagNDEFProtectJob(rule, keys: rule.needsKeyStore ? try required(keys) : keys)
         case .tonActivate(let rule):
             return try await tonActivationJob(rule, keys: try required(keys))
         case .relay(let rule):
@@ -79,7 +81,7 @@ public enum FlowCatalog {
         return keys
     }
 
-    private static func secret(_ name: String, in keys: any KeyStore) async throws -> [UInt8] {
+    static func secret(_ name: String, in keys: any KeyStore) async throws -> [UInt8] {
         guard let secret = try await keys.secret(named: name) else { throw DaemonFlowError.missingSecret(name) }
         return secret.bytes
     }
@@ -229,7 +231,7 @@ public enum FlowCatalog {
                 outcome.values["blocks"] = try await tag.readBlocks(first, count: count).hexString
                 return outcome
             }
-        case .desfireProvision, .ntag424SUN, .tonActivate, .relay, .fleet:
+        case .desfireProvision, .ntag424SUN, .ntagNDEFProtect, .tonActivate, .relay, .fleet:
             preconditionFailure("job(for:keys:) builds the flows that need keys, a connection or a claim")
         }
     }
