@@ -227,9 +227,11 @@ public actor NTAGClient {
 
     /// PWD_AUTH (`1B PWD`): authenticates with `password` and returns the tag's PACK.
     ///
-    /// - Parameter expectedPACK: when given, a PACK other than these 2 bytes is
-    ///   ``StorageCardError/packMismatch(expected:received:)`` (the tag is then still
-    ///   authenticated, but may not be the tag the password was set on).
+    /// - Parameters:
+    ///   - password: the 4-byte password (sent in clear, never logged).
+    ///   - expectedPACK: when given, a PACK other than these 2 bytes is
+    ///     ``StorageCardError/packMismatch(expected:received:)`` (the tag is then still
+    ///     authenticated, but may not be the tag the password was set on).
     /// - Throws: ``StorageCardError/cardNAK(command:page:code:likelyCause:)`` for a wrong
     ///   password (`0`) or once the authentication limit is reached (`4`).
     @discardableResult
