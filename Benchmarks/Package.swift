@@ -40,6 +40,7 @@ let package = Package(
                 .product(name: "CardSimulator", package: "CardFlow"),
                 .product(name: "DESFire", package: "CardFlow"),
                 .product(name: "TONCard", package: "CardFlow"),
+                .product(name: "StorageCards", package: "CardFlow"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/StackBench",

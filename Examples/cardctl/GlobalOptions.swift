@@ -12,7 +12,7 @@ struct GlobalOptions: ParsableArguments {
     @Option(
         name: [.customShort("r"), .long],
         help: ArgumentHelp(
-            "Reader selector: usb, usb:VVVV:PPPP, usb:BUS:DEV, usb:serial=XYZ, vpcd[:HOST][:PORT] (listen for a vpcd card side such as vicc), pcsc[:NAME-PREFIX] (readers pcscd serves), or sim[:CARD][,option=value...]; CARD is iso7816, desfire, ton, ndef4, type2, iso15693, none, apdu-test (fixed answers for differential tests), or fuzz (seeded hostile answers: fuzz,seed=N[,wrap=CARD][,hostile=PERCENT][,sticky=PERCENT][,max-response=BYTES]). Default: $CARDCTL_READER, else \"reader\" in $XDG_CONFIG_HOME/cardflow/cardctl.json (~/.config/cardflow/cardctl.json), else the first USB CCID reader.",
+            "Reader selector: usb, usb:VVVV:PPPP, usb:BUS:DEV, usb:serial=XYZ, vpcd[:HOST][:PORT] (listen for a vpcd card side such as vicc), pcsc[:NAME-PREFIX] (readers pcscd serves), or sim[:CARD][,option=value...]; CARD is iso7816, desfire, ton, ndef4, type2, iso15693, ntag213, ntag215, ntag216, ultralight-ev1, none, apdu-test (fixed answers for differential tests), or fuzz (seeded hostile answers: fuzz,seed=N[,wrap=CARD][,hostile=PERCENT][,sticky=PERCENT][,max-response=BYTES]). Default: $CARDCTL_READER, else \"reader\" in $XDG_CONFIG_HOME/cardflow/cardctl.json (~/.config/cardflow/cardctl.json), else the first USB CCID reader.",
             valueName: "SELECTOR"))
     var reader: String?
 

@@ -46,6 +46,33 @@ public enum StorageCardError: Error, Sendable, Hashable, CustomStringConvertible
     case cardLost(CardLoss, operation: String)
     /// The card is no MIFARE Classic (by its ATR), or its layout is not known.
     case notAClassicCard(String)
+    /// The card did not answer the raw frame (first byte `command`) in time: RF time-out, or no
+    /// card in the field.
+    case rfNoAnswer(command: UInt8, route: StorageRawFrameRoute)
+    /// The reader reports another RF error for the raw frame (CRC, parity, collision…); `code`
+    /// is the reader's error code.
+    case rfError(command: UInt8, route: StorageRawFrameRoute, code: UInt8)
+    /// The reader refused the pass-through APDU itself (it does not know the route, or no
+    /// transparent session is open).
+    case passThroughRefused(command: UInt8, route: StorageRawFrameRoute, statusWord: StatusWord)
+    /// The reader's answer does not follow the route's form.
+    case malformedPassThroughAnswer(command: UInt8, route: StorageRawFrameRoute, reason: String)
+    /// A Type 2 tag answered `command` with a 4-bit NAK (`0` invalid argument or access
+    /// refused, `1` parity/CRC error, `4` authentication counter overflow, `5` EEPROM write
+    /// error). The tag has gone back to IDLE: reconnect before the next command.
+    case cardNAK(command: UInt8, page: Int?, code: UInt8, likelyCause: String)
+    /// PWD_AUTH succeeded but the tag's PACK is not the one expected: it may not be the tag
+    /// the password was set on.
+    case packMismatch(expected: [UInt8], received: [UInt8])
+    /// The page is not on this tag; nothing was sent.
+    case pageOutOfRange(page: Int, pageCount: Int)
+    /// The card is no Type 2 tag this layer drives (by its ATR or GET_VERSION).
+    case notAType2Tag(String)
+    /// The tag has no such command or memory (a plain Ultralight has no password, NTAG21x
+    /// counters are only 02…); nothing was sent.
+    case unsupportedByProduct(product: Type2Product, what: String)
+    /// A part 3 READ/UPDATE BINARY on a Type 2 tag failed with this status word.
+    case pageAccessFailed(instruction: UInt8, page: Int, statusWord: StatusWord, likelyCause: String)
 
     /// The likely cause text for a failed GENERAL AUTHENTICATE with `63 00`, `69 88` or `69 82`.
     public static let wrongKeyOrSlot = "wrong key or wrong key slot for this reader family"
@@ -77,6 +104,24 @@ public enum StorageCardError: Error, Sendable, Hashable, CustomStringConvertible
         case .unexpectedResponse(let ins, let length): "INS \([ins].hexString): unexpected \(length)-byte answer"
         case .cardLost(let loss, let operation): "card lost during \(operation) (\(loss))"
         case .notAClassicCard(let text): "not a MIFARE Classic card: \(text)"
+        case .rfNoAnswer(let command, let route):
+            "the card did not answer command \([command].hexString) in time (\(route))"
+        case .rfError(let command, let route, let code):
+            "RF error \([code].hexString) on command \([command].hexString) (\(route))"
+        case .passThroughRefused(let command, let route, let statusWord):
+            "the reader refused the pass-through of command \([command].hexString) (\(route)): \(statusWord.hexString)"
+        case .malformedPassThroughAnswer(let command, let route, let reason):
+            "malformed pass-through answer to command \([command].hexString) (\(route)): \(reason)"
+        case .cardNAK(let command, let page, let code, let cause):
+            "the tag refused command \([command].hexString)" + (page.map { " on page \($0)" } ?? "")
+                + " with NAK \(String(code, radix: 16)): likely \(cause); reconnect before the next command"
+        case .packMismatch(let expected, let received):
+            "PACK \(received.spacedHexString) is not the expected \(expected.spacedHexString)"
+        case .pageOutOfRange(let page, let count): "page \(page) is outside the tag's \(count) pages"
+        case .notAType2Tag(let text): "not a Type 2 tag this layer drives: \(text)"
+        case .unsupportedByProduct(let product, let what): "\(product) cannot \(what)"
+        case .pageAccessFailed(let ins, let page, let statusWord, let cause):
+            "INS \([ins].hexString) on page \(page) failed (\(statusWord.hexString)): likely \(cause)"
         }
     }
 }

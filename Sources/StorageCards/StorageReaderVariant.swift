@@ -22,12 +22,12 @@ public enum StorageReaderFamily: String, Sendable, Hashable, CaseIterable, Custo
 /// How one reader family speaks the storage-card pseudo-APDUs, and the table that finds it by
 /// USB vendor and product ID.
 ///
-/// | family | LOAD KEYS | GENERAL AUTHENTICATE | value blocks |
-/// |---|---|---|---|
-/// | ACS | `FF 82 00 slot 06 KEY` (slots 00–01, volatile) | `… 01 00 BLK 60/61 slot` | `FF D7`, `FF B1` |
-/// | Identiv/SCM | `FF 82 00 60/61 06 KEY` (P2 = key type, volatile) | `… 01 00 BLK 60/61 01` | read-modify-write |
-/// | HID OMNIKEY | `FF 82 20 slot 06 KEY` (non-volatile) | `… 01 00 BLK 60/61 slot` | read-modify-write |
-/// | generic | `FF 82 00/20 slot 06 KEY` (P1 bit 5: non-volatile) | `… 01 00 BLK 60/61 slot` | read-modify-write |
+/// | family | LOAD KEYS | GENERAL AUTHENTICATE | value blocks | raw frames |
+/// |---|---|---|---|---|
+/// | ACS | `FF 82 00 slot 06 KEY` (slots 00–01, volatile) | `… 01 00 BLK 60/61 slot` | `FF D7`, `FF B1` | ACR122U: PN532 `D4 42`; ACR1252U/1255U: `FF 00 00 00` |
+/// | Identiv/SCM | `FF 82 00 60/61 06 KEY` (P2 = key type, volatile) | `… 01 00 BLK 60/61 01` | read-modify-write | `FF C2` (unverified) |
+/// | HID OMNIKEY | `FF 82 20 slot 06 KEY` (non-volatile) | `… 01 00 BLK 60/61 slot` | read-modify-write | `FF C2` (unverified) |
+/// | generic | `FF 82 00/20 slot 06 KEY` (P1 bit 5: non-volatile) | `… 01 00 BLK 60/61 slot` | read-modify-write | `FF C2` |
 ///
 /// Sources: ACS — ACR122U API v2.04 §5.1–5.4 and the AET62 / ACR1281U manuals (key locations
 /// 00–01h lost at power-off; value block `FF D7 00 blk 05 op value` with the value MSB first;
@@ -59,23 +59,35 @@ public struct StorageReaderVariant: Sendable, Hashable, CustomStringConvertible 
     public let nonVolatileKeySlots: ClosedRange<UInt8>?
     /// Whether the reader has the ACS value-block commands (`FF D7` operations, `FF B1` read value).
     public let valueBlockCommands: Bool
+    /// How the reader carries raw card frames (NTAG PWD_AUTH, FeliCa…); see
+    /// ``StorageRawFrameRoute`` for each route's form and sources.
+    public let rawFrameRoute: StorageRawFrameRoute
+    /// Whether, once a raw-frame authentication (NTAG PWD_AUTH) has been done, every later
+    /// command of the session has to stay on the raw path: on ACS readers a part 3 `FF B0` read
+    /// after PWD_AUTH through the pass-through fails (`reference/storage-cards.md`; reported for
+    /// the ACR122U, assumed for the family).
+    public let rawPathAfterAuthentication: Bool
 
-    /// ACS readers.
+    /// ACS readers with a direct transmit to the card (ACR1252U, ACR1255U-J1).
     public static let acs = StorageReaderVariant(
         family: .acs, keyAddressing: .keySlot, volatileKeySlots: 0x00...0x01, nonVolatileKeySlots: nil,
-        valueBlockCommands: true)
+        valueBlockCommands: true, rawFrameRoute: .acsDirectTransmit, rawPathAfterAuthentication: true)
+    /// The ACS ACR122U: as ``acs``, raw frames through its PN532.
+    public static let acr122u = StorageReaderVariant(
+        family: .acs, keyAddressing: .keySlot, volatileKeySlots: 0x00...0x01, nonVolatileKeySlots: nil,
+        valueBlockCommands: true, rawFrameRoute: .pn532InCommunicateThru, rawPathAfterAuthentication: true)
     /// Identiv/SCM readers.
     public static let identiv = StorageReaderVariant(
         family: .identiv, keyAddressing: .keyType(keyNumber: 0x01), volatileKeySlots: nil, nonVolatileKeySlots: nil,
-        valueBlockCommands: false)
+        valueBlockCommands: false, rawFrameRoute: .part3TransparentExchange, rawPathAfterAuthentication: false)
     /// HID OMNIKEY readers.
     public static let omnikey = StorageReaderVariant(
         family: .omnikey, keyAddressing: .keySlot, volatileKeySlots: nil, nonVolatileKeySlots: 0x00...0x00,
-        valueBlockCommands: false)
+        valueBlockCommands: false, rawFrameRoute: .part3TransparentExchange, rawPathAfterAuthentication: false)
     /// Readers not in the table.
     public static let genericPart3 = StorageReaderVariant(
         family: .genericPart3, keyAddressing: .keySlot, volatileKeySlots: 0x00...0x01, nonVolatileKeySlots: nil,
-        valueBlockCommands: false)
+        valueBlockCommands: false, rawFrameRoute: .part3TransparentExchange, rawPathAfterAuthentication: false)
 
     /// The variant of the reader with this USB vendor and product ID; ``genericPart3`` for
     /// readers the table does not list (and for nil IDs: readers behind pcscd or vpcd).
@@ -93,8 +105,13 @@ public struct StorageReaderVariant: Sendable, Hashable, CustomStringConvertible 
     }
 
     private static let entries: [Entry] = [
-        // ACR122U 2200, ACR1252U 223B/223E, ACR1255U-J1 223F (IDs: LudovicRousseau/CCID reader dumps).
-        Entry(vendorID: 0x072F, productIDs: [0x2200, 0x223B, 0x223E, 0x223F], variant: .acs),
+        // ACR122U 2200 (IDs: LudovicRousseau/CCID reader dumps): raw frames through its PN532
+        // (ACR122U API v2.04 §6).
+        Entry(vendorID: 0x072F, productIDs: [0x2200], variant: .acr122u),
+        // ACR1252U 223B/223E, ACR1255U-J1 223F: direct transmit to the card (ACR1252U API manual).
+        Entry(vendorID: 0x072F, productIDs: [0x223B, 0x223E, 0x223F], variant: .acs),
+        // Identiv and OMNIKEY raw frames: PC/SC part 3 transparent exchange, not verified against
+        // their manuals (see StorageRawFrameRoute).
         // SCL3711 5591, uTrust 3700 F 5790, uTrust 3720 F 5612, CLOUD 4700 F 5720.
         Entry(vendorID: 0x04E6, productIDs: [0x5591, 0x5790, 0x5612, 0x5720], variant: .identiv),
         // OMNIKEY 5421, 5422, 5427 CK.

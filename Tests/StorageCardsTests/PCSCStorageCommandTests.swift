@@ -29,7 +29,7 @@ struct PCSCStorageCommandTests {
     @Test("ACS: LOAD KEYS P2 is a slot, authentication names the slot, value commands")
     func acsFrames() throws {
         let acs = StorageReaderVariant.lookup(vendorID: 0x072F, productID: 0x2200)
-        #expect(acs == .acs)
+        #expect(acs == .acr122u && acs.family == .acs)
         #expect(
             encoded(try acs.loadKeys(.transport, keyType: .a, slot: 0x01, nonVolatile: false))
                 == bytes("FF82000106FFFFFFFFFFFF"))

@@ -95,4 +95,5 @@ let benchmarks: @Sendable () -> Void = {
     // 5. Card level: DESFire enciphered file I/O and TON signing (CardBenchmarks.swift).
     registerCardBenchmarks()
     registerSUNBenchmarks()
+    registerNTAGBenchmarks()
 }

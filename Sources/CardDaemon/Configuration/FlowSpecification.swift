@@ -19,6 +19,9 @@ public enum FlowSpecification: Sendable, Hashable, Codable {
     case ntag424SUN(NTAG424SUNRule)
     /// Top up or charge a MIFARE Classic value block, the sector key from the key store.
     case classicValue(ClassicValueRule)
+    /// Write NDEF on an NTAG21x / Ultralight EV1, then protect it with a password (PWD, PACK,
+    /// AUTH0, PROT).
+    case ntagNDEFProtect(NTAGNDEFRule)
     /// Activate a TON Labs security card with activation data from the key store.
     case tonActivate(TONActivationRule)
     /// Relay a remote service's APDUs to the card (docs/relay-protocol.md).
@@ -44,6 +47,7 @@ public enum FlowSpecification: Sendable, Hashable, Codable {
         case .desfireProvision: "desfire-provision"
         case .ntag424SUN: "ntag424-sun"
         case .classicValue: "classic-value"
+        case .ntagNDEFProtect: "ntag-ndef-protect"
         case .tonActivate: "ton-activate"
         case .relay: "relay"
         case .fleet: "fleet"
@@ -55,15 +59,17 @@ public enum FlowSpecification: Sendable, Hashable, Codable {
     public var writesToCard: Bool {
         switch self {
         case .report, .ndefRead, .iso15693Read: false
-        case .apdus, .ndefWrite, .desfireProvision, .ntag424SUN, .classicValue, .tonActivate, .relay, .fleet: true
+        case .apdus, .ndefWrite, .desfireProvision, .ntag424SUN, .classicValue, .ntagNDEFProtect, .tonActivate,
+            .relay, .fleet:
+            true
         }
     }
 
     enum CodingKeys: String, CodingKey { case kind, apdus, expect, uri, text, first, count }
 
     private static let kinds =
-        "report, apdu, ndef-write, ndef-read, iso15693-read, desfire-provision, ntag424-sun, classic-value, ton-activate, relay, "
-        + "fleet"
+        "report, apdu, ndef-write, ndef-read, iso15693-read, desfire-provision, ntag424-sun, classic-value, "
+        + "ntag-ndef-protect, ton-activate, relay, fleet"
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -103,6 +109,7 @@ public enum FlowSpecification: Sendable, Hashable, Codable {
         case "desfire-provision": self = .desfireProvision(try DESFireProvisioningRule(from: decoder))
         case "ntag424-sun": self = .ntag424SUN(try NTAG424SUNRule(from: decoder))
         case "classic-value": self = .classicValue(try ClassicValueRule(from: decoder))
+        case "ntag-ndef-protect": self = .ntagNDEFProtect(try NTAGNDEFRule(from: decoder))
         case "ton-activate": self = .tonActivate(try TONActivationRule(from: decoder))
         case "relay": self = .relay(try RelayRule(from: decoder))
         case "fleet": self = .fleet(try FleetFlowTemplate(from: decoder))
@@ -144,6 +151,8 @@ public enum FlowSpecification: Sendable, Hashable, Codable {
         case .ntag424SUN(let rule):
             try rule.encode(to: encoder)
         case .classicValue(let rule):
+            try rule.encode(to: encoder)
+        case .ntagNDEFProtect(let rule):
             try rule.encode(to: encoder)
         case .tonActivate(let rule):
             try rule.encode(to: encoder)

@@ -45,6 +45,8 @@ public enum FlowCatalog {
             return try await ntag424SUNJob(rule, keys: try required(keys))
         case .classicValue(let rule):
             return try await classicValueJob(rule, keys: try required(keys))
+        case .ntagNDEFProtect(let rule):
+            return try await ntagNDEFProtectJob(rule, keys: rule.needsKeyStore ? try required(keys) : keys)
         case .tonActivate(let rule):
             return try await tonActivationJob(rule, keys: try required(keys))
         case .relay(let rule):
@@ -82,7 +84,7 @@ public enum FlowCatalog {
         return keys
     }
 
-    private static func secret(_ name: String, in keys: any KeyStore) async throws -> [UInt8] {
+    static func secret(_ name: String, in keys: any KeyStore) async throws -> [UInt8] {
         guard let secret = try await keys.secret(named: name) else { throw DaemonFlowError.missingSecret(name) }
         return secret.bytes
     }
@@ -245,7 +247,7 @@ public enum FlowCatalog {
                 outcome.values["blocks"] = try await tag.readBlocks(first, count: count).hexString
                 return outcome
             }
-        case .desfireProvision, .ntag424SUN, .classicValue, .tonActivate, .relay, .fleet:
+        case .desfireProvision, .ntag424SUN, .classicValue, .ntagNDEFProtect, .tonActivate, .relay, .fleet:
             preconditionFailure("job(for:keys:) builds the flows that need keys, a connection or a claim")
         }
     }

@@ -140,6 +140,10 @@ public struct SimulatorSetup: Sendable {
         // The reader tells the card its dialect when it places it (ReaderAwareVirtualCard).
         case .classic1k: return SimulatedMIFAREClassicCard(seed: seed, size: .oneK)
         case .classic4k: return SimulatedMIFAREClassicCard(seed: seed, size: .fourK)
+        case .ntag213: return SimulatedNTAG21xCard(seed: seed, model: .ntag213)
+        case .ntag215: return SimulatedNTAG21xCard(seed: seed, model: .ntag215)
+        case .ntag216: return SimulatedNTAG21xCard(seed: seed, model: .ntag216)
+        case .ultralightEV1: return SimulatedNTAG21xCard(seed: seed, model: .ultralightEV1)
         }
     }
 
@@ -154,7 +158,11 @@ public struct SimulatorSetup: Sendable {
         let kind = try store.storedKind()
         // Both MIFARE Classic sizes are one model, saved under its own kind.
         let isClassic = specification.cardKind == .classic1k || specification.cardKind == .classic4k
-        let expected = isClassic ? SimulatedMIFAREClassicCard.persistentKind : specification.cardKind.rawValue
+        let expected =
+            isClassic
+            ? SimulatedMIFAREClassicCard.persistentKind
+            : specification.cardKind.type2Model != nil
+                ? SimulatedNTAG21xCard.persistentKind : specification.cardKind.rawValue
         guard kind == expected else {
             throw SimulatorSetupError.stateOfAnotherKind(
                 path: store.path, stored: kind, requested: specification.cardKind.rawValue)
@@ -174,6 +182,15 @@ public struct SimulatorSetup: Sendable {
             guard card.size == size else {
                 throw SimulatorSetupError.stateOfAnotherKind(
                     path: store.path, stored: "\(card.kind) \(card.size.rawValue)",
+                    requested: specification.cardKind.rawValue)
+            }
+            return card
+        case .ntag213, .ntag215, .ntag216, .ultralightEV1:
+            // All four are one model, saved under its own kind: the product must match too.
+            let card = try store.load(SimulatedNTAG21xCard.self)
+            guard card.model == specification.cardKind.type2Model else {
+                throw SimulatorSetupError.stateOfAnotherKind(
+                    path: store.path, stored: "\(card.kind) \(card.model.rawValue)",
                     requested: specification.cardKind.rawValue)
             }
             return card

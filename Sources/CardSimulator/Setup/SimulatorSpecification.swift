@@ -348,6 +348,14 @@ public enum SimulatedCardKind: String, Sendable, Hashable, CaseIterable {
     case classic1k
     /// A ``SimulatedMIFAREClassicCard`` of 4K.
     case classic4k
+    /// A ``SimulatedNTAG21xCard`` NTAG213, answering its reader's raw-frame route.
+    case ntag213
+    /// A ``SimulatedNTAG21xCard`` NTAG215.
+    case ntag215
+    /// A ``SimulatedNTAG21xCard`` NTAG216.
+    case ntag216
+    /// A ``SimulatedNTAG21xCard`` MIFARE Ultralight EV1 (MF0UL11).
+    case ultralightEV1 = "ultralight-ev1"
 
     /// The well-behaved models and `none`. `fuzz` is left out on purpose: it misbehaves by
     /// design, so code that cycles through every card (cardd's `--simulate`) must ask for it;
@@ -356,9 +364,22 @@ public enum SimulatedCardKind: String, Sendable, Hashable, CaseIterable {
         [.iso7816, .desfire, .ton, .ndef4, .type2, .iso15693, .ntag424, .none]
     }
 
-    /// Every kind a selector accepts, `fuzz`, `apdu-test` and the MIFARE Classic cards included
-    /// (those are not in `cardd --simulate`'s cycle yet: no daemon flow reads them).
-    public static var selectable: [SimulatedCardKind] { allCases + [.fuzz, .apduTest, .classic1k, .classic4k] }
+    /// Every kind a selector accepts, `fuzz`, `apdu-test`, the MIFARE Classic and the NTAG21x /
+    /// Ultralight EV1 cards included (those are not in `cardd --simulate`'s cycle yet).
+    public static var selectable: [SimulatedCardKind] {
+        allCases + [.fuzz, .apduTest, .classic1k, .classic4k, .ntag213, .ntag215, .ntag216, .ultralightEV1]
+    }
+
+    /// The Type 2 tag model of an NTAG21x / Ultralight EV1 kind; nil for other kinds.
+    public var type2Model: SimulatedType2Model? {
+        switch self {
+        case .ntag213: .ntag213
+        case .ntag215: .ntag215
+        case .ntag216: .ntag216
+        case .ultralightEV1: .ultralightEV1
+        default: nil
+        }
+    }
 }
 
 /// A `sim:` selector that cannot be used.
