@@ -25,9 +25,6 @@ enum ExitStatus: Int32 {
         case is CancellationError: return .cancelled
         case let error as FlowError: return of(error.underlying)
         case is ISO15693Error, is NDEFTagError: return .cardError
-        case let error as StorageCardError:
-            if case .invalidArgument = error { return .usage }
-            return .cardError
         case let error as DESFireError:
             if case .invalidArgument = error { return .usage }
             return .cardError
