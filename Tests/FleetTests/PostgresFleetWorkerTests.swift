@@ -146,8 +146,11 @@ struct PostgresFleetWorkerTests {
                 // Healed: a's outbox delivers its completion, which the store fences.
                 await partition.set(cut: false)
                 let worker = try #require(hostA.daemon.fleetWorker)
+                // The worker counts the fenced write before it re-reads the outbox depth (an await
+                // between them): wait for both.
                 try await Self.waitFor("host a's outbox is delivered") {
-                    await worker.report.fencedWrites == 1
+                    let report = await worker.report
+                    return report.fencedWrites == 1 && report.outboxDepth == 0
                 }
                 let report = await worker.report
                 #expect(report.completions == 0)
