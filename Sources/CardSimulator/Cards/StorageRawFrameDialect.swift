@@ -58,11 +58,7 @@ public struct StorageRawFrameDialect: Sendable, Hashable {
 
     /// The route of the reader with this USB vendor and product ID.
     public init(vendorID: UInt16, productID: UInt16) {
-        switch (vendorID, productID) {
-        case (0x072F, 0x2200): self.init(route: .pn532InCommunicateThru)
-        case (0x072F, 0x223B), (0x072F, 0x223E), (0x072F, 0x223F): self.init(route: .acsDirectTransmit)
-        default: self.init(route: .part3TransparentExchange)
-        }
+        self.init(route: SimulatedStorageReaderTable.entry(vendorID: vendorID, productID: productID).rawRoute)
     }
 
     /// The `FF` instructions this route uses, for ``VirtualCard/readerPassThroughInstructions``.

@@ -166,9 +166,13 @@ public struct ClassicValueTransfer: Sendable {
         (try await card.readValue(block: block), try await card.readValue(block: backupBlock))
     }
 
+    /// The UID for the outcome; a reader that refuses GET DATA leaves it empty.
     private func uid(_ session: CardSession) async throws -> [UInt8] {
-        let response = try await session.transmit(try PCSCStorageCommand.getUID())
-        return response.statusWord.isSuccess ? response.data : []
+        do {
+            return try await StorageCardUID.read(from: session)
+        } catch StorageCardError.commandFailed {
+            return []
+        }
     }
 }
 

@@ -24,12 +24,7 @@ public enum MIFAREClassicReaderDialect: String, Sendable, Hashable, Codable, Cas
 
     /// The dialect of the reader with this USB vendor and product ID.
     public init(vendorID: UInt16, productID: UInt16) {
-        switch (vendorID, productID) {
-        case (0x072F, 0x2200), (0x072F, 0x223B), (0x072F, 0x223E), (0x072F, 0x223F): self = .acs
-        case (0x04E6, 0x5591), (0x04E6, 0x5790), (0x04E6, 0x5612), (0x04E6, 0x5720): self = .identiv
-        case (0x076B, 0x5421), (0x076B, 0x5422), (0x076B, 0x5427): self = .omnikey
-        default: self = .generic
-        }
+        self = SimulatedStorageReaderTable.entry(vendorID: vendorID, productID: productID).classicDialect
     }
 
     /// The status word for a card command the card refused (not authenticated, access bits,
