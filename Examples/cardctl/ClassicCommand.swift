@@ -28,7 +28,7 @@ struct ClassicCommand: AsyncParsableCommand {
 
         func run() async throws {
             let (kind, uid, layout, variant) = try await withClassic(global, keys) { card, session in
-                let uid = try await ClassicInfo.uid(of: session)
+                let uid = try await StorageCardUID.read(from: session)
                 return (
                     StorageCardKind(atr: await session.identity.atr)?.description ?? "MIFARE Classic", uid,
                     card.layout, card.variant
@@ -164,16 +164,10 @@ struct ClassicKeyOptions: ParsableArguments {
         return try ClassicKey([UInt8](hex: keyHex))
     }
 
-    /// The dialect to speak: the one named, else looked up from the reader.
-    var readerVariant: StorageReaderVariant? {
-        variant.map { family in
-            switch family {
-            case .acs: .acs
-            case .identiv: .identiv
-            case .omnikey: .omnikey
-            case .genericPart3: .genericPart3
-            }
-        }
+    /// The dialect to speak on `reader`: the family named (the reader's own entry when it is of
+    /// that family), else looked up from the reader's USB IDs.
+    func readerVariant(for reader: ReaderInfo) -> StorageReaderVariant {
+        .lookup(family: variant, vendorID: reader.vendorID, productID: reader.productID)
     }
 
     /// Authenticates `block`'s sector unless the client holds it already with the same key type.
@@ -201,17 +195,6 @@ extension StorageReaderFamily: ExpressibleByArgument {}
 
 /// Facts about the card outside the client's scope.
 enum ClassicInfo {
-    /// The card's UID (GET DATA `FF CA 00 00 00`).
-    static func uid(of channel: any CardChannel) async throws -> [UInt8] {
-        let command = try PCSCStorageCommand.getUID()
-        let response = try await channel.transmit(command)
-        guard response.statusWord.isSuccess else {
-            throw StorageCardError.commandFailed(
-                instruction: command.ins, statusWord: response.statusWord, likelyCause: nil)
-        }
-        return response.data
-    }
-
     /// The plain write's own refusals (block 0, trailers, outside the card), checked up front.
     static func checkPlainWritable(_ block: Int, layout: ClassicCardLayout) throws {
         guard (0..<layout.blockCount).contains(block) else {
@@ -229,9 +212,9 @@ func withClassic<T: Sendable>(
     _ global: GlobalOptions, _ keys: ClassicKeyOptions,
     _ body: @escaping @Sendable (ClassicClient, CardSession) async throws -> T
 ) async throws -> T {
-    let variant = keys.readerVariant
     let logger = CommandLogging.logger(trace: global.trace)
     return try await ReaderConnection.withPrimarySession(global) { session in
+        let variant = keys.readerVariant(for: session.reader.info)
         let card = try await ClassicClient.open(on: session, variant: variant, logger: logger)
         return try await body(card, session)
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import CardFlow
 import Foundation
 import NDEF
+import StorageCards
 
 /// `cardctl ndef …`: decode and encode NDEF messages (no card involved).
 struct NDEFCommand: AsyncParsableCommand {
@@ -251,11 +252,12 @@ extension NDEFCommand {
     }
 }
 
-/// Runs `body` on the NDEF tag (type detected) of a session on the primary reader.
-private func withNDEFTag<T: Sendable>(_ global: GlobalOptions, _ body: @escaping @Sendable (NDEFTag) async throws -> T)
-    async throws -> T
-{
-    try await ReaderConnection.withPrimarySession(global) { session in
-        try await body(try await NDEFTag.detect(on: session))
+/// Runs `body` on the NDEF tag (type detected: Type 2, 3, 4 or 5) of a session on the primary reader.
+private func withNDEFTag<T: Sendable>(
+    _ global: GlobalOptions, _ body: @escaping @Sendable (StorageNDEFTag) async throws -> T
+) async throws -> T {
+    let logger = CommandLogging.logger(trace: global.trace)
+    return try await ReaderConnection.withPrimarySession(global) { session in
+        try await body(try await StorageNDEFTag.detect(on: session, logger: logger))
     }
 }

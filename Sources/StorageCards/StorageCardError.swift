@@ -73,6 +73,19 @@ public enum StorageCardError: Error, Sendable, Hashable, CustomStringConvertible
     case unsupportedByProduct(product: Type2Product, what: String)
     /// A part 3 READ/UPDATE BINARY on a Type 2 tag failed with this status word.
     case pageAccessFailed(instruction: UInt8, page: Int, statusWord: StatusWord, likelyCause: String)
+    /// The card is not a FeliCa card (another ATR).
+    case notAFeliCaCard(String)
+    /// A FeliCa card reported an error in its status flags: flag 1 is `FF` for the whole
+    /// command or has the bit of the failing block-list element, flag 2 says why.
+    case feliCaStatus(command: UInt8, flag1: UInt8, flag2: UInt8, likelyCause: String)
+    /// A FeliCa answer that does not follow the command's form (length byte, response code,
+    /// another card's IDm, a block count other than asked).
+    case malformedFeliCaAnswer(command: UInt8, reason: String)
+    /// The FeliCa IC has no such feature (the Lite memory map on a FeliCa Standard card).
+    case unsupportedByFeliCaProduct(product: FeliCaProduct, what: String)
+    /// An NDEF write began and did not finish (Type 3 WriteF `0F`): the card left mid-write.
+    /// The data is not a message; write it again.
+    case ndefWriteInterrupted
 
     /// The likely cause text for a failed GENERAL AUTHENTICATE with `63 00`, `69 88` or `69 82`.
     public static let wrongKeyOrSlot = "wrong key or wrong key slot for this reader family"
@@ -122,6 +135,14 @@ public enum StorageCardError: Error, Sendable, Hashable, CustomStringConvertible
         case .unsupportedByProduct(let product, let what): "\(product) cannot \(what)"
         case .pageAccessFailed(let ins, let page, let statusWord, let cause):
             "INS \([ins].hexString) on page \(page) failed (\(statusWord.hexString)): likely \(cause)"
+        case .notAFeliCaCard(let text): "not a FeliCa card: \(text)"
+        case .feliCaStatus(let command, let flag1, let flag2, let cause):
+            "FeliCa command \([command].hexString) failed with status \([flag1, flag2].spacedHexString): likely \(cause)"
+        case .malformedFeliCaAnswer(let command, let reason):
+            "malformed FeliCa answer to command \([command].hexString): \(reason)"
+        case .unsupportedByFeliCaProduct(let product, let what): "\(product) has no \(what)"
+        case .ndefWriteInterrupted:
+            "an NDEF write on this tag did not finish (the card left mid-write): write the message again"
         }
     }
 }

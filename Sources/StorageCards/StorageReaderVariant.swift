@@ -98,6 +98,23 @@ public struct StorageReaderVariant: Sendable, Hashable, CustomStringConvertible 
         return entry.variant
     }
 
+    /// The variant of `family` for the reader with these USB IDs: the reader's own entry when
+    /// it belongs to that family (an ACR122U keeps its PN532 route when asked for `acs`), else
+    /// the family's usual variant; nil `family` looks the reader up. For a user who names the
+    /// family of a reader the table does not know, or of one behind pcscd.
+    public static func lookup(family: StorageReaderFamily?, vendorID: UInt16?, productID: UInt16?)
+        -> StorageReaderVariant
+    {
+        let listed = lookup(vendorID: vendorID, productID: productID)
+        guard let family, listed.family != family else { return listed }
+        return switch family {
+        case .acs: .acs
+        case .identiv: .identiv
+        case .omnikey: .omnikey
+        case .genericPart3: .genericPart3
+        }
+    }
+
     private struct Entry {
         var vendorID: UInt16
         var productIDs: Set<UInt16>

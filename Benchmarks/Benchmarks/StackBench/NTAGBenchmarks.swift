@@ -50,14 +50,7 @@ func registerNTAGBenchmarks() {
 private func ntagClient(_ vendorID: UInt16, _ productID: UInt16, rawPathOnly: Bool) async throws -> (
     NTAGClient, CardSession
 ) {
-    var configuration = VirtualReaderConfiguration.level(.shortAPDU, maxMessageLength: 271)
-    configuration.vendorID = vendorID
-    configuration.productID = productID
-    configuration.timing = .zero
-    let virtual = VirtualCCIDReader(configuration: configuration)
-    await virtual.insert(SimulatedNTAG21xCard(seed: 1, model: .ntag215))
-    let reader = Reader.simulated(virtual, id: "sim:ntag215", logger: discardingLogger(level: .info))
-    let session = try await reader.connect()
-    let tag = try await NTAGClient.open(on: session, rawPathOnly: rawPathOnly)
-    return (tag, session)
+    let session = try await storageCardSession(
+        SimulatedNTAG21xCard(seed: 1, model: .ntag215), vendorID: vendorID, productID: productID)
+    return (try await NTAGClient.open(on: session, rawPathOnly: rawPathOnly), session)
 }

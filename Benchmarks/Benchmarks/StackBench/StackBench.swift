@@ -96,4 +96,5 @@ let benchmarks: @Sendable () -> Void = {
     registerCardBenchmarks()
     registerSUNBenchmarks()
     registerNTAGBenchmarks()
+    registerStorageCardBenchmarks()
 }

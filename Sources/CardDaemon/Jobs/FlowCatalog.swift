@@ -225,7 +225,7 @@ public enum FlowCatalog {
                 case .text(let text): record = try TextRecord(text).record
                 }
                 let message = try NDEFMessage([record]).encoded()
-                let tag = try await NDEFTag.detect(on: session)
+                let tag = try await StorageNDEFTag.detect(on: session)
                 try await tag.writeMessageBytes(message)
                 // Read back: a write the card acknowledged but did not keep is a failure, not a success.
                 guard try await tag.readMessageBytes() == message else { throw DaemonFlowError.readBackMismatch }
@@ -235,7 +235,7 @@ public enum FlowCatalog {
             }
         case .ndefRead:
             return identify.then("ndef-read") { outcome, session in
-                let tag = try await NDEFTag.detect(on: session)
+                let tag = try await StorageNDEFTag.detect(on: session)
                 var outcome = outcome
                 outcome.values["message"] = try await tag.readMessageBytes().hexString
                 return outcome

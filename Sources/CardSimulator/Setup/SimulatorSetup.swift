@@ -144,6 +144,8 @@ public struct SimulatorSetup: Sendable {
         case .ntag215: return SimulatedNTAG21xCard(seed: seed, model: .ntag215)
         case .ntag216: return SimulatedNTAG21xCard(seed: seed, model: .ntag216)
         case .ultralightEV1: return SimulatedNTAG21xCard(seed: seed, model: .ultralightEV1)
+        case .felicaLiteS:
+            return SimulatedFeliCaLiteSCard(seed: seed, ndefFormatted: specification?.ndefFormatted ?? false)
         }
     }
 
@@ -194,6 +196,7 @@ public struct SimulatorSetup: Sendable {
                     requested: specification.cardKind.rawValue)
             }
             return card
+        case .felicaLiteS: return try store.load(SimulatedFeliCaLiteSCard.self)
         case .fuzz, .apduTest: throw SimulatorSetupError.cardNotPersistent(specification.cardKind.rawValue)
         }
     }

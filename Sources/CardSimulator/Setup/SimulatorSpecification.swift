@@ -44,7 +44,8 @@ public struct SimulatorSpecification: Sendable, Hashable {
     public var lockedBlocks: Set<Int> = []
     /// ISO 15693 tags: accept multi-block writes (`multi-write`); off by default, as on many tags.
     public var multipleBlockWrite = false
-    /// ISO 15693 tags: formatted for NDEF (Type 5 capability container) (`ndef`).
+    /// ISO 15693 tags: formatted for NDEF (Type 5 capability container); FeliCa Lite-S: NDEF on
+    /// with a Type 3 attribute block (`ndef`).
     public var ndefFormatted = false
     /// DESFire: the card answers anti-collision with a fresh random UID each time it is powered
     /// (`random-uid`); only GetCardUID after authentication reveals the real one.
@@ -356,6 +357,8 @@ public enum SimulatedCardKind: String, Sendable, Hashable, CaseIterable {
     case ntag216
     /// A ``SimulatedNTAG21xCard`` MIFARE Ultralight EV1 (MF0UL11).
     case ultralightEV1 = "ultralight-ev1"
+    /// A ``SimulatedFeliCaLiteSCard``, answering its reader's raw-frame route (`ndef`: formatted).
+    case felicaLiteS = "felica-lite-s"
 
     /// The well-behaved models and `none`. `fuzz` is left out on purpose: it misbehaves by
     /// design, so code that cycles through every card (cardd's `--simulate`) must ask for it;
@@ -364,10 +367,13 @@ public enum SimulatedCardKind: String, Sendable, Hashable, CaseIterable {
         [.iso7816, .desfire, .ton, .ndef4, .type2, .iso15693, .ntag424, .none]
     }
 
-    /// Every kind a selector accepts, `fuzz`, `apdu-test`, the MIFARE Classic and the NTAG21x /
-    /// Ultralight EV1 cards included (those are not in `cardd --simulate`'s cycle yet).
+    /// Every kind a selector accepts, `fuzz`, `apdu-test`, the MIFARE Classic, NTAG21x /
+    /// Ultralight EV1 and FeliCa Lite-S cards included (those are not in `cardd --simulate`'s
+    /// cycle yet).
     public static var selectable: [SimulatedCardKind] {
-        allCases + [.fuzz, .apduTest, .classic1k, .classic4k, .ntag213, .ntag215, .ntag216, .ultralightEV1]
+        allCases + [
+            .fuzz, .apduTest, .classic1k, .classic4k, .ntag213, .ntag215, .ntag216, .ultralightEV1, .felicaLiteS,
+        ]
     }
 
     /// The Type 2 tag model of an NTAG21x / Ultralight EV1 kind; nil for other kinds.

@@ -47,12 +47,16 @@ public actor StorageRawFrameTransport {
     /// - Parameters:
     ///   - frame: the card command, without CRC.
     ///   - redact: log only the frame's first byte (the frame carries a secret).
+    ///   - command: the command code for logs and errors; nil: the frame's first byte (a FeliCa
+    ///     frame starts with its length, so its client passes the code).
     /// - Throws: the ``StorageCardError``s of ``StorageRawFrameCodec/unwrap(_:route:command:)``,
     ///   ``StorageCardError/cardLost(_:operation:)`` when the card left the reader,
     ///   `CancellationError`, and the channel's own errors otherwise.
-    public func transceive(_ frame: [UInt8], redact: Bool = false) async throws -> [UInt8] {
+    public func transceive(_ frame: [UInt8], redact: Bool = false, command code: UInt8? = nil) async throws
+        -> [UInt8]
+    {
         let command = try StorageRawFrameCodec.wrap(frame, route: route, timeoutMicroseconds: timeoutMicroseconds)
-        let first = frame.first ?? 0
+        let first = code ?? frame.first ?? 0
         if route.needsTransparentSession && !sessionOpen { try await startSession() }
         let shown = redact ? [first].spacedHexString + " <redacted>" : frame.spacedHexString
         logger.trace("raw frame", metadata: ["frame": "\(shown)", "route": "\(route.rawValue)"])
@@ -62,7 +66,7 @@ public actor StorageRawFrameTransport {
         return answer
     }
 
-    /// Opens the transparent session (`FF C2 00 00 02 81 00`); ``transceive(_:redact:)`` does
+    /// Opens the transparent session (`FF C2 00 00 02 81 00`); ``transceive(_:redact:command:)`` does
     /// it on its own. Routes without sessions do nothing.
     public func startSession() async throws {
         guard route.needsTransparentSession else { return }
