@@ -50,18 +50,7 @@ struct ClassicNDEFCommand: AsyncParsableCommand {
                 try await card.readNDEF(keyA: try keys.key(default: .ndefKeyA), slot: keys.slot)
             }
             let message = try NDEFMessage(decoding: bytes)
-            if global.json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                let document = message.records.map { NDEFCommand.RecordSummary($0, mode: .strict) }
-                Output.standardOutput(String(decoding: try encoder.encode(document), as: UTF8.self))
-            } else {
-                for (index, record) in message.records.enumerated() {
-                    for line in NDEFCommand.describe(record, index: index, mode: .strict) {
-                        Output.standardOutput(line)
-                    }
-                }
-            }
+            try NDEFCommand.printRecords(of: message, mode: .strict, json: global.json)
         }
     }
 

@@ -152,18 +152,7 @@ struct FeliCaCommand: AsyncParsableCommand {
             func run() async throws {
                 let bytes = try await withFeliCa(global, reader) { card in try await card.readNDEFMessage() }
                 let message = try NDEFMessage(decoding: bytes)
-                if global.json {
-                    let encoder = JSONEncoder()
-                    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                    let document = message.records.map { NDEFCommand.RecordSummary($0, mode: .strict) }
-                    Output.standardOutput(String(decoding: try encoder.encode(document), as: UTF8.self))
-                } else {
-                    for (index, record) in message.records.enumerated() {
-                        for line in NDEFCommand.describe(record, index: index, mode: .strict) {
-                            Output.standardOutput(line)
-                        }
-                    }
-                }
+                try NDEFCommand.printRecords(of: message, mode: .strict, json: global.json)
             }
         }
 

@@ -210,17 +210,25 @@ extension NDEFCommand {
             let bytes = try await withNDEFTag(global) { tag in try await tag.readMessageBytes() }
             let mode: NDEFDecodingMode = lenient ? .lenient : .strict
             let message = try NDEFMessage(decoding: bytes, mode: mode)
-            if global.json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                Output.standardOutput(
-                    String(
-                        decoding: try encoder.encode(message.records.map { RecordSummary($0, mode: mode) }),
-                        as: UTF8.self))
-            } else {
-                for (index, record) in message.records.enumerated() {
-                    for line in NDEFCommand.describe(record, index: index, mode: mode) { Output.standardOutput(line) }
-                }
+            try NDEFCommand.printRecords(of: message, mode: mode, json: global.json, prettyJSON: true)
+        }
+    }
+
+    /// Prints `message`'s records: a JSON list of record summaries, or a few lines per record.
+    static func printRecords(of message: NDEFMessage, mode: NDEFDecodingMode, json: Bool, prettyJSON: Bool = false)
+        throws
+    {
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting =
+                prettyJSON
+                ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+            Output.standardOutput(
+                String(
+                    decoding: try encoder.encode(message.records.map { RecordSummary($0, mode: mode) }), as: UTF8.self))
+        } else {
+            for (index, record) in message.records.enumerated() {
+                for line in describe(record, index: index, mode: mode) { Output.standardOutput(line) }
             }
         }
     }
