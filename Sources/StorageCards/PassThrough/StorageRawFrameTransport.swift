@@ -47,7 +47,7 @@ public actor StorageRawFrameTransport {
     /// - Parameters:
     ///   - frame: the card command, without CRC.
     ///   - redact: log only the frame's first byte (the frame carries a secret).
-    ///   - command: the command code for logs and errors; nil: the frame's first byte (a FeliCa
+    ///   - code: the command code for logs and errors; nil: the frame's first byte (a FeliCa
     ///     frame starts with its length, so its client passes the code).
     /// - Throws: the ``StorageCardError``s of ``StorageRawFrameCodec/unwrap(_:route:command:)``,
     ///   ``StorageCardError/cardLost(_:operation:)`` when the card left the reader,
