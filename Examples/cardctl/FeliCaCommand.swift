@@ -53,7 +53,7 @@ struct FeliCaCommand: AsyncParsableCommand {
                 let answer = try await card.poll(systemCode: systemCode, requestCode: .systemCode)
                 return (answer, await card.product)
             }
-            let system = answer.systemCode.map { [UInt8($0 >> 8), UInt8($0 & 0xFF)].hexString } ?? ""
+            let system = answer.systemCode.map { FeliCaFrame.bigEndian($0).hexString } ?? ""
             if global.json {
                 Output.standardOutput(
                     #"{"idm":"\#(answer.idm.hexString)","pmm":"\#(answer.pmm.hexString)","product":"\#(product)","systemCode":"\#(system)"}"#

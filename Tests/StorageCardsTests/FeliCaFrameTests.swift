@@ -26,6 +26,7 @@ struct FeliCaFrameTests {
             try FeliCaFrame.writeWithoutEncryption(idm: idm, service: .liteReadWrite, blocks: [3], data: data)
                 == bytes("20 08") + idm + bytes("01 09 00 01 80 03") + data)
         #expect(FeliCaServiceCode.liteReadOnly.description == "000B")
+        #expect(FeliCaServiceCode(rawValue: 0x1234).wireBytes == [0x34, 0x12])
     }
 
     @Test("Arguments that cannot make a frame are refused before anything is sent")
@@ -48,6 +49,11 @@ struct FeliCaFrameTests {
         #expect(throws: StorageCardError.self) {
             try FeliCaFrame.writeWithoutEncryption(
                 idm: idm, service: .liteReadWrite, blocks: Array(0..<15), data: [UInt8](repeating: 0, count: 240))
+        }
+        // More blocks than a byte counts: refused, not a trap.
+        #expect(throws: StorageCardError.self) {
+            try FeliCaFrame.writeWithoutEncryption(
+                idm: idm, service: .liteReadWrite, blocks: Array(0..<300), data: [UInt8](repeating: 0, count: 4_800))
         }
     }
 

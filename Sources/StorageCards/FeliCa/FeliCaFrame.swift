@@ -33,7 +33,7 @@ public enum FeliCaFrame {
     public static func polling(systemCode: UInt16, requestCode: RequestCode = .systemCode, timeSlots: UInt8 = 0)
         -> [UInt8]
     {
-        [0x06, 0x00, UInt8(systemCode >> 8), UInt8(systemCode & 0xFF), requestCode.rawValue, timeSlots]
+        [0x06, 0x00] + bigEndian(systemCode) + [requestCode.rawValue, timeSlots]
     }
 
     /// Read Without Encryption (`06`): `LEN 06 IDm n SC… m BLK…` with every block in the first
@@ -54,13 +54,17 @@ public enum FeliCaFrame {
 
     /// Write Without Encryption (`08`): `LEN 08 IDm n SC… m BLK… DATA` (16 bytes per block).
     ///
-    /// - Throws: ``StorageCardError/invalidArgument(_:)`` for an IDm that is not 8 bytes, data
-    ///   that is not 16 bytes per block, or a frame longer than 255 bytes.
+    /// - Throws: ``StorageCardError/invalidArgument(_:)`` for an IDm that is not 8 bytes, no block
+    ///   or more than 13, data that is not 16 bytes per block, or a frame longer than 255 bytes.
     public static func writeWithoutEncryption(
         idm: [UInt8], service: FeliCaServiceCode, blocks: [Int], data: [UInt8]
     ) throws(StorageCardError) -> [UInt8] {
         try checkIDm(idm)
-        guard !blocks.isEmpty, data.count == blocks.count * 16 else {
+        // 13 blocks of 16 bytes are the most one frame (LEN ≤ 255) carries.
+        guard (1...13).contains(blocks.count) else {
+            throw .invalidArgument("a Write Without Encryption names 1…13 blocks, not \(blocks.count)")
+        }
+        guard data.count == blocks.count * 16 else {
             throw .invalidArgument("a write needs 16 bytes per block: \(data.count) bytes for \(blocks.count) blocks")
         }
         let list = try blockList(blocks)
@@ -80,7 +84,7 @@ public enum FeliCaFrame {
             guard (0...0xFFFF).contains(block) else {
                 throw .invalidArgument("FeliCa block \(block) is outside 0…FFFF")
             }
-            list += block <= 0xFF ? [0x80, UInt8(block)] : [0x00, UInt8(block & 0xFF), UInt8(block >> 8)]
+            list += block <= 0xFF ? [0x80, UInt8(block)] : [0x00] + bigEndian(UInt16(block)).reversed()
         }
         return list
     }
@@ -89,7 +93,13 @@ public enum FeliCaFrame {
         guard idm.count == 8 else { throw .invalidArgument("an IDm has 8 bytes, not \(idm.count)") }
     }
 
-    private static func framed(_ body: [UInt8]) -> [UInt8] { [UInt8(body.count + 1)] + body }
+    /// A frame under 255 bytes gets its LEN; every caller bounds its body first.
+    private static func framed(_ body: [UInt8]) -> [UInt8] { [UInt8(truncatingIfNeeded: body.count + 1)] + body }
+
+    /// `value` most significant byte first.
+    public static func bigEndian(_ value: UInt16) -> [UInt8] {
+        [UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
+    }
 
     // MARK: - Answers
 

@@ -18,9 +18,9 @@ public struct FeliCaServiceCode: RawRepresentable, Sendable, Hashable, CustomStr
     public static let liteReadWrite = FeliCaServiceCode(rawValue: 0x0009)
 
     /// The service code as it goes in a command: little endian.
-    public var wireBytes: [UInt8] { [UInt8(rawValue & 0xFF), UInt8(rawValue >> 8)] }
+    public var wireBytes: [UInt8] { FeliCaFrame.bigEndian(rawValue).reversed() }
 
-    public var description: String { [UInt8(rawValue >> 8), UInt8(rawValue & 0xFF)].hexString }
+    public var description: String { FeliCaFrame.bigEndian(rawValue).hexString }
 }
 
 /// A FeliCa system code (big endian on the wire, in Polling).

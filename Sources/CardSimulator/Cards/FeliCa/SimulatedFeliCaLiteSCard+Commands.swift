@@ -22,9 +22,11 @@ extension SimulatedFeliCaLiteSCard {
         guard let system = systems.first(where: { Self.matches(requested, $0) }) else { return .silence }
         let head: [UInt8] = [0x01] + idm + Self.pmm
         switch frame[4] {
-        case 0x00: return .bytes([UInt8(head.count + 1)] + head)
-        case 0x01: return .bytes([UInt8(head.count + 3)] + head + [UInt8(system >> 8), UInt8(system & 0xFF)])
-        case 0x02: return .bytes([UInt8(head.count + 3)] + head + [0x00, 0x83])
+        // head is 17 bytes: LEN 0x12 alone, 0x14 with two bytes of request data.
+        case 0x00: return .bytes([0x12] + head)
+        case 0x01:
+            return .bytes([0x14] + head + [UInt8(truncatingIfNeeded: system >> 8), UInt8(truncatingIfNeeded: system)])
+        case 0x02: return .bytes([0x14] + head + [0x00, 0x83])
         default: return .silence
         }
     }
@@ -100,7 +102,11 @@ extension SimulatedFeliCaLiteSCard {
             guard let bytes = read(block) else { return status(0x07, FlagError(bit, 0xA8)) }
             data += bytes
         }
-        return .bytes([UInt8(13 + data.count), 0x07] + idm + [0x00, 0x00, UInt8(request.blocks.count)] + data)
+        // At most four blocks (parse's limit): LEN ≤ 77.
+        let count = request.blocks.count
+        return .bytes(
+            [UInt8(truncatingIfNeeded: 13 + data.count), 0x07] + idm + [0x00, 0x00, UInt8(truncatingIfNeeded: count)]
+                + data)
     }
 
     private mutating func writeWithoutEncryption(_ frame: [UInt8]) -> Answer {
@@ -133,7 +139,7 @@ extension SimulatedFeliCaLiteSCard {
         case 0x87: return [UInt8](repeating: 0, count: 16)
         case 0x88: return memoryConfiguration
         case 0x90:
-            return [UInt8(writeCount & 0xFF), UInt8(writeCount >> 8 & 0xFF), UInt8(writeCount >> 16 & 0xFF)]
+            return (0..<3).map { UInt8(truncatingIfNeeded: writeCount >> ($0 * 8)) }
                 + [UInt8](repeating: 0, count: 13)
         default: return nil
         }

@@ -75,7 +75,7 @@ public struct SimulatedFeliCaLiteSCard: PersistentVirtualCard, ReaderAwareVirtua
             // Attribute block: Ver 10, Nbr 4, Nbw 1, NmaxB 13, WriteF 00, RWFlag 01, Ln 0.
             var attributes: [UInt8] = [0x10, 0x04, 0x01, 0x00, 0x0D, 0, 0, 0, 0, 0x00, 0x01, 0, 0, 0]
             let sum = attributes.reduce(0) { $0 + Int($1) }
-            attributes += [UInt8(sum >> 8), UInt8(sum & 0xFF)]
+            attributes += [UInt8(truncatingIfNeeded: sum >> 8), UInt8(truncatingIfNeeded: sum)]
             userBlocks.replaceSubrange(0..<16, with: attributes)
         }
     }
