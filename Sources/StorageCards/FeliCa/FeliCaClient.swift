@@ -41,11 +41,20 @@ public actor FeliCaClient {
         channel: any CardChannel, variant: StorageReaderVariant, polled: FeliCaPollingAnswer,
         logger: Logger = Logger(label: "cardflow.storagecards")
     ) {
-        self.channel = channel
+        self.init(
+            transport: StorageRawFrameTransport(channel: channel, route: variant.rawFrameRoute, logger: logger),
+            variant: variant, polled: polled, logger: logger)
+    }
+
+    /// A client on a transport that already carried the Polling (its session stays open).
+    private init(
+        transport: StorageRawFrameTransport, variant: StorageReaderVariant, polled: FeliCaPollingAnswer, logger: Logger
+    ) {
+        channel = transport.channel
         self.variant = variant
         self.polled = polled
         self.logger = logger
-        transport = StorageRawFrameTransport(channel: channel, route: variant.rawFrameRoute, logger: logger)
+        self.transport = transport
     }
 
     /// A client for the card in `session`: the ATR must name FeliCa (PC/SC part 3 card name
@@ -68,9 +77,8 @@ public actor FeliCaClient {
         let variant = variant ?? .lookup(vendorID: info.vendorID, productID: info.productID)
         let transport = StorageRawFrameTransport(channel: session, route: variant.rawFrameRoute, logger: logger)
         let polled = try await poll(transport, systemCode: FeliCaSystemCode.wildcard, requestCode: .systemCode)
-        // The probe's transport may hold the part 3 session open; the client opens its own.
-        try await transport.endSession()
-        return FeliCaClient(channel: session, variant: variant, polled: polled, logger: logger)
+        // The client keeps the Polling's transport: its part 3 session stays open for the commands after.
+        return FeliCaClient(transport: transport, variant: variant, polled: polled, logger: logger)
     }
 
     /// The product PMm names.
