@@ -29,7 +29,6 @@ let package = Package(
         .library(name: "CardDaemon", targets: ["CardDaemon"]),
         .library(name: "CardDaemonControl", targets: ["CardDaemonControl"]),
         .library(name: "CardDaemonSimulation", targets: ["CardDaemonSimulation"]),
-        .library(name: "ReaderSelection", targets: ["ReaderSelection"]),
         .library(name: "CardFleet", targets: ["CardFleet"]),
         .library(name: "CardFleetPostgres", targets: ["CardFleetPostgres"]),
         .library(name: "CardBench", targets: ["CardBench"]),
@@ -167,13 +166,12 @@ let package = Package(
             dependencies: ["CardSimulator", "CCID", "CCIDEmulator", .product(name: "Logging", package: "swift-log")]
         ),
         // The cardd daemon's parts: configuration, reader supervision, job log, control socket, metrics.
-        // Readers beyond usb, vpcd and pcsc (the simulator) come from sources the program injects.
+        // Its readers come from the reader sources the program injects (no backend is linked here).
         .target(
             name: "CardDaemon",
             dependencies: [
-                "CardFlow", "CCID", "CardFlowCCID", "CardFlowVPCD", "VPCD", "CardFlowPCSC", "PCSC", "NDEF", "ISO15693",
-                "DESFire", "TONCard", "Relay", "StorageCards",
-                "CardDaemonControl", "ReaderSelection", "CardFleet",
+                "CardFlow", "NDEF", "ISO15693", "DESFire", "TONCard", "Relay", "StorageCards",
+                "CardDaemonControl", "CardFleet",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus", condition: daemon),
@@ -191,16 +189,10 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio", condition: networkReaders),
                 .product(name: "NIOPosix", package: "swift-nio", condition: networkReaders),
             ]),
-        // One reader-selector syntax for cardctl and cardd; backends beyond usb, vpcd and pcsc are injected sources.
-        .target(
-            name: "ReaderSelection",
-            dependencies: [
-                "CardFlow", "CCID", "CardFlowCCID", .product(name: "Logging", package: "swift-log"),
-            ]),
         // The simulator as a reader source (`sim:` selectors).
         .target(
             name: "CardSimulatorReaders",
-            dependencies: ["ReaderSelection", "CardSimulator", "CardFlow", "CardFlowCCID"]),
+            dependencies: ["CardSimulator", "CardFlow", "CardFlowCCID"]),
         // cardd --simulate: the schedule that moves simulated cards, its faults and report, the demo rules.
         .target(
             name: "CardDaemonSimulation",
@@ -273,7 +265,7 @@ let package = Package(
             name: "cardd",
             dependencies: [
                 "CardDaemon", "CardDaemonControl", "CardDaemonSimulation", "CardSimulator", "CardSimulatorReaders",
-                "ReaderSelection", "CardFlow", "CardFleet", "CardFleetPostgres",
+                "CardFlow", "CardFlowCCID", "CardFlowPCSC", "CardFlowVPCD", "CardFleet", "CardFleetPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: commandLineTools),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: daemon),
@@ -285,7 +277,7 @@ let package = Package(
             name: "cardctl",
             dependencies: [
                 "CardFlow", "CCID", "CardFlowCCID", "CardFlowVPCD", "VPCD", "CardFlowPCSC", "PCSC", "CardSimulator",
-                "CardSimulatorUSB", "NDEF", "ISO15693", "DESFire", "TONCard", "CardDaemonControl", "ReaderSelection",
+                "CardSimulatorUSB", "NDEF", "ISO15693", "DESFire", "TONCard", "CardDaemonControl",
                 "CardSimulatorReaders", "Relay", "CardFleet", "CardFleetPostgres", "CardBench", "StorageCards",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: commandLineTools),
                 .product(name: "Logging", package: "swift-log"),
@@ -317,7 +309,7 @@ let package = Package(
             name: "CardBenchTests",
             dependencies: [
                 "CardBench", "CardFlow", "CardFlowCCID", "CCID", "CardSimulator", "CardSimulatorReaders",
-                "ReaderSelection", "DESFire", "TONCard", "NDEF", "ISO15693", "CardCrypto",
+                "DESFire", "TONCard", "NDEF", "ISO15693", "CardCrypto",
                 .product(name: "Histogram", package: "hdrhistogram-swift", condition: bench),
             ]),
         .testTarget(
@@ -358,15 +350,16 @@ let package = Package(
         .target(
             name: "DaemonTestSupport",
             dependencies: [
-                "CardDaemon", "CardDaemonControl", "CardSimulatorReaders", "CardFlow",
+                "CardDaemon", "CardDaemonControl", "CardSimulatorReaders", "CardFlow", "CardFlowVPCD",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/DaemonTestSupport"),
         .testTarget(
             name: "CardDaemonTests",
             dependencies: [
-                "CardDaemon", "CardDaemonControl", "CardDaemonSimulation", "ReaderSelection", "CardSimulatorReaders",
-                "CardFlow", "CardFlowCCID", "CardFlowVPCD", "VPCD", "CardSimulator", "TONCard", "DESFire",
+                "CardDaemon", "CardDaemonControl", "CardDaemonSimulation", "CardSimulatorReaders",
+                "CardFlow", "CardFlowCCID", "CardFlowPCSC", "CardFlowVPCD", "VPCD", "CardSimulator", "TONCard",
+                "DESFire",
                 "DaemonTestSupport", "StorageCards",
                 .product(name: "GRDB", package: "GRDB.swift", condition: daemon),
                 .product(name: "NIOEmbedded", package: "swift-nio", condition: networkReaders),

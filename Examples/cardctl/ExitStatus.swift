@@ -8,7 +8,6 @@ import CardSimulator
 import DESFire
 import ISO15693
 import NDEF
-import ReaderSelection
 import StorageCards
 
 /// cardctl's exit codes: 0 ok, 1 card/status error, 2 usage or bad input, 3 reader or

@@ -1,27 +1,14 @@
-import CCID
 import CardFlow
-import CardFlowCCID
-import CardFlowPCSC
-import CardFlowVPCD
-import CardSimulatorReaders
 import Logging
-import PCSC
-import ReaderSelection
-import VPCD
 
-/// The readers a `--reader` selector names, as CardFlow readers.
+/// The readers a `--reader` selector names, as CardFlow readers, opened through the source
+/// (``readerSources``) that serves the selector's scheme.
 struct ReaderConnection {
     let readers: [Reader]
-    /// What a reader source opened (the simulator's readers): closing saves its card state.
-    private var sourceReaders: OpenedReaders?
-    private var usb: (context: LibUSBContext, transports: [LibUSBTransport])?
-    private var vpcd: VPCDListener?
-    private var pcsc: PCSCContext?
+    /// What the source opened: closing releases it (and saves a simulated card's state).
+    private let opened: OpenedReaders
     /// The selector the readers came from, and what chose it.
     private(set) var choice = ReaderChoice(selector: "", source: .option)
-
-    /// The reader sources beyond usb, vpcd and pcsc that `--reader` takes: the simulator's `sim:`.
-    static let sources: [any ReaderSource] = [SimulatorReaderSource()]
 
     /// With `--trace`, the readers' APDU trace is printed (to stderr when stdout carries data).
     static func open(_ options: GlobalOptions, logger: Logger, traceToStandardError: Bool = false) async throws
@@ -50,91 +37,24 @@ struct ReaderConnection {
             apduLogger = Logger(label: "cardctl.apdu") { _ in APDUTraceHandler(write: write) }
             apduLogger.logLevel = .trace
         }
-        var configuration = CCIDDriverConfiguration()
-        if let timeout = options.timeout { configuration.readTimeout = .milliseconds(timeout) }
-        switch options.transmissionProtocol {
-        case "t0": configuration.protocolPreference = .t0
-        case "t1": configuration.protocolPreference = .t1
-        default: configuration.protocolPreference = .automatic
+        var sourceOptions = ReaderSourceOptions(logger: logger, apduLogger: apduLogger)
+        if let timeout = options.timeout { sourceOptions.readTimeout = .milliseconds(timeout) }
+        sourceOptions.transmissionProtocol = options.transmissionProtocol.flatMap(CardProtocol.init(rawValue:))
+        let selector = try ReaderSelector(parsing: choice.selector, sources: readerSources)
+        let opened: OpenedReaders
+        do {
+            opened = try await selector.open(options: sourceOptions)
+        } catch let error as ReaderBackendUnavailable where choice.source == .builtInDefault {
+            // No USB at all (no usbfs in a container, libusb failing): say how to pick a reader.
+            throw ReaderSelectionError.noDefaultReader(detail: "\(error)")
         }
-        var connection = try await open(choice, configuration: configuration, logger: logger, apduLogger: apduLogger)
+        var connection = ReaderConnection(readers: opened.readers, opened: opened)
         connection.choice = choice
         return connection
     }
 
     /// The clock the readers' time runs on when it is not real time (`sim:…,clock=virtual`).
-    var virtualClock: (any ElapsedClock)? { sourceReaders?.clock }
-
-    private static func open(
-        _ choice: ReaderChoice, configuration: CCIDDriverConfiguration,
-        logger: Logger, apduLogger: Logger
-    ) async throws -> ReaderConnection {
-        switch try ReaderSelector(parsing: choice.selector, sources: sources) {
-        case .source(let source, let text):
-            let opened = try await source.open(
-                text,
-                options: ReaderSourceOptions(
-                    logger: logger, apduLogger: apduLogger, driverConfiguration: configuration))
-            var connection = ReaderConnection(readers: opened.readers)
-            connection.sourceReaders = opened
-            return connection
-        case .vpcd(let host, let port):
-            // cardctl is the reader: card commands wait (as long as the session's connect
-            // timeout) for a card side to connect.
-            let listener = try await VPCDListener.bind(host: host, port: port, logger: logger)
-            var connection = ReaderConnection(readers: [Reader(vpcd: listener, logger: apduLogger)])
-            connection.vpcd = listener
-            return connection
-        case .pcsc(let prefix):
-            // pcscd owns the readers: CardFlow shares them with its other clients.
-            let context = try await PCSCContext(logger: logger)
-            let names = try await context.readers().filter { $0.hasPrefix(prefix) }
-            var connection = ReaderConnection(
-                readers: names.map { name in
-                    // The driver's own lines (presence watch) stay out of the APDU trace.
-                    Reader(
-                        info: PCSCReaderDriver.info(reader: name),
-                        driver: PCSCReaderDriver(context: context, reader: name, logger: logger),
-                        logger: apduLogger)
-                })
-            connection.pcsc = context
-            return connection
-        case .usb(let selector):
-            let context: LibUSBContext
-            let found: [USBReaderDescription]
-            do {
-                context = try LibUSBContext(logger: logger)
-                do { found = try context.readers() } catch { context.close(); throw error }
-            } catch  where choice.source == .builtInDefault {
-                // No USB at all (no usbfs in a container, libusb failing): say how to pick a reader.
-                throw ReaderSelectionError.noDefaultReader(detail: "\(error)")
-            }
-            do {
-                var matching = found.filter { selector.matches($0) }
-                // `usb` means "the first reader" for card commands, but list shows them all.
-                if case .first = selector {
-                } else if let chosen = selector.select(from: matching) {
-                    matching = [chosen]
-                }
-                var readers: [Reader] = []
-                var transports: [LibUSBTransport] = []
-                for description in matching {
-                    let (transport, driver) = try context.openDriver(
-                        for: description, configuration: configuration, logger: logger)
-                    transports.append(transport)
-                    let info = ReaderInfo(usb: description, descriptor: driver.descriptor)
-                    // A multi-slot reader is one CardFlow reader per slot.
-                    readers += Reader.slotReaders(info: info, driver: driver, logger: apduLogger)
-                }
-                var connection = ReaderConnection(readers: readers)
-                connection.usb = (context, transports)
-                return connection
-            } catch {
-                context.close()
-                throw error
-            }
-        }
-    }
+    var virtualClock: (any ElapsedClock)? { opened.clock }
 
     /// The reader card commands go to: the first one.
     var primary: Reader {
@@ -150,17 +70,9 @@ struct ReaderConnection {
         choice.source == .builtInDefault ? .noDefaultReader(detail: nil) : .noReader(choice.selector)
     }
 
-    /// Persists the simulated card's contents when `state=PATH` was given.
+    /// Releases the readers, and persists the simulated card's contents when `state=PATH` was given.
     func close() async throws {
-        if let usb {
-            for transport in usb.transports { transport.close() }
-            usb.context.close()
-        }
-        await vpcd?.close()
-        // PC/SC watch threads must be out of libpcsclite before the process exits.
-        for reader in readers { await reader.pcsc?.close() }
-        try? await pcsc?.release()
-        try await sourceReaders?.close()
+        try await opened.close()
     }
 
     /// Opens the readers, runs `body` in a session on the primary reader with the options'

@@ -5,7 +5,6 @@ import CardFleet
 import CardFleetPostgres
 import CardFlow
 import CardSimulator
-import CardSimulatorReaders
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -209,7 +208,7 @@ struct CarddCommand: AsyncParsableCommand {
         }
         let daemon = try CardDaemon(
             configuration: store, socketPath: socketPath, jobLogPath: logPath, keys: keys,
-            simulation: simulation, readerSources: [SimulatorReaderSource()],
+            simulation: simulation, readerSources: readerSources,
             systemd: SystemdNotifier(), fleetMembership: fleetMembership, logger: logger)
         if showProgress {
             let events = await daemon.bus.subscribe()

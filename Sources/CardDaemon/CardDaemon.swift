@@ -3,7 +3,6 @@ import CardFlow
 import Foundation
 import Logging
 import NIOCore
-import ReaderSelection
 import ServiceLifecycle
 import UnixSignals
 
@@ -53,8 +52,8 @@ public struct CardDaemon: Service {
     ///   - keys: where flows take their keys (by slot); nil when no flow needs any.
     ///   - simulatedReaders: readers made by the caller (for example over a `VirtualCCIDReader`
     ///     a test drives), supervised in addition to the configured ones.
-    ///   - readerSources: the reader sources beyond usb, vpcd and pcsc whose selectors the
-    ///     configuration may name (cardd passes the simulator's, for `sim:`).
+    ///   - readerSources: the reader sources whose selectors the configuration may name (cardd
+    ///     passes usb, pcsc, vpcd and the simulator's).
     ///   - limits: bounds on what clients and counterparts can make the daemon hold.
     ///   - metrics: the daemon's own metrics.
     ///   - systemd: where to send `READY=1`, `RELOADING=1` and `STOPPING=1`; cardd passes

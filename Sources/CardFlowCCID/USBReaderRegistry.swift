@@ -23,18 +23,28 @@ public actor USBReaderRegistry: ReaderRegistry {
     private let context: LibUSBContext
     private let registry = ManagedReaderRegistry()
     private let configuration: CCIDDriverConfiguration
+    private let accept: @Sendable (USBReaderDescription) -> Bool
     private let logger: Logger
     /// Per opened interface: its transport, where it sits, and the ids of its slots' readers.
     private var opened: [String: (transport: LibUSBTransport, bus: UInt8, address: UInt8, readerIDs: [String])] = [:]
 
     /// Opens libusb and starts watching (hotplug, or enumeration polling where hotplug is
     /// unavailable).
+    ///
+    /// - Parameters:
+    ///   - configuration: the drivers' settings.
+    ///   - pollingInterval: how often to enumerate where hotplug is unavailable.
+    ///   - logger: where the registry and its readers log.
+    ///   - accept: the readers to open (the others are left alone, for another program or
+    ///     registry to claim); all by default.
     public init(
         configuration: CCIDDriverConfiguration = CCIDDriverConfiguration(),
-        pollingInterval: Duration = .seconds(1), logger: Logger = Logger(label: "cardflow.usb")
+        pollingInterval: Duration = .seconds(1), logger: Logger = Logger(label: "cardflow.usb"),
+        accept: @escaping @Sendable (USBReaderDescription) -> Bool = { _ in true }
     ) throws {
         context = try LibUSBContext(logger: logger)
         self.configuration = configuration
+        self.accept = accept
         self.logger = logger
         // The stream ends when the context is closed, which ends this task.
         let events = context.readerEvents(pollingInterval: pollingInterval)
@@ -64,7 +74,7 @@ public actor USBReaderRegistry: ReaderRegistry {
         switch event {
         case .arrived(let description):
             let id = ReaderInfo.usbID(description)
-            guard opened[id] == nil else { return }
+            guard opened[id] == nil, accept(description) else { return }
             do {
                 let (transport, driver) = try context.openDriver(
                     for: description, configuration: configuration, logger: logger)

@@ -1,15 +1,17 @@
 import CardFlow
+import CardFlowCCID
 import CardSimulator
-import ReaderSelection
 
-/// The built-in simulator as a ``/ReaderSelection/ReaderSource``: selectors `sim`,
+/// The built-in simulator as a ``/CardFlow/ReaderSource``: selectors `sim`,
 /// `sim:CARD[,option=value…]` and `sim,option=value…` (see
 /// ``/CardSimulator/SimulatorSpecification``) open simulated CCID readers, ids `sim:N` (a
 /// multi-slot reader `sim:N/0`, `sim:N/1`, …), with the card on the first. Closing saves the
 /// card's state when `state=PATH` was given.
 ///
 /// Only programs that want simulated readers link it (cardctl, cardd, tests): the daemon library
-/// takes sources and names none.
+/// takes sources and names none. The CCID driver's settings come from
+/// ``/CardFlow/ReaderSourceOptions/backendSettings`` (`CCIDDriverConfiguration`) with the read
+/// timeout and card protocol of the options on top.
 ///
 /// ```swift
 /// let sources: [any ReaderSource] = [SimulatorReaderSource()]
@@ -20,7 +22,7 @@ public struct SimulatorReaderSource: ReaderSource {
 
     public var scheme: String { "sim" }
 
-    public var syntax: String { "sim[:CARD][,option=value...]" }
+    public var forms: [String] { ["sim[:CARD][,option=value...]"] }
 
     public func check(_ selector: String) throws {
         _ = try SimulatorSpecification(parsing: selector)
@@ -36,7 +38,7 @@ public struct SimulatorReaderSource: ReaderSource {
             Reader.simulatedSlots(
                 simulated.reader, id: "sim:\(options.firstIndex + index)",
                 interfaceNumber: simulated.interfaceNumber, name: simulated.name,
-                driverConfiguration: options.driverConfiguration,
+                driverConfiguration: options.ccidDriverConfiguration,
                 logger: options.logger, apduLogger: options.apduLogger)
         }
         return OpenedReaders(readers: readers, clock: clock, close: { try await setup.saveCardState() })

@@ -3,7 +3,6 @@ import CardBench
 import CardFlow
 import CardSimulatorReaders
 import Logging
-import ReaderSelection
 import Testing
 
 /// The latency runner against readers and cards that misbehave: it must end with what it
@@ -15,8 +14,9 @@ struct LatencyRunnerTests {
     static func measure(
         _ selector: String, plan: LatencyPlan, driver: CCIDDriverConfiguration = CCIDDriverConfiguration()
     ) async throws -> LatencyRunner.Outcome {
-        let opened = try await SimulatorReaderSource().open(
-            selector, options: ReaderSourceOptions(logger: Logger(label: "bench-test"), driverConfiguration: driver))
+        var options = ReaderSourceOptions(logger: Logger(label: "bench-test"))
+        options.backendSettings[CCIDDriverConfiguration.self] = driver
+        let opened = try await SimulatorReaderSource().open(selector, options: options)
         let reader = opened.readers[0]
         let clock = opened.clock ?? RealClock()
         let outcome = try await reader.withSession { session in

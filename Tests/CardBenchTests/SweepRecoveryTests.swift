@@ -2,7 +2,6 @@ import CardBench
 import CardFlow
 import CardSimulatorReaders
 import Logging
-import ReaderSelection
 import Testing
 
 /// `bench sweep` against simulated readers on virtual time: the measured medians are the

@@ -1,6 +1,7 @@
 import CardDaemon
 import CardDaemonControl
 import CardFlow
+import CardFlowVPCD
 import CardSimulatorReaders
 import Foundation
 import Logging
@@ -8,6 +9,9 @@ import Logging
 /// Starts a ``CardDaemon`` on a temporary socket and job log, runs a test body, and stops it
 /// (shared by the daemon's and the relay's tests).
 public struct DaemonHarness: Sendable {
+    /// The reader sources the daemon takes unless a test gives its own: vpcd and the simulator.
+    public static let readerSources: [any ReaderSource] = [VPCDReaderSource(), SimulatorReaderSource()]
+
     public let socket: String
     public let daemon: CardDaemon
 
@@ -46,7 +50,7 @@ public struct DaemonHarness: Sendable {
     public static func run(
         configuration: DaemonConfiguration, simulatedReaders: [Reader] = [],
         keys: (any KeyStore)? = nil, limits: DaemonLimits = DaemonLimits(), logger: Logger? = nil,
-        fleetMembership: FleetMembership? = nil,
+        fleetMembership: FleetMembership? = nil, readerSources: [any ReaderSource] = DaemonHarness.readerSources,
         _ body: (DaemonHarness) async throws -> Void
     ) async throws {
         let folder = NSTemporaryDirectory() + "cardd-test-\(UUID().uuidString.prefix(8))"
@@ -58,7 +62,7 @@ public struct DaemonHarness: Sendable {
         let daemon = try CardDaemon(
             configuration: ConfigurationStore(configuration, path: nil),
             socketPath: folder + "/cardd.sock", jobLogPath: folder + "/jobs.sqlite", keys: keys,
-            simulatedReaders: simulatedReaders, readerSources: [SimulatorReaderSource()], limits: limits,
+            simulatedReaders: simulatedReaders, readerSources: readerSources, limits: limits,
             fleetMembership: fleetMembership, logger: logger, onReady: { readyContinuation.yield() })
         // A daemon that fails to start ends the wait for readiness instead of hanging it.
         let task = Task {

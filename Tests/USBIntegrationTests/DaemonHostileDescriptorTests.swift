@@ -43,7 +43,7 @@ extension USBIntegration {
             logger.logLevel = .error
             let daemon = try CardDaemon(
                 configuration: ConfigurationStore(configuration, path: nil), socketPath: folder + "/cardd.sock",
-                jobLogPath: folder + "/jobs.sqlite", logger: logger)
+                jobLogPath: folder + "/jobs.sqlite", readerSources: [USBReaderSource()], logger: logger)
             let events = Events()
             let stream = await daemon.bus.subscribe()
             let recording = Task { for await event in stream { await events.record(event) } }

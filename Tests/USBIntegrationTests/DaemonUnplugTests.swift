@@ -1,6 +1,7 @@
 import CardDaemon
 import CardDaemonControl
 import CardFlow
+import CardFlowCCID
 import CardSimulator
 import CardSimulatorUSB
 import Foundation
@@ -47,7 +48,7 @@ extension USBIntegration.DaemonUnplugTests {
         logger.logLevel = .warning
         let daemon = try CardDaemon(
             configuration: ConfigurationStore(configuration, path: nil), socketPath: folder + "/cardd.sock",
-            jobLogPath: folder + "/jobs.sqlite", logger: logger)
+            jobLogPath: folder + "/jobs.sqlite", readerSources: [USBReaderSource()], logger: logger)
         let recorder = EventRecorder()
         let stream = await daemon.bus.subscribe()
         let recording = Task { for await event in stream { await recorder.record(event) } }

@@ -1,15 +1,9 @@
-import CCID
 import CardFlow
-import CardFlowCCID
-import CardFlowPCSC
-import CardFlowVPCD
 import Logging
-import ReaderSelection
-import VPCD
 
-/// Every reader the configuration names, each with its own ``ReaderSupervisor``: USB readers
-/// as they are plugged in and out (hotplug), vpcd and pcsc readers, and the readers of the
-/// injected ``/ReaderSelection/ReaderSource``s (`sim:` selectors when cardd passes the simulator's).
+/// Every reader the configuration names, each with its own ``ReaderSupervisor``: the readers of
+/// the injected ``/CardFlow/ReaderSource``s (cardd passes usb, pcsc, vpcd and the simulator's),
+/// watched as they come and go where their backend can tell (USB hotplug, pcscd's plug-and-play).
 public actor ReaderFleet {
     private let jobs: JobCenter
     private let bus: EventBus
@@ -23,21 +17,18 @@ public actor ReaderFleet {
     private var retiring: [String: (number: UInt64, task: Task<Void, Never>)] = [:]
     private var retirements: UInt64 = 0
     private var registryTasks: [Task<Void, Never>] = []
-    private var usbRegistry: USBReaderRegistry?
     /// The reader sources whose selectors the configuration may name.
     private let sources: [any ReaderSource]
     /// Runs `fleet` rules (nil when the daemon is not in a fleet).
     private var fleetWorker: FleetWorker?
     /// What the sources opened, closed at ``stop()`` (the simulator saves its card state then).
     private var opened: [(selector: String, readers: OpenedReaders)] = []
-    private var vpcdListeners: [VPCDListener] = []
-    private var pcscRegistries: [PCSCReaderRegistry] = []
 
     /// - Parameters:
     ///   - jobs: where the supervisors run their jobs.
     ///   - bus: where readers and cards are reported.
     ///   - metrics: the daemon's metrics.
-    ///   - sources: the reader sources beyond usb, vpcd and pcsc whose selectors are accepted.
+    ///   - sources: the reader sources whose selectors are accepted.
     ///   - logger: where the fleet logs.
     ///   - configuration: the configuration in force (the session policy comes from it).
     public init(
@@ -58,49 +49,27 @@ public actor ReaderFleet {
     }
 
     /// Opens what `selectors` name and starts watching, with `simulated` (readers the caller
-    /// made) among them. A source's readers are numbered after those already there.
+    /// made) among them. The readers a source opens at once are numbered after those already
+    /// there; a watching source's readers arrive through its registry.
     public func start(selectors: [String], simulated: [Reader] = []) async throws {
         let managed = ManagedReaderRegistry(readers: simulated)
-        var usbSelectors: [ReaderSelector] = []
-        for text in selectors {
-            let selector = try ReaderSelector(parsing: text, sources: sources)
-            switch selector {
-            case .source(let source, let text):
-                let readers = try await source.open(
-                    text,
-                    options: ReaderSourceOptions(
-                        logger: logger, firstIndex: await managed.readers().count))
-                opened.append((text, readers))
-                for reader in readers.readers { await managed.add(reader) }
-            case .vpcd(let host, let port):
-                // A network reader: cardd listens, and a card side (vicc, the phone app) connects.
-                let listener = try await VPCDListener.bind(host: host, port: port, logger: logger)
-                vpcdListeners.append(listener)
-                await managed.add(Reader(vpcd: listener, logger: logger))
-            case .pcsc:
-                // pcscd owns the readers; they come and go with its plug-and-play notices.
-                let registry = try await PCSCReaderRegistry(logger: logger) { name in
-                    selector.accepts(PCSCReaderDriver.info(reader: name))
-                }
-                pcscRegistries.append(registry)
-                watch(registry, accept: { _ in true })
-            case .usb:
-                usbSelectors.append(selector)
-            }
+        let parsed = try selectors.map { text throws(ReaderSelectorError) in
+            try ReaderSelector(parsing: text, sources: sources)
         }
-        watch(managed, accept: { _ in true })
-        if !usbSelectors.isEmpty {
-            let registry = try USBReaderRegistry(logger: logger)
-            usbRegistry = registry
-            let accepted = usbSelectors
-            watch(registry) { info in accepted.contains { $0.accepts(info) } }
+        for selector in parsed {
+            let readers = try await selector.open(
+                options: ReaderSourceOptions(logger: logger, firstIndex: await managed.readers().count, watch: true))
+            opened.append((selector.text, readers))
+            for reader in readers.readers { await managed.add(reader) }
+            if let arrivals = readers.arrivals { follow(arrivals) }
         }
+        follow(managed)
     }
 
     /// Supervises every reader `registry` adds, until it removes them (the simulation's readers,
     /// which may be unplugged and replaced).
     public func watch(_ registry: ManagedReaderRegistry) {
-        watch(registry, accept: { _ in true })
+        follow(registry)
     }
 
     /// The readers supervised now.
@@ -113,8 +82,8 @@ public actor ReaderFleet {
         supervisors[id]?.reader
     }
 
-    /// Stops every supervisor, closes USB, and closes what the sources opened (the simulator
-    /// saves its card states).
+    /// Stops every supervisor and closes what the sources opened (USB and pcscd are released,
+    /// the simulator saves its card states).
     public func stop() async {
         for task in registryTasks { task.cancel() }
         for entry in supervisors.values { entry.task.cancel() }
@@ -122,11 +91,6 @@ public actor ReaderFleet {
         supervisors.removeAll()
         for retirement in retiring.values { await retirement.task.value }
         retiring.removeAll()
-        await usbRegistry?.close()
-        for listener in vpcdListeners { await listener.close() }
-        vpcdListeners.removeAll()
-        for registry in pcscRegistries { await registry.close() }
-        pcscRegistries.removeAll()
         for (selector, readers) in opened {
             do { try await readers.close() } catch {
                 logger.error("could not close the readers", metadata: ["selector": "\(selector)", "error": "\(error)"])
@@ -135,13 +99,12 @@ public actor ReaderFleet {
         opened.removeAll()
     }
 
-    private func watch(_ registry: any ReaderRegistry, accept: @escaping @Sendable (ReaderInfo) -> Bool) {
+    private func follow(_ registry: any ReaderRegistry) {
         registryTasks.append(
             Task {
                 for await event in await registry.events() {
                     switch event {
-                    case .added(let reader) where accept(reader.info): await self.add(reader)
-                    case .added: continue
+                    case .added(let reader): await self.add(reader)
                     case .removed(let info): await self.remove(info.id)
                     }
                 }

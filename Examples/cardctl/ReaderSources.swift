@@ -1,0 +1,10 @@
+import CardFlow
+import CardFlowCCID
+import CardFlowPCSC
+import CardFlowVPCD
+import CardSimulatorReaders
+
+/// The reader backends `--reader` takes, one entry each: a new backend is one line here.
+let readerSources: [any ReaderSource] = [
+    USBReaderSource(), PCSCReaderSource(), VPCDReaderSource(), SimulatorReaderSource(),
+]
