@@ -186,6 +186,7 @@ let package = Package(
         .target(
             name: "CardDaemonControl",
             dependencies: [
+                "CardFlow",
                 .product(name: "NIOCore", package: "swift-nio", condition: networkReaders),
                 .product(name: "NIOPosix", package: "swift-nio", condition: networkReaders),
             ]),
@@ -201,8 +202,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // The fleet's model: records, claims, completions, hosts, the import file format, and the
-        // queue a cardd host claims records from. No dependencies: CardDaemon builds on it.
-        .target(name: "CardFleet"),
+        // queue a cardd host claims records from. CardFlow only (for its error categories).
+        .target(name: "CardFleet", dependencies: ["CardFlow"]),
         // The fleet queue on PostgreSQL: claims with leases and fencing tokens, spoilage, hosts,
         // LISTEN/NOTIFY. What cardd and cardctl's `fleet` commands use.
         .target(
@@ -360,7 +361,7 @@ let package = Package(
                 "CardDaemon", "CardDaemonControl", "CardDaemonSimulation", "CardSimulatorReaders",
                 "CardFlow", "CardFlowCCID", "CardFlowPCSC", "CardFlowVPCD", "VPCD", "CardSimulator", "TONCard",
                 "DESFire",
-                "DaemonTestSupport", "StorageCards",
+                "DaemonTestSupport", "StorageCards", "NDEF", "ISO15693", "CardFleet", "CCID",
                 .product(name: "GRDB", package: "GRDB.swift", condition: daemon),
                 .product(name: "NIOEmbedded", package: "swift-nio", condition: networkReaders),
             ]),

@@ -1,3 +1,4 @@
+import CardFlow
 import Foundation
 
 /// cardctl's configuration file: `$XDG_CONFIG_HOME/cardflow/cardctl.json`, or
@@ -100,7 +101,10 @@ struct CardctlConfiguration: Codable, Equatable, Sendable {
 }
 
 /// Why cardctl's configuration file was not used.
-enum CardctlConfigurationError: Error, Equatable, CustomStringConvertible {
+enum CardctlConfigurationError: CategorizedError, Equatable, CustomStringConvertible {
+    /// A configuration file that does not load is the user's to fix.
+    var category: ErrorCategory { .usage }
+
     case unreadable(path: String)
     case notJSON(path: String, detail: String)
     case notAnObject(path: String)

@@ -1,4 +1,5 @@
 import CardDaemonControl
+import CardFlow
 import Foundation
 
 /// Requests to a running cardd over its control socket (`--socket PATH`).
@@ -27,8 +28,12 @@ enum DaemonConnection {
 }
 
 /// cardd answered a request with an error.
-struct DaemonRequestError: Error, CustomStringConvertible {
+struct DaemonRequestError: CategorizedError, CustomStringConvertible {
     let code: String
     let message: String
+    /// What the request got wrong: usage; cardd failing: the reader category.
+    var category: ErrorCategory {
+        ["badRequest", "badJSON", "unknownOp", "unknownJob", "lineTooLong"].contains(code) ? .usage : .reader
+    }
     var description: String { "cardd: \(message) (\(code))" }
 }

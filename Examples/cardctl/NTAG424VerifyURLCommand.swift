@@ -101,8 +101,9 @@ extension NTAG424Command {
 }
 
 /// A SUN URL that verifies but was seen before (exit status 1).
-struct SUNReplayed: Error, CustomStringConvertible {
+struct SUNReplayed: CategorizedError, CustomStringConvertible {
     let counter: UInt32
     let last: UInt32
+    var category: ErrorCategory { .card }
     var description: String { "replayed SUN message: read counter \(counter) is not above the last accepted \(last)" }
 }

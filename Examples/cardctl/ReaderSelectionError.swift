@@ -1,10 +1,18 @@
+import CardFlow
+
 /// A selector that parsed but names no reader that is there.
-enum ReaderSelectionError: Error, CustomStringConvertible {
+enum ReaderSelectionError: CategorizedError, CustomStringConvertible {
     case noReader(String)
     /// Nothing chose a reader and no USB CCID reader is there (`detail`: why USB gave none).
     case noDefaultReader(detail: String?)
     /// `--socket` sends work to one of cardd's readers, and none was named.
     case noDaemonReader
+
+    /// `--socket` without a reader is a usage error; a reader that is not there, a reader error.
+    var category: ErrorCategory {
+        if case .noDaemonReader = self { return .usage }
+        return .reader
+    }
 
     var description: String {
         switch self {
