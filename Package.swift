@@ -28,6 +28,7 @@ let package = Package(
         .library(name: "TONCard", targets: ["TONCard"]),
         .library(name: "CardDaemon", targets: ["CardDaemon"]),
         .library(name: "CardDaemonControl", targets: ["CardDaemonControl"]),
+        .library(name: "CardDaemonFlows", targets: ["CardDaemonFlows"]),
         .library(name: "CardDaemonSimulation", targets: ["CardDaemonSimulation"]),
         .library(name: "CardFleet", targets: ["CardFleet"]),
         .library(name: "CardFleetPostgres", targets: ["CardFleetPostgres"]),
@@ -166,12 +167,12 @@ let package = Package(
             dependencies: ["CardSimulator", "CCID", "CCIDEmulator", .product(name: "Logging", package: "swift-log")]
         ),
         // The cardd daemon's parts: configuration, reader supervision, job log, control socket, metrics.
-        // Its readers come from the reader sources the program injects (no backend is linked here).
+        // Its readers come from the reader sources and its flows from the flow kinds the program
+        // injects: no backend and no card family is linked here.
         .target(
             name: "CardDaemon",
             dependencies: [
-                "CardFlow", "NDEF", "ISO15693", "DESFire", "TONCard", "Relay", "StorageCards",
-                "CardDaemonControl", "CardFleet",
+                "CardFlow", "CardDaemonControl", "CardFleet",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus", condition: daemon),
@@ -181,6 +182,14 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio", condition: networkReaders),
                 .product(name: "NIOPosix", package: "swift-nio", condition: networkReaders),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: networkReaders),
+            ]),
+        // The daemon's flow kinds, one file each (report, apdu, NDEF, ISO 15693, DESFire, NTAG 424 SUN,
+        // MIFARE Classic value, NTAG protect, TON activation, relay) and their list, `DaemonFlowKinds.standard`.
+        .target(
+            name: "CardDaemonFlows",
+            dependencies: [
+                "CardDaemon", "CardDaemonControl", "CardFlow", "NDEF", "ISO15693", "DESFire", "TONCard", "Relay",
+                "StorageCards", .product(name: "Logging", package: "swift-log"),
             ]),
         // cardd's control-socket protocol, client side and wire types: what cardctl links instead of CardDaemon.
         .target(
@@ -198,7 +207,7 @@ let package = Package(
         .target(
             name: "CardDaemonSimulation",
             dependencies: [
-                "CardDaemon", "CardDaemonControl", "CardSimulator", "CardFlow", "TONCard",
+                "CardDaemon", "CardDaemonControl", "CardDaemonFlows", "CardSimulator", "CardFlow", "TONCard",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // The fleet's model: records, claims, completions, hosts, the import file format, and the
@@ -265,7 +274,8 @@ let package = Package(
         .executableTarget(
             name: "cardd",
             dependencies: [
-                "CardDaemon", "CardDaemonControl", "CardDaemonSimulation", "CardSimulator", "CardSimulatorReaders",
+                "CardDaemon", "CardDaemonControl", "CardDaemonFlows", "CardDaemonSimulation", "CardSimulator",
+                "CardSimulatorReaders",
                 "CardFlow", "CardFlowCCID", "CardFlowPCSC", "CardFlowVPCD", "CardFleet", "CardFleetPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: commandLineTools),
                 .product(name: "Logging", package: "swift-log"),
@@ -340,7 +350,7 @@ let package = Package(
             name: "RelayTests",
             dependencies: [
                 "Relay", "CardFlow", "CardSimulator", "DESFire", "CardCrypto", "cardctl", "CardDaemon",
-                "CardDaemonControl", "DaemonTestSupport",
+                "CardDaemonControl", "CardDaemonFlows", "DaemonTestSupport",
                 .product(name: "NIOCore", package: "swift-nio", condition: networkReaders),
                 .product(name: "NIOPosix", package: "swift-nio", condition: networkReaders),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: networkReaders),
@@ -351,7 +361,8 @@ let package = Package(
         .target(
             name: "DaemonTestSupport",
             dependencies: [
-                "CardDaemon", "CardDaemonControl", "CardSimulatorReaders", "CardFlow", "CardFlowVPCD",
+                "CardDaemon", "CardDaemonControl", "CardDaemonFlows", "CardSimulatorReaders", "CardFlow",
+                "CardFlowVPCD",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/DaemonTestSupport"),
@@ -361,7 +372,7 @@ let package = Package(
                 "CardDaemon", "CardDaemonControl", "CardDaemonSimulation", "CardSimulatorReaders",
                 "CardFlow", "CardFlowCCID", "CardFlowPCSC", "CardFlowVPCD", "VPCD", "CardSimulator", "TONCard",
                 "DESFire",
-                "DaemonTestSupport", "StorageCards", "NDEF", "ISO15693", "CardFleet", "CCID",
+                "DaemonTestSupport", "StorageCards", "NDEF", "ISO15693", "CardFleet", "CCID", "CardDaemonFlows",
                 .product(name: "GRDB", package: "GRDB.swift", condition: daemon),
                 .product(name: "NIOEmbedded", package: "swift-nio", condition: networkReaders),
             ]),
@@ -371,7 +382,7 @@ let package = Package(
             name: "FleetTests",
             dependencies: [
                 "CardFleet", "CardFleetPostgres", "CardDaemon", "CardDaemonControl", "CardSimulatorReaders", "CardFlow",
-                "CardSimulator", "DESFire", "DaemonTestSupport", "PostgresTestSupport", "CardCrypto",
+                "CardSimulator", "DESFire", "DaemonTestSupport", "PostgresTestSupport", "CardCrypto", "CardDaemonFlows",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
@@ -383,7 +394,7 @@ let package = Package(
             name: "USBIntegrationTests",
             dependencies: [
                 "CCID", "CardFlow", "CardFlowCCID", "CardSimulator", "CardSimulatorUSB", "CLibUSB", "CardDaemon",
-                "CardDaemonControl",
+                "CardDaemonControl", "CardDaemonFlows",
             ]),
     ],
     swiftLanguageModes: [.v6]

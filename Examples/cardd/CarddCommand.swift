@@ -1,5 +1,6 @@
 import ArgumentParser
 import CardDaemon
+import CardDaemonFlows
 import CardDaemonSimulation
 import CardFleet
 import CardFleetPostgres
@@ -145,7 +146,7 @@ struct CarddCommand: AsyncParsableCommand {
             : DaemonConfiguration(rules: [CardRule(name: "report", flow: .report)])
         if let config {
             do {
-                configuration = try DaemonConfiguration(contentsOfFile: config)
+                configuration = try DaemonConfiguration(contentsOfFile: config, flowKinds: .standard)
             } catch {
                 throw ValidationError(error.description)
             }
@@ -183,7 +184,7 @@ struct CarddCommand: AsyncParsableCommand {
             case let path?: path
             case nil: DaemonConfiguration.defaultJobLogPath()
             }
-        let store = ConfigurationStore(configuration, path: config)
+        let store = ConfigurationStore(configuration, path: config, flowKinds: .standard)
         let keys: (any KeyStore)? =
             if let path = configuration.keyStore {
                 FileKeyStore(path: path)

@@ -116,7 +116,8 @@ public struct CardDaemon: Service {
         let server = ControlServer(
             path: socketPath,
             handler: ControlRequestHandler(
-                fleet: fleet, jobs: jobs, bus: bus, log: jobLog, metrics: metrics), logger: logger, limits: limits)
+                fleet: fleet, jobs: jobs, bus: bus, log: jobLog, metrics: metrics,
+                flowKinds: configuration.flowKinds), logger: logger, limits: limits)
         let channel = try await server.bind()
         logger.info("cardd listening", metadata: ["socket": "\(socketPath)"])
         let metricsServer = MetricsHTTPServer(metrics: metrics, logger: logger)

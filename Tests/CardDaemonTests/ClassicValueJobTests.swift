@@ -1,5 +1,6 @@
 import CardDaemon
 import CardDaemonControl
+import CardDaemonFlows
 import CardFlow
 import CardSimulator
 import DaemonTestSupport
@@ -112,10 +113,11 @@ struct ClassicValueJobTests {
             (#"{"kind":"classic-value","operation":"top-up","amount":5,"block":12,"backupBlock":13}"#, false),
         ])
     func ruleJSON(json: String, valid: Bool) throws {
-        let decoded = try? JSONDecoder().decode(FlowSpecification.self, from: Data(json.utf8))
+        let decoded = try? DaemonFlowKinds.standard.decoder().decode(FlowSpecification.self, from: Data(json.utf8))
         #expect((decoded != nil) == valid, "\(json)")
         if let decoded {
-            let again = try JSONDecoder().decode(FlowSpecification.self, from: try JSONEncoder().encode(decoded))
+            let again = try DaemonFlowKinds.standard.decoder().decode(
+                FlowSpecification.self, from: try JSONEncoder().encode(decoded))
             #expect(again == decoded)
         }
     }

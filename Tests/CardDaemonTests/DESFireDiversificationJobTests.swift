@@ -1,4 +1,5 @@
 import CardDaemon
+import CardDaemonFlows
 import CardFlow
 import CardSimulator
 import DESFire
@@ -24,11 +25,12 @@ struct DESFireDiversificationJobTests {
             {"kind": "desfire-provision", "aid": "0A0B0C", "file": 2, "size": 48, "keySlot": 4,
              "diversify": true, "systemIdentifier": "4E585020416275", "text": "door 17"}
             """#
-        let decoded = try JSONDecoder().decode(FlowSpecification.self, from: Data(text.utf8))
+        let decoded = try DaemonFlowKinds.standard.decoder().decode(FlowSpecification.self, from: Data(text.utf8))
         #expect(decoded == .desfireProvision(Self.rule()))
         let plain = #"{"kind": "desfire-provision", "aid": "0A0B0C", "file": 2, "size": 48, "keySlot": 4, "text": "a"}"#
         guard
-            case .desfireProvision(let rule) = try JSONDecoder().decode(FlowSpecification.self, from: Data(plain.utf8))
+            let rule = try DaemonFlowKinds.standard.decoder().decode(FlowSpecification.self, from: Data(plain.utf8))
+                .flow(as: DESFireProvisioningRule.self)
         else {
             Issue.record("not a desfire-provision flow")
             return
@@ -41,7 +43,7 @@ struct DESFireDiversificationJobTests {
             .desfireProvision(Self.rule(diversify: false, systemIdentifier: [])),
         ] {
             let data = try JSONEncoder().encode(flow)
-            #expect(try JSONDecoder().decode(FlowSpecification.self, from: data) == flow)
+            #expect(try DaemonFlowKinds.standard.decoder().decode(FlowSpecification.self, from: data) == flow)
         }
         // A rule without diversification encodes as before: no new keys.
         let encoded = String(
@@ -59,7 +61,7 @@ struct DESFireDiversificationJobTests {
             let line =
                 #"{"kind": "desfire-provision", "aid": "0A0B0C", "file": 2, "size": 48, "keySlot": 4, "text": "a", \#(extra)}"#
             #expect {
-                _ = try JSONDecoder().decode(FlowSpecification.self, from: Data(line.utf8))
+                _ = try DaemonFlowKinds.standard.decoder().decode(FlowSpecification.self, from: Data(line.utf8))
             } throws: { error in
                 "\(error)".contains(expected)
             }

@@ -1,4 +1,5 @@
 import CardDaemon
+import CardDaemonFlows
 import CardFlow
 import Foundation
 import Testing
@@ -9,7 +10,7 @@ struct DaemonConfigurationTests {
         .deletingLastPathComponent().appendingPathComponent("Examples/cardd/cardd.example.json").path
 
     @Test func theShippedExampleLoads() throws {
-        let configuration = try DaemonConfiguration(contentsOfFile: Self.example)
+        let configuration = try DaemonConfiguration(contentsOfFile: Self.example, flowKinds: .standard)
         #expect(configuration.readers == ["usb"])
         #expect(
             configuration.rules.map(\.name) == [
@@ -123,13 +124,13 @@ struct DaemonConfigurationTests {
         for (text, expected) in cases {
             let path = try temporaryFile(text)
             #expect {
-                _ = try DaemonConfiguration(contentsOfFile: path)
+                _ = try DaemonConfiguration(contentsOfFile: path, flowKinds: .standard)
             } throws: { error in
                 "\(error)".contains(expected)
             }
         }
         #expect(throws: DaemonConfigurationError.self) {
-            try DaemonConfiguration(contentsOfFile: "/nonexistent/cardd.json")
+            try DaemonConfiguration(contentsOfFile: "/nonexistent/cardd.json", flowKinds: .standard)
         }
     }
 
@@ -154,12 +155,12 @@ struct DaemonConfigurationTests {
         ]
         for flow in flows {
             let data = try JSONEncoder().encode(flow)
-            #expect(try JSONDecoder().decode(FlowSpecification.self, from: data) == flow)
+            #expect(try DaemonFlowKinds.standard.decoder().decode(FlowSpecification.self, from: data) == flow)
         }
     }
 
     private func decode(_ text: String) throws -> DaemonConfiguration {
-        try DaemonConfiguration(contentsOfFile: try temporaryFile(text))
+        try DaemonConfiguration(contentsOfFile: try temporaryFile(text), flowKinds: .standard)
     }
 
     private func temporaryFile(_ text: String) throws -> String {

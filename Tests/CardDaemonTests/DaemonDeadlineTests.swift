@@ -1,5 +1,6 @@
 import CardDaemon
 import CardDaemonControl
+import CardDaemonFlows
 import CardFlow
 import CardSimulator
 import DaemonTestSupport
@@ -14,9 +15,10 @@ struct DaemonDeadlineTests {
         let policy = ReaderFleet.policy(for: DaemonConfiguration())
         #expect(policy.apduTimeout == .seconds(30))
         #expect(policy.stepTimeout == .seconds(120))
-        let decoded = try JSONDecoder().decode(DaemonConfiguration.self, from: Data(#"{"rules": []}"#.utf8))
+        let decoded = try DaemonFlowKinds.standard.decoder().decode(
+            DaemonConfiguration.self, from: Data(#"{"rules": []}"#.utf8))
         #expect(ReaderFleet.policy(for: decoded).apduTimeout == .seconds(30))
-        let configured = try JSONDecoder().decode(
+        let configured = try DaemonFlowKinds.standard.decoder().decode(
             DaemonConfiguration.self,
             from: Data(
                 #"{"apduTimeoutMilliseconds": 250, "stepTimeoutMilliseconds": 4000}"#.utf8))
@@ -30,7 +32,7 @@ struct DaemonDeadlineTests {
     ])
     func deadlinesCannotBeTurnedOff(_ json: String) {
         #expect(throws: DecodingError.self) {
-            try JSONDecoder().decode(DaemonConfiguration.self, from: Data(json.utf8))
+            try DaemonFlowKinds.standard.decoder().decode(DaemonConfiguration.self, from: Data(json.utf8))
         }
     }
 

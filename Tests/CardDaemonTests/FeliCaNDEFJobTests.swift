@@ -1,5 +1,6 @@
 import CardDaemon
 import CardDaemonControl
+import CardDaemonFlows
 import CardFlow
 import CardSimulator
 import DaemonTestSupport
@@ -12,7 +13,8 @@ import Testing
 struct FeliCaNDEFJobTests {
     static func run(_ json: String, on virtual: VirtualCCIDReader) async throws -> JobRecord {
         let rule = CardRule(
-            name: "felica", flow: try JSONDecoder().decode(FlowSpecification.self, from: Data(json.utf8)))
+            name: "felica",
+            flow: try DaemonFlowKinds.standard.decoder().decode(FlowSpecification.self, from: Data(json.utf8)))
         var record: JobRecord?
         try await DaemonHarness.run(
             configuration: DaemonConfiguration(readers: [], rules: [rule]),

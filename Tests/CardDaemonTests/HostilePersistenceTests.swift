@@ -1,5 +1,6 @@
 import CardDaemon
 import CardDaemonControl
+import CardDaemonFlows
 import CardFlow
 import DaemonTestSupport
 import Foundation
@@ -116,7 +117,7 @@ struct HostilePersistenceTests {
             #expect(error.description.contains("last_step"), "\(error)")
         }
         // The daemon refuses to start with that message instead of crashing.
-        let configuration = ConfigurationStore(DaemonConfiguration(readers: []), path: nil)
+        let configuration = ConfigurationStore(DaemonConfiguration(readers: []), path: nil, flowKinds: .standard)
         #expect(throws: JobLogError.self) {
             _ = try CardDaemon(
                 configuration: configuration, socketPath: folder + "/cardd.sock", jobLogPath: foreign,
@@ -165,7 +166,7 @@ struct HostilePersistenceTests {
     private func expectRefusal(socketFolder folder: String, reason: String) async throws {
         let logFolder = try Self.temporaryFolder()
         let daemon = try CardDaemon(
-            configuration: ConfigurationStore(DaemonConfiguration(readers: []), path: nil),
+            configuration: ConfigurationStore(DaemonConfiguration(readers: []), path: nil, flowKinds: .standard),
             socketPath: (folder as NSString).appendingPathComponent("cardd.sock"),
             jobLogPath: logFolder + "/jobs.sqlite", logger: .init(label: "test"))
         do {

@@ -1,5 +1,6 @@
 import CardDaemon
 import CardDaemonControl
+import CardDaemonFlows
 import CardFlow
 import CardSimulator
 import DaemonTestSupport
@@ -11,7 +12,9 @@ import Testing
 @Suite("cardd NTAG NDEF write with password protection")
 struct NTAGNDEFProtectJobTests {
     static func rule(_ json: String) throws -> CardRule {
-        CardRule(name: "ntag", flow: try JSONDecoder().decode(FlowSpecification.self, from: Data(json.utf8)))
+        CardRule(
+            name: "ntag",
+            flow: try DaemonFlowKinds.standard.decoder().decode(FlowSpecification.self, from: Data(json.utf8)))
     }
 
     /// Runs `rule` once on the tag already in `virtual`; returns the job record.
@@ -99,10 +102,11 @@ struct NTAGNDEFProtectJobTests {
             ),
         ])
     func ruleJSON(json: String, valid: Bool) throws {
-        let decoded = try? JSONDecoder().decode(FlowSpecification.self, from: Data(json.utf8))
+        let decoded = try? DaemonFlowKinds.standard.decoder().decode(FlowSpecification.self, from: Data(json.utf8))
         #expect((decoded != nil) == valid, "\(json)")
         if let decoded {
-            let again = try JSONDecoder().decode(FlowSpecification.self, from: try JSONEncoder().encode(decoded))
+            let again = try DaemonFlowKinds.standard.decoder().decode(
+                FlowSpecification.self, from: try JSONEncoder().encode(decoded))
             #expect(again == decoded)
         }
     }

@@ -1,4 +1,5 @@
 import CardDaemon
+import CardDaemonFlows
 import CardFlow
 import CardSimulator
 import DaemonTestSupport

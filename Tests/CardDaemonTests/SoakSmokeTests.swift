@@ -1,4 +1,5 @@
 import CardDaemon
+import CardDaemonFlows
 import CardDaemonSimulation
 import CardFlow
 import Foundation
@@ -28,7 +29,8 @@ struct SoakSmokeTests {
             handlingBound: .seconds(20),
             logger: logger)
         let daemon = try CardDaemon(
-            configuration: ConfigurationStore(configuration, path: nil), socketPath: folder + "/cardd.sock",
+            configuration: ConfigurationStore(configuration, path: nil, flowKinds: .standard),
+            socketPath: folder + "/cardd.sock",
             jobLogPath: folder + "/jobs.sqlite", keys: try await DaemonConfiguration.simulationKeys(),
             simulation: schedule, logger: logger)
         let started = ContinuousClock.now

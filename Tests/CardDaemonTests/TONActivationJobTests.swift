@@ -1,5 +1,6 @@
 import CardDaemon
 import CardDaemonControl
+import CardDaemonFlows
 import CardFlow
 import CardSimulator
 import DaemonTestSupport
@@ -136,7 +137,8 @@ struct TONActivationJobTests {
     @Test func rulesAreCheckedWhenTheConfigurationIsRead() throws {
         let good =
             #"{"rules": [{"name": "w", "flow": {"kind": "ton-activate", "activationSecret": "ton.activation.{csn}", "pinSecret": "p"}}]}"#
-        let configuration = try JSONDecoder().decode(DaemonConfiguration.self, from: Data(good.utf8))
+        let configuration = try DaemonFlowKinds.standard.decoder().decode(
+            DaemonConfiguration.self, from: Data(good.utf8))
         #expect(
             configuration.rules.first?.flow
                 == .tonActivate(TONActivationRule(activationSecret: "ton.activation.{csn}", pinSecret: "p")))
@@ -146,7 +148,7 @@ struct TONActivationJobTests {
         ] {
             let text = #"{"rules": [{"name": "w", "flow": "# + bad + "}]}"
             #expect(throws: (any Error).self, "\(bad)") {
-                try JSONDecoder().decode(DaemonConfiguration.self, from: Data(text.utf8))
+                try DaemonFlowKinds.standard.decoder().decode(DaemonConfiguration.self, from: Data(text.utf8))
             }
         }
     }

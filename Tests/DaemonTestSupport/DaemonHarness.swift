@@ -1,5 +1,6 @@
 import CardDaemon
 import CardDaemonControl
+import CardDaemonFlows
 import CardFlow
 import CardFlowVPCD
 import CardSimulatorReaders
@@ -60,7 +61,7 @@ public struct DaemonHarness: Sendable {
         defaultLogger.logLevel = .warning
         let logger = logger ?? defaultLogger
         let daemon = try CardDaemon(
-            configuration: ConfigurationStore(configuration, path: nil),
+            configuration: ConfigurationStore(configuration, path: nil, flowKinds: .standard),
             socketPath: folder + "/cardd.sock", jobLogPath: folder + "/jobs.sqlite", keys: keys,
             simulatedReaders: simulatedReaders, readerSources: readerSources, limits: limits,
             fleetMembership: fleetMembership, logger: logger, onReady: { readyContinuation.yield() })

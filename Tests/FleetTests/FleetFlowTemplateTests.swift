@@ -1,24 +1,25 @@
 import CardDaemon
 import CardDaemonControl
+import CardDaemonFlows
 import Foundation
 import Testing
 
 @Suite struct FleetFlowTemplateTests {
     func template(_ json: String) throws -> FlowSpecification {
-        try JSONDecoder().decode(FlowSpecification.self, from: Data(json.utf8))
+        try DaemonFlowKinds.standard.decoder().decode(FlowSpecification.self, from: Data(json.utf8))
     }
 
     @Test func recordParametersCompleteTheTemplate() throws {
         guard
-            case .fleet(let template) = try template(
+            let template = try template(
                 #"{"kind": "fleet", "flow": {"kind": "desfire-provision", "aid": "F01020", "file": 1, "size": 32, "keySlot": 2}}"#
-            )
+            ).flow(as: FleetFlowTemplate.self)
         else {
             Issue.record("not a fleet flow")
             return
         }
         let merged = try template.specification(for: Array(#"{"text": "Alice", "file": 3}"#.utf8))
-        guard case .desfireProvision(let rule) = merged else {
+        guard let rule = merged.flow(as: DESFireProvisioningRule.self) else {
             Issue.record("merged into \(merged.kind)")
             return
         }
@@ -29,7 +30,10 @@ import Testing
     }
 
     @Test func aRecordCannotChangeTheKind() throws {
-        guard case .fleet(let template) = try template(#"{"kind": "fleet", "flow": {"kind": "ndef-write"}}"#) else {
+        guard
+            let template = try template(#"{"kind": "fleet", "flow": {"kind": "ndef-write"}}"#).flow(
+                as: FleetFlowTemplate.self)
+        else {
             Issue.record("not a fleet flow")
             return
         }
@@ -39,9 +43,9 @@ import Testing
 
     @Test func invalidRecordsAreTyped() throws {
         guard
-            case .fleet(let template) = try template(
+            let template = try template(
                 #"{"kind": "fleet", "flow": {"kind": "desfire-provision", "aid": "F01020", "file": 1, "size": 4, "keySlot": 2}}"#
-            )
+            ).flow(as: FleetFlowTemplate.self)
         else {
             Issue.record("not a fleet flow")
             return
@@ -67,9 +71,10 @@ import Testing
     @Test func aFleetRuleNeedsTheFleetBlock() throws {
         let rules = #"[{"name": "badges", "flow": {"kind": "fleet", "flow": {"kind": "ndef-write"}}}]"#
         #expect(throws: DecodingError.self) {
-            try JSONDecoder().decode(DaemonConfiguration.self, from: Data(#"{"rules": \#(rules)}"#.utf8))
+            try DaemonFlowKinds.standard.decoder().decode(
+                DaemonConfiguration.self, from: Data(#"{"rules": \#(rules)}"#.utf8))
         }
-        let configuration = try JSONDecoder().decode(
+        let configuration = try DaemonFlowKinds.standard.decoder().decode(
             DaemonConfiguration.self,
             from: Data(
                 #"{"rules": \#(rules), "fleet": {"postgres": "/run/postgresql", "batch": "b", "hostName": "h1"}}"#.utf8)
@@ -77,7 +82,8 @@ import Testing
         #expect(configuration.fleet?.leaseSeconds == 60)
         #expect(configuration.fleet?.hostName == "h1")
         // Round trip: what cardd writes back is what it reads.
-        let again = try JSONDecoder().decode(DaemonConfiguration.self, from: JSONEncoder().encode(configuration))
+        let again = try DaemonFlowKinds.standard.decoder().decode(
+            DaemonConfiguration.self, from: JSONEncoder().encode(configuration))
         #expect(again == configuration)
     }
 

@@ -1,5 +1,6 @@
 import CardDaemon
 import CardDaemonControl
+import CardDaemonFlows
 import CardFleet
 import CardFleetPostgres
 import CardFlow
@@ -79,7 +80,7 @@ struct PostgresFleetWorkerTests {
             rules: [
                 CardRule(
                     name: "badges",
-                    flow: .fleet(try FleetFlowTemplate(parameters: template)))
+                    flow: .fleet(try FleetFlowTemplate(parameters: template, kinds: .standard)))
             ], fleet: settings)
         return (configuration, FleetMembership(settings: settings, queue: queue))
     }

@@ -1,5 +1,6 @@
 import CardDaemon
 import CardDaemonControl
+import CardDaemonFlows
 import CardFlow
 import CardSimulator
 import DaemonTestSupport
@@ -51,7 +52,9 @@ struct RelayHostileServiceTests {
         // Without a token the same URL is fine, and so is cardd's rule.
         try RelayConfiguration(url: url).validateURL()
         let rule = #"{"kind":"relay","url":"\#(url)","tokenSecret":"relay.token"}"#
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode(FlowSpecification.self, from: Data(rule.utf8)) }
+        #expect(throws: DecodingError.self) {
+            try DaemonFlowKinds.standard.decoder().decode(FlowSpecification.self, from: Data(rule.utf8))
+        }
         // The client fails before any connection is attempted.
         #expect(throws: RelayError.self) { _ = try RelayClient(configuration: configuration).job() }
     }
@@ -65,7 +68,7 @@ struct RelayHostileServiceTests {
     func loopbackAllowed(_ url: String) throws {
         try RelayConfiguration(url: url, bearerToken: "secret-token").validateURL()
         let rule = #"{"kind":"relay","url":"\#(url)","tokenSecret":"relay.token"}"#
-        _ = try JSONDecoder().decode(FlowSpecification.self, from: Data(rule.utf8))
+        _ = try DaemonFlowKinds.standard.decoder().decode(FlowSpecification.self, from: Data(rule.utf8))
     }
 
     @Test("the token is in no log line, at trace, whether the sync succeeds or fails")

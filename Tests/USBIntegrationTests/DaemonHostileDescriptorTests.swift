@@ -1,6 +1,7 @@
 import CCID
 import CardDaemon
 import CardDaemonControl
+import CardDaemonFlows
 import CardFlow
 import CardFlowCCID
 import CardSimulator
@@ -42,7 +43,8 @@ extension USBIntegration {
             var logger = Logger(label: "cardd.hostile-descriptor-test")
             logger.logLevel = .error
             let daemon = try CardDaemon(
-                configuration: ConfigurationStore(configuration, path: nil), socketPath: folder + "/cardd.sock",
+                configuration: ConfigurationStore(configuration, path: nil, flowKinds: .standard),
+                socketPath: folder + "/cardd.sock",
                 jobLogPath: folder + "/jobs.sqlite", readerSources: [USBReaderSource()], logger: logger)
             let events = Events()
             let stream = await daemon.bus.subscribe()

@@ -1,5 +1,6 @@
 import CardDaemon
 import CardDaemonControl
+import CardDaemonFlows
 import CardFlow
 import CardFlowCCID
 import CardSimulator
@@ -47,7 +48,8 @@ extension USBIntegration.DaemonUnplugTests {
         var logger = Logger(label: "cardd.usb-test")
         logger.logLevel = .warning
         let daemon = try CardDaemon(
-            configuration: ConfigurationStore(configuration, path: nil), socketPath: folder + "/cardd.sock",
+            configuration: ConfigurationStore(configuration, path: nil, flowKinds: .standard),
+            socketPath: folder + "/cardd.sock",
             jobLogPath: folder + "/jobs.sqlite", readerSources: [USBReaderSource()], logger: logger)
         let recorder = EventRecorder()
         let stream = await daemon.bus.subscribe()

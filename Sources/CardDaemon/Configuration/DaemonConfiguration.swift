@@ -117,7 +117,7 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
         }
         rules = try container.decodeIfPresent([CardRule].self, forKey: .rules) ?? []
         fleet = try container.decodeIfPresent(FleetSettings.self, forKey: .fleet)
-        if fleet == nil, let rule = rules.first(where: { if case .fleet = $0.flow { true } else { false } }) {
+        if fleet == nil, let rule = rules.first(where: { $0.flow.kind == FleetFlowTemplate.kind }) {
             throw DecodingError.dataCorrupted(
                 .init(
                     codingPath: [CodingKeys.rules],
@@ -144,7 +144,11 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
     }
 
     /// Reads and checks a configuration file.
-    public init(contentsOfFile path: String) throws(DaemonConfigurationError) {
+    ///
+    /// - Parameters:
+    ///   - path: the file.
+    ///   - flowKinds: the flow kinds its rules may name.
+    public init(contentsOfFile path: String, flowKinds: DaemonFlowKinds) throws(DaemonConfigurationError) {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -152,7 +156,7 @@ public struct DaemonConfiguration: Sendable, Hashable, Codable {
             throw .unreadable(path: path, reason: error.localizedDescription)
         }
         do {
-            self = try JSONDecoder().decode(DaemonConfiguration.self, from: data)
+            self = try flowKinds.decoder().decode(DaemonConfiguration.self, from: data)
         } catch let error as DecodingError {
             throw .invalid(path: path, reason: DaemonConfigurationError.describe(error))
         } catch {

@@ -25,6 +25,8 @@ struct ControlRequestHandler: Sendable {
     let bus: EventBus
     let log: JobLog?
     let metrics: DaemonMetrics
+    /// The kinds a request's `flow` may name.
+    let flowKinds: DaemonFlowKinds
     /// Deepest array/object nesting accepted in a request.
     var maximumJSONNesting = DaemonLimits().maximumJSONNesting
 
@@ -163,7 +165,7 @@ struct ControlRequestHandler: Sendable {
         }
         let specification: FlowSpecification
         do {
-            specification = try JSONDecoder().decode(FlowSpecification.self, from: JSONEncoder().encode(flowJSON))
+            specification = try flowKinds.decoder().decode(FlowSpecification.self, from: JSONEncoder().encode(flowJSON))
         } catch let error as DecodingError {
             throw ControlError("badRequest", "flow: " + DaemonConfigurationError.describe(error))
         }

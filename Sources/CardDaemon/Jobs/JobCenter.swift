@@ -59,7 +59,7 @@ public actor JobCenter {
             let run: FlowRun<JobOutcome>
             let job: FlowJob
             do {
-                job = try await FlowCatalog.job(for: specification, keys: keys, logger: logger)
+                job = try await specification.flow.job(DaemonFlowContext(keys: keys, logger: logger))
                 run = reader.run(job.flow, policy: job.policy(policy))
             } catch {
                 // A missing key or a bad parameter: the job fails before touching the card.

@@ -129,7 +129,7 @@ public actor ReaderSupervisor {
             logger.info("no rule matches the card", metadata: ["atr": "\(facts.atr.hexString)"])
             return nil
         }
-        if case .fleet(let template) = rule.flow {
+        if let template = rule.flow.flow(as: FleetFlowTemplate.self) {
             guard let fleet else {
                 logger.error("rule '\(rule.name)' runs fleet records, but the daemon has no fleet store")
                 return nil

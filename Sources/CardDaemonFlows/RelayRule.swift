@@ -1,4 +1,7 @@
+import CardDaemon
+import CardDaemonControl
 import CardFlow
+import Foundation
 import Relay
 
 /// The parameters of a `relay` flow: the card is synchronised by a remote service through cardd
@@ -13,7 +16,10 @@ import Relay
 /// The bearer token is a key-store secret named by `tokenSecret` (never inline); `caFile` adds
 /// trusted CA certificates for wss://; `aids` gate the card (the first that SELECTs admits it;
 /// the seed's D2760000850101 when absent).
-public struct RelayRule: Sendable, Hashable, Codable {
+public struct RelayRule: DaemonFlow, Hashable {
+    public static let kind = "relay"
+    public static let writesToCard = true
+
     public var url: String
     public var aids: [[UInt8]]
     public var tokenSecret: String?
@@ -92,5 +98,40 @@ public struct RelayRule: Sendable, Hashable, Codable {
         try container.encode(maxAPDUs, forKey: .maxAPDUs)
         try container.encode(idleTimeoutSeconds, forKey: .idleTimeoutSeconds)
         try container.encode(maxSyncSeconds, forKey: .maxSyncSeconds)
+    }
+}
+
+extension RelayRule {
+    /// Connect to the relay service (its token from the key store) and let it drive the card;
+    /// the connection closes when the flow ends.
+    public func job(_ context: DaemonFlowContext) async throws -> FlowJob {
+        var token: String?
+        if let name = tokenSecret {
+            token = String(decoding: try await context.secret(name), as: UTF8.self)
+        }
+        let relay = try RelayClient(configuration: configuration(token: token), logger: context.logger).job()
+        let flow = relay.flow.map { result in
+            var values = [
+                "atr": result.identity.atr.hexString, "apdus": "\(result.apduCount)", "resumes": "\(result.resumes)",
+            ]
+            if let uid = result.identity.uid { values["uid"] = uid.hexString }
+            if let message = result.message { values["message"] = message }
+            return JobOutcome(values)
+        }
+        let syncBound = Duration.seconds(maxSyncSeconds)
+        return FlowJob(
+            flow: flow,
+            policy: { base in
+                var policy = relay.policy(base: base)
+                policy.stepTimeout = syncBound
+                return policy
+            }, finish: { await relay.finish(after: $0) })
+    }
+}
+
+extension FlowSpecification {
+    /// Relay a remote service's APDUs to the card (``RelayRule``).
+    public static func relay(_ rule: RelayRule) -> FlowSpecification {
+        FlowSpecification(rule)
     }
 }

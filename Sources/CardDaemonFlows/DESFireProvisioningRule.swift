@@ -1,3 +1,8 @@
+import CardDaemon
+import CardDaemonControl
+import CardFlow
+import DESFire
+
 /// The parameters of a `desfire-provision` flow, as a rule or request gives them:
 ///
 /// ```json
@@ -18,7 +23,11 @@
 /// {"kind": "desfire-provision", "aid": "010203", "file": 1, "size": 64, "keySlot": 2,
 ///  "diversify": true, "systemIdentifier": "4E585020416275", "text": "door 17"}
 /// ```
-public struct DESFireProvisioningRule: Sendable, Hashable, Codable {
+public struct DESFireProvisioningRule: DaemonFlow, Hashable {
+    public static let kind = "desfire-provision"
+    public static let writesToCard = true
+    public static let personalisesCard = true
+
     public var aid: [UInt8]
     public var file: UInt8
     public var size: Int
@@ -117,5 +126,44 @@ public struct DESFireProvisioningRule: Sendable, Hashable, Codable {
             try container.encode(true, forKey: .diversify)
             if !systemIdentifier.isEmpty { try container.encode(HexBytes(systemIdentifier), forKey: .systemIdentifier) }
         }
+    }
+}
+
+extension DESFireProvisioningRule {
+    /// Format, AES application, key 0, a standard file, write and read back; the keys from the
+    /// key store's slots, checked before a card is touched.
+    public func job(_ context: DaemonFlowContext) async throws -> FlowJob {
+        let keys = try context.requiredKeys()
+        let key = try await DESFireKey(slot: try KeySlot(keySlot), in: keys)
+        var piccKey = DESFireKey.defaultDES
+        if let slot = piccKeySlot { piccKey = try await DESFireKey(slot: try KeySlot(slot), in: keys) }
+        // Diversified: the slot holds the AN10922 master key; a non-AES one fails here, before a card is touched.
+        let applicationKey: DESFireProvisioning.ApplicationKeySource =
+            diversify
+            ? .diversified(try DESFireKeyDiversification(masterKey: key, systemIdentifier: systemIdentifier))
+            : .shared(key)
+        let provisioning = DESFireProvisioning(
+            application: try DESFireApplicationID(UInt32(aid[0]) << 16 | UInt32(aid[1]) << 8 | UInt32(aid[2])),
+            file: file, size: size, commMode: DESFireCommMode(name: comm) ?? .enciphered,
+            applicationKey: applicationKey, data: data, piccKey: piccKey)
+        try provisioning.validate()
+        let aid = self.aid
+        let diversify = self.diversify
+        let flow = provisioning.flow().map { result in
+            var values = [
+                "uid": result.uid.hexString, "aid": aid.hexString, "file": "\(result.file)",
+                "written": "\(result.readBack.count) bytes",
+            ]
+            if diversify { values["key"] = "diversified (AN10922)" }
+            return JobOutcome(values)
+        }
+        return FlowJob(flow: flow, policy: { provisioning.policy(base: $0) })
+    }
+}
+
+extension FlowSpecification {
+    /// Provision a MIFARE DESFire EV1 card (``DESFireProvisioningRule``).
+    public static func desfireProvision(_ rule: DESFireProvisioningRule) -> FlowSpecification {
+        FlowSpecification(rule)
     }
 }

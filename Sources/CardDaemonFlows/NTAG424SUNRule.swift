@@ -1,3 +1,6 @@
+import CardDaemon
+import CardDaemonControl
+import CardFlow
 import DESFire
 
 /// The parameters of an `ntag424-sun` flow: personalise an NTAG 424 DNA for SUN URLs.
@@ -12,7 +15,11 @@ import DESFire
 /// keys are optional: `key3Slot` and `key4Slot` install keys 3 and 4, `newMasterKeySlot` changes
 /// key 0 last (its version must differ from the old key 0's). The URL may place the mirrors
 /// with `{picc}` and `{mac}` (see ``/DESFire/NTAG424SUNTemplate``).
-public struct NTAG424SUNRule: Sendable, Hashable, Codable {
+public struct NTAG424SUNRule: DaemonFlow, Hashable {
+    public static let kind = "ntag424-sun"
+    public static let writesToCard = true
+    public static let personalisesCard = true
+
     public var url: String
     public var metaKeySlot: Int
     public var fileKeySlot: Int
@@ -67,5 +74,43 @@ public struct NTAG424SUNRule: Sendable, Hashable, Codable {
         ] {
             if let slot, !(0...15).contains(slot) { throw fail(key, "a key-store slot from 0 to 15") }
         }
+    }
+}
+
+extension NTAG424SUNRule {
+    /// Personalise the tag for SUN; empty slots and keys that are not AES or have version 0 fail
+    /// before a tag is touched.
+    public func job(_ context: DaemonFlowContext) async throws -> FlowJob {
+        let keys = try context.requiredKeys()
+        var masterKey = try DESFireKey(type: .aes, bytes: [UInt8](repeating: 0, count: 16))
+        if let slot = masterKeySlot { masterKey = try await DESFireKey(slot: try KeySlot(slot), in: keys) }
+        var otherKeys: [UInt8: DESFireKey] = [:]
+        for (number, slot) in [(UInt8(3), key3Slot), (4, key4Slot)] {
+            if let slot { otherKeys[number] = try await DESFireKey(slot: try KeySlot(slot), in: keys) }
+        }
+        var newMasterKey: DESFireKey?
+        if let slot = newMasterKeySlot { newMasterKey = try await DESFireKey(slot: try KeySlot(slot), in: keys) }
+        let plan = NTAG424SUNPersonalisation(
+            template: try NTAG424SUNTemplate(url: url), masterKey: masterKey,
+            metaReadKey: try await DESFireKey(slot: try KeySlot(metaKeySlot), in: keys),
+            fileReadKey: try await DESFireKey(slot: try KeySlot(fileKeySlot), in: keys),
+            otherKeys: otherKeys, newMasterKey: newMasterKey)
+        try plan.validate()
+        let url = self.url
+        let flow = plan.flow().map { result in
+            JobOutcome([
+                "uid": result.uid.hexString, "url": url, "keysChanged": result.changedKeys ? "yes" : "no",
+                "piccDataOffset": "\(plan.template.piccDataOffset)", "macOffset": "\(plan.template.macOffset)",
+                "sunURL": result.url, "readCounter": result.message.readCounter.map { "\($0)" } ?? "",
+            ])
+        }
+        return FlowJob(flow: flow)
+    }
+}
+
+extension FlowSpecification {
+    /// Personalise an NTAG 424 DNA for SUN (``NTAG424SUNRule``).
+    public static func ntag424SUN(_ rule: NTAG424SUNRule) -> FlowSpecification {
+        FlowSpecification(rule)
     }
 }

@@ -1,3 +1,6 @@
+import CardDaemon
+import CardDaemonControl
+import CardFlow
 import StorageCards
 
 /// The parameters of a `classic-value` flow: top up or charge a MIFARE Classic value block (an
@@ -13,7 +16,10 @@ import StorageCards
 /// configuration, the job log or the logs. `operation` is `top-up` or `spend`; `keyType` is `a`
 /// or `b` (default `b`, the key purses give the write and increment rights to); `readerKeySlot`
 /// is the reader's key slot the key is loaded into (default 0); `maximum` caps a top-up.
-public struct ClassicValueRule: Sendable, Hashable, Codable {
+public struct ClassicValueRule: DaemonFlow, Hashable {
+    public static let kind = "classic-value"
+    public static let writesToCard = true
+
     public var operation: String
     public var amount: Int32
     public var block: Int
@@ -73,5 +79,29 @@ public struct ClassicValueRule: Sendable, Hashable, Codable {
         ClassicValueTransfer(
             block: block, backupBlock: backupBlock, keyType: keyType == "a" ? .a : .b, key: key, slot: readerKeySlot,
             operation: operation == "spend" ? .spend(amount) : .topUp(amount), maximum: maximum)
+    }
+}
+
+extension ClassicValueRule {
+    /// Top up or charge the value block; a missing secret or one that is no 6-byte key fails
+    /// before a card is touched.
+    public func job(_ context: DaemonFlowContext) async throws -> FlowJob {
+        let transfer = transfer(key: try ClassicKey(try await context.secret(keySecret)))
+        try transfer.validate()
+        let block = self.block
+        let flow = transfer.flow().map { result in
+            JobOutcome([
+                "uid": result.uid.hexString, "block": "\(block)", "before": "\(result.before)",
+                "after": "\(result.after)",
+            ])
+        }
+        return FlowJob(flow: flow)
+    }
+}
+
+extension FlowSpecification {
+    /// Top up or charge a MIFARE Classic value block (``ClassicValueRule``).
+    public static func classicValue(_ rule: ClassicValueRule) -> FlowSpecification {
+        FlowSpecification(rule)
     }
 }

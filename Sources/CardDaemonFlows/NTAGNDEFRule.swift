@@ -1,3 +1,7 @@
+import CardDaemon
+import CardFlow
+import StorageCards
+
 /// The parameters of an `ntag-ndef-protect` flow: write an NDEF message on an NTAG213/215/216
 /// or Ultralight EV1, then protect it with a password.
 ///
@@ -15,8 +19,11 @@
 /// authenticated with the same password first, so running the flow twice is harmless;
 /// `currentPassword`/`currentPasswordSecret` name the password protected tags carry now (to
 /// change it): it is tried instead, so a tag that already has the new one then fails.
-public struct NTAGNDEFRule: Sendable, Hashable, Codable {
-    public var content: FlowSpecification.NDEFContent
+public struct NTAGNDEFRule: DaemonFlow, Hashable {
+    public static let kind = "ntag-ndef-protect"
+    public static let writesToCard = true
+
+    public var content: NDEFContent
     public var password: [UInt8]?
     public var passwordSecret: String?
     public var currentPassword: [UInt8]?
@@ -27,7 +34,7 @@ public struct NTAGNDEFRule: Sendable, Hashable, Codable {
     public var authenticationLimit: Int
 
     public init(
-        content: FlowSpecification.NDEFContent, password: [UInt8]? = nil, passwordSecret: String? = nil,
+        content: NDEFContent, password: [UInt8]? = nil, passwordSecret: String? = nil,
         currentPassword: [UInt8]? = nil, currentPasswordSecret: String? = nil, pack: [UInt8], auth0: Int = 4,
         protectReads: Bool = false, authenticationLimit: Int = 0
     ) {
@@ -97,5 +104,72 @@ public struct NTAGNDEFRule: Sendable, Hashable, Codable {
         try container.encode(auth0, forKey: .auth0)
         try container.encode(protectReads, forKey: .protectReads)
         try container.encode(authenticationLimit, forKey: .authenticationLimit)
+    }
+}
+
+extension NTAGNDEFRule {
+    /// The `ntag-ndef-protect` flow: identify, then on the NTAG21x / Ultralight EV1 — PWD_AUTH
+    /// where the tag is protected already (with the rule's current password when it names one,
+    /// else with its password and PACK: a second run on the same tag), the NDEF
+    /// message written and read back, PWD and PACK set, ACCESS and AUTH0 written last.
+    ///
+    /// - Throws: ``DaemonFlowError/missingSecret(_:)`` for a named secret the store lacks, and
+    ///   ``/StorageCards/StorageCardError/invalidArgument(_:)`` for a secret that is no 4-byte
+    ///   password — both before a tag is touched.
+    public func job(_ context: DaemonFlowContext) async throws -> FlowJob {
+        let rule = self
+        let keys = needsKeyStore ? try context.requiredKeys() : context.keys
+        func password(_ bytes: [UInt8]?, secret: String?) async throws -> Type2Password? {
+            if let bytes { return try Type2Password(bytes) }
+            guard let secret, let keys else { return nil }
+            return try Type2Password(try await DaemonFlowContext.secret(secret, in: keys))
+        }
+        guard let newPassword = try await password(rule.password, secret: rule.passwordSecret) else {
+            throw DaemonFlowError.noKeyStore
+        }
+        let currentPassword = try await password(rule.currentPassword, secret: rule.currentPasswordSecret)
+        let message = try rule.content.message()
+        let flow = DaemonFlowSteps.identify.then("ntag-ndef-protect", idempotent: true) { outcome, session in
+            var tag = try await NTAGClient.open(on: session)
+            let protected: Bool
+            do {
+                let configuration = try await tag.readConfiguration()
+                protected = Int(configuration.auth0) < tag.product.pageCount
+            } catch StorageCardError.pageAccessFailed, StorageCardError.cardNAK {
+                // Read-protected (PROT): the refused read halted the tag; power it up again.
+                try await session.reconnect()
+                tag = try await NTAGClient.open(on: session)
+                protected = true
+            }
+            if protected {
+                // Protected already: with the rule's current password when it names one, else
+                // with its password (an earlier run of this rule).
+                if let currentPassword {
+                    try await tag.authenticate(password: currentPassword)
+                } else {
+                    try await tag.authenticate(password: newPassword, expectedPACK: rule.pack)
+                }
+            }
+            try await tag.writeNDEFMessage(message)
+            guard try await tag.readNDEFMessage() == message else { throw DaemonFlowError.readBackMismatch }
+            let written = try await tag.protect(
+                password: newPassword, pack: rule.pack, auth0: UInt8(rule.auth0), protectsReads: rule.protectReads,
+                authenticationLimit: UInt8(rule.authenticationLimit))
+            try await tag.finish()
+            var outcome = outcome
+            outcome.values["product"] = tag.product.description
+            outcome.values["written"] = message.hexString
+            outcome.values["auth0"] = "\(written.auth0)"
+            outcome.values["protects"] = written.protectsReads ? "reads and writes" : "writes"
+            return outcome
+        }
+        return FlowJob(flow: flow)
+    }
+}
+
+extension FlowSpecification {
+    /// Write NDEF on an NTAG21x and protect it with a password (``NTAGNDEFRule``).
+    public static func ntagNDEFProtect(_ rule: NTAGNDEFRule) -> FlowSpecification {
+        FlowSpecification(rule)
     }
 }

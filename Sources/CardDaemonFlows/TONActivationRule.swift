@@ -1,4 +1,8 @@
+import CardDaemon
+import CardDaemonControl
 import CardFlow
+import Foundation
+import TONCard
 
 /// The parameters of a `ton-activate` flow:
 ///
@@ -13,7 +17,11 @@ import CardFlow
 /// secret for every card. `pinSecret` names a secret of 4 ASCII digits, the PIN to set (5555,
 /// the factory PIN, when absent). The card's HMAC key is stored in the same key store
 /// (`ton.hmac.<serial>`). Nothing secret is in the configuration, the job log or the logs.
-public struct TONActivationRule: Sendable, Hashable, Codable {
+public struct TONActivationRule: DaemonFlow, Hashable {
+    public static let kind = "ton-activate"
+    public static let writesToCard = true
+    public static let personalisesCard = true
+
     public var activationSecret: String
     public var pinSecret: String?
 
@@ -43,5 +51,50 @@ public struct TONActivationRule: Sendable, Hashable, Codable {
                 forKey: .pinSecret, in: container,
                 debugDescription: "a secret name (letters, digits, . _ - : @ + /)")
         }
+    }
+}
+
+extension TONActivationRule {
+    /// Activate the card with activation data from the key store; one secret for every card is
+    /// checked before the card is touched.
+    public func job(_ context: DaemonFlowContext) async throws -> FlowJob {
+        let keys = try context.requiredKeys()
+        var pin = TONPin.default
+        if let name = pinSecret {
+            pin = try TONPin(String(decoding: try await DaemonFlowContext.secret(name, in: keys), as: UTF8.self))
+        }
+        let template = activationSecret
+        let perCard = Self.placeholders.contains { template.contains($0) }
+        if !perCard { _ = try TONActivationData(packed: try await DaemonFlowContext.secret(template, in: keys)) }
+        let hmacKeys = TONHmacKeyStore(store: keys)
+        let flow = TONActivation.flow(
+            activationFor: { session in
+                var name = template
+                if name.contains("{serial}") {
+                    let serial = try await TONWallet(channel: session, hmacKeys: hmacKeys).serialNumber()
+                    name = name.replacingOccurrences(of: "{serial}", with: serial.description)
+                }
+                if name.contains("{csn}") {
+                    name = name.replacingOccurrences(
+                        of: "{csn}", with: try await TONCoinManager(channel: session).csn().hexString)
+                }
+                return try TONActivationData(packed: try await DaemonFlowContext.secret(name, in: keys))
+            }, pin: pin, hmacKeys: hmacKeys
+        )
+        .map { state in JobOutcome(["state": state.message]) }
+        return FlowJob(
+            flow: flow,
+            policy: { policy in
+                var policy = policy
+                policy.identity = TONActivation.cardIdentity
+                return policy
+            })
+    }
+}
+
+extension FlowSpecification {
+    /// Activate a TON Labs security card (``TONActivationRule``).
+    public static func tonActivate(_ rule: TONActivationRule) -> FlowSpecification {
+        FlowSpecification(rule)
     }
 }
