@@ -113,7 +113,7 @@ extension NTAGNDEFRule {
     /// else with its password and PACK: a second run on the same tag), the NDEF
     /// message written and read back, PWD and PACK set, ACCESS and AUTH0 written last.
     ///
-    /// - Throws: ``DaemonFlowError/missingSecret(_:)`` for a named secret the store lacks, and
+    /// - Throws: ``/CardDaemon/DaemonFlowError/missingSecret(_:)`` for a named secret the store lacks, and
     ///   ``/StorageCards/StorageCardError/invalidArgument(_:)`` for a secret that is no 4-byte
     ///   password — both before a tag is touched.
     public func job(_ context: DaemonFlowContext) async throws -> FlowJob {

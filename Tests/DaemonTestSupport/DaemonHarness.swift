@@ -52,6 +52,7 @@ public struct DaemonHarness: Sendable {
         configuration: DaemonConfiguration, simulatedReaders: [Reader] = [],
         keys: (any KeyStore)? = nil, limits: DaemonLimits = DaemonLimits(), logger: Logger? = nil,
         fleetMembership: FleetMembership? = nil, readerSources: [any ReaderSource] = DaemonHarness.readerSources,
+        flowKinds: DaemonFlowKinds = .standard,
         _ body: (DaemonHarness) async throws -> Void
     ) async throws {
         let folder = NSTemporaryDirectory() + "cardd-test-\(UUID().uuidString.prefix(8))"
@@ -61,7 +62,7 @@ public struct DaemonHarness: Sendable {
         defaultLogger.logLevel = .warning
         let logger = logger ?? defaultLogger
         let daemon = try CardDaemon(
-            configuration: ConfigurationStore(configuration, path: nil, flowKinds: .standard),
+            configuration: ConfigurationStore(configuration, path: nil, flowKinds: flowKinds),
             socketPath: folder + "/cardd.sock", jobLogPath: folder + "/jobs.sqlite", keys: keys,
             simulatedReaders: simulatedReaders, readerSources: readerSources, limits: limits,
             fleetMembership: fleetMembership, logger: logger, onReady: { readyContinuation.yield() })
