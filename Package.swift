@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "CardFlowCCID", targets: ["CardFlowCCID"]),
         .library(name: "CardFlowVPCD", targets: ["CardFlowVPCD"]),
         .library(name: "CardFlowPCSC", targets: ["CardFlowPCSC"]),
+        .library(name: "CardSimulatorCards", targets: ["CardSimulatorCards"]),
         .library(name: "CardSimulator", targets: ["CardSimulator"]),
         .library(name: "CardSimulatorUSB", targets: ["CardSimulatorUSB"]),
         .library(name: "DESFire", targets: ["DESFire"]),
@@ -119,11 +120,19 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
-        // Virtual CCID readers and cards speaking the USB side of the protocol.
+        // Simulated cards written from their specifications (ISO 7816, DESFire, TON, NDEF tags, ISO 15693,
+        // NTAG, MIFARE Classic, FeliCa, hostile cards): no CCID, usable by any backend's simulated reader.
+        .target(
+            name: "CardSimulatorCards",
+            dependencies: [
+                "CardFlow", "CardCrypto", "HexFormatting",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
+        // The virtual CCID reader (the USB side of the protocol) that places the simulated cards.
         .target(
             name: "CardSimulator",
             dependencies: [
-                "CardFlow", "CCID", "CardFlowCCID", "CardCrypto", "HexFormatting",
+                "CardSimulatorCards", "CardFlow", "CCID", "CardFlowCCID", "CardCrypto", "HexFormatting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -298,6 +307,7 @@ let package = Package(
         .testTarget(
             name: "CardFlowTests",
             dependencies: [
+                "CardSimulatorTestSupport",
                 "CardFlow", "CardFlowCCID", "CardSimulator", "CCID", "HexFormatting",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
@@ -306,6 +316,7 @@ let package = Package(
         .testTarget(
             name: "CardSimulatorTests",
             dependencies: [
+                "CardSimulatorCards",
                 "CardSimulator", "CardFlow", "CardFlowCCID", "CCID", "CardCrypto",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
@@ -333,22 +344,29 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
-            name: "NDEFTests", dependencies: ["NDEF", "CardFlow", "CardSimulator"], exclude: ["ndeflib_crosscheck.py"]),
-        .testTarget(name: "ISO15693Tests", dependencies: ["ISO15693", "CardFlow", "CardSimulator"]),
+            name: "NDEFTests", dependencies: ["CardSimulatorTestSupport", "NDEF", "CardFlow", "CardSimulator"],
+            exclude: ["ndeflib_crosscheck.py"]),
+        .testTarget(
+            name: "ISO15693Tests", dependencies: ["CardSimulatorTestSupport", "ISO15693", "CardFlow", "CardSimulator"]),
         .testTarget(
             name: "StorageCardsTests",
             dependencies: [
+                "CardSimulatorCards",
                 "StorageCards", "NDEF", "CardFlow", "CardSimulator", .product(name: "Logging", package: "swift-log"),
             ]),
-        .testTarget(name: "DESFireTests", dependencies: ["DESFire", "CardFlow", "CardSimulator", "CardCrypto"]),
+        .testTarget(
+            name: "DESFireTests",
+            dependencies: ["CardSimulatorTestSupport", "DESFire", "CardFlow", "CardSimulator", "CardCrypto"]),
         .testTarget(
             name: "TONCardTests",
             dependencies: [
+                "CardSimulatorTestSupport",
                 "TONCard", "CardFlow", "CardSimulator", "CardCrypto", .product(name: "Crypto", package: "swift-crypto"),
             ]),
         .testTarget(
             name: "RelayTests",
             dependencies: [
+                "CardSimulatorTestSupport",
                 "Relay", "CardFlow", "CardSimulator", "DESFire", "CardCrypto", "cardctl", "CardDaemon",
                 "CardDaemonControl", "CardDaemonFlows", "DaemonTestSupport",
                 .product(name: "NIOCore", package: "swift-nio", condition: networkReaders),
@@ -376,6 +394,10 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift", condition: daemon),
                 .product(name: "NIOEmbedded", package: "swift-nio", condition: networkReaders),
             ]),
+        // Runs a client against many seeded hostile cards (HostileCampaign): for tests, not a product.
+        .target(
+            name: "CardSimulatorTestSupport", dependencies: ["CardSimulatorCards", "CardFlow"],
+            path: "Tests/CardSimulatorTestSupport"),
         // A throwaway PostgreSQL per test (Scripts/postgres-throwaway.sh), for the fleet's tests.
         .target(name: "PostgresTestSupport", path: "Tests/PostgresTestSupport"),
         .testTarget(

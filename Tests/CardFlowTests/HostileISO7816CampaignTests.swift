@@ -2,6 +2,7 @@ import CCID
 import CardFlow
 import CardFlowCCID
 import CardSimulator
+import CardSimulatorTestSupport
 import Testing
 
 /// ISO 7816-4 exchanges (`send` with its bounded GET RESPONSE and Le correction) against seeded

@@ -2,6 +2,7 @@ import CCID
 import Testing
 
 @testable import CardSimulator
+@testable import CardSimulatorCards
 
 /// What each I/O line slip does to the characters a card sends (ISO/IEC 7816-3 §10.3.3 for the
 /// T=0 procedure bytes, §11.3 for the T=1 block), byte for byte, and that a character-level

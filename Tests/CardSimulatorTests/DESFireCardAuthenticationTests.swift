@@ -2,6 +2,7 @@ import CardCrypto
 import Testing
 
 @testable import CardSimulator
+@testable import CardSimulatorCards
 
 @Suite("DESFire card: authentication vectors (spec §6.3, §6.4)")
 struct DESFireCardAuthenticationTests {

@@ -2,6 +2,7 @@ import CardCrypto
 import Testing
 
 @testable import CardSimulator
+@testable import CardSimulatorCards
 
 /// The DESFire model's EV2 secure channel driven with raw APDUs by a host written here from the
 /// formulas of NT4H2421Gx §9.1 / AN12196 (not by the DESFire client).

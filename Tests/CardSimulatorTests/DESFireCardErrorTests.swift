@@ -2,6 +2,7 @@ import CardCrypto
 import Testing
 
 @testable import CardSimulator
+@testable import CardSimulatorCards
 
 @Suite("DESFire card: error statuses and integrity checks")
 struct DESFireCardErrorTests {

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import CardSimulator
+@testable import CardSimulatorCards
 
 @Suite("DESFire card: PICC level, memory, chaining, persistence")
 struct DESFireCardPICCTests {

@@ -2,6 +2,7 @@ import CardCrypto
 import Testing
 
 @testable import CardSimulator
+@testable import CardSimulatorCards
 
 @Suite("DESFire card: secure messaging vectors (spec §6.5–§6.7)")
 struct DESFireCardSecureMessagingTests {

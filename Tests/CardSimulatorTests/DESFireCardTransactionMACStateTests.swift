@@ -1,6 +1,7 @@
 import Testing
 
 @testable import CardSimulator
+@testable import CardSimulatorCards
 
 /// What the DESFire model reports and accepts for TransactionMAC files and EV2 additional access
 /// rights, checked on the model directly: GetFileSettings bytes (MF2DLHX0: FileType FileOption

@@ -1,6 +1,7 @@
 import CardCrypto
 
 @testable import CardSimulator
+@testable import CardSimulatorCards
 
 /// Test-side DESFire host: ISO wrapping, three-pass authentication and secure messaging computed
 /// with CardCrypto from the specification, to drive ``DESFireCard`` with raw APDUs.

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import CardSimulator
+@testable import CardSimulatorCards
 
 /// The MIFARE Classic model alone, with raw pseudo-APDUs: the datasheet's rules and each
 /// reader family's dialect.

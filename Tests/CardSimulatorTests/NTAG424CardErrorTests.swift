@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import CardSimulator
+@testable import CardSimulatorCards
 
 /// Factory state, status codes of the data sheet, and random input.
 @Suite("NTAG 424 DNA card: factory state, errors, fuzz")

@@ -2,6 +2,7 @@ import CardCrypto
 import Testing
 
 @testable import CardSimulator
+@testable import CardSimulatorCards
 
 /// SDM/SUN mirroring against AN12196 rev. 2.0 §3.3–3.4 (Tables 2–5): same keys, UID and
 /// counter give the note's URLs. The random padding of PICCData is scripted to the note's.

@@ -1,6 +1,7 @@
 import CardCrypto
 
 @testable import CardSimulator
+@testable import CardSimulatorCards
 
 /// Shared helpers of the NTAG 424 DNA card tests.
 enum NTAG424Test {

@@ -2,6 +2,7 @@ import CardCrypto
 import Testing
 
 @testable import CardSimulator
+@testable import CardSimulatorCards
 
 /// The simulated NTAG 424 DNA answering AN12196's (rev. 2.0) published C-APDUs with its
 /// published R-APDUs, byte for byte. The card's RndB and TI are scripted to the tables'.

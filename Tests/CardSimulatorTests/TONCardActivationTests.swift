@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import CardSimulator
+@testable import CardSimulatorCards
 
 /// Factory state, vector A activation (spec §1.3, §3, §8.1) and the activation password counter.
 @Suite("TON card: activation")

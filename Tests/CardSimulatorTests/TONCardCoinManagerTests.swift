@@ -1,6 +1,7 @@
 import Testing
 
 @testable import CardSimulator
+@testable import CardSimulatorCards
 
 /// The CoinManager commands (spec §2.4).
 @Suite("TON card: CoinManager")

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import CardSimulator
+@testable import CardSimulatorCards
 
 /// The keychain module (spec §4) through raw APDUs.
 @Suite("TON card: keychain")

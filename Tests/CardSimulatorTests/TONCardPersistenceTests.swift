@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import CardSimulator
+@testable import CardSimulatorCards
 
 /// Saving and loading through ``CardStateStore``, and robustness against arbitrary bytes.
 @Suite("TON card: persistence and fuzzing")

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import CardSimulator
+@testable import CardSimulatorCards
 
 /// HMAC-protected APDUs, sault renewal (spec §3.4) and the PIN (§3.5).
 @Suite("TON card: HMAC, sault and PIN")

@@ -2,6 +2,7 @@ import Crypto
 import Testing
 
 @testable import CardSimulator
+@testable import CardSimulatorCards
 
 /// Recovery data (spec §5).
 @Suite("TON card: recovery data")

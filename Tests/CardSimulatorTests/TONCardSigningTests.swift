@@ -2,6 +2,7 @@ import Crypto
 import Testing
 
 @testable import CardSimulator
+@testable import CardSimulatorCards
 
 /// Ed25519 public keys and signatures (spec §6).
 @Suite("TON card: Ed25519")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import CardSimulator
+@testable import CardSimulatorCards
 
 /// `sim:ton` in the simulator: card creation, `activation=PATH`, state files, the ATR.
 @Suite("TON card: simulator wiring")

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import CardSimulator
+@testable import CardSimulatorCards
 
 /// Per-state instruction acceptance (spec §2.2), class and length checks (§0.1, §2.5).
 @Suite("TON card: states and lengths")

@@ -1,6 +1,7 @@
 import Crypto
 
 @testable import CardSimulator
+@testable import CardSimulatorCards
 
 /// APDUs built from the TON card specification (independently of any client), and a card
 /// session that tracks the sault and signs protected commands with vector A's K.

@@ -1,5 +1,6 @@
 import CardFlow
 import CardSimulator
+import CardSimulatorTestSupport
 import ISO15693
 import NDEF
 import Testing

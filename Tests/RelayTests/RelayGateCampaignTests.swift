@@ -1,5 +1,6 @@
 import CardFlow
 import CardSimulator
+import CardSimulatorTestSupport
 import Relay
 import Testing
 

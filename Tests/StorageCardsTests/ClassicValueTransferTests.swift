@@ -2,6 +2,7 @@ import CardFlow
 import Testing
 
 @testable import CardSimulator
+@testable import CardSimulatorCards
 @testable import StorageCards
 
 /// The value-transfer flow (an e-purse top-up or payment) end to end on the simulated card: the

@@ -16,13 +16,3 @@ extension ReaderProfileError: CategorizedError {
     /// A reader profile file that does not parse.
     public var category: ErrorCategory { .usage }
 }
-
-extension CardStateError: CategorizedError {
-    /// A card state file that does not load or save.
-    public var category: ErrorCategory { .usage }
-}
-
-extension TONFactoryDataError: CategorizedError {
-    /// A TON factory-data file that does not load.
-    public var category: ErrorCategory { .usage }
-}

@@ -338,26 +338,26 @@ public enum SimulatedCardKind: String, Sendable, Hashable, CaseIterable {
     case ndef4
     case type2
     case iso15693
-    /// A ``SimulatedNTAG424Card``: NTAG 424 DNA with EV2 secure messaging and SUN mirroring.
+    /// A ``/CardSimulatorCards/SimulatedNTAG424Card``: NTAG 424 DNA with EV2 secure messaging and SUN mirroring.
     case ntag424
     case none
-    /// A ``HostileCard``: seeded hostile answers, alone or spoiling a wrapped card's.
+    /// A ``/CardSimulatorCards/HostileCard``: seeded hostile answers, alone or spoiling a wrapped card's.
     case fuzz
-    /// An ``APDUTestCard``: fixed answers for differential tests of APDU transport.
+    /// An ``/CardSimulatorCards/APDUTestCard``: fixed answers for differential tests of APDU transport.
     case apduTest = "apdu-test"
-    /// A ``SimulatedMIFAREClassicCard`` of 1K, answering its reader's storage-card dialect.
+    /// A ``/CardSimulatorCards/SimulatedMIFAREClassicCard`` of 1K, answering its reader's storage-card dialect.
     case classic1k
-    /// A ``SimulatedMIFAREClassicCard`` of 4K.
+    /// A ``/CardSimulatorCards/SimulatedMIFAREClassicCard`` of 4K.
     case classic4k
-    /// A ``SimulatedNTAG21xCard`` NTAG213, answering its reader's raw-frame route.
+    /// A ``/CardSimulatorCards/SimulatedNTAG21xCard`` NTAG213, answering its reader's raw-frame route.
     case ntag213
-    /// A ``SimulatedNTAG21xCard`` NTAG215.
+    /// A ``/CardSimulatorCards/SimulatedNTAG21xCard`` NTAG215.
     case ntag215
-    /// A ``SimulatedNTAG21xCard`` NTAG216.
+    /// A ``/CardSimulatorCards/SimulatedNTAG21xCard`` NTAG216.
     case ntag216
-    /// A ``SimulatedNTAG21xCard`` MIFARE Ultralight EV1 (MF0UL11).
+    /// A ``/CardSimulatorCards/SimulatedNTAG21xCard`` MIFARE Ultralight EV1 (MF0UL11).
     case ultralightEV1 = "ultralight-ev1"
-    /// A ``SimulatedFeliCaLiteSCard``, answering its reader's raw-frame route (`ndef`: formatted).
+    /// A ``/CardSimulatorCards/SimulatedFeliCaLiteSCard``, answering its reader's raw-frame route (`ndef`: formatted).
     case felicaLiteS = "felica-lite-s"
 
     /// The well-behaved models and `none`. `fuzz` is left out on purpose: it misbehaves by

@@ -1,5 +1,3 @@
-import CCID
-
 /// The contact interface of a simulated card: the ATR it answers a reset with (built here from
 /// ISO/IEC 7816-3 §8, independently of the driver's ATR parser) and how it takes a PPS request.
 ///
@@ -153,15 +151,5 @@ public struct ContactInterface: Sendable, Hashable, Codable {
         bytes += historical
         if offersT1 { bytes.append(bytes.dropFirst().reduce(0, ^)) }
         return bytes
-    }
-}
-
-extension ContactInterface.ErrorDetection {
-    /// The EDC kind the card's T=1 endpoint computes.
-    var t1Checksum: T1Checksum {
-        switch self {
-        case .lrc: .lrc
-        case .crc: .crc
-        }
     }
 }

@@ -1,4 +1,5 @@
 import CardFlow
+import CardSimulatorCards
 import Foundation
 
 /// Runs a card client against many seeded hostile cards and reports how each session ended:
@@ -94,7 +95,7 @@ public struct HostileCampaign: Sendable {
         return count
     }
 
-    /// Runs `session` once per seed on a ``BudgetedCardChannel`` over `card(seed)`.
+    /// Runs `session` once per seed on a `BudgetedCardChannel` over `card(seed)`.
     public func run(
         card: @escaping @Sendable (UInt64) -> any VirtualCard,
         isExpected: @escaping @Sendable (any Error) -> Bool,

@@ -1,4 +1,5 @@
 import CardFlow
+import CardSimulatorCards
 
 /// A card channel straight to a card model (no reader, no driver) that allows a session a
 /// number of APDUs and a deadline, so a client that loops on a card's answers fails with the

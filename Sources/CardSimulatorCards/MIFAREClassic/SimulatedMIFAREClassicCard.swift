@@ -13,7 +13,7 @@
 /// - The reader's key slots belong to the reader: they survive the card's power cycles.
 ///
 /// The pseudo-APDUs follow the dialect of the reader the card lies on
-/// (``MIFAREClassicReaderDialect``), which ``VirtualCCIDReader`` tells it.
+/// (``MIFAREClassicReaderDialect``), which `VirtualCCIDReader` tells it.
 public struct SimulatedMIFAREClassicCard: PersistentVirtualCard, ReaderAwareVirtualCard, Hashable {
     public static let persistentKind = "mifare-classic"
     public var kind: String { Self.persistentKind }
