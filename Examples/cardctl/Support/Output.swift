@@ -9,6 +9,12 @@ enum Output {
     static let standardOutput: @Sendable (String) -> Void = { line in write(line, to: STDOUT_FILENO) }
     static let standardError: @Sendable (String) -> Void = { line in write(line, to: STDERR_FILENO) }
 
+    /// Prints a command's `--json` answer: one line of compact JSON, keys in the order the
+    /// output type encodes them (see ``KeyOrderedJSONEncoder``).
+    static func json(_ value: some Encodable) throws {
+        standardOutput(try KeyOrderedJSONEncoder().encode(value))
+    }
+
     /// Writes the whole line. A reader that went away (`cardctl watch | head`) ends cardctl
     /// quietly, as it would any Unix filter, instead of trapping in FileHandle.
     private static func write(_ line: String, to descriptor: Int32) {
