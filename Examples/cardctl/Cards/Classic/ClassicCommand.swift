@@ -35,9 +35,10 @@ struct ClassicCommand: AsyncParsableCommand {
                 )
             }
             if global.json {
-                Output.standardOutput(
-                    #"{"blocks":\#(layout.blockCount),"kind":"\#(kind)","readerFamily":"\#(variant.family.rawValue)","sectors":\#(layout.sectorCount),"uid":"\#(uid.hexString)"}"#
-                )
+                try Output.json(
+                    ClassicOutput.Info(
+                        blocks: layout.blockCount, kind: kind, readerFamily: variant.family.rawValue,
+                        sectors: layout.sectorCount, uid: uid.hexString))
             } else {
                 Output.standardOutput(
                     "\(kind), UID \(uid.hexString), \(layout.sectorCount) sectors, \(layout.blockCount) blocks; "
@@ -106,7 +107,7 @@ struct ClassicCommand: AsyncParsableCommand {
                 }
                 return blocks.count
             }
-            if global.json { Output.standardOutput(#"{"blocksWritten":\#(written)}"#) }
+            if global.json { try Output.json(BlocksWrittenOutput(blocksWritten: written)) }
         }
     }
 

@@ -19,10 +19,12 @@ struct ClassicMADCommand: AsyncParsableCommand {
             (sector: ClassicMAD.sector(ofEntry: index), id: id)
         }
         if global.json {
-            let list = entries.map { #"{"aid":"\#($0.id.storedBytes.reversed().hexString)","sector":\#($0.sector)}"# }
-            Output.standardOutput(
-                #"{"applications":[\#(list.joined(separator: ","))],"infoByte":"\#([mad.infoByte].hexString)","version":\#(mad.version)}"#
-            )
+            try Output.json(
+                ClassicOutput.Directory(
+                    applications: entries.map {
+                        .init(aid: $0.id.storedBytes.reversed().hexString, sector: $0.sector)
+                    },
+                    infoByte: [mad.infoByte].hexString, version: mad.version))
         } else {
             Output.standardOutput("MAD version \(mad.version), info byte \([mad.infoByte].hexString)")
             for entry in entries where entry.id != .free {
@@ -68,7 +70,7 @@ struct ClassicNDEFCommand: AsyncParsableCommand {
             try await withClassic(global, keys) { card, _ in
                 try await card.writeNDEF(encoded, keyA: try keys.key(default: .ndefKeyA), slot: keys.slot)
             }
-            if global.json { Output.standardOutput(#"{"bytesWritten":\#(encoded.count)}"#) }
+            if global.json { try Output.json(NDEFOutput.MessageWritten(bytesWritten: encoded.count)) }
         }
     }
 
@@ -91,7 +93,7 @@ struct ClassicNDEFCommand: AsyncParsableCommand {
                 try await card.formatForNDEF(currentKeyA: try keys.key(), keyB: keyB, slot: keys.slot)
                 return card.layout.sectorCount
             }
-            if global.json { Output.standardOutput(#"{"formatted":true,"sectors":\#(sectors)}"#) }
+            if global.json { try Output.json(ClassicOutput.NDEFFormatted(sectors: sectors)) }
         }
     }
 }

@@ -2,8 +2,55 @@ import CardFlow
 import Foundation
 import StorageCards
 
-/// How `classic read` and `classic dump` print blocks: hex lines, or JSON with trailers decoded.
+/// What the `classic` commands print: `read` and `dump` as hex lines or JSON with trailers
+/// decoded; the others' `--json` answers, one type each, keys in declaration order
+/// (``KeyOrderedJSONEncoder``).
 enum ClassicOutput {
+    /// `classic info`.
+    struct Info: Encodable {
+        let blocks: Int
+        let kind: String
+        let readerFamily: String
+        let sectors: Int
+        let uid: String
+    }
+
+    /// `classic mad`: the directory's entries (free ones too), info byte and version.
+    struct Directory: Encodable {
+        struct Application: Encodable {
+            let aid: String
+            let sector: Int
+        }
+
+        let applications: [Application]
+        let infoByte: String
+        let version: Int
+    }
+
+    /// `classic trailer`: the trailer as read back, decoded.
+    struct Trailer: Encodable {
+        let accessBits: String
+        /// C1C2C3 of blocks 0-2 and the trailer, as `"001"`.
+        let conditions: [String]
+        let gpb: String
+        let keyBReadable: Bool
+        let sector: Int
+        let trailerWritable: Bool
+        let written: Bool
+    }
+
+    /// `classic value`: the value in the block after the operation.
+    struct Value: Encodable {
+        let block: Int
+        let value: Int32
+    }
+
+    /// `classic ndef format`.
+    struct NDEFFormatted: Encodable {
+        let formatted = true
+        let sectors: Int
+    }
+
     /// One sector of a dump: its blocks, or why the key did not open it.
     struct Sector: Sendable {
         let sector: Int

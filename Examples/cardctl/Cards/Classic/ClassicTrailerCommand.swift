@@ -81,10 +81,12 @@ struct ClassicTrailerCommand: AsyncParsableCommand {
         let decoded = try ClassicSectorTrailer(block: bytes)
         let permissions = decoded.accessBits.trailer.trailerPermissions
         if global.json {
-            let conditions = (0..<4).map { "\"\(Self.bits(decoded.accessBits.condition(at: $0)))\"" }
-            Output.standardOutput(
-                #"{"accessBits":"\#(decoded.accessBits.bytes.hexString)","conditions":[\#(conditions.joined(separator: ","))],"gpb":"\#([decoded.generalPurposeByte].hexString)","keyBReadable":\#(permissions.keyBReadable),"sector":\#(sector),"trailerWritable":\#(permissions.trailerStaysWritable),"written":\#(toWrite != nil)}"#
-            )
+            try Output.json(
+                ClassicOutput.Trailer(
+                    accessBits: decoded.accessBits.bytes.hexString,
+                    conditions: (0..<4).map { Self.bits(decoded.accessBits.condition(at: $0)) },
+                    gpb: [decoded.generalPurposeByte].hexString, keyBReadable: permissions.keyBReadable,
+                    sector: sector, trailerWritable: permissions.trailerStaysWritable, written: toWrite != nil))
         } else {
             Output.standardOutput("sector \(sector) trailer \(bytes.spacedHexString)")
             Output.standardOutput("  \(decoded.accessBits)")

@@ -43,7 +43,7 @@ struct ClassicValueCommand: AsyncParsableCommand {
             return (block, try await card.readValue(block: block))
         }
         if global.json {
-            Output.standardOutput(#"{"block":\#(target),"value":\#(value)}"#)
+            try Output.json(ClassicOutput.Value(block: target, value: value))
         } else {
             Output.standardOutput("block \(target): value \(value)")
         }

@@ -55,8 +55,9 @@ struct FeliCaCommand: AsyncParsableCommand {
             }
             let system = answer.systemCode.map { FeliCaFrame.bigEndian($0).hexString } ?? ""
             if global.json {
-                Output.standardOutput(
-                    #"{"idm":"\#(answer.idm.hexString)","pmm":"\#(answer.pmm.hexString)","product":"\#(product)","systemCode":"\#(system)"}"#
+                try Output.json(
+                    FeliCaOutput.Polled(
+                        idm: answer.idm.hexString, pmm: answer.pmm.hexString, product: "\(product)", systemCode: system)
                 )
             } else {
                 Output.standardOutput("\(product), IDm \(answer.idm.hexString), PMm \(answer.pmm.hexString)")
@@ -88,7 +89,7 @@ struct FeliCaCommand: AsyncParsableCommand {
                 try await card.read(blocks: blocks, service: service)
             }
             if global.json {
-                Output.standardOutput(#"{"block":\#(block.value),"count":\#(count),"data":"\#(data.hexString)"}"#)
+                try Output.json(FeliCaOutput.Blocks(block: block.value, count: count, data: data.hexString))
             } else {
                 for (index, number) in blocks.enumerated() {
                     let bytes = Array(data[index * 16..<index * 16 + 16])
@@ -134,7 +135,7 @@ struct FeliCaCommand: AsyncParsableCommand {
                         block: first + index, Array(bytes[index * 16..<index * 16 + 16]), service: service)
                 }
             }
-            if global.json { Output.standardOutput(#"{"blocksWritten":\#(bytes.count / 16)}"#) }
+            if global.json { try Output.json(BlocksWrittenOutput(blocksWritten: bytes.count / 16)) }
         }
     }
 
@@ -167,7 +168,7 @@ struct FeliCaCommand: AsyncParsableCommand {
             func run() async throws {
                 let encoded = try NDEFMessage([try record.record()]).encoded()
                 try await withFeliCa(global, reader) { card in try await card.writeNDEFMessage(encoded) }
-                if global.json { Output.standardOutput(#"{"bytesWritten":\#(encoded.count)}"#) }
+                if global.json { try Output.json(NDEFOutput.MessageWritten(bytesWritten: encoded.count)) }
             }
         }
 
@@ -182,9 +183,9 @@ struct FeliCaCommand: AsyncParsableCommand {
             func run() async throws {
                 let attributes = try await withFeliCa(global, reader) { card in try await card.formatNDEF() }
                 if global.json {
-                    Output.standardOutput(
-                        #"{"capacity":\#(attributes.capacity),"formatted":true,"maximumBlocks":\#(attributes.maximumBlocks)}"#
-                    )
+                    try Output.json(
+                        FeliCaOutput.NDEFFormatted(
+                            capacity: attributes.capacity, maximumBlocks: attributes.maximumBlocks))
                 } else {
                     Output.standardOutput(
                         "formatted: \(attributes.maximumBlocks) blocks (\(attributes.capacity) bytes) for NDEF")

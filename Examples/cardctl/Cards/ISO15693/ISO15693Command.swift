@@ -32,9 +32,9 @@ struct ISO15693Command: AsyncParsableCommand {
         func run() async throws {
             let info = try await withTag(global, .asStored) { tag in try await tag.systemInformation() }
             if global.json {
-                Output.standardOutput(
-                    #"{"blockCount":\#(info.blockCount),"blockSize":\#(info.blockSize),"uid":"\#(info.uid.hexString)"}"#
-                )
+                try Output.json(
+                    ISO15693Output.Info(
+                        blockCount: info.blockCount, blockSize: info.blockSize, uid: info.uid.hexString))
             } else {
                 Output.standardOutput("UID \(info.uid.hexString), \(info.blockCount) blocks of \(info.blockSize) bytes")
             }
@@ -120,9 +120,9 @@ struct ISO15693Command: AsyncParsableCommand {
             if let failure { throw (failure as? FlowError)?.underlying ?? failure }
             guard let result else { return }
             if global.json {
-                Output.standardOutput(
-                    #"{"read":"\#(result.read.hexString)","uid":"\#(result.uid.hexString)","written":"\#(result.written.hexString)"}"#
-                )
+                try Output.json(
+                    ISO15693Output.Exchanged(
+                        read: result.read.hexString, uid: result.uid.hexString, written: result.written.hexString))
             } else {
                 Output.standardOutput("read    \(result.read.hexString)")
                 Output.standardOutput("written \(result.written.hexString)")

@@ -38,7 +38,7 @@ struct NDEFCommand: AsyncParsableCommand {
             if output.json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                let document = message.records.map { RecordSummary($0, mode: mode) }
+                let document = message.records.map { NDEFOutput.Record($0, mode: mode) }
                 Output.standardOutput(String(decoding: try encoder.encode(document), as: UTF8.self))
                 return
             }
@@ -118,28 +118,6 @@ struct NDEFCommand: AsyncParsableCommand {
             // An empty payload is fine here, unlike for APDUs.
             if data.allSatisfy(\.isWhitespace) { return [] }
             return try [UInt8](hex: data)
-        }
-    }
-
-    /// One record in `ndef decode --json`: fields in hex, Text and URI values decoded.
-    struct RecordSummary: Encodable {
-        let tnf: Int
-        let type: String
-        let id: String
-        let payload: String
-        let text: String?
-        let language: String?
-        let uri: String?
-
-        init(_ record: NDEFRecord, mode: NDEFDecodingMode) {
-            tnf = Int(record.tnf.rawValue)
-            type = record.type.hexString
-            id = record.id.hexString
-            payload = record.payload.hexString
-            let textRecord = try? TextRecord(record, mode: mode)
-            text = textRecord?.text
-            language = textRecord?.language
-            uri = (try? URIRecord(record, mode: mode))?.uri
         }
     }
 
@@ -225,7 +203,8 @@ extension NDEFCommand {
                 ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
             Output.standardOutput(
                 String(
-                    decoding: try encoder.encode(message.records.map { RecordSummary($0, mode: mode) }), as: UTF8.self))
+                    decoding: try encoder.encode(message.records.map { NDEFOutput.Record($0, mode: mode) }),
+                    as: UTF8.self))
         } else {
             for (index, record) in message.records.enumerated() {
                 for line in describe(record, index: index, mode: mode) { Output.standardOutput(line) }

@@ -67,17 +67,10 @@ struct NTAGCommand: AsyncParsableCommand {
             }
             let (product, version, uid, configuration, cc) = info
             if global.json {
-                let object: [String: Any] = [
-                    "product": product.rawValue, "name": product.description, "uid": uid.hexString,
-                    "version": version.hexString, "pages": product.pageCount,
-                    "configurationPage": product.configurationPage ?? -1, "auth0": Int(configuration.auth0),
-                    "protectsReads": configuration.protectsReads,
-                    "configurationLocked": configuration.configurationLocked,
-                    "authenticationLimit": Int(configuration.authenticationLimit),
-                    "counterEnabled": configuration.counterEnabled, "capabilityContainer": cc.hexString,
-                ]
-                let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-                Output.standardOutput(String(decoding: data, as: UTF8.self))
+                try Output.json(
+                    NTAGOutput.Info(
+                        product: product, version: version, uid: uid, configuration: configuration,
+                        capabilityContainer: cc))
             } else {
                 Output.standardOutput("\(product), UID \(uid.hexString), GET_VERSION \(version.hexString)")
                 Output.standardOutput("\(product.pageCount) pages; capability container \(cc.hexString)")
@@ -114,7 +107,7 @@ struct NTAGCommand: AsyncParsableCommand {
                 return (try await tag.readPages(page...last), page)
             }
             if global.json {
-                Output.standardOutput(#"{"data":"\#(data.hexString)","page":\#(first)}"#)
+                try Output.json(NTAGOutput.Pages(data: data.hexString, page: first))
             } else {
                 Output.standardOutput(data.hexString)
             }
@@ -144,7 +137,7 @@ struct NTAGCommand: AsyncParsableCommand {
                     try await tag.write(page: page + index, Array(bytes[index * 4..<index * 4 + 4]))
                 }
             }
-            if global.json { Output.standardOutput(#"{"pages":\#(bytes.count / 4),"written":true}"#) }
+            if global.json { try Output.json(NTAGOutput.PagesWritten(pages: bytes.count / 4)) }
         }
     }
 
@@ -183,9 +176,10 @@ struct NTAGCommand: AsyncParsableCommand {
                     authenticationLimit: UInt8(authLimit))
             }
             if global.json {
-                Output.standardOutput(
-                    #"{"auth0":\#(configuration.auth0),"authenticationLimit":\#(configuration.authenticationLimit),"protectsReads":\#(configuration.protectsReads)}"#
-                )
+                try Output.json(
+                    NTAGOutput.Protection(
+                        auth0: configuration.auth0, authenticationLimit: configuration.authenticationLimit,
+                        protectsReads: configuration.protectsReads))
             } else {
                 Output.standardOutput(
                     "password set; \(configuration.protectsReads ? "reads and writes" : "writes") protected from page "
@@ -209,7 +203,11 @@ struct NTAGCommand: AsyncParsableCommand {
             let pack = try await withTag(global, login: nil) { tag in
                 try await tag.authenticate(password: password, expectedPACK: expected)
             }
-            Output.standardOutput(global.json ? #"{"pack":"\#(pack.hexString)"}"# : pack.hexString)
+            if global.json {
+                try Output.json(NTAGOutput.PasswordAcknowledged(pack: pack.hexString))
+            } else {
+                Output.standardOutput(pack.hexString)
+            }
         }
     }
 
@@ -228,7 +226,11 @@ struct NTAGCommand: AsyncParsableCommand {
             let value = try await withTag(global, credentials) { tag in
                 try await tag.readCounter(number.map { UInt8($0) })
             }
-            Output.standardOutput(global.json ? #"{"counter":\#(value)}"# : "\(value)")
+            if global.json {
+                try Output.json(NTAGOutput.Counter(counter: value))
+            } else {
+                Output.standardOutput("\(value)")
+            }
         }
     }
 
@@ -240,8 +242,11 @@ struct NTAGCommand: AsyncParsableCommand {
 
         func run() async throws {
             let signature = try await withTag(global, login: nil) { tag in try await tag.readSignature() }
-            Output.standardOutput(
-                global.json ? #"{"signature":"\#(signature.hexString)","verified":false}"# : signature.hexString)
+            if global.json {
+                try Output.json(NTAGOutput.Signature(signature: signature.hexString))
+            } else {
+                Output.standardOutput(signature.hexString)
+            }
         }
     }
 }
