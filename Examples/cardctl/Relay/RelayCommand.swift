@@ -60,15 +60,15 @@ struct RelayCommand: AsyncParsableCommand {
         let connection = try await ReaderConnection.open(global, logger: logger, traceToStandardError: true)
         let reader = try connection.primary
         let run = RelayClient(configuration: configuration, logger: logger).start(on: reader, policy: policy)
-        let collector = Task { () -> [String] in
-            var events: [String] = []
+        let collector = Task { () -> [EventOutput] in
+            var events: [EventOutput] = []
             for await event in run.progress {
                 if case .syncing(let fraction?) = event {
                     Output.standardError("cardctl: \(Self.progressBar(fraction))")
                 } else {
                     Output.standardError("cardctl: \(event)")
                 }
-                events.append(Self.json(event))
+                events.append(EventOutput(event))
             }
             return events
         }
@@ -77,18 +77,12 @@ struct RelayCommand: AsyncParsableCommand {
         do { result = try await run.result } catch { failure = error }
         let events = await collector.value
         try await connection.close()
-        let list = "[" + events.joined(separator: ",") + "]"
-        let s = DESFireJSON.string
         if let result {
             if global.json {
-                var fields = [
-                    ("ok", "true"), ("uid", s(result.identity.uid?.hexString ?? "")),
-                    ("atr", s(result.identity.atr.hexString)), ("apdus", "\(result.apduCount)"),
-                    ("resumes", "\(result.resumes)"),
-                ]
-                if let message = result.message { fields.append(("message", s(message))) }
-                fields.append(("events", list))
-                Output.standardOutput(DESFireJSON.object(fields))
+                try Output.json(
+                    RelayOutput.Synced(
+                        uid: result.identity.uid?.hexString ?? "", atr: result.identity.atr.hexString,
+                        apdus: result.apduCount, resumes: result.resumes, message: result.message, events: events))
             } else {
                 Output.standardOutput(
                     "synced \(result.identity): \(result.apduCount) APDUs, \(result.resumes) resume(s)"
@@ -100,11 +94,8 @@ struct RelayCommand: AsyncParsableCommand {
         if failure is CancellationError { throw failure }
         guard let relayError = failure as? RelayError else { throw failure }
         if global.json {
-            Output.standardOutput(
-                DESFireJSON.object([
-                    ("ok", "false"), ("error", s(Self.name(of: relayError))),
-                    ("reason", s(relayError.description)), ("events", list),
-                ]))
+            try Output.json(
+                RelayOutput.Failed(error: Self.name(of: relayError), reason: relayError.description, events: events))
         }
         Output.standardError("error: \(relayError)")
         throw ExitCode(Self.exitStatus(relayError).rawValue)
@@ -139,24 +130,5 @@ struct RelayCommand: AsyncParsableCommand {
         let filled = Int((fraction * 20).rounded())
         return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: 20 - filled) + "] "
             + "\(Int((fraction * 100).rounded()))%"
-    }
-
-    /// One relay event as a JSON object.
-    static func json(_ event: RelayEvent) -> String {
-        let s = DESFireJSON.string
-        switch event {
-        case .waitingForCard: return #"{"event":"waitingForCard"}"#
-        case .admitted(let identity, let aid):
-            return DESFireJSON.object([("event", s("admitted")), ("card", s("\(identity)")), ("aid", s(aid.hexString))])
-        case .syncing(let fraction):
-            return DESFireJSON.object([("event", s("syncing"))] + (fraction.map { [("progress", "\($0)")] } ?? []))
-        case .cardLost: return #"{"event":"cardLost"}"#
-        case .wrongCard(let identity):
-            return DESFireJSON.object([("event", s("wrongCard")), ("card", s("\(identity)"))])
-        case .resumed: return #"{"event":"resumed"}"#
-        case .completed(let message):
-            return DESFireJSON.object([("event", s("completed"))] + (message.map { [("message", s($0))] } ?? []))
-        case .failed(let reason): return DESFireJSON.object([("event", s("failed")), ("reason", s(reason))])
-        }
     }
 }

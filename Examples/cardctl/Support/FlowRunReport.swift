@@ -5,19 +5,19 @@ import CardFlow
 struct FlowRunReport<Value: Sendable> {
     /// The flow's value, or why it failed.
     let outcome: Result<Value, any Error>
-    /// Each event as a JSON object, in order.
-    let events: [String]
+    /// Every event, in order, for the `--json` answer.
+    let events: [EventOutput]
 
     /// Runs `flow` on `reader` and reports as it goes.
     static func run(_ flow: Flow<Value>, on reader: Reader, policy: SessionPolicy, trace: Bool) async -> Self {
         let run = reader.run(flow, policy: policy)
-        let collector = Task { () -> [String] in
+        let collector = Task { () -> [EventOutput] in
             let terminal = FlowProgressView.standardErrorIsTerminal
             var view = FlowProgressView(trace: trace || !terminal, json: false, terminal: terminal)
-            var events: [String] = []
+            var events: [EventOutput] = []
             for await event in run.progress {
                 view.handle(event)
-                events.append(DESFireProvision.json(event))
+                events.append(EventOutput(event))
             }
             return events
         }
@@ -25,9 +25,6 @@ struct FlowRunReport<Value: Sendable> {
         do { outcome = .success(try await run.value) } catch { outcome = .failure(error) }
         return Self(outcome: outcome, events: await collector.value)
     }
-
-    /// The events as a JSON array.
-    var eventList: String { "[" + events.joined(separator: ",") + "]" }
 
 }
 

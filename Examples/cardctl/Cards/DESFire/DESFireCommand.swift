@@ -82,7 +82,7 @@ struct DESFireFormat: AsyncParsableCommand {
             try await enter(client, aid: .picc, keyNumber: 0, key: picc, method: method)
             try await client.formatPICC()
         }
-        Output.standardOutput(global.json ? #"{"formatted":true}"# : "card formatted")
+        if global.json { try Output.json(DESFireOutput.Formatted()) } else { Output.standardOutput("card formatted") }
     }
 }
 
@@ -105,9 +105,11 @@ struct DESFireDESToAES: AsyncParsableCommand {
             try await enter(client, aid: .picc, keyNumber: 0, key: picc, method: method)
             try await client.changeKey(keyNumber: 0, to: newKey)
         }
-        Output.standardOutput(
-            global.json
-                ? #"{"piccKeyType":"AES","version":\#(version)}"# : "PICC master key is now AES (version \(version))")
+        if global.json {
+            try Output.json(DESFireOutput.PICCKeyChanged(version: version))
+        } else {
+            Output.standardOutput("PICC master key is now AES (version \(version))")
+        }
     }
 }
 
@@ -116,7 +118,11 @@ struct DESFireFreeMemory: AsyncParsableCommand {
     @OptionGroup(title: "Global Options") var global: GlobalOptions
     func run() async throws {
         let free = try await withDESFire(global) { client in try await client.getFreeMemory() }
-        Output.standardOutput(global.json ? #"{"freeMemory":\#(free)}"# : "\(free) bytes free")
+        if global.json {
+            try Output.json(DESFireOutput.FreeMemory(freeMemory: free))
+        } else {
+            Output.standardOutput("\(free) bytes free")
+        }
     }
 }
 
@@ -146,9 +152,11 @@ struct DESFireCreateApp: AsyncParsableCommand {
             try await enter(client, aid: .picc, keyNumber: 0, key: picc, method: method)
             try await client.createApplication(aid, settings: settingsByte, keyCount: keyCount, keyType: type)
         }
-        Output.standardOutput(
-            global.json
-                ? #"{"aid":"\#(aid)","keyCount":\#(keyCount),"keyType":"\#(type)"}"# : "application \(aid) created")
+        if global.json {
+            try Output.json(DESFireOutput.ApplicationCreated(aid: "\(aid)", keyCount: keyCount, keyType: "\(type)"))
+        } else {
+            Output.standardOutput("application \(aid) created")
+        }
     }
 }
 
@@ -185,10 +193,11 @@ struct DESFireCreateFile: AsyncParsableCommand {
                 file: file, size: size, commMode: mode, accessRights: DESFireAccessRights(rawValue: rights),
                 backup: backup)
         }
-        Output.standardOutput(
-            global.json
-                ? #"{"aid":"\#(aid)","file":\#(file),"size":\#(size),"comm":"\#(mode)"}"#
-                : "file \(file) created in \(aid)")
+        if global.json {
+            try Output.json(DESFireOutput.FileCreated(aid: "\(aid)", file: file, size: size, comm: "\(mode)"))
+        } else {
+            Output.standardOutput("file \(file) created in \(aid)")
+        }
     }
 }
 
@@ -212,27 +221,7 @@ struct DESFireFileSettingsCommand: AsyncParsableCommand {
             return try await client.getFileSettings(file: file)
         }
         guard global.json else { return Output.standardOutput("\(settings)") }
-        var pairs: [(String, String)] = [
-            ("file", "\(file)"), ("type", "\(settings.kind.typeCode)"),
-            ("comm", DESFireJSON.string("\(settings.commMode)")),
-            ("access", DESFireJSON.string(String(settings.accessRights.rawValue, radix: 16, uppercase: true))),
-        ]
-        switch settings.kind {
-        case .standard(let size), .backup(let size): pairs.append(("size", "\(size)"))
-        case .value(let lower, let upper, let limited, let enabled):
-            pairs += [
-                ("lowerLimit", "\(lower)"), ("upperLimit", "\(upper)"), ("limitedCreditValue", "\(limited)"),
-                ("limitedCreditEnabled", "\(enabled)"),
-            ]
-        case .linearRecord(let size, let max, let current), .cyclicRecord(let size, let max, let current):
-            pairs += [("recordSize", "\(size)"), ("maxRecords", "\(max)"), ("currentRecords", "\(current)")]
-        case .transactionMAC(let option, let version, let limit):
-            pairs += [
-                ("keyOption", "\(option)"), ("keyVersion", "\(version)"),
-                ("counterLimit", limit.map { "\($0)" } ?? "null"),
-            ]
-        }
-        Output.standardOutput(DESFireJSON.object(pairs))
+        try Output.json(DESFireOutput.FileSettings(file: file, settings: settings))
     }
 }
 
@@ -263,13 +252,11 @@ struct DESFireRead: AsyncParsableCommand {
                 method: method)
             return try await client.readData(file: file, offset: offset, length: length, commMode: mode)
         }
-        let text = DESFireJSON.printableText(data)
+        let output = DESFireOutput.FileData(data)
         if global.json {
-            var pairs = [("data", DESFireJSON.string(data.hexString))]
-            if let text { pairs.append(("text", DESFireJSON.string(text))) }
-            Output.standardOutput(DESFireJSON.object(pairs))
+            try Output.json(output)
         } else {
-            Output.standardOutput(hex ? data.hexString : text ?? data.hexString)
+            Output.standardOutput(hex ? output.data : output.text ?? output.data)
         }
     }
 }
@@ -300,7 +287,11 @@ struct DESFireWrite: AsyncParsableCommand {
             try await client.writeData(file: file, offset: offset, data: bytes, commMode: mode)
             if case .backup = settings.kind { try await client.commitTransaction() }
         }
-        Output.standardOutput(global.json ? #"{"written":\#(bytes.count)}"# : "\(bytes.count) bytes written")
+        if global.json {
+            try Output.json(DESFireOutput.Written(written: bytes.count))
+        } else {
+            Output.standardOutput("\(bytes.count) bytes written")
+        }
     }
 }
 
@@ -359,10 +350,13 @@ struct DESFireChangeKey: AsyncParsableCommand {
                 method: method)
             try await client.changeKey(keyNumber: target, to: newKey, oldKey: oldKey)
         }
-        Output.standardOutput(
-            global.json
-                ? #"{"aid":"\#(aid)","keyNo":\#(target),"keyType":"\#(newKey.type)","version":\#(newKey.version)}"#
-                : "key \(target) of \(aid) changed (\(newKey))")
+        if global.json {
+            try Output.json(
+                DESFireOutput.KeyChanged(
+                    aid: "\(aid)", keyNo: target, keyType: "\(newKey.type)", version: newKey.version))
+        } else {
+            Output.standardOutput("key \(target) of \(aid) changed (\(newKey))")
+        }
     }
 }
 
@@ -380,7 +374,11 @@ struct DESFireUID: AsyncParsableCommand {
             try await enter(client, aid: aid, keyNumber: keys.keyNumber, key: key, method: method)
             return try await client.getCardUID()
         }
-        Output.standardOutput(global.json ? #"{"uid":"\#(uid.hexString)"}"# : uid.hexString)
+        if global.json {
+            try Output.json(DESFireOutput.UID(uid: uid.hexString))
+        } else {
+            Output.standardOutput(uid.hexString)
+        }
     }
 }
 
@@ -391,16 +389,7 @@ struct DESFireVersionCommand: AsyncParsableCommand {
     func run() async throws {
         let version = try await withDESFire(global) { client in try await client.getVersion() }
         if global.json {
-            Output.standardOutput(
-                DESFireJSON.object([
-                    ("hardware", DESFireJSON.string(version.hardware.hexString)),
-                    ("software", DESFireJSON.string(version.software.hexString)),
-                    ("uid", DESFireJSON.string(version.uid.hexString)),
-                    ("batch", DESFireJSON.string(version.batch.hexString)),
-                    ("week", DESFireJSON.string([version.week].hexString)),
-                    ("year", DESFireJSON.string([version.year].hexString)),
-                    ("storageSize", "\(version.storageSize)"),
-                ]))
+            try Output.json(DESFireOutput.Version(version))
         } else {
             Output.standardOutput("\(version)")
         }
@@ -420,8 +409,7 @@ struct DESFireApps: AsyncParsableCommand {
             return try await client.getApplicationIDs()
         }
         if global.json {
-            Output.standardOutput(
-                #"{"applications":[\#(aids.map { DESFireJSON.string("\($0)") }.joined(separator: ","))]}"#)
+            try Output.json(DESFireOutput.Applications(applications: aids.map { "\($0)" }))
         } else {
             for aid in aids { Output.standardOutput("\(aid)") }
         }
@@ -447,7 +435,7 @@ struct DESFireFiles: AsyncParsableCommand {
             return try await client.getFileIDs()
         }
         if global.json {
-            Output.standardOutput(#"{"files":[\#(files.map { "\($0)" }.joined(separator: ","))]}"#)
+            try Output.json(DESFireOutput.Files(files: files))
         } else {
             for file in files { Output.standardOutput("\(file)") }
         }

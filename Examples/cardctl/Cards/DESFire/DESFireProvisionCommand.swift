@@ -55,20 +55,13 @@ struct DESFireProvision: AsyncParsableCommand {
         var failure: (any Error)?
         if case .failure(let error) = report.outcome { failure = error }
         if global.json {
-            let list = report.eventList
             if let result {
-                Output.standardOutput(
-                    DESFireJSON.object([
-                        ("ok", "true"), ("aid", DESFireJSON.string("\(result.application)")),
-                        ("file", "\(result.file)"),
-                        ("uid", DESFireJSON.string(result.uid.hexString)),
-                        ("data", DESFireJSON.string(result.readBack.hexString)),
-                        ("events", list),
-                    ]))
+                try Output.json(
+                    DESFireOutput.Provisioned(
+                        aid: "\(result.application)", file: result.file, uid: result.uid.hexString,
+                        data: result.readBack.hexString, events: report.events))
             } else if let failure {
-                Output.standardOutput(
-                    DESFireJSON.object([("ok", "false"), ("error", DESFireJSON.string("\(failure)")), ("events", list)])
-                )
+                try Output.json(FlowFailedOutput(error: "\(failure)", events: report.events))
             }
         } else if let result {
             Output.standardOutput(
@@ -76,35 +69,5 @@ struct DESFireProvision: AsyncParsableCommand {
             )
         }
         if let failure { throw surfacedFlowError(failure) }
-    }
-
-    /// One flow event as a JSON object.
-    static func json(_ event: FlowEvent) -> String {
-        let s = DESFireJSON.string
-        switch event {
-        case .waitingForCard: return #"{"event":"waitingForCard"}"#
-        case .connected(let identity):
-            return DESFireJSON.object([("event", s("connected")), ("card", s("\(identity)"))])
-        case .stepStarted(let index, let total, let name):
-            return DESFireJSON.object([
-                ("event", s("stepStarted")), ("index", "\(index)"), ("total", "\(total)"), ("name", s(name)),
-            ])
-        case .stepFinished(let index, let total, let name):
-            return DESFireJSON.object([
-                ("event", s("stepFinished")), ("index", "\(index)"), ("total", "\(total)"), ("name", s(name)),
-            ])
-        case .retrying(let index, let attempt, let reason):
-            return DESFireJSON.object([
-                ("event", s("retrying")), ("index", "\(index)"), ("attempt", "\(attempt)"), ("reason", s(reason)),
-            ])
-        case .cardLost(let index): return DESFireJSON.object([("event", s("cardLost")), ("index", "\(index)")])
-        case .wrongCard(let identity):
-            return DESFireJSON.object([("event", s("wrongCard")), ("card", s("\(identity)"))])
-        case .resumed(let index): return DESFireJSON.object([("event", s("resumed")), ("index", "\(index)")])
-        case .progress(let fraction):
-            return DESFireJSON.object([("event", s("progress")), ("fraction", "\(fraction)")])
-        case .completed: return #"{"event":"completed"}"#
-        case .failed(let reason): return DESFireJSON.object([("event", s("failed")), ("reason", s(reason))])
-        }
     }
 }

@@ -83,12 +83,12 @@ struct NTAG424Command: AsyncParsableCommand {
                 return (version, uid, settings, counter)
             }
             if global.json {
-                let files = settings.map { file, value in
-                    #"{"file":\#(file.rawValue),"settings":"\#(value)","size":\#(value.size ?? 0)}"#
-                }.joined(separator: ",")
-                Output.standardOutput(
-                    #"{"files":[\#(files)],"sdmReadCounter":\#(counter.map(String.init) ?? "null"),"uid":"\#(uid.hexString)","version":"\#(version.hexString)"}"#
-                )
+                try Output.json(
+                    NTAG424Output.Info(
+                        files: settings.map { file, value in
+                            NTAG424Output.Info.File(file: file.rawValue, settings: "\(value)", size: value.size ?? 0)
+                        },
+                        sdmReadCounter: counter, uid: uid.hexString, version: version.hexString))
             } else {
                 Output.standardOutput("UID      \(uid.hexString)")
                 Output.standardOutput("version  \(version.hexString)")
@@ -111,7 +111,7 @@ struct NTAG424Command: AsyncParsableCommand {
             }
             let text = NTAG424SUNTemplate.uri(inNDEFFile: file)
             if global.json {
-                Output.standardOutput(#"{"file":"\#(file.hexString)","uri":\#(text.map { "\"\($0)\"" } ?? "null")}"#)
+                try Output.json(NTAG424Output.NDEFFile(file: file.hexString, uri: text))
             } else {
                 Output.standardOutput(text ?? file.hexString)
             }
@@ -147,10 +147,13 @@ struct NTAG424Command: AsyncParsableCommand {
                 try await tag.writeData(.ndef, data: template.ndefFile)
                 try await tag.changeFileSettings(.ndef, to: settings)
             }
-            Output.standardOutput(
-                global.json
-                    ? #"{"piccDataOffset":\#(template.piccDataOffset),"macOffset":\#(template.macOffset)}"#
-                    : "SUN on: PICCData at \(template.piccDataOffset), SDMMAC at \(template.macOffset)")
+            if global.json {
+                try Output.json(
+                    NTAG424Output.SUNEnabled(piccDataOffset: template.piccDataOffset, macOffset: template.macOffset))
+            } else {
+                Output.standardOutput(
+                    "SUN on: PICCData at \(template.piccDataOffset), SDMMAC at \(template.macOffset)")
+            }
         }
     }
 
@@ -176,10 +179,11 @@ struct NTAG424Command: AsyncParsableCommand {
             let message = try verifier.verify(parameters)
             let uid = message.uid?.hexString ?? ""
             let counter = message.readCounter.map(String.init) ?? "null"
-            Output.standardOutput(
-                global.json
-                    ? #"{"readCounter":\#(counter),"uid":"\#(uid)","valid":true}"#
-                    : "valid: UID \(uid), read counter \(counter)")
+            if global.json {
+                try Output.json(NTAG424Output.Verified(readCounter: message.readCounter, uid: uid))
+            } else {
+                Output.standardOutput("valid: UID \(uid), read counter \(counter)")
+            }
         }
     }
 
@@ -214,10 +218,11 @@ struct NTAG424Command: AsyncParsableCommand {
                 try await tag.changeKey(
                     number, to: new, oldKey: number == (await tag.authenticatedKeyNumber) ? nil : old)
             }
-            Output.standardOutput(
-                global.json
-                    ? #"{"changed":\#(number),"version":\#(newVersion)}"#
-                    : "key \(number) changed (version \(newVersion))")
+            if global.json {
+                try Output.json(NTAG424Output.KeyChanged(changed: number, version: newVersion))
+            } else {
+                Output.standardOutput("key \(number) changed (version \(newVersion))")
+            }
         }
     }
 }

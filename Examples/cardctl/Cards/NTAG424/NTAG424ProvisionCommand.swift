@@ -45,24 +45,20 @@ extension NTAG424Command {
             try await connection.close()
             switch report.outcome {
             case .success(let result):
-                let counter = result.message.readCounter.map(String.init) ?? "null"
-                Output.standardOutput(
-                    global.json
-                        ? DESFireJSON.object([
-                            ("ok", "true"), ("uid", DESFireJSON.string(result.uid.hexString)),
-                            ("keysChanged", result.changedKeys ? "true" : "false"),
-                            ("piccDataOffset", "\(plan.template.piccDataOffset)"),
-                            ("macOffset", "\(plan.template.macOffset)"), ("url", DESFireJSON.string(result.url)),
-                            ("readCounter", counter), ("events", report.eventList),
-                        ])
-                        : "provisioned \(result.uid.hexString): SUN verified (read counter \(counter)) \(result.url)")
+                if global.json {
+                    try Output.json(
+                        NTAG424Output.Provisioned(
+                            uid: result.uid.hexString, keysChanged: result.changedKeys,
+                            piccDataOffset: plan.template.piccDataOffset, macOffset: plan.template.macOffset,
+                            url: result.url, readCounter: result.message.readCounter, events: report.events))
+                } else {
+                    let counter = result.message.readCounter.map(String.init) ?? "null"
+                    Output.standardOutput(
+                        "provisioned \(result.uid.hexString): SUN verified (read counter \(counter)) \(result.url)")
+                }
             case .failure(let failure):
                 if global.json {
-                    Output.standardOutput(
-                        DESFireJSON.object([
-                            ("ok", "false"), ("error", DESFireJSON.string("\(surfacedFlowError(failure))")),
-                            ("events", report.eventList),
-                        ]))
+                    try Output.json(FlowFailedOutput(error: "\(surfacedFlowError(failure))", events: report.events))
                 }
                 throw surfacedFlowError(failure)
             }

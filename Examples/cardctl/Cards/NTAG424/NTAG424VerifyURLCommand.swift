@@ -62,13 +62,10 @@ extension NTAG424Command {
             var replayedAfter: UInt32?
             if case .replayed(_, let last) = verdict { replayedAfter = last }
             if global.json {
-                Output.standardOutput(
-                    DESFireJSON.object([
-                        ("valid", "true"), ("uid", DESFireJSON.string(uid)), ("readCounter", counter),
-                        ("replayChecked", verdict == nil ? "false" : "true"),
-                        ("replayed", replayedAfter == nil ? "false" : "true"),
-                        ("lastCounter", replayedAfter.map(String.init) ?? "null"),
-                    ]))
+                try Output.json(
+                    NTAG424Output.URLVerified(
+                        uid: uid, readCounter: message.readCounter, replayChecked: verdict != nil,
+                        replayed: replayedAfter != nil, lastCounter: replayedAfter))
             } else if let replayedAfter {
                 Output.standardOutput("replayed: UID \(uid), read counter \(counter) is not above \(replayedAfter)")
             } else {
