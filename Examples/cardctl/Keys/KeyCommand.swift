@@ -121,10 +121,7 @@ struct KeyCommand: AsyncParsableCommand {
             let keyStore = try store.open()
             let listing = try await keyStore.listing()
             if output.json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                let document = Listing(path: keyStore.path, keys: listing.keys, secrets: listing.secrets)
-                Output.standardOutput(String(decoding: try encoder.encode(document), as: UTF8.self))
+                try Output.sortedJSON(Listing(path: keyStore.path, keys: listing.keys, secrets: listing.secrets))
                 return
             }
             Output.standardOutput("key store \(keyStore.path)")

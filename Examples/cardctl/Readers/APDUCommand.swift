@@ -70,9 +70,7 @@ struct APDUCommand: AsyncParsableCommand {
         await progress.value
         try await connection.close()
         if global.json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            Output.standardOutput(String(decoding: try encoder.encode(await answers.all), as: UTF8.self))
+            try Output.sortedJSON(await answers.all, escapingSlashes: true)
         }
         if let failure { throw (failure as? FlowError)?.underlying ?? failure }
     }

@@ -68,9 +68,7 @@ struct IdentifyCommand: AsyncParsableCommand {
             details: identification.details, database: database,
             matches: matches.map { Report.DatabaseMatch(pattern: $0.pattern, descriptions: $0.descriptions) })
         if global.json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            Output.standardOutput(String(decoding: try encoder.encode(report), as: UTF8.self))
+            try Output.sortedJSON(report)
             return
         }
         Output.standardOutput("ATR: \(atrBytes.spacedHexString)")

@@ -60,9 +60,7 @@ struct ListCommand: AsyncParsableCommand {
         }
         try await connection.close()
         if global.json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(listings), as: UTF8.self))
+            try Output.sortedJSON(listings, escapingSlashes: true)
         } else {
             for listing in listings {
                 var facts = [listing.backend]

@@ -32,11 +32,7 @@ struct WatchCommand: AsyncParsableCommand {
         let json = global.json
         @Sendable func emit(_ event: Event) {
             if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys]
-                if let data = try? encoder.encode(event) {
-                    Output.standardOutput(String(decoding: data, as: UTF8.self))
-                }
+                try? Output.sortedJSON(event, compact: true, escapingSlashes: true)
             } else {
                 Output.standardOutput("\(event.reader): \(event.event)" + (event.uid.map { " \($0)" } ?? ""))
             }

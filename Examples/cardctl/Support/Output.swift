@@ -15,6 +15,17 @@ enum Output {
         standardOutput(try KeyOrderedJSONEncoder().encode(value))
     }
 
+    /// Prints an answer whose keys have always been sorted (`list`, `identify`, `doctor`, …) as
+    /// `JSONEncoder` writes it: spread over lines unless `compact`, and `/` written `\/` where
+    /// that answer has always had it (`escapingSlashes`).
+    static func sortedJSON(_ value: some Encodable, compact: Bool = false, escapingSlashes: Bool = false) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        if !compact { encoder.outputFormatting.insert(.prettyPrinted) }
+        if !escapingSlashes { encoder.outputFormatting.insert(.withoutEscapingSlashes) }
+        standardOutput(String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+
     /// Writes the whole line. A reader that went away (`cardctl watch | head`) ends cardctl
     /// quietly, as it would any Unix filter, instead of trapping in FileHandle.
     private static func write(_ line: String, to descriptor: Int32) {

@@ -114,9 +114,6 @@ enum ClassicOutput {
     }
 
     private static func emit<T: Encodable>(_ value: T) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(value) else { return }
-        Output.standardOutput(String(decoding: data, as: UTF8.self))
+        try? Output.sortedJSON(value, compact: true, escapingSlashes: true)
     }
 }

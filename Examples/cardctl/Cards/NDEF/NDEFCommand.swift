@@ -36,10 +36,7 @@ struct NDEFCommand: AsyncParsableCommand {
             let mode: NDEFDecodingMode = lenient ? .lenient : .strict
             let message = try NDEFMessage(decoding: bytes, mode: mode)
             if output.json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                let document = message.records.map { NDEFOutput.Record($0, mode: mode) }
-                Output.standardOutput(String(decoding: try encoder.encode(document), as: UTF8.self))
+                try Output.sortedJSON(message.records.map { NDEFOutput.Record($0, mode: mode) })
                 return
             }
             for (index, record) in message.records.enumerated() {
@@ -197,14 +194,7 @@ extension NDEFCommand {
         throws
     {
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting =
-                prettyJSON
-                ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
-            Output.standardOutput(
-                String(
-                    decoding: try encoder.encode(message.records.map { NDEFOutput.Record($0, mode: mode) }),
-                    as: UTF8.self))
+            try Output.sortedJSON(message.records.map { NDEFOutput.Record($0, mode: mode) }, compact: !prettyJSON)
         } else {
             for (index, record) in message.records.enumerated() {
                 for line in describe(record, index: index, mode: mode) { Output.standardOutput(line) }

@@ -29,9 +29,7 @@ struct DoctorCommand: AsyncParsableCommand {
         let facts = probe.gather(global: global, keyStorePath: keyStore)
         let checks = DoctorChecks.evaluate(facts)
         if global.json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            Output.standardOutput(String(decoding: try encoder.encode(checks), as: UTF8.self))
+            try Output.sortedJSON(checks)
         } else {
             for check in checks {
                 let mark =
