@@ -125,9 +125,7 @@ struct BenchHarness: Sendable {
     /// Prints the document (JSON or text) and writes the report.
     func emit(_ document: BenchDocument) throws {
         if global.json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            Output.standardOutput(String(decoding: try encoder.encode(document), as: UTF8.self))
+            try Output.sortedJSON(document)
         } else {
             Output.standardOutput(BenchTextRenderer.render(document, width: BenchProgressBar.terminalWidth()))
         }

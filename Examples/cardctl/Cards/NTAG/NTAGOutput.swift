@@ -1,0 +1,76 @@
+import CardFlow
+import StorageCards
+
+/// What the `ntag` commands print with `--json`, one type per answer, keys in declaration order
+/// (``KeyOrderedJSONEncoder``; `info` lists its keys sorted, as it always has).
+enum NTAGOutput {
+    /// `ntag info`: the product, its memory and its configuration pages.
+    struct Info: Encodable {
+        let auth0: Int
+        let authenticationLimit: Int
+        let capabilityContainer: String
+        let configurationLocked: Bool
+        /// -1 for a tag without configuration pages (MIFARE Ultralight).
+        let configurationPage: Int
+        let counterEnabled: Bool
+        let name: String
+        let pages: Int
+        let product: String
+        let protectsReads: Bool
+        let uid: String
+        let version: String
+
+        init(
+            product: Type2Product, version: [UInt8], uid: [UInt8], configuration: Type2Configuration,
+            capabilityContainer: [UInt8]
+        ) {
+            auth0 = Int(configuration.auth0)
+            authenticationLimit = Int(configuration.authenticationLimit)
+            self.capabilityContainer = capabilityContainer.hexString
+            configurationLocked = configuration.configurationLocked
+            configurationPage = product.configurationPage ?? -1
+            counterEnabled = configuration.counterEnabled
+            name = product.description
+            pages = product.pageCount
+            self.product = product.rawValue
+            protectsReads = configuration.protectsReads
+            self.uid = uid.hexString
+            self.version = version.hexString
+        }
+    }
+
+    /// `ntag read`: the pages from `page` on, in hex.
+    struct Pages: Encodable {
+        let data: String
+        let page: Int
+    }
+
+    /// `ntag write`.
+    struct PagesWritten: Encodable {
+        let pages: Int
+        let written = true
+    }
+
+    /// `ntag pwd-set`: the protection now in force.
+    struct Protection: Encodable {
+        let auth0: UInt8
+        let authenticationLimit: UInt8
+        let protectsReads: Bool
+    }
+
+    /// `ntag pwd-auth`.
+    struct PasswordAcknowledged: Encodable {
+        let pack: String
+    }
+
+    /// `ntag counter`.
+    struct Counter: Encodable {
+        let counter: UInt32
+    }
+
+    /// `ntag signature` (not verified: secp128r1 is not in swift-crypto).
+    struct Signature: Encodable {
+        let signature: String
+        let verified = false
+    }
+}
