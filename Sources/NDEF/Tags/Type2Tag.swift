@@ -55,35 +55,14 @@ public struct Type2Tag: Sendable {
         let size = min(declared, Self.maxAddressableDataArea)
         let area = try await readDataArea(size: size)
         // Keep the TLVs that precede the NDEF TLV (lock/memory control) in place.
-        let start = try Self.locateNDEF(in: area)?.tlvOffset ?? 0
-        let headerCount = Self.ndefTLVHeaderCount(forLength: message.count)
-        let capacity = max(0, size - start - headerCount - 1)
-        guard let header = Self.ndefTLVHeader(length: message.count), start + header.count + message.count + 1 <= size
-        else {
-            throw NDEFTagError.messageTooLarge(size: message.count, capacity: capacity)
-        }
-        let tlv = header + message + [0xFE]
-        var image = area
-        image.replaceSubrange(start..<start + tlv.count, with: tlv)
-        // First the pages with an empty NDEF TLV, then the message, then the real length.
-        var emptied = image
-        emptied.replaceSubrange(
-            start..<start + header.count, with: header.count == 2 ? [0x03, 0x00] : [0x03, 0xFF, 0x00, 0x00])
-        let firstPage = start / 4
-        let headerEndPage = (start + header.count - 1) / 4
-        for page in firstPage...headerEndPage { try await writePage(4 + page, Array(emptied[page * 4..<page * 4 + 4])) }
-        let lastPage = (start + tlv.count - 1) / 4
-        if headerEndPage < lastPage {
-            for page in (headerEndPage + 1)...lastPage {
-                try await writePage(4 + page, Array(image[page * 4..<page * 4 + 4]))
-            }
-        }
-        for page in firstPage...headerEndPage { try await writePage(4 + page, Array(image[page * 4..<page * 4 + 4])) }
+        let plan = try Type2NDEFWrite(
+            message: message, area: area, tlvStart: try Self.locateNDEF(in: area)?.tlvOffset ?? 0)
+        for write in plan.writes { try await writePage(4 + write.page, write.bytes) }
     }
 
     /// The NDEF TLV's T and L bytes for a value of `length` bytes: 1-byte L below 0xFF, else
     /// FF and 2 bytes; nil for a length the 3-byte form cannot carry (above 0xFFFE).
-    static func ndefTLVHeader(length: Int) -> [UInt8]? {
+    public static func ndefTLVHeader(length: Int) -> [UInt8]? {
         switch length {
         case 0..<0xFF: [0x03, UInt8(length)]
         case 0xFF...0xFFFE: [0x03, 0xFF, UInt8(truncatingIfNeeded: length >> 8), UInt8(truncatingIfNeeded: length)]
@@ -92,12 +71,14 @@ public struct Type2Tag: Sendable {
     }
 
     /// How many bytes ``ndefTLVHeader(length:)`` takes (4 for lengths it cannot carry).
-    static func ndefTLVHeaderCount(forLength length: Int) -> Int {
+    public static func ndefTLVHeaderCount(forLength length: Int) -> Int {
         (0..<0xFF).contains(length) ? 2 : 4
     }
 
     /// Where the NDEF TLV is: offset of its T byte, of its value, and its length.
-    static func locateNDEF(in area: [UInt8]) throws -> (tlvOffset: Int, valueOffset: Int, length: Int)? {
+    public static func locateNDEF(in area: [UInt8]) throws(NDEFTagError) -> (
+        tlvOffset: Int, valueOffset: Int, length: Int
+    )? {
         var offset = 0
         while offset < area.count {
             let tag = area[offset]

@@ -1,4 +1,5 @@
 import CardFlow
+import NDEF
 
 extension NTAGClient {
     /// The capability container (page 3): `E1`, version, data area size in 8-byte units,
@@ -49,54 +50,19 @@ extension NTAGClient {
         guard cc[3] == 0x00 else { throw StorageCardError.malformedNDEF("the capability container says read-only") }
         let pages = try await ndefAreaPages()
         let area = try await readPages(pages)
-        // Keep the TLVs before the NDEF TLV (Lock and Memory Control) where they are.
+        // Keep the TLVs before the NDEF TLV (Lock and Memory Control) where they are; an area
+        // that does not parse is written from its start.
         var start = 0
-        if (try? ClassicNDEFArea.locateMessage(in: area)) != nil, let tlvStart = Self.ndefTLVStart(in: area) {
-            start = tlvStart
+        if (try? ClassicNDEFArea.locateMessage(in: area)) != nil, let present = try? Type2Tag.locateNDEF(in: area) {
+            start = present.tlvOffset
         }
-        let tlv = ClassicNDEFArea.tlvBytes(for: message)
-        guard start + tlv.count <= area.count else {
-            throw StorageCardError.ndefTooLarge(size: tlv.count, capacity: area.count - start)
+        let plan: Type2NDEFWrite
+        do {
+            plan = try Type2NDEFWrite(message: message, area: area, tlvStart: start)
+        } catch {
+            throw StorageCardError.ndefTooLarge(
+                size: ClassicNDEFArea.requiredBytes(forMessageLength: message.count), capacity: area.count - start)
         }
-        let header = ClassicNDEFArea.header(length: message.count)
-        var image = area
-        image.replaceSubrange(start..<start + tlv.count, with: tlv)
-        var emptied = image
-        emptied.replaceSubrange(
-            start..<start + header.count, with: header.count == 2 ? [0x03, 0x00] : [0x03, 0xFF, 0x00, 0x00])
-        let first = start / 4
-        let headerEnd = (start + header.count - 1) / 4
-        let last = (start + tlv.count - 1) / 4
-        for page in first...headerEnd { try await write(page: 4 + page, Array(emptied[page * 4..<page * 4 + 4])) }
-        if headerEnd < last {
-            for page in (headerEnd + 1)...last {
-                try await write(page: 4 + page, Array(image[page * 4..<page * 4 + 4]))
-            }
-        }
-        for page in first...headerEnd { try await write(page: 4 + page, Array(image[page * 4..<page * 4 + 4])) }
-    }
-
-    /// The offset of the NDEF TLV's T byte, walking NULL, Lock Control, Memory Control and
-    /// Proprietary TLVs; nil when a Terminator or the end comes first.
-    static func ndefTLVStart(in area: [UInt8]) -> Int? {
-        var offset = 0
-        while offset < area.count {
-            switch area[offset] {
-            case 0x00: offset += 1
-            case 0xFE: return nil
-            case 0x03: return offset
-            default:
-                guard offset + 1 < area.count else { return nil }
-                var length = Int(area[offset + 1])
-                var value = offset + 2
-                if length == 0xFF {
-                    guard offset + 3 < area.count else { return nil }
-                    length = Int(area[offset + 2]) << 8 | Int(area[offset + 3])
-                    value = offset + 4
-                }
-                offset = value + length
-            }
-        }
-        return nil
+        for write in plan.writes { try await self.write(page: 4 + write.page, write.bytes) }
     }
 }
