@@ -22,12 +22,14 @@ struct IdentifyCommandTests {
         #expect((report["standard"] as? [String: Any])?["name"] as? String == "ISO/IEC 14443 A part 3", "\(result)")
         #expect((report["cardName"] as? [String: Any])?["value"] as? String == "0003", "\(result)")
         #expect((report["uid"] as? String)?.count == 14, "a 7-byte UID from FF CA: \(result)")
+        #expect(report["family"] as? String == "ndef", "a Type 2 capability container: \(result)")
     }
 
     @Test func iso15693TagIsAnICODESLI() async throws {
         let (result, report) = try await identify("sim:iso15693")
         #expect(report["name"] as? String == "ICODE SLI", "\(result)")
         #expect((report["standard"] as? [String: Any])?["name"] as? String == "ISO/IEC 15693 part 3", "\(result)")
+        #expect(report["family"] as? String == "iso15693", "\(result)")
     }
 
     @Test("ISO-DEP cards: historical bytes from the ATS", arguments: ["sim:desfire", "sim:iso7816", "sim:ndef4"])
@@ -37,12 +39,16 @@ struct IdentifyCommandTests {
         #expect(report["kind"] as? String == "contactlessISODEP", "\(result)")
         #expect(report["historicalBytes"] as? String == "80", "\(result)")
         #expect(report["name"] == nil, "the ATR alone does not name a DESFire: \(result)")
+        // The same ATR; the probes tell them apart (the plain ISO 7816 card is none of the families).
+        let family: String? = ["sim:desfire": "desfire", "sim:ndef4": "ndef"][reader]
+        #expect(report["family"] as? String == family, "\(result)")
     }
 
     @Test func tonCardShowsItsProprietaryHistoricalText() async throws {
         let (result, report) = try await identify("sim:ton")
         #expect(report["kind"] as? String == "contactlessISODEP", "\(result)")
         #expect((report["details"] as? [String])?.contains { $0.contains("\"JCOP41V221\"") } == true, "\(result)")
+        #expect(report["family"] as? String == "ton", "\(result)")
     }
 
     @Test func contactCardListsItsProtocols() async throws {

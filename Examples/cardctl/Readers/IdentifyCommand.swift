@@ -43,6 +43,9 @@ struct IdentifyCommand: AsyncParsableCommand {
         /// The best name: the ATR's own (PC/SC card name), else the database's first description.
         let name: String?
         let kind: String
+        /// The card family its answers to harmless probes show (`desfire`, `ton`, `ndef`,
+        /// `iso15693`); nil for none of them, or with `--atr` (no card to ask).
+        let family: String?
         let standard: Coded?
         let cardName: Coded?
         let historicalBytes: String?
@@ -53,13 +56,13 @@ struct IdentifyCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (atrBytes, uid) = try await readATR()
+        let (atrBytes, uid, family) = try await readATR()
         let identification = ATRIdentification(atr: atrBytes)
         let (database, matches) = try lookUp(atrBytes)
         let report = Report(
             atr: atrBytes.hexString, uid: uid?.hexString,
             name: identification.name ?? matches.first?.descriptions.first,
-            kind: identification.kind.rawValue,
+            kind: identification.kind.rawValue, family: family,
             standard: identification.standard.map { Report.Coded(value: [$0.rawValue].hexString, name: $0.name) },
             cardName: identification.cardName.map {
                 Report.Coded(value: $0.bytes.hexString, name: $0.name)
@@ -74,6 +77,7 @@ struct IdentifyCommand: AsyncParsableCommand {
         Output.standardOutput("ATR: \(atrBytes.spacedHexString)")
         if let uid { Output.standardOutput("UID: \(uid.hexString)") }
         Output.standardOutput("Card: \(report.name ?? "not named by its ATR")")
+        if let family { Output.standardOutput("Family: \(family)") }
         for line in identification.details { Output.standardOutput("  " + line) }
         if let database {
             if matches.isEmpty {
@@ -87,17 +91,21 @@ struct IdentifyCommand: AsyncParsableCommand {
         }
     }
 
-    /// `--atr`, or the ATR and UID of the card on the reader (powered on for this).
-    private func readATR() async throws -> ([UInt8], [UInt8]?) {
+    /// `--atr`, or the ATR, UID and family of the card on the reader (powered on for this; the
+    /// family from harmless probes, nothing written).
+    private func readATR() async throws -> ([UInt8], [UInt8]?, String?) {
         if let atr {
             do {
-                return (try [UInt8](hex: atr), nil)
+                return (try [UInt8](hex: atr), nil, nil)
             } catch {
                 throw InputError(description: "--atr takes the ATR in hex: \(error)")
             }
         }
-        let identity = try await ReaderConnection.withPrimarySession(global) { session in await session.identity }
-        return (identity.atr, identity.uid)
+        return try await ReaderConnection.withPrimarySession(global) { session in
+            let identity = await session.identity
+            let family = try await cardFamilies.detect(atr: identity.atr, channel: session)
+            return (identity.atr, identity.uid, family)
+        }
     }
 
     /// The ATR list's path and its entries for `atr`; no path when there is no list to read.

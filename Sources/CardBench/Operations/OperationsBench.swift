@@ -85,6 +85,6 @@ public enum OperationsBench {
     ///   - channel: the card, for the probes.
     /// - Throws: the channel's error when the card is lost, `CancellationError`.
     public static func detectFamily(atr: [UInt8], channel: any CardChannel) async throws -> BenchCardFamily? {
-        try await CardFamilyDetection.detect(atr: atr, channel: channel)
+        try await BenchCardFamily.detect(atr: atr, channel: channel)
     }
 }
