@@ -2,6 +2,7 @@ import CardFlow
 import FuzzSupport
 
 @testable import CardSimulator
+@testable import CardSimulatorCards
 
 /// Command and response APDUs, from bytes and from hex text (relay messages, CLI arguments,
 /// configuration files carry APDUs as hex).

@@ -1,4 +1,5 @@
 import CardDaemon
+import CardDaemonFlows
 import Foundation
 import FuzzSupport
 import NIOCore
@@ -52,9 +53,9 @@ enum ControlFuzzing {
         let again = try? JSONDecoder().decode(JSONValue.self, from: Data(request.jsonLine().utf8))
         fuzzCheck(again == request, "JSONValue does not survive its own JSON line")
         guard let flow = request["flow"], let data = try? JSONEncoder().encode(flow),
-            let specification = try? JSONDecoder().decode(FlowSpecification.self, from: data)
+            let specification = try? DaemonFlowKinds.standard.decoder().decode(FlowSpecification.self, from: data)
         else { return }
-        let reencoded = try? JSONDecoder().decode(FlowSpecification.self, from: JSONEncoder().encode(specification))
+        let reencoded = try? DaemonFlowKinds.standard.decoder().decode(FlowSpecification.self, from: JSONEncoder().encode(specification))
         fuzzCheck(reencoded == specification, "FlowSpecification does not survive encode/decode")
     }
 }

@@ -1,11 +1,12 @@
 import CardDaemon
+import CardDaemonFlows
 import Foundation
 import FuzzSupport
 
 /// cardd's configuration file (JSON): what decodes encodes to a configuration that decodes the same.
 enum DaemonConfigurationFuzzing {
     static func configuration(_ bytes: [UInt8]) {
-        guard let configuration = try? JSONDecoder().decode(DaemonConfiguration.self, from: Data(bytes)) else { return }
+        guard let configuration = try? DaemonFlowKinds.standard.decoder().decode(DaemonConfiguration.self, from: Data(bytes)) else { return }
         let encoded: Data
         do {
             encoded = try JSONEncoder().encode(configuration)
@@ -13,7 +14,7 @@ enum DaemonConfigurationFuzzing {
             fuzzCheck(false, "a decoded configuration does not encode: \(error)")
             return
         }
-        let again = try? JSONDecoder().decode(DaemonConfiguration.self, from: encoded)
+        let again = try? DaemonFlowKinds.standard.decoder().decode(DaemonConfiguration.self, from: encoded)
         fuzzCheck(again == configuration, "DaemonConfiguration does not survive encode/decode")
     }
 }

@@ -5,6 +5,7 @@ import Foundation
 import NDEF
 
 @testable import CardSimulator
+@testable import CardSimulatorCards
 
 /// Writes the seed corpus (Fuzz/Corpus/<target>/): small valid inputs, made with the package's
 /// own encoders and from the reader dumps in Tests/Fixtures, so every target starts from inputs
