@@ -37,7 +37,8 @@ public struct Type2NDEFWrite: Sendable, Hashable {
     ///   - tlvStart: where the NDEF TLV goes: the offset of the present one, or 0.
     /// - Throws: ``NDEFTagError/messageTooLarge(size:capacity:)`` when the TLV and the
     ///   Terminator do not fit from `tlvStart` on.
-    public init(message: [UInt8], area: [UInt8], tlvStart start: Int) throws(NDEFTagError) {
+    public init(message: [UInt8], area: [UInt8], tlvStart: Int) throws(NDEFTagError) {
+        let start = tlvStart
         let headerCount = Type2Tag.ndefTLVHeaderCount(forLength: message.count)
         guard let header = Type2Tag.ndefTLVHeader(length: message.count), start >= 0,
             start + header.count + message.count + 1 <= area.count
