@@ -55,7 +55,8 @@ enum ControlFuzzing {
         guard let flow = request["flow"], let data = try? JSONEncoder().encode(flow),
             let specification = try? DaemonFlowKinds.standard.decoder().decode(FlowSpecification.self, from: data)
         else { return }
-        let reencoded = try? DaemonFlowKinds.standard.decoder().decode(FlowSpecification.self, from: JSONEncoder().encode(specification))
+        let reencoded = try? DaemonFlowKinds.standard.decoder().decode(
+            FlowSpecification.self, from: JSONEncoder().encode(specification))
         fuzzCheck(reencoded == specification, "FlowSpecification does not survive encode/decode")
     }
 }

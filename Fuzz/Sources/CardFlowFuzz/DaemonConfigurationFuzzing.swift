@@ -6,7 +6,10 @@ import FuzzSupport
 /// cardd's configuration file (JSON): what decodes encodes to a configuration that decodes the same.
 enum DaemonConfigurationFuzzing {
     static func configuration(_ bytes: [UInt8]) {
-        guard let configuration = try? DaemonFlowKinds.standard.decoder().decode(DaemonConfiguration.self, from: Data(bytes)) else { return }
+        guard
+            let configuration = try? DaemonFlowKinds.standard.decoder().decode(
+                DaemonConfiguration.self, from: Data(bytes))
+        else { return }
         let encoded: Data
         do {
             encoded = try JSONEncoder().encode(configuration)
