@@ -8,10 +8,8 @@ extension ReaderSourceOptions {
     public var ccidDriverConfiguration: CCIDDriverConfiguration {
         var configuration = backendSettings[CCIDDriverConfiguration.self] ?? CCIDDriverConfiguration()
         if let readTimeout { configuration.readTimeout = readTimeout }
-        switch transmissionProtocol {
-        case .t0: configuration.protocolPreference = .t0
-        case .t1: configuration.protocolPreference = .t1
-        case nil: break
+        if let transmissionProtocol {
+            configuration.protocolPreference = CCIDReaderDriver.preference(transmissionProtocol)
         }
         return configuration
     }
