@@ -18,30 +18,30 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "CardFlow", targets: ["CardFlow"]),
-        .library(name: "CCID", targets: ["CCID"]),
+        .library(name: "CardFlowCCIDProtocol", targets: ["CardFlowCCIDProtocol"]),
         .library(name: "CardFlowCCID", targets: ["CardFlowCCID"]),
         .library(name: "CardFlowVPCD", targets: ["CardFlowVPCD"]),
         .library(name: "CardFlowPCSC", targets: ["CardFlowPCSC"]),
-        .library(name: "CardSimulatorCards", targets: ["CardSimulatorCards"]),
-        .library(name: "CardSimulator", targets: ["CardSimulator"]),
-        .library(name: "CardSimulatorUSB", targets: ["CardSimulatorUSB"]),
-        .library(name: "DESFire", targets: ["DESFire"]),
-        .library(name: "TONCard", targets: ["TONCard"]),
-        .library(name: "CardDaemon", targets: ["CardDaemon"]),
-        .library(name: "CardDaemonControl", targets: ["CardDaemonControl"]),
-        .library(name: "CardDaemonFlows", targets: ["CardDaemonFlows"]),
-        .library(name: "CardDaemonSimulation", targets: ["CardDaemonSimulation"]),
-        .library(name: "CardFleet", targets: ["CardFleet"]),
-        .library(name: "CardFleetPostgres", targets: ["CardFleetPostgres"]),
-        .library(name: "CardBench", targets: ["CardBench"]),
-        .library(name: "CardSimulatorReaders", targets: ["CardSimulatorReaders"]),
-        .library(name: "Relay", targets: ["Relay"]),
-        .library(name: "PCSC", targets: ["PCSC"]),
+        .library(name: "CardFlowSimulatorCards", targets: ["CardFlowSimulatorCards"]),
+        .library(name: "CardFlowSimulator", targets: ["CardFlowSimulator"]),
+        .library(name: "CardFlowSimulatorUSB", targets: ["CardFlowSimulatorUSB"]),
+        .library(name: "CardFlowDESFire", targets: ["CardFlowDESFire"]),
+        .library(name: "CardFlowTONCard", targets: ["CardFlowTONCard"]),
+        .library(name: "CardFlowDaemon", targets: ["CardFlowDaemon"]),
+        .library(name: "CardFlowDaemonControl", targets: ["CardFlowDaemonControl"]),
+        .library(name: "CardFlowDaemonFlows", targets: ["CardFlowDaemonFlows"]),
+        .library(name: "CardFlowDaemonSimulation", targets: ["CardFlowDaemonSimulation"]),
+        .library(name: "CardFlowFleet", targets: ["CardFlowFleet"]),
+        .library(name: "CardFlowFleetPostgres", targets: ["CardFlowFleetPostgres"]),
+        .library(name: "CardFlowBench", targets: ["CardFlowBench"]),
+        .library(name: "CardFlowSimulatorReaders", targets: ["CardFlowSimulatorReaders"]),
+        .library(name: "CardFlowRelay", targets: ["CardFlowRelay"]),
+        .library(name: "CardFlowPCSCLite", targets: ["CardFlowPCSCLite"]),
         // For the fuzz package (Fuzz/), which reaches the NDEF and ISO 15693 decoders.
-        .library(name: "NDEF", targets: ["NDEF"]),
-        .library(name: "ISO15693", targets: ["ISO15693"]),
-        .library(name: "StorageCards", targets: ["StorageCards"]),
-        .library(name: "VPCD", targets: ["VPCD"]),
+        .library(name: "CardFlowNDEF", targets: ["CardFlowNDEF"]),
+        .library(name: "CardFlowISO15693", targets: ["CardFlowISO15693"]),
+        .library(name: "CardFlowStorageCards", targets: ["CardFlowStorageCards"]),
+        .library(name: "CardFlowVPCDProtocol", targets: ["CardFlowVPCDProtocol"]),
         .executable(name: "cardctl", targets: ["cardctl"]),
         .executable(name: "cardd", targets: ["cardd"]),
         .executable(name: "vpcdtool", targets: ["vpcdtool"]),
@@ -49,17 +49,17 @@ let package = Package(
     traits: [
         .trait(
             name: "NetworkReaders",
-            description: "vsmartcard's vpcd protocol: the VPCD and CardFlowVPCD targets (SwiftNIO)."),
+            description: "vsmartcard's vpcd protocol: the CardFlowVPCDProtocol and CardFlowVPCD targets (SwiftNIO)."),
         .trait(name: "Relay", description: "The remote APDU relay over WebSocket (swift-websocket, NIOSSL)."),
         .trait(
             name: "Daemon", description: "The cardd daemon library (GRDB, Prometheus, ServiceLifecycle, SwiftNIO).",
             enabledTraits: ["NetworkReaders", "Relay"]),
         .trait(
             name: "Fleet",
-            description: "Many cardd hosts on one PostgreSQL: the CardFleetPostgres target (postgres-nio)."),
+            description: "Many cardd hosts on one PostgreSQL: the CardFlowFleetPostgres target (postgres-nio)."),
         .trait(
             name: "Bench",
-            description: "Measuring readers and cards for users: the CardBench target (hdrhistogram-swift)."),
+            description: "Measuring readers and cards for users: the CardFlowBench target (hdrhistogram-swift)."),
         .trait(
             name: "CommandLineTools", description: "cardctl, cardd and vpcdtool (ArgumentParser).",
             enabledTraits: ["Daemon", "Fleet", "Bench"]),
@@ -83,22 +83,24 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
-        .systemLibrary(name: "CLibUSB", pkgConfig: "libusb-1.0", providers: [.apt(["libusb-1.0-0-dev"])]),
-        .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        .systemLibrary(name: "CUMockdev", pkgConfig: "umockdev-1.0", providers: [.apt(["libumockdev-dev"])]),
-        .systemLibrary(name: "CPCSCLite", pkgConfig: "libpcsclite", providers: [.apt(["libpcsclite-dev"])]),
+        .systemLibrary(name: "CCardFlowLibUSB", pkgConfig: "libusb-1.0", providers: [.apt(["libusb-1.0-0-dev"])]),
+        .systemLibrary(name: "CCardFlowLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CCardFlowUMockdev", pkgConfig: "umockdev-1.0", providers: [.apt(["libumockdev-dev"])]),
+        .systemLibrary(name: "CCardFlowPCSCLite", pkgConfig: "libpcsclite", providers: [.apt(["libpcsclite-dev"])]),
         // PC/SC backend over libpcsclite, for hosts where pcscd owns the readers. Standalone: no CardFlow import yet.
         .target(
-            name: "PCSC", dependencies: ["CPCSCLite", "HexFormatting", .product(name: "Logging", package: "swift-log")]),
+            name: "CardFlowPCSCLite",
+            dependencies: ["CCardFlowPCSCLite", "CardFlowHex", .product(name: "Logging", package: "swift-log")]),
         // Bytes as hex text for logs and descriptions: the one implementation below CardFlow's public `hexString`.
-        .target(name: "HexFormatting"),
+        .target(name: "CardFlowHex"),
         // First-come, first-served admission for actors' exclusive sections (CCID slots, CardFlow readers).
-        .target(name: "AsyncAdmission"),
+        .target(name: "CardFlowAsyncAdmission"),
         // USB CCID driver: message codec, class descriptor, exchange levels, T=1, transports.
         .target(
-            name: "CCID",
+            name: "CardFlowCCIDProtocol",
             dependencies: [
-                "CLibUSB", "AsyncAdmission", "HexFormatting", .product(name: "Logging", package: "swift-log"),
+                "CCardFlowLibUSB", "CardFlowAsyncAdmission", "CardFlowHex",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Core: APDUs, card channels, readers over any ReaderDriver backend, sessions, flows,
@@ -106,7 +108,7 @@ let package = Package(
         .target(
             name: "CardFlow",
             dependencies: [
-                "AsyncAdmission", "HexFormatting",
+                "CardFlowAsyncAdmission", "CardFlowHex",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
@@ -115,7 +117,7 @@ let package = Package(
         .target(
             name: "CardFlowCCID",
             dependencies: [
-                "CardFlow", "CCID",
+                "CardFlow", "CardFlowCCIDProtocol",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
@@ -123,65 +125,70 @@ let package = Package(
         // Simulated cards written from their specifications (ISO 7816, DESFire, TON, NDEF tags, ISO 15693,
         // NTAG, MIFARE Classic, FeliCa, hostile cards): no CCID, usable by any backend's simulated reader.
         .target(
-            name: "CardSimulatorCards",
+            name: "CardFlowSimulatorCards",
             dependencies: [
-                "CardFlow", "CardCrypto", "HexFormatting",
+                "CardFlow", "CardFlowCrypto", "CardFlowHex",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
         // The virtual CCID reader (the USB side of the protocol) that places the simulated cards.
         .target(
-            name: "CardSimulator",
+            name: "CardFlowSimulator",
             dependencies: [
-                "CardSimulatorCards", "CardFlow", "CCID", "CardFlowCCID", "CardCrypto", "HexFormatting",
+                "CardFlowSimulatorCards", "CardFlow", "CardFlowCCIDProtocol", "CardFlowCCID", "CardFlowCrypto",
+                "CardFlowHex",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Cryptographic primitives card protocols share (DESFire, TON): AES, CMAC, 3DES, CRCs.
         .target(
-            name: "CardCrypto",
+            name: "CardFlowCrypto",
             dependencies: [
-                "CLibCrypto",
+                "CCardFlowLibCrypto",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
         // NFC Forum NDEF messages and records, and NDEF on NFC Forum tags (through CardFlow sessions).
-        .target(name: "NDEF", dependencies: ["CardFlow", "ISO15693"]),
+        .target(name: "CardFlowNDEF", dependencies: ["CardFlow", "CardFlowISO15693"]),
         // ISO 15693 vicinity tags through CCID readers (PC/SC part 3 block access, FF C2 exchange).
-        .target(name: "ISO15693", dependencies: ["CardFlow"]),
+        .target(name: "CardFlowISO15693", dependencies: ["CardFlow"]),
         // Storage cards through PC/SC part 3 pseudo-APDUs (MIFARE Classic: keys, blocks, value
         // blocks, MAD, NDEF), with the reader families' dialects; no CCID, no libusb.
         .target(
-            name: "StorageCards", dependencies: ["CardFlow", "NDEF", .product(name: "Logging", package: "swift-log")]),
+            name: "CardFlowStorageCards",
+            dependencies: ["CardFlow", "CardFlowNDEF", .product(name: "Logging", package: "swift-log")]),
         // MIFARE DESFire EV1 client: ISO-wrapped native commands, authentication, secure messaging, flows.
         .target(
-            name: "DESFire",
+            name: "CardFlowDESFire",
             dependencies: [
-                "CardFlow", "CardCrypto", .product(name: "Logging", package: "swift-log"),
+                "CardFlow", "CardFlowCrypto", .product(name: "Logging", package: "swift-log"),
             ]),
         // TON Labs security card client (TonWalletApplet + CoinManager): operations, activation, HMAC, keychain.
         .target(
-            name: "TONCard",
+            name: "CardFlowTONCard",
             dependencies: [
-                "CardFlow", "CardCrypto",
+                "CardFlow", "CardFlowCrypto",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // umockdev-based USB device emulation (C): presents a CCID reader to libusb programs.
-        .target(name: "CCIDEmulator", dependencies: ["CUMockdev"]),
-        // Exposes a CardSimulator virtual reader as a USB device through CCIDEmulator.
+        .target(name: "CardFlowCCIDEmulator", dependencies: ["CCardFlowUMockdev"]),
+        // Exposes a simulated CCID reader as a USB device through CardFlowCCIDEmulator.
         .target(
-            name: "CardSimulatorUSB",
-            dependencies: ["CardSimulator", "CCID", "CCIDEmulator", .product(name: "Logging", package: "swift-log")]
+            name: "CardFlowSimulatorUSB",
+            dependencies: [
+                "CardFlowSimulator", "CardFlowCCIDProtocol", "CardFlowCCIDEmulator",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // The cardd daemon's parts: configuration, reader supervision, job log, control socket, metrics.
         // Its readers come from the reader sources and its flows from the flow kinds the program
         // injects: no backend and no card family is linked here.
         .target(
-            name: "CardDaemon",
+            name: "CardFlowDaemon",
             dependencies: [
-                "CardFlow", "CardDaemonControl", "CardFleet",
+                "CardFlow", "CardFlowDaemonControl", "CardFlowFleet",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus", condition: daemon),
@@ -195,14 +202,15 @@ let package = Package(
         // The daemon's flow kinds, one file each (report, apdu, NDEF, ISO 15693, DESFire, NTAG 424 SUN,
         // MIFARE Classic value, NTAG protect, TON activation, relay) and their list, `DaemonFlowKinds.standard`.
         .target(
-            name: "CardDaemonFlows",
+            name: "CardFlowDaemonFlows",
             dependencies: [
-                "CardDaemon", "CardDaemonControl", "CardFlow", "NDEF", "ISO15693", "DESFire", "TONCard", "Relay",
-                "StorageCards", .product(name: "Logging", package: "swift-log"),
+                "CardFlowDaemon", "CardFlowDaemonControl", "CardFlow", "CardFlowNDEF", "CardFlowISO15693",
+                "CardFlowDESFire", "CardFlowTONCard", "CardFlowRelay",
+                "CardFlowStorageCards", .product(name: "Logging", package: "swift-log"),
             ]),
-        // cardd's control-socket protocol, client side and wire types: what cardctl links instead of CardDaemon.
+        // cardd's control-socket protocol, client side and wire types: what cardctl links instead of CardFlowDaemon.
         .target(
-            name: "CardDaemonControl",
+            name: "CardFlowDaemonControl",
             dependencies: [
                 "CardFlow",
                 .product(name: "NIOCore", package: "swift-nio", condition: networkReaders),
@@ -210,24 +218,25 @@ let package = Package(
             ]),
         // The simulator as a reader source (`sim:` selectors).
         .target(
-            name: "CardSimulatorReaders",
-            dependencies: ["CardSimulator", "CardFlow", "CardFlowCCID"]),
+            name: "CardFlowSimulatorReaders",
+            dependencies: ["CardFlowSimulator", "CardFlow", "CardFlowCCID"]),
         // cardd --simulate: the schedule that moves simulated cards, its faults and report, the demo rules.
         .target(
-            name: "CardDaemonSimulation",
+            name: "CardFlowDaemonSimulation",
             dependencies: [
-                "CardDaemon", "CardDaemonControl", "CardDaemonFlows", "CardSimulator", "CardFlow", "TONCard",
+                "CardFlowDaemon", "CardFlowDaemonControl", "CardFlowDaemonFlows", "CardFlowSimulator", "CardFlow",
+                "CardFlowTONCard",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // The fleet's model: records, claims, completions, hosts, the import file format, and the
         // queue a cardd host claims records from. CardFlow only (for its error categories).
-        .target(name: "CardFleet", dependencies: ["CardFlow"]),
+        .target(name: "CardFlowFleet", dependencies: ["CardFlow"]),
         // The fleet queue on PostgreSQL: claims with leases and fencing tokens, spoilage, hosts,
         // LISTEN/NOTIFY. What cardd and cardctl's `fleet` commands use.
         .target(
-            name: "CardFleetPostgres",
+            name: "CardFlowFleetPostgres",
             dependencies: [
-                "CardFleet", "HexFormatting",
+                "CardFlowFleet", "CardFlowHex",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: fleet),
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: fleet),
                 .product(name: "Logging", package: "swift-log"),
@@ -235,16 +244,17 @@ let package = Package(
         // Measuring readers and cards for users (`cardctl bench`): closed-loop latency with HdrHistogram,
         // size sweeps with a fitted cost model, per-operation timings, comparisons, text and HTML reports.
         .target(
-            name: "CardBench",
+            name: "CardFlowBench",
             dependencies: [
-                "CardFlow", "CardFlowCCID", "CCID", "DESFire", "TONCard", "NDEF", "ISO15693", "CardCrypto",
-                "HexFormatting",
+                "CardFlow", "CardFlowCCID", "CardFlowCCIDProtocol", "CardFlowDESFire", "CardFlowTONCard",
+                "CardFlowNDEF", "CardFlowISO15693", "CardFlowCrypto",
+                "CardFlowHex",
                 .product(name: "Histogram", package: "hdrhistogram-swift", condition: bench),
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // Remote APDU relay: a WebSocket service drives the card through us (gate, recovery, limits).
         .target(
-            name: "Relay",
+            name: "CardFlowRelay",
             dependencies: [
                 "CardFlow",
                 .product(name: "WSClient", package: "swift-websocket", condition: relay),
@@ -254,38 +264,43 @@ let package = Package(
             ]),
         // Network readers over vsmartcard's vpcd protocol (TCP), both roles; nothing from CardFlow.
         .target(
-            name: "VPCD",
+            name: "CardFlowVPCDProtocol",
             dependencies: [
-                "HexFormatting",
+                "CardFlowHex",
                 .product(name: "NIOCore", package: "swift-nio", condition: networkReaders),
                 .product(name: "NIOPosix", package: "swift-nio", condition: networkReaders),
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // Readers pcscd owns as a CardFlow reader backend.
         .target(
-            name: "CardFlowPCSC", dependencies: ["CardFlow", "PCSC", .product(name: "Logging", package: "swift-log")]),
+            name: "CardFlowPCSC",
+            dependencies: ["CardFlow", "CardFlowPCSCLite", .product(name: "Logging", package: "swift-log")]),
         // Network readers (vpcd listener) as a CardFlow reader backend.
-        .target(name: "CardFlowVPCD", dependencies: ["CardFlow", "VPCD"]),
+        .target(name: "CardFlowVPCD", dependencies: ["CardFlow", "CardFlowVPCDProtocol"]),
         // vpcd companion tool: reader side for vicc, card side for pcscd, loopback rate (Scripts/vpcd-check.sh).
         .executableTarget(
             name: "vpcdtool",
             dependencies: [
-                "VPCD", "CardSimulator", "CardFlow", "CardFlowVPCD",
+                "CardFlowVPCDProtocol", "CardFlowSimulator", "CardFlow", "CardFlowVPCD",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: commandLineTools),
                 .product(name: "Logging", package: "swift-log"),
             ], path: "Examples/vpcdtool"),
         // Benchmarks/pcsc-backend/run.sh's Swift side: a PCSCCardConnection transmit loop.
         .executableTarget(
             name: "pcsc-transmit-loop",
-            dependencies: ["PCSC", "CardFlow", "CardFlowPCSC", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "CardFlowPCSCLite", "CardFlow", "CardFlowPCSC", .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Benchmarks/pcsc-backend/TransmitLoop"
         ),
         .executableTarget(
             name: "cardd",
             dependencies: [
-                "CardDaemon", "CardDaemonControl", "CardDaemonFlows", "CardDaemonSimulation", "CardSimulator",
-                "CardSimulatorReaders",
-                "CardFlow", "CardFlowCCID", "CardFlowPCSC", "CardFlowVPCD", "CardFleet", "CardFleetPostgres",
+                "CardFlowDaemon", "CardFlowDaemonControl", "CardFlowDaemonFlows", "CardFlowDaemonSimulation",
+                "CardFlowSimulator",
+                "CardFlowSimulatorReaders",
+                "CardFlow", "CardFlowCCID", "CardFlowPCSC", "CardFlowVPCD", "CardFlowFleet", "CardFlowFleetPostgres",
+                "CardFlowDESFire", "CardFlowISO15693", "CardFlowNDEF", "CardFlowTONCard", "CardFlowStorageCards",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: commandLineTools),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: daemon),
@@ -296,9 +311,12 @@ let package = Package(
         .executableTarget(
             name: "cardctl",
             dependencies: [
-                "CardFlow", "CCID", "CardFlowCCID", "CardFlowVPCD", "VPCD", "CardFlowPCSC", "PCSC", "CardSimulator",
-                "CardSimulatorUSB", "NDEF", "ISO15693", "DESFire", "TONCard", "CardDaemonControl",
-                "CardSimulatorReaders", "Relay", "CardFleet", "CardFleetPostgres", "CardBench", "StorageCards",
+                "CardFlow", "CardFlowCCIDProtocol", "CardFlowCCID", "CardFlowVPCD", "CardFlowVPCDProtocol",
+                "CardFlowPCSC", "CardFlowPCSCLite", "CardFlowSimulator",
+                "CardFlowSimulatorUSB", "CardFlowNDEF", "CardFlowISO15693", "CardFlowDESFire", "CardFlowTONCard",
+                "CardFlowDaemonControl",
+                "CardFlowSimulatorReaders", "CardFlowRelay", "CardFlowFleet", "CardFlowFleetPostgres", "CardFlowBench",
+                "CardFlowStorageCards",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: commandLineTools),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -307,68 +325,78 @@ let package = Package(
         .testTarget(
             name: "CardFlowTests",
             dependencies: [
-                "CardSimulatorTestSupport",
-                "CardFlow", "CardFlowCCID", "CardSimulator", "CCID", "HexFormatting",
+                "CardFlowSimulatorTestSupport",
+                "CardFlow", "CardFlowCCID", "CardFlowSimulator", "CardFlowCCIDProtocol", "CardFlowHex",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
-        .testTarget(name: "CCIDTests", dependencies: ["CCID", "CardSimulator", "CardFlow", "CardFlowCCID"]),
         .testTarget(
-            name: "CardSimulatorTests",
+            name: "CardFlowCCIDProtocolTests",
+            dependencies: ["CardFlowCCIDProtocol", "CardFlowSimulator", "CardFlow", "CardFlowCCID"]),
+        .testTarget(
+            name: "CardFlowSimulatorTests",
             dependencies: [
-                "CardSimulatorCards",
-                "CardSimulator", "CardFlow", "CardFlowCCID", "CCID", "CardCrypto",
+                "CardFlowSimulatorCards",
+                "CardFlowSimulator", "CardFlow", "CardFlowCCID", "CardFlowCCIDProtocol", "CardFlowCrypto",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
         .testTarget(
             name: "CardctlTests",
             dependencies: [
-                "cardctl", "cardd", "CardSimulator", "PostgresTestSupport",
+                "cardctl", "cardd", "CardFlowSimulator", "CardFlowPostgresTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
-        .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto"]),
+        .testTarget(name: "CardFlowCryptoTests", dependencies: ["CardFlowCrypto"]),
         .testTarget(
-            name: "CardBenchTests",
+            name: "CardFlowBenchTests",
             dependencies: [
-                "CardBench", "CardFlow", "CardFlowCCID", "CCID", "CardSimulator", "CardSimulatorReaders",
-                "DESFire", "TONCard", "NDEF", "ISO15693", "CardCrypto",
+                "CardFlowBench", "CardFlow", "CardFlowCCID", "CardFlowCCIDProtocol", "CardFlowSimulator",
+                "CardFlowSimulatorReaders",
+                "CardFlowDESFire", "CardFlowTONCard", "CardFlowNDEF", "CardFlowISO15693", "CardFlowCrypto",
                 .product(name: "Histogram", package: "hdrhistogram-swift", condition: bench),
             ]),
         .testTarget(
-            name: "VPCDTests",
+            name: "CardFlowVPCDTests",
             dependencies: [
-                "VPCD", "CardSimulator", "CardFlow", "CardFlowVPCD",
+                "CardFlowVPCDProtocol", "CardFlowSimulator", "CardFlow", "CardFlowVPCD",
                 .product(name: "NIOCore", package: "swift-nio", condition: networkReaders),
                 .product(name: "NIOPosix", package: "swift-nio", condition: networkReaders),
                 .product(name: "NIOEmbedded", package: "swift-nio", condition: networkReaders),
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
-            name: "NDEFTests", dependencies: ["CardSimulatorTestSupport", "NDEF", "CardFlow", "CardSimulator"],
+            name: "CardFlowNDEFTests",
+            dependencies: ["CardFlowSimulatorTestSupport", "CardFlowNDEF", "CardFlow", "CardFlowSimulator"],
             exclude: ["ndeflib_crosscheck.py"]),
         .testTarget(
-            name: "ISO15693Tests", dependencies: ["CardSimulatorTestSupport", "ISO15693", "CardFlow", "CardSimulator"]),
+            name: "CardFlowISO15693Tests",
+            dependencies: ["CardFlowSimulatorTestSupport", "CardFlowISO15693", "CardFlow", "CardFlowSimulator"]),
         .testTarget(
-            name: "StorageCardsTests",
+            name: "CardFlowStorageCardsTests",
             dependencies: [
-                "CardSimulatorCards",
-                "StorageCards", "NDEF", "CardFlow", "CardSimulator", .product(name: "Logging", package: "swift-log"),
+                "CardFlowSimulatorCards",
+                "CardFlowStorageCards", "CardFlowNDEF", "CardFlow", "CardFlowSimulator",
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
-            name: "DESFireTests",
-            dependencies: ["CardSimulatorTestSupport", "DESFire", "CardFlow", "CardSimulator", "CardCrypto"]),
-        .testTarget(
-            name: "TONCardTests",
+            name: "CardFlowDESFireTests",
             dependencies: [
-                "CardSimulatorTestSupport",
-                "TONCard", "CardFlow", "CardSimulator", "CardCrypto", .product(name: "Crypto", package: "swift-crypto"),
+                "CardFlowSimulatorTestSupport", "CardFlowDESFire", "CardFlow", "CardFlowSimulator", "CardFlowCrypto",
             ]),
         .testTarget(
-            name: "RelayTests",
+            name: "CardFlowTONCardTests",
             dependencies: [
-                "CardSimulatorTestSupport",
-                "Relay", "CardFlow", "CardSimulator", "DESFire", "CardCrypto", "cardctl", "CardDaemon",
-                "CardDaemonControl", "CardDaemonFlows", "DaemonTestSupport",
+                "CardFlowSimulatorTestSupport",
+                "CardFlowTONCard", "CardFlow", "CardFlowSimulator", "CardFlowCrypto",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
+        .testTarget(
+            name: "CardFlowRelayTests",
+            dependencies: [
+                "CardFlowSimulatorTestSupport",
+                "CardFlowRelay", "CardFlow", "CardFlowSimulator", "CardFlowDESFire", "CardFlowCrypto", "cardctl",
+                "CardFlowDaemon",
+                "CardFlowDaemonControl", "CardFlowDaemonFlows", "CardFlowDaemonTestSupport",
                 .product(name: "NIOCore", package: "swift-nio", condition: networkReaders),
                 .product(name: "NIOPosix", package: "swift-nio", condition: networkReaders),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: networkReaders),
@@ -377,46 +405,53 @@ let package = Package(
             ]),
         // The in-process daemon harness the daemon's and the relay's tests share.
         .target(
-            name: "DaemonTestSupport",
+            name: "CardFlowDaemonTestSupport",
             dependencies: [
-                "CardDaemon", "CardDaemonControl", "CardDaemonFlows", "CardSimulatorReaders", "CardFlow",
+                "CardFlowDaemon", "CardFlowDaemonControl", "CardFlowDaemonFlows", "CardFlowSimulatorReaders",
+                "CardFlow",
                 "CardFlowVPCD",
                 .product(name: "Logging", package: "swift-log"),
             ],
-            path: "Tests/DaemonTestSupport"),
+            path: "Tests/CardFlowDaemonTestSupport"),
         .testTarget(
-            name: "CardDaemonTests",
+            name: "CardFlowDaemonTests",
             dependencies: [
-                "CardDaemon", "CardDaemonControl", "CardDaemonSimulation", "CardSimulatorReaders",
-                "CardFlow", "CardFlowCCID", "CardFlowPCSC", "CardFlowVPCD", "VPCD", "CardSimulator", "TONCard",
-                "DESFire",
-                "DaemonTestSupport", "StorageCards", "NDEF", "ISO15693", "CardFleet", "CCID", "CardDaemonFlows",
+                "CardFlowDaemon", "CardFlowDaemonControl", "CardFlowDaemonSimulation", "CardFlowSimulatorReaders",
+                "CardFlow", "CardFlowCCID", "CardFlowPCSC", "CardFlowVPCD", "CardFlowVPCDProtocol", "CardFlowSimulator",
+                "CardFlowTONCard",
+                "CardFlowDESFire",
+                "CardFlowDaemonTestSupport", "CardFlowStorageCards", "CardFlowNDEF", "CardFlowISO15693",
+                "CardFlowFleet", "CardFlowCCIDProtocol", "CardFlowDaemonFlows",
                 .product(name: "GRDB", package: "GRDB.swift", condition: daemon),
                 .product(name: "NIOEmbedded", package: "swift-nio", condition: networkReaders),
             ]),
         // Runs a client against many seeded hostile cards (HostileCampaign): for tests, not a product.
         .target(
-            name: "CardSimulatorTestSupport", dependencies: ["CardSimulatorCards", "CardFlow"],
-            path: "Tests/CardSimulatorTestSupport"),
+            name: "CardFlowSimulatorTestSupport", dependencies: ["CardFlowSimulatorCards", "CardFlow"],
+            path: "Tests/CardFlowSimulatorTestSupport"),
         // A throwaway PostgreSQL per test (Scripts/postgres-throwaway.sh), for the fleet's tests.
-        .target(name: "PostgresTestSupport", path: "Tests/PostgresTestSupport"),
+        .target(name: "CardFlowPostgresTestSupport", path: "Tests/CardFlowPostgresTestSupport"),
         .testTarget(
-            name: "FleetTests",
+            name: "CardFlowFleetTests",
             dependencies: [
-                "CardFleet", "CardFleetPostgres", "CardDaemon", "CardDaemonControl", "CardSimulatorReaders", "CardFlow",
-                "CardSimulator", "DESFire", "DaemonTestSupport", "PostgresTestSupport", "CardCrypto", "CardDaemonFlows",
+                "CardFlowFleet", "CardFlowFleetPostgres", "CardFlowDaemon", "CardFlowDaemonControl",
+                "CardFlowSimulatorReaders", "CardFlow",
+                "CardFlowSimulator", "CardFlowDESFire", "CardFlowDaemonTestSupport", "CardFlowPostgresTestSupport",
+                "CardFlowCrypto", "CardFlowDaemonFlows",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
-            name: "PCSCTests",
+            name: "CardFlowPCSCTests",
             dependencies: [
-                "PCSC", "CardFlow", "CardFlowPCSC", "CardSimulator", .product(name: "Logging", package: "swift-log"),
+                "CardFlowPCSCLite", "CardFlow", "CardFlowPCSC", "CardFlowSimulator",
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
-            name: "USBIntegrationTests",
+            name: "CardFlowUSBIntegrationTests",
             dependencies: [
-                "CCID", "CardFlow", "CardFlowCCID", "CardSimulator", "CardSimulatorUSB", "CLibUSB", "CardDaemon",
-                "CardDaemonControl", "CardDaemonFlows",
+                "CardFlowCCIDProtocol", "CardFlow", "CardFlowCCID", "CardFlowSimulator", "CardFlowSimulatorUSB",
+                "CCardFlowLibUSB", "CardFlowDaemon",
+                "CardFlowDaemonControl", "CardFlowDaemonFlows", "CardFlowDaemonTestSupport",
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -16,14 +16,16 @@ let package = Package(
     ],
     targets: [
         .target(name: "FuzzSupport"),
-        .target(name: "CCIDFuzzTargets", dependencies: ["FuzzSupport", .product(name: "CCID", package: cardFlow)]),
+        .target(
+            name: "CCIDFuzzTargets",
+            dependencies: ["FuzzSupport", .product(name: "CardFlowCCIDProtocol", package: cardFlow)]),
         .target(
             name: "TagFuzzTargets",
             dependencies: [
                 "FuzzSupport",
                 .product(name: "CardFlow", package: cardFlow),
-                .product(name: "NDEF", package: cardFlow),
-                .product(name: "ISO15693", package: cardFlow),
+                .product(name: "CardFlowNDEF", package: cardFlow),
+                .product(name: "CardFlowISO15693", package: cardFlow),
             ]),
         // Every target in one binary (CARDFLOW_FUZZ_TARGET selects the decoder): for reproducing
         // any crash, writing seeds, and the targets that need the simulator, daemon or relay.
@@ -31,17 +33,17 @@ let package = Package(
             name: "CardFlowFuzz",
             dependencies: [
                 "FuzzSupport", "CCIDFuzzTargets", "TagFuzzTargets",
-                .product(name: "CCID", package: cardFlow),
+                .product(name: "CardFlowCCIDProtocol", package: cardFlow),
                 .product(name: "CardFlow", package: cardFlow),
-                .product(name: "CardSimulator", package: cardFlow),
-                .product(name: "CardSimulatorCards", package: cardFlow),
-                .product(name: "CardDaemon", package: cardFlow),
-                .product(name: "CardDaemonFlows", package: cardFlow),
-                .product(name: "CardDaemonControl", package: cardFlow),
-                .product(name: "Relay", package: cardFlow),
-                .product(name: "DESFire", package: cardFlow),
-                .product(name: "NDEF", package: cardFlow),
-                .product(name: "ISO15693", package: cardFlow),
+                .product(name: "CardFlowSimulator", package: cardFlow),
+                .product(name: "CardFlowSimulatorCards", package: cardFlow),
+                .product(name: "CardFlowDaemon", package: cardFlow),
+                .product(name: "CardFlowDaemonFlows", package: cardFlow),
+                .product(name: "CardFlowDaemonControl", package: cardFlow),
+                .product(name: "CardFlowRelay", package: cardFlow),
+                .product(name: "CardFlowDESFire", package: cardFlow),
+                .product(name: "CardFlowNDEF", package: cardFlow),
+                .product(name: "CardFlowISO15693", package: cardFlow),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],

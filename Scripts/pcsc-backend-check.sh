@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The PCSC backend's tests (Tests/PCSCTests) against the real PC/SC stack: a private pcscd with
+# The PCSC backend's tests (Tests/CardFlowPCSCTests) against the real PC/SC stack: a private pcscd with
 # libccid drives `cardctl simulate`'s emulated USB reader, and `swift test` reaches that pcscd
 # through PCSCLITE_CSOCK_NAME. Phases, each with its own simulated reader and pcscd:
-#   1. --card iso7816: every PCSCTests suite but the removal ones (the PCSC library and the
+#   1. --card iso7816: every CardFlowPCSCTests suite but the removal ones (the PCSC library and the
 #      CardFlow backend on it), one test at a time: they share one card, and a CardFlow session
 #      powers it off at its end, which resets another suite's connection; 1b. `cardctl --reader pcsc:CardFlow apdu` through the same stack;
 #   2. --card iso7816,lift-after=3,return-after=1500: PCSCCardRemovalTests alone (the card
@@ -97,9 +97,9 @@ done
 work=$(mktemp -d "${TMPDIR:-/tmp}/pcsc-backend-check.XXXXXX")
 status=0
 cd "$root"
-echo "== phase 1: PCSCTests (but the removal suite) against pcscd + libccid + cardctl simulate --card iso7816"
+echo "== phase 1: CardFlowPCSCTests (but the removal suite) against pcscd + libccid + cardctl simulate --card iso7816"
 "$cardctl" simulate --card iso7816 -- "$0" --serve "$work/main" -- \
-    swift test --skip-build --disable-xctest --no-parallel --filter PCSCTests --skip PCSCCardRemoval || status=1
+    swift test --skip-build --disable-xctest --no-parallel --filter CardFlowPCSCTests --skip PCSCCardRemoval || status=1
 echo "== phase 1b: cardctl --reader pcsc, the same reader through the CLI"
 # pcscd lists the reader once libccid has opened it: ask again for up to 20 s.
 "$cardctl" simulate --card iso7816 -- "$0" --serve "$work/cli" -- \

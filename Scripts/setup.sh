@@ -27,7 +27,7 @@ if ! python3 -c 'import websocket' 2>/dev/null; then
 fi
 # pycryptodome for vsmartcard's vicc (the vpcd interop checks): vicc imports it as "Crypto", a
 # name Debian does not package, so it goes into a folder of its own that the checks put on
-# PYTHONPATH (Scripts/vpcd-check.sh, Tests/VPCDTests).
+# PYTHONPATH (Scripts/vpcd-check.sh, Tests/CardFlowVPCDTests).
 pydeps="${CARDFLOW_PYDEPS:-${XDG_CACHE_HOME:-$HOME/.cache}/cardflow/pydeps}"
 if ! PYTHONPATH="$pydeps" /usr/bin/python3 -c 'import Crypto' 2>/dev/null; then
   python3 -m pip install --quiet --target "$pydeps" pycryptodome 2>/dev/null \

@@ -1,11 +1,11 @@
 import ArgumentParser
-import CardDaemon
-import CardDaemonFlows
-import CardDaemonSimulation
-import CardFleet
-import CardFleetPostgres
+import CardFlowDaemon
+import CardFlowDaemonFlows
+import CardFlowDaemonSimulation
+import CardFlowFleet
+import CardFlowFleetPostgres
 import CardFlow
-import CardSimulator
+import CardFlowSimulator
 import Foundation
 import Logging
 import ServiceLifecycle

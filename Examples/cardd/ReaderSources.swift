@@ -1,8 +1,8 @@
 import CardFlow
 import CardFlowCCID
 import CardFlowPCSC
+import CardFlowSimulatorReaders
 import CardFlowVPCD
-import CardSimulatorReaders
 
 /// The reader backends the configuration's `"readers"` may name, one entry each: a new backend
 /// is one line here.

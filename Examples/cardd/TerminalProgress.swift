@@ -1,4 +1,4 @@
-import CardDaemonControl
+import CardFlowDaemonControl
 import Foundation
 
 /// Prints daemon events as one human line each on stdout (the `--simulate` view).

@@ -1,9 +1,9 @@
 import ArgumentParser
 import CardFlow
+import CardFlowSimulator
 import CardFlowVPCD
-import CardSimulator
+import CardFlowVPCDProtocol
 import Foundation
-import VPCD
 
 /// `vpcdtool bench`: APDUs per second through our listener to our exporter over loopback TCP,
 /// in one process, with the APDU test card answering.

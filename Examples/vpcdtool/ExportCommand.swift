@@ -1,5 +1,5 @@
 import ArgumentParser
-import VPCD
+import CardFlowVPCDProtocol
 
 extension CardKind: ExpressibleByArgument {}
 

@@ -1,7 +1,7 @@
 import ArgumentParser
 import CardFlow
+import CardFlowVPCDProtocol
 import Foundation
-import VPCD
 
 /// `vpcdtool listen`: the reader side. Waits for a card side (vicc, the phone app), powers it,
 /// and sends the APDUs read from standard input.

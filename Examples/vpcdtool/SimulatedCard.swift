@@ -1,5 +1,5 @@
-import CardSimulator
-import VPCD
+import CardFlowSimulator
+import CardFlowVPCDProtocol
 
 /// A CardSimulator card model behind the vpcd card side.
 actor SimulatedCard<Model: VirtualCard>: VPCDCard {

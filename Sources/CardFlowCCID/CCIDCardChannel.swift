@@ -1,11 +1,11 @@
-import CCID
 import CardFlow
+import CardFlowCCIDProtocol
 
 /// A ``/CardFlow/CardChannel`` to the powered card in one slot of a CCID reader.
 ///
-/// It encodes each command APDU, hands it to the ``/CCID/CCIDDriver`` (which chains, runs T=1 or
+/// It encodes each command APDU, hands it to the ``/CardFlowCCIDProtocol/CCIDDriver`` (which chains, runs T=1 or
 /// follows time extensions as the reader needs) and decodes the answer. Driver failures surface
-/// as ``/CCID/CCIDDriverError``; task cancellation as `CancellationError`.
+/// as ``/CardFlowCCIDProtocol/CCIDDriverError``; task cancellation as `CancellationError`.
 ///
 /// ```swift
 /// let atr = try await driver.powerOn()

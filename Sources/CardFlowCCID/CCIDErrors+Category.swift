@@ -1,5 +1,5 @@
-import CCID
 import CardFlow
+import CardFlowCCIDProtocol
 
 // The CCID driver sits below CardFlow and knows nothing of it; this backend module is where its
 // errors learn CardFlow's categories, as they learn its card-loss classification.

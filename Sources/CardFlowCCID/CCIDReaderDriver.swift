@@ -1,12 +1,12 @@
-import CCID
 import CardFlow
+import CardFlowCCIDProtocol
 import Logging
 import Metrics
 
 /// One slot of a CCID reader as a CardFlow ``/CardFlow/ReaderDriver``: the direct USB CCID driver (or the
 /// same driver on the simulator's in-memory transport) behind ``/CardFlow/Reader``.
 ///
-/// Errors stay ``/CCID/CCIDDriverError``s (they classify card loss, see ``/CardFlow/CardLossClassifying``).
+/// Errors stay ``/CardFlowCCIDProtocol/CCIDDriverError``s (they classify card loss, see ``/CardFlow/CardLossClassifying``).
 /// Presence notices come from the interrupt endpoint's NotifySlotChange messages for this slot.
 ///
 /// ```swift

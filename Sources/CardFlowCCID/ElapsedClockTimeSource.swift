@@ -1,8 +1,8 @@
-import CCID
 import CardFlow
+import CardFlowCCIDProtocol
 
-/// Any ``/CardFlow/ElapsedClock`` as the time source a ``/CCID/CCIDDriver`` holds its operations to
-/// ``/CCID/CCIDDriverConfiguration/exchangeTimeLimit`` with: pass the ``/CardFlow/ManualClock`` a test drives to
+/// Any ``/CardFlow/ElapsedClock`` as the time source a ``/CardFlowCCIDProtocol/CCIDDriver`` holds its operations to
+/// ``/CardFlowCCIDProtocol/CCIDDriverConfiguration/exchangeTimeLimit`` with: pass the ``/CardFlow/ManualClock`` a test drives to
 /// the driver as well, and a reader's endless time extensions run out without real waiting.
 ///
 /// ```swift

@@ -1,5 +1,5 @@
-import CCID
 import CardFlow
+import CardFlowCCIDProtocol
 import Logging
 import Metrics
 

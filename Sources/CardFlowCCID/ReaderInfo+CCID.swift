@@ -1,5 +1,5 @@
-import CCID
 import CardFlow
+import CardFlowCCIDProtocol
 
 extension ReaderInfo {
     /// The backend-neutral description of a CCID reader with this class descriptor, its CCID

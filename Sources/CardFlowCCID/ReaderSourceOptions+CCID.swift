@@ -1,5 +1,5 @@
-import CCID
 import CardFlow
+import CardFlowCCIDProtocol
 
 extension ReaderSourceOptions {
     /// The CCID driver's settings these options ask for: the ``/CardFlow/ReaderBackendSettings``

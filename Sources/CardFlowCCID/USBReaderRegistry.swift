@@ -1,4 +1,4 @@
-import CCID
+import CardFlowCCIDProtocol
 import CardFlow
 import Logging
 

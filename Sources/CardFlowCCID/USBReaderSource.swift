@@ -1,4 +1,4 @@
-import CCID
+import CardFlowCCIDProtocol
 import CardFlow
 
 /// USB CCID readers through the package's own driver as a ``/CardFlow/ReaderSource``: selectors

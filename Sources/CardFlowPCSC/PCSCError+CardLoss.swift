@@ -1,5 +1,5 @@
 import CardFlow
-import PCSC
+import CardFlowPCSCLite
 
 extension PCSCError: CardLossClassifying {
     /// From the `SCARD_` code: no card, a card that did not answer its power-on, a card that

@@ -1,6 +1,6 @@
 import CardFlow
+import CardFlowPCSCLite
 import Logging
-import PCSC
 
 /// A reader pcscd owns, as a CardFlow ``/CardFlow/ReaderDriver``: for hosts where other software (browsers,
 /// OpenSC, YubiKey tools) shares the readers through pcscd, so CardFlow cannot claim the USB
@@ -9,8 +9,8 @@ import PCSC
 /// Power on is `SCardConnect` (shared, with the requested protocol, or T=0 or T=1 as pcscd
 /// chooses) and the ATR from `SCardStatus`; power off is `SCardDisconnect` with
 /// `SCARD_UNPOWER_CARD`; presence comes from `SCardGetStatusChange` on a thread of its own
-/// (``/PCSC/PCSCReaderMonitor``), so changes are announced, not polled. The driver runs on its
-/// context's PC/SC thread. Errors stay ``/PCSC/PCSCError``s; the ones that mean the card left
+/// (``/CardFlowPCSCLite/PCSCReaderMonitor``), so changes are announced, not polled. The driver runs on its
+/// context's PC/SC thread. Errors stay ``/CardFlowPCSCLite/PCSCError``s; the ones that mean the card left
 /// classify as card loss.
 ///
 /// ```swift
@@ -54,7 +54,7 @@ public actor PCSCReaderDriver: ReaderDriver {
 
     /// Stops watching presence (and waits until the watch's PC/SC thread has left libpcsclite)
     /// and powers the card off. Call it before the program exits: libpcsclite's destructors
-    /// crash a thread still inside it. Later calls fail with ``/PCSC/PCSCError/closed(_:)``.
+    /// crash a thread still inside it. Later calls fail with ``/CardFlowPCSCLite/PCSCError/closed(_:)``.
     public func close() async {
         isClosed = true
         try? await powerOff()

@@ -1,6 +1,6 @@
 import CardFlow
+import CardFlowPCSCLite
 import Logging
-import PCSC
 
 /// The readers pcscd serves, as they come and go (`SCardGetStatusChange` on pcscd's plug-and-play
 /// notification): each becomes a ``/CardFlow/Reader`` over a ``PCSCReaderDriver``, one that leaves is
@@ -66,7 +66,7 @@ public actor PCSCReaderRegistry: ReaderRegistry {
     public func events() async -> AsyncStream<ReaderRegistryEvent> { await registry.events() }
 
     /// Stops watching, closes the readers' drivers and releases the context; once it returns
-    /// nothing of the registry is inside libpcsclite (see ``/PCSC/PCSCWatch``).
+    /// nothing of the registry is inside libpcsclite (see ``/CardFlowPCSCLite/PCSCWatch``).
     public func close() async {
         await readerWatch.stop()
         watcher?.cancel()

@@ -1,5 +1,5 @@
 import CardFlow
-import PCSC
+import CardFlowPCSCLite
 
 /// Readers pcscd owns as a ``/CardFlow/ReaderSource``: selectors `pcsc` (every reader pcscd
 /// serves; card commands use the first) and `pcsc:NAME-PREFIX` (the readers whose names start

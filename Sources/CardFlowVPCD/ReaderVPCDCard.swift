@@ -1,9 +1,9 @@
 import CardFlow
+import CardFlowVPCDProtocol
 import Logging
-import VPCD
 
 /// The card on any CardFlow ``/CardFlow/Reader`` as the card side of the vpcd protocol: give it to a
-/// ``/VPCD/VPCDCardExporter`` and a remote pcscd with vsmartcard's `vpcd` driver (or any vpcd reader
+/// ``/CardFlowVPCDProtocol/VPCDCardExporter`` and a remote pcscd with vsmartcard's `vpcd` driver (or any vpcd reader
 /// side) uses the card — a USB reader's card, a PC/SC reader's, a simulated DESFire or TON card.
 ///
 /// vpcd's power on, reset and ATR open or power-cycle a CardFlow session on the reader (bounded

@@ -1,5 +1,5 @@
 import CardFlow
-import VPCD
+import CardFlowVPCDProtocol
 
 extension VPCDError: CardLossClassifying {
     /// No card side connected; the connection ended (the card left); no answer in time (the

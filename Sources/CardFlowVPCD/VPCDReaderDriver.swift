@@ -1,10 +1,10 @@
 import CardFlow
+import CardFlowVPCDProtocol
 import Logging
-import VPCD
 
 /// A network reader over vsmartcard's vpcd protocol as a CardFlow ``/CardFlow/ReaderDriver``: CardFlow is
-/// the reader, and the card is whatever connects to the ``/VPCD/VPCDListener`` (vsmartcard's `vicc`,
-/// the Android "Remote Smart Card Reader" app, a ``/VPCD/VPCDCardExporter`` on another host). A
+/// the reader, and the card is whatever connects to the ``/CardFlowVPCDProtocol/VPCDListener`` (vsmartcard's `vicc`,
+/// the Android "Remote Smart Card Reader" app, a ``/CardFlowVPCDProtocol/VPCDCardExporter`` on another host). A
 /// connection is a card arrival, its end a removal.
 ///
 /// The protocol has no protocol selection: the card side runs whatever it runs, so a requested

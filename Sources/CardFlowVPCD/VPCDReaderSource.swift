@@ -1,5 +1,5 @@
 import CardFlow
-import VPCD
+import CardFlowVPCDProtocol
 
 /// A network reader over vsmartcard's vpcd protocol as a ``/CardFlow/ReaderSource``: selectors
 /// `vpcd`, `vpcd:PORT` and `vpcd:HOST:PORT` listen (on 127.0.0.1:35963 by default) for a vpcd

@@ -1,5 +1,5 @@
-import CCID
 import CardFlowCCID
+import CardFlowCCIDProtocol
 import Testing
 
 @testable import CardFlow

@@ -1,4 +1,4 @@
-import HexFormatting
+import CardFlowHex
 import Testing
 
 /// The one hex formatter the layers below CardFlow share (CCID, PCSC and VPCD log with it).

@@ -1,8 +1,8 @@
-import CCID
 import CardFlow
 import CardFlowCCID
-import CardSimulator
-import CardSimulatorTestSupport
+import CardFlowCCIDProtocol
+import CardFlowSimulator
+import CardFlowSimulatorTestSupport
 import Testing
 
 /// ISO 7816-4 exchanges (`send` with its bounded GET RESPONSE and Le correction) against seeded

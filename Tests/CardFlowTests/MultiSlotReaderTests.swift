@@ -1,7 +1,7 @@
-import CCID
 import CardFlow
 import CardFlowCCID
-import CardSimulator
+import CardFlowCCIDProtocol
+import CardFlowSimulator
 import Testing
 
 /// A card that takes `delay` on the reader's clock for every APDU and answers 90 00.

@@ -1,5 +1,5 @@
 import CardFlow
-import CardSimulator
+import CardFlowSimulator
 import Testing
 
 @Suite("Reader registry")

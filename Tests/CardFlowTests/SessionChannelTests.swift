@@ -1,7 +1,7 @@
-import CCID
 import CardFlow
 import CardFlowCCID
-import CardSimulator
+import CardFlowCCIDProtocol
+import CardFlowSimulator
 import Logging
 import Metrics
 import Testing

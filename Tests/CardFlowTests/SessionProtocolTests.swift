@@ -1,7 +1,7 @@
-import CCID
 import CardFlow
 import CardFlowCCID
-import CardSimulator
+import CardFlowCCIDProtocol
+import CardFlowSimulator
 import Testing
 
 /// `SessionPolicy.transmissionProtocol`: a session asks for T=0 or T=1 when it powers a contact

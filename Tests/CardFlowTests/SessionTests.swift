@@ -1,7 +1,7 @@
-import CCID
 import CardFlow
 import CardFlowCCID
-import CardSimulator
+import CardFlowCCIDProtocol
+import CardFlowSimulator
 import Testing
 
 let selectApp = try! CommandAPDU(hex: "00A4040007A0000002471001")

@@ -1,4 +1,4 @@
-import CardSimulator
+import CardFlowSimulator
 
 typealias SplitMix64 = SeededRandom
 

@@ -385,7 +385,7 @@ enum Fixtures {
     }
 }
 
-/// APDUs and answers of the simulated iso7816 card (Sources/CardSimulator/Cards/ISO7816Card.swift).
+/// APDUs and answers of the simulated iso7816 card (Sources/CardFlowSimulator/Cards/ISO7816Card.swift).
 enum Card {
     /// SELECT by AID A0 00 00 02 47 10 01 (the default application), FCI requested.
     static let selectApplication = "00A4040007A0000002471001"

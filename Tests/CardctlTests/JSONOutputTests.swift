@@ -1,7 +1,7 @@
 import CardFlow
-import DESFire
+import CardFlowDESFire
+import CardFlowRelay
 import Foundation
-import Relay
 import Testing
 
 @testable import cardctl

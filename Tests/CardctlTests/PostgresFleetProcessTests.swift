@@ -1,5 +1,5 @@
+import CardFlowPostgresTestSupport
 import Foundation
-import PostgresTestSupport
 import Testing
 
 #if canImport(Glibc)

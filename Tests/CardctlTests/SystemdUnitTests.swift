@@ -1,4 +1,4 @@
-import CardSimulator
+import CardFlowSimulator
 import Foundation
 import Testing
 

@@ -1,8 +1,8 @@
 import BenchSupport
 import Benchmark
 import CardFlow
-import DESFire
-import TONCard
+import CardFlowDESFire
+import CardFlowTONCard
 
 /// Every card-level sample runs `cardBatch` operations; the runner divides wall clock and mallocs
 /// by `cardBatch` to get per-operation figures.

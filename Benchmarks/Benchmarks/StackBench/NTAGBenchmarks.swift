@@ -1,8 +1,8 @@
 import BenchSupport
 import Benchmark
 import CardFlow
-import CardSimulator
-import StorageCards
+import CardFlowSimulator
+import CardFlowStorageCards
 
 /// NTAG215 page I/O through the whole stack at zero latency (NTAGClient → CardSession → CCID
 /// driver → virtual reader → simulated tag): READ and WRITE by the part 3 pseudo-APDUs and by

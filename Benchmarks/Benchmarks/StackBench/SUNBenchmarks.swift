@@ -1,5 +1,5 @@
 import Benchmark
-import DESFire
+import CardFlowDESFire
 
 /// SUN verifications per second, as a web back end checks tapped NTAG 424 DNA URLs: URL parsing,
 /// PICCData deciphering, SDM session-key derivation and the SDMMAC, with no tag involved. The

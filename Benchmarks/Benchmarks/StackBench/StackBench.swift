@@ -1,8 +1,8 @@
 import BenchSupport
 import Benchmark
-import CCID
 import CardFlow
-import CardSimulator
+import CardFlowCCIDProtocol
+import CardFlowSimulator
 import Logging
 
 /// Every sample runs `batch` APDUs (one Flow per sample in the Flow benchmarks); the runner

@@ -1,8 +1,8 @@
 import BenchSupport
 import Benchmark
 import CardFlow
-import CardSimulator
-import StorageCards
+import CardFlowSimulator
+import CardFlowStorageCards
 
 /// Block I/O of the storage-card families through the whole stack at zero latency (client →
 /// CardSession → CCID driver → virtual reader → simulated card), on an ACR1252U (ACS dialect and

@@ -1,7 +1,7 @@
-import CCID
 import CardFlow
 import CardFlowCCID
-import CardSimulator
+import CardFlowCCIDProtocol
+import CardFlowSimulator
 import Logging
 
 /// A test-only card that answers every command with `dataLength` bytes followed by 90 00, in no

@@ -1,8 +1,8 @@
 import CardFlow
-import CardSimulator
-import DESFire
+import CardFlowDESFire
+import CardFlowSimulator
+import CardFlowTONCard
 import Logging
-import TONCard
 
 /// A DESFire session ready for file I/O: a virtual `DESFireCard` (as `sim:desfire`) on a
 /// short-APDU reader, formatted, with an AES application holding one data file of

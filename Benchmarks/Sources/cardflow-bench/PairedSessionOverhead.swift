@@ -1,7 +1,7 @@
 import BenchSupport
-import CCID
 import CardFlow
 import CardFlowCCID
+import CardFlowCCIDProtocol
 
 /// Session-layer overhead measured in pairs: batches through the bare driver and through a
 /// `CardSession` (tracing off) alternate, round after round, and each round gives the ratio

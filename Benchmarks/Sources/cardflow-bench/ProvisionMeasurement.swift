@@ -1,9 +1,9 @@
 import BenchSupport
-import CCID
 import CardFlow
 import CardFlowCCID
-import CardSimulator
-import DESFire
+import CardFlowCCIDProtocol
+import CardFlowDESFire
+import CardFlowSimulator
 
 /// Every CCID message pair (bulk-OUT command, bulk-IN answer) of a run, in order.
 actor CCIDMessageLog {

@@ -7,10 +7,10 @@
 //        cardflow-bench --profile-session N | --profile-driver N   (only N zero-latency APDUs through
 //        a session / the bare driver, for perf or callgrind)
 import BenchSupport
-import CCID
 import CardFlow
 import CardFlowCCID
-import CardSimulator
+import CardFlowCCIDProtocol
+import CardFlowSimulator
 import Foundation
 
 // Before any thread exists (threads inherit it): timers of this process fire at their deadline

@@ -6,8 +6,8 @@
 // Prints: swift N APDUs SECONDS s RATE APDU/s (session N APDUs … with -s)
 import CardFlow
 import CardFlowPCSC
+import CardFlowPCSCLite
 import Logging
-import PCSC
 
 #if canImport(Glibc)
 import Glibc

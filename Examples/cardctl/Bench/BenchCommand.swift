@@ -1,6 +1,6 @@
 import ArgumentParser
-import CardBench
 import CardFlow
+import CardFlowBench
 
 /// `cardctl bench`: measures the user's own readers and cards.
 struct BenchCommand: AsyncParsableCommand {

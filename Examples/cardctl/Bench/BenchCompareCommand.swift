@@ -1,6 +1,6 @@
 import ArgumentParser
-import CardBench
 import CardFlow
+import CardFlowBench
 
 /// `cardctl bench compare`: the same latency test through CardFlow's own driver and through
 /// pcscd on the same reader, one after the other.

@@ -1,5 +1,5 @@
-import CardBench
 import CardFlow
+import CardFlowBench
 import Foundation
 import Logging
 

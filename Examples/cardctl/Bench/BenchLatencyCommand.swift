@@ -1,6 +1,6 @@
 import ArgumentParser
-import CardBench
 import CardFlow
+import CardFlowBench
 
 /// `cardctl bench latency`: N round trips of one APDU, percentiles and a histogram.
 struct BenchLatencyCommand: AsyncParsableCommand {

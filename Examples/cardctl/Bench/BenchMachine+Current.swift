@@ -1,4 +1,4 @@
-import CardBench
+import CardFlowBench
 import Foundation
 
 #if canImport(Glibc)

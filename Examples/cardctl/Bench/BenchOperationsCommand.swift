@@ -1,8 +1,8 @@
 import ArgumentParser
-import CardBench
 import CardFlow
-import DESFire
-import TONCard
+import CardFlowBench
+import CardFlowDESFire
+import CardFlowTONCard
 
 /// `cardctl bench ops`: per-operation timings of the card family on the reader.
 struct BenchOperationsCommand: AsyncParsableCommand {

@@ -1,6 +1,6 @@
 import ArgumentParser
-import CardBench
 import CardFlow
+import CardFlowBench
 
 /// `cardctl bench sweep`: round-trip time against command and answer size, and the fitted costs.
 struct BenchSweepCommand: AsyncParsableCommand {

@@ -1,8 +1,8 @@
 import CardFlow
-import DESFire
-import ISO15693
-import NDEF
-import TONCard
+import CardFlowDESFire
+import CardFlowISO15693
+import CardFlowNDEF
+import CardFlowTONCard
 
 /// The card families `identify` recognises, one entry each (a new family is its detector in its
 /// own module and one line here), most specific first.

@@ -1,5 +1,5 @@
-import CardDaemonControl
 import CardFlow
+import CardFlowDaemonControl
 import Foundation
 
 /// Requests to a running cardd over its control socket (`--socket PATH`).

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CardDaemonControl
+import CardFlowDaemonControl
 import Foundation
 
 /// `cardctl --socket PATH --reader ID flow JSON`: runs a flow on a reader of a running cardd, as

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CardDaemonControl
+import CardFlowDaemonControl
 import Foundation
 
 /// `cardctl jobs`: the job log of a running cardd, through its control socket.

@@ -1,6 +1,6 @@
 import ArgumentParser
-import CardFleet
-import CardFleetPostgres
+import CardFlowFleet
+import CardFlowFleetPostgres
 import Foundation
 import Logging
 

@@ -1,6 +1,6 @@
 import ArgumentParser
-import CardDaemonControl
 import CardFlow
+import CardFlowDaemonControl
 import Foundation
 
 /// `cardctl apdu HEX...`: sends APDUs in one session and prints the answers.

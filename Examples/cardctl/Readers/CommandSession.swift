@@ -1,6 +1,6 @@
-import CCID
 import CardFlow
 import CardFlowCCID
+import CardFlowCCIDProtocol
 import Foundation
 
 /// One card session on the primary reader, for `shell`.

@@ -1,8 +1,8 @@
 import ArgumentParser
 import CardFlow
 import CardFlowVPCD
+import CardFlowVPCDProtocol
 import Foundation
-import VPCD
 
 /// `cardctl export`: the card on any reader CardFlow can open, served to a vpcd reader side (a
 /// pcscd with vsmartcard's `vpcd` driver, here or on another host), until interrupted.

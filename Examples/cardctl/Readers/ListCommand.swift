@@ -1,8 +1,8 @@
 import ArgumentParser
-import CCID
-import CardDaemonControl
 import CardFlow
 import CardFlowCCID
+import CardFlowCCIDProtocol
+import CardFlowDaemonControl
 import Foundation
 
 /// `cardctl list`: the readers the selector names, their capabilities and card.

@@ -1,8 +1,8 @@
 import CardFlow
 import CardFlowCCID
 import CardFlowPCSC
+import CardFlowSimulatorReaders
 import CardFlowVPCD
-import CardSimulatorReaders
 
 /// The reader backends `--reader` takes, one entry each: a new backend is one line here.
 let readerSources: [any ReaderSource] = [

@@ -1,6 +1,6 @@
 import ArgumentParser
-import CardSimulator
-import CardSimulatorUSB
+import CardFlowSimulator
+import CardFlowSimulatorUSB
 import Foundation
 import Logging
 import Synchronization

@@ -1,6 +1,6 @@
 import ArgumentParser
-import CardDaemonControl
 import CardFlow
+import CardFlowDaemonControl
 import Foundation
 
 /// `cardctl watch`: reader and card events until interrupted.

@@ -1,6 +1,6 @@
 import ArgumentParser
 import CardFlow
-import Relay
+import CardFlowRelay
 
 /// `cardctl relay`: lets a remote service sync the card over WebSocket (see docs/relay-protocol.md).
 struct RelayCommand: AsyncParsableCommand {

@@ -1,5 +1,5 @@
 import CardFlow
-import Relay
+import CardFlowRelay
 
 /// What `relay` prints with `--json`: the sync's outcome with every event it had.
 enum RelayOutput {

@@ -1,4 +1,4 @@
-import CCID
+import CardFlowCCIDProtocol
 import FuzzSupport
 
 /// The CCID codec: what a reader (or, for the simulator, a host) puts on the bulk and interrupt

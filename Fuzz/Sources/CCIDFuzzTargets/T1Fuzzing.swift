@@ -1,4 +1,4 @@
-import CCID
+import CardFlowCCIDProtocol
 import FuzzSupport
 
 /// T=1: the block codec, and the host's state machine fed with whatever a card sends.

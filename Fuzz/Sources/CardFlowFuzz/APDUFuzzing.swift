@@ -1,8 +1,8 @@
 import CardFlow
 import FuzzSupport
 
-@testable import CardSimulator
-@testable import CardSimulatorCards
+@testable import CardFlowSimulator
+@testable import CardFlowSimulatorCards
 
 /// Command and response APDUs, from bytes and from hex text (relay messages, CLI arguments,
 /// configuration files carry APDUs as hex).

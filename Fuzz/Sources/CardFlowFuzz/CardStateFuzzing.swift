@@ -1,8 +1,8 @@
 import Foundation
 import FuzzSupport
 
-@testable import CardSimulator
-@testable import CardSimulatorCards
+@testable import CardFlowSimulator
+@testable import CardFlowSimulatorCards
 
 /// Simulated-card state files, for each persistent card model: a file that loads saves to one
 /// that loads the same, and the loaded card answers commands without trapping.

@@ -1,11 +1,11 @@
-import CardDaemon
-import CardDaemonFlows
+import CardFlowDaemon
+import CardFlowDaemonFlows
 import Foundation
 import FuzzSupport
 import NIOCore
 import NIOEmbedded
 
-@testable import CardDaemonControl
+@testable import CardFlowDaemonControl
 
 /// The control socket: the byte stream split into bounded lines, each line parsed as the
 /// request handler does (one JSON object; a `flow` field as a flow specification).

@@ -1,5 +1,5 @@
-import CardDaemon
-import CardDaemonFlows
+import CardFlowDaemon
+import CardFlowDaemonFlows
 import Foundation
 import FuzzSupport
 

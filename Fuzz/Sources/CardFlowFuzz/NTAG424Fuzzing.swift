@@ -1,5 +1,5 @@
 import CardFlow
-import DESFire
+import CardFlowDESFire
 import FuzzSupport
 
 /// What an NTAG 424 DNA's outside brings: SUN messages from URLs anyone can forge, and the

@@ -1,4 +1,4 @@
-import CardSimulator
+import CardFlowSimulator
 import FuzzSupport
 
 /// Simulated reader profiles (`--reader-profile`, lsusb-style dumps): parsing terminates and

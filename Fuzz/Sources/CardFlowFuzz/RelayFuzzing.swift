@@ -1,6 +1,6 @@
 import CardFlow
+import CardFlowRelay
 import FuzzSupport
-import Relay
 
 /// Messages a relay service sends over its WebSocket: only what the limits allow gets through.
 enum RelayFuzzing {

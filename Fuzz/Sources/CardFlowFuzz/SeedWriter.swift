@@ -1,11 +1,11 @@
-import CCID
-import CardDaemon
 import CardFlow
+import CardFlowCCIDProtocol
+import CardFlowDaemon
+import CardFlowNDEF
 import Foundation
-import NDEF
 
-@testable import CardSimulator
-@testable import CardSimulatorCards
+@testable import CardFlowSimulator
+@testable import CardFlowSimulatorCards
 
 /// Writes the seed corpus (Fuzz/Corpus/<target>/): small valid inputs, made with the package's
 /// own encoders and from the reader dumps in Tests/Fixtures, so every target starts from inputs

@@ -1,5 +1,5 @@
+import CardFlowISO15693
 import FuzzSupport
-import ISO15693
 
 /// ISO 15693 GET SYSTEM INFORMATION answers, as tags send them.
 enum ISO15693Fuzzing {

@@ -1,4 +1,4 @@
-import HexFormatting
+import CardFlowHex
 
 /// Why parsing hexadecimal text into bytes failed.
 public enum HexParseError: Error, Equatable, Sendable, CustomStringConvertible {

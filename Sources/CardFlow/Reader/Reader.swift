@@ -1,4 +1,4 @@
-import AsyncAdmission
+import CardFlowAsyncAdmission
 import Logging
 import Metrics
 

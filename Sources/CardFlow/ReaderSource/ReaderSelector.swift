@@ -8,7 +8,7 @@
 ///   default) for a vpcd card side such as vsmartcard's `vicc` (CardFlowVPCD);
 /// - `pcsc` (every reader pcscd serves; card commands use the first), `pcsc:NAME-PREFIX`
 ///   (CardFlowPCSC);
-/// - `sim`, `sim:CARD[,option=value…]` or `sim,option=value…` (CardSimulatorReaders).
+/// - `sim`, `sim:CARD[,option=value…]` or `sim,option=value…` (CardFlowSimulatorReaders).
 ///
 /// Parsing knows no backend: the first source that serves the text's scheme checks it, and its
 /// readers are opened through it.

@@ -1,7 +1,7 @@
 /// A reader backend as a plug: it serves one selector scheme (`usb`, `pcsc`, `vpcd`, `sim`, …),
 /// checks that scheme's selectors and opens the readers they name. Every backend provides one
 /// (`USBReaderSource` in CardFlowCCID, `PCSCReaderSource` in CardFlowPCSC, `VPCDReaderSource` in
-/// CardFlowVPCD, `SimulatorReaderSource` in CardSimulatorReaders); a program holds one list of
+/// CardFlowVPCD, `SimulatorReaderSource` in CardFlowSimulatorReaders); a program holds one list of
 /// the sources it links and hands it to ``ReaderSelector/init(parsing:sources:)`` (cardctl) or
 /// to the daemon (cardd). Adding a backend is one new target and one entry in that list.
 ///

@@ -1,4 +1,4 @@
-import HexFormatting
+import CardFlowHex
 
 /// The text of the trace lines ``TracingCardChannel`` logs, in the shape cardctl's `--trace`
 /// prints: `>>> Send apdu …`, `SW1-SW2: 90, 00`, `APDU Response: …`.

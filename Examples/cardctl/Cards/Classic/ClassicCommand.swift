@@ -1,7 +1,7 @@
 import ArgumentParser
 import CardFlow
+import CardFlowStorageCards
 import Foundation
-import StorageCards
 
 /// `cardctl classic info|read|write|dump|value|trailer|mad|ndef`: MIFARE Classic through the
 /// reader's PC/SC part 3 storage-card commands (Crypto1 runs in the reader).

@@ -1,8 +1,8 @@
 import ArgumentParser
 import CardFlow
+import CardFlowNDEF
+import CardFlowStorageCards
 import Foundation
-import NDEF
-import StorageCards
 
 /// `cardctl classic mad`: the MIFARE Application Directory (sector 0, and 16 on a 4K card).
 struct ClassicMADCommand: AsyncParsableCommand {

@@ -1,6 +1,6 @@
 import CardFlow
+import CardFlowStorageCards
 import Foundation
-import StorageCards
 
 /// What the `classic` commands print: `read` and `dump` as hex lines or JSON with trailers
 /// decoded; the others' `--json` answers, one type each, keys in declaration order

@@ -1,6 +1,6 @@
 import ArgumentParser
 import CardFlow
-import StorageCards
+import CardFlowStorageCards
 
 /// `cardctl classic trailer --sector N [--write …]`: read and decode a sector trailer, or write
 /// new keys and access conditions (a trailer that would lock the sector for good needs --force).

@@ -1,6 +1,6 @@
 import ArgumentParser
 import CardFlow
-import StorageCards
+import CardFlowStorageCards
 
 /// `cardctl classic value --block N [--set V | --add V | --subtract V | --copy-to B]`: value
 /// blocks (an e-purse or access counter). ACS readers do it with their value commands, others by

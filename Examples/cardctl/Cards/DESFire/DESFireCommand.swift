@@ -1,6 +1,6 @@
 import ArgumentParser
 import CardFlow
-import DESFire
+import CardFlowDESFire
 
 /// `cardctl desfire ...`: MIFARE DESFire EV1 operations (the uFR DESFire example's set) and provisioning.
 struct DESFireCommand: AsyncParsableCommand {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import CardFlow
-import DESFire
+import CardFlowDESFire
 import Foundation
 
 /// Options shared by the `desfire` subcommands: application, key sources, data.

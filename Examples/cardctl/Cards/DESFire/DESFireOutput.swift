@@ -1,5 +1,5 @@
 import CardFlow
-import DESFire
+import CardFlowDESFire
 import Foundation
 
 /// What the `desfire` commands print with `--json`, one type per answer. Keys come in

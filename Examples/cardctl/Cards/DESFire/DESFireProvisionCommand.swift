@@ -1,6 +1,6 @@
 import ArgumentParser
 import CardFlow
-import DESFire
+import CardFlowDESFire
 
 /// `cardctl desfire provision`: the whole provisioning flow with progress events.
 struct DESFireProvision: AsyncParsableCommand {

@@ -1,8 +1,8 @@
 import ArgumentParser
 import CardFlow
+import CardFlowNDEF
+import CardFlowStorageCards
 import Foundation
-import NDEF
-import StorageCards
 
 /// `cardctl felica poll|read|write|ndef`: FeliCa (NFC-F) cards through the reader's raw-frame
 /// pass-through; the Lite / Lite-S memory map and NDEF on Type 3 tags.

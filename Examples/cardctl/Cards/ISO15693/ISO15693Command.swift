@@ -1,7 +1,7 @@
 import ArgumentParser
 import CardFlow
+import CardFlowISO15693
 import Foundation
-import ISO15693
 
 /// `cardctl iso15693 info|read|write|exchange`.
 struct ISO15693Command: AsyncParsableCommand {

@@ -1,8 +1,8 @@
 import ArgumentParser
 import CardFlow
+import CardFlowNDEF
+import CardFlowStorageCards
 import Foundation
-import NDEF
-import StorageCards
 
 /// `cardctl ndef …`: decode and encode NDEF messages (no card involved).
 struct NDEFCommand: AsyncParsableCommand {

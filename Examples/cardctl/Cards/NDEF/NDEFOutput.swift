@@ -1,5 +1,5 @@
 import CardFlow
-import NDEF
+import CardFlowNDEF
 
 /// What the NDEF commands print with `--json`: records (`ndef decode`, `ndef read` and the
 /// card families' `ndef read`, sorted keys), and the bytes a family's `ndef write` wrote.

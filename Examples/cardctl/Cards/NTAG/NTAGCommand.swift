@@ -1,7 +1,7 @@
 import ArgumentParser
 import CardFlow
+import CardFlowStorageCards
 import Foundation
-import StorageCards
 
 /// `cardctl ntag info|read|write|pwd-set|pwd-auth|counter|signature`: NTAG213/215/216 and
 /// MIFARE Ultralight EV1 through the reader's part 3 commands and raw-frame pass-through.

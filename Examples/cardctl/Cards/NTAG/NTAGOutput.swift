@@ -1,5 +1,5 @@
 import CardFlow
-import StorageCards
+import CardFlowStorageCards
 
 /// What the `ntag` commands print with `--json`, one type per answer, keys in declaration order
 /// (``KeyOrderedJSONEncoder``; `info` lists its keys sorted, as it always has).

@@ -1,6 +1,6 @@
 import ArgumentParser
 import CardFlow
-import DESFire
+import CardFlowDESFire
 import Foundation
 
 /// `cardctl ntag424 info|read|sun|verify|change-key`: NTAG 424 DNA tags with EV2 secure messaging.

@@ -1,6 +1,6 @@
 import ArgumentParser
 import CardFlow
-import DESFire
+import CardFlowDESFire
 
 extension NTAG424Command {
     /// `cardctl ntag424 provision`: the whole SUN personalisation as one resumable flow.

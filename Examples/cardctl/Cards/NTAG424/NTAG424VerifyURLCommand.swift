@@ -1,6 +1,6 @@
 import ArgumentParser
 import CardFlow
-import DESFire
+import CardFlowDESFire
 import Foundation
 
 extension NTAG424Command {

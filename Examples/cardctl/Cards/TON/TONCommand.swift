@@ -1,7 +1,7 @@
 import ArgumentParser
 import CardFlow
+import CardFlowTONCard
 import Foundation
-import TONCard
 
 /// `cardctl ton …`: the TON Labs security card (TonWalletApplet + CoinManager).
 ///

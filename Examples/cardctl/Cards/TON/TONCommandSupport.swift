@@ -1,7 +1,7 @@
 import ArgumentParser
 import CardFlow
+import CardFlowTONCard
 import Foundation
-import TONCard
 
 /// Options every `ton` subcommand takes: the global ones and the key store.
 struct TONOptions: ParsableArguments {

@@ -1,7 +1,7 @@
-import CCID
-import CardDaemonControl
 import CardFlow
 import CardFlowCCID
+import CardFlowCCIDProtocol
+import CardFlowDaemonControl
 import Foundation
 import Logging
 

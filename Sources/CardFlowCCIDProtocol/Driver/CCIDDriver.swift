@@ -1,0 +1,667 @@
+import CardFlowAsyncAdmission
+import Logging
+
+/// The host side of one USB CCID interface: it frames commands, matches answers by bSeq,
+/// follows time extensions, chains extended APDUs, chooses protocol and speed for contact cards
+/// (PPS, SetParameters), runs T=0 or T=1 for TPDU readers, and aborts a transfer when the
+/// calling task is cancelled.
+///
+/// One driver serves one CCID interface (a "reader") and all its slots. Operations on one slot
+/// run one at a time in arrival order; operations on different slots run side by side, with at
+/// most bMaxCCIDBusySlots commands outstanding on the device (``concurrentSlotLimit``). One task
+/// reads the bulk-IN pipe while anyone waits and hands each answer to the slot it names, so a
+/// slow card in one slot does not hold another slot's answer. It moves bytes: APDU semantics
+/// (status words, GET RESPONSE) live in `CardFlow`.
+///
+/// ```swift
+/// let driver = CCIDDriver(transport: transport, descriptor: descriptor, logger: logger)
+/// let atr = try await driver.powerOn()
+/// let response = try await driver.transmit([0x00, 0xA4, 0x04, 0x00, 0x00])
+/// ```
+public actor CCIDDriver {
+    public nonisolated let descriptor: CCIDClassDescriptor
+    public nonisolated let configuration: CCIDDriverConfiguration
+    public nonisolated let interfaceNumber: UInt8
+    let transport: any USBTransport
+    let logger: Logger
+    private let readBufferLength: Int
+    private let timeSource: any CCIDTimeSource
+    /// When the operation now running on each slot must end
+    /// (``CCIDDriverConfiguration/exchangeTimeLimit``).
+    private var operationDeadlines: [UInt8: Duration] = [:]
+    /// The bulk-IN pipe, read by one task and shared out by bSlot.
+    let bulkIn: InboundPipe<UInt8>
+    /// The interrupt-IN pipe, read by one task and shared out to the slots a message concerns.
+    let interrupts: InboundPipe<UInt8>
+
+    private var nextSequence: UInt8 = 0
+    var t1Sessions: [UInt8: T1HostProtocol] = [:]
+    /// The protocol set up at power-on for each powered slot.
+    var activeProtocols: [UInt8: TransmissionProtocol] = [:]
+    /// The reader's GET_DATA_RATES table: not asked yet (nil), or the answer (nil inside when
+    /// the reader has no table or did not answer).
+    var dataRateTable: [UInt32]?? = nil
+    private var poweredSlots: Set<UInt8> = []
+    private var eventCounts = CCIDDriverCounters()
+    /// T=1 recoveries of protocol states no longer in ``t1Sessions`` (a slot powered off or reset).
+    private var retiredT1Recoveries = 0
+
+    /// What the driver has counted so far (messages, time extensions, discarded frames, aborts,
+    /// T=1 recoveries).
+    public var counters: CCIDDriverCounters {
+        var counts = eventCounts
+        counts.t1Recoveries = retiredT1Recoveries + t1Sessions.values.reduce(0) { $0 + $1.recoveries }
+        return counts
+    }
+
+    // Per slot: one operation at a time, in the order callers arrived.
+    private var slotAdmissions: [UInt8: FIFOAdmission] = [:]
+    // Per device: at most bMaxCCIDBusySlots commands outstanding at once.
+    private var busySlots: FIFOAdmission
+
+    /// - Parameters:
+    ///   - transport: the USB pipes of the CCID interface.
+    ///   - descriptor: the interface's CCID class descriptor.
+    ///   - interfaceNumber: the interface's number, for class requests.
+    ///   - configuration: timeouts, bounds and quirks.
+    ///   - timeSource: the time each operation's ``CCIDDriverConfiguration/exchangeTimeLimit``
+    ///     is measured with (the monotonic system clock by default; tests pass a manual clock).
+    ///   - logger: where the driver logs.
+    public init(
+        transport: any USBTransport, descriptor: CCIDClassDescriptor, interfaceNumber: UInt8 = 0,
+        configuration: CCIDDriverConfiguration = CCIDDriverConfiguration(),
+        timeSource: any CCIDTimeSource = CCIDMonotonicTime(),
+        logger: Logger = Logger(label: "cardflow.ccid")
+    ) {
+        self.transport = transport
+        self.timeSource = timeSource
+        self.descriptor = descriptor
+        self.interfaceNumber = interfaceNumber
+        self.configuration = configuration
+        self.logger = logger
+        // Large enough for the longest message the reader may send, in whole 64-byte packets;
+        // never more than any exchange needs, whatever dwMaxCCIDMessageLength claims.
+        let readLength = Self.readBufferLength(for: descriptor)
+        readBufferLength = readLength
+        busySlots = FIFOAdmission(capacity: Self.concurrentSlotLimit(for: descriptor))
+        bulkIn = InboundPipe(
+            endpoint: "bulk-IN", unclaimed: .shownToEveryone,
+            mailboxLimit: configuration.maxDiscardedFrames + 2, timeSource: timeSource, logger: logger,
+            read: { timeout throws(USBTransportError) in
+                try await transport.bulkIn(maxLength: readLength, timeout: timeout)
+            },
+            route: CCIDMessageRouting.bulkIn)
+        let slotCount = descriptor.slotCount
+        // NotifySlotChange carries two bits per slot: a reader with up to 256 slots needs 65 bytes.
+        let interruptLength = max(64, 1 + (slotCount + 3) / 4)
+        interrupts = InboundPipe(
+            endpoint: "interrupt-IN", unclaimed: .dropped, mailboxLimit: 32,
+            timeSource: timeSource, logger: logger,
+            read: { timeout throws(USBTransportError) in
+                try await transport.interruptIn(maxLength: interruptLength, timeout: timeout)
+            },
+            route: { CCIDMessageRouting.interrupt($0, slotCount: slotCount) })
+        if descriptor.isMessageLengthClamped {
+            logger.warning(
+                "reader declares an absurd dwMaxCCIDMessageLength; clamping it",
+                metadata: [
+                    "dwMaxCCIDMessageLength": "\(descriptor.maxMessageLength)",
+                    "clampedTo": "\(descriptor.usableMaxMessageLength)",
+                ])
+        }
+    }
+
+    /// The bulk-IN buffer size for a reader with this descriptor: the longest message it may
+    /// send (dwMaxCCIDMessageLength, clamped to
+    /// ``CCIDClassDescriptor/maximumUsableMessageLength``, at least a short APDU's), rounded up
+    /// to whole 64-byte packets.
+    public static func readBufferLength(for descriptor: CCIDClassDescriptor) -> Int {
+        let longest = max(descriptor.usableMaxMessageLength, ccidHeaderLength + 261)
+        return (longest + 63) / 64 * 64
+    }
+
+    /// The exchange level in use.
+    public nonisolated var exchangeLevel: CCIDExchangeLevel { descriptor.exchangeLevel }
+
+    /// How many commands on different slots may be outstanding at once: bMaxCCIDBusySlots,
+    /// at least one (some readers declare 0), at most the slot count.
+    public nonisolated var concurrentSlotLimit: Int { Self.concurrentSlotLimit(for: descriptor) }
+
+    /// ``concurrentSlotLimit`` for a reader with this descriptor.
+    public static func concurrentSlotLimit(for descriptor: CCIDClassDescriptor) -> Int {
+        min(max(Int(descriptor.maxBusySlots), 1), descriptor.slotCount)
+    }
+
+    // MARK: - Public operations
+
+    /// Asks the reader for the slot's state (card present, powered).
+    public func slotStatus(slot: UInt8 = 0) async throws -> CCIDSlotState {
+        try await exclusively(slot: slot) {
+            let response = try await exchange(
+                .getSlotStatus, slot: slot, timeout: configuration.readTimeout, failureIsError: false)
+            // ICC_MUTE on GetSlotStatus only says "no card"; the presence bits are what count.
+            if let error = response.slotError, error != .iccMute {
+                throw CCIDDriverError.slotError(error, state: response.state, during: .getSlotStatus)
+            }
+            if response.state.icc == .absent { forgetCard(slot: slot) }
+            return response.state
+        }
+    }
+
+    /// Powers the card on and returns its ATR. Then chooses protocol and speed from the ATR
+    /// (``ProtocolSelection``, with ``CCIDDriverConfiguration/protocolPreference``), sends the
+    /// PPS at TPDU level when the reader does not, SetParameters unless the reader negotiates
+    /// itself, and for T=1 at TPDU level the IFSD exchange unless the reader does it.
+    ///
+    /// When a PPS fails the card is reset (cold) and the driver falls back to the default
+    /// speed; the ATR returned is then the one of that last reset.
+    ///
+    /// - Parameters:
+    ///   - slot: the slot whose card is powered.
+    ///   - protocolPreference: the protocol asked for this time (a session's choice);
+    ///     nil uses ``CCIDDriverConfiguration/protocolPreference``.
+    public func powerOn(slot: UInt8 = 0, protocolPreference: ProtocolPreference? = nil) async throws -> [UInt8] {
+        try await exclusively(slot: slot) {
+            forgetCard(slot: slot)
+            var atr = try await powerOnSelectingVoltage(slot: slot)
+            if exchangeLevel == .character { atr = try await completeCharacterATR(atr, slot: slot) }
+            poweredSlots.insert(slot)
+            atr = try await setUpProtocol(
+                slot: slot, atr: atr, preference: protocolPreference ?? configuration.protocolPreference)
+            logger.debug(
+                "card powered on",
+                metadata: [
+                    "slot": "\(slot)", "atrLength": "\(atr.count)",
+                    "protocol": "\(activeProtocols[slot].map(\.description) ?? "reader's choice")",
+                ])
+            return atr
+        }
+    }
+
+    /// Powers the card off.
+    public func powerOff(slot: UInt8 = 0) async throws {
+        try await exclusively(slot: slot) {
+            forgetCard(slot: slot)
+            _ = try await exchange(.iccPowerOff, slot: slot, timeout: configuration.readTimeout)
+        }
+    }
+
+    /// Sends one command APDU and returns the response APDU bytes (data and status word),
+    /// using the reader's exchange level.
+    public func transmit(_ apdu: [UInt8], slot: UInt8 = 0) async throws -> [UInt8] {
+        try await exclusively(slot: slot) {
+            guard poweredSlots.contains(slot) else { throw CCIDDriverError.cardNotPowered(slot: slot) }
+            switch exchangeLevel {
+            case .shortAPDU: return try await transmitShort(apdu, slot: slot)
+            case .extendedAPDU: return try await transmitExtended(apdu, slot: slot)
+            case .tpdu, .character:
+                // T=0 and T=1 run in the driver; only how a TPDU or block travels differs.
+                switch activeProtocols[slot] {
+                case .t0: return try await transmitT0(apdu, slot: slot)
+                case .t1: return try await transmitT1(apdu, slot: slot)
+                case nil: throw CCIDDriverError.cardNotPowered(slot: slot)
+                }
+            }
+        }
+    }
+
+    /// Sends a vendor command through PC_to_RDR_Escape and returns the reader's answer.
+    public func escape(_ data: [UInt8], slot: UInt8 = 0) async throws -> [UInt8] {
+        try await exclusively(slot: slot) {
+            let response = try await exchange(.escape(data), slot: slot, timeout: configuration.readTimeout)
+            guard case .escape(let answer) = response.kind else {
+                throw CCIDDriverError.unexpectedResponse(response.messageType, during: .escape)
+            }
+            return answer
+        }
+    }
+
+    /// Reads one card event from the interrupt endpoint, or nil when none came within `timeout`.
+    ///
+    /// This reads the pipe directly, for one consumer of the whole device's events; consumers
+    /// that watch single slots side by side use ``readInterrupt(slot:timeout:)``.
+    public func readInterrupt(timeout: Duration) async throws -> CCIDInterruptMessage? {
+        let bytes: [UInt8]
+        do throws(USBTransportError) {
+            // NotifySlotChange carries two bits per slot: a reader with up to 256 slots needs 65 bytes.
+            bytes = try await transport.interruptIn(
+                maxLength: max(64, 1 + (descriptor.slotCount + 3) / 4), timeout: timeout)
+        } catch .timeout {
+            return nil
+        } catch {
+            throw CCIDDriverError.transport(error, during: .getSlotStatus)
+        }
+        do {
+            return try CCIDInterruptMessage(decoding: bytes, slotCount: descriptor.slotCount)
+        } catch {
+            throw CCIDDriverError.malformedResponse(error, during: .getSlotStatus)
+        }
+    }
+
+    // MARK: - Serialisation
+
+    /// Runs one operation on `slot`: after the slot's earlier operations, within the exchange
+    /// time limit. Operations on other slots are not held.
+    private func exclusively<T: Sendable>(slot: UInt8, _ body: () async throws -> T) async throws -> T {
+        try await enterSlot(slot)
+        defer {
+            operationDeadlines[slot] = nil
+            leaveSlot(slot)
+        }
+        try Task.checkCancellation()
+        operationDeadlines[slot] = timeSource.now() + configuration.exchangeTimeLimit
+        return try await body()
+    }
+
+    /// What is left of the time limit of the operation running on `slot`; nil when it is used up.
+    private func timeLeft(slot: UInt8) -> Duration? {
+        guard let deadline = operationDeadlines[slot] else { return configuration.exchangeTimeLimit }
+        let left = deadline - timeSource.now()
+        return left > .zero ? left : nil
+    }
+
+    private func enterSlot(_ slot: UInt8) async throws {
+        guard let ticket = slotAdmissions[slot, default: FIFOAdmission()].tryEnter() else { return }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                if Task.isCancelled {
+                    continuation.resume(throwing: CancellationError())
+                } else {
+                    slotAdmissions[slot, default: FIFOAdmission()].enqueue(ticket, continuation)
+                }
+            }
+        } onCancel: {
+            Task { await self.cancelSlotWaiter(slot: slot, ticket: ticket) }
+        }
+    }
+
+    private func leaveSlot(_ slot: UInt8) {
+        slotAdmissions[slot]?.leave()
+    }
+
+    private func cancelSlotWaiter(slot: UInt8, ticket: UInt64) {
+        slotAdmissions[slot]?.cancel(ticket)
+    }
+
+    /// Waits until fewer than bMaxCCIDBusySlots commands are outstanding on the device.
+    private func enterBusySlot() async throws {
+        guard let ticket = busySlots.tryEnter() else { return }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                if Task.isCancelled {
+                    continuation.resume(throwing: CancellationError())
+                } else {
+                    busySlots.enqueue(ticket, continuation)
+                }
+            }
+        } onCancel: {
+            Task { await self.cancelBusySlotWaiter(ticket) }
+        }
+    }
+
+    private func leaveBusySlot() {
+        busySlots.leave()
+    }
+
+    private func cancelBusySlotWaiter(_ ticket: UInt64) {
+        busySlots.cancel(ticket)
+    }
+
+    // MARK: - Message exchange
+
+    /// Sends one command and returns its answer, following time extensions, discarding stale
+    /// frames, and aborting on cancellation. The command counts as one of the device's busy
+    /// slots from before it is written until its answer (or its abort) is in.
+    func exchange(
+        _ kind: CCIDCommand.Kind, slot: UInt8, timeout: Duration,
+        failureIsError: Bool = true
+    ) async throws -> CCIDResponse {
+        guard Int(slot) < descriptor.slotCount else {
+            throw CCIDDriverError.noSuchSlot(slot, slotCount: descriptor.slotCount)
+        }
+        try await enterBusySlot()
+        defer { leaveBusySlot() }
+        // Answers for the slot are collected from before the command goes out.
+        await bulkIn.open(slot)
+        do {
+            let response = try await exchangeOnBusySlot(
+                kind, slot: slot, timeout: timeout, failureIsError: failureIsError)
+            await bulkIn.close(slot)
+            return response
+        } catch {
+            await bulkIn.close(slot)
+            throw error
+        }
+    }
+
+    private func exchangeOnBusySlot(
+        _ kind: CCIDCommand.Kind, slot: UInt8, timeout: Duration,
+        failureIsError: Bool
+    ) async throws -> CCIDResponse {
+        let sequence = nextSequence
+        nextSequence &+= 1
+        let command = CCIDCommand(slot: slot, sequence: sequence, kind: kind)
+        let type = command.messageType
+        let encoded = command.encoded()
+        if logger.logLevel <= .trace {
+            logger.trace("CCID >", metadata: ["type": "\(type)", "seq": "\(sequence)", "length": "\(encoded.count)"])
+        }
+        let limitExceeded = CCIDDriverError.exchangeTimeLimitExceeded(
+            limit: configuration.exchangeTimeLimit, during: type)
+        // Nothing of this command has reached the reader yet: no abort needed.
+        guard let leftToWrite = timeLeft(slot: slot) else { throw limitExceeded }
+        let writeTimeout = min(configuration.writeTimeout, leftToWrite)
+        eventCounts.messagesSent += 1
+        do throws(USBTransportError) {
+            try await transport.bulkOut(encoded, timeout: writeTimeout)
+        } catch .cancelled {
+            await abort(slot: slot, sequence: sequence)
+            throw CancellationError()
+        } catch .timeout where writeTimeout < configuration.writeTimeout {
+            await abort(slot: slot, sequence: sequence)
+            throw limitExceeded
+        } catch {
+            throw CCIDDriverError.transport(error, during: type)
+        }
+
+        var currentTimeout = timeout
+        var extensions = 0
+        var discarded = 0
+        while true {
+            // Every read is shortened to what is left of the operation's time limit, so neither
+            // time extensions nor a slow trickle of frames can hold the reader beyond it.
+            guard let left = timeLeft(slot: slot) else {
+                await abort(slot: slot, sequence: sequence)
+                throw limitExceeded
+            }
+            let readTimeout = min(currentTimeout, left)
+            let readStarted = timeSource.now()
+            let bytes: [UInt8]
+            do throws(USBTransportError) {
+                // The bulk-IN pipe hands over the frames that name this slot.
+                bytes = try await bulkIn.next(for: slot, timeout: readTimeout, since: readStarted).get()
+            } catch .cancelled {
+                await abort(slot: slot, sequence: sequence)
+                throw CancellationError()
+            } catch .timeout where readTimeout < currentTimeout {
+                await abort(slot: slot, sequence: sequence)
+                throw limitExceeded
+            } catch {
+                throw CCIDDriverError.transport(error, during: type)
+            }
+            let response: CCIDResponse
+            do {
+                response = try CCIDResponse(decoding: bytes)
+            } catch {
+                throw CCIDDriverError.malformedResponse(error, during: type)
+            }
+            if response.sequence != sequence || response.slot != slot {
+                let previous = sequence &- 1
+                let tolerated =
+                    configuration.quirks.contains(.acceptsPreviousSequence)
+                    && response.sequence == previous && response.slot == slot
+                    && response.messageType == type.responseType
+                if !tolerated {
+                    discarded += 1
+                    eventCounts.discardedFrames += 1
+                    logger.debug(
+                        "discarding CCID frame with wrong bSeq/bSlot",
+                        metadata: [
+                            "expected": "\(sequence)", "received": "\(response.sequence)", "slot": "\(response.slot)",
+                        ])
+                    guard discarded <= configuration.maxDiscardedFrames else {
+                        throw CCIDDriverError.sequenceMismatch(
+                            expected: sequence, received: response.sequence, during: type)
+                    }
+                    continue
+                }
+            }
+            if response.state.command == .timeExtension {
+                extensions += 1
+                eventCounts.timeExtensions += 1
+                guard extensions <= configuration.maxTimeExtensions else {
+                    // The reader is still working on the command: stop it, so the next one is answered.
+                    await abort(slot: slot, sequence: sequence)
+                    throw CCIDDriverError.timeExtensionLimitExceeded(count: extensions, during: type)
+                }
+                // bError carries the multiplier; the next read waits that much longer.
+                let multiplier = response.errorCode == 0 || response.errorCode == 0xFF ? 1 : Int(response.errorCode)
+                currentTimeout = timeout * multiplier
+                logger.trace("CCID time extension", metadata: ["multiplier": "\(multiplier)"])
+                continue
+            }
+            let expected = type.responseType
+            guard
+                response.messageType == expected
+                    || (response.messageType == .slotStatus && response.state.command == .failed)
+            else {
+                throw CCIDDriverError.unexpectedResponse(response.messageType, during: type)
+            }
+            if failureIsError, let error = response.slotError {
+                throw mapFailure(error, state: response.state, slot: slot, during: type)
+            }
+            return response
+        }
+    }
+
+    private func mapFailure(_ error: CCIDSlotError, state: CCIDSlotState, slot: UInt8, during type: CCIDMessageType)
+        -> CCIDDriverError
+    {
+        if state.icc == .absent {
+            forgetCard(slot: slot)
+            return .noCard
+        }
+        if error == .iccMute { return .cardMute(during: type) }
+        return .slotError(error, state: state, during: type)
+    }
+
+    /// The CCID abort handshake: control ABORT, then PC_to_RDR_Abort with the same bSlot/bSeq,
+    /// then read the slot's frames until its SlotStatus arrives (the aborted command's own
+    /// answer may still come first). Runs in a fresh task because the caller's task is already
+    /// cancelled and would refuse the transfers. Other slots' exchanges go on meanwhile.
+    private func abort(slot: UInt8, sequence: UInt8) async {
+        eventCounts.aborts += 1
+        let transport = self.transport
+        let interface = interfaceNumber
+        let timeout = configuration.abortTimeout
+        let maxFrames = configuration.maxDiscardedFrames + 2
+        let pipe = bulkIn
+        let logger = self.logger
+        let completed = await Task {
+            let control = CCIDClassRequest.abort(slot: slot, sequence: sequence).controlRequest(interface: interface)
+            _ = try? await transport.control(control, timeout: timeout)
+            let command = CCIDCommand(slot: slot, sequence: sequence, kind: .abort).encoded()
+            guard (try? await transport.bulkOut(command, timeout: timeout)) != nil else { return false }
+            for _ in 0..<maxFrames {
+                guard case .success(let bytes) = await pipe.next(for: slot, timeout: timeout) else { return false }
+                if let response = try? CCIDResponse(decoding: bytes), response.messageType == .slotStatus,
+                    response.sequence == sequence, response.slot == slot
+                {
+                    return true
+                }
+            }
+            return false
+        }.value
+        if completed {
+            logger.debug("CCID abort handshake completed", metadata: ["seq": "\(sequence)"])
+        } else {
+            logger.warning(
+                "CCID abort handshake did not complete; the reader may need a reset", metadata: ["seq": "\(sequence)"])
+        }
+    }
+
+    // MARK: - Power on
+
+    func powerOnSelectingVoltage(slot: UInt8) async throws -> [UInt8] {
+        let automatic =
+            descriptor.features.contains(.automaticVoltageSelection)
+            || descriptor.features.contains(.automaticActivation)
+        var selections: [CCIDPowerSelect] = []
+        if automatic {
+            selections = [.automatic]
+        } else {
+            // pcsc-lite's order: 5 V, then 1.8 V, then 3 V, skipping voltages the reader lacks.
+            if descriptor.voltageSupport & 0x01 != 0 { selections.append(.volts5) }
+            if descriptor.voltageSupport & 0x04 != 0 { selections.append(.volts1_8) }
+            if descriptor.voltageSupport & 0x02 != 0 { selections.append(.volts3) }
+            if selections.isEmpty { selections = [.automatic] }
+        }
+        var lastError: any Error = CCIDDriverError.noCard
+        for select in selections {
+            do {
+                let response = try await exchange(
+                    .iccPowerOn(select), slot: slot, timeout: configuration.powerOnTimeout)
+                guard case .dataBlock(_, let atr) = response.kind else {
+                    throw CCIDDriverError.unexpectedResponse(response.messageType, during: .iccPowerOn)
+                }
+                return atr
+            } catch CCIDDriverError.noCard {
+                throw CCIDDriverError.noCard
+            } catch let error as CCIDDriverError {
+                guard case .slotError = error else { throw error }
+                lastError = error
+            }
+        }
+        throw lastError
+    }
+
+    /// Forgets what the driver knew about the card in `slot` (power-off, removal, new power-on).
+    func forgetCard(slot: UInt8) {
+        poweredSlots.remove(slot)
+        retiredT1Recoveries += t1Sessions[slot]?.recoveries ?? 0
+        t1Sessions[slot] = nil
+        activeProtocols[slot] = nil
+    }
+
+    // MARK: - Exchange levels
+
+    func xfrBlock(
+        _ data: [UInt8], slot: UInt8, bwi: UInt8 = 0, level: UInt16 = CCIDLevelParameter.complete,
+        timeout: Duration? = nil
+    ) async throws -> (chain: UInt8, data: [UInt8]) {
+        let response = try await exchange(
+            .xfrBlock(blockWaitingTimeMultiplier: bwi, levelParameter: level, data: data),
+            slot: slot, timeout: timeout ?? configuration.readTimeout)
+        guard case .dataBlock(let chain, let payload) = response.kind else {
+            throw CCIDDriverError.unexpectedResponse(response.messageType, during: .xfrBlock)
+        }
+        return (chain, payload)
+    }
+
+    private func transmitShort(_ apdu: [UInt8], slot: UInt8) async throws -> [UInt8] {
+        guard apdu.count <= descriptor.maxPayloadPerMessage else {
+            throw CCIDDriverError.commandTooLong(length: apdu.count, maximum: descriptor.maxPayloadPerMessage)
+        }
+        let first = try await xfrBlock(apdu, slot: slot)
+        return try await collectChainedResponse(first, slot: slot)
+    }
+
+    private func transmitExtended(_ apdu: [UInt8], slot: UInt8) async throws -> [UInt8] {
+        let chunk = descriptor.maxPayloadPerMessage
+        guard apdu.count > chunk else {
+            return try await collectChainedResponse(try await xfrBlock(apdu, slot: slot), slot: slot)
+        }
+        guard apdu.count <= 65_544 else { throw CCIDDriverError.commandTooLong(length: apdu.count, maximum: 65_544) }
+        var offset = 0
+        var answer: (chain: UInt8, data: [UInt8]) = (0, [])
+        while offset < apdu.count {
+            let end = min(offset + chunk, apdu.count)
+            let level: UInt16 =
+                offset == 0
+                ? CCIDLevelParameter.begins
+                : (end == apdu.count ? CCIDLevelParameter.ends : CCIDLevelParameter.continues)
+            answer = try await xfrBlock(Array(apdu[offset..<end]), slot: slot, level: level)
+            offset = end
+            if offset < apdu.count {
+                // Between command parts the reader sends an empty DataBlock asking for more.
+                guard answer.data.isEmpty else {
+                    throw CCIDDriverError.chainingViolation(
+                        "reader answered a partial command with \(answer.data.count) data bytes")
+                }
+            }
+        }
+        return try await collectChainedResponse(answer, slot: slot)
+    }
+
+    /// Follows bChainParameter until the response is complete, bounded in size.
+    private func collectChainedResponse(_ first: (chain: UInt8, data: [UInt8]), slot: UInt8) async throws -> [UInt8] {
+        switch first.chain {
+        case CCIDChainParameter.complete: return first.data
+        case CCIDChainParameter.begins: break
+        default:
+            throw CCIDDriverError.chainingViolation("first response part has bChainParameter 0x\(hex2(first.chain))")
+        }
+        var response = first.data
+        while true {
+            let part = try await xfrBlock([], slot: slot, level: CCIDLevelParameter.nextResponsePart)
+            response += part.data
+            guard response.count <= configuration.maxResponseLength else {
+                throw CCIDDriverError.responseTooLong(length: response.count, maximum: configuration.maxResponseLength)
+            }
+            switch part.chain {
+            case CCIDChainParameter.ends: return response
+            case CCIDChainParameter.continues:
+                guard !part.data.isEmpty else { throw CCIDDriverError.chainingViolation("empty continuation part") }
+            default:
+                throw CCIDDriverError.chainingViolation("response part has bChainParameter 0x\(hex2(part.chain))")
+            }
+        }
+    }
+
+    private func transmitT1(_ apdu: [UInt8], slot: UInt8) async throws -> [UInt8] {
+        guard var t1 = t1Sessions[slot] else { throw CCIDDriverError.cardNotPowered(slot: slot) }
+        defer { if poweredSlots.contains(slot) { t1Sessions[slot] = t1 } }
+        if t1.isExchangeInProgress {
+            // The previous exchange was abandoned (cancelled, timed out, aborted): get back in
+            // step with the card before the next command.
+            logger.debug("resynchronising T=1 after an abandoned exchange", metadata: ["slot": "\(slot)"])
+            _ = try await runT1(&t1, first: t1.beginResynchronisation(), slot: slot)
+        }
+        let first = t1.begin(command: apdu)
+        let response = try await runT1(&t1, first: first, slot: slot)
+        guard response.count >= 2 else {
+            // Valid blocks without a status word: most likely a block whose spoiled LEN passed
+            // the EDC by chance, while the card still sends the rest of it.
+            if exchangeLevel == .character {
+                try await discardCharacters(slot: slot, bwi: 0, timeout: configuration.readTimeout)
+            }
+            throw CCIDDriverError.responseTooShort(length: response.count)
+        }
+        return response
+    }
+
+    /// Drives the T=1 state machine: at TPDU level each block travels in one XfrBlock, at
+    /// character level byte-wise (``characterT1Block(_:slot:bwi:timeout:checksum:)``);
+    /// bBWI carries the card's waiting time extension. A silent card or a parity error counts as
+    /// a T=1 time-out.
+    func runT1(_ t1: inout T1HostProtocol, first: T1HostAction, slot: UInt8) async throws -> [UInt8] {
+        var action = first
+        for _ in 0..<configuration.maxT1Blocks {
+            switch action {
+            case .send(let block, let multiplier):
+                let bwi: UInt8 = multiplier > 1 ? multiplier : 0
+                let timeout = configuration.readTimeout * Int(max(multiplier, 1))
+                do {
+                    if exchangeLevel == .character {
+                        action = t1.receive(
+                            try await characterT1Block(
+                                block, slot: slot, bwi: bwi, timeout: timeout,
+                                checksum: t1.checksum))
+                    } else {
+                        action = t1.receive(try await xfrBlock(block, slot: slot, bwi: bwi, timeout: timeout).data)
+                    }
+                } catch CCIDDriverError.cardMute {
+                    action = t1.timeoutOccurred()
+                } catch CCIDDriverError.slotError(.parityError, _, _) {
+                    action = t1.timeoutOccurred()
+                }
+            case .completed(let response):
+                return response
+            case .failed(let error):
+                t1.reset()
+                throw CCIDDriverError.t1Failure("\(error)")
+            }
+        }
+        throw CCIDDriverError.t1Failure("more than \(configuration.maxT1Blocks) blocks for one APDU")
+    }
+}

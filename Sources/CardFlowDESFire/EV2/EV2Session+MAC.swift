@@ -1,0 +1,41 @@
+import CardFlowCrypto
+
+extension EV2Session {
+    /// MACt of a command (NT4H2421Gx §9.1.9): the odd-indexed bytes (1, 3, …, 15) of
+    /// `CMAC(SesAuthMACKey, Cmd ‖ CmdCtr ‖ TI ‖ CmdHeader ‖ CmdData)`, where `payload` is the data as
+    /// it travels (enciphered in CommMode.Full). AN12196 writes the selection S14 ‖ S12 ‖ … ‖ S0,
+    /// counting from the other end; CardFlowCrypto's `MACTruncation.ev2OddBytes(_:)` is the same bytes.
+    ///
+    /// ```swift
+    /// // AN12196 Table 7: GetFileSettings of file 2 in CommMode.MAC, CmdCtr 0000, TI 7A21085E
+    /// try session.commandMAC(.getFileSettings, header: [0x02])   // 6597A457C8CD442C
+    /// ```
+    public func commandMAC(_ instruction: EV2Instruction, header: [UInt8] = [], payload: [UInt8] = []) throws(EV2Error)
+        -> [UInt8]
+    {
+        try truncatedMAC(
+            [instruction.rawValue] + littleEndian(commandCounter) + transactionIdentifier + header + payload)
+    }
+
+    /// MACt of an answer: `CMAC(SesAuthMACKey, RC ‖ CmdCtr + 1 ‖ TI ‖ RespData)` truncated as for
+    /// commands, with the return code (`00` for success) in front and no instruction byte.
+    ///
+    /// ```swift
+    /// // AN12196 Table 18 step 19: the answer to ChangeFileSettings at CmdCtr 0100 carries no data
+    /// try session.responseMAC(for: .changeFileSettings)   // 57BFF87B1241E93D
+    /// ```
+    ///
+    /// - Throws: ``EV2Error/commandCounterExhausted(instruction:)`` when CmdCtr is `FFFF`.
+    public func responseMAC(for instruction: EV2Instruction, returnCode: UInt8 = 0x00, payload: [UInt8] = [])
+        throws(EV2Error) -> [UInt8]
+    {
+        let counter = try answerCounter(for: instruction)
+        return try truncatedMAC([returnCode] + littleEndian(counter) + transactionIdentifier + payload)
+    }
+
+    private func truncatedMAC(_ message: [UInt8]) throws(EV2Error) -> [UInt8] {
+        let key = keys.mac
+        return MACTruncation.ev2OddBytes(
+            try ev2Crypto { () throws(CardCryptoError) in try AESCMAC.mac(message, key: key) })
+    }
+}

@@ -1,0 +1,404 @@
+import CardFlow
+import CardFlowDaemonControl
+import CardFlowFleet
+import Foundation
+import Logging
+
+/// This host's part in a fleet: claims a record when a blank card arrives, runs the record's
+/// flow under a lease, and reports how it ended through the job log's outbox.
+///
+/// - A claim binds the card's UID to the record in the same transaction (one card, one record).
+/// - While the flow runs, a heartbeat renews the lease every third of its length. A step starts
+///   only while the lease is known to hold (renewed, with a sixth of it to spare): a host that
+///   cannot reach the store, or whose record was claimed by another host, stops before the next
+///   step. Its card then goes on the spoilage list when the record is claimed again.
+/// - How the flow ended is committed to the outbox (SQLite) before the store is asked; entries
+///   the store did not take are retried with the same token until it does, so nothing is lost
+///   and nothing applied twice. A completion whose token no longer matches is fenced, counted,
+///   and dropped.
+/// - A blank card with nothing to claim waits for the store's notification (or a poll) while it
+///   stays on the reader.
+public actor FleetWorker {
+    public nonisolated let settings: FleetSettings
+    private let queue: any FleetQueue
+    private let log: JobLog?
+    private let metrics: DaemonMetrics
+    private let logger: Logger
+    private let version: String
+    private let readers: @Sendable () async -> [String]
+    private let startedAt = Date()
+
+    private struct HeldClaim {
+        var claim: FleetClaim
+        /// Until when the lease is known to hold (the send time of the last renewal plus the lease).
+        var deadline: ContinuousClock.Instant
+        var lost = false
+    }
+    private var held: [Int64: HeldClaim] = [:]
+    /// Completions that could not be written to the outbox (no job log, or a full disk): kept
+    /// in memory and delivered like the others.
+    private var unlogged: [FleetOutboxEntry] = []
+    private var nextUnloggedID: Int64 = -1
+    private var wakeGeneration = 0
+    private var claims = 0
+    private var completions = 0
+    private var fencedWrites = 0
+    private var leaseLosses = 0
+    private var outboxDepth = 0
+    private var schemaReady = false
+    /// Whether the outbox a previous run left was offered to the store before this run's first
+    /// claim: otherwise a restarted host whose lease ran out meanwhile would claim its own record
+    /// again, spoil the card it had finished, and have its saved completion fenced.
+    private var outboxOffered = false
+
+    private var lease: Duration { .seconds(settings.leaseSeconds) }
+    private var margin: Duration { .seconds(settings.leaseSeconds) / 6 }
+
+    /// - Parameters:
+    ///   - settings: the batch, lease, host name and poll interval.
+    ///   - queue: the fleet store (`CardFlowFleetPostgres.FleetStore`).
+    ///   - log: the job log, whose outbox keeps completions across outages and restarts.
+    ///   - metrics: where claims, completions, fenced writes, lease losses and the outbox depth are counted.
+    ///   - version: the CardFlow version the host reports.
+    ///   - readers: the reader identifiers to report in the host's heartbeat.
+    ///   - logger: where the worker logs.
+    public init(
+        settings: FleetSettings, queue: any FleetQueue, log: JobLog?, metrics: DaemonMetrics, version: String,
+        readers: @escaping @Sendable () async -> [String], logger: Logger
+    ) {
+        self.settings = settings
+        self.queue = queue
+        self.log = log
+        self.metrics = metrics
+        self.version = version
+        self.readers = readers
+        var logger = logger
+        logger[metadataKey: "batch"] = "\(settings.batch)"
+        self.logger = logger
+    }
+
+    /// Keeps the store's connections, the schema, the heartbeat, the outbox delivery and the
+    /// wake-ups going until the task is cancelled.
+    public func run() async {
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.queue.run() }
+            group.addTask { await self.prepareSchema() }
+            group.addTask { await self.heartbeatLoop() }
+            group.addTask { await self.deliveryLoop() }
+            group.addTask {
+                for await _ in self.queue.wakeUps(batch: self.settings.batch, retryInterval: .seconds(2)) {
+                    await self.wake()
+                }
+            }
+        }
+    }
+
+    /// What the host has counted since it started (its heartbeat carries the same).
+    public var report: FleetHostReport {
+        FleetHostReport(
+            name: settings.hostName, version: version, batch: settings.batch, readers: [],
+            runningJobs: held.count, claims: claims, completions: completions, fencedWrites: fencedWrites,
+            leaseLosses: leaseLosses, outboxDepth: outboxDepth, startedAt: startedAt)
+    }
+
+    // MARK: Cards
+
+    /// Claims a record for the card and runs it to its end; nil when no job ran (the card is
+    /// not blank, has no UID, or left while nothing was claimable).
+    public func handle(
+        card facts: CardFacts, on reader: Reader, rule: String, template: FleetFlowTemplate, jobs: JobCenter,
+        policy: SessionPolicy
+    ) async -> JobID? {
+        guard let uid = facts.uid, !uid.isEmpty else {
+            logger.warning(
+                "a fleet card needs a UID; this one reported none", metadata: ["reader": "\(reader.info.id)"])
+            return nil
+        }
+        guard let claim = await claimRecord(uid: uid, reader: reader) else { return nil }
+        let specification: FlowSpecification
+        do {
+            specification = try template.specification(for: claim.parameters)
+        } catch {
+            logger.error(
+                "fleet record cannot be run", metadata: ["record": "\(claim.recordID)", "error": "\(error)"])
+            await finish(claim, state: .failed, result: nil, error: error.description, job: nil)
+            return nil
+        }
+        var policy = policy
+        let recordID = claim.recordID
+        policy.beforeStep = { [weak self] _ in
+            guard let self else { throw CancellationError() }
+            try await self.checkClaim(recordID)
+        }
+        let id = await jobs.submit(
+            specification, on: reader, rule: rule, trigger: .card, policy: policy,
+            completion: { [weak self] completion in await self?.jobEnded(claim, completion) })
+        _ = await jobs.wait(for: id)
+        return id
+    }
+
+    private func claimRecord(uid: [UInt8], reader: Reader) async -> FleetClaim? {
+        var announcedWait = false
+        while !Task.isCancelled {
+            if !outboxOffered {
+                await deliverOutbox()
+                if outboxDepth == 0 { outboxOffered = true }
+            }
+            let sent = ContinuousClock.now
+            do {
+                switch try await queue.claim(
+                    batch: settings.batch, host: settings.hostName, reader: reader.info.id, uid: uid, lease: lease)
+                {
+                case .claimed(let claim):
+                    held[claim.recordID] = HeldClaim(claim: claim, deadline: sent + lease)
+                    claims += 1
+                    metrics.fleetClaim()
+                    logger.info(
+                        "fleet record claimed",
+                        metadata: [
+                            "record": "\(claim.recordID)", "ref": "\(claim.reference)", "attempt": "\(claim.attempt)",
+                            "uid": "\(uid.hexString)", "reader": "\(reader.info.id)",
+                        ])
+                    return claim
+                case .cardAlreadyBound(let record, let reference, let state):
+                    logger.info(
+                        "card already has a fleet record; not blank",
+                        metadata: [
+                            "uid": "\(uid.hexString)", "record": "\(record)", "ref": "\(reference)",
+                            "state": "\(state)",
+                        ])
+                    return nil
+                case .cardSpoiled(let record):
+                    logger.warning(
+                        "card is on the fleet's spoilage list; set it aside",
+                        metadata: ["uid": "\(uid.hexString)", "record": "\(record.map(String.init) ?? "-")"])
+                    return nil
+                case .nothingPending:
+                    if !announcedWait {
+                        logger.info("no claimable fleet record; waiting with the card on the reader")
+                        announcedWait = true
+                    }
+                }
+            } catch {
+                logger.warning("fleet claim failed; trying again", metadata: ["error": "\(error)"])
+            }
+            await waitForWork()
+            // Only a card still there gets a record.
+            guard (try? await reader.currentPresence()) == .present else { return nil }
+        }
+        return nil
+    }
+
+    /// Throws when the claim on `recordID` may no longer hold.
+    private func checkClaim(_ recordID: Int64) throws {
+        guard var entry = held[recordID] else { throw DaemonFlowError.fleetClaimLost(record: recordID) }
+        if !entry.lost, ContinuousClock.now + margin >= entry.deadline {
+            entry.lost = true
+            held[recordID] = entry
+            noteLeaseLoss(recordID, reason: "not renewed in time")
+        }
+        if entry.lost { throw DaemonFlowError.fleetClaimLost(record: recordID) }
+    }
+
+    private func noteLeaseLoss(_ recordID: Int64, reason: String) {
+        leaseLosses += 1
+        metrics.fleetLeaseLost()
+        logger.warning(
+            "fleet claim lost; the flow stops before its next step",
+            metadata: ["record": "\(recordID)", "reason": "\(reason)"])
+    }
+
+    private func jobEnded(_ claim: FleetClaim, _ completion: JobCompletion) async {
+        if completion.state == .succeeded {
+            var values = completion.outcome?.values ?? [:]
+            values["ref"] = claim.reference
+            values["job"] = "\(completion.id)"
+            let result = (try? JSONEncoder().encode(values)).map { Array($0) }
+            await finish(claim, state: .done, result: result, error: nil, job: completion.id)
+        } else {
+            let reason = completion.error.map { String(describing: $0) } ?? completion.state.rawValue
+            await finish(claim, state: .failed, result: nil, error: reason, job: completion.id)
+        }
+    }
+
+    /// Commits the completion to the outbox, forgets the claim, and delivers at once.
+    private func finish(
+        _ claim: FleetClaim, state: FleetCompletionState, result: [UInt8]?, error: String?, job: JobID?
+    ) async {
+        held[claim.recordID] = nil
+        var logged = false
+        if let log {
+            do {
+                try await log.enqueueFleetCompletion(
+                    recordID: claim.recordID, token: claim.token, batch: claim.batch, state: state, result: result,
+                    error: error, job: job)
+                logged = true
+            } catch {
+                logger.error(
+                    "fleet outbox write failed; the completion is kept in memory",
+                    metadata: ["record": "\(claim.recordID)", "error": "\(error)"])
+                metrics.jobLogFailure()
+            }
+        }
+        if !logged {
+            unlogged.append(
+                FleetOutboxEntry(
+                    id: nextUnloggedID, recordID: claim.recordID, token: claim.token, batch: claim.batch,
+                    state: state, result: result, error: error, job: job, attempts: 0))
+            nextUnloggedID -= 1
+        }
+        await deliverOutbox()
+    }
+
+    // MARK: Outbox
+
+    /// Delivers every pending completion; stops at the first that finds the store unreachable.
+    public func deliverOutbox() async {
+        var pending: [FleetOutboxEntry] = unlogged
+        if let log {
+            do {
+                pending = try await log.pendingFleetCompletions(limit: 500) + unlogged
+            } catch {
+                if Task.isCancelled { return }
+                logger.error("fleet outbox unreadable", metadata: ["error": "\(error)"])
+            }
+        }
+        var changed = false
+        defer {
+            // The hosts table shows the new counts now, not at the next heartbeat.
+            if changed { Task { await self.sendReport() } }
+        }
+        for entry in pending {
+            let outcome: FleetCompletionOutcome
+            do {
+                outcome = try await queue.complete(
+                    recordID: entry.recordID, token: entry.token, state: entry.state, result: entry.result,
+                    error: entry.error)
+            } catch {
+                if entry.id >= 0, let log {
+                    try? await log.recordFleetDeliveryFailure(entry.id, error: error.description)
+                }
+                if error.isTransient { break }
+                logger.error(
+                    "fleet store refused a completion; it stays in the outbox",
+                    metadata: ["record": "\(entry.recordID)", "error": "\(error)"])
+                continue
+            }
+            if entry.id >= 0, let log {
+                do {
+                    try await log.markFleetCompletionDelivered(entry.id, outcome: outcome)
+                } catch {
+                    // Delivered again later: the store answers alreadyApplied.
+                    logger.error("fleet outbox update failed", metadata: ["error": "\(error)"])
+                }
+            } else {
+                unlogged.removeAll { $0.id == entry.id }
+            }
+            changed = true
+            switch outcome {
+            case .applied:
+                completions += 1
+                metrics.fleetCompletion(entry.state)
+                logger.info(
+                    "fleet record completed", metadata: ["record": "\(entry.recordID)", "state": "\(entry.state)"])
+            case .alreadyApplied:
+                logger.debug("fleet completion was already recorded", metadata: ["record": "\(entry.recordID)"])
+            case .fenced:
+                fencedWrites += 1
+                metrics.fleetFencedWrite()
+                logger.warning(
+                    "fleet completion fenced: another claim holds the record",
+                    metadata: ["record": "\(entry.recordID)", "state": "\(entry.state)"])
+            }
+        }
+        await refreshOutboxDepth()
+    }
+
+    private func refreshOutboxDepth() async {
+        var depth = unlogged.count
+        if let log, let logged = try? await log.fleetOutboxDepth() { depth += logged }
+        outboxDepth = depth
+        metrics.fleetOutboxDepth(depth)
+    }
+
+    // MARK: Background
+
+    private func prepareSchema() async {
+        var pause = Duration.milliseconds(500)
+        while !Task.isCancelled {
+            do {
+                try await queue.migrate()
+                schemaReady = true
+                logger.info("fleet store ready")
+                return
+            } catch {
+                logger.warning(
+                    "fleet store not ready; trying again", metadata: ["error": "\(error)", "pause": "\(pause)"])
+            }
+            try? await Task.sleep(for: pause)
+            pause = min(pause * 2, .seconds(10))
+        }
+    }
+
+    private func heartbeatLoop() async {
+        let interval = max(Duration.milliseconds(500), lease / 3)
+        while !Task.isCancelled {
+            await renewLeases()
+            await sendReport()
+            try? await Task.sleep(for: interval)
+        }
+    }
+
+    private func sendReport() async {
+        guard schemaReady else { return }
+        var report = self.report
+        report.readers = await readers()
+        do { try await queue.report(report) } catch {
+            logger.debug("fleet host heartbeat failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func renewLeases() async {
+        for (recordID, entry) in held where !entry.lost {
+            let sent = ContinuousClock.now
+            do {
+                let kept = try await queue.extendLease(entry.claim, by: lease)
+                guard var current = held[recordID] else { continue }
+                if kept {
+                    current.deadline = sent + lease
+                } else if !current.lost {
+                    current.lost = true
+                    noteLeaseLoss(recordID, reason: "the store no longer has this claim")
+                }
+                held[recordID] = current
+            } catch {
+                // The deadline stands; the step gate stops the flow once it is too close.
+                logger.warning("fleet lease renewal failed", metadata: ["record": "\(recordID)", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// Offers what a previous run left in the outbox once, then retries only while something
+    /// waits (each completion is delivered as it is made; this loop is for the ones the store
+    /// did not take), instead of reading the job log every 2 s for nothing.
+    private func deliveryLoop() async {
+        await deliverOutbox()
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(2))
+            if outboxDepth > 0 { await deliverOutbox() }
+        }
+    }
+
+    private func wake() {
+        wakeGeneration &+= 1
+    }
+
+    /// Returns when the store announced work, after the poll interval, or on cancellation.
+    private func waitForWork() async {
+        let generation = wakeGeneration
+        let deadline = ContinuousClock.now + .seconds(settings.pollSeconds)
+        while !Task.isCancelled, wakeGeneration == generation, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+    }
+}

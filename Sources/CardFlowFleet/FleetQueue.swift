@@ -1,0 +1,29 @@
+import Foundation
+
+/// Where a cardd host claims personalisation records and reports how they ended: the fleet's
+/// shared store as the daemon sees it. `CardFlowFleetPostgres.FleetStore` is the PostgreSQL one.
+///
+/// Every write after ``claim(batch:host:reader:uid:lease:)`` presents the claim's token; the
+/// store refuses it when the token no longer matches (fencing).
+public protocol FleetQueue: Sendable {
+    /// Keeps the store's connections; runs until the calling task is cancelled.
+    func run() async
+    /// Makes the store usable (creates missing tables).
+    func migrate() async throws(FleetStoreError)
+    /// Claims a record for the blank card `uid` and binds the card to it.
+    func claim(
+        batch: String, host: String, reader: String, uid: [UInt8], lease: Duration
+    ) async throws(FleetStoreError) -> FleetClaimResult
+    /// Extends a held claim's lease; false when the claim was lost.
+    func extendLease(_ claim: FleetClaim, by lease: Duration) async throws(FleetStoreError) -> Bool
+    /// Records how a claim ended; idempotent for the same token and state.
+    func complete(
+        recordID: Int64, token: UUID, state: FleetCompletionState, result: [UInt8]?, error: String?
+    ) async throws(FleetStoreError) -> FleetCompletionOutcome
+    /// Gives back a claim nothing was written for.
+    func release(_ claim: FleetClaim) async throws(FleetStoreError) -> Bool
+    /// Records the host's heartbeat.
+    func report(_ host: FleetHostReport) async throws(FleetStoreError)
+    /// Yields when records of `batch` may have become claimable.
+    func wakeUps(batch: String, retryInterval: Duration) -> AsyncStream<Void>
+}

@@ -1,0 +1,107 @@
+import CardFlowFleet
+import Foundation
+import Logging
+import PostgresNIO
+
+extension FleetStore {
+    /// Records a host's heartbeat in `fleet_hosts` (insert or update by name).
+    public func report(_ host: FleetHostReport) async throws(FleetStoreError) {
+        let readers = String(decoding: (try? JSONEncoder().encode(host.readers)) ?? Data("[]".utf8), as: UTF8.self)
+        try await perform("host heartbeat") { client, logger in
+            try await client.query(
+                """
+                INSERT INTO fleet_hosts (name, version, batch, readers, running_jobs, claims, completions, fenced,
+                                         lease_losses, outbox_depth, started_at, last_seen)
+                VALUES (\(host.name), \(host.version), \(host.batch), \(readers)::jsonb, \(host.runningJobs),
+                        \(host.claims), \(host.completions), \(host.fencedWrites), \(host.leaseLosses),
+                        \(host.outboxDepth), \(host.startedAt), now())
+                ON CONFLICT (name) DO UPDATE SET
+                    version = EXCLUDED.version, batch = EXCLUDED.batch, readers = EXCLUDED.readers,
+                    running_jobs = EXCLUDED.running_jobs, claims = EXCLUDED.claims,
+                    completions = EXCLUDED.completions, fenced = EXCLUDED.fenced,
+                    lease_losses = EXCLUDED.lease_losses, outbox_depth = EXCLUDED.outbox_depth,
+                    started_at = EXCLUDED.started_at, last_seen = now()
+                """, logger: logger)
+        }
+    }
+
+    /// Every host that ever reported, most recently seen first.
+    public func hosts() async throws(FleetStoreError) -> [FleetHostReport] {
+        try await perform("hosts") { client, logger in
+            let rows = try await client.query(
+                """
+                SELECT name, version, batch, readers::text, running_jobs, claims, completions, fenced, lease_losses,
+                       outbox_depth, started_at, last_seen
+                FROM fleet_hosts ORDER BY last_seen DESC, name
+                """, logger: logger)
+            var hosts: [FleetHostReport] = []
+            for try await (
+                name, version, batch, readers, running, claims, completions, fenced, losses, outbox, started, seen
+            )
+                in rows.decode((String, String, String?, String, Int, Int, Int, Int, Int, Int, Date, Date).self)
+            {
+                let readerList = (try? JSONDecoder().decode([String].self, from: Data(readers.utf8))) ?? []
+                hosts.append(
+                    FleetHostReport(
+                        name: name, version: version, batch: batch, readers: readerList, runningJobs: running,
+                        claims: claims, completions: completions, fencedWrites: fenced, leaseLosses: losses,
+                        outboxDepth: outbox, startedAt: started, lastSeen: seen))
+            }
+            return hosts
+        }
+    }
+
+    /// Tells listening hosts that `batch` has claimable records (LISTEN/NOTIFY).
+    public func announce(batch: String) async throws(FleetStoreError) {
+        try await perform("notify") { client, logger in
+            try await client.query("SELECT pg_notify(\(FleetSchema.channel), \(batch))", logger: logger)
+        }
+    }
+
+    /// Yields whenever a record of `batch` may have become claimable (an import, a retry),
+    /// as PostgreSQL's NOTIFY says. While the server is unreachable the listener retries every
+    /// `retryInterval`; callers keep polling as well, since a notification sent while nobody
+    /// listened is lost. Ends when the consuming task stops iterating.
+    public func wakeUps(batch: String, retryInterval: Duration = .seconds(2)) -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let configuration = listenConfiguration
+        let logger = self.logger
+        let listener = Task {
+            while !Task.isCancelled {
+                do {
+                    guard let configuration else {
+                        throw FleetStoreError.unreachable(operation: "listen", reason: "no TLS context for LISTEN")
+                    }
+                    let connection = try await PostgresConnection.connect(
+                        configuration: configuration, id: 0, logger: logger)
+                    // However listening ends (a server that stops makes it throw), the connection
+                    // is closed before it goes: postgres-nio asserts that none is dropped open.
+                    let ended: Result<Void, any Error>
+                    do {
+                        try await withTaskCancellationHandler {
+                            try await connection.listen(on: FleetSchema.channel) { notifications in
+                                // Listening now: whatever arrived while it was not is picked up by one poll.
+                                continuation.yield()
+                                for try await notification in notifications where notification.payload == batch {
+                                    continuation.yield()
+                                }
+                            }
+                        } onCancel: {
+                            connection.close().whenComplete { _ in }
+                        }
+                        ended = .success(())
+                    } catch {
+                        ended = .failure(error)
+                    }
+                    try? await connection.close()
+                    try ended.get()
+                } catch {
+                    logger.debug("fleet listener lost its connection", metadata: ["error": "\(error)"])
+                }
+                try? await Task.sleep(for: retryInterval)
+            }
+        }
+        continuation.onTermination = { _ in listener.cancel() }
+        return stream
+    }
+}

@@ -1,0 +1,185 @@
+import CardFlowFleet
+import Foundation
+import Logging
+import NIOCore
+import NIOSSL
+import PostgresNIO
+
+/// The fleet's shared state in PostgreSQL: batches of personalisation records, their claims
+/// (lease and fencing token), spoiled cards and the hosts.
+///
+/// Every operation is one short statement or transaction (none is held across card I/O) and is
+/// bounded by ``operationTimeout``: a stopped or unreachable server fails the call with
+/// ``/CardFlowFleet/FleetStoreError/unreachable(operation:reason:)`` or
+/// ``/CardFlowFleet/FleetStoreError/timedOut(operation:seconds:)``
+/// instead of hanging, so the daemon keeps its completions in its outbox and goes on.
+///
+/// Run ``run()`` in a task for as long as the store is used (it runs the connection pool):
+///
+/// ```swift
+/// let store = FleetStore(address: try FleetDatabaseAddress("postgresql:///cardflow?host=/run/postgresql"),
+///                        logger: logger)
+/// try await withThrowingDiscardingTaskGroup { group in
+///     group.addTask { await store.run() }
+///     try await store.migrate()
+///     let imported = try await store.importRecords(batch: "badges-2026", records, maxAttempts: 3)
+///     group.cancelAll()
+/// }
+/// ```
+public final class FleetStore: FleetQueue {
+    /// The server this store talks to (without password).
+    public let address: FleetDatabaseAddress
+    /// Bound on one operation, waiting for a connection included.
+    public let operationTimeout: Duration
+    let client: PostgresClient
+    let logger: Logger
+    /// LISTEN runs on a connection of its own, outside the pool: it is held for as long as the
+    /// host listens, and closing it is what ends the listen at once on shutdown.
+    let listenConfiguration: PostgresConnection.Configuration?
+
+    public init(address: FleetDatabaseAddress, operationTimeout: Duration = .seconds(10), logger: Logger) {
+        self.address = address
+        self.operationTimeout = operationTimeout
+        self.logger = logger
+        var configuration: PostgresClient.Configuration
+        switch address.endpoint {
+        case .unixSocket(let path):
+            configuration = .init(
+                unixSocketPath: path, username: address.user, password: address.password,
+                database: address.database)
+            listenConfiguration = .init(
+                unixSocketPath: path, username: address.user, password: address.password, database: address.database)
+        case .tcp(let host, let port):
+            let tls: PostgresClient.Configuration.TLS
+            switch address.tls {
+            case .disable: tls = .disable
+            case .prefer: tls = .prefer(.makeClientConfiguration())
+            case .require: tls = .require(.makeClientConfiguration())
+            }
+            configuration = .init(
+                host: host, port: port, username: address.user, password: address.password,
+                database: address.database, tls: tls)
+            let listenTLS: PostgresConnection.Configuration.TLS?
+            switch address.tls {
+            case .disable: listenTLS = .disable
+            case .prefer:
+                listenTLS = (try? NIOSSLContext(configuration: .makeClientConfiguration())).map { .prefer($0) }
+            case .require:
+                listenTLS = (try? NIOSSLContext(configuration: .makeClientConfiguration())).map { .require($0) }
+            }
+            listenConfiguration = listenTLS.map {
+                .init(
+                    host: host, port: port, username: address.user, password: address.password,
+                    database: address.database, tls: $0)
+            }
+        }
+        configuration.options.connectTimeout = min(operationTimeout, .seconds(10))
+        configuration.options.maximumConnections = 4
+        // The pool notices a server that went away through the keep-alive; a host then
+        // reconnects when its next operation asks, without waiting for a long idle timeout.
+        configuration.options.keepAliveBehavior = .init(frequency: .seconds(15))
+        client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+    }
+
+    /// Runs the connection pool until the calling task is cancelled.
+    public func run() async {
+        await client.run()
+    }
+
+    /// Creates the fleet's tables when they are missing (idempotent; several hosts may call it at once).
+    public func migrate() async throws(FleetStoreError) {
+        try await perform("migrate") { client, logger in
+            try await client.withTransaction(logger: logger) { connection in
+                try await connection.query("SELECT pg_advisory_xact_lock(\(FleetSchema.lockKey))", logger: logger)
+                for statement in FleetSchema.statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                let versions = try await connection.query("SELECT version FROM fleet_schema", logger: logger)
+                var found: [Int] = []
+                for try await version in versions.decode(Int.self) { found.append(version) }
+                if found.isEmpty {
+                    try await connection.query(
+                        "INSERT INTO fleet_schema (version) VALUES (\(FleetSchema.version))", logger: logger)
+                } else if found.max() ?? 0 > FleetSchema.version {
+                    throw FleetStoreError.schemaMissing(
+                        "the database has schema version \(found.max() ?? 0); this build knows \(FleetSchema.version)")
+                }
+            }
+        }
+    }
+
+    /// Runs `body` against the pool within ``operationTimeout``, mapping every failure to a
+    /// ``/CardFlowFleet/FleetStoreError`` that names `operation`.
+    ///
+    /// The bound holds even when `body` does not end on cancellation (a pool that is shutting
+    /// down can leave a lease request hanging): the first of the answer, the timeout and the
+    /// caller's cancellation wins, and a body still running is cancelled and left behind.
+    func perform<Value: Sendable>(
+        _ operation: String,
+        _ body: @escaping @Sendable (PostgresClient, Logger) async throws -> Value
+    ) async throws(FleetStoreError) -> Value {
+        let client = self.client
+        let logger = self.logger
+        let timeout = operationTimeout
+        let (answers, sink) = AsyncThrowingStream<Value, any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let work = Task {
+            do {
+                sink.yield(try await body(client, logger))
+                sink.finish()
+            } catch {
+                sink.finish(throwing: error)
+            }
+        }
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            sink.finish(throwing: FleetStoreError.timedOut(operation: operation, seconds: Self.seconds(timeout)))
+        }
+        defer {
+            work.cancel()
+            timer.cancel()
+        }
+        do {
+            for try await value in answers { return value }
+            throw CancellationError()
+        } catch {
+            throw Self.map(error, operation: operation)
+        }
+    }
+
+    /// A store error for anything an operation threw; a transaction's error is unwrapped to
+    /// what failed inside it (the body's own error, else the BEGIN, COMMIT or ROLLBACK).
+    static func map(_ error: any Error, operation: String) -> FleetStoreError {
+        switch error {
+        case let error as FleetStoreError: return error
+        case let error as PSQLError: return map(error, operation: operation)
+        case let error as PostgresTransactionError:
+            if let inner = error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError {
+                return map(inner, operation: operation)
+            }
+            return .unreachable(operation: operation, reason: "transaction failed")
+        case is CancellationError: return .unreachable(operation: operation, reason: "cancelled")
+        default: return .unreachable(operation: operation, reason: String(describing: error))
+        }
+    }
+
+    static func map(_ error: PSQLError, operation: String) -> FleetStoreError {
+        if error.code == .server, let state = error.serverInfo?[.sqlState] {
+            let message = error.serverInfo?[.message] ?? "no message"
+            // undefined_table, undefined_column, undefined_function: no or an older schema.
+            if ["42P01", "42703"].contains(state) { return .schemaMissing(message) }
+            return .server(operation: operation, sqlState: state, message: message)
+        }
+        if error.code == .queryCancelled { return .unreachable(operation: operation, reason: "cancelled") }
+        var reason = error.code.description
+        if let underlying = error.underlying { reason += ": \(underlying)" }
+        return .unreachable(operation: operation, reason: reason)
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+
+    /// SQLSTATE of a unique violation, for callers that turn it into a domain answer.
+    static let uniqueViolation = "23505"
+}

@@ -1,0 +1,274 @@
+// The I/O line between a character-level CCID reader and its card (CCID rev 1.1 §6.1.4; ISO/IEC
+// 7816-3 §9–11), from the card's side: what the host writes in PC_to_RDR_XfrBlock reaches the
+// card byte by byte, the card answers into an output stream, and the reader hands back exactly
+// wLevelParameter bytes of it. Written from the standards, not from the host driver: a T=0 card
+// sees a header, then procedure bytes decide who sends; a T=1 card sees blocks by their LEN.
+
+import CardFlowCCIDProtocol
+
+/// The card's side of a character-level I/O line since the last reset.
+struct CharacterLine: Sendable {
+    /// The protocol the card runs (after any PPS).
+    enum CardProtocol: Sendable { case t0, t1 }
+
+    private enum T0Stage: Sendable {
+        case header([UInt8])
+        /// The card acknowledged a command with data; `data` arrived so far.
+        case incoming(header: [UInt8], data: [UInt8])
+        /// The card is stuck sending NULL.
+        case stalled
+        /// The card said nothing more (mute, or after a broken answer).
+        case silent
+    }
+
+    let behaviour: CharacterLineBehaviour
+    /// Bytes the card has sent that the reader has not handed to the host yet.
+    private(set) var output: [UInt8]
+    /// A PPS request may still come: nothing else has gone over the line since the ATR.
+    private var ppsPossible: Bool
+    private var ppsRequest: [UInt8] = []
+    private var t0Stage = T0Stage.header([])
+    private var t0Endpoint: T0CardEndpoint
+    private var t1Endpoint: T1CardEndpoint
+    private var t1Block: [UInt8] = []
+    /// A slip waiting for the card's next emission.
+    private var pendingFault: CharacterLineFault?
+    /// The name of the fault that last spoiled an emission, until the owner takes it.
+    private var faultShown: String?
+
+    /// A line right after the card's reset; `atrRest` is the part of the ATR the reader did not
+    /// put in the IccPowerOn answer; `checksum` is the T=1 EDC the card's ATR announced.
+    init(
+        behaviour: CharacterLineBehaviour, atrRest: [UInt8], supportsEnvelope: Bool, ifsc: Int,
+        checksum: T1Checksum = .lrc
+    ) {
+        self.behaviour = behaviour
+        output = atrRest
+        ppsPossible = true
+        t0Endpoint = T0CardEndpoint(supportsEnvelope: supportsEnvelope)
+        t1Endpoint = T1CardEndpoint(ifsc: min(max(ifsc, 1), 254), checksum: checksum)
+        if behaviour.mute { t0Stage = .silent }
+    }
+
+    // MARK: - Fault injection
+
+    /// The card's next emission (T=0 characters or a T=1 block) meets `fault`.
+    mutating func inject(_ fault: CharacterLineFault) {
+        pendingFault = fault
+    }
+
+    /// The next T=1 block the card sends carries a wrong EDC (its last byte flipped).
+    mutating func corruptNextT1Block() {
+        t1Endpoint.corruptNextBlockChecksum()
+    }
+
+    /// Takes the name of the fault that spoiled an emission since the last call.
+    mutating func takeFaultShown() -> String? {
+        defer { faultShown = nil }
+        return faultShown
+    }
+
+    /// Hands the host's bytes to the card.
+    ///
+    /// - Parameters:
+    ///   - link: the contact card's protocol and speed state (nil for a contactless card,
+    ///     which runs T=1 and echoes a PPS request for T=1).
+    ///   - takesData: whether a T=0 command with this header takes P3 bytes from the terminal.
+    ///   - process: runs one command APDU on the card model; an empty answer means it left.
+    mutating func receive(
+        _ bytes: [UInt8], link: inout ContactLink?, takesData: ([UInt8]) -> Bool,
+        process: ([UInt8]) -> [UInt8]
+    ) {
+        guard !behaviour.mute else { return }
+        for byte in bytes {
+            if ppsPossible {
+                ppsPossible = false
+                if byte == 0xFF {
+                    ppsRequest = [byte]
+                    continue
+                }
+                link?.ppsAllowed = false
+            }
+            if !ppsRequest.isEmpty {
+                ppsRequest.append(byte)
+                if ppsRequest.count >= 2,
+                    ppsRequest.count == 3 + [0x10, 0x20, 0x40].filter({ ppsRequest[1] & $0 != 0 }).count
+                {
+                    answerPPS(link: &link)
+                }
+                continue
+            }
+            // Reader and card out of step (protocol or speed): the card reads garbage and
+            // answers nothing the reader can decode.
+            if let current = link, !current.inStep || current.cardMute { continue }
+            switch cardProtocol(link) {
+            case .t0: t0Received(byte, takesData: takesData, process: process)
+            case .t1: t1Received(byte, process: process)
+            }
+        }
+    }
+
+    /// Takes `count` bytes of the card's output, or nil when the card stops sending before
+    /// that many (then what it did send is lost with the reader's time-out).
+    mutating func read(_ count: Int) -> [UInt8]? {
+        if case .stalled = t0Stage, output.count < count {
+            output += [UInt8](repeating: 0x60, count: count - output.count)
+        }
+        guard output.count >= count else { return nil }
+        defer { output.removeFirst(count) }
+        return Array(output.prefix(count))
+    }
+
+    /// Takes whatever the card has sent (for a reader that returns short answers).
+    mutating func drain() -> [UInt8] {
+        defer { output = [] }
+        return output
+    }
+
+    private func cardProtocol(_ link: ContactLink?) -> CardProtocol {
+        guard let link else { return .t1 }
+        return link.cardProtocol == 0 ? .t0 : .t1
+    }
+
+    // MARK: - PPS (ISO/IEC 7816-3 §9)
+
+    private mutating func answerPPS(link: inout ContactLink?) {
+        let request = ppsRequest
+        ppsRequest = []
+        if var contact = link {
+            if let answer = contact.answerPPS(request) { output += answer }
+            link = contact
+        } else if request.count >= 3, request[1] & 0x0F == 1, request.reduce(0, ^) == 0 {
+            // A contactless card behind the reader runs T=1 and confirms a request for it.
+            output += request
+        }
+    }
+
+    // MARK: - T=0 (ISO/IEC 7816-3 §10)
+
+    private mutating func t0Received(_ byte: UInt8, takesData: ([UInt8]) -> Bool, process: ([UInt8]) -> [UInt8]) {
+        switch t0Stage {
+        case .silent, .stalled:
+            return
+        case .header(var header):
+            header.append(byte)
+            guard header.count == 5 else {
+                t0Stage = .header(header)
+                return
+            }
+            if behaviour.endlessNull {
+                t0Stage = .stalled
+                return
+            }
+            if let invalid = behaviour.invalidProcedureByte {
+                output += [invalid, 0x90, 0x00]
+                t0Stage = .silent
+                return
+            }
+            let ins = header[1]
+            if header[4] != 0, takesData(header) {
+                // Command data follows: ACK it all at once, or one byte at a time.
+                sendT0(nulls + [behaviour.oneByteAtATime ? ~ins : ins], instruction: ins, endsWithStatusWord: false)
+                t0Stage = .incoming(header: header, data: [])
+                return
+            }
+            t0Stage = .header([])
+            let answer = t0Answer(to: header, process: process)
+            guard answer.count >= 2 else {
+                t0Stage = .silent
+                return
+            }
+            emit(
+                T0ProcedureBytes.cardCharacters(
+                    header: header, incomingLength: 0, answer: answer,
+                    nullBytes: behaviour.nullBytes, oneByteAtATime: behaviour.oneByteAtATime),
+                instruction: ins)
+        case .incoming(let header, var data):
+            data.append(byte)
+            guard data.count == Int(header[4]) else {
+                if behaviour.oneByteAtATime { sendT0([~header[1]], instruction: header[1], endsWithStatusWord: false) }
+                t0Stage = .incoming(header: header, data: data)
+                return
+            }
+            t0Stage = .header([])
+            let answer = t0Answer(to: header + data, process: process)
+            guard answer.count >= 2 else {
+                t0Stage = .silent
+                return
+            }
+            emit(nulls + answer, instruction: header[1])
+        }
+    }
+
+    private var nulls: [UInt8] { [UInt8](repeating: 0x60, count: behaviour.nullBytes) }
+
+    /// The card's answer to a whole TPDU (data and SW1 SW2), as ``T0CardEndpoint`` gives it.
+    private mutating func t0Answer(to tpdu: [UInt8], process: ([UInt8]) -> [UInt8]) -> [UInt8] {
+        switch t0Endpoint.receive(tpdu) {
+        case .respond(let answer):
+            return answer
+        case .process(let apdu):
+            let response = process(apdu)
+            return response.isEmpty ? [] : t0Endpoint.respond(with: response)
+        }
+    }
+
+    /// Characters that end the command with SW1 SW2.
+    private mutating func emit(_ characters: [UInt8], instruction: UInt8) {
+        if behaviour.dropsLastByte {
+            output += characters.dropLast()
+            t0Stage = .silent
+        } else {
+            sendT0(characters, instruction: instruction, endsWithStatusWord: true)
+        }
+    }
+
+    /// Puts T=0 characters on the line, through a pending fault.
+    private mutating func sendT0(_ characters: [UInt8], instruction: UInt8, endsWithStatusWord: Bool) {
+        if let fault = pendingFault {
+            pendingFault = nil
+            if let spoiled = fault.applied(
+                toT0: characters, instruction: instruction, endsWithStatusWord: endsWithStatusWord)
+            {
+                faultShown = fault.name
+                output += spoiled
+                return
+            }
+        }
+        output += characters
+    }
+
+    // MARK: - T=1 (ISO/IEC 7816-3 §11)
+
+    private mutating func t1Received(_ byte: UInt8, process: ([UInt8]) -> [UInt8]) {
+        t1Block.append(byte)
+        // NAD PCB LEN, then LEN information bytes and the EDC.
+        guard t1Block.count >= 3, t1Block.count == 3 + Int(t1Block[2]) + t1Endpoint.checksum.length else { return }
+        let block = t1Block
+        t1Block = []
+        switch t1Endpoint.receive(block) {
+        case .send(let answer):
+            sendT1(answer)
+        case .commandComplete(let apdu):
+            let response = process(apdu)
+            // The card left during the exchange: it says nothing more.
+            guard !response.isEmpty else { return }
+            sendT1(t1Endpoint.respond(with: response))
+        case .waitingTimeExtensionGranted:
+            sendT1(t1Endpoint.respond(with: [0x6F, 0x00]))
+        }
+    }
+
+    /// Puts one T=1 block on the line, through a pending fault.
+    private mutating func sendT1(_ block: [UInt8]) {
+        if let fault = pendingFault {
+            pendingFault = nil
+            if let spoiled = fault.applied(toT1Block: block) {
+                faultShown = fault.name
+                output += spoiled
+                return
+            }
+        }
+        output += block
+    }
+}

@@ -1,0 +1,28 @@
+import CardFlowCCIDProtocol
+
+/// A ``/CardFlowCCIDProtocol/USBTransport`` wired straight to a ``VirtualCCIDReader``: no USB, no kernel, the same
+/// driver code. Used by tests, benchmarks and `cardctl --reader sim`.
+public struct InMemoryUSBTransport: USBTransport {
+    public let reader: VirtualCCIDReader
+
+    public init(reader: VirtualCCIDReader) {
+        self.reader = reader
+    }
+
+    public func bulkOut(_ data: [UInt8], timeout: Duration) async throws(USBTransportError) {
+        if Task.isCancelled { throw .cancelled }
+        try await reader.receiveBulkOut(data)
+    }
+
+    public func bulkIn(maxLength: Int, timeout: Duration) async throws(USBTransportError) -> [UInt8] {
+        try await reader.nextBulkIn(maxLength: maxLength, timeout: timeout)
+    }
+
+    public func interruptIn(maxLength: Int, timeout: Duration) async throws(USBTransportError) -> [UInt8] {
+        try await reader.nextInterrupt(maxLength: maxLength, timeout: timeout)
+    }
+
+    public func control(_ request: USBControlRequest, timeout: Duration) async throws(USBTransportError) -> [UInt8] {
+        try await reader.control(request)
+    }
+}

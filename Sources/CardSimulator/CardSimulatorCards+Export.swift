@@ -1,3 +1,0 @@
-// The card models moved to CardSimulatorCards (no CCID); the virtual CCID reader places them, and
-// code that imported CardSimulator for a card model keeps building.
-@_exported import CardSimulatorCards

@@ -1,0 +1,84 @@
+import Testing
+
+@testable import CardFlowCCIDProtocol
+
+@Suite("Reader quirk table")
+struct USBQuirkTableTests {
+    static let shortAPDU = CCIDClassDescriptor(
+        features: CCIDFeatures(rawValue: 0x0002_04BA), maxMessageLength: 271, pinSupport: 3)
+    static let tpdu = CCIDClassDescriptor(features: CCIDFeatures(rawValue: 0x0001_0030), maxMessageLength: 271)
+
+    @Test func acr122uWithCurrentFirmware() {
+        let profile = CCIDReaderQuirkTable.lookup(vendorID: 0x072F, productID: 0x2200, bcdDevice: 0x0207)
+        #expect(profile.model == "ACS ACR122U")
+        #expect(profile.quirks == [.noSetInterface, .acceptsPreviousSequence])
+        #expect(profile.warnings.isEmpty)
+        #expect(profile.initialStatusTimeout == .seconds(30))
+        #expect(profile.exchangeLevelOverride == nil)
+    }
+
+    @Test func acr122uBelowFirmware206IsWarned() throws {
+        let profile = CCIDReaderQuirkTable.lookup(vendorID: 0x072F, productID: 0x2200, bcdDevice: 0x0204)
+        #expect(profile.quirks == [.noSetInterface, .acceptsPreviousSequence])
+        let warning = try #require(profile.warnings.first)
+        #expect(profile.warnings.count == 1)
+        #expect(warning.contains("firmware below 2.06 fails APDUs with Le=0x7B, SW 63 00"))
+        #expect(warning.contains("2.04"))
+        #expect(warning.contains("0x0204"))
+    }
+
+    @Test func scl010BelowFirmware112IsWarned() {
+        #expect(CCIDReaderQuirkTable.lookup(vendorID: 0x04E6, productID: 0x5291, bcdDevice: 0x0111).warnings.count == 1)
+        #expect(CCIDReaderQuirkTable.lookup(vendorID: 0x04E6, productID: 0x5291, bcdDevice: 0x0112).warnings.isEmpty)
+    }
+
+    @Test func slowStatusReaders() {
+        #expect(
+            CCIDReaderQuirkTable.lookup(vendorID: 0x04E6, productID: 0x5293, bcdDevice: 0x0112).initialStatusTimeout
+                == .seconds(12))
+        #expect(
+            CCIDReaderQuirkTable.lookup(vendorID: 0x09D8, productID: 0x0428, bcdDevice: 0x0100).initialStatusTimeout
+                == .seconds(30))
+    }
+
+    @Test(
+        arguments: [(0x076B, 0x3031), (0x076B, 0x6632), (0x076B, 0x3A21), (0x046A, 0x00A7), (0x0BF8, 0x1024)]
+            as [(UInt16, UInt16)])
+    func readersForcedToExtendedAPDU(vendorID: UInt16, productID: UInt16) {
+        let profile = CCIDReaderQuirkTable.lookup(vendorID: vendorID, productID: productID, bcdDevice: 0x0100)
+        let corrected = profile.applied(to: Self.shortAPDU)
+        #expect(corrected.exchangeLevel == .extendedAPDU)
+        #expect(corrected.pinSupport == 0)
+        // Everything else in dwFeatures stays.
+        #expect(corrected.features.rawValue & ~0x0007_0000 == Self.shortAPDU.features.rawValue & ~0x0007_0000)
+        #expect(corrected.maxMessageLength == 271)
+    }
+
+    @Test func cherryKC1000SCOnlyWithFirmware100AnnouncingShortAPDU() {
+        let old = CCIDReaderQuirkTable.lookup(vendorID: 0x046A, productID: 0x00A1, bcdDevice: 0x0100)
+        #expect(old.applied(to: Self.shortAPDU).exchangeLevel == .extendedAPDU)
+        #expect(old.applied(to: Self.tpdu).exchangeLevel == .tpdu)
+        let newer = CCIDReaderQuirkTable.lookup(vendorID: 0x046A, productID: 0x00A1, bcdDevice: 0x0101)
+        #expect(newer.exchangeLevelOverride == nil)
+        #expect(newer.applied(to: Self.shortAPDU) == Self.shortAPDU)
+    }
+
+    @Test func kobilTriBankForcedToShortAPDU() {
+        let extended = CCIDClassDescriptor(features: CCIDFeatures(rawValue: 0x0004_04BA), maxMessageLength: 271)
+        let profile = CCIDReaderQuirkTable.lookup(vendorID: 0x0D46, productID: 0x3010, bcdDevice: 0x0100)
+        #expect(profile.applied(to: extended).exchangeLevel == .shortAPDU)
+    }
+
+    @Test func unknownReadersGetAnEmptyProfile() {
+        let profile = CCIDReaderQuirkTable.lookup(vendorID: 0x1209, productID: 0x2702, bcdDevice: 0x0100)
+        #expect(profile == CCIDReaderQuirkProfile())
+        #expect(profile.applied(to: Self.shortAPDU) == Self.shortAPDU)
+    }
+
+    @Test func profileQuirksJoinTheConfiguration() {
+        var configuration = CCIDDriverConfiguration()
+        configuration.quirks = [.acceptsPreviousSequence]
+        let profile = CCIDReaderQuirkProfile(quirks: [.noSetInterface])
+        #expect(profile.applied(to: configuration).quirks == [.acceptsPreviousSequence, .noSetInterface])
+    }
+}

@@ -1,0 +1,3 @@
+import CardFlowSimulator
+
+typealias SeededGenerator = SeededRandom

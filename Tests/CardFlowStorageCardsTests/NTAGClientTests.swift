@@ -1,0 +1,165 @@
+import CardFlow
+import CardFlowNDEF
+import CardFlowSimulator
+import Testing
+
+@testable import CardFlowStorageCards
+
+/// The NTAG / Ultralight EV1 client end to end against the simulated tag, on a reader of each
+/// family: ACR122U (PN532 route), ACR1252U (ACS direct transmit), uTrust 3700 F and OMNIKEY
+/// 5422 (part 3 transparent exchange).
+@Suite("NTAG21x client against the simulated tag")
+struct NTAGClientTests {
+    static let acr122uProfile = "ACR122U_PICC.txt"
+    static let profiles: [(String, StorageRawFrameRoute)] = [
+        (acr122uProfile, .pn532InCommunicateThru),
+        (ClassicSimulatedReaders.acsProfile, .acsDirectTransmit),
+        (ClassicSimulatedReaders.identivProfile, .part3TransparentExchange),
+        (ClassicSimulatedReaders.omnikeyProfile, .part3TransparentExchange),
+    ]
+    static let profileNames = profiles.map(\.0)
+
+    @Test("identify, pages, counters, signature and NDEF on each reader family", arguments: profileNames)
+    func endToEnd(profile: String) async throws {
+        let route = try #require(Self.profiles.first { $0.0 == profile }?.1)
+        let (reader, virtual) = try await ClassicSimulatedReaders.open(card: "ntag215", profile: profile)
+        let message = NDEFMessage([try TextRecord("NTAG on \(route)", language: "en").record])
+        let (version, read, counter, signature, ndef) = try await reader.withSession { session in
+            let tag = try await NTAGClient.open(on: session)
+            #expect(tag.product == .ntag215)
+            #expect(tag.variant.rawFrameRoute == route)
+            let version = try await tag.getVersion()
+            try await tag.write(page: 4, [0xDE, 0xAD, 0xBE, 0xEF])
+            try await tag.compatibilityWrite(page: 5, [1, 2, 3, 4])
+            let read = try await tag.fastRead(4...5)
+            var configuration = try await tag.readConfiguration()
+            configuration.counterEnabled = true
+            try await tag.writeConfiguration(configuration)
+            try await tag.writeNDEFMessage(try message.encoded())
+            let ndef = try await tag.readNDEFMessage()
+            let counter = try await tag.readCounter()
+            let signature = try await tag.readSignature()
+            try await tag.finish()
+            return (version, read, counter, signature, ndef)
+        }
+        #expect(version == bytes("0004040201001103"))
+        #expect(read == bytes("DEADBEEF 01020304"))
+        // Enabled mid-session: the first read after that (the NDEF write's) counted once.
+        #expect(counter == 1)
+        #expect(signature.count == 32)
+        #expect(try NDEFMessage(decoding: ndef) == message)
+        let card = try #require(await virtual.lastKnownCard() as? SimulatedNTAG21xCard)
+        #expect(signature == card.signature)
+    }
+
+    @Test("password lifecycle: protect, refused without the password, PWD_AUTH with PACK", arguments: profileNames)
+    func passwordLifecycle(profile: String) async throws {
+        let (reader, _) = try await ClassicSimulatedReaders.open(card: "ntag213", profile: profile)
+        let password = try Type2Password([0x12, 0x34, 0x56, 0x78])
+        try await reader.withSession { session in
+            let tag = try await NTAGClient.open(on: session)
+            try await tag.protect(password: password, pack: [0xAB, 0xCD], auth0: 0x10, authenticationLimit: 3)
+            let configuration = try await tag.readConfiguration()
+            #expect(
+                configuration.auth0 == 0x10 && !configuration.protectsReads && configuration.authenticationLimit == 3)
+            try await tag.finish()
+        }
+        // A new session: writes from AUTH0 on are refused, reads still work.
+        try await reader.withSession { session in
+            let tag = try await NTAGClient.open(on: session)
+            #expect(try await tag.read(page: 0x10).count == 16)
+            await #expect(throws: StorageCardError.self) { try await tag.write(page: 0x10, [1, 2, 3, 4]) }
+        }
+        try await reader.withSession { session in
+            let tag = try await NTAGClient.open(on: session)
+            let pack = try await tag.authenticate(password: password, expectedPACK: [0xAB, 0xCD])
+            #expect(pack == [0xAB, 0xCD])
+            #expect(await tag.usesRawPath == tag.variant.rawPathAfterAuthentication)
+            try await tag.write(page: 0x10, [1, 2, 3, 4])
+            #expect(try await tag.read(page: 0x10).prefix(4) == [1, 2, 3, 4])
+            try await tag.finish()
+        }
+        try await reader.withSession { session in
+            let tag = try await NTAGClient.open(on: session)
+            await #expect(throws: StorageCardError.packMismatch(expected: [0, 0], received: [0xAB, 0xCD])) {
+                try await tag.authenticate(password: password, expectedPACK: [0, 0])
+            }
+        }
+        try await reader.withSession { session in
+            let tag = try await NTAGClient.open(on: session)
+            do {
+                try await tag.authenticate(password: try Type2Password([0, 0, 0, 0]))
+                Issue.record("a wrong password authenticated")
+            } catch let StorageCardError.cardNAK(command, _, code, _) {
+                #expect(command == 0x1B && code == 0x00)
+            }
+        }
+    }
+
+    @Test("ACS: after PWD_AUTH the part 3 read fails, the client stays on the raw path")
+    func acsTrap() async throws {
+        for profile in [Self.acr122uProfile, ClassicSimulatedReaders.acsProfile] {
+            let (reader, _) = try await ClassicSimulatedReaders.open(card: "ntag213", profile: profile)
+            try await reader.withSession { session in
+                let tag = try await NTAGClient.open(on: session)
+                try await tag.authenticate(password: .factory)
+                #expect(await tag.usesRawPath)
+                #expect(try await tag.read(page: 4).count == 16)
+                // A client that ignored the rule would hit the trap.
+                let command = try PCSCStorageCommand.readBinary(block: 4)
+                #expect(try await session.transmit(command).statusWord == StatusWord(0x6300))
+            }
+        }
+    }
+
+    @Test("Ultralight EV1: product, counters 0-2, no NFC counter")
+    func ultralightEV1() async throws {
+        let (reader, _) = try await ClassicSimulatedReaders.open(
+            card: "ultralight-ev1", profile: ClassicSimulatedReaders.omnikeyProfile)
+        try await reader.withSession { session in
+            let tag = try await NTAGClient.open(on: session)
+            #expect(tag.product == .ultralightEV1MF0UL11)
+            #expect(try await tag.readCounter(0) == 0)
+            await #expect(throws: StorageCardError.self) { try await tag.readCounter(3) }
+            await #expect(throws: StorageCardError.pageOutOfRange(page: 20, pageCount: 20)) {
+                try await tag.read(page: 20)
+            }
+            try await tag.writeNDEFMessage([0xD0, 0x00, 0x00])
+            #expect(try await tag.capabilityContainer() == bytes("E1100600"))
+            #expect(try await tag.readNDEFMessage() == [0xD0, 0x00, 0x00])
+            try await tag.finish()
+        }
+    }
+
+    @Test("GET_VERSION answers decode per datasheet")
+    func products() {
+        #expect(Type2Product(version: bytes("0004040201000F03")) == .ntag213)
+        #expect(Type2Product(version: bytes("0004040201001103")) == .ntag215)
+        #expect(Type2Product(version: bytes("0004040201001303")) == .ntag216)
+        #expect(Type2Product(version: bytes("0004030101000B03")) == .ultralightEV1MF0UL11)
+        #expect(Type2Product(version: bytes("0004030201000E03")) == .ultralightEV1MF0UL21)
+        #expect(Type2Product(version: bytes("0004040201000F")) == nil)
+        #expect(Type2Product(version: bytes("0005040201000F03")) == nil)
+        let pages: [(Type2Product, Int)] = [
+            (.ntag213, 0x29), (.ntag215, 0x83), (.ntag216, 0xE3), (.ultralightEV1MF0UL11, 0x10),
+            (.ultralightEV1MF0UL21, 0x25),
+        ]
+        for (product, page) in pages {
+            #expect(product.configurationPage == page && product.packPage == page + 3)
+            #expect(product.pageCount == page + 4)
+        }
+    }
+
+    @Test("configuration bits per datasheet")
+    func configuration() throws {
+        var configuration = try Type2Configuration(bytes: bytes("040000FF 00050000"))
+        configuration.protectsReads = true
+        configuration.counterEnabled = true
+        configuration.authenticationLimit = 9
+        configuration.auth0 = 0x04
+        #expect(configuration.bytes == bytes("04000004 97050000"))
+        #expect(throws: StorageCardError.self) { try Type2Configuration(bytes: [0]) }
+        #expect(throws: StorageCardError.self) { try Type2Password([1, 2, 3]) }
+        #expect(Type2Password.factory.description == "<password>")
+    }
+}

@@ -1,3 +1,0 @@
-import CardSimulator
-
-typealias SeededGenerator = SeededRandom
