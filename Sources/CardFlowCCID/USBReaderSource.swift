@@ -1,5 +1,5 @@
-import CardFlowCCIDProtocol
 import CardFlow
+import CardFlowCCIDProtocol
 
 /// USB CCID readers through the package's own driver as a ``/CardFlow/ReaderSource``: selectors
 /// `usb` (every reader; card commands use the first), `usb:VVVV:PPPP` (hex vendor and product),
@@ -8,7 +8,9 @@ import CardFlow
 /// Opened to watch (``/CardFlow/ReaderSourceOptions/watch``), readers the selector names are
 /// opened as they are plugged in and closed when they leave (``USBReaderRegistry``), and other
 /// readers are left alone; otherwise the readers there now are opened (one named by a specific
-/// selector, every one for `usb`).
+/// selector, every one for `usb`). The watching selectors of one source (and its copies) share
+/// one libusb context and registry, so a reader that two of them name (`usb` and
+/// `usb:072F:2200`) is opened once and arrives through both.
 ///
 /// ```swift
 /// let sources: [any ReaderSource] = [USBReaderSource()]
@@ -17,6 +19,7 @@ import CardFlow
 /// ```
 public struct USBReaderSource: ReaderSource {
     private let pollingInterval: Duration
+    private let shared = SharedUSBWatch()
 
     /// - Parameter pollingInterval: how often a watching source enumerates where libusb has no
     ///   hotplug.
@@ -40,15 +43,15 @@ public struct USBReaderSource: ReaderSource {
         let usbSelector = try USBReaderSelector(parsing: selector)
         let configuration = options.ccidDriverConfiguration
         if options.watch {
-            let registry: USBReaderRegistry
+            let watch: (view: USBReaderView, token: Int)
             do {
-                registry = try USBReaderRegistry(
-                    configuration: configuration, pollingInterval: pollingInterval, logger: options.logger,
-                    accept: { usbSelector.matches($0) })
+                watch = try await shared.watch(
+                    usbSelector, configuration: configuration, pollingInterval: pollingInterval, logger: options.logger)
             } catch {
                 throw ReaderBackendUnavailable(scheme: scheme, underlying: error)
             }
-            return OpenedReaders(readers: [], arrivals: registry, close: { await registry.close() })
+            let shared = self.shared
+            return OpenedReaders(readers: [], arrivals: watch.view, close: { await shared.end(watch.token) })
         }
         let context: LibUSBContext
         let found: [USBReaderDescription]
