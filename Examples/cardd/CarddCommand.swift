@@ -1,10 +1,10 @@
 import ArgumentParser
+import CardFlow
 import CardFlowDaemon
 import CardFlowDaemonFlows
 import CardFlowDaemonSimulation
 import CardFlowFleet
 import CardFlowFleetPostgres
-import CardFlow
 import CardFlowSimulator
 import Foundation
 import Logging
@@ -184,7 +184,7 @@ struct CarddCommand: AsyncParsableCommand {
             case let path?: path
             case nil: DaemonConfiguration.defaultJobLogPath()
             }
-        let store = ConfigurationStore(configuration, path: config, flowKinds: .standard)
+        let store = ConfigurationStore(configuration, path: config, flowKinds: .standard, cardFamilies: cardFamilies)
         let keys: (any KeyStore)? =
             if let path = configuration.keyStore {
                 FileKeyStore(path: path)

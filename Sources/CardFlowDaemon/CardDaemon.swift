@@ -1,5 +1,5 @@
-import CardFlowFleet
 import CardFlow
+import CardFlowFleet
 import Foundation
 import Logging
 import NIOCore
@@ -59,7 +59,7 @@ public struct CardDaemon: Service {
     ///   - systemd: where to send `READY=1`, `RELOADING=1` and `STOPPING=1`; cardd passes
     ///     ``SystemdNotifier/init(environment:)``, which is nil outside a `Type=notify` unit.
     ///   - fleetMembership: the fleet store and settings when the configuration has a `fleet`
-    ///     block (cardd builds a `CardFleetPostgres.FleetStore`).
+    ///     block (cardd builds a `CardFlowFleetPostgres.FleetStore`).
     ///   - logger: where the daemon logs.
     ///   - onReady: called once the socket listens.
     public init(
@@ -86,7 +86,7 @@ public struct CardDaemon: Service {
             maximumEventsPerJob: limits.maximumEventsPerJob)
         let fleet = ReaderFleet(
             jobs: jobs, bus: bus, metrics: metrics, sources: readerSources, logger: logger,
-            configuration: { [configuration] in await configuration.current })
+            configuration: { [configuration] in await configuration.current }, families: configuration.cardFamilies)
         self.fleet = fleet
         let jobLog = self.jobLog
         fleetWorker = fleetMembership.map { membership in
@@ -101,6 +101,7 @@ public struct CardDaemon: Service {
         // handler is registered, so a reload sent as soon as the socket exists is not the
         // default action (terminate) or lost.
         let hangups = await UnixSignalsSequence(trapping: .sighup)
+        if let error = await configuration.familiesError() { throw error }
         // The fleet worker (and its store's connection pool) runs detached from the service
         // group: graceful shutdown would otherwise close the pool at once, before running jobs
         // are cancelled and their completions reach the outbox and the store. shutdown() stops

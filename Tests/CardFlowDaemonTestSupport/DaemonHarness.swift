@@ -1,9 +1,9 @@
+import CardFlow
 import CardFlowDaemon
 import CardFlowDaemonControl
 import CardFlowDaemonFlows
-import CardFlow
-import CardFlowVPCD
 import CardFlowSimulatorReaders
+import CardFlowVPCD
 import Foundation
 import Logging
 
@@ -52,7 +52,7 @@ public struct DaemonHarness: Sendable {
         configuration: DaemonConfiguration, simulatedReaders: [Reader] = [],
         keys: (any KeyStore)? = nil, limits: DaemonLimits = DaemonLimits(), logger: Logger? = nil,
         fleetMembership: FleetMembership? = nil, readerSources: [any ReaderSource] = DaemonHarness.readerSources,
-        flowKinds: DaemonFlowKinds = .standard,
+        flowKinds: DaemonFlowKinds = .standard, cardFamilies: CardFamilyDetection = CardFamilyDetection([]),
         _ body: (DaemonHarness) async throws -> Void
     ) async throws {
         let folder = NSTemporaryDirectory() + "cardd-test-\(UUID().uuidString.prefix(8))"
@@ -62,7 +62,8 @@ public struct DaemonHarness: Sendable {
         defaultLogger.logLevel = .warning
         let logger = logger ?? defaultLogger
         let daemon = try CardDaemon(
-            configuration: ConfigurationStore(configuration, path: nil, flowKinds: flowKinds),
+            configuration: ConfigurationStore(
+                configuration, path: nil, flowKinds: flowKinds, cardFamilies: cardFamilies),
             socketPath: folder + "/cardd.sock", jobLogPath: folder + "/jobs.sqlite", keys: keys,
             simulatedReaders: simulatedReaders, readerSources: readerSources, limits: limits,
             fleetMembership: fleetMembership, logger: logger, onReady: { readyContinuation.yield() })

@@ -44,6 +44,16 @@ struct IdentifyCommandTests {
         #expect(report["family"] as? String == family, "\(result)")
     }
 
+    /// Storage cards the ATR names: no probe needed (a Classic block read would need a key).
+    @Test(
+        "storage-card families from the PC/SC part 3 card name",
+        arguments: [("sim:classic1k", "classic"), ("sim:classic4k", "classic"), ("sim:felica-lite-s", "felica")])
+    func storageCardFamilies(reader: String, family: String) async throws {
+        let (result, report) = try await identify(reader)
+        #expect(report["kind"] as? String == "contactlessStorage", "\(result)")
+        #expect(report["family"] as? String == family, "\(result)")
+    }
+
     @Test func tonCardShowsItsProprietaryHistoricalText() async throws {
         let (result, report) = try await identify("sim:ton")
         #expect(report["kind"] as? String == "contactlessISODEP", "\(result)")

@@ -23,18 +23,22 @@ public struct CardRule: Sendable, Hashable, Codable {
     }
 }
 
-/// What is known of a card when it arrives: its ATR, UID, and which of the rules' AIDs it
-/// answered a SELECT for.
+/// What is known of a card when it arrives: its ATR, UID, which of the rules' AIDs it
+/// answered a SELECT for, and its card family.
 public struct CardFacts: Sendable, Hashable {
     public var atr: [UInt8]
     public var uid: [UInt8]?
     /// AIDs the card selected with 9000 (only the AIDs some rule asks for are tried).
     public var selectableAIDs: Set<[UInt8]>
+    /// The family the daemon's ``/CardFlow/CardFamilyDetection`` named (`desfire`, `ton`, …);
+    /// nil when none matched or no rule asks for a family (detection is skipped then).
+    public var family: String?
 
-    public init(atr: [UInt8], uid: [UInt8]?, selectableAIDs: Set<[UInt8]> = []) {
+    public init(atr: [UInt8], uid: [UInt8]?, selectableAIDs: Set<[UInt8]> = [], family: String? = nil) {
         self.atr = atr
         self.uid = uid
         self.selectableAIDs = selectableAIDs
+        self.family = family
     }
 }
 
@@ -46,20 +50,25 @@ public struct CardMatch: Sendable, Hashable, Codable {
     public var aid: [UInt8]?
     /// The UID has this many bytes (4, 7, 8, 10).
     public var uidLength: Int?
+    /// The card is of this family (`desfire`, `ton`, `ndef`, `iso15693`, … as the daemon's
+    /// card-family detectors name them; see ``ConfigurationStore/cardFamilies``).
+    public var family: String?
 
-    public init(atrPrefix: [UInt8]? = nil, aid: [UInt8]? = nil, uidLength: Int? = nil) {
+    public init(atrPrefix: [UInt8]? = nil, aid: [UInt8]? = nil, uidLength: Int? = nil, family: String? = nil) {
         self.atrPrefix = atrPrefix
         self.aid = aid
         self.uidLength = uidLength
+        self.family = family
     }
 
-    enum CodingKeys: String, CodingKey { case atrPrefix, aid, uidLength }
+    enum CodingKeys: String, CodingKey { case atrPrefix, aid, uidLength, family }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         atrPrefix = try container.decodeIfPresent(HexBytes.self, forKey: .atrPrefix)?.bytes
         aid = try container.decodeIfPresent(HexBytes.self, forKey: .aid)?.bytes
         uidLength = try container.decodeIfPresent(Int.self, forKey: .uidLength)
+        family = try container.decodeIfPresent(String.self, forKey: .family)
         if let aid, !(1...16).contains(aid.count) {
             throw DecodingError.dataCorruptedError(
                 forKey: .aid, in: container, debugDescription: "an AID has 1 to 16 bytes")
@@ -71,12 +80,14 @@ public struct CardMatch: Sendable, Hashable, Codable {
         try container.encodeIfPresent(atrPrefix.map(HexBytes.init), forKey: .atrPrefix)
         try container.encodeIfPresent(aid.map(HexBytes.init), forKey: .aid)
         try container.encodeIfPresent(uidLength, forKey: .uidLength)
+        try container.encodeIfPresent(family, forKey: .family)
     }
 
     public func matches(_ card: CardFacts) -> Bool {
         if let atrPrefix, !card.atr.starts(with: atrPrefix) { return false }
         if let aid, !card.selectableAIDs.contains(aid) { return false }
         if let uidLength, card.uid?.count != uidLength { return false }
+        if let family, card.family != family { return false }
         return true
     }
 }

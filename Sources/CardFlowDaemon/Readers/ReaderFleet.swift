@@ -11,6 +11,9 @@ public actor ReaderFleet {
     private let logger: Logger
     private let configuration: @Sendable () async -> DaemonConfiguration
     private var supervisors: [String: (reader: Reader, task: Task<Void, Never>)] = [:]
+    private let families: CardFamilyDetection
+    /// Readers being added (waiting for an earlier supervisor of their id to stop).
+    private var arriving: [String: Reader] = [:]
     /// Supervisors cancelled with their reader, until they have stopped and readerRemoved is
     /// published: a reader plugged in again under the same id waits for them, so the bus never
     /// shows the old reader's last events (a job it was finishing) after the new one's arrival.
@@ -31,11 +34,14 @@ public actor ReaderFleet {
     ///   - sources: the reader sources whose selectors are accepted.
     ///   - logger: where the fleet logs.
     ///   - configuration: the configuration in force (the session policy comes from it).
+    ///   - families: the card-family detectors for rules that match on a family.
     public init(
         jobs: JobCenter, bus: EventBus, metrics: DaemonMetrics, sources: [any ReaderSource] = [], logger: Logger,
-        configuration: @escaping @Sendable () async -> DaemonConfiguration
+        configuration: @escaping @Sendable () async -> DaemonConfiguration,
+        families: CardFamilyDetection = CardFamilyDetection([])
     ) {
         self.sources = sources
+        self.families = families
         self.jobs = jobs
         self.bus = bus
         self.metrics = metrics
@@ -115,11 +121,15 @@ public actor ReaderFleet {
     /// publish the reader's first card.
     private func add(_ reader: Reader) async {
         let id = reader.info.id
+        // Two selectors that name the same reader (`usb` and `usb:072F:2200`) both announce it.
+        if supervisors[id]?.reader === reader || arriving[id] === reader { return }
+        arriving[id] = reader
+        defer { if arriving[id] === reader { arriving[id] = nil } }
         if supervisors[id] != nil { retire(id) }
         if let retirement = retiring[id] { await retirement.task.value }
         let supervisor = ReaderSupervisor(
             reader: reader, configuration: configuration, jobs: jobs, bus: bus,
-            metrics: metrics, policy: await policy(), fleet: fleetWorker, logger: logger)
+            metrics: metrics, policy: await policy(), fleet: fleetWorker, families: families, logger: logger)
         logger.info("reader added", metadata: ["reader": "\(id)", "name": "\(reader.info.name)"])
         await bus.publish(.readerAdded(id: id, name: reader.info.name))
         // Another add for this id may have run while this one waited.

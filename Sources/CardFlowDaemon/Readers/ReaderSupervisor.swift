@@ -1,5 +1,5 @@
-import CardFlowDaemonControl
 import CardFlow
+import CardFlowDaemonControl
 import Logging
 
 /// Watches one reader: when a card arrives, finds the first rule that matches it and runs the
@@ -17,14 +17,17 @@ public actor ReaderSupervisor {
     private let logger: Logger
     private let policy: SessionPolicy
     private let fleet: FleetWorker?
+    private let families: CardFamilyDetection
     /// The presence the supervisor last acted on (published, and ran a job for when present).
     private var actedPresence: CardPresence = .absent
 
     public init(
         reader: Reader, configuration: @escaping @Sendable () async -> DaemonConfiguration, jobs: JobCenter,
-        bus: EventBus, metrics: DaemonMetrics, policy: SessionPolicy, fleet: FleetWorker? = nil, logger: Logger
+        bus: EventBus, metrics: DaemonMetrics, policy: SessionPolicy, fleet: FleetWorker? = nil,
+        families: CardFamilyDetection = CardFamilyDetection([]), logger: Logger
     ) {
         self.fleet = fleet
+        self.families = families
         self.reader = reader
         self.rules = configuration
         self.jobs = jobs
@@ -110,6 +113,8 @@ public actor ReaderSupervisor {
     private func handleArrival() async -> JobID? {
         let configuration = await rules()
         let aids = Set(configuration.rules.compactMap(\.match.aid))
+        // Detection sends probes: only when some rule asks for a family.
+        let detection = configuration.rules.contains { $0.match.family != nil } ? families : nil
         let facts: CardFacts
         do {
             facts = try await reader.withSession(policy: policy) { session in
@@ -119,7 +124,8 @@ public actor ReaderSupervisor {
                     let select = try CommandAPDU(cla: 0x00, ins: 0xA4, p1: 0x04, p2: 0x00, data: aid, le: 256)
                     if try await session.send(select).statusWord == .success { selectable.insert(aid) }
                 }
-                return CardFacts(atr: identity.atr, uid: identity.uid, selectableAIDs: selectable)
+                let family = try await detection?.detect(atr: identity.atr, channel: session)
+                return CardFacts(atr: identity.atr, uid: identity.uid, selectableAIDs: selectable, family: family)
             }
         } catch {
             logger.warning("could not identify the card", metadata: ["error": "\(error)"])
