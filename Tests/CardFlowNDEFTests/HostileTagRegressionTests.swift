@@ -25,7 +25,7 @@ struct HostileTagRegressionTests {
         let virtual = VirtualCCIDReader()
         await virtual.insert(NDEFType2Tag(seed: 1, dataAreaSize: 2040))
         let reader = Reader.simulated(virtual)
-        await #expect(throws: NDEFTagError.messageTooLarge(size: 1500, capacity: 1008 - 4 - 1)) {
+        await #expect(throws: NDEFTagError.messageTooLarge(size: 1500, capacity: 1008 - 4)) {
             try await reader.withSession { session in
                 try await Type2Tag(channel: session).writeMessageBytes(Array(repeating: 7, count: 1500))
             }

@@ -45,9 +45,19 @@ struct Type2NDEFWriteTests {
     }
 
     @Test func tooLargeIsTypedBeforeAnyWrite() {
-        #expect(throws: NDEFTagError.messageTooLarge(size: 14, capacity: 13)) {
+        #expect(throws: NDEFTagError.messageTooLarge(size: 15, capacity: 14)) {
             try Type2NDEFWrite(
-                message: [UInt8](repeating: 1, count: 14), area: [UInt8](repeating: 0, count: 16), tlvStart: 0)
+                message: [UInt8](repeating: 1, count: 15), area: [UInt8](repeating: 0, count: 16), tlvStart: 0)
         }
+    }
+
+    @Test func aMessageThatFillsTheAreaGoesWithoutATerminator() throws {
+        let message = [UInt8](repeating: 0xAB, count: 14)
+        let plan = try Type2NDEFWrite(message: message, area: [UInt8](repeating: 0, count: 16), tlvStart: 0)
+        var tag = [UInt8](repeating: 0, count: 16)
+        for write in plan.writes { tag.replaceSubrange(write.page * 4..<write.page * 4 + 4, with: write.bytes) }
+        #expect(tag == [0x03, 14] + message)
+        let found = try #require(try Type2Tag.locateNDEF(in: tag))
+        #expect(found.valueOffset == 2 && found.length == 14)
     }
 }

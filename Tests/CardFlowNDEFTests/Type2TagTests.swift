@@ -22,9 +22,9 @@ struct Type2TagTests {
 
     @Test func capacityAndReadOnly() async throws {
         let (reader, _) = await reader(NDEFType2Tag(seed: 1, dataAreaSize: 48))
-        await #expect(throws: NDEFTagError.messageTooLarge(size: 46, capacity: 45)) {
+        await #expect(throws: NDEFTagError.messageTooLarge(size: 47, capacity: 46)) {
             try await reader.withSession { session in
-                try await Type2Tag(channel: session).writeMessageBytes(Array(repeating: 1, count: 46))
+                try await Type2Tag(channel: session).writeMessageBytes(Array(repeating: 1, count: 47))
             }
         }
         let (locked, _) = await self.reader(NDEFType2Tag(seed: 2, message: [0xD0, 0x00, 0x00], readOnly: true))

@@ -35,17 +35,21 @@ public struct Type2NDEFWrite: Sendable, Hashable {
     ///   - message: the encoded NDEF message.
     ///   - area: the data area as read (a whole number of pages).
     ///   - tlvStart: where the NDEF TLV goes: the offset of the present one, or 0.
-    /// - Throws: ``NDEFTagError/messageTooLarge(size:capacity:)`` when the TLV and the
-    ///   Terminator do not fit from `tlvStart` on.
+    /// - Throws: ``NDEFTagError/messageTooLarge(size:capacity:)`` when the TLV does not fit
+    ///   from `tlvStart` on (a Terminator follows it where there is room).
     public init(message: [UInt8], area: [UInt8], tlvStart: Int) throws(NDEFTagError) {
         let start = tlvStart
         let headerCount = Type2Tag.ndefTLVHeaderCount(forLength: message.count)
         guard let header = Type2Tag.ndefTLVHeader(length: message.count), start >= 0,
-            start + header.count + message.count + 1 <= area.count
+            start + header.count + message.count <= area.count
         else {
-            throw .messageTooLarge(size: message.count, capacity: max(0, area.count - start - headerCount - 1))
+            throw .messageTooLarge(size: message.count, capacity: max(0, area.count - start - headerCount))
         }
-        let tlv = header + message + [0xFE]
+        // The Terminator TLV is optional (NFC Forum Type 2 Tag): a message that fills the
+        // area to its last byte goes without one, as NXP counts NTAG21x capacity (137 bytes for
+        // an NTAG213's 144 after its Lock Control TLV).
+        let terminator: [UInt8] = start + header.count + message.count < area.count ? [0xFE] : []
+        let tlv = header + message + terminator
         var image = area
         image.replaceSubrange(start..<start + tlv.count, with: tlv)
         var emptied = image
