@@ -131,6 +131,7 @@ extension DESFireCard {
         case 0x3B: return try writeRecord(data)
         case 0x0C, 0xDC, 0x1C: return try changeValue(ins, data)
         case 0xCE: return try createTransactionMACFile(data)
+        case 0x5C: return try setConfiguration(data)
         default: break
         }
         // Plain commands: in an EV1 session the command's CMAC advances the IV (not sent); in an

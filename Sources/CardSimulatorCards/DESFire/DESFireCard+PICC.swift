@@ -26,11 +26,13 @@ extension DESFireCard {
     }
 
     /// FormatPICC (FC): PICC level with the PICC master key; deletes every application and
-    /// frees all memory; keeps the PICC key, its settings and the session.
+    /// frees all memory; keeps the PICC key, its settings, the SetConfiguration settings and the
+    /// session. Refused (`9D`) once SetConfiguration disabled it.
     mutating func formatPICC(_ data: [UInt8]) throws(DESFireCardStatus) -> DESFireReply {
         try requireLength(data, 0)
         guard selectedAID == 0 else { throw .permissionDenied }
         try requireMasterKey(unless: false)
+        guard !formatDisabled else { throw .permissionDenied }
         applications = []
         allocatedMemory = 0
         transaction = DESFireTransaction()
@@ -106,7 +108,7 @@ extension DESFireCard {
         applications.append(
             DESFireApplication(
                 aid: aid, keySettings: keySettings, keyType: keyType,
-                keys: Array(repeating: .zero(keyType), count: keyCount),
+                keys: Array(repeating: defaultKey(keyType), count: keyCount),
                 isoFileID: isoFileID, dfName: dfName, files: []))
         return .ok
     }
