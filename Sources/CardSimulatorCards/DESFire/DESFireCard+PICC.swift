@@ -76,6 +76,7 @@ extension DESFireCard {
         let aid = UInt32(DESFireBytes.readLE24(data, at: 0))
         guard aid == 0 || applications.contains(where: { $0.aid == aid }) else { throw .applicationNotFound }
         selectedAID = aid
+        selectedISOFileID = nil
         return DESFireReply(protection: .none)
     }
 
@@ -129,6 +130,7 @@ extension DESFireCard {
         if selectedAID == aid {
             // Deleting the selected application ends the session; the PICC level is selected.
             selectedAID = 0
+            selectedISOFileID = nil
             session = nil
             transaction = DESFireTransaction()
         }

@@ -65,6 +65,8 @@ public struct DESFireCard: PersistentVirtualCard {
     // Volatile part, cleared by powerOn.
     var currentRandomID: [UInt8] = []
     var selectedAID: UInt32 = 0
+    /// The elementary file ISO SELECT chose in the selected application (its ISO file ID).
+    var selectedISOFileID: UInt16?
     var session: DESFireSession?
     var pendingAuthentication: DESFirePendingAuthentication?
     var pendingCommand: (ins: UInt8, data: [UInt8])?
@@ -101,6 +103,7 @@ public struct DESFireCard: PersistentVirtualCard {
     /// are gone, and a random-ID card draws a new ID.
     public mutating func powerOn() {
         selectedAID = 0
+        selectedISOFileID = nil
         session = nil
         pendingAuthentication = nil
         pendingCommand = nil
