@@ -106,7 +106,7 @@ struct BenchHarness: Sendable {
             let reader = try connection.primary
             let clock: any ElapsedClock = connection.virtualClock ?? RealClock()
             let clockName = connection.virtualClock == nil ? "monotonic" : "virtual"
-            let value = try await reader.withSession(policy: global.policy) { session in
+            let value = try await reader.withSession(policy: global.policy(for: reader)) { session in
                 let probe = BenchReaderProbe(reader: reader)
                 let context = BenchContext(
                     reader: reader, session: session, clock: clock, clockName: clockName, probe: probe,

@@ -44,7 +44,7 @@ struct ExportCommand: AsyncParsableCommand {
         let (host, port) = try Self.parse(destination)
         let connection = try await ReaderConnection.open(global, logger: logger)
         let reader = try connection.primary
-        let card = ReaderVPCDCard(reader: reader, policy: global.policy, logger: logger)
+        let card = ReaderVPCDCard(reader: reader, policy: global.policy(for: reader), logger: logger)
         let exporter = VPCDCardExporter(card: card, host: host, port: port, logger: logger)
         Output.standardError(
             "exporting the card on \(reader.info.name) to vpcd at \(host):\(port); Ctrl-C or SIGTERM stops")
