@@ -147,6 +147,14 @@ public enum StorageCardError: Error, Sendable, Hashable, CustomStringConvertible
     }
 }
 
+extension StorageCardError {
+    /// Whether the reader refused its raw-frame pass-through itself (the card saw nothing).
+    public var isPassThroughRefusal: Bool {
+        if case .passThroughRefused = self { return true }
+        return false
+    }
+}
+
 extension StorageCardError: CardLossClassifying {
     /// How the card was lost, for ``StorageCardError/cardLost(_:operation:)``; nil otherwise.
     public var cardLoss: CardLoss? {
