@@ -81,6 +81,9 @@ struct BenchHarness: Sendable {
             // One reader that could not be measured decides the exit status.
             throw first.error
         }
+        if let empty = runs.first(where: { $0.failure != nil }), let reason = empty.failure {
+            throw BenchMeasuredNothing(reader: empty.reader.id, reason: reason)
+        }
     }
 
     private func measure(
@@ -88,7 +91,11 @@ struct BenchHarness: Sendable {
         _ measure: @escaping @Sendable (BenchContext) async throws -> BenchRun
     ) async {
         do {
-            try await withContext(choice) { context in await collector.add(try await measure(context)) }
+            try await withContext(choice) { context in
+                var run = try await measure(context)
+                run.failure = run.measuredNothingReason
+                await collector.add(run)
+            }
         } catch {
             // A run measured before the session failed to close is kept; the error is told.
             if !(error is CancellationError) { await collector.fail(choice.selector, error) }
