@@ -50,29 +50,37 @@ func isArgumentParserOutcome(_ error: any Error) -> Bool {
     return String(reflecting: type(of: error)).hasPrefix("ArgumentParser.")
 }
 
-// SIGINT cancels the running command; its cancellation path stops the USB transfer. On Linux
-// libdispatch installs its own signal handler when the source is resumed (replacing both the
-// default action and an inherited SIG_IGN), so SIGINT must not be set to SIG_IGN afterwards.
+// SIGINT, SIGTERM and SIGHUP cancel the running command; its cancellation path stops the USB
+// transfer, and commands that hold state (export's `state=` card file) save it on the way out,
+// whether Ctrl-C, kill, timeout or systemd stopped them. On Linux libdispatch installs its own
+// signal handler when a source is resumed (replacing both the default action and an inherited
+// SIG_IGN), so these signals must not be set to SIG_IGN afterwards.
 let work = Task<Int32, Never> { await runCardCtl() }
-let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .main)
-interrupt.setEventHandler {
-    // `simulate`'s child owns SIGINT while it runs (should this source see the signal first).
-    if ChildSignalForwarding.hasChild, ChildSignalForwarding.deliver(SIGINT) { return }
-    work.cancel()
-    // Should a blocking call ignore cancellation, still honour the interrupt promptly (a
-    // second Ctrl-C at once).
-    guard let grace = InterruptGrace.nextGraceMilliseconds() else {
-        Output.standardError("cancelled")
-        exit(ExitStatus.cancelled.rawValue)
+let stopSignals: [DispatchSourceSignal] = [SIGINT, SIGTERM, SIGHUP].map { number in
+    let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
+    source.setEventHandler {
+        // `simulate`'s child owns SIGINT and SIGTERM while it runs (should this source see the
+        // signal first).
+        if ChildSignalForwarding.hasChild, ChildSignalForwarding.deliver(number) { return }
+        InterruptGrace.received(number)
+        work.cancel()
+        // Should a blocking call ignore cancellation, still honour the signal promptly (a
+        // second one at once).
+        guard let grace = InterruptGrace.nextGraceMilliseconds() else {
+            Output.standardError("cancelled")
+            exit(InterruptGrace.exitStatus(ExitStatus.cancelled.rawValue))
+        }
+        DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(grace)) {
+            Output.standardError("cancelled")
+            exit(InterruptGrace.exitStatus(ExitStatus.cancelled.rawValue))
+        }
     }
-    DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(grace)) {
-        Output.standardError("cancelled")
-        exit(ExitStatus.cancelled.rawValue)
-    }
+    source.resume()
+    return source
 }
-interrupt.resume()
 Task {
     let status = await work.value
-    exit(status)
+    withExtendedLifetime(stopSignals) {}
+    exit(InterruptGrace.exitStatus(status))
 }
 dispatchMain()

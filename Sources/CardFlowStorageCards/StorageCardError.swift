@@ -87,6 +87,18 @@ public enum StorageCardError: Error, Sendable, Hashable, CustomStringConvertible
     /// The data is not a message; write it again.
     case ndefWriteInterrupted
 
+    /// A status word of a PC/SC part 3 storage command in part 3's terms: `63 00` there means
+    /// the operation failed (part 3 gives no more), not ISO 7816-4's "non-volatile memory
+    /// changed" warning; `6A 81` the reader does not support the function; other words as
+    /// ISO 7816-4 reads them.
+    public static func part3Meaning(_ statusWord: StatusWord) -> String {
+        switch statusWord.rawValue {
+        case 0x6300: "63 00 (the reader reports the operation failed; PC/SC part 3 gives no detail)"
+        case 0x6A81: "6A 81 (function not supported by the reader)"
+        default: "\(statusWord)"
+        }
+    }
+
     /// The likely cause text for a failed GENERAL AUTHENTICATE with `63 00`, `69 88` or `69 82`.
     public static let wrongKeyOrSlot = "wrong key or wrong key slot for this reader family"
 
@@ -96,7 +108,7 @@ public enum StorageCardError: Error, Sendable, Hashable, CustomStringConvertible
         case .blockOutOfRange(let block, let count): "block \(block) is outside the card's \(count) blocks"
         case .plainWriteRefused(let block, let reason): "block \(block) is not written by the plain write: \(reason)"
         case .trailerWouldLockSector(let sector):
-            "the trailer for sector \(sector) would leave no key able to write it again (use force to mean it)"
+            "the trailer for sector \(sector) would leave no key able to write it again (write it with force to mean it)"
         case .malformedAccessBits(let bytes):
             "malformed access bits \(bytes.spacedHexString) (inverted copies disagree)"
         case .notAValueBlock(let block): "block \(block) is no value block (its copies disagree)"
@@ -113,7 +125,7 @@ public enum StorageCardError: Error, Sendable, Hashable, CustomStringConvertible
             "INS \([ins].hexString) on block \(block) refused (\(statusWord.hexString)): likely \(cause)"
         case .notAuthenticated(let block): "the sector of block \(block) is not authenticated"
         case .commandFailed(let ins, let statusWord, let cause):
-            "INS \([ins].hexString) failed: \(statusWord)" + (cause.map { ", likely \($0)" } ?? "")
+            "INS \([ins].hexString) failed: \(Self.part3Meaning(statusWord))" + (cause.map { ", likely \($0)" } ?? "")
         case .unexpectedResponse(let ins, let length): "INS \([ins].hexString): unexpected \(length)-byte answer"
         case .cardLost(let loss, let operation): "card lost during \(operation) (\(loss))"
         case .notAClassicCard(let text): "not a MIFARE Classic card: \(text)"
@@ -144,6 +156,14 @@ public enum StorageCardError: Error, Sendable, Hashable, CustomStringConvertible
         case .ndefWriteInterrupted:
             "an NDEF write on this tag did not finish (the card left mid-write): write the message again"
         }
+    }
+}
+
+extension StorageCardError {
+    /// Whether the reader refused its raw-frame pass-through itself (the card saw nothing).
+    public var isPassThroughRefusal: Bool {
+        if case .passThroughRefused = self { return true }
+        return false
     }
 }
 

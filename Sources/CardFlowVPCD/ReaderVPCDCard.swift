@@ -6,8 +6,9 @@ import Logging
 /// ``/CardFlowVPCDProtocol/VPCDCardExporter`` and a remote pcscd with vsmartcard's `vpcd` driver (or any vpcd reader
 /// side) uses the card — a USB reader's card, a PC/SC reader's, a simulated DESFire or TON card.
 ///
-/// vpcd's power on, reset and ATR open or power-cycle a CardFlow session on the reader (bounded
-/// by `policy`'s connect timeout); power off closes it. APDUs go through the session as they
+/// vpcd's power on and reset power-cycle the card (opening a CardFlow session on the reader when
+/// there is none, bounded by `policy`'s connect timeout), the ATR request opens one when needed,
+/// and power off closes it. APDUs go through the session as they
 /// come (no 61xx/6Cxx handling: that is the remote PC/SC stack's business). Failures are logged
 /// and answered by the exporter with `6F 00`.
 ///
@@ -29,7 +30,15 @@ public actor ReaderVPCDCard: VPCDCard {
         self.logger = logger
     }
 
+    /// vpcd's power on (`01`) is an activation: a card that was already powered is power-cycled,
+    /// so it starts from its activation state (a DESFire at the PICC level, no session, no
+    /// selected application) as a card the reader switched on does, not where the previous
+    /// client left it.
     public func powerOn() async {
+        if let session, !session.isClosed {
+            await reset()
+            return
+        }
         _ = try? await openSession()
     }
 

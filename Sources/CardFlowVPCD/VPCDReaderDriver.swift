@@ -27,14 +27,18 @@ public struct VPCDReaderDriver: ReaderDriver {
         self.listener = listener
     }
 
-    /// The reader identity of a listener: id `vpcd:HOST:PORT`, backend `vpcd`.
+    /// How long programs wait by default for a card side to connect to the listener.
+    public static let defaultCardWait: Duration = .seconds(30)
+
+    /// The reader identity of a listener: id `vpcd:HOST:PORT`, backend `vpcd`; a session waits
+    /// ``defaultCardWait`` for the card side unless told otherwise.
     public static func info(for listener: VPCDListener) -> ReaderInfo {
         ReaderInfo(
             id: "vpcd:\(listener.host):\(listener.port)", name: "vpcd \(listener.host):\(listener.port)",
             backend: "vpcd",
             capabilities: ReaderCapabilities(
                 maximumCommandLength: 65_535, // the largest vpcd message
-                announcesPresence: false, readsCardUID: false),
+                announcesPresence: false, readsCardUID: false, defaultCardWait: defaultCardWait),
             details: ["listening": "\(listener.host):\(listener.port)"])
     }
 

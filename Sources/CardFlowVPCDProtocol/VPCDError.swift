@@ -9,14 +9,15 @@ public enum VPCDOperation: String, Sendable, Hashable, CustomStringConvertible {
 
 /// Why a card connection ended.
 public enum VPCDCardLossReason: Sendable, Hashable, CustomStringConvertible {
-    /// The card side closed the TCP connection (the card was removed, the app stopped).
+    /// The card side closed (or reset) the TCP connection (the card was removed, the app stopped).
     case peerClosed
     /// The answer owed to a cancelled or timed-out exchange did not come in time, so the stream
     /// could no longer be trusted to pair answers with commands.
     case lateAnswerMissing
     /// This side closed the connection (``VPCDCardConnection/close()`` or the listener stopped).
     case closedLocally
-    /// Writing to the socket failed.
+    /// The connection failed otherwise (reading from or writing to the socket), with the
+    /// system's reason.
     case writeFailed(String)
     /// The card side broke the protocol (garbage, an oversized or empty message, an answer no
     /// command asked for, a message cut short), so it was disconnected.
@@ -27,7 +28,7 @@ public enum VPCDCardLossReason: Sendable, Hashable, CustomStringConvertible {
         case .peerClosed: "the card side closed the connection"
         case .lateAnswerMissing: "the answer owed to an abandoned command never came"
         case .closedLocally: "the connection was closed on this side"
-        case .writeFailed(let reason): "writing failed: \(reason)"
+        case .writeFailed(let reason): "the connection to the other side failed: \(reason)"
         case .protocolViolation(let error): "protocol violation: \(error)"
         }
     }
@@ -86,6 +87,8 @@ public enum VPCDError: Error, Sendable, Hashable, CustomStringConvertible {
             "connection ended inside a message (\(received) of \(expected) bytes)"
         case .unsolicitedMessage(let length): "card side sent a \(length)-byte message no command asked for"
         case .notFramable(let length): "a \(length)-byte payload cannot be sent as a vpcd message"
+        case .timedOut(.powerOn, let after), .timedOut(.getATR, let after):
+            "the vpcd card side sent no ATR within \(after) (a silent or cut-off answer to power on)"
         case .timedOut(let operation, let after): "\(operation) timed out after \(after)"
         case .cardLost(let operation, let reason):
             operation.map { "card lost during \($0): \(reason)" } ?? "card lost: \(reason)"

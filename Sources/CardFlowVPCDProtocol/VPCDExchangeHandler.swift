@@ -120,7 +120,7 @@ final class VPCDExchangeHandler: ChannelInboundHandler, RemovableChannelHandler 
             logger.warning("vpcd: card side broke the protocol; disconnecting", metadata: ["error": "\(error)"])
             end(.protocolViolation(error))
         } else {
-            end(.writeFailed("\(error)"))
+            end(VPCDSocketFailure.lossReason(for: error))
         }
     }
 

@@ -25,6 +25,7 @@ struct ErrorCategoryTests {
             NTAG424Error.invalidArgument("x"),
             NTAG424Error.lrpNotSupported,
             StorageCardError.blockOutOfRange(block: 64, blockCount: 64),
+            StorageCardError.pageOutOfRange(page: 135, pageCount: 135),
             StorageCardError.ndefTooLarge(size: 2, capacity: 1),
             NTAG424SUNReplayError.unreadable(path: "/x", reason: "r"),
             FleetStoreError.invalidAddress("x"),

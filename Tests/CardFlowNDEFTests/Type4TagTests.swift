@@ -61,3 +61,80 @@ struct Type4TagTests {
         #expect(lifted.message.isEmpty, "NLEN stays 0 until the whole message is written")
     }
 }
+
+/// A DESFire EV1 carrying the NFC Forum Type 4 application as libfreefare's
+/// `mifare-desfire-create-ndef` and `-write-ndef` leave it (issue 35, item 2): read through ISO
+/// SELECT and READ BINARY inside the DESFire application.
+@Suite("NDEF on a DESFire NDEF application")
+struct DESFireType4TagTests {
+    static func bytes(_ text: String) -> [UInt8] {
+        text.split(separator: " ").map { UInt8($0, radix: 16)! }
+    }
+
+    /// Native commands on a factory card: AID 000001 with ISO FID E110 and the NDEF DF name, the
+    /// CC file E103 and (when `withNDEFFile`) the NDEF file E104 holding `message`; both files
+    /// free to read and write (no host-side DESFire crypto here: `CardSimulatorTests` checks a
+    /// CC written with key 0).
+    static func provisionedCard(message: [UInt8], withNDEFFile: Bool = true) -> DESFireCard {
+        var card = DESFireCard(seed: 5)
+        card.powerOn()
+        var commands = [
+            "90 CA 00 00 0E 01 00 00 0F 21 10 E1 D2 76 00 00 85 01 01 00",
+            "90 5A 00 00 03 01 00 00 00",
+            "90 CD 00 00 09 01 03 E1 00 E0 EE 0F 00 00 00",
+            "90 3D 00 00 16 01 00 00 00 0F 00 00 00 0F 20 00 3B 00 34 04 06 E1 04 00 FF 00 00 00",
+        ]
+        if withNDEFFile { commands.append("90 CD 00 00 09 02 04 E1 00 E0 EE FF 00 00 00") }
+        for command in commands { #expect(card.process(bytes(command)) == [0x91, 0x00], "\(command)") }
+        if withNDEFFile {
+            let file = [0x00, UInt8(message.count)] + message
+            let write = [0x90, 0x3D, 0x00, 0x00, UInt8(7 + file.count), 0x02, 0, 0, 0, UInt8(file.count), 0, 0]
+            #expect(card.process(write + file + [0x00]) == [0x91, 0x00])
+        }
+        return card
+    }
+
+    @Test func theMessageIsReadThroughISOFileAccess() async throws {
+        let message = Self.bytes("D1 01 0B 55 03") + Array("example.com".utf8)
+        let virtual = VirtualCCIDReader()
+        await virtual.insert(Self.provisionedCard(message: message))
+        let back = try await Reader.simulated(virtual).withSession { session in
+            try await NDEFTag.detect(on: session).readMessageBytes()
+        }
+        #expect(back == message)
+        // And written back by a Type 4 writer (UPDATE BINARY).
+        let other = Self.bytes("D1 01 04 54 02 65 6E 68")
+        try await Reader.simulated(virtual).withSession { session in
+            try await Type4Tag(channel: session).writeMessageBytes(other)
+        }
+        let again = try await Reader.simulated(virtual).withSession { session in
+            try await Type4Tag(channel: session).readMessageBytes()
+        }
+        #expect(again == other)
+    }
+
+    @Test func anApplicationWithoutTheNDEFFileIsReportedAsSuch() async throws {
+        let virtual = VirtualCCIDReader()
+        await virtual.insert(Self.provisionedCard(message: [], withNDEFFile: false))
+        await #expect(throws: NDEFTagError.fileNotFound([0xE1, 0x04])) {
+            try await Reader.simulated(virtual).withSession { session in
+                try await NDEFTag.detect(on: session).readMessageBytes()
+            }
+        }
+    }
+
+    @Test func aCapabilityContainerThatCannotBeSelectedIsNotCalledAMissingApplication() async throws {
+        // The application is there, its CC file is not: the error names the file.
+        var card = DESFireCard(seed: 6)
+        card.powerOn()
+        #expect(
+            card.process(Self.bytes("90 CA 00 00 0E 01 00 00 0F 21 10 E1 D2 76 00 00 85 01 01 00")) == [0x91, 0x00])
+        let virtual = VirtualCCIDReader()
+        await virtual.insert(card)
+        await #expect(throws: NDEFTagError.fileNotFound([0xE1, 0x03])) {
+            try await Reader.simulated(virtual).withSession { session in
+                try await NDEFTag.detect(on: session).readMessageBytes()
+            }
+        }
+    }
+}

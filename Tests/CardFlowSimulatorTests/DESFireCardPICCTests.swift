@@ -33,7 +33,9 @@ struct DESFireCardPICCTests {
     func wrapping() {
         var card = DESFireCard(seed: 1)
         card.powerOn()
-        #expect(card.process(h("00 B0 00 00 00")) == h("6D 00"))
+        // READ BINARY needs an EF selected by ISO SELECT (69 86); other ISO instructions 6D 00.
+        #expect(card.process(h("00 B0 00 00 00")) == h("69 86"))
+        #expect(card.process(h("00 CA 00 00 00")) == h("6D 00"))
         #expect(card.process(h("80 60 00 00 00")) == h("6E 00"))
         #expect(card.process(h("90 60 01 00 00")) == h("6A 86"))
         #expect(card.process(h("90 5A 00 00 05 00 00 00")) == h("67 00"))

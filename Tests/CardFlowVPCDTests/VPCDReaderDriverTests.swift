@@ -83,6 +83,28 @@ struct ReaderVPCDCardTests {
         #expect(await virtual.apdusProcessed >= 2)
     }
 
+    /// A reader's power on activates the card: a DESFire is at the PICC level again, wherever the
+    /// previous client left it (issue 35, item 3: the PyPI `desfire` client sends GetApplicationIDs
+    /// with no SelectApplication first, as a real card allows after activation).
+    @Test func powerOnActivatesTheCardAgainSoADESFireIsAtThePICCLevel() async throws {
+        let virtual = VirtualCCIDReader()
+        await virtual.insert(DESFireCard(seed: 3))
+        let card = ReaderVPCDCard(reader: Reader.simulated(virtual))
+        try await VPCDEndToEndTests.withPair(card) { listener in
+            _ = try await listener.powerOn()
+            // CreateApplication 000001 (factory PICC key settings allow it without a key), select it.
+            #expect(try await listener.transmit(hex("90CA0000050100000F0100")) == [0x91, 0x00])
+            #expect(try await listener.transmit(hex("905A00000301000000")) == [0x91, 0x00])
+            // At application level GetApplicationIDs is refused, as on a real card.
+            #expect(try await listener.transmit(hex("906A000000")) == [0x91, 0x9D])
+            // The next client's reader powers the card on without powering it off first.
+            _ = try await listener.powerOn()
+            #expect(try await listener.transmit(hex("906A000000")) == [0x01, 0x00, 0x00, 0x91, 0x00])
+            try await listener.powerOff()
+        }
+        await card.powerOff()
+    }
+
     @Test func aCardLiftedFromTheSourceReaderIsAnErrorAnswerThenComesBack() async throws {
         let virtual = VirtualCCIDReader()
         await virtual.insert(APDUTestCard())

@@ -207,6 +207,11 @@ final class CardctlProcess: @unchecked Sendable {
         return (timing.runningAtInterrupt, exit - interrupt)
     }
 
+    /// Waits for the next complete stderr line (consumed line by line, as ``nextOutputLine(timeout:)``).
+    func nextErrorLine(timeout: Duration = .seconds(10)) async -> String? {
+        await errors.nextLine(deadline: ContinuousClock.now + timeout)
+    }
+
     /// Waits for the next complete stdout line (the output so far is consumed line by line).
     func nextOutputLine(timeout: Duration = .seconds(10)) async -> String? {
         await output.nextLine(deadline: ContinuousClock.now + timeout)

@@ -81,6 +81,9 @@ struct BenchHarness: Sendable {
             // One reader that could not be measured decides the exit status.
             throw first.error
         }
+        if let empty = runs.first(where: { $0.failure != nil }), let reason = empty.failure {
+            throw BenchMeasuredNothing(reader: empty.reader.id, reason: reason)
+        }
     }
 
     private func measure(
@@ -88,7 +91,11 @@ struct BenchHarness: Sendable {
         _ measure: @escaping @Sendable (BenchContext) async throws -> BenchRun
     ) async {
         do {
-            try await withContext(choice) { context in await collector.add(try await measure(context)) }
+            try await withContext(choice) { context in
+                var run = try await measure(context)
+                run.failure = run.measuredNothingReason
+                await collector.add(run)
+            }
         } catch {
             // A run measured before the session failed to close is kept; the error is told.
             if !(error is CancellationError) { await collector.fail(choice.selector, error) }
@@ -106,7 +113,7 @@ struct BenchHarness: Sendable {
             let reader = try connection.primary
             let clock: any ElapsedClock = connection.virtualClock ?? RealClock()
             let clockName = connection.virtualClock == nil ? "monotonic" : "virtual"
-            let value = try await reader.withSession(policy: global.policy) { session in
+            let value = try await reader.withSession(policy: global.policy(for: reader)) { session in
                 let probe = BenchReaderProbe(reader: reader)
                 let context = BenchContext(
                     reader: reader, session: session, clock: clock, clockName: clockName, probe: probe,

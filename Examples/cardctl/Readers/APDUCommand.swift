@@ -60,7 +60,7 @@ struct APDUCommand: AsyncParsableCommand {
         let reader = try connection.primary
         let answers = AnswerLog()
         let flow = makeFlow(commands, repeating: `repeat`, expected: expected, answers: answers)
-        let run = reader.run(flow, policy: global.policy)
+        let run = reader.run(flow, policy: global.policy(for: reader))
         // Recovery events always go to stderr (unless --json); with --trace, every event.
         let progress = Task { [json = global.json, trace = global.trace] in
             await FlowProgressView.show(run.progress, trace: trace, json: json, bar: false)

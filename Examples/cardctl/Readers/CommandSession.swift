@@ -14,7 +14,7 @@ struct CommandSession {
         let connection = try await ReaderConnection.open(
             global, logger: logger,
             traceToStandardError: traceToStandardError)
-        let session = try await connection.primary.connect(policy: global.policy)
+        let session = try await connection.primary.connect(policy: global.policy(for: connection.primary))
         return CommandSession(connection: connection, session: session, channel: session)
     }
 

@@ -83,7 +83,8 @@ struct ReaderConnection {
     ) async throws -> T {
         let connection = try await open(global, logger: CommandLogging.logger(trace: global.trace))
         do {
-            let value = try await connection.primary.withSession(policy: global.policy, body)
+            let reader = try connection.primary
+            let value = try await reader.withSession(policy: global.policy(for: reader), body)
             try await connection.close()
             return value
         } catch {

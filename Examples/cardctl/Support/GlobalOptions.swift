@@ -36,7 +36,7 @@ struct GlobalOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "How long to wait for a card to arrive, or to come back when lifted mid-command, in milliseconds (default 0: fail at once).",
+            "How long to wait for a card to arrive, or to come back when lifted mid-command, in milliseconds (default 0: fail at once; a vpcd reader waits 30 s for its card side to connect).",
             valueName: "MS"))
     var wait: Int?
 
@@ -64,7 +64,19 @@ struct GlobalOptions: ParsableArguments {
         if let wait, wait < 0 { throw ValidationError("--wait must be 0 or more milliseconds") }
     }
 
-    /// The session policy these options describe.
+    /// The session policy these options describe, for `reader`: without `--wait`, a reader that
+    /// waits for its card by default (a vpcd listener's card side connects on its own) waits
+    /// that long.
+    func policy(for reader: Reader) -> SessionPolicy {
+        var policy = self.policy
+        if wait == nil, let defaultWait = reader.info.capabilities.defaultCardWait {
+            policy.connectTimeout = defaultWait
+            policy.cardReturnTimeout = defaultWait
+        }
+        return policy
+    }
+
+    /// The session policy these options describe, whatever the reader.
     var policy: SessionPolicy {
         var policy = SessionPolicy()
         policy.apduTimeout = timeout.map { .milliseconds($0) }

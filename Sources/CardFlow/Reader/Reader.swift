@@ -303,6 +303,9 @@ public actor Reader {
                 try await session.establishIdentity()
                 return session
             } catch let error where error.cardLoss == .notActivated {
+                // A reader with an RF field of its own (it reads the card's UID) could not single
+                // out a card; a network reader's card side explains itself in its own terms.
+                guard info.capabilities.readsCardUID else { throw error }
                 throw SessionError.cardNotActivated
             } catch let error where error.cardLoss == .noCard {
                 // The card left between the presence check and power-on: wait again.

@@ -50,15 +50,21 @@ public struct ReaderCapabilities: Sendable, Hashable {
     /// "reader" is the remote card itself), sessions identify the card by its ATR and never
     /// send `FF CA` to it: a card would take it for its own GET DATA.
     public var readsCardUID: Bool
+    /// How long a program should wait for a card on this reader when its user set no wait:
+    /// `nil` for readers whose card is put there by hand (fail at once, or wait as asked); a
+    /// time for a listening network reader, whose card side connects on its own shortly after
+    /// the program starts (vpcd: 30 s).
+    public var defaultCardWait: Duration?
 
     public init(
         maximumCommandLength: Int = 261, protocols: Set<CardProtocol> = [], announcesPresence: Bool = false,
-        readsCardUID: Bool = true
+        readsCardUID: Bool = true, defaultCardWait: Duration? = nil
     ) {
         self.maximumCommandLength = maximumCommandLength
         self.protocols = protocols
         self.announcesPresence = announcesPresence
         self.readsCardUID = readsCardUID
+        self.defaultCardWait = defaultCardWait
     }
 
     /// Whether command APDUs with extended lengths fit.

@@ -18,15 +18,23 @@ public enum SessionError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .noCard(let waited): "no card on the reader after waiting \(waited)"
+        case .noCard(let waited): "no card on the reader after waiting \(Self.seconds(waited))"
         case .cardNotActivated:
             "a card is on the reader but could not be activated: present one card at a time (several cards in the field?)"
-        case .cardDidNotReturn(let waited): "the card left and did not come back within \(waited)"
+        case .cardDidNotReturn(let waited): "the card left and did not come back within \(Self.seconds(waited))"
         case .timedOut(let what, let after): "\(what) timed out after \(after)"
         case .sessionClosed: "the card session is closed"
         case .unverifiableStepInterrupted(let step, let name):
             "the card left during step \(step + 1) (\(name)), which is not idempotent and cannot be verified; not retried"
         }
+    }
+
+    /// A wait as people read it: rounded to the millisecond, `30 seconds`, `0.3 seconds`.
+    static func seconds(_ duration: Duration) -> String {
+        let (whole, attoseconds) = duration.components
+        let milliseconds = whole * 1000 + (attoseconds + 500_000_000_000_000) / 1_000_000_000_000_000
+        if milliseconds % 1000 == 0 { return "\(milliseconds / 1000) seconds" }
+        return "\(Double(milliseconds) / 1000) seconds"
     }
 }
 

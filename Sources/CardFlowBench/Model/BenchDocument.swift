@@ -75,6 +75,9 @@ public struct BenchRun: Sendable, Hashable, Codable {
     public var interrupted: Bool
     /// Why the run ended early, when ``interrupted``.
     public var interruption: String?
+    /// Why the run counts as failed although it ended: it measured nothing
+    /// (``measuredNothingReason``); nil for a run with results.
+    public var failure: String?
     public var latency: LatencyResult?
     public var sweep: SweepResult?
     public var operations: OperationsResult?

@@ -51,6 +51,7 @@ public enum BenchTextRenderer {
             let reason = run.interruption ?? "the run ended early"
             lines.append("interrupted: \(reason); results cover what was measured")
         }
+        if let failure = run.failure { lines.append("FAILED: measured nothing: \(failure)") }
         switch run.kind {
         case .latency:
             if let latency = run.latency {

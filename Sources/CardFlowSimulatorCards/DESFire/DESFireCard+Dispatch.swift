@@ -1,11 +1,19 @@
 /// ISO 7816 unwrapping, frame chaining and command dispatch.
 extension DESFireCard {
     /// Answers one APDU: an ISO-wrapped native command `90 INS 00 00 [Lc data] 00` with
-    /// `data 91 SW2`, an ISO SELECT by DF name with `90 00`, anything else with an ISO 7816 error.
+    /// `data 91 SW2`; the ISO 7816-4 commands SELECT (by DF name or file identifier), READ BINARY
+    /// and UPDATE BINARY with an ISO status word; anything else with an ISO 7816 error.
     public mutating func process(_ command: [UInt8]) -> [UInt8] {
         guard let apdu = ISO7816CommandAPDU(parsing: command) else { return [0x67, 0x00] }
-        if apdu.cla == 0x00, apdu.ins == 0xA4 { return isoSelect(apdu) }
-        guard apdu.cla == 0x90 else { return apdu.cla == 0x00 ? [0x6D, 0x00] : [0x6E, 0x00] }
+        if apdu.cla == 0x00 {
+            switch apdu.ins {
+            case 0xA4: return isoSelect(apdu)
+            case 0xB0: return isoReadBinary(apdu)
+            case 0xD6: return isoUpdateBinary(apdu)
+            default: return [0x6D, 0x00]
+            }
+        }
+        guard apdu.cla == 0x90 else { return [0x6E, 0x00] }
         guard apdu.p1 == 0, apdu.p2 == 0 else { return [0x6A, 0x86] }
         let ins = apdu.ins
         let data = apdu.data
@@ -20,7 +28,14 @@ extension DESFireCard {
     /// ISO SELECT by DF name (`00 A4 04 00 Lc name [Le]`): the DESFire PICC name
     /// `D2760000850100` selects the PICC level (libfreefare does this at connect), an application's
     /// DF name selects it. Like SelectApplication it ends the session and the transaction.
+    /// SELECT by file identifier (P1 `00`, `02`): ``isoSelectByFileID(_:)``.
     private mutating func isoSelect(_ apdu: ISO7816CommandAPDU) -> [UInt8] {
+        if apdu.p1 == 0x00 || apdu.p1 == 0x02 {
+            pendingFrames = []
+            pendingCommand = nil
+            pendingAuthentication = nil
+            return isoSelectByFileID(apdu)
+        }
         guard apdu.p1 == 0x04, apdu.p2 == 0x00 || apdu.p2 == 0x0C else { return [0x6A, 0x86] }
         guard (1...16).contains(apdu.data.count) else { return [0x67, 0x00] }
         pendingFrames = []
@@ -34,9 +49,7 @@ extension DESFireCard {
         } else {
             return [0x6A, 0x82]
         }
-        session = nil
-        transaction = DESFireTransaction()
-        selectedAID = target
+        selectDedicatedFile(target)
         return [0x90, 0x00]
     }
 
@@ -131,6 +144,7 @@ extension DESFireCard {
         case 0x3B: return try writeRecord(data)
         case 0x0C, 0xDC, 0x1C: return try changeValue(ins, data)
         case 0xCE: return try createTransactionMACFile(data)
+        case 0x5C: return try setConfiguration(data)
         default: break
         }
         // Plain commands: in an EV1 session the command's CMAC advances the IV (not sent); in an

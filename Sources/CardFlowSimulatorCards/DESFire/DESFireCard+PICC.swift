@@ -26,11 +26,13 @@ extension DESFireCard {
     }
 
     /// FormatPICC (FC): PICC level with the PICC master key; deletes every application and
-    /// frees all memory; keeps the PICC key, its settings and the session.
+    /// frees all memory; keeps the PICC key, its settings, the SetConfiguration settings and the
+    /// session. Refused (`9D`) once SetConfiguration disabled it.
     mutating func formatPICC(_ data: [UInt8]) throws(DESFireCardStatus) -> DESFireReply {
         try requireLength(data, 0)
         guard selectedAID == 0 else { throw .permissionDenied }
         try requireMasterKey(unless: false)
+        guard !formatDisabled else { throw .permissionDenied }
         applications = []
         allocatedMemory = 0
         transaction = DESFireTransaction()
@@ -74,6 +76,7 @@ extension DESFireCard {
         let aid = UInt32(DESFireBytes.readLE24(data, at: 0))
         guard aid == 0 || applications.contains(where: { $0.aid == aid }) else { throw .applicationNotFound }
         selectedAID = aid
+        selectedISOFileID = nil
         return DESFireReply(protection: .none)
     }
 
@@ -106,7 +109,7 @@ extension DESFireCard {
         applications.append(
             DESFireApplication(
                 aid: aid, keySettings: keySettings, keyType: keyType,
-                keys: Array(repeating: .zero(keyType), count: keyCount),
+                keys: Array(repeating: defaultKey(keyType), count: keyCount),
                 isoFileID: isoFileID, dfName: dfName, files: []))
         return .ok
     }
@@ -127,6 +130,7 @@ extension DESFireCard {
         if selectedAID == aid {
             // Deleting the selected application ends the session; the PICC level is selected.
             selectedAID = 0
+            selectedISOFileID = nil
             session = nil
             transaction = DESFireTransaction()
         }

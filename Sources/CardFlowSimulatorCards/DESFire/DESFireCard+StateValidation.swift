@@ -31,6 +31,21 @@ extension DESFireCard {
         }
     }
 
+    /// SetConfiguration's settings: a 24-byte default key, an ATS the card could have accepted.
+    static func validateConfiguration(defaultKeyData: [UInt8], userATS: [UInt8]?) throws {
+        func corrupt(_ reason: String) -> DecodingError {
+            DecodingError.dataCorrupted(DecodingError.Context(codingPath: [], debugDescription: reason))
+        }
+        guard defaultKeyData.count == defaultKeyFieldLength else {
+            throw corrupt("defaultKeyData has \(defaultKeyData.count) bytes, \(defaultKeyFieldLength) expected")
+        }
+        if let ats = userATS {
+            guard (2...maximumATSLength).contains(ats.count), Int(ats[0]) == ats.count else {
+                throw corrupt("userATS must be 2…\(maximumATSLength) bytes starting with its length")
+            }
+        }
+    }
+
     private static func validate(_ application: DESFireApplication, corrupt: (String) -> DecodingError) throws {
         let name = String(application.aid, radix: 16)
         guard application.aid <= 0xFF_FFFF, application.aid != 0 || application.files.isEmpty else {

@@ -31,13 +31,14 @@ public struct DESFireCard: PersistentVirtualCard {
 
     /// `"desfire"`.
     public var kind: String { Self.persistentKind }
-    /// ISO-DEP type A with the DESFire EV1 ATS.
-    public var technology: ContactlessTechnology { .desfireTypeA }
+    /// ISO-DEP type A with the DESFire EV1 ATS, or the ATS set with SetConfiguration option 02.
+    public var technology: ContactlessTechnology { userATS.map { .isoDepTypeA(ats: $0) } ?? .desfireTypeA }
 
     /// The card's real 7-byte UID (NXP, first byte 0x04), as GetVersion and GetCardUID report it.
     public internal(set) var realUID: [UInt8]
-    /// Whether the card hides its UID behind a fresh random 4-byte ID (first byte 0x08) at every power-on.
-    public let randomUID: Bool
+    /// Whether the card hides its UID behind a fresh random 4-byte ID (first byte 0x08) at every
+    /// power-on: chosen at creation, or switched on (for good) by SetConfiguration option 00.
+    public internal(set) var randomUID: Bool
 
     /// The anti-collision UID: ``realUID``, or the random ID of the current power cycle.
     public var uid: [UInt8] { randomUID ? currentRandomID : realUID }
@@ -53,10 +54,19 @@ public struct DESFireCard: PersistentVirtualCard {
     var allocatedMemory: Int
     var randomState: UInt64
     var productionBatch: [UInt8]
+    /// SetConfiguration option 00 bit 0: FormatPICC is refused.
+    var formatDisabled = false
+    /// SetConfiguration option 01: the key new applications get (24 bytes, zero-padded) and its version.
+    var defaultKeyData = [UInt8](repeating: 0, count: DESFireCard.defaultKeyFieldLength)
+    var defaultKeyVersion: UInt8 = 0
+    /// SetConfiguration option 02: the user-defined ATS, `nil` for the factory one.
+    var userATS: [UInt8]?
 
     // Volatile part, cleared by powerOn.
     var currentRandomID: [UInt8] = []
     var selectedAID: UInt32 = 0
+    /// The elementary file ISO SELECT chose in the selected application (its ISO file ID).
+    var selectedISOFileID: UInt16?
     var session: DESFireSession?
     var pendingAuthentication: DESFirePendingAuthentication?
     var pendingCommand: (ins: UInt8, data: [UInt8])?
@@ -93,6 +103,7 @@ public struct DESFireCard: PersistentVirtualCard {
     /// are gone, and a random-ID card draws a new ID.
     public mutating func powerOn() {
         selectedAID = 0
+        selectedISOFileID = nil
         session = nil
         pendingAuthentication = nil
         pendingCommand = nil
@@ -123,6 +134,7 @@ public struct DESFireCard: PersistentVirtualCard {
 
     private enum CodingKeys: String, CodingKey {
         case realUID, randomUID, picc, applications, allocatedMemory, randomState, productionBatch
+        case formatDisabled, defaultKeyData, defaultKeyVersion, userATS
     }
 
     /// Restores the persistent part (applications, files, keys, memory, UID, random state).
@@ -139,9 +151,17 @@ public struct DESFireCard: PersistentVirtualCard {
         allocatedMemory = try container.decode(Int.self, forKey: .allocatedMemory)
         randomState = try container.decode(UInt64.self, forKey: .randomState)
         productionBatch = try container.decode([UInt8].self, forKey: .productionBatch)
+        // SetConfiguration's settings: absent from state files written before it existed.
+        formatDisabled = try container.decodeIfPresent(Bool.self, forKey: .formatDisabled) ?? false
+        defaultKeyData =
+            try container.decodeIfPresent([UInt8].self, forKey: .defaultKeyData)
+            ?? [UInt8](repeating: 0, count: Self.defaultKeyFieldLength)
+        defaultKeyVersion = try container.decodeIfPresent(UInt8.self, forKey: .defaultKeyVersion) ?? 0
+        userATS = try container.decodeIfPresent([UInt8].self, forKey: .userATS)
         try Self.validatePersistentState(
             realUID: realUID, picc: picc, applications: applications,
             allocatedMemory: allocatedMemory, productionBatch: productionBatch)
+        try Self.validateConfiguration(defaultKeyData: defaultKeyData, userATS: userATS)
         if randomUID { currentRandomID = drawRandomID() }
     }
 
@@ -155,5 +175,9 @@ public struct DESFireCard: PersistentVirtualCard {
         try container.encode(allocatedMemory, forKey: .allocatedMemory)
         try container.encode(randomState, forKey: .randomState)
         try container.encode(productionBatch, forKey: .productionBatch)
+        try container.encode(formatDisabled, forKey: .formatDisabled)
+        try container.encode(defaultKeyData, forKey: .defaultKeyData)
+        try container.encode(defaultKeyVersion, forKey: .defaultKeyVersion)
+        try container.encodeIfPresent(userATS, forKey: .userATS)
     }
 }

@@ -89,12 +89,20 @@ extension ClassicClient {
     ///   - currentKeyA: the sectors' key A now (the transport key by default).
     ///   - keyB: the new key B of every sector; keep it secret, it can change the trailers.
     ///   - slot: the reader key slot the keys are loaded into.
+    /// - Throws: ``StorageCardError/authenticationFailed(block:keyType:statusWord:likelyCause:)``
+    ///   when a sector does not open with `currentKeyA`; every sector the format touches is
+    ///   authenticated before the first write, so such a card is left as it was (never with a
+    ///   MAD that claims sectors that were not formatted). Reconnect before the next try.
     public func formatForNDEF(currentKeyA: ClassicKey = .transport, keyB: ClassicKey, slot: UInt8 = 0) async throws {
         var mad = try ClassicMAD(version: layout == .fourK ? 2 : 1)
         // Info byte 01, as the NFC-formatted card dumps in libfreefare's MAD tests have it.
         mad.infoByte = 0x01
         let ndefSectors = (1..<layout.sectorCount).filter { $0 != 16 }
         for sector in ndefSectors { try mad.setApplication(.ndef, ofSector: sector) }
+        let madSectors = mad.sector16Bytes == nil ? [0] : [0, 16]
+        for sector in madSectors + ndefSectors {
+            try await authenticate(sector: sector, keyType: .a, key: currentKeyA, slot: slot)
+        }
 
         try await authenticate(sector: 0, keyType: .a, key: currentKeyA, slot: slot)
         let sector0 = mad.sector0Bytes

@@ -51,6 +51,12 @@ public actor NTAGClient {
     public nonisolated let product: Type2Product
     /// Keep READ and WRITE on the raw path from the start.
     public nonisolated let rawPathOnly: Bool
+    /// Why raw frames cannot be used on this reader: the reader's refusal of its pass-through
+    /// (a reader without PC/SC part 3's transparent exchange `FF C2`), seen when the client was
+    /// opened; nil when they can. READ and WRITE then use `FF B0` / `FF D6` only, and commands
+    /// that need a raw frame fail with ``StorageCardError/unsupportedByReader(family:what:)``
+    /// before anything is sent.
+    public nonisolated let rawFrameRefusal: StorageCardError?
     private let logger: Logger
     /// Whether PWD_AUTH succeeded in this session.
     public private(set) var authenticated = false
@@ -62,12 +68,13 @@ public actor NTAGClient {
     /// A client for a tag whose product is known.
     public init(
         channel: any CardChannel, variant: StorageReaderVariant, product: Type2Product, rawPathOnly: Bool = false,
-        logger: Logger = Logger(label: "cardflow.storagecards")
+        rawFrameRefusal: StorageCardError? = nil, logger: Logger = Logger(label: "cardflow.storagecards")
     ) {
         self.channel = channel
         self.variant = variant
         self.product = product
         self.rawPathOnly = rawPathOnly
+        self.rawFrameRefusal = rawFrameRefusal
         self.logger = logger
         transport = StorageRawFrameTransport(channel: channel, route: variant.rawFrameRoute, logger: logger)
     }
@@ -79,6 +86,10 @@ public actor NTAGClient {
     /// - Throws: ``StorageCardError/notAType2Tag(_:)`` for another ATR or a GET_VERSION this
     ///   layer does not know. A tag that does not answer GET_VERSION (a plain Ultralight) is
     ///   opened as ``Type2Product/ultralight`` — it is halted then: reconnect before using it.
+    ///   A reader that refuses the raw-frame pass-through (no `FF C2` transparent exchange)
+    ///   is no error: the product comes from the capability container (page 3, read with
+    ///   `FF B0`; ``Type2Product/init(capabilityContainer:)``, ``Type2Product/ultralight``
+    ///   when it names none) and the client keeps the refusal in ``rawFrameRefusal``.
     public static func open(
         on session: CardSession, variant: StorageReaderVariant? = nil, rawPathOnly: Bool = false,
         logger: Logger = Logger(label: "cardflow.storagecards")
@@ -94,6 +105,7 @@ public actor NTAGClient {
         let variant = variant ?? .lookup(vendorID: info.vendorID, productID: info.productID)
         let probe = NTAGClient(channel: session, variant: variant, product: .ultralight, logger: logger)
         let product: Type2Product
+        var refusal: StorageCardError?
         do {
             let version = try await probe.getVersion()
             guard let known = Type2Product(version: version) else {
@@ -102,12 +114,20 @@ public actor NTAGClient {
             product = known
         } catch StorageCardError.cardNAK, StorageCardError.rfNoAnswer {
             product = .ultralight
+        } catch let error as StorageCardError where error.isPassThroughRefusal && !rawPathOnly {
+            // The reader has no raw-frame route (the card saw nothing): pages still work.
+            logger.notice(
+                "the reader refuses raw frames; pages through FF B0/FF D6 only", metadata: ["refusal": "\(error)"])
+            refusal = error
+            let header = try await probe.read(page: 0)
+            product = Type2Product(capabilityContainer: Array(header[12..<16])) ?? .ultralight
         }
         // The probe's transport may hold the transparent session open: the new client reuses
         // the same reader state, so hand over by starting its own when needed.
         try await probe.transport.endSession()
         return NTAGClient(
-            channel: session, variant: variant, product: product, rawPathOnly: rawPathOnly, logger: logger)
+            channel: session, variant: variant, product: product, rawPathOnly: rawPathOnly,
+            rawFrameRefusal: refusal, logger: logger)
     }
 
     /// Whether READ and WRITE go as raw frames now.
@@ -311,9 +331,19 @@ public actor NTAGClient {
 
     private func isSecretPage(_ page: Int) -> Bool { page == product.passwordPage }
 
+    /// Refuses a raw frame up front on a reader that refused the pass-through.
+    private func requireRawFrames(_ command: UInt8) throws(StorageCardError) {
+        guard let rawFrameRefusal else { return }
+        throw .unsupportedByReader(
+            family: variant.family,
+            what: "send command \([command].hexString) as a raw frame on this reader (it refused the pass-through: "
+                + "\(rawFrameRefusal)); only READ and WRITE work, through FF B0 / FF D6")
+    }
+
     /// A command answered with data of `length` bytes; a 1-byte answer of 4 bits is a NAK.
     func data(frame: [UInt8], page: Int?, length: Int, redact: Bool = false) async throws -> [UInt8] {
         let command = frame[0]
+        try requireRawFrames(command)
         let answer = try await transport.transceive(frame, redact: redact)
         if answer.count == 1, answer[0] <= 0x0F {
             throw nak(command: command, page: page, code: answer[0])
@@ -327,6 +357,7 @@ public actor NTAGClient {
     /// A command answered with the 4-bit ACK `A`.
     private func acknowledged(frame: [UInt8], page: Int, redact: Bool, command: UInt8? = nil) async throws {
         let command = command ?? frame[0]
+        try requireRawFrames(command)
         let answer = try await transport.transceive(frame, redact: redact)
         guard answer.count == 1 else {
             throw StorageCardError.unexpectedResponse(instruction: command, length: answer.count)

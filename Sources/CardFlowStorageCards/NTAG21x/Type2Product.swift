@@ -40,6 +40,21 @@ public enum Type2Product: String, Sendable, Hashable, CaseIterable, CustomString
         }
     }
 
+    /// The product an NFC Forum capability container (page 3: `E1 version size access`) names
+    /// by its data-area size byte as the datasheets give it from the factory: NTAG213 `12`,
+    /// NTAG215 `3E`, NTAG216 `6D`, Ultralight EV1 MF0UL21 `10`. Nil for another magic number
+    /// or size (a 48-byte `06` may be a plain Ultralight or an MF0UL11: not told apart).
+    public init?(capabilityContainer: [UInt8]) {
+        guard capabilityContainer.count == 4, capabilityContainer[0] == 0xE1 else { return nil }
+        switch capabilityContainer[2] {
+        case 0x12: self = .ntag213
+        case 0x3E: self = .ntag215
+        case 0x6D: self = .ntag216
+        case 0x10: self = .ultralightEV1MF0UL21
+        default: return nil
+        }
+    }
+
     /// How many pages of 4 bytes the tag has.
     public var pageCount: Int {
         switch self {

@@ -51,8 +51,7 @@ struct ClassicNDEFCommand: AsyncParsableCommand {
             let bytes = try await withClassic(global, keys) { card, _ in
                 try await card.readNDEF(keyA: try keys.key(default: .ndefKeyA), slot: keys.slot)
             }
-            let message = try NDEFMessage(decoding: bytes)
-            try NDEFCommand.printRecords(of: message, mode: .strict, json: global.json)
+            try NDEFCommand.printTagMessage(bytes, mode: .strict, json: global.json)
         }
     }
 

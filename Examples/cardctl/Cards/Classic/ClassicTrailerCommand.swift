@@ -68,6 +68,17 @@ struct ClassicTrailerCommand: AsyncParsableCommand {
                 keyA: try ClassicKey([UInt8](hex: newKeyA)), accessBits: try Self.accessBits(access),
                 generalPurposeByte: gpb[0], keyB: try ClassicKey([UInt8](hex: newKeyB)))
         }
+        // A trailer that would lock the sector is refused before anything reaches the reader
+        // (no LOAD KEYS, no authentication), unless --force.
+        if let trailer, !force {
+            do {
+                try trailer.checkWritable()
+            } catch {
+                throw InputError(
+                    description: "the trailer for sector \(sector) would leave no key able to write it again: "
+                        + "add --force to write it anyway (nothing was sent)")
+            }
+        }
         let toWrite = trailer
         let bytes = try await withClassic(global, keys) { card, _ in
             guard (0..<card.layout.sectorCount).contains(sector) else {

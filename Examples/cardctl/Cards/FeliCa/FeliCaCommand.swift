@@ -152,8 +152,7 @@ struct FeliCaCommand: AsyncParsableCommand {
 
             func run() async throws {
                 let bytes = try await withFeliCa(global, reader) { card in try await card.readNDEFMessage() }
-                let message = try NDEFMessage(decoding: bytes)
-                try NDEFCommand.printRecords(of: message, mode: .strict, json: global.json)
+                try NDEFCommand.printTagMessage(bytes, mode: .strict, json: global.json)
             }
         }
 

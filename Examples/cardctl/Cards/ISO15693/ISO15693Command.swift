@@ -108,7 +108,7 @@ struct ISO15693Command: AsyncParsableCommand {
             let flow = ISO15693Exchange.flow(byteOrder: order.byteOrder) { data in
                 try await Self.pipe(data, through: command)
             }
-            let run = reader.run(flow, policy: global.policy)
+            let run = reader.run(flow, policy: global.policy(for: reader))
             let progress = Task { [json = global.json, trace = global.trace] in
                 await FlowProgressView.show(run.progress, trace: trace, json: json)
             }

@@ -183,10 +183,27 @@ extension NDEFCommand {
 
         func run() async throws {
             let bytes = try await withNDEFTag(global) { tag in try await tag.readMessageBytes() }
-            let mode: NDEFDecodingMode = lenient ? .lenient : .strict
-            let message = try NDEFMessage(decoding: bytes, mode: mode)
-            try NDEFCommand.printRecords(of: message, mode: mode, json: global.json, prettyJSON: true)
+            try NDEFCommand.printTagMessage(
+                bytes, mode: lenient ? .lenient : .strict, json: global.json, prettyJSON: true)
         }
+    }
+
+    /// Prints the message a tag holds: its records, or for an empty NDEF message (NLEN 0, an
+    /// empty NDEF TLV `03 00`, a factory tag's state) no records (`[]` in JSON) and a line
+    /// saying so. Bytes that are not a message still fail (exit 2).
+    static func printTagMessage(_ bytes: [UInt8], mode: NDEFDecodingMode, json: Bool, prettyJSON: Bool = false)
+        throws
+    {
+        guard !bytes.isEmpty else {
+            if json {
+                try Output.sortedJSON([NDEFOutput.Record](), compact: !prettyJSON)
+            } else {
+                Output.standardOutput("empty NDEF message (no records)")
+            }
+            return
+        }
+        try printRecords(
+            of: try NDEFMessage(decoding: bytes, mode: mode), mode: mode, json: json, prettyJSON: prettyJSON)
     }
 
     /// Prints `message`'s records: a JSON list of record summaries, or a few lines per record.

@@ -57,23 +57,18 @@ struct NTAGCommand: AsyncParsableCommand {
         @OptionGroup var credentials: PasswordOptions
 
         func run() async throws {
-            let info = try await withTag(global, credentials) { tag in
-                let version = try await tag.getVersion()
-                let header = try await tag.read(page: 0)
-                let uid = Array(header[0..<3] + header[4..<8])
-                let configuration = try await tag.readConfiguration()
-                let cc = try await tag.capabilityContainer()
-                return (tag.product, version, uid, configuration, cc)
-            }
-            let (product, version, uid, configuration, cc) = info
+            let info = try await withTag(global, credentials) { tag in try await NTAGInfoGathering.gather(tag) }
+            let product = info.product
             if global.json {
-                try Output.json(
-                    NTAGOutput.Info(
-                        product: product, version: version, uid: uid, configuration: configuration,
-                        capabilityContainer: cc))
-            } else {
-                Output.standardOutput("\(product), UID \(uid.hexString), GET_VERSION \(version.hexString)")
-                Output.standardOutput("\(product.pageCount) pages; capability container \(cc.hexString)")
+                try Output.json(NTAGOutput.Info(info))
+                return
+            }
+            Output.standardOutput(
+                "\(product), UID \(info.uid.hexString)" + (info.version.map { ", GET_VERSION \($0.hexString)" } ?? ""))
+            Output.standardOutput(
+                "\(product.pageCount) pages"
+                    + (info.capabilityContainer.map { "; capability container \($0.hexString)" } ?? ""))
+            if let configuration = info.configuration {
                 let protection =
                     Int(configuration.auth0) >= product.pageCount
                     ? "no password protection"
@@ -84,6 +79,7 @@ struct NTAGCommand: AsyncParsableCommand {
                         + (configuration.configurationLocked ? "; configuration locked" : "")
                         + (configuration.counterEnabled ? "; NFC counter on" : ""))
             }
+            for missing in info.unavailable { Output.standardOutput("unavailable: \(missing)") }
         }
     }
 
@@ -91,19 +87,27 @@ struct NTAGCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "read", abstract: "Read pages (hex).")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup var credentials: PasswordOptions
-        @Option(help: "First page.") var page: Int = 0
+        @Option(help: "First page (decimal or 0x hex, 0...255).") var page = NTAGPageNumber(0)
         @Option(help: "Number of pages (default: to the end).") var count: Int?
 
         func validate() throws {
-            guard (0...255).contains(page) else { throw ValidationError("--page \(page) is outside 0...255") }
             if let count, !(1...256).contains(count) { throw ValidationError("--count \(count) is outside 1...256") }
         }
 
         func run() async throws {
+            let page = self.page.value
             let (data, first) = try await withTag(global, credentials) { tag in
                 let pages = tag.product.pageCount
-                guard page < pages else { throw InputError(description: "--page \(page) is outside 0...\(pages - 1)") }
-                let last = min(pages - 1, page + (count ?? pages - page) - 1)
+                guard page < pages else {
+                    throw InputError(description: "--page \(page) is outside \(tag.product)'s pages 0...\(pages - 1)")
+                }
+                // A count past the end is refused, not cut (as `classic read` does): nothing is read.
+                if let count, page + count > pages {
+                    throw InputError(
+                        description: "--page \(page) --count \(count) runs past the last page of \(tag.product) "
+                            + "(page \(pages - 1)): at most --count \(pages - page) from page \(page)")
+                }
+                let last = page + (count ?? pages - page) - 1
                 return (try await tag.readPages(page...last), page)
             }
             if global.json {
@@ -119,11 +123,11 @@ struct NTAGCommand: AsyncParsableCommand {
             commandName: "write", abstract: "Write whole pages (4 bytes each), one WRITE per page.")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup var credentials: PasswordOptions
-        @Option(help: "First page.") var page: Int
+        @Option(help: "First page (decimal or 0x hex, 2...255).") var page: NTAGPageNumber
         @Option(help: "Data in hex, a whole number of pages.") var data: String
 
         func validate() throws {
-            guard (2...255).contains(page) else { throw ValidationError("--page \(page) is outside 2...255") }
+            guard page.value >= 2 else { throw ValidationError("--page \(page.value) is outside 2...255") }
             let bytes = try NTAGCommand.hex(data, option: "--data")
             guard !bytes.isEmpty, bytes.count % 4 == 0 else {
                 throw ValidationError("--data has \(bytes.count) bytes, not a whole number of 4-byte pages")
@@ -132,6 +136,7 @@ struct NTAGCommand: AsyncParsableCommand {
 
         func run() async throws {
             let bytes = try NTAGCommand.hex(data, option: "--data")
+            let page = self.page.value
             try await withTag(global, credentials) { tag in
                 for index in 0..<bytes.count / 4 {
                     try await tag.write(page: page + index, Array(bytes[index * 4..<index * 4 + 4]))

@@ -59,7 +59,7 @@ struct TONCommand: AsyncParsableCommand {
                 let connection = try await ReaderConnection.open(
                     options.global, logger: CommandLogging.logger(trace: options.global.trace))
                 let reader = try connection.primary
-                var policy = options.global.policy
+                var policy = options.global.policy(for: reader)
                 policy.identity = TONActivation.cardIdentity
                 let run = reader.run(TONActivation.flow(activation: data, pin: pin, hmacKeys: keys), policy: policy)
                 // Steps and recovery on stderr; a progress bar on a terminal.
