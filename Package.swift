@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "CardFlowCCID", targets: ["CardFlowCCID"]),
         .library(name: "CardFlowVPCD", targets: ["CardFlowVPCD"]),
         .library(name: "CardFlowPCSC", targets: ["CardFlowPCSC"]),
+        .library(name: "CardFlowUFR", targets: ["CardFlowUFR"]),
         .library(name: "CardSimulatorCards", targets: ["CardSimulatorCards"]),
         .library(name: "CardSimulator", targets: ["CardSimulator"]),
         .library(name: "CardSimulatorUSB", targets: ["CardSimulatorUSB"]),
@@ -266,6 +267,14 @@ let package = Package(
             name: "CardFlowPCSC", dependencies: ["CardFlow", "PCSC", .product(name: "Logging", package: "swift-log")]),
         // Network readers (vpcd listener) as a CardFlow reader backend.
         .target(name: "CardFlowVPCD", dependencies: ["CardFlow", "VPCD"]),
+        // Digital Logic uFR readers (uFR COM protocol over TCP, UDP or a serial device) as a CardFlow reader backend.
+        .target(
+            name: "CardFlowUFR",
+            dependencies: [
+                "CardFlow", "AsyncAdmission", .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio", condition: networkReaders),
+                .product(name: "NIOPosix", package: "swift-nio", condition: networkReaders),
+            ]),
         // vpcd companion tool: reader side for vicc, card side for pcscd, loopback rate (Scripts/vpcd-check.sh).
         .executableTarget(
             name: "vpcdtool",
@@ -327,6 +336,12 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
         .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto"]),
+        .testTarget(
+            name: "CardFlowUFRTests",
+            dependencies: [
+                "CardFlowUFR", "CardFlow",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(
             name: "CardBenchTests",
             dependencies: [
