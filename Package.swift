@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "CardFlowVPCD", targets: ["CardFlowVPCD"]),
         .library(name: "CardFlowPCSC", targets: ["CardFlowPCSC"]),
         .library(name: "CardFlowUFR", targets: ["CardFlowUFR"]),
+        .library(name: "CardFlowSimulatorUFR", targets: ["CardFlowSimulatorUFR"]),
         .library(name: "CardSimulatorCards", targets: ["CardSimulatorCards"]),
         .library(name: "CardSimulator", targets: ["CardSimulator"]),
         .library(name: "CardSimulatorUSB", targets: ["CardSimulatorUSB"]),
@@ -275,6 +276,15 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio", condition: networkReaders),
                 .product(name: "NIOPosix", package: "swift-nio", condition: networkReaders),
             ]),
+        // A simulated uFR Nano Online (TCP and UDP on loopback) written from the protocol documents,
+        // holding any simulated card; hostile modes for the backend's tests.
+        .target(
+            name: "CardFlowSimulatorUFR",
+            dependencies: [
+                "CardSimulatorCards", "CardFlow", .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio", condition: networkReaders),
+                .product(name: "NIOPosix", package: "swift-nio", condition: networkReaders),
+            ]),
         // vpcd companion tool: reader side for vicc, card side for pcscd, loopback rate (Scripts/vpcd-check.sh).
         .executableTarget(
             name: "vpcdtool",
@@ -339,7 +349,7 @@ let package = Package(
         .testTarget(
             name: "CardFlowUFRTests",
             dependencies: [
-                "CardFlowUFR", "CardFlow",
+                "CardFlowUFR", "CardFlowSimulatorUFR", "CardFlow", "CardSimulatorCards", "DESFire", "CardCrypto",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
