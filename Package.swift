@@ -304,7 +304,8 @@ let package = Package(
             dependencies: [
                 "CardDaemon", "CardDaemonControl", "CardDaemonFlows", "CardDaemonSimulation", "CardSimulator",
                 "CardSimulatorReaders",
-                "CardFlow", "CardFlowCCID", "CardFlowPCSC", "CardFlowVPCD", "CardFleet", "CardFleetPostgres",
+                "CardFlow", "CardFlowCCID", "CardFlowPCSC", "CardFlowVPCD", "CardFlowUFR", "CardFleet",
+                "CardFleetPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: commandLineTools),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: daemon),
@@ -315,7 +316,8 @@ let package = Package(
         .executableTarget(
             name: "cardctl",
             dependencies: [
-                "CardFlow", "CCID", "CardFlowCCID", "CardFlowVPCD", "VPCD", "CardFlowPCSC", "PCSC", "CardSimulator",
+                "CardFlow", "CCID", "CardFlowCCID", "CardFlowVPCD", "CardFlowUFR", "VPCD", "CardFlowPCSC", "PCSC",
+                "CardSimulator",
                 "CardSimulatorUSB", "NDEF", "ISO15693", "DESFire", "TONCard", "CardDaemonControl",
                 "CardSimulatorReaders", "Relay", "CardFleet", "CardFleetPostgres", "CardBench", "StorageCards",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: commandLineTools),
@@ -342,7 +344,8 @@ let package = Package(
         .testTarget(
             name: "CardctlTests",
             dependencies: [
-                "cardctl", "cardd", "CardSimulator", "PostgresTestSupport",
+                "cardctl", "cardd", "CardSimulator", "PostgresTestSupport", "CardFlowSimulatorUFR",
+                "CardSimulatorCards",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
         .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto"]),

@@ -1,6 +1,7 @@
 import CardFlow
 import CardFlowCCID
 import CardFlowPCSC
+import CardFlowUFR
 import CardFlowVPCD
 import CardSimulatorReaders
 
@@ -8,4 +9,5 @@ import CardSimulatorReaders
 /// is one line here.
 let readerSources: [any ReaderSource] = [
     USBReaderSource(), PCSCReaderSource(), VPCDReaderSource(), SimulatorReaderSource(),
+    UFRReaderSource(),
 ]

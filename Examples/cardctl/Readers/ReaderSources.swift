@@ -1,10 +1,12 @@
 import CardFlow
 import CardFlowCCID
 import CardFlowPCSC
+import CardFlowUFR
 import CardFlowVPCD
 import CardSimulatorReaders
 
 /// The reader backends `--reader` takes, one entry each: a new backend is one line here.
 let readerSources: [any ReaderSource] = [
     USBReaderSource(), PCSCReaderSource(), VPCDReaderSource(), SimulatorReaderSource(),
+    UFRReaderSource(),
 ]
