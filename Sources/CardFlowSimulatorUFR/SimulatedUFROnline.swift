@@ -111,15 +111,8 @@ public actor SimulatedUFROnline {
     private func serve(_ accepted: Connection) {
         let connection = accepted.channel
         channels.append(connection)
-        tasks.append(
-            Task {
-                var parser = UFRCommandParser()
-                for await bytes in accepted.bytes {
-                    for answer in await self.answers(to: parser.feed(bytes)) where !answer.isEmpty {
-                        try? await connection.writeAndFlush(connection.allocator.buffer(bytes: answer)).get()
-                    }
-                }
-            })
+        let reader = self.reader
+        tasks.append(Task { await UFRStreamServing.serve(accepted.bytes, on: connection, reader: reader) })
     }
 
     private func answers(to events: [UFRCommandParser.Event]) async -> [[UInt8]] {
