@@ -2,7 +2,7 @@ import NIOCore
 import NIOPosix
 
 /// A ``UFRLink`` over SwiftNIO: a TCP connection or UDP datagrams to a uFR Nano Online
-/// (its UART1 port is 8881 by default), or a serial device (``serial(path:baudRate:)``).
+/// (its UART1 port is 8881 by default), or a serial device (``UFRSerialPort/open(path:baudRate:)``).
 ///
 /// ```swift
 /// let tcp = try await UFRNIOLink.tcp(host: "192.168.1.5", port: 8881)
