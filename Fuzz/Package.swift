@@ -42,6 +42,7 @@ let package = Package(
                 .product(name: "DESFire", package: cardFlow),
                 .product(name: "NDEF", package: cardFlow),
                 .product(name: "ISO15693", package: cardFlow),
+                .product(name: "CardFlowUFR", package: cardFlow),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
