@@ -419,6 +419,7 @@ let package = Package(
                 "CardFlow", "CardFlowCCID", "CardFlowPCSC", "CardFlowVPCD", "VPCD", "CardSimulator", "TONCard",
                 "DESFire",
                 "DaemonTestSupport", "StorageCards", "NDEF", "ISO15693", "CardFleet", "CCID", "CardDaemonFlows",
+                "CardFlowUFR", "CardFlowSimulatorUFR", "CardSimulatorCards",
                 .product(name: "GRDB", package: "GRDB.swift", condition: daemon),
                 .product(name: "NIOEmbedded", package: "swift-nio", condition: networkReaders),
             ]),
