@@ -22,6 +22,8 @@ let package = Package(
         .library(name: "CardFlowCCID", targets: ["CardFlowCCID"]),
         .library(name: "CardFlowVPCD", targets: ["CardFlowVPCD"]),
         .library(name: "CardFlowPCSC", targets: ["CardFlowPCSC"]),
+        .library(name: "CardFlowUFR", targets: ["CardFlowUFR"]),
+        .library(name: "CardFlowSimulatorUFR", targets: ["CardFlowSimulatorUFR"]),
         .library(name: "CardFlowSimulatorCards", targets: ["CardFlowSimulatorCards"]),
         .library(name: "CardFlowSimulator", targets: ["CardFlowSimulator"]),
         .library(name: "CardFlowSimulatorUSB", targets: ["CardFlowSimulatorUSB"]),
@@ -277,6 +279,23 @@ let package = Package(
             dependencies: ["CardFlow", "CardFlowPCSCLite", .product(name: "Logging", package: "swift-log")]),
         // Network readers (vpcd listener) as a CardFlow reader backend.
         .target(name: "CardFlowVPCD", dependencies: ["CardFlow", "CardFlowVPCDProtocol"]),
+        // Digital Logic uFR readers (uFR COM protocol over TCP, UDP or a serial device) as a CardFlow reader backend.
+        .target(
+            name: "CardFlowUFR",
+            dependencies: [
+                "CardFlow", "CardFlowAsyncAdmission", .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio", condition: networkReaders),
+                .product(name: "NIOPosix", package: "swift-nio", condition: networkReaders),
+            ]),
+        // A simulated uFR Nano Online (TCP and UDP on loopback) written from the protocol documents,
+        // holding any simulated card; hostile modes for the backend's tests.
+        .target(
+            name: "CardFlowSimulatorUFR",
+            dependencies: [
+                "CardFlowSimulatorCards", "CardFlow", .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio", condition: networkReaders),
+                .product(name: "NIOPosix", package: "swift-nio", condition: networkReaders),
+            ]),
         // vpcd companion tool: reader side for vicc, card side for pcscd, loopback rate (Scripts/vpcd-check.sh).
         .executableTarget(
             name: "vpcdtool",
@@ -301,6 +320,7 @@ let package = Package(
                 "CardFlowSimulatorReaders",
                 "CardFlow", "CardFlowCCID", "CardFlowPCSC", "CardFlowVPCD", "CardFlowFleet", "CardFlowFleetPostgres",
                 "CardFlowDESFire", "CardFlowISO15693", "CardFlowNDEF", "CardFlowTONCard", "CardFlowStorageCards",
+                "CardFlowUFR",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: commandLineTools),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: daemon),
@@ -317,6 +337,7 @@ let package = Package(
                 "CardFlowDaemonControl",
                 "CardFlowSimulatorReaders", "CardFlowRelay", "CardFlowFleet", "CardFlowFleetPostgres", "CardFlowBench",
                 "CardFlowStorageCards",
+                "CardFlowUFR",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: commandLineTools),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -344,9 +365,16 @@ let package = Package(
             name: "CardctlTests",
             dependencies: [
                 "cardctl", "cardd", "CardFlowSimulator", "CardFlowPostgresTestSupport",
+                "CardFlowSimulatorUFR", "CardFlowSimulatorCards",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
         .testTarget(name: "CardFlowCryptoTests", dependencies: ["CardFlowCrypto"]),
+        .testTarget(
+            name: "CardFlowUFRTests",
+            dependencies: [
+                "CardFlowUFR", "CardFlowSimulatorUFR", "CardFlow", "CardFlowSimulatorCards", "CardFlowDESFire",
+                "CardFlowCrypto", .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(
             name: "CardFlowBenchTests",
             dependencies: [
@@ -422,6 +450,7 @@ let package = Package(
                 "CardFlowDESFire",
                 "CardFlowDaemonTestSupport", "CardFlowStorageCards", "CardFlowNDEF", "CardFlowISO15693",
                 "CardFlowFleet", "CardFlowCCIDProtocol", "CardFlowDaemonFlows",
+                "CardFlowUFR", "CardFlowSimulatorUFR", "CardFlowSimulatorCards",
                 .product(name: "GRDB", package: "GRDB.swift", condition: daemon),
                 .product(name: "NIOEmbedded", package: "swift-nio", condition: networkReaders),
             ]),

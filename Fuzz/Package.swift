@@ -44,6 +44,7 @@ let package = Package(
                 .product(name: "CardFlowDESFire", package: cardFlow),
                 .product(name: "CardFlowNDEF", package: cardFlow),
                 .product(name: "CardFlowISO15693", package: cardFlow),
+                .product(name: "CardFlowUFR", package: cardFlow),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],

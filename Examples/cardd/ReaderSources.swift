@@ -2,10 +2,12 @@ import CardFlow
 import CardFlowCCID
 import CardFlowPCSC
 import CardFlowSimulatorReaders
+import CardFlowUFR
 import CardFlowVPCD
 
 /// The reader backends the configuration's `"readers"` may name, one entry each: a new backend
 /// is one line here.
 let readerSources: [any ReaderSource] = [
     USBReaderSource(), PCSCReaderSource(), VPCDReaderSource(), SimulatorReaderSource(),
+    UFRReaderSource(),
 ]

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import CardBench
+@testable import CardFlowBench
 
 /// Which runs measured nothing (issue 35, item 14), for each kind `cardctl bench` runs.
 @Suite("Bench runs that measured nothing")

@@ -1,9 +1,9 @@
-import CardCrypto
+import CardFlowCrypto
 import Foundation
 import Testing
 
-@testable import CardSimulator
-@testable import CardSimulatorCards
+@testable import CardFlowSimulator
+@testable import CardFlowSimulatorCards
 
 /// SetConfiguration (5C) as libfreefare's `mifare-desfire-ev1-configure-*` tools send it
 /// (issue 35, item 1): `5C option Enc(data)` at the PICC level after PICC master key

@@ -1,7 +1,7 @@
 import Testing
 
-@testable import CardSimulator
-@testable import CardSimulatorCards
+@testable import CardFlowSimulator
+@testable import CardFlowSimulatorCards
 
 /// ISO/IEC 7816-4 file access inside DESFire applications with ISO file IDs (issue 35, item 2):
 /// the NFC Forum Type 4 application libfreefare's `mifare-desfire-create-ndef` makes (AID 000001,

@@ -1,8 +1,8 @@
 import CardFlow
-import CardSimulator
+import CardFlowSimulator
 import Testing
 
-@testable import StorageCards
+@testable import CardFlowStorageCards
 
 /// `classic ndef format` on a card where one sector has another key A (issue 35, item 12):
 /// nothing is written, so no MAD claims sectors that were never formatted.

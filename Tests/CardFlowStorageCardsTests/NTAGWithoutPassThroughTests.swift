@@ -1,8 +1,8 @@
 import CardFlow
-import CardSimulator
+import CardFlowSimulator
 import Testing
 
-@testable import StorageCards
+@testable import CardFlowStorageCards
 
 /// A reader with PC/SC part 3 READ/UPDATE BINARY but without its transparent exchange
 /// (`FF C2`), as PC/SC part 3 allows (an unsupported instruction answers `6A 81`, function not

@@ -1,7 +1,7 @@
 import CardFlow
 import Testing
 
-@testable import StorageCards
+@testable import CardFlowStorageCards
 
 /// Storage-card errors in PC/SC part 3's terms (issue 35, item 13).
 @Suite("Storage-card error wording")

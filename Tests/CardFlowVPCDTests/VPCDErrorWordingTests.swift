@@ -3,7 +3,7 @@ import CardFlowVPCD
 import NIOCore
 import Testing
 
-@testable import VPCD
+@testable import CardFlowVPCDProtocol
 
 #if canImport(Glibc)
 import Glibc

@@ -17,5 +17,6 @@ enum FuzzTargets {
             FuzzTarget(name: "reader-profile", run: ReaderProfileFuzzing.profile),
             FuzzTarget(name: "sun-message", run: NTAG424Fuzzing.sunMessage),
             FuzzTarget(name: "ntag424-file-settings", run: NTAG424Fuzzing.fileSettings),
+            FuzzTarget(name: "ufr-frames", run: UFRFuzzing.frames),
         ]
 }

@@ -165,6 +165,16 @@ enum SeedWriter {
             hex("0040E0EE000100E1FEEF100000300000A08601"),
         ]
 
+        // uFR COM replies from ufr.md (chunk-size byte first): reader type with EXT, APDU ACK +
+        // RSP, NO_CARD, the HTTP example's card ID behind the bootloader's bytes, FREE_MEM.
+        seeds["ufr-frames"] = [
+            [0] + hex("DE10ED05 00002D 2100 15D1EC"),
+            [3] + hex("AC94CA0E00CC37 DE94ED030000AB 900097"),
+            [6] + hex("EC08CE00000031"),
+            [1] + hex("035555BB DE7CED0B08044F 52DAD995000000000000CB"),
+            [15] + hex("DE8DED090000BE B90B0A00E8030000 5A"),
+        ]
+
         let configuration = try String(
             contentsOf: repository.appendingPathComponent("Examples/cardd/cardd.example.json"), encoding: .utf8)
         seeds["daemon-config"] = [Array(configuration.utf8), Array(#"{"readers":["sim:desfire"],"rules":[]}"#.utf8)]

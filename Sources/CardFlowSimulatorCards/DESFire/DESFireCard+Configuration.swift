@@ -1,4 +1,4 @@
-import CardCrypto
+import CardFlowCrypto
 
 /// SetConfiguration (5C), DESFire EV1: PICC configuration, default key, user-defined ATS.
 ///

@@ -1,5 +1,5 @@
 import CardFlow
-import StorageCards
+import CardFlowStorageCards
 
 /// What `ntag info` could read from a tag, and what it could not with the reason: the UID
 /// (page 0) is required; GET_VERSION, the capability container and the configuration pages are

@@ -1,0 +1,54 @@
+import CardFlowSimulatorCards
+import CardFlowSimulatorUFR
+import Foundation
+import Testing
+
+/// `cardctl --reader ufr:…` against a simulated uFR Nano Online in this process (issue 37): the
+/// seed app's DESFire workflow with provided keys, over TCP and over UDP.
+@Suite("cardctl over uFR")
+struct UFRCommandTests {
+    static let key = DESFireCommandTests.key
+
+    @Test(
+        "the DESFire workflow: format, create app, change key, create file, write, read, DES to AES",
+        arguments: ["tcp", "udp"])
+    func desfireWorkflow(_ transport: String) async throws {
+        let online = try await SimulatedUFROnline.start(reader: SimulatedUFRReader(card: DESFireCard(seed: 21)))
+        defer { Task { await online.stop() } }
+        let port = transport == "tcp" ? online.tcpPort : online.udpPort
+        let reader = "ufr:\(transport):127.0.0.1:\(port)"
+        func run(_ arguments: [String]) async throws -> [String: Any] {
+            let result = try await CardctlProcess.run(["--reader", reader, "desfire"] + arguments + ["--json"])
+            #expect(result.status == 0, "\(result)")
+            return try DESFireCommandTests.json(result.stdout)
+        }
+        let before = try #require(try await run(["free-memory"])["freeMemory"] as? Int)
+        _ = try await run(["format"])
+        _ = try await run(["create-app", "--aid", "A1A2A3", "--key-count", "2"])
+        _ = try await run([
+            "change-key", "--aid", "A1A2A3", "--key", String(repeating: "00", count: 16), "--new-key", Self.key,
+        ])
+        _ = try await run([
+            "create-file", "--aid", "A1A2A3", "--key", Self.key, "--file", "2", "--size", "32", "--comm", "enc",
+        ])
+        let settings = try await run(["file-settings", "--aid", "A1A2A3", "--key", Self.key, "--file", "2"])
+        #expect(settings["size"] as? Int == 32)
+        _ = try await run(["write", "--aid", "A1A2A3", "--key", Self.key, "--file", "2", "--data", "CAFEF00D"])
+        let read = try await run(["read", "--aid", "A1A2A3", "--key", Self.key, "--file", "2", "--length", "4"])
+        #expect(read["data"] as? String == "CAFEF00D")
+        _ = try await run(["des-to-aes", "--key", Self.key])
+        _ = try await run(["format", "--key", Self.key])
+        #expect(try await run(["free-memory"])["freeMemory"] as? Int == before)
+        #expect(await online.reader.isSessionOpen == false, "every run ends with a deselect")
+    }
+
+    @Test("a uFR selector with nothing listening fails as a reader error, not a usage error")
+    func unreachable() async throws {
+        let online = try await SimulatedUFROnline.start(reader: SimulatedUFRReader())
+        let port = online.tcpPort
+        await online.stop()
+        let result = try await CardctlProcess.run(["--reader", "ufr:tcp:127.0.0.1:\(port)", "desfire", "free-memory"])
+        #expect(result.status == 3, "\(result)")
+        #expect(result.stderr.contains("uFR"), "\(result)")
+    }
+}
