@@ -61,7 +61,10 @@ let stopSignals: [DispatchSourceSignal] = [SIGINT, SIGTERM, SIGHUP].map { number
     source.setEventHandler {
         // `simulate`'s child owns SIGINT and SIGTERM while it runs (should this source see the
         // signal first).
-        if ChildSignalForwarding.hasChild, ChildSignalForwarding.deliver(number) { return }
+        if ChildSignalForwarding.owns(number) {
+            ChildSignalForwarding.deliver(number)
+            return
+        }
         InterruptGrace.received(number)
         work.cancel()
         // Should a blocking call ignore cancellation, still honour the signal promptly (a

@@ -18,6 +18,9 @@ enum ChildSignalForwarding {
     static let forwarded: [Int32] = [SIGINT, SIGTERM]
     static let child = Atomic<Int32>(0)
     static let earlySignal = Atomic<Int32>(0)
+    /// True from ``install()`` to ``restore(_:)``: the forwarded signals belong to the child,
+    /// even while it is being spawned (its pid not known yet).
+    static let installed = Atomic<Bool>(false)
 
     /// The dispositions that were in force before ``install()``.
     struct SavedActions {
@@ -29,6 +32,7 @@ enum ChildSignalForwarding {
         // Initialise the atomics here: a lazy global's first touch is not async-signal-safe.
         child.store(0, ordering: .sequentiallyConsistent)
         earlySignal.store(0, ordering: .sequentiallyConsistent)
+        installed.store(true, ordering: .sequentiallyConsistent)
         var saved: [(Int32, sigaction)] = []
         for number in forwarded {
             var action = sigaction()
@@ -51,6 +55,7 @@ enum ChildSignalForwarding {
 
     /// Forgets the child and puts the previous dispositions back.
     static func restore(_ saved: SavedActions) {
+        installed.store(false, ordering: .sequentiallyConsistent)
         child.store(0, ordering: .sequentiallyConsistent)
         for (number, previous) in saved.actions {
             var action = previous
@@ -71,6 +76,11 @@ enum ChildSignalForwarding {
         return false
     }
 
-    /// True while a child is running: SIGINT is the child's to handle, not cardctl's.
-    static var hasChild: Bool { child.load(ordering: .sequentiallyConsistent) > 0 }
+    /// Whether `number` is the child's to handle: forwarding is installed (a child is running or
+    /// being spawned) and the signal is one it forwards. A signal that arrives before the child's
+    /// pid is known is kept by ``deliver(_:)`` and sent on from ``started(_:)``, so cardctl must
+    /// not act on it itself (it cancelled and exited 130 while the child went on).
+    static func owns(_ number: Int32) -> Bool {
+        installed.load(ordering: .sequentiallyConsistent) && forwarded.contains(number)
+    }
 }
