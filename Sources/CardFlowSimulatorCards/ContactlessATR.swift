@@ -30,30 +30,30 @@ public enum ContactlessATR {
         }
     }
 
-    // The byte layouts live in CardFlow (``PCSCPart3ATR``), which reader backends that build
+    // The byte layouts live in CardFlow (``/CardFlow/PCSCPart3ATR``), which reader backends that build
     // ATRs themselves (uFR) share; these names stay for the simulator's callers.
 
-    /// ATR of an ISO 14443-4 type A card (``PCSCPart3ATR/typeA(historicalBytes:)``).
+    /// ATR of an ISO 14443-4 type A card (``/CardFlow/PCSCPart3ATR/typeA(historicalBytes:)``).
     public static func typeA(historicalBytes: [UInt8]) -> [UInt8] {
         PCSCPart3ATR.typeA(historicalBytes: historicalBytes)
     }
 
-    /// ATR of an ISO 14443-4 type B card (``PCSCPart3ATR/typeB(applicationData:protocolInfo:mbli:)``).
+    /// ATR of an ISO 14443-4 type B card (``/CardFlow/PCSCPart3ATR/typeB(applicationData:protocolInfo:mbli:)``).
     public static func typeB(applicationData: [UInt8], protocolInfo: [UInt8], mbli: UInt8) -> [UInt8] {
         PCSCPart3ATR.typeB(applicationData: applicationData, protocolInfo: protocolInfo, mbli: mbli)
     }
 
-    /// ATR of a storage card (``PCSCPart3ATR/storageCard(standard:cardName:)``).
+    /// ATR of a storage card (``/CardFlow/PCSCPart3ATR/storageCard(standard:cardName:)``).
     public static func storageCard(standard: UInt8, cardName: UInt16) -> [UInt8] {
         PCSCPart3ATR.storageCard(standard: standard, cardName: cardName)
     }
 
-    /// The historical bytes of an ISO 14443-4 ATS (``PCSCPart3ATR/historicalBytes(fromATS:)``).
+    /// The historical bytes of an ISO 14443-4 ATS (``/CardFlow/PCSCPart3ATR/historicalBytes(fromATS:)``).
     public static func historicalBytes(fromATS ats: [UInt8]) -> [UInt8]? {
         PCSCPart3ATR.historicalBytes(fromATS: ats)
     }
 
-    /// The check byte TCK (``PCSCPart3ATR/checkByte(for:)``).
+    /// The check byte TCK (``/CardFlow/PCSCPart3ATR/checkByte(for:)``).
     public static func checkByte(for atrWithoutTCK: [UInt8]) -> UInt8 {
         PCSCPart3ATR.checkByte(for: atrWithoutTCK)
     }
