@@ -147,6 +147,15 @@ final class CardctlProcess: @unchecked Sendable {
         process.standardError = stderrPipe
         let timing = timing
         process.terminationHandler = { _ in timing.markExit() }
+        // swift-corelibs-foundation's Process.run does not retry a read interrupted by a signal
+        // (a fatal error): keep SIGCHLD (many cardctl children end meanwhile) off this thread
+        // while it runs.
+        var childSignal = sigset_t()
+        var previousMask = sigset_t()
+        sigemptyset(&childSignal)
+        sigaddset(&childSignal, SIGCHLD)
+        pthread_sigmask(SIG_BLOCK, &childSignal, &previousMask)
+        defer { pthread_sigmask(SIG_SETMASK, &previousMask, nil) }
         try process.run()
         output.drain(stdoutPipe.fileHandleForReading)
         errors.drain(stderrPipe.fileHandleForReading)
