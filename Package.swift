@@ -346,7 +346,7 @@ let package = Package(
         .testTarget(
             name: "CardFlowTests",
             dependencies: [
-                "CardFlowSimulatorTestSupport",
+                "CardFlowSimulatorTestSupport", "CardFlowAsyncAdmission",
                 "CardFlow", "CardFlowCCID", "CardFlowSimulator", "CardFlowCCIDProtocol", "CardFlowHex",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),

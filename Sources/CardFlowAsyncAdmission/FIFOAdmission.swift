@@ -6,7 +6,10 @@
 /// actor Resource {
 ///     private var admission = FIFOAdmission()
 ///     func exclusive() async throws {
-///         try await admission.enter(isolation: self)   // waits its turn; throws on cancellation
+///         if let ticket = admission.tryEnter() {        // waits its turn; throws on cancellation
+///             try await FIFOAdmission.wait(
+///                 enqueue: { admission.enqueue(ticket, $0) }, cancel: { await self.withdraw(ticket) })
+///         }
 ///         defer { admission.leave() }
 ///         ...
 ///     }

@@ -262,17 +262,9 @@ public actor CCIDDriver {
 
     private func enterSlot(_ slot: UInt8) async throws {
         guard let ticket = slotAdmissions[slot, default: FIFOAdmission()].tryEnter() else { return }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                if Task.isCancelled {
-                    continuation.resume(throwing: CancellationError())
-                } else {
-                    slotAdmissions[slot, default: FIFOAdmission()].enqueue(ticket, continuation)
-                }
-            }
-        } onCancel: {
-            Task { await self.cancelSlotWaiter(slot: slot, ticket: ticket) }
-        }
+        try await FIFOAdmission.wait(
+            enqueue: { slotAdmissions[slot, default: FIFOAdmission()].enqueue(ticket, $0) },
+            cancel: { await self.cancelSlotWaiter(slot: slot, ticket: ticket) })
     }
 
     private func leaveSlot(_ slot: UInt8) {
@@ -286,17 +278,8 @@ public actor CCIDDriver {
     /// Waits until fewer than bMaxCCIDBusySlots commands are outstanding on the device.
     private func enterBusySlot() async throws {
         guard let ticket = busySlots.tryEnter() else { return }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                if Task.isCancelled {
-                    continuation.resume(throwing: CancellationError())
-                } else {
-                    busySlots.enqueue(ticket, continuation)
-                }
-            }
-        } onCancel: {
-            Task { await self.cancelBusySlotWaiter(ticket) }
-        }
+        try await FIFOAdmission.wait(
+            enqueue: { busySlots.enqueue(ticket, $0) }, cancel: { await self.cancelBusySlotWaiter(ticket) })
     }
 
     private func leaveBusySlot() {

@@ -262,17 +262,8 @@ public actor UFRConnection {
 
     private func enterAdmission() async throws {
         guard let ticket = admission.tryEnter() else { return }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                if Task.isCancelled {
-                    continuation.resume(throwing: CancellationError())
-                } else {
-                    admission.enqueue(ticket, continuation)
-                }
-            }
-        } onCancel: {
-            Task { await self.cancelAdmission(ticket) }
-        }
+        try await FIFOAdmission.wait(
+            enqueue: { admission.enqueue(ticket, $0) }, cancel: { await self.cancelAdmission(ticket) })
     }
 
     private func cancelAdmission(_ ticket: UInt64) {
