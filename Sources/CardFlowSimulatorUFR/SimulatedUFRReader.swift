@@ -155,7 +155,9 @@ public actor SimulatedUFRReader {
         guard let card else { return UFRWireFormat.error(0x08) }
         let uid = Array(card.uid.prefix(10))
         let padded = uid + [UInt8](repeating: 0, count: 10 - uid.count)
-        return UFRWireFormat.response(code: 0x2C, value0: Self.sak(card), value1: UInt8(uid.count), ext: padded)
+        // At most 10 (the prefix above).
+        return UFRWireFormat.response(
+            code: 0x2C, value0: Self.sak(card), value1: UInt8(truncatingIfNeeded: uid.count), ext: padded)
     }
 
     private func selectISODEP() -> [UInt8] {

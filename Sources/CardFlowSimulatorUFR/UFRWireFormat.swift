@@ -16,9 +16,10 @@ enum UFRWireFormat {
         withChecksum([0xAC, packet[1], 0xCA, packet[3], packet[4], packet[5]])
     }
 
-    /// `DE code ED len val0 val1 cks` + EXT data and checksum.
+    /// `DE code ED len val0 val1 cks` + EXT data and checksum; BUFFER_OVERFLOW (05) when the data
+    /// do not fit the one length byte (254 bytes and the checksum).
     static func response(code: UInt8, value0: UInt8 = 0, value1: UInt8 = 0, ext: [UInt8] = []) -> [UInt8] {
-        let length: UInt8 = ext.isEmpty ? 0 : UInt8(ext.count + 1)
+        guard let length = ext.isEmpty ? 0 : UInt8(exactly: ext.count + 1) else { return error(0x05) }
         return withChecksum([0xDE, code, 0xED, length, value0, value1]) + (ext.isEmpty ? [] : ext + [checksum(ext)])
     }
 

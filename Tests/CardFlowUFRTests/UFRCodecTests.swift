@@ -64,6 +64,17 @@ struct UFRCodecTests {
         #expect(largest.packet.extensionLength == 0xFF)
     }
 
+    @Test("FF CA GET DATA from the reader's UID: whole, 6C with the length, and 6F 00 for a UID no reader sends")
+    func pseudoAPDUAnswers() {
+        let uid: [UInt8] = [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66]
+        #expect(UFRReaderDevice.answerPseudoAPDU([0xFF, 0xCA, 0x00, 0x00, 0x00], uid: uid) == uid + [0x90, 0x00])
+        #expect(UFRReaderDevice.answerPseudoAPDU([0xFF, 0xCA, 0x00, 0x00, 0x04], uid: uid) == [0x6C, 0x07])
+        #expect(
+            UFRReaderDevice.answerPseudoAPDU([0xFF, 0xCA, 0x00, 0x00, 0x04], uid: [UInt8](repeating: 1, count: 300))
+                == [0x6F, 0x00])
+        #expect(UFRReaderDevice.answerPseudoAPDU([0xFF, 0xCA, 0x01, 0x00, 0x00], uid: uid) == [0x6A, 0x81])
+    }
+
     @Test("replies decode: RSP with EXT, ACK, ERR")
     func replies() throws {
         let readerType = try Self.decodeAll(Self.hex("DE 10 ED 05 00 00 2D 21 00 15 D1 EC"))

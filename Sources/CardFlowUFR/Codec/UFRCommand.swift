@@ -21,6 +21,8 @@ public struct UFRCommand: Sendable, Hashable, CustomStringConvertible {
     public let parameter1: UInt8
     /// The CMD_EXT data (without its checksum); empty for a simple command.
     public let extensionData: [UInt8]
+    /// The packet's length byte: the EXT data and their checksum, 0 for a simple command.
+    private let extensionLength: UInt8
 
     /// - Parameters:
     ///   - code: the command.
@@ -31,9 +33,12 @@ public struct UFRCommand: Sendable, Hashable, CustomStringConvertible {
     public init(
         _ code: UFRCommandCode, parameter0: UInt8 = 0, parameter1: UInt8 = 0, extensionData: [UInt8] = []
     ) throws(UFRFrameError) {
-        guard extensionData.count <= Self.maximumExtensionDataCount else {
+        guard extensionData.count <= Self.maximumExtensionDataCount,
+            let extensionLength = extensionData.isEmpty ? 0 : UInt8(exactly: extensionData.count + 1)
+        else {
             throw .extensionTooLong(extensionData.count)
         }
+        self.extensionLength = extensionLength
         self.code = code
         self.parameter0 = parameter0
         self.parameter1 = parameter1
@@ -47,7 +52,7 @@ public struct UFRCommand: Sendable, Hashable, CustomStringConvertible {
     public var packet: UFRPacket {
         UFRPacket(
             kind: .command, code: code.rawValue,
-            extensionLength: isExtended ? UInt8(extensionData.count + 1) : 0,
+            extensionLength: extensionLength,
             parameter0: parameter0, parameter1: parameter1)
     }
 

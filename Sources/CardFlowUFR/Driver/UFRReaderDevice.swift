@@ -171,7 +171,10 @@ public actor UFRReaderDevice {
     static func answerPseudoAPDU(_ apdu: [UInt8], uid: [UInt8]) -> [UInt8] {
         guard apdu.count == 5, apdu[1] == 0xCA, apdu[2] == 0x00, apdu[3] == 0x00 else { return [0x6A, 0x81] }
         let expected = Int(apdu[4])
-        if expected != 0, expected < uid.count { return [0x6C, UInt8(uid.count)] }
+        // The UID comes from the reader: one it could not have sent (over 255 bytes) is an error,
+        // not a trap.
+        guard let length = UInt8(exactly: uid.count) else { return [0x6F, 0x00] }
+        if expected != 0, expected < uid.count { return [0x6C, length] }
         return uid + [0x90, 0x00]
     }
 }
