@@ -112,6 +112,22 @@ struct NTAGClientTests {
         }
     }
 
+    @Test("NTAG215: a message that fills the 496-byte area fits (no Terminator), one byte more is refused")
+    func ntag215Capacity() async throws {
+        let (reader, _) = try await ClassicSimulatedReaders.open(
+            card: "ntag215", profile: ClassicSimulatedReaders.omnikeyProfile)
+        try await reader.withSession { session in
+            let tag = try await NTAGClient.open(on: session)
+            // 496 bytes: the NDEF TLV's 4-byte header (3-byte length) and 492 bytes of message.
+            let full = [UInt8](repeating: 0x5A, count: 492)
+            try await tag.writeNDEFMessage(full)
+            #expect(try await tag.readNDEFMessage() == full)
+            await #expect(throws: StorageCardError.ndefTooLarge(size: 497, capacity: 496)) {
+                try await tag.writeNDEFMessage([UInt8](repeating: 0x5A, count: 493))
+            }
+        }
+    }
+
     @Test("Ultralight EV1: product, counters 0-2, no NFC counter")
     func ultralightEV1() async throws {
         let (reader, _) = try await ClassicSimulatedReaders.open(

@@ -60,8 +60,11 @@ extension NTAGClient {
         do {
             plan = try Type2NDEFWrite(message: message, area: area, tlvStart: start)
         } catch {
+            // The Terminator TLV is optional on a Type 2 tag (Type2NDEFWrite leaves it out when
+            // the message fills the area): the TLV alone is what must fit.
             throw StorageCardError.ndefTooLarge(
-                size: ClassicNDEFArea.requiredBytes(forMessageLength: message.count), capacity: area.count - start)
+                size: Type2Tag.ndefTLVHeaderCount(forLength: message.count) + message.count,
+                capacity: area.count - start)
         }
         for write in plan.writes { try await self.write(page: 4 + write.page, write.bytes) }
     }
