@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # What a package that depends on CardFlow only pays: a throwaway dependent (one executable that
-# imports CardFlow) is resolved and built from clean against CardFlow at REV (default: HEAD),
-# and the script prints the packages it resolved and the times.
+# imports CardFlow, CardFlowNDEF and CardFlowDESFire, beside modules of its own named NDEF, CCID,
+# DESFire and Relay, which must not collide with CardFlow's) is resolved and built from clean
+# against CardFlow at REV (default: HEAD), and the script prints the packages it resolved and
+# the times.
 #
 #   bash Scripts/dependent-build.sh [--check] [REV]
 #
@@ -35,14 +37,38 @@ import PackageDescription
 let package = Package(
     name: "Dependent",
     dependencies: [.package(url: "$work/CardFlow", from: "0.1.0"$traits)],
-    targets: [.executableTarget(name: "Dependent", dependencies: [.product(name: "CardFlow", package: "CardFlow")])]
+    targets: [
+        // Modules of its own under the generic names CardFlow's modules had before their
+        // CardFlow prefix: SwiftPM refuses two modules of one name in a dependency graph.
+        .target(name: "NDEF"), .target(name: "CCID"), .target(name: "DESFire"), .target(name: "Relay"),
+        .executableTarget(
+            name: "Dependent",
+            dependencies: [
+                "NDEF", "CCID", "DESFire", "Relay",
+                .product(name: "CardFlow", package: "CardFlow"),
+                .product(name: "CardFlowNDEF", package: "CardFlow"),
+                .product(name: "CardFlowDESFire", package: "CardFlow"),
+            ]),
+    ]
 )
 EOF
+for module in NDEF CCID DESFire Relay; do
+  mkdir -p "$work/Dependent/Sources/$module"
+  echo "public let ${module}Name = \"the dependent's own $module\"" >"$work/Dependent/Sources/$module/$module.swift"
+done
 cat > "$work/Dependent/Sources/Dependent/main.swift" <<'EOF'
+import CCID
 import CardFlow
+import CardFlowDESFire
+import CardFlowNDEF
+import DESFire
+import NDEF
+import Relay
 
 let select = try CommandAPDU(hex: "00A4040007A0000002471001")
 print(select.encoded().hexString)
+print(NDEFName, CCIDName, DESFireName, RelayName)
+print(try NDEFMessage([URIRecord("https://example.com").record]).encoded().hexString, DESFireKeyType.aes)
 EOF
 
 cd "$work/Dependent"
