@@ -9,6 +9,7 @@ extension DaemonFlowKinds {
         DaemonFlowKind(NDEFWriteFlow.self),
         DaemonFlowKind(NDEFReadFlow.self),
         DaemonFlowKind(ISO15693ReadFlow.self),
+        DaemonFlowKind(ISO15693WriteFlow.self),
         DaemonFlowKind(DESFireProvisioningRule.self),
         DaemonFlowKind(NTAG424SUNRule.self),
         DaemonFlowKind(ClassicValueRule.self),
