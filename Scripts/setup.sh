@@ -4,7 +4,10 @@
 set -euo pipefail
 packages=(pkg-config libusb-1.0-0-dev libssl-dev libsqlite3-dev umockdev libumockdev-dev pcscd libccid pcsc-tools libpcsc-perl
           libpcsclite-dev vsmartcard-vpicc vsmartcard-vpcd iproute2 util-linux python3-pip
-          postgresql chromium)
+          postgresql chromium
+          # Independent partners (Scripts/partners-check.sh): libfreefare's tools, pyscard, and
+          # what Scripts/libnfc-pcsc.sh needs to build libnfc with its pcsc driver.
+          libfreefare-bin libnfc-bin python3-pyscard xxd dpkg-dev autoconf automake libtool libusb-dev)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -33,6 +36,14 @@ if ! PYTHONPATH="$pydeps" /usr/bin/python3 -c 'import Crypto' 2>/dev/null; then
   python3 -m pip install --quiet --target "$pydeps" pycryptodome 2>/dev/null \
     || python3 -m pip install --quiet --break-system-packages --target "$pydeps" pycryptodome
 fi
+# PyPI desfire 0.2 (pure Python over pyscard): an independent DESFire client for
+# Scripts/partners-check.sh, beside pycryptodome (no dependencies of its own beyond pyscard).
+if ! PYTHONPATH="$pydeps" /usr/bin/python3 -c 'import desfire.protocol' 2>/dev/null; then
+  python3 -m pip install --quiet --no-deps --target "$pydeps" desfire==0.2 2>/dev/null \
+    || python3 -m pip install --quiet --no-deps --break-system-packages --target "$pydeps" desfire==0.2
+fi
+# libnfc with its pcsc driver, built once from Debian's source package (Debian builds it without).
+bash "$(dirname "$0")/libnfc-pcsc.sh" >/dev/null
 if ! command -v swift >/dev/null 2>&1; then
   if [ -x /opt/swift/usr/bin/swift ]; then
     echo "swift is in /opt/swift/usr/bin: add it to PATH (export PATH=/opt/swift/usr/bin:\$PATH)" >&2

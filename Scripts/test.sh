@@ -65,6 +65,9 @@ fi
 # listener, and our exported simulated cards through pcscd + vpcd to PC/SC clients (private
 # namespaces, so no system pcscd is disturbed).
 step bash Scripts/vpcd-check.sh
+# Independent clients (pcsc_scan, libfreefare through libnfc's pcsc driver, PyPI desfire over
+# pyscard) against cards cardctl exports through pcscd + vpcd; they must agree with CardFlow.
+step bash Scripts/partners-check.sh
 # Fuzz smoke: every libFuzzer target (Fuzz/, its own build) for a few seconds from the seed
 # corpus; a crash, time-out or out-of-memory fails CI. A debug build (quicker to build than a
 # release one; enough for 3 seconds a target). Longer runs: Scripts/fuzz.sh 600 (release).

@@ -1,0 +1,231 @@
+#!/usr/bin/env bash
+# Independent clients against CardFlow's simulated cards (issue 35): programs nobody here wrote
+# reach cards that `cardctl export` serves through pcscd + vsmartcard's vpcd, and must agree with
+# CardFlow about them.
+#   pcsc_scan   (pcsc-tools) names each exported card from its ATR (smartcard_list.txt);
+#   libfreefare (Debian's DESFire tools, through libnfc's pcsc driver: Scripts/libnfc-pcsc.sh)
+#               reads a DESFire EV1's version, formats it, makes it an NFC Forum Type 4 tag,
+#               writes an NDEF message built by ndeflib and reads it back, and runs the EV1
+#               SetConfiguration tools (ATS, default key, random UID);
+#   PyPI desfire (pure Python over pyscard) lists the card's applications right after connecting,
+#               and reads the Type 4 application's files: the bytes libfreefare wrote;
+#   CardFlow    reads the same message with `cardctl ndef read`, through PC/SC and, after the
+#               exporter was stopped with SIGTERM, from the card's saved state.
+# At the end a table gives each partner's passed checks.
+#
+# Everything runs in private mount and network namespaces (unshare), like Scripts/vpcd-check.sh.
+#
+# Usage: Scripts/partners-check.sh [--cardctl PATH] [--log DIR]
+# Needs what Scripts/setup.sh installs (pcscd, pcsc-tools, vsmartcard-vpcd, libfreefare-bin,
+# python3-pyscard, PyPI desfire and ndeflib) and Scripts/libnfc-pcsc.sh's library.
+# Exit status: 0 every check passed, 1 a check failed, 2 setup problem.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+pydeps="${CARDFLOW_PYDEPS:-${XDG_CACHE_HOME:-$HOME/.cache}/cardflow/pydeps}"
+
+if [[ "${1:-}" == "--inner" ]]; then
+    cardctl="$2"; logs="$3"; libnfc="$4"
+    pids=()
+    cleanup() {
+        for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+        for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+    }
+    trap cleanup EXIT
+    declare -A passed=() total=()
+    partners=(pcsc_scan libfreefare "PyPI desfire" CardFlow)
+    table() {
+        echo "| partner | checks passed |"
+        echo "|---|---|"
+        for partner in "${partners[@]}"; do echo "| $partner | ${passed[$partner]:-0}/${total[$partner]:-0} |"; done
+    }
+    fail() {
+        echo "partners-check: FAIL: $*" >&2
+        for log in "$logs"/*.log; do
+            [[ -s "$log" ]] && { echo "--- $(basename "$log") (last 20 lines)" >&2; tail -n 20 "$log" >&2; }
+        done
+        table >&2
+        exit 1
+    }
+    check() {  # partner, what: counts one check of the partner as started
+        total[$1]=$(( ${total[$1]:-0} + 1 ))
+    }
+    ok() {  # partner, what
+        passed[$1]=$(( ${passed[$1]:-0} + 1 ))
+        echo "ok: $1: $2"
+    }
+    export_card() {  # port, reader selector, log name: starts `cardctl export`, sets $exporter
+        "$cardctl" --reader "$2" export --to "127.0.0.1:$1" >>"$logs/$3.log" 2>&1 &
+        exporter=$!; pids+=("$exporter")
+    }
+    stop_export() {  # SIGTERM, as kill, timeout and systemd stop a process
+        kill -TERM "$exporter" 2>/dev/null || true
+        wait "$exporter" 2>/dev/null || true
+    }
+    wait_for_card() {  # reader name: until pcscd reports a card there
+        for _ in $(seq 1 100); do
+            printf 'reset\n' | timeout 10 scriptor -r "$1" >/dev/null 2>&1 && return 0
+            sleep 0.2
+        done
+        fail "no card appeared on $1"
+    }
+    ip link set lo up
+    mkdir -p /run/pcscd 2>/dev/null || true
+    mount -t tmpfs -o mode=0755 tmpfs /run/pcscd || fail "cannot mount a private /run/pcscd"
+    mkdir -p "$logs/reader.conf.d"
+    cat >"$logs/reader.conf.d/vpcd" <<'CONF'
+FRIENDLYNAME "Virtual PCD"
+DEVICENAME   /dev/null:0x8C7B
+LIBPATH      /usr/lib/pcsc/drivers/serial/libifdvpcd.so
+CHANNELID    0x8C7B
+CONF
+    start_pcscd() {  # log name
+        pcscd --foreground --debug --apdu -c "$logs/reader.conf.d" >"$logs/$1.log" 2>&1 &
+        pcscd_pid=$!; pids+=("$pcscd_pid")
+    }
+    stop_pcscd() {
+        kill "$pcscd_pid" 2>/dev/null || true
+        wait "$pcscd_pid" 2>/dev/null || true
+    }
+    slot0="Virtual PCD 00 00"
+    slot1="Virtual PCD 00 01"
+
+    # --- pcsc_scan names each exported card (smartcard_list.txt is pcsc-tools' own list). A
+    # pcscd of its own for each card: vpcd takes a new card side only once it noticed that the
+    # previous one left, which can take it longer than a check should wait.
+    names=(
+        "desfire|NXP DESFire"
+        "classic1k|MIFARE Classic 1K"
+        "classic4k|Mifare card with 4k EEPROM"
+        "ntag215|Mifare Ultralight"
+        "felica-lite-s|FeliCa"
+    )
+    for entry in "${names[@]}"; do
+        card="${entry%%|*}"; name="${entry#*|}"
+        check pcsc_scan
+        start_pcscd "pcscd-$card"
+        export_card 35964 "sim:$card" "export-$card"
+        wait_for_card "$slot1"
+        output=$(timeout 10 pcsc_scan -t 2 2>&1 | sed 's/\x1b\[[0-9;]*m//g' || true)
+        stop_export
+        stop_pcscd
+        identified=$(echo "$output" | sed -n '/Possibly identified card/,/^ *Reader/p')
+        echo "$identified" | grep -qi -- "$name" || fail "pcsc_scan did not name sim:$card \"$name\": $output"
+        ok pcsc_scan "sim:$card is \"$(echo "$identified" | grep -i -m1 -- "$name" | sed 's/^[[:space:]]*//')\""
+    done
+
+    start_pcscd pcscd
+    # --- libfreefare on a DESFire EV1 (state kept in a file, as a user's card would be).
+    state="$logs/desfire.json"
+    export_card 35964 "sim:desfire,state=$logs/configured.json" export-configured
+    configured_exporter=$exporter
+    export_card 35963 "sim:desfire,state=$state" export-desfire
+    wait_for_card "$slot0"
+    nfc() {  # libfreefare or libnfc tool and arguments, through libnfc's pcsc driver on $nfc_slot
+        LD_LIBRARY_PATH="$libnfc" LIBNFC_AUTO_SCAN=false LIBNFC_DEVICE="pcsc:$nfc_slot" timeout 60 "$@"
+    }
+    nfc_slot="$slot0"
+    check libfreefare
+    output=$(nfc mifare-desfire-info 2>&1) || fail "mifare-desfire-info: $output"
+    uid=$(echo "$output" | sed -n 's/^UID: *0x\([0-9a-f]*\).*/\1/p')
+    echo "$output" | grep -q "Storage size: *0x1a (=8192 bytes)" && [[ ${#uid} == 14 ]] \
+        || fail "mifare-desfire-info: expected an 8 KB EV1 with a 7-byte UID: $output"
+    ok libfreefare "mifare-desfire-info: UID $uid, 8192 bytes, $(echo "$output" | grep -m1 'Free memory')"
+    for tool in mifare-desfire-format mifare-desfire-create-ndef; do
+        check libfreefare
+        output=$(nfc "$tool" -y 2>&1) || fail "$tool -y: $output"
+        ok libfreefare "$tool -y"
+    done
+    message=$(python3 -c 'import ndef; print(b"".join(ndef.message_encoder([ndef.UriRecord("https://cardflow.example/partners"), ndef.TextRecord("libfreefare wrote this", "en")])).hex().upper())')
+    echo "$message" | xxd -r -p >"$logs/message.ndef"
+    check libfreefare
+    output=$(nfc mifare-desfire-write-ndef -y -i "$logs/message.ndef" 2>&1) || fail "mifare-desfire-write-ndef: $output"
+    ok libfreefare "mifare-desfire-write-ndef: ${#message} hex digits built by ndeflib"
+    check libfreefare
+    rm -f "$logs/read.ndef"
+    output=$(nfc mifare-desfire-read-ndef -y -o "$logs/read.ndef" 2>&1) || fail "mifare-desfire-read-ndef: $output"
+    [[ "$(xxd -p "$logs/read.ndef" | tr -d '\n' | tr a-f A-F)" == "$message" ]] \
+        || fail "mifare-desfire-read-ndef read $(xxd -p "$logs/read.ndef" | tr -d '\n'), not $message"
+    ok libfreefare "mifare-desfire-read-ndef: the same message back"
+
+    # --- PyPI desfire reads what libfreefare wrote. libnfc leaves the card as its last command
+    # did (SCardDisconnect with LEAVE_CARD: inside the Type 4 application); the card is reset
+    # first (scriptor's reset: SCardReconnect with RESET_CARD), as a new tap would activate it.
+    printf 'reset\n' | timeout 10 scriptor -r "$slot0" >/dev/null 2>&1 || fail "scriptor could not reset the card"
+    check "PyPI desfire"
+    output=$(PYTHONPATH="$pydeps" timeout 60 /usr/bin/python3 "$root/Scripts/partners/desfire-pypi.py" "$slot0" "$message" 2>&1) \
+        || fail "PyPI desfire: $output"
+    echo "$output" | sed 's/^/  /'
+    ok "PyPI desfire" "the Type 4 application's files hold libfreefare's message"
+
+    # --- CardFlow reads it too: through PC/SC, then from the state saved at SIGTERM.
+    ndef_text() { grep -c -e 'https://cardflow.example/partners' -e 'libfreefare wrote this'; }
+    check CardFlow
+    output=$("$cardctl" --reader "pcsc:$slot0" ndef read 2>&1) || fail "cardctl --reader pcsc ndef read: $output"
+    [[ $(echo "$output" | ndef_text) == 2 ]] || fail "cardctl --reader pcsc ndef read: $output"
+    ok CardFlow "cardctl --reader pcsc ndef read: both records libfreefare wrote"
+    stop_export
+    check CardFlow
+    output=$("$cardctl" --reader "sim:desfire,state=$state" ndef read 2>&1) || fail "cardctl ndef read from the saved state: $output"
+    [[ $(echo "$output" | ndef_text) == 2 ]] || fail "cardctl ndef read from the state saved at SIGTERM: $output"
+    ok CardFlow "the card's state, saved when cardctl export got SIGTERM, holds the message"
+
+    # --- libfreefare's EV1 SetConfiguration tools, on the second card (slot 1).
+    exporter=$configured_exporter
+    wait_for_card "$slot1"
+    nfc_slot="$slot1"
+    # mifare-desfire-access makes applications and formats the card at its end.
+    check libfreefare
+    output=$(nfc mifare-desfire-access 2>&1) || fail "mifare-desfire-access: $output"
+    ok libfreefare "mifare-desfire-access"
+    for tool in mifare-desfire-ev1-configure-ats mifare-desfire-ev1-configure-default-key mifare-desfire-ev1-configure-random-uid; do
+        check libfreefare
+        output=$(nfc "$tool" -y 2>&1) || fail "$tool -y: $output"
+        ok libfreefare "$tool -y"
+    done
+    check libfreefare
+    output=$(nfc mifare-desfire-info 2>&1) || fail "mifare-desfire-info after the configuration: $output"
+    echo "$output" | grep -q "Use random UID: *yes" || fail "mifare-desfire-info does not report the random UID: $output"
+    ok libfreefare "mifare-desfire-info: Use random UID: yes"
+    stop_export
+
+    echo
+    table
+    echo "partners-check: OK"
+    exit 0
+fi
+
+cardctl="$root/.build/debug/cardctl"
+logs=""
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --cardctl) cardctl="$2"; shift 2 ;;
+        --log) logs="$2"; shift 2 ;;
+        -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "partners-check: unknown argument $1 (see --help)" >&2; exit 2 ;;
+    esac
+done
+for tool in pcscd pcsc_scan scriptor mifare-desfire-info unshare ip xxd python3; do
+    command -v "$tool" >/dev/null || { echo "partners-check: $tool not found (Scripts/setup.sh installs what is needed)" >&2; exit 2; }
+done
+[[ -f /usr/lib/pcsc/drivers/serial/libifdvpcd.so ]] || { echo "partners-check: vpcd driver missing (apt-get install vsmartcard-vpcd)" >&2; exit 2; }
+PYTHONPATH="$pydeps" /usr/bin/python3 -c 'import smartcard, desfire.protocol' 2>/dev/null \
+    || { echo "partners-check: pyscard or PyPI desfire missing for /usr/bin/python3 (Scripts/setup.sh installs them)" >&2; exit 2; }
+python3 -c 'import ndef' 2>/dev/null || { echo "partners-check: ndeflib missing (Scripts/setup.sh installs it)" >&2; exit 2; }
+libnfc=$(bash "$root/Scripts/libnfc-pcsc.sh") || exit 2
+if [[ ! -x "$cardctl" ]]; then
+    echo "partners-check: building cardctl" >&2
+    (cd "$root" && swift build --product cardctl >&2) || exit 2
+fi
+keep_logs=1
+if [[ -z "$logs" ]]; then
+    logs=$(mktemp -d "${TMPDIR:-/tmp}/partners-check.XXXXXX")
+    keep_logs=0
+fi
+mkdir -p "$logs"
+namespaces=(--mount --net --propagation private)
+[[ "$(id -u)" -ne 0 ]] && namespaces+=(--map-root-user)
+status=0
+unshare "${namespaces[@]}" "$0" --inner "$cardctl" "$logs" "$libnfc" || status=$?
+if [[ $keep_logs == 0 ]]; then rm -rf "$logs"; else echo "logs: $logs"; fi
+exit "$status"
