@@ -28,12 +28,21 @@ struct ContactLink: Sendable {
     /// where a card's block ends; nil: not set, the reader follows the card.
     var readerT1ErrorDetection: ContactInterface.ErrorDetection?
 
-    init(interface: ContactInterface, readerNegotiates: Bool) {
+    /// - Parameter readerProtocols: the protocols the reader runs (dwProtocols): one that
+    ///   negotiates never picks a protocol it does not have.
+    init(interface: ContactInterface, readerNegotiates: Bool, readerProtocols: CCIDProtocols = [.t0, .t1]) {
         self.interface = interface
         self.readerNegotiates = readerNegotiates
         if readerNegotiates, !interface.specificMode {
-            // Such a reader picks T=1 when the card offers it, at the card's speed.
-            cardProtocol = interface.protocols.contains(1) ? 1 : interface.defaultProtocol
+            // Such a reader picks T=1 when the card and the reader both have it, at the card's
+            // speed; a T=0-only reader picks T=0 from a dual-protocol card.
+            if interface.protocols.contains(1), readerProtocols.contains(.t1) {
+                cardProtocol = 1
+            } else if interface.protocols.contains(0), readerProtocols.contains(.t0) {
+                cardProtocol = 0
+            } else {
+                cardProtocol = interface.defaultProtocol
+            }
         } else {
             cardProtocol = interface.defaultProtocol
         }

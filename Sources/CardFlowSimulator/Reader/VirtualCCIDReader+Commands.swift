@@ -48,7 +48,8 @@ extension VirtualCCIDReader {
                 if let interface = card.contactInterface {
                     slots[index].contactLink = ContactLink(
                         interface: interface,
-                        readerNegotiates: configuration.descriptor.features.contains(.automaticParameterNegotiation))
+                        readerNegotiates: configuration.descriptor.features.contains(.automaticParameterNegotiation),
+                        readerProtocols: configuration.descriptor.protocols)
                 } else {
                     // A contactless card behind a TPDU reader: the reader frames T=1 whatever
                     // the synthesised ATR lists first.

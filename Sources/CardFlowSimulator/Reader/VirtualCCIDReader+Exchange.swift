@@ -70,6 +70,18 @@ extension VirtualCCIDReader {
                     return
                 }
             }
+            // A contactless card runs T=1 only: with the reader set to T=0, or a reader without
+            // T=1, what comes back is no T=0 answer, and a real reader reports the card mute
+            // rather than pass on garbage.
+            if slots[index].contactLink == nil,
+                slots[index].parameters.protocolNumber != 1 || !configuration.descriptor.protocols.contains(.t1)
+            {
+                logger.warning(
+                    "a T=0 exchange with a contactless card (T=1 only): the card stays mute",
+                    metadata: ["slot": "\(index)"])
+                reply(failure(command, error: .iccMute, icc: .presentActive), delay: readerTime)
+                return
+            }
             guard var t1 = slots[index].t1 else {
                 reply(failure(command, error: .iccMute, icc: .presentActive), delay: readerTime)
                 return

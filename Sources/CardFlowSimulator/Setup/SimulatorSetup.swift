@@ -32,10 +32,10 @@ public struct SimulatorSetup: Sendable {
     private let stateStore: CardStateStore?
 
     public init(
-        specification: SimulatorSpecification, clock: any ElapsedClock = RealClock(),
+        specification requested: SimulatorSpecification, clock: any ElapsedClock = RealClock(),
         logger: Logger = Logger(label: "cardflow.simulator")
     ) async throws {
-        self.specification = specification
+        var specification = requested
         var configurations: [(VirtualReaderConfiguration, UInt8, String)] = []
         if let path = specification.profilePath {
             let profile = try ReaderProfile(contentsOfFile: path)
@@ -66,6 +66,13 @@ public struct SimulatorSetup: Sendable {
             configuration.chaos = specification.readerChaos
             configurations.append((configuration, 0, configuration.name))
         }
+        if let first = configurations.first?.0.descriptor, Self.needsContactCard(first, for: specification) {
+            specification.contactInterface = Self.defaultContactInterface
+            logger.debug(
+                "the reader cannot talk to a contactless card: a dual-protocol contact card is on it",
+                metadata: ["protocols": "\(first.protocols.names)", "level": "\(first.exchangeLevel)"])
+        }
+        self.specification = specification
         readers = configurations.map { configuration, interface, name in
             Reader(
                 reader: VirtualCCIDReader(configuration: configuration, clock: clock, logger: logger),
@@ -93,6 +100,23 @@ public struct SimulatorSetup: Sendable {
             }
             await first.liftCard(afterAPDUs: lift, returnAfter: specification.returnAfter, replacement: replacement)
         }
+    }
+
+    /// The contact interface a card gets in a reader that cannot talk to a contactless card:
+    /// both protocols, as most contact cards offer (the host picks what its reader has).
+    public static let defaultContactInterface = ContactInterface(protocols: [0, 1], ta1: 0x96)
+
+    /// Whether the ISO 7816 or APDU test card of `specification` must be a contact card to be
+    /// reachable in a reader with this descriptor: a contactless card behind a reader runs T=1
+    /// (PC/SC part 3), so a reader without T=1, or one the host drives character by character
+    /// (only a contact card has an I/O line), cannot talk to it. `contact=` decides otherwise.
+    public static func needsContactCard(
+        _ descriptor: CCIDClassDescriptor, for specification: SimulatorSpecification
+    ) -> Bool {
+        guard specification.contactInterface == nil, !specification.contactlessCard,
+            specification.cardKind == .iso7816 || specification.cardKind == .apduTest
+        else { return false }
+        return !descriptor.protocols.contains(.t1) || descriptor.exchangeLevel == .character
     }
 
     /// Writes the card's contents to the `state=PATH` file (no-op without one). The card saved

@@ -67,11 +67,14 @@ public struct SimulatorSpecification: Sendable, Hashable {
     public var fuzzStickyPercent = 5
     /// Fuzz card: the longest oversized answer (`max-response=N` bytes).
     public var fuzzMaxResponseLength = 1024
-    /// ISO 7816 and APDU test cards: a contact card instead of a contactless one (`contact=t0|t1|dual`), with
+    /// ISO 7816 and APDU test cards: a contact card instead of a contactless one (`contact=t0|t1|dual`; `none` keeps the contactless card), with
     /// `ta1=HH` (hex Fi/Di, `none` to leave TA1 out; 96 by default), `specific` (TA2: specific
     /// mode), `pps=accept|default-speed|mute|mismatch` (how it answers a PPS request) and
     /// `edc=lrc|crc` (the T=1 error detection code; `crc` puts TC3 = 01 in the ATR).
     public var contactInterface: ContactInterface?
+    /// ISO 7816 and APDU test cards: the contactless card even where a profile's reader cannot
+    /// talk to it (`contact=none`; by default such a reader gets a dual-protocol contact card).
+    public var contactlessCard = false
 
     public init(cardKind: SimulatedCardKind = .iso7816) {
         self.cardKind = cardKind
@@ -227,8 +230,13 @@ public struct SimulatorSpecification: Sendable, Hashable {
                 case "t0": protocols = [0]
                 case "t1": protocols = [1]
                 case "dual": protocols = [0, 1]
-                default: throw .invalidValue(option: key, value: text, expected: "t0, t1 or dual")
+                case "none":
+                    contactlessCard = true
+                    contactInterface = nil
+                    continue
+                default: throw .invalidValue(option: key, value: text, expected: "t0, t1, dual or none")
                 }
+                contactlessCard = false
                 var interface = contactInterface ?? ContactInterface(protocols: protocols, ta1: 0x96)
                 interface.protocols = protocols
                 contactInterface = interface
@@ -298,14 +306,16 @@ public struct SimulatorSpecification: Sendable, Hashable {
         {
             throw .invalidValue(option: option, value: "", expected: "sim:fuzz (only the fuzz card takes it)")
         }
-        if let option = contactOptions.first, !parts.dropFirst().contains(where: { $0.hasPrefix("contact=") }) {
+        if let option = contactOptions.first,
+            contactlessCard || !parts.dropFirst().contains(where: { $0.hasPrefix("contact=") })
+        {
             throw .invalidValue(option: option, value: "", expected: "contact=t0|t1|dual as well")
         }
         if let interface = contactInterface, interface.errorDetection == .crc, !interface.protocols.contains(1) {
             throw .invalidValue(
                 option: "edc", value: "crc", expected: "contact=t1 or contact=dual (the EDC is a T=1 parameter)")
         }
-        if contactInterface != nil, kind != .iso7816, kind != .apduTest {
+        if contactInterface != nil || contactlessCard, kind != .iso7816, kind != .apduTest {
             throw .invalidValue(
                 option: "contact", value: "",
                 expected: "sim:iso7816 or sim:apdu-test (the cards with a contact interface)")
