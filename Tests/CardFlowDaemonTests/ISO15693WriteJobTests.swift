@@ -50,7 +50,7 @@ struct ISO15693WriteJobTests {
         #expect(first.outcome?.values["uid"]?.count == 16)
         let memory = try await Self.tag(in: virtual).blocks
         #expect(Array(memory[8..<12].joined()) == Self.label)
-        let seeded: [UInt8] = [0x70, 0x71, 0x72, 0x73]  // block 7 as the simulated tag starts
+        let seeded: [UInt8] = [0x70, 0x71, 0x72, 0x73] // block 7 as the simulated tag starts
         #expect(memory[7] == seeded, "the block before is untouched")
 
         let again = try await Self.run(flow, on: virtual)

@@ -48,7 +48,7 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The card on the reader, with sim options: iso7816|apdu-test|none[,seed=N][,latency=MS][,lift-after=N][,return-after=MS][,swap][,state=PATH][,contact=t0|t1|dual[,ta1=HH][,specific][,pps=MODE][,edc=lrc|crc]].",
+            "The card on the reader, with sim options: iso7816|apdu-test|none[,seed=N][,latency=MS][,lift-after=N][,return-after=MS][,swap][,state=PATH][,contact=t0|t1|dual[,ta1=HH][,specific][,pps=MODE][,edc=lrc|crc]|contact=none]; a profile without T=1 or at character level gets a dual-protocol contact card unless contact= says otherwise.",
             valueName: "KIND[,options]"))
     var card: String = "iso7816"
 
