@@ -52,6 +52,9 @@
 # application sees. At APDU level the reader runs T=0 and both stacks pass its answers on.
 #
 # Classification per profile and card: identical; differing (both answered, bytes differ);
+# card-model-mismatch (T=1 runs of the APDU test card: CardFlow's answer is not the one the
+# card's documented command set gives, Scripts/apdu-test-oracle.py — pcscd's too when both agree:
+# identical garbage fails the run);
 # libccid-only failure (pcscd/libccid failed where CardFlow answered: its log line is kept);
 # CardFlow-only failure (a CardFlow bug); both-failed; skipped (protocol not offered by the
 # reader; VID:PID unknown to libccid with --unlisted skip; dump the simulator cannot load).
@@ -370,11 +373,18 @@ run_profile() {
             -e "/<key>ifdFriendlyName<\/key>/{n;s|<array>|<array><string>Overlay ${name%.txt}</string>|}" "$plist" >"$overlay"
     fi
 
+    # The card model's own answers (Scripts/apdu-test-oracle.py, from the APDU test card's
+    # documented command set), where an application sees them unchanged: T=1 at every level
+    # (61xx and 6Cxx pass through). Two stacks that agree on anything else agree on garbage.
+    local oracle=0
+    [[ "$card" == apdu-test* && $protocol == T1 ]] && oracle=1
     { echo "$short_script"
       if [[ $level == extended || ( ( $level == tpdu || $level == character ) && $protocol == T1 ) ]]; then echo "--"; echo "$extended_script"; fi
     } >"$dir/script.txt"
     local apdus
     apdus=$(grep -cv -e '^--$' -e '^$' "$dir/script.txt")
+    local -a expected=()
+    if ((oracle)); then mapfile -t expected < <(python3 "$root/Scripts/apdu-test-oracle.py" <"$dir/script.txt"); fi
     # Only at TPDU and character level does the host run T=0's transport (at APDU level the reader does).
     if [[ $level == tpdu || $level == character ]]; then echo "--t0-transport" >"$dir/client-options"; else : >"$dir/client-options"; fi
 
@@ -410,6 +420,7 @@ run_profile() {
     left_setup=$(grep -m1 '^SETUP' "$dir/pcscd.out" | cut -c7- || true)
     right_setup=$(grep -m1 '^SETUP' "$dir/cardflow.out" | cut -c7- || true)
 
+    local model_mismatch=0 model_detail=""
     local known=0 same=0 refused=0 differing=0 libccid_failed=0 cardflow_failed=0 not_compared=0 parted_segment=-1 detail=""
     local i a b
     local -a script_lines=()
@@ -417,6 +428,11 @@ run_profile() {
     for ((i = 0; i < apdus; i++)); do
         if [[ ${segment_of[$i]} == "$parted_segment" ]]; then not_compared=$((not_compared + 1)); continue; fi
         a="${left[$i]:-ERR ${left_setup:-no answer}}" b="${right[$i]:-ERR ${right_setup:-no answer}}"
+        if ((oracle)) && [[ "$b" == OK* && "$b" != "${expected[$i]}" ]]; then
+            # CardFlow returned what the card did not say (and pcscd too when a == b).
+            model_mismatch=$((model_mismatch + 1))
+            [[ -n "$model_detail" ]] || model_detail="APDU ${script_lines[$i]:0:24}: the card model answers $(answer_summary "${expected[$i]}"), CardFlow $(answer_summary "$b")$([[ "$a" == "$b" ]] && echo ", pcscd the same")"
+        fi
         if [[ "$a" == "$b" ]]; then same=$((same + 1)); continue; fi
         if [[ "$a" == ERR* && "$b" == ERR* ]]; then refused=$((refused + 1)); continue; fi
         parted_segment=${segment_of[$i]}
@@ -445,7 +461,8 @@ run_profile() {
         fi
     done
     local class=identical
-    if ((differing > 0)); then class=differing
+    if ((model_mismatch > 0)); then class=card-model-mismatch detail="$model_detail"
+    elif ((differing > 0)); then class=differing
     elif ((known > 0 && libccid_failed == 0 && cardflow_failed == 0)); then class=known-difference
     elif ((libccid_failed > 0 && cardflow_failed > 0)); then class=both-failed
     elif ((cardflow_failed > 0)); then class=cardflow-only-failure
@@ -477,7 +494,7 @@ summary="$results/summary.txt"
     awk -F'\t' 'NR > 1 { runs++; class[$8]++; if ($8 == "skipped") reason[$17]++ }
         END {
             printf "runs (profile x card): %d\n", runs
-            n = split("identical known-difference differing libccid-only-failure cardflow-only-failure both-failed skipped", order, " ")
+            n = split("identical known-difference differing card-model-mismatch libccid-only-failure cardflow-only-failure both-failed skipped", order, " ")
             for (i = 1; i <= n; i++) printf "  %-24s %d\n", order[i], class[order[i]] + 0
             for (r in reason) { key = r; sub(/ \(.*/, "", key); sub(/ [0-9a-f]{4}:[0-9a-f]{4} .*/, " (VID:PID not listed)", key); skipped[key] += reason[r] }
             for (k in skipped) printf "    skipped: %-70s %d\n", k, skipped[k]
@@ -486,7 +503,7 @@ summary="$results/summary.txt"
     echo "per-profile results: $tsv"
 } | tee "$summary"
 
-if awk -F'\t' 'NR > 1 && ($8 == "differing" || $8 == "cardflow-only-failure" || $8 == "both-failed") { bad = 1 } END { exit !bad }' "$tsv"; then
+if awk -F'\t' 'NR > 1 && ($8 == "differing" || $8 == "card-model-mismatch" || $8 == "cardflow-only-failure" || $8 == "both-failed") { bad = 1 } END { exit !bad }' "$tsv"; then
     exit 1
 fi
 exit 0

@@ -26,7 +26,8 @@
 /// | `00 C0 00 00 Le` GET RESPONSE | 2 | the next min(Ne, left) waiting bytes, then `61 XX` while bytes are left or `90 00`; an explicit Ne above what is left: `6C XX`; nothing waiting: `69 85` |
 /// | `00 A4 04 P2 Lc AID [Le]` SELECT | 3/4 | ``applicationID``: `90 00`; any other name, or any other P1: `6A 82` |
 ///
-/// `61 XX` and `6C XX` give the count mod 256 (`00` meaning 256 or more), as §5.6 prescribes.
+/// `61 XX` and `6C XX` give the count below 256, and `00` for 256 or more, as §5.6 prescribes
+/// (300 waiting bytes: `61 00`).
 /// Waiting GET RESPONSE data is dropped by any other command. Errors: `67 00` malformed length
 /// fields or wrong case, `6E 00` other classes, `6D 00` other instructions, `6B 00` wrong P1-P2,
 /// `6A 86` wrong P1-P2 of SELECT.
