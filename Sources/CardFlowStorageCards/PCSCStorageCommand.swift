@@ -81,6 +81,28 @@ public enum PCSCStorageCommand {
         return try make(ins: 0xD7, p1: 0x00, p2: UInt8(block), data: [operation.rawValue] + bigEndian)
     }
 
+    /// PC/SC part 3 increment or decrement (2.02 amendment 1 §3.2.2.1.10; Identiv's uTrust and
+    /// CLOUD reference manuals, `PAPDU_MIFARE_VALUE_BLK_NEW`): `FF C2 00 03 Lc`, the action
+    /// object `A0` (increment) or `A1` (decrement) holding the destination `80 01 BLK` and the
+    /// amount `81 04 VALUE`, least significant byte first, then `Le 00`. The reader transfers the
+    /// result to the same block. Identiv's example, block 5 up by 100:
+    /// `FF C2 00 03 0B A0 09 80 01 05 81 04 64 00 00 00 00`.
+    ///
+    /// - Throws: ``StorageCardError/invalidArgument(_:)`` for ``ValueOperation/store``, a
+    ///   negative amount or a block over 255.
+    public static func part3ValueOperation(_ operation: ValueOperation, block: Int, amount: Int32)
+        throws(StorageCardError) -> CommandAPDU
+    {
+        guard operation != .store else { throw .invalidArgument("PC/SC part 3 has no store value operation") }
+        guard amount >= 0 else { throw .invalidArgument("value amounts are not negative: \(amount)") }
+        guard (0...255).contains(block) else { throw .invalidArgument("block \(block) does not fit one byte") }
+        let raw = UInt32(amount)
+        let littleEndian = [0, 8, 16, 24].map { UInt8(truncatingIfNeeded: raw >> UInt32($0)) }
+        let objects: [UInt8] = [0x80, 0x01, UInt8(block), 0x81, 0x04] + littleEndian
+        let action: UInt8 = operation == .increment ? 0xA0 : 0xA1
+        return try make(ins: 0xC2, p1: 0x00, p2: 0x03, data: [action, UInt8(objects.count)] + objects, le: 256)
+    }
+
     /// ACS restore value: copies a value block to another in the same sector, `FF D7 00 SRC 02 03 DST`.
     public static func restoreValue(from source: Int, to target: Int) throws(StorageCardError) -> CommandAPDU {
         guard (0...255).contains(source), (0...255).contains(target) else {

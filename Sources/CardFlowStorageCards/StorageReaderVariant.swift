@@ -59,6 +59,14 @@ public struct StorageReaderVariant: Sendable, Hashable, CustomStringConvertible 
     public let nonVolatileKeySlots: ClosedRange<UInt8>?
     /// Whether the reader has the ACS value-block commands (`FF D7` operations, `FF B1` read value).
     public let valueBlockCommands: Bool
+    /// Whether increments and decrements go through PC/SC part 3's `FF C2 00 03` (2.02
+    /// amendment 1 §3.2.2.1.10): Identiv documents it for its uTrust and CLOUD readers, and the
+    /// generic variant follows part 3. With neither these nor the ACS commands the client reads,
+    /// changes and writes the value block, which needs write permission that access conditions
+    /// `110` (with key A) and `001` deny where they allow a decrement. A reader that answers the
+    /// command as unknown falls back to that.
+    public var part3ValueOperations: Bool { family == .identiv || family == .genericPart3 }
+
     /// How the reader carries raw card frames (NTAG PWD_AUTH, FeliCa…); see
     /// ``StorageRawFrameRoute`` for each route's form and sources.
     public let rawFrameRoute: StorageRawFrameRoute

@@ -174,19 +174,37 @@ struct ClassicClientTests {
         #expect(stored.blocks[15][6...8] == [0x77, 0x87, 0x88])
     }
 
-    @Test("value operations refuse a malformed value block")
+    @Test("value operations refuse a malformed value block: the client when it reads the block, the card otherwise")
     func malformedValueBlock() async throws {
-        let virtual = VirtualCCIDReader(configuration: VirtualReaderConfiguration(vendorID: 0x04E6, productID: 0x5591))
-        await virtual.insert(SimulatedMIFAREClassicCard(seed: 5))
-        try await Reader.simulated(virtual).withSession { session in
+        // OMNIKEY: read-modify-write, so the client sees the malformed block itself.
+        let omnikey = VirtualCCIDReader(configuration: VirtualReaderConfiguration(vendorID: 0x076B, productID: 0x5422))
+        await omnikey.insert(SimulatedMIFAREClassicCard(seed: 5))
+        try await Reader.simulated(omnikey).withSession { session in
             let card = try await ClassicClient.open(on: session)
-            #expect(card.variant == .identiv)
+            #expect(card.variant == .omnikey)
             try await card.authenticate(sector: 1, keyType: .a, key: .transport)
             try await card.writeBlock(5, data: [UInt8](repeating: 7, count: 16))
             await #expect(throws: StorageCardError.notAValueBlock(block: 5)) {
                 try await card.increment(block: 5, by: 1)
             }
         }
+        // Identiv: PC/SC part 3's increment, which the card refuses (its value block check).
+        let identiv = VirtualCCIDReader(configuration: VirtualReaderConfiguration(vendorID: 0x04E6, productID: 0x5591))
+        await identiv.insert(SimulatedMIFAREClassicCard(seed: 5))
+        try await Reader.simulated(identiv).withSession { session in
+            let card = try await ClassicClient.open(on: session)
+            #expect(card.variant == .identiv)
+            try await card.authenticate(sector: 1, keyType: .a, key: .transport)
+            try await card.writeBlock(5, data: [UInt8](repeating: 7, count: 16))
+            let error = await #expect(throws: StorageCardError.self) { try await card.increment(block: 5, by: 1) }
+            guard case .operationRefused(let instruction, let block, _, let cause)? = error else {
+                Issue.record("not a refusal: \(String(describing: error))")
+                return
+            }
+            #expect(instruction == 0xC2 && block == 5 && cause.contains("no value block"))
+        }
+        let stored = try #require(await identiv.card() as? SimulatedMIFAREClassicCard)
+        #expect(stored.blocks[5] == [UInt8](repeating: 7, count: 16))
     }
 
     @Test("a card lifted mid-write is a typed card-lost error")

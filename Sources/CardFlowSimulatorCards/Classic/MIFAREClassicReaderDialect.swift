@@ -9,10 +9,12 @@
 /// - `identiv` (04E6: 5591 SCL3711, 5790 uTrust 3700 F, 5612 uTrust 3720 F, 5720 CLOUD 4700 F;
 ///   SCL3711 and uTrust 3720F reference manuals): LOAD KEYS `FF 82 00 60|61 06 key` (P2 = key
 ///   type, one volatile key per type); authentication `… 60|61 01` uses the key of its type;
-///   no ACS value commands.
+///   no ACS value commands; increment/decrement through PC/SC part 3's `FF C2 00 03`
+///   (`PAPDU_MIFARE_VALUE_BLK_NEW` in the uTrust 3720F and CLOUD 47x0 F manuals).
 /// - `omnikey` (076B: 5421, 5422, 5427; HID's mifare-sample): LOAD KEYS with P1 `20`
 ///   (non-volatile) or `00`, P2 = slot 00–1F (range not verified); no ACS value commands.
-/// - `generic`: PC/SC part 3 (P1 bit 5 non-volatile, P2 slot 00–1F); no ACS value commands.
+/// - `generic`: PC/SC part 3 (P1 bit 5 non-volatile, P2 slot 00–1F); no ACS value commands;
+///   part 3's increment/decrement `FF C2 00 03`.
 ///
 /// Non-ACS families answer a refused READ/UPDATE BINARY with `69 82` (security status not
 /// satisfied) and a failed authentication with `63 00`, as PC/SC part 3 lists them.

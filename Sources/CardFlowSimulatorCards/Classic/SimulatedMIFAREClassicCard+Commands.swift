@@ -12,6 +12,9 @@ extension SimulatedMIFAREClassicCard {
         case 0xD6: return updateBinary(command)
         case 0xD7 where readerDialect == .acs: return valueOperation(command)
         case 0xB1 where readerDialect == .acs: return readValue(command)
+        // OMNIKEY's value commands are not known here (its developer guide was not retrieved).
+        case 0xC2 where (readerDialect == .identiv || readerDialect == .generic) && command[3] == 0x03:
+            return part3ValueOperation(command)
         default: return [0x6D, 0x00]
         }
     }
@@ -233,6 +236,51 @@ extension SimulatedMIFAREClassicCard {
         default:
             return [0x63, 0x00]
         }
+    }
+
+    /// PC/SC part 3's increment/decrement (2.02 amendment 1 §3.2.2.1.10, as Identiv's uTrust and
+    /// CLOUD reference manuals give it, `PAPDU_MIFARE_VALUE_BLK_NEW`): `FF C2 00 03 Lc` with one
+    /// action object, `A0` increment or `A1` decrement, holding the destination `80 01 BLK` and
+    /// the amount `81 04 VALUE` (least significant byte first), then `Le`. The answer is the
+    /// error-status object `C0 03 XX SW1 SW2` (XX: the failing data object, 00 for none) and
+    /// SW1 SW2: `C0 03 00 90 00 90 00` when done; the card's refusal as its SW otherwise.
+    private mutating func part3ValueOperation(_ command: [UInt8]) -> [UInt8] {
+        func status(_ object: UInt8, _ sw: [UInt8]) -> [UInt8] { [0xC0, 0x03, object] + sw + sw }
+        guard command.count >= 5, command[2] == 0x00 else { return status(0x00, [0x67, 0x00]) }
+        let length = Int(command[4])
+        guard command.count == 5 + length || command.count == 6 + length else { return status(0x00, [0x67, 0x00]) }
+        let data = Array(command[5..<5 + length])
+        guard data.count >= 2, data[0] == 0xA0 || data[0] == 0xA1, Int(data[1]) == data.count - 2 else {
+            return status(0x01, [0x6A, 0x81])
+        }
+        var block: Int?
+        var amount: [UInt8]?
+        var offset = 2
+        while offset + 2 <= data.count {
+            let tag = data[offset]
+            let size = Int(data[offset + 1])
+            guard offset + 2 + size <= data.count else { return status(0x01, [0x67, 0x00]) }
+            let value = Array(data[offset + 2..<offset + 2 + size])
+            switch (tag, size) {
+            case (0x80, 1): block = Int(value[0])
+            case (0x81, 4): amount = value
+            default: return status(0x01, [0x6A, 0x81])
+            }
+            offset += 2 + size
+        }
+        guard offset == data.count, let block, let amount, block < blocks.count else {
+            return status(0x01, [0x67, 0x00])
+        }
+        let increment = data[0] == 0xA0
+        guard dataAllowed(increment ? .increment : .decrementTransferRestore, block: block),
+            dataAllowed(.decrementTransferRestore, block: block), let current = value(of: block)
+        else { return status(0x01, refuse()) }
+        func number(_ bytes: [UInt8]) -> UInt32 { (0..<4).reduce(0) { $0 | UInt32(bytes[$1]) << (8 * UInt32($1)) } }
+        let result = increment ? number(current) &+ number(amount) : number(current) &- number(amount)
+        let bytes = (0..<4).map { UInt8(truncatingIfNeeded: result >> (8 * UInt32($0))) }
+        // Increment/decrement into the value register, then transfer to the same block.
+        blocks[block] = Self.valueBlock(bytes, address: blocks[block][12])
+        return status(0x00, [0x90, 0x00])
     }
 
     /// Restore `source` into the value register, then transfer it to `target` (same sector).

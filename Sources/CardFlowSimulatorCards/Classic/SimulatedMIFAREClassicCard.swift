@@ -50,7 +50,7 @@ public struct SimulatedMIFAREClassicCard: PersistentVirtualCard, ReaderAwareVirt
     }
 
     public var technology: ContactlessTechnology { size == .oneK ? .mifareClassic1K : .mifareClassic4K }
-    public var readerPassThroughInstructions: Set<UInt8> { [0x82, 0x86, 0x88, 0xB0, 0xB1, 0xD6, 0xD7] }
+    public var readerPassThroughInstructions: Set<UInt8> { [0x82, 0x86, 0x88, 0xB0, 0xB1, 0xC2, 0xD6, 0xD7] }
 
     /// A card in transport configuration.
     ///

@@ -241,6 +241,9 @@ public actor ClassicClient {
             try await valueCommand(operation, block: block, value: amount)
             return
         }
+        if variant.part3ValueOperations, try await part3ValueCommand(operation, block: block, amount: amount) {
+            return
+        }
         let current = try await readValueBlock(block)
         let (result, overflow) =
             operation == .increment
@@ -260,6 +263,33 @@ public actor ClassicClient {
         let command = try PCSCStorageCommand.valueOperation(operation, block: block, value: value)
         let response = try await exchange(command, operation: "value operation on block \(block)")
         try checkOperation(response, command: command, block: block, what: "\(operation)")
+    }
+
+    /// PC/SC part 3's increment/decrement; false when the reader does not know the command
+    /// (`6A 81` function not supported, `6D 00`, `6E 00`, in its SW or its error-status object
+    /// `C0 03 XX SW1 SW2`): then nothing was applied and the caller falls back.
+    private func part3ValueCommand(_ operation: PCSCStorageCommand.ValueOperation, block: Int, amount: Int32)
+        async throws -> Bool
+    {
+        try requireAuthentication(for: block)
+        if layout.isTrailer(block) || block == 0 {
+            throw StorageCardError.plainWriteRefused(block: block, reason: "no value block")
+        }
+        let command = try PCSCStorageCommand.part3ValueOperation(operation, block: block, amount: amount)
+        let response = try await exchange(command, operation: "part 3 \(operation) on block \(block)")
+        let data = response.data
+        let objectStatus: UInt16? =
+            data.count >= 5 && data[0] == 0xC0 && data[1] == 0x03 ? UInt16(data[3]) << 8 | UInt16(data[4]) : nil
+        let unsupported: Set<UInt16> = [0x6A81, 0x6D00, 0x6E00]
+        if unsupported.contains(response.statusWord.rawValue) || objectStatus.map(unsupported.contains) == true {
+            logger.debug("the reader has no PC/SC part 3 increment/decrement: read, change, write")
+            return false
+        }
+        if response.statusWord.isSuccess, objectStatus == 0x9000 { return true }
+        let refusal = objectStatus.map { StatusWord($0) } ?? response.statusWord
+        let failed = ResponseAPDU(data: [], statusWord: refusal.isSuccess ? StatusWord(0x6F00) : refusal)
+        try checkOperation(failed, command: command, block: block, what: "\(operation)")
+        return true
     }
 
     private func update(_ block: Int, data: [UInt8], what: String) async throws {
