@@ -33,6 +33,8 @@ public final class FleetStore: FleetQueue {
     public let operationTimeout: Duration
     let client: PostgresClient
     let logger: Logger
+    /// Opened by ``run()``: operations wait for it rather than lease from a pool that is not running.
+    let poolStarted = PoolStartSignal()
     /// LISTEN runs on a connection of its own, outside the pool: it is held for as long as the
     /// host listens, and closing it is what ends the listen at once on shutdown.
     let listenConfiguration: PostgresConnection.Configuration?
@@ -81,8 +83,12 @@ public final class FleetStore: FleetQueue {
         client = PostgresClient(configuration: configuration, backgroundLogger: logger)
     }
 
-    /// Runs the connection pool until the calling task is cancelled.
+    /// Runs the connection pool until the calling task is cancelled. Operations asked before it
+    /// starts wait for it (within ``operationTimeout``).
     public func run() async {
+        // Opened just before the pool: the client marks itself running as the first thing its
+        // run() does, before anything the waiters resume to can reach it.
+        poolStarted.open()
         await client.run()
     }
 
@@ -113,17 +119,20 @@ public final class FleetStore: FleetQueue {
     ///
     /// The bound holds even when `body` does not end on cancellation (a pool that is shutting
     /// down can leave a lease request hanging): the first of the answer, the timeout and the
-    /// caller's cancellation wins, and a body still running is cancelled and left behind.
+    /// caller's cancellation wins, and a body still running is cancelled and left behind. Waiting
+    /// for ``run()`` to start counts towards the bound.
     func perform<Value: Sendable>(
         _ operation: String,
         _ body: @escaping @Sendable (PostgresClient, Logger) async throws -> Value
     ) async throws(FleetStoreError) -> Value {
         let client = self.client
         let logger = self.logger
+        let poolStarted = self.poolStarted
         let timeout = operationTimeout
         let (answers, sink) = AsyncThrowingStream<Value, any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let work = Task {
             do {
+                try await poolStarted.wait()
                 sink.yield(try await body(client, logger))
                 sink.finish()
             } catch {
