@@ -92,6 +92,9 @@ extension FleetStore {
         return nil
     }
 
+    /// Expired claims fail for good on their last allowed attempt. Bounded and served by the
+    /// `fleet_records_expiring` index (claimed rows by lease end), so a claim costs the same in a
+    /// batch of ten records or a million; a backlog clears over the following claims.
     private static func failExhaustedClaims(
         batch: String, maximumAttempts: Int, _ connection: PostgresConnection, _ logger: Logger
     ) async throws {
@@ -102,8 +105,14 @@ extension FleetStore {
                 SET state = 'failed', lease_until = NULL, updated_at = now(), completed_at = now(),
                     error = 'lease expired on attempt ' || attempts || ' of ' || \(maximumAttempts)
                             || ' (host ' || coalesce(claimed_by, '?') || ')'
-                WHERE batch = \(batch) AND state = 'claimed' AND lease_until < now()
-                  AND attempts >= \(maximumAttempts)
+                WHERE id IN (
+                    SELECT id FROM fleet_records
+                    WHERE batch = \(batch) AND state = 'claimed' AND lease_until < now()
+                      AND attempts >= \(maximumAttempts)
+                    ORDER BY lease_until
+                    LIMIT \(exhaustedClaimsPerSweep)
+                    FOR UPDATE SKIP LOCKED
+                )
                 RETURNING id, uid, batch, claimed_by, reader, claim_token
             )
             INSERT INTO fleet_spoiled (uid, record_id, batch, host, reader, claim_token, reason)
@@ -111,6 +120,10 @@ extension FleetStore {
             FROM exhausted WHERE uid IS NOT NULL
             """, logger: logger)
     }
+
+    /// Expired last attempts one claim fails at most: more than claims can expire between two
+    /// claims in practice.
+    static let exhaustedClaimsPerSweep = 16
 
     /// Extends the lease of a claim the caller still holds; false when the token no longer
     /// matches (the record was claimed again, retried or voided): the caller lost it.

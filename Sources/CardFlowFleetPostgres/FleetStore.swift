@@ -92,23 +92,37 @@ public final class FleetStore: FleetQueue {
         await client.run()
     }
 
-    /// Creates the fleet's tables when they are missing (idempotent; several hosts may call it at once).
+    /// Creates the fleet's tables when they are missing and upgrades an older schema (idempotent;
+    /// several hosts may call it at once).
+    ///
+    /// Throws ``/CardFlowFleet/FleetStoreError/schemaMissing(_:)`` when the database is at a
+    /// newer version than this build knows.
     public func migrate() async throws(FleetStoreError) {
         try await perform("migrate") { client, logger in
             try await client.withTransaction(logger: logger) { connection in
                 try await connection.query("SELECT pg_advisory_xact_lock(\(FleetSchema.lockKey))", logger: logger)
-                for statement in FleetSchema.statements {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                }
+                try await connection.query(PostgresQuery(unsafeSQL: FleetSchema.versionTable), logger: logger)
                 let versions = try await connection.query("SELECT version FROM fleet_schema", logger: logger)
                 var found: [Int] = []
                 for try await version in versions.decode(Int.self) { found.append(version) }
+                let current = found.max() ?? 0
+                guard current <= FleetSchema.version else {
+                    throw FleetStoreError.schemaMissing(
+                        "the database has schema version \(current); this build knows \(FleetSchema.version)")
+                }
+                for step in FleetSchema.steps where step.version > current {
+                    for statement in step.statements {
+                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    }
+                }
                 if found.isEmpty {
                     try await connection.query(
                         "INSERT INTO fleet_schema (version) VALUES (\(FleetSchema.version))", logger: logger)
-                } else if found.max() ?? 0 > FleetSchema.version {
-                    throw FleetStoreError.schemaMissing(
-                        "the database has schema version \(found.max() ?? 0); this build knows \(FleetSchema.version)")
+                } else if current < FleetSchema.version {
+                    try await connection.query(
+                        "UPDATE fleet_schema SET version = \(FleetSchema.version)", logger: logger)
+                    logger.info(
+                        "fleet schema upgraded", metadata: ["from": "\(current)", "to": "\(FleetSchema.version)"])
                 }
             }
         }

@@ -267,6 +267,41 @@ struct PostgresFleetStoreTests {
         }
     }
 
+    @Test func hostTotalsAddUpOverRunsAndARepeatedHeartbeatCountsOnce() async throws {
+        try await withFleetStore { store, _ in
+            let first = UUID()
+            var report = FleetHostReport(
+                name: "desk-1", version: "1.0", batch: "b", readers: [], runningJobs: 0, claims: 5, completions: 4,
+                fencedWrites: 1, leaseLosses: 0, outboxDepth: 0, startedAt: Date(timeIntervalSince1970: 1_800_000_000),
+                session: first)
+            try await store.report(report)
+            // A heartbeat sent again (its answer was lost) and a late, older one change nothing.
+            try await store.report(report)
+            var stale = report
+            stale.completions = 2
+            try await store.report(stale)
+            #expect(try await store.hosts().first?.completions == 4)
+            // The host restarts under the same name: a new run counts from zero.
+            report.session = UUID()
+            report.startedAt = Date(timeIntervalSince1970: 1_800_000_600)
+            (report.claims, report.completions, report.fencedWrites) = (2, 1, 0)
+            try await store.report(report)
+            var host = try #require(try await store.hosts().first)
+            #expect(host.claims == 7)
+            #expect(host.completions == 5)
+            #expect(host.fencedWrites == 1)
+            #expect(host.session == report.session)
+            // The first run's last heartbeat, arriving after the restart, is dropped.
+            stale.session = first
+            stale.completions = 9
+            try await store.report(stale)
+            report.completions = 3
+            try await store.report(report)
+            host = try #require(try await store.hosts().first)
+            #expect(host.completions == 7)
+        }
+    }
+
     @Test func aStoppedServerFailsFastWithATypedError() async throws {
         try await withFleetStore(operationTimeout: .seconds(3)) { store, server in
             _ = try await store.importRecords(batch: "b", records(1))
