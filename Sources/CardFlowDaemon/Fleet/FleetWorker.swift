@@ -14,8 +14,9 @@ import Logging
 ///   step. Its card then goes on the spoilage list when the record is claimed again.
 /// - How the flow ended is committed to the outbox (SQLite) before the store is asked; entries
 ///   the store did not take are retried with the same token until it does, so nothing is lost
-///   and nothing applied twice. A completion whose token no longer matches is fenced, counted,
-///   and dropped.
+///   and nothing applied twice. One delivery pass runs at a time, whoever asks (a job's end, the
+///   retry loop, the first claim after a restart), so each completion is sent once. A completion
+///   whose token no longer matches is fenced, counted, and dropped.
 /// - A blank card with nothing to claim waits for the store's notification (or a poll) while it
 ///   stays on the reader.
 public actor FleetWorker {
@@ -27,6 +28,8 @@ public actor FleetWorker {
     private let version: String
     private let readers: @Sendable () async -> [String]
     private let startedAt = Date()
+    /// This run of the host: the store adds an earlier run's counters to the host's totals.
+    private let session = UUID()
 
     private struct HeldClaim {
         var claim: FleetClaim
@@ -50,6 +53,11 @@ public actor FleetWorker {
     /// claim: otherwise a restarted host whose lease ran out meanwhile would claim its own record
     /// again, spoil the card it had finished, and have its saved completion fenced.
     private var outboxOffered = false
+    /// The outbox delivery pass in flight: one at a time, so a completion is sent once.
+    private var deliveryPass: Task<Void, Never>?
+    /// Delivery requests are numbered; a pass covers every request made before it read the outbox.
+    private var deliveryRequests = 0
+    private var deliveredThrough = 0
 
     private var lease: Duration { .seconds(settings.leaseSeconds) }
     private var margin: Duration { .seconds(settings.leaseSeconds) / 6 }
@@ -98,7 +106,7 @@ public actor FleetWorker {
         FleetHostReport(
             name: settings.hostName, version: version, batch: settings.batch, readers: [],
             runningJobs: held.count, claims: claims, completions: completions, fencedWrites: fencedWrites,
-            leaseLosses: leaseLosses, outboxDepth: outboxDepth, startedAt: startedAt)
+            leaseLosses: leaseLosses, outboxDepth: outboxDepth, startedAt: startedAt, session: session)
     }
 
     // MARK: Cards
@@ -253,7 +261,32 @@ public actor FleetWorker {
     // MARK: Outbox
 
     /// Delivers every pending completion; stops at the first that finds the store unreachable.
+    ///
+    /// Returns once a delivery pass that began after this call has ended. Calls that overlap share
+    /// passes: one pass runs at a time, so no completion is sent twice at once.
     public func deliverOutbox() async {
+        deliveryRequests += 1
+        let request = deliveryRequests
+        while deliveredThrough < request {
+            if let deliveryPass {
+                await deliveryPass.value
+            } else {
+                let pass = Task { await self.runDeliveryPass() }
+                deliveryPass = pass
+                await pass.value
+            }
+        }
+    }
+
+    private func runDeliveryPass() async {
+        // Every request made so far had its completion in the outbox already: this pass reads it.
+        let covers = deliveryRequests
+        await deliverPending()
+        deliveredThrough = max(deliveredThrough, covers)
+        deliveryPass = nil
+    }
+
+    private func deliverPending() async {
         var pending: [FleetOutboxEntry] = unlogged
         if let log {
             do {
