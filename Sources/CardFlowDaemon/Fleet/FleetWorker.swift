@@ -154,9 +154,11 @@ public actor FleetWorker {
             }
             let sent = ContinuousClock.now
             do {
-                switch try await queue.claim(
+                let answer = try await queue.claim(
                     batch: settings.batch, host: settings.hostName, reader: reader.info.id, uid: uid, lease: lease)
-                {
+                let answered = ContinuousClock.now
+                metrics.fleetClaimDuration(answered - sent)
+                switch answer {
                 case .claimed(let claim):
                     held[claim.recordID] = HeldClaim(claim: claim, deadline: sent + lease)
                     claims += 1
@@ -188,6 +190,7 @@ public actor FleetWorker {
                     }
                 }
             } catch {
+                metrics.fleetClaimDuration(ContinuousClock.now - sent)
                 logger.warning("fleet claim failed; trying again", metadata: ["error": "\(error)"])
             }
             await waitForWork()
@@ -252,7 +255,7 @@ public actor FleetWorker {
             unlogged.append(
                 FleetOutboxEntry(
                     id: nextUnloggedID, recordID: claim.recordID, token: claim.token, batch: claim.batch,
-                    state: state, result: result, error: error, job: job, attempts: 0))
+                    state: state, result: result, error: error, job: job, attempts: 0, createdAt: Date()))
             nextUnloggedID -= 1
         }
         await deliverOutbox()
@@ -303,10 +306,12 @@ public actor FleetWorker {
         }
         for entry in pending {
             let outcome: FleetCompletionOutcome
+            let sent = ContinuousClock.now
             do {
                 outcome = try await queue.complete(
                     recordID: entry.recordID, token: entry.token, state: entry.state, result: entry.result,
                     error: entry.error)
+                metrics.fleetCompletionDuration(ContinuousClock.now - sent)
             } catch {
                 if entry.id >= 0, let log {
                     try? await log.recordFleetDeliveryFailure(entry.id, error: error.description)
@@ -349,9 +354,16 @@ public actor FleetWorker {
 
     private func refreshOutboxDepth() async {
         var depth = unlogged.count
-        if let log, let logged = try? await log.fleetOutboxDepth() { depth += logged }
+        var oldest = unlogged.map(\.createdAt).min()
+        if let log, let logged = try? await log.fleetOutboxDepth() {
+            depth += logged
+            if logged > 0, let loggedOldest = try? await log.oldestPendingFleetCompletion() {
+                oldest = min(oldest ?? loggedOldest, loggedOldest)
+            }
+        }
         outboxDepth = depth
         metrics.fleetOutboxDepth(depth)
+        metrics.fleetOutboxAge(seconds: oldest.map { max(0, Date().timeIntervalSince($0)) } ?? 0)
     }
 
     // MARK: Background
