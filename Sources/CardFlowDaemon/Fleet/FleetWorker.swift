@@ -12,6 +12,9 @@ import Logging
 ///   only while the lease is known to hold (renewed, with a sixth of it to spare): a host that
 ///   cannot reach the store, or whose record was claimed by another host, stops before the next
 ///   step. Its card then goes on the spoilage list when the record is claimed again.
+/// - A claim answered after its lease may have run out, or a job that ended before its first
+///   step, wrote nothing: the claim is released (the record is pending again, the attempt does
+///   not count, the card stays blank) instead of recorded as failed.
 /// - How the flow ended is committed to the outbox (SQLite) before the store is asked; entries
 ///   the store did not take are retried with the same token until it does, so nothing is lost
 ///   and nothing applied twice. One delivery pass runs at a time, whoever asks (a job's end, the
@@ -36,6 +39,8 @@ public actor FleetWorker {
         /// Until when the lease is known to hold (the send time of the last renewal plus the lease).
         var deadline: ContinuousClock.Instant
         var lost = false
+        /// Whether a step was let through: from then on the card may have been written.
+        var stepBegun = false
     }
     private var held: [Int64: HeldClaim] = [:]
     /// Completions that could not be written to the outbox (no job log, or a full disk): kept
@@ -159,6 +164,12 @@ public actor FleetWorker {
                 let answered = ContinuousClock.now
                 metrics.fleetClaimDuration(answered - sent)
                 switch answer {
+                case .claimed(let claim) where answered + margin >= sent + lease:
+                    // The answer came too late to trust the lease (a stalled database): nothing
+                    // was written, so give the record back and ask again while the card is there.
+                    await release(claim, reason: "the claim was answered after its lease may have run out")
+                    guard (try? await reader.currentPresence()) == .present else { return nil }
+                    continue
                 case .claimed(let claim):
                     held[claim.recordID] = HeldClaim(claim: claim, deadline: sent + lease)
                     claims += 1
@@ -209,6 +220,28 @@ public actor FleetWorker {
             noteLeaseLoss(recordID, reason: "not renewed in time")
         }
         if entry.lost { throw DaemonFlowError.fleetClaimLost(record: recordID) }
+        if !entry.stepBegun {
+            entry.stepBegun = true
+            held[recordID] = entry
+        }
+    }
+
+    /// Gives back a claim nothing was written for: the record is pending again and the card
+    /// stays blank. A claim the store no longer has (claimed again meanwhile) needs nothing.
+    private func release(_ claim: FleetClaim, reason: String) async {
+        held[claim.recordID] = nil
+        metrics.fleetClaimReleased()
+        do {
+            let released = try await queue.release(claim)
+            logger.warning(
+                "fleet claim released untouched",
+                metadata: ["record": "\(claim.recordID)", "reason": "\(reason)", "released": "\(released)"])
+        } catch {
+            // The lease runs out on its own; the record is claimable again then.
+            logger.warning(
+                "fleet claim could not be released; its lease will run out",
+                metadata: ["record": "\(claim.recordID)", "reason": "\(reason)", "error": "\(error)"])
+        }
     }
 
     private func noteLeaseLoss(_ recordID: Int64, reason: String) {
@@ -220,6 +253,12 @@ public actor FleetWorker {
     }
 
     private func jobEnded(_ claim: FleetClaim, _ completion: JobCompletion) async {
+        if completion.state != .succeeded, held[claim.recordID]?.stepBegun == false {
+            // Ended before its first step (the lease lapsed first, the card left): untouched.
+            let reason = completion.error.map { String(describing: $0) } ?? completion.state.rawValue
+            await release(claim, reason: "the job ended before its first step: \(reason)")
+            return
+        }
         if completion.state == .succeeded {
             var values = completion.outcome?.values ?? [:]
             values["ref"] = claim.reference
