@@ -18,6 +18,7 @@ enum FleetSchema {
     static let steps: [(version: Int, statements: [String])] = [
         (version: 1, statements: versionOne),
         (version: 2, statements: versionTwo),
+        (version: 3, statements: versionThree),
     ]
 
     static let versionOne: [String] = [
@@ -114,6 +115,21 @@ enum FleetSchema {
             ADD COLUMN IF NOT EXISTS earlier_fenced bigint NOT NULL DEFAULT 0,
             ADD COLUMN IF NOT EXISTS earlier_lease_losses bigint NOT NULL DEFAULT 0
         """,
+    ]
+
+    /// A written card's completion wins over a re-claim that has not written its card yet.
+    /// `previous_*`: the expired claim a re-claim took the record from, so that claim's late
+    /// completion can still be applied; `writing`: the re-claim told the store that its first step
+    /// begins, after which it keeps the record.
+    static let versionThree: [String] = [
+        """
+        ALTER TABLE fleet_records
+            ADD COLUMN IF NOT EXISTS writing boolean NOT NULL DEFAULT false,
+            ADD COLUMN IF NOT EXISTS previous_token uuid,
+            ADD COLUMN IF NOT EXISTS previous_uid text,
+            ADD COLUMN IF NOT EXISTS previous_host text,
+            ADD COLUMN IF NOT EXISTS previous_reader text
+        """
     ]
 
     /// The LISTEN/NOTIFY channel; the payload is the batch name.

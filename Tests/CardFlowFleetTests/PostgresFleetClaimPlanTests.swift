@@ -61,6 +61,7 @@ struct PostgresFleetClaimPlanTests {
                 }
                 // A card already bound, and one on the spoilage list, are answered without a claim.
                 _ = try await store.claim(batch: "b", host: "h2", reader: "r", uid: uid(0), lease: .seconds(60))
+                #expect(try await store.beginWriting(claims[0], lease: .seconds(60)))
                 #expect(try await store.extendLease(claims[0], by: .seconds(60)))
                 #expect(
                     try await store.complete(
@@ -95,7 +96,7 @@ struct PostgresFleetClaimPlanTests {
                 VALUES ('bureau-1', '1.0', 10, 8, 1, 1)
                 """)
             try await store.migrate()
-            #expect(try await server.psql("SELECT max(version) FROM fleet_schema") == "2\n")
+            #expect(try await server.psql("SELECT max(version) FROM fleet_schema") == "3\n")
             let indexes = try await server.psql("SELECT indexname FROM pg_indexes WHERE tablename = 'fleet_records'")
             #expect(indexes.contains("fleet_records_expiring"))
             let host = try #require(try await store.hosts().first)

@@ -134,6 +134,10 @@ struct PostgresFleetStoreTests {
             #expect(live.recordID == dead.recordID)
             #expect(live.attempt == 2)
             #expect(live.token != dead.token)
+            #expect(live.replacesEarlierClaim)
+            #expect(!dead.replacesEarlierClaim)
+            // The live host writes its card: from now on the dead host cannot take the record back.
+            #expect(try await store.beginWriting(live, lease: .seconds(60)))
             // The dead host's renewal and late completion match nothing.
             #expect(try await !store.extendLease(dead, by: .seconds(60)))
             #expect(

@@ -8,7 +8,8 @@ import Logging
 /// A cardd host of the fleet whose store calls are counted (``RecordingQueue``).
 func recordingHost(
     _ name: String, server: ThrowawayPostgres, lease: Int, calls: QueueCalls,
-    claimReply: @escaping @Sendable (Int, FleetClaimResult) async -> Void = { _, _ in }
+    claimReply: @escaping @Sendable (Int, FleetClaimResult) async -> Void = { _, _ in },
+    beforeWriting: @escaping @Sendable () async -> Void = {}
 ) throws -> (DaemonConfiguration, FleetMembership) {
     var logger = Logger(label: "fleet.\(name)")
     logger.logLevel = .warning
@@ -21,6 +22,6 @@ func recordingHost(
                 name: "badges",
                 flow: .fleet(try FleetFlowTemplate(parameters: ["kind": "ndef-write"], kinds: .standard)))
         ], fleet: settings)
-    let queue = RecordingQueue(store: store, calls: calls, claimReply: claimReply)
+    let queue = RecordingQueue(store: store, calls: calls, claimReply: claimReply, beforeWriting: beforeWriting)
     return (configuration, FleetMembership(settings: settings, queue: queue))
 }

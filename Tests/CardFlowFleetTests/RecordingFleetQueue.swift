@@ -7,6 +7,7 @@ actor QueueCalls {
     private(set) var claims = 0
     private(set) var completions = 0
     private(set) var releases = 0
+    private(set) var writesBegun = 0
     private(set) var completionsPerRecord: [Int64: Int] = [:]
 
     func claimed() -> Int {
@@ -20,6 +21,8 @@ actor QueueCalls {
     }
 
     func released() { releases += 1 }
+
+    func beganWriting() { writesBegun += 1 }
 }
 
 /// A fleet store that counts every call, and can hold the answer to a claim back until
@@ -29,6 +32,8 @@ struct RecordingQueue: FleetQueue {
     let calls: QueueCalls
     /// Runs after the store took claim number N (1-based) and before the host sees the answer.
     var claimReply: @Sendable (_ number: Int, _ result: FleetClaimResult) async -> Void = { _, _ in }
+    /// Runs before the store is told that a claim's first step begins.
+    var beforeWriting: @Sendable () async -> Void = {}
 
     func run() async { await store.run() }
     func migrate() async throws(FleetStoreError) { try await store.migrate() }
@@ -42,6 +47,11 @@ struct RecordingQueue: FleetQueue {
     }
     func extendLease(_ claim: FleetClaim, by lease: Duration) async throws(FleetStoreError) -> Bool {
         try await store.extendLease(claim, by: lease)
+    }
+    func beginWriting(_ claim: FleetClaim, lease: Duration) async throws(FleetStoreError) -> Bool {
+        await beforeWriting()
+        await calls.beganWriting()
+        return try await store.beginWriting(claim, lease: lease)
     }
     func complete(
         recordID: Int64, token: UUID, state: FleetCompletionState, result: [UInt8]?, error: String?

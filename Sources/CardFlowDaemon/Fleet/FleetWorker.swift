@@ -15,6 +15,9 @@ import Logging
 /// - A claim answered after its lease may have run out, or a job that ended before its first
 ///   step, wrote nothing: the claim is released (the record is pending again, the attempt does
 ///   not count, the card stays blank) instead of recorded as failed.
+/// - A claim that took the record from an expired one tells the store when its first step
+///   begins. Until then, a completion of the earlier claim (a host that wrote its card but could
+///   not report in time) wins, and this claim stops before touching its card.
 /// - How the flow ended is committed to the outbox (SQLite) before the store is asked; entries
 ///   the store did not take are retried with the same token until it does, so nothing is lost
 ///   and nothing applied twice. One delivery pass runs at a time, whoever asks (a job's end, the
@@ -212,7 +215,11 @@ public actor FleetWorker {
     }
 
     /// Throws when the claim on `recordID` may no longer hold.
-    private func checkClaim(_ recordID: Int64) throws {
+    ///
+    /// Before the first step of a claim that replaced an expired one, the store is told that
+    /// writing begins (`FleetQueue.beginWriting`): until then a late completion of the earlier
+    /// claim can still win (its card was written), and this card stays untouched.
+    private func checkClaim(_ recordID: Int64) async throws {
         guard var entry = held[recordID] else { throw DaemonFlowError.fleetClaimLost(record: recordID) }
         if !entry.lost, ContinuousClock.now + margin >= entry.deadline {
             entry.lost = true
@@ -220,10 +227,35 @@ public actor FleetWorker {
             noteLeaseLoss(recordID, reason: "not renewed in time")
         }
         if entry.lost { throw DaemonFlowError.fleetClaimLost(record: recordID) }
-        if !entry.stepBegun {
+        guard !entry.stepBegun else { return }
+        guard entry.claim.replacesEarlierClaim else {
             entry.stepBegun = true
             held[recordID] = entry
+            return
         }
+        let sent = ContinuousClock.now
+        let writing: Bool
+        do {
+            writing = try await queue.beginWriting(entry.claim, lease: lease)
+        } catch {
+            // Whether the store took it is unknown: the card stays untouched and the claim lapses.
+            markLost(recordID, reason: "the store could not be told that writing begins: \(error)")
+            throw DaemonFlowError.fleetClaimLost(record: recordID)
+        }
+        guard writing, var current = held[recordID], !current.lost else {
+            markLost(recordID, reason: "the store no longer has this claim")
+            throw DaemonFlowError.fleetClaimLost(record: recordID)
+        }
+        current.stepBegun = true
+        current.deadline = max(current.deadline, sent + lease)
+        held[recordID] = current
+    }
+
+    private func markLost(_ recordID: Int64, reason: String) {
+        guard var entry = held[recordID], !entry.lost else { return }
+        entry.lost = true
+        held[recordID] = entry
+        noteLeaseLoss(recordID, reason: reason)
     }
 
     /// Gives back a claim nothing was written for: the record is pending again and the card
