@@ -13,10 +13,14 @@ public struct FleetClaim: Sendable, Hashable {
     /// 1 for the first claim of the record.
     public var attempt: Int
     public var uid: [UInt8]
+    /// Whether the record was taken from an earlier claim whose lease ran out. Its holder may
+    /// have written its card and still report it: the host must tell the store before its first
+    /// step (``FleetQueue/beginWriting(_:lease:)``), and until then that completion wins.
+    public var replacesEarlierClaim: Bool
 
     public init(
         recordID: Int64, batch: String, reference: String, parameters: [UInt8], token: UUID, attempt: Int,
-        uid: [UInt8]
+        uid: [UInt8], replacesEarlierClaim: Bool = false
     ) {
         self.recordID = recordID
         self.batch = batch
@@ -25,6 +29,7 @@ public struct FleetClaim: Sendable, Hashable {
         self.token = token
         self.attempt = attempt
         self.uid = uid
+        self.replacesEarlierClaim = replacesEarlierClaim
     }
 }
 

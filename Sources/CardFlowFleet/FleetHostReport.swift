@@ -9,7 +9,8 @@ public struct FleetHostReport: Sendable, Hashable, Codable {
     /// Reader identifiers the host supervises.
     public var readers: [String]
     public var runningJobs: Int
-    /// Counters since the host started.
+    /// Counters: in a report a host sends, since its run (``session``) started; as the store
+    /// lists hosts, the totals over all the host's runs.
     public var claims: Int
     public var completions: Int
     public var fencedWrites: Int
@@ -17,13 +18,16 @@ public struct FleetHostReport: Sendable, Hashable, Codable {
     /// Completions in the host's outbox that the store has not taken yet.
     public var outboxDepth: Int
     public var startedAt: Date
+    /// Identifies one run of the host (a fresh UUID each time the process starts): the store adds
+    /// a finished run's counters to the host's totals when a new run reports under the same name.
+    public var session: UUID?
     /// When the store last heard of the host (set by the store; ignored when reporting).
     public var lastSeen: Date?
 
     public init(
         name: String, version: String, batch: String?, readers: [String], runningJobs: Int, claims: Int,
         completions: Int, fencedWrites: Int, leaseLosses: Int, outboxDepth: Int, startedAt: Date,
-        lastSeen: Date? = nil
+        session: UUID? = nil, lastSeen: Date? = nil
     ) {
         self.name = name
         self.version = version
@@ -36,6 +40,7 @@ public struct FleetHostReport: Sendable, Hashable, Codable {
         self.leaseLosses = leaseLosses
         self.outboxDepth = outboxDepth
         self.startedAt = startedAt
+        self.session = session
         self.lastSeen = lastSeen
     }
 }

@@ -14,6 +14,9 @@ public protocol FleetQueue: Sendable {
     func claim(
         batch: String, host: String, reader: String, uid: [UInt8], lease: Duration
     ) async throws(FleetStoreError) -> FleetClaimResult
+    /// Says that the first step of a claim that replaced an earlier one begins (its card may be
+    /// written from now on) and extends its lease; false when the claim was lost.
+    func beginWriting(_ claim: FleetClaim, lease: Duration) async throws(FleetStoreError) -> Bool
     /// Extends a held claim's lease; false when the claim was lost.
     func extendLease(_ claim: FleetClaim, by lease: Duration) async throws(FleetStoreError) -> Bool
     /// Records how a claim ended; idempotent for the same token and state.

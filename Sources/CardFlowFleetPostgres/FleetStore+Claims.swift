@@ -11,7 +11,10 @@ extension FleetStore {
     /// Only a blank card gets a record: a card already bound to a claimed or done record, or on
     /// the spoilage list, is answered as such. The claimable records are `pending` ones and
     /// `claimed` ones whose lease ran out (`FOR UPDATE SKIP LOCKED`, so hosts never wait for each
-    /// other); the card a dead host had bound to a re-claimed record goes on the spoilage list.
+    /// other); the card a dead host had bound to a re-claimed record goes on the spoilage list,
+    /// and its claim is kept as the record's previous one: its completion, should it still
+    /// arrive, wins as long as the new claim has not begun writing (``beginWriting(_:lease:)``,
+    /// ``complete(recordID:token:state:result:error:)``).
     /// Records whose lease ran out on their last allowed attempt become `failed`.
     public func claim(
         batch: String, host: String, reader: String, uid: [UInt8], lease: Duration
@@ -53,18 +56,20 @@ extension FleetStore {
                         SET state = 'claimed', attempts = r.attempts + 1, claim_token = gen_random_uuid(),
                             claimed_by = \(host), reader = \(reader),
                             lease_until = now() + make_interval(secs => \(leaseSeconds)),
-                            uid = \(uidText), result = NULL, error = NULL, updated_at = now()
+                            uid = \(uidText), result = NULL, error = NULL, updated_at = now(), writing = false,
+                            previous_token = c.previous_token, previous_uid = c.previous_uid,
+                            previous_host = c.previous_host, previous_reader = c.previous_reader
                         FROM candidate c
                         WHERE r.id = c.id
-                        RETURNING r.id, r.ref, r.params::text, r.claim_token, r.attempts
+                        RETURNING r.id, r.ref, r.params::text, r.claim_token, r.attempts, r.previous_token IS NOT NULL
                         """, logger: logger)
-                    for try await (id, reference, parameters, token, attempt) in claimed.decode(
-                        (Int64, String, String, UUID, Int).self)
+                    for try await (id, reference, parameters, token, attempt, replaces) in claimed.decode(
+                        (Int64, String, String, UUID, Int, Bool).self)
                     {
                         return .claimed(
                             FleetClaim(
                                 recordID: id, batch: batch, reference: reference, parameters: Array(parameters.utf8),
-                                token: token, attempt: attempt, uid: uid))
+                                token: token, attempt: attempt, uid: uid, replacesEarlierClaim: replaces))
                     }
                     return .nothingPending
                 }
@@ -92,6 +97,9 @@ extension FleetStore {
         return nil
     }
 
+    /// Expired claims fail for good on their last allowed attempt. Bounded and served by the
+    /// `fleet_records_expiring` index (claimed rows by lease end), so a claim costs the same in a
+    /// batch of ten records or a million; a backlog clears over the following claims.
     private static func failExhaustedClaims(
         batch: String, maximumAttempts: Int, _ connection: PostgresConnection, _ logger: Logger
     ) async throws {
@@ -102,8 +110,14 @@ extension FleetStore {
                 SET state = 'failed', lease_until = NULL, updated_at = now(), completed_at = now(),
                     error = 'lease expired on attempt ' || attempts || ' of ' || \(maximumAttempts)
                             || ' (host ' || coalesce(claimed_by, '?') || ')'
-                WHERE batch = \(batch) AND state = 'claimed' AND lease_until < now()
-                  AND attempts >= \(maximumAttempts)
+                WHERE id IN (
+                    SELECT id FROM fleet_records
+                    WHERE batch = \(batch) AND state = 'claimed' AND lease_until < now()
+                      AND attempts >= \(maximumAttempts)
+                    ORDER BY lease_until
+                    LIMIT \(exhaustedClaimsPerSweep)
+                    FOR UPDATE SKIP LOCKED
+                )
                 RETURNING id, uid, batch, claimed_by, reader, claim_token
             )
             INSERT INTO fleet_spoiled (uid, record_id, batch, host, reader, claim_token, reason)
@@ -111,6 +125,10 @@ extension FleetStore {
             FROM exhausted WHERE uid IS NOT NULL
             """, logger: logger)
     }
+
+    /// Expired last attempts one claim fails at most: more than claims can expire between two
+    /// claims in practice.
+    static let exhaustedClaimsPerSweep = 16
 
     /// Extends the lease of a claim the caller still holds; false when the token no longer
     /// matches (the record was claimed again, retried or voided): the caller lost it.
@@ -128,8 +146,31 @@ extension FleetStore {
         }
     }
 
+    /// Tells the store that the claim's first step begins, so its card may be written from now
+    /// on, and extends the lease. False when the token no longer matches: the record was claimed
+    /// again, or taken back by the completion of the claim before (the card must stay untouched).
+    public func beginWriting(_ claim: FleetClaim, lease: Duration) async throws(FleetStoreError) -> Bool {
+        let seconds = Self.seconds(lease)
+        return try await perform("begin writing") { client, logger in
+            let rows = try await client.query(
+                """
+                UPDATE fleet_records
+                SET writing = true, lease_until = now() + make_interval(secs => \(seconds)), updated_at = now()
+                WHERE id = \(claim.recordID) AND claim_token = \(claim.token) AND state = 'claimed'
+                RETURNING id
+                """, logger: logger)
+            for try await _ in rows.decode(Int64.self) { return true }
+            return false
+        }
+    }
+
     /// Records how a claim ended, fenced by its token. Safe to repeat: a completion the store
     /// already took is answered ``/CardFlowFleet/FleetCompletionOutcome/alreadyApplied``.
+    ///
+    /// A `done` completion of the claim a re-claim took the record from (its holder wrote the
+    /// card but could not say so in time) is applied while the new claim has not begun writing:
+    /// the record is done with that claim's card, which leaves the spoilage list, and the new
+    /// claim is fenced before it touches its card. Once the new claim writes, it is fenced.
     ///
     /// - Parameters:
     ///   - recordID: the claimed record.
@@ -153,6 +194,27 @@ extension FleetStore {
                     RETURNING id
                     """, logger: logger)
                 for try await _ in updated.decode(Int64.self) { return .applied }
+                if state == .done {
+                    let taken = try await connection.query(
+                        """
+                        WITH won AS (
+                            UPDATE fleet_records
+                            SET state = 'done', claim_token = previous_token, uid = previous_uid,
+                                claimed_by = previous_host, reader = previous_reader, writing = true,
+                                result = \(resultText)::jsonb, error = NULL, lease_until = NULL,
+                                completed_at = now(), updated_at = now(), previous_token = NULL,
+                                previous_uid = NULL, previous_host = NULL, previous_reader = NULL
+                            WHERE id = \(recordID) AND previous_token = \(token) AND state = 'claimed'
+                              AND NOT writing
+                            RETURNING id
+                        ), unspoiled AS (
+                            DELETE FROM fleet_spoiled
+                            WHERE record_id IN (SELECT id FROM won) AND claim_token = \(token)
+                        )
+                        SELECT id FROM won
+                        """, logger: logger)
+                    for try await _ in taken.decode(Int64.self) { return .applied }
+                }
                 let current = try await connection.query(
                     "SELECT state, claim_token FROM fleet_records WHERE id = \(recordID)", logger: logger)
                 for try await (currentState, currentToken) in current.decode((String, UUID?).self) {

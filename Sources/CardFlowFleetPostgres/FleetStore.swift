@@ -33,6 +33,8 @@ public final class FleetStore: FleetQueue {
     public let operationTimeout: Duration
     let client: PostgresClient
     let logger: Logger
+    /// Opened by ``run()``: operations wait for it rather than lease from a pool that is not running.
+    let poolStarted = PoolStartSignal()
     /// LISTEN runs on a connection of its own, outside the pool: it is held for as long as the
     /// host listens, and closing it is what ends the listen at once on shutdown.
     let listenConfiguration: PostgresConnection.Configuration?
@@ -81,28 +83,46 @@ public final class FleetStore: FleetQueue {
         client = PostgresClient(configuration: configuration, backgroundLogger: logger)
     }
 
-    /// Runs the connection pool until the calling task is cancelled.
+    /// Runs the connection pool until the calling task is cancelled. Operations asked before it
+    /// starts wait for it (within ``operationTimeout``).
     public func run() async {
+        // Opened just before the pool: the client marks itself running as the first thing its
+        // run() does, before anything the waiters resume to can reach it.
+        poolStarted.open()
         await client.run()
     }
 
-    /// Creates the fleet's tables when they are missing (idempotent; several hosts may call it at once).
+    /// Creates the fleet's tables when they are missing and upgrades an older schema (idempotent;
+    /// several hosts may call it at once).
+    ///
+    /// Throws ``/CardFlowFleet/FleetStoreError/schemaMissing(_:)`` when the database is at a
+    /// newer version than this build knows.
     public func migrate() async throws(FleetStoreError) {
         try await perform("migrate") { client, logger in
             try await client.withTransaction(logger: logger) { connection in
                 try await connection.query("SELECT pg_advisory_xact_lock(\(FleetSchema.lockKey))", logger: logger)
-                for statement in FleetSchema.statements {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                }
+                try await connection.query(PostgresQuery(unsafeSQL: FleetSchema.versionTable), logger: logger)
                 let versions = try await connection.query("SELECT version FROM fleet_schema", logger: logger)
                 var found: [Int] = []
                 for try await version in versions.decode(Int.self) { found.append(version) }
+                let current = found.max() ?? 0
+                guard current <= FleetSchema.version else {
+                    throw FleetStoreError.schemaMissing(
+                        "the database has schema version \(current); this build knows \(FleetSchema.version)")
+                }
+                for step in FleetSchema.steps where step.version > current {
+                    for statement in step.statements {
+                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    }
+                }
                 if found.isEmpty {
                     try await connection.query(
                         "INSERT INTO fleet_schema (version) VALUES (\(FleetSchema.version))", logger: logger)
-                } else if found.max() ?? 0 > FleetSchema.version {
-                    throw FleetStoreError.schemaMissing(
-                        "the database has schema version \(found.max() ?? 0); this build knows \(FleetSchema.version)")
+                } else if current < FleetSchema.version {
+                    try await connection.query(
+                        "UPDATE fleet_schema SET version = \(FleetSchema.version)", logger: logger)
+                    logger.info(
+                        "fleet schema upgraded", metadata: ["from": "\(current)", "to": "\(FleetSchema.version)"])
                 }
             }
         }
@@ -113,17 +133,20 @@ public final class FleetStore: FleetQueue {
     ///
     /// The bound holds even when `body` does not end on cancellation (a pool that is shutting
     /// down can leave a lease request hanging): the first of the answer, the timeout and the
-    /// caller's cancellation wins, and a body still running is cancelled and left behind.
+    /// caller's cancellation wins, and a body still running is cancelled and left behind. Waiting
+    /// for ``run()`` to start counts towards the bound.
     func perform<Value: Sendable>(
         _ operation: String,
         _ body: @escaping @Sendable (PostgresClient, Logger) async throws -> Value
     ) async throws(FleetStoreError) -> Value {
         let client = self.client
         let logger = self.logger
+        let poolStarted = self.poolStarted
         let timeout = operationTimeout
         let (answers, sink) = AsyncThrowingStream<Value, any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let work = Task {
             do {
+                try await poolStarted.wait()
                 sink.yield(try await body(client, logger))
                 sink.finish()
             } catch {

@@ -134,6 +134,10 @@ struct PostgresFleetStoreTests {
             #expect(live.recordID == dead.recordID)
             #expect(live.attempt == 2)
             #expect(live.token != dead.token)
+            #expect(live.replacesEarlierClaim)
+            #expect(!dead.replacesEarlierClaim)
+            // The live host writes its card: from now on the dead host cannot take the record back.
+            #expect(try await store.beginWriting(live, lease: .seconds(60)))
             // The dead host's renewal and late completion match nothing.
             #expect(try await !store.extendLease(dead, by: .seconds(60)))
             #expect(
@@ -264,6 +268,41 @@ struct PostgresFleetStoreTests {
             #expect(hosts.first?.readers == ["usb:0", "usb:1"])
             #expect(hosts.first?.startedAt == started)
             #expect(hosts.first?.lastSeen != nil)
+        }
+    }
+
+    @Test func hostTotalsAddUpOverRunsAndARepeatedHeartbeatCountsOnce() async throws {
+        try await withFleetStore { store, _ in
+            let first = UUID()
+            var report = FleetHostReport(
+                name: "desk-1", version: "1.0", batch: "b", readers: [], runningJobs: 0, claims: 5, completions: 4,
+                fencedWrites: 1, leaseLosses: 0, outboxDepth: 0, startedAt: Date(timeIntervalSince1970: 1_800_000_000),
+                session: first)
+            try await store.report(report)
+            // A heartbeat sent again (its answer was lost) and a late, older one change nothing.
+            try await store.report(report)
+            var stale = report
+            stale.completions = 2
+            try await store.report(stale)
+            #expect(try await store.hosts().first?.completions == 4)
+            // The host restarts under the same name: a new run counts from zero.
+            report.session = UUID()
+            report.startedAt = Date(timeIntervalSince1970: 1_800_000_600)
+            (report.claims, report.completions, report.fencedWrites) = (2, 1, 0)
+            try await store.report(report)
+            var host = try #require(try await store.hosts().first)
+            #expect(host.claims == 7)
+            #expect(host.completions == 5)
+            #expect(host.fencedWrites == 1)
+            #expect(host.session == report.session)
+            // The first run's last heartbeat, arriving after the restart, is dropped.
+            stale.session = first
+            stale.completions = 9
+            try await store.report(stale)
+            report.completions = 3
+            try await store.report(report)
+            host = try #require(try await store.hosts().first)
+            #expect(host.completions == 7)
         }
     }
 

@@ -41,6 +41,10 @@ struct PartitionableQueue: FleetQueue {
         try await check("extend lease")
         return try await store.extendLease(claim, by: lease)
     }
+    func beginWriting(_ claim: FleetClaim, lease: Duration) async throws(FleetStoreError) -> Bool {
+        try await check("begin writing")
+        return try await store.beginWriting(claim, lease: lease)
+    }
     func complete(
         recordID: Int64, token: UUID, state: FleetCompletionState, result: [UInt8]?, error: String?
     ) async throws(FleetStoreError) -> FleetCompletionOutcome {

@@ -12,10 +12,17 @@ import Logging
 ///   only while the lease is known to hold (renewed, with a sixth of it to spare): a host that
 ///   cannot reach the store, or whose record was claimed by another host, stops before the next
 ///   step. Its card then goes on the spoilage list when the record is claimed again.
+/// - A claim answered after its lease may have run out, or a job that ended before its first
+///   step, wrote nothing: the claim is released (the record is pending again, the attempt does
+///   not count, the card stays blank) instead of recorded as failed.
+/// - A claim that took the record from an expired one tells the store when its first step
+///   begins. Until then, a completion of the earlier claim (a host that wrote its card but could
+///   not report in time) wins, and this claim stops before touching its card.
 /// - How the flow ended is committed to the outbox (SQLite) before the store is asked; entries
 ///   the store did not take are retried with the same token until it does, so nothing is lost
-///   and nothing applied twice. A completion whose token no longer matches is fenced, counted,
-///   and dropped.
+///   and nothing applied twice. One delivery pass runs at a time, whoever asks (a job's end, the
+///   retry loop, the first claim after a restart), so each completion is sent once. A completion
+///   whose token no longer matches is fenced, counted, and dropped.
 /// - A blank card with nothing to claim waits for the store's notification (or a poll) while it
 ///   stays on the reader.
 public actor FleetWorker {
@@ -27,12 +34,16 @@ public actor FleetWorker {
     private let version: String
     private let readers: @Sendable () async -> [String]
     private let startedAt = Date()
+    /// This run of the host: the store adds an earlier run's counters to the host's totals.
+    private let session = UUID()
 
     private struct HeldClaim {
         var claim: FleetClaim
         /// Until when the lease is known to hold (the send time of the last renewal plus the lease).
         var deadline: ContinuousClock.Instant
         var lost = false
+        /// Whether a step was let through: from then on the card may have been written.
+        var stepBegun = false
     }
     private var held: [Int64: HeldClaim] = [:]
     /// Completions that could not be written to the outbox (no job log, or a full disk): kept
@@ -50,6 +61,11 @@ public actor FleetWorker {
     /// claim: otherwise a restarted host whose lease ran out meanwhile would claim its own record
     /// again, spoil the card it had finished, and have its saved completion fenced.
     private var outboxOffered = false
+    /// The outbox delivery pass in flight: one at a time, so a completion is sent once.
+    private var deliveryPass: Task<Void, Never>?
+    /// Delivery requests are numbered; a pass covers every request made before it read the outbox.
+    private var deliveryRequests = 0
+    private var deliveredThrough = 0
 
     private var lease: Duration { .seconds(settings.leaseSeconds) }
     private var margin: Duration { .seconds(settings.leaseSeconds) / 6 }
@@ -98,7 +114,7 @@ public actor FleetWorker {
         FleetHostReport(
             name: settings.hostName, version: version, batch: settings.batch, readers: [],
             runningJobs: held.count, claims: claims, completions: completions, fencedWrites: fencedWrites,
-            leaseLosses: leaseLosses, outboxDepth: outboxDepth, startedAt: startedAt)
+            leaseLosses: leaseLosses, outboxDepth: outboxDepth, startedAt: startedAt, session: session)
     }
 
     // MARK: Cards
@@ -146,9 +162,17 @@ public actor FleetWorker {
             }
             let sent = ContinuousClock.now
             do {
-                switch try await queue.claim(
+                let answer = try await queue.claim(
                     batch: settings.batch, host: settings.hostName, reader: reader.info.id, uid: uid, lease: lease)
-                {
+                let answered = ContinuousClock.now
+                metrics.fleetClaimDuration(answered - sent)
+                switch answer {
+                case .claimed(let claim) where answered + margin >= sent + lease:
+                    // The answer came too late to trust the lease (a stalled database): nothing
+                    // was written, so give the record back and ask again while the card is there.
+                    await release(claim, reason: "the claim was answered after its lease may have run out")
+                    guard (try? await reader.currentPresence()) == .present else { return nil }
+                    continue
                 case .claimed(let claim):
                     held[claim.recordID] = HeldClaim(claim: claim, deadline: sent + lease)
                     claims += 1
@@ -180,6 +204,7 @@ public actor FleetWorker {
                     }
                 }
             } catch {
+                metrics.fleetClaimDuration(ContinuousClock.now - sent)
                 logger.warning("fleet claim failed; trying again", metadata: ["error": "\(error)"])
             }
             await waitForWork()
@@ -190,7 +215,11 @@ public actor FleetWorker {
     }
 
     /// Throws when the claim on `recordID` may no longer hold.
-    private func checkClaim(_ recordID: Int64) throws {
+    ///
+    /// Before the first step of a claim that replaced an expired one, the store is told that
+    /// writing begins (`FleetQueue.beginWriting`): until then a late completion of the earlier
+    /// claim can still win (its card was written), and this card stays untouched.
+    private func checkClaim(_ recordID: Int64) async throws {
         guard var entry = held[recordID] else { throw DaemonFlowError.fleetClaimLost(record: recordID) }
         if !entry.lost, ContinuousClock.now + margin >= entry.deadline {
             entry.lost = true
@@ -198,6 +227,53 @@ public actor FleetWorker {
             noteLeaseLoss(recordID, reason: "not renewed in time")
         }
         if entry.lost { throw DaemonFlowError.fleetClaimLost(record: recordID) }
+        guard !entry.stepBegun else { return }
+        guard entry.claim.replacesEarlierClaim else {
+            entry.stepBegun = true
+            held[recordID] = entry
+            return
+        }
+        let sent = ContinuousClock.now
+        let writing: Bool
+        do {
+            writing = try await queue.beginWriting(entry.claim, lease: lease)
+        } catch {
+            // Whether the store took it is unknown: the card stays untouched and the claim lapses.
+            markLost(recordID, reason: "the store could not be told that writing begins: \(error)")
+            throw DaemonFlowError.fleetClaimLost(record: recordID)
+        }
+        guard writing, var current = held[recordID], !current.lost else {
+            markLost(recordID, reason: "the store no longer has this claim")
+            throw DaemonFlowError.fleetClaimLost(record: recordID)
+        }
+        current.stepBegun = true
+        current.deadline = max(current.deadline, sent + lease)
+        held[recordID] = current
+    }
+
+    private func markLost(_ recordID: Int64, reason: String) {
+        guard var entry = held[recordID], !entry.lost else { return }
+        entry.lost = true
+        held[recordID] = entry
+        noteLeaseLoss(recordID, reason: reason)
+    }
+
+    /// Gives back a claim nothing was written for: the record is pending again and the card
+    /// stays blank. A claim the store no longer has (claimed again meanwhile) needs nothing.
+    private func release(_ claim: FleetClaim, reason: String) async {
+        held[claim.recordID] = nil
+        metrics.fleetClaimReleased()
+        do {
+            let released = try await queue.release(claim)
+            logger.warning(
+                "fleet claim released untouched",
+                metadata: ["record": "\(claim.recordID)", "reason": "\(reason)", "released": "\(released)"])
+        } catch {
+            // The lease runs out on its own; the record is claimable again then.
+            logger.warning(
+                "fleet claim could not be released; its lease will run out",
+                metadata: ["record": "\(claim.recordID)", "reason": "\(reason)", "error": "\(error)"])
+        }
     }
 
     private func noteLeaseLoss(_ recordID: Int64, reason: String) {
@@ -209,6 +285,12 @@ public actor FleetWorker {
     }
 
     private func jobEnded(_ claim: FleetClaim, _ completion: JobCompletion) async {
+        if completion.state != .succeeded, held[claim.recordID]?.stepBegun == false {
+            // Ended before its first step (the lease lapsed first, the card left): untouched.
+            let reason = completion.error.map { String(describing: $0) } ?? completion.state.rawValue
+            await release(claim, reason: "the job ended before its first step: \(reason)")
+            return
+        }
         if completion.state == .succeeded {
             var values = completion.outcome?.values ?? [:]
             values["ref"] = claim.reference
@@ -244,7 +326,7 @@ public actor FleetWorker {
             unlogged.append(
                 FleetOutboxEntry(
                     id: nextUnloggedID, recordID: claim.recordID, token: claim.token, batch: claim.batch,
-                    state: state, result: result, error: error, job: job, attempts: 0))
+                    state: state, result: result, error: error, job: job, attempts: 0, createdAt: Date()))
             nextUnloggedID -= 1
         }
         await deliverOutbox()
@@ -253,7 +335,32 @@ public actor FleetWorker {
     // MARK: Outbox
 
     /// Delivers every pending completion; stops at the first that finds the store unreachable.
+    ///
+    /// Returns once a delivery pass that began after this call has ended. Calls that overlap share
+    /// passes: one pass runs at a time, so no completion is sent twice at once.
     public func deliverOutbox() async {
+        deliveryRequests += 1
+        let request = deliveryRequests
+        while deliveredThrough < request {
+            if let deliveryPass {
+                await deliveryPass.value
+            } else {
+                let pass = Task { await self.runDeliveryPass() }
+                deliveryPass = pass
+                await pass.value
+            }
+        }
+    }
+
+    private func runDeliveryPass() async {
+        // Every request made so far had its completion in the outbox already: this pass reads it.
+        let covers = deliveryRequests
+        await deliverPending()
+        deliveredThrough = max(deliveredThrough, covers)
+        deliveryPass = nil
+    }
+
+    private func deliverPending() async {
         var pending: [FleetOutboxEntry] = unlogged
         if let log {
             do {
@@ -270,10 +377,12 @@ public actor FleetWorker {
         }
         for entry in pending {
             let outcome: FleetCompletionOutcome
+            let sent = ContinuousClock.now
             do {
                 outcome = try await queue.complete(
                     recordID: entry.recordID, token: entry.token, state: entry.state, result: entry.result,
                     error: entry.error)
+                metrics.fleetCompletionDuration(ContinuousClock.now - sent)
             } catch {
                 if entry.id >= 0, let log {
                     try? await log.recordFleetDeliveryFailure(entry.id, error: error.description)
@@ -316,9 +425,16 @@ public actor FleetWorker {
 
     private func refreshOutboxDepth() async {
         var depth = unlogged.count
-        if let log, let logged = try? await log.fleetOutboxDepth() { depth += logged }
+        var oldest = unlogged.map(\.createdAt).min()
+        if let log, let logged = try? await log.fleetOutboxDepth() {
+            depth += logged
+            if logged > 0, let loggedOldest = try? await log.oldestPendingFleetCompletion() {
+                oldest = min(oldest ?? loggedOldest, loggedOldest)
+            }
+        }
         outboxDepth = depth
         metrics.fleetOutboxDepth(depth)
+        metrics.fleetOutboxAge(seconds: oldest.map { max(0, Date().timeIntervalSince($0)) } ?? 0)
     }
 
     // MARK: Background

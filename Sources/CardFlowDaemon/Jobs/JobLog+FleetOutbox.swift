@@ -15,6 +15,8 @@ public struct FleetOutboxEntry: Sendable, Hashable {
     public var error: String?
     public var job: JobID?
     public var attempts: Int
+    /// When the completion was put in the outbox (its age is the `cardd_fleet_outbox_age_seconds` gauge).
+    public var createdAt: Date
 }
 
 extension JobLog {
@@ -52,7 +54,7 @@ extension JobLog {
                 db,
                 sql: """
                     SELECT id, record_id, token, batch, state, substr(result, 1, 65536) AS result,
-                           substr(error, 1, 2000) AS error, job_id, attempts
+                           substr(error, 1, 2000) AS error, job_id, attempts, created_at
                     FROM fleet_outbox WHERE delivered_at IS NULL ORDER BY id LIMIT ?
                     """, arguments: [limit]
             ).map { row in
@@ -72,7 +74,8 @@ extension JobLog {
                     id: id, recordID: try row.decode(forColumn: "record_id"), token: token,
                     batch: try row.decode(forColumn: "batch"), state: state, result: result.map { Array($0.utf8) },
                     error: try row.decode(forColumn: "error"), job: try row.decode(forColumn: "job_id"),
-                    attempts: try row.decode(forColumn: "attempts"))
+                    attempts: try row.decode(forColumn: "attempts"),
+                    createdAt: Date(timeIntervalSince1970: try row.decode(forColumn: "created_at")))
             }
         }
     }
@@ -92,6 +95,14 @@ extension JobLog {
             try db.execute(
                 sql: "UPDATE fleet_outbox SET attempts = attempts + 1, last_error = ? WHERE id = ?",
                 arguments: [String(error.prefix(2000)), id])
+        }
+    }
+
+    /// When the oldest completion still waiting for the store was put in the outbox; nil when none waits.
+    public func oldestPendingFleetCompletion() async throws -> Date? {
+        try await database.read { db in
+            try Double.fetchOne(db, sql: "SELECT min(created_at) FROM fleet_outbox WHERE delivered_at IS NULL")
+                .map { Date(timeIntervalSince1970: $0) }
         }
     }
 

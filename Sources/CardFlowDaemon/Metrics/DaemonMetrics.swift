@@ -65,6 +65,27 @@ public struct DaemonMetrics: Sendable {
         Gauge(label: "cardd_fleet_outbox_depth", factory: factory).record(depth)
     }
 
+    /// How long the oldest completion has waited in the outbox (0 when none waits).
+    func fleetOutboxAge(seconds: Double) {
+        Gauge(label: "cardd_fleet_outbox_age_seconds", factory: factory).record(seconds)
+    }
+
+    /// A claim's round trip to the store, whatever it answered (the flow's duration starts after it).
+    func fleetClaimDuration(_ duration: Duration) {
+        Timer(label: "cardd_fleet_claim_duration_seconds", factory: factory).recordNanoseconds(duration.nanoseconds)
+    }
+
+    /// A completion's round trip to the store (delivered ones: applied, already applied or fenced).
+    func fleetCompletionDuration(_ duration: Duration) {
+        Timer(label: "cardd_fleet_completion_duration_seconds", factory: factory)
+            .recordNanoseconds(duration.nanoseconds)
+    }
+
+    /// A claim given back untouched (answered too late, or its job ended before the first step).
+    func fleetClaimReleased() {
+        Counter(label: "cardd_fleet_claims_released_total", factory: factory).increment()
+    }
+
     /// Prometheus text exposition of everything in the registry.
     public func exposition() -> String {
         registry.emitToString()

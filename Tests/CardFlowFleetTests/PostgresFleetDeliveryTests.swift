@@ -1,0 +1,58 @@
+import CardFlowDaemon
+import CardFlowFleet
+import CardFlowFleetPostgres
+import CardFlowPostgresTestSupport
+import Foundation
+import Logging
+import Testing
+
+/// The outbox is delivered by one pass at a time, however many callers ask at once (each
+/// reader's job end, the delivery loop, a reader's first claim after a restart).
+@Suite(
+    "PostgresFleet outbox delivery", .serialized,
+    .enabled(if: FleetTestEnvironment.hasPostgres, FleetTestEnvironment.skipReason))
+struct PostgresFleetDeliveryTests {
+    @Test func concurrentDeliveriesSendEachCompletionOnce() async throws {
+        try await withFleetStore { store, server in
+            let count = 24
+            let fencedCount = 4
+            _ = try await store.importRecords(batch: "b", records(count))
+            let folder = NSTemporaryDirectory() + "fleet-outbox-\(UUID().uuidString.prefix(8))"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let log = try JobLog(path: folder + "/jobs.sqlite")
+            // Every record claimed; the first few end with a token the store no longer knows
+            // (a claim lost to another host): those completions are fenced.
+            for index in 0..<count {
+                let claim = try claimed(
+                    try await store.claim(
+                        batch: "b", host: "a", reader: "sim:\(index % 2)", uid: uid(index), lease: .seconds(60)))
+                try await log.enqueueFleetCompletion(
+                    recordID: claim.recordID, token: index < fencedCount ? UUID() : claim.token, batch: "b",
+                    state: .done, result: nil, error: nil, job: nil)
+            }
+            let calls = QueueCalls()
+            var logger = Logger(label: "fleet.delivery")
+            logger.logLevel = .warning
+            let worker = FleetWorker(
+                settings: FleetSettings(postgres: server.url, batch: "b", leaseSeconds: 60, hostName: "a"),
+                queue: RecordingQueue(store: store, calls: calls), log: log, metrics: DaemonMetrics(),
+                version: "test", readers: { ["sim:0", "sim:1"] }, logger: logger)
+            // Two readers' job ends, the delivery loop and two first claims ask at once.
+            await withDiscardingTaskGroup { group in
+                for _ in 0..<5 { group.addTask { await worker.deliverOutbox() } }
+            }
+            let report = await worker.report
+            #expect(await calls.completions == count, "completion UPDATEs sent")
+            #expect(await calls.completionsPerRecord.values.allSatisfy { $0 == 1 })
+            #expect(report.completions == count - fencedCount)
+            #expect(report.fencedWrites == fencedCount)
+            #expect(report.outboxDepth == 0)
+            #expect(try await log.fleetOutboxDepth() == 0)
+            #expect(try await store.records(batch: "b", state: .done).count == count - fencedCount)
+            // A later ask with nothing pending sends nothing.
+            await worker.deliverOutbox()
+            #expect(await calls.completions == count)
+        }
+    }
+}
