@@ -36,6 +36,18 @@ enum ReplayExceptions {
     ]
 
     static let differences: [String: Difference] = [
+        "pyscard-18-acr122u-ultralight-mute.log": Difference(
+            reason: """
+                The ACR122U answered the XfrBlock with an empty DataBlock, bStatus 00 (processed) and \
+                bError FE (ICC_MUTE). libccid read bStatus only and pcscd returned an empty response \
+                with success, which crashed pyscard (the issue's title: "empty response -> crash on \
+                empty sw1"). A response APDU has at least SW1 SW2, so CardFlow's driver reports the \
+                mute card (CCIDDriverError.cardMute) instead: both read the same frame, CardFlow \
+                gives the caller an error it can act on.
+                """,
+            differingOperations: [0],
+            cardFlowOutcomes: [0: .failure(.cardAbsentOrMute)],
+            mismatchPositions: []),
         "pcsc-71-gemalto-ct40-t1.log": Difference(
             reason: """
                 Up to the second power-up everything matches libccid byte for byte: the slot polls, \
