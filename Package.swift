@@ -345,7 +345,7 @@ let package = Package(
                 "CardFlowDaemonControl",
                 "CardFlowSimulatorReaders", "CardFlowRelay", "CardFlowFleet", "CardFlowFleetPostgres", "CardFlowBench",
                 "CardFlowStorageCards",
-                "CardFlowUFR",
+                "CardFlowUFR", "CardFlowTranscripts",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: commandLineTools),
                 .product(name: "Logging", package: "swift-log"),
             ],
