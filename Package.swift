@@ -222,7 +222,9 @@ let package = Package(
         // The simulator as a reader source (`sim:` selectors).
         .target(
             name: "CardFlowSimulatorReaders",
-            dependencies: ["CardFlowSimulator", "CardFlow", "CardFlowCCID"]),
+            dependencies: [
+                "CardFlowSimulator", "CardFlow", "CardFlowCCID", "CardFlowCCIDProtocol", "CardFlowTranscripts",
+            ]),
         // Real readers' bytes: pcscd + libccid debug logs parsed, and replayed as a CCID reader.
         .target(
             name: "CardFlowTranscripts",
