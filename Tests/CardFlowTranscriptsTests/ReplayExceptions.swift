@@ -30,9 +30,7 @@ enum ReplayExceptions {
     /// that; the files stay in the corpus for the parser and for the day the ATR turns up.
     static let withoutAnswerToReset: [String: String] = [
         "ccid-72-feitian-r502-t1-wrong-nr.log":
-            "the copy starts at the APDU, after power-on, PPS and IFSD exchange; the card's ATR is not in it",
-        "ccid-79-omnikey-3121-openpgp.log":
-            "the copy starts after the power-on; GET DATA 5F52 gives the historical bytes, not the whole ATR",
+            "the copy starts at the APDU, after power-on, PPS and IFSD exchange; the card's ATR is not in it"
     ]
 
     static let differences: [String: Difference] = [
