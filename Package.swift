@@ -37,6 +37,7 @@ let package = Package(
         .library(name: "CardFlowFleetPostgres", targets: ["CardFlowFleetPostgres"]),
         .library(name: "CardFlowBench", targets: ["CardFlowBench"]),
         .library(name: "CardFlowSimulatorReaders", targets: ["CardFlowSimulatorReaders"]),
+        .library(name: "CardFlowTranscripts", targets: ["CardFlowTranscripts"]),
         .library(name: "CardFlowRelay", targets: ["CardFlowRelay"]),
         .library(name: "CardFlowPCSCLite", targets: ["CardFlowPCSCLite"]),
         // For the fuzz package (Fuzz/), which reaches the NDEF and ISO 15693 decoders.
@@ -221,7 +222,16 @@ let package = Package(
         // The simulator as a reader source (`sim:` selectors).
         .target(
             name: "CardFlowSimulatorReaders",
-            dependencies: ["CardFlowSimulator", "CardFlow", "CardFlowCCID"]),
+            dependencies: [
+                "CardFlowSimulator", "CardFlow", "CardFlowCCID", "CardFlowCCIDProtocol", "CardFlowTranscripts",
+            ]),
+        // Real readers' bytes: pcscd + libccid debug logs parsed, and replayed as a CCID reader.
+        .target(
+            name: "CardFlowTranscripts",
+            dependencies: [
+                "CardFlowCCIDProtocol", "CardFlow",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // cardd --simulate: the schedule that moves simulated cards, its faults and report, the demo rules.
         .target(
             name: "CardFlowDaemonSimulation",
@@ -337,7 +347,7 @@ let package = Package(
                 "CardFlowDaemonControl",
                 "CardFlowSimulatorReaders", "CardFlowRelay", "CardFlowFleet", "CardFlowFleetPostgres", "CardFlowBench",
                 "CardFlowStorageCards",
-                "CardFlowUFR",
+                "CardFlowUFR", "CardFlowTranscripts",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: commandLineTools),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -354,6 +364,9 @@ let package = Package(
         .testTarget(
             name: "CardFlowCCIDProtocolTests",
             dependencies: ["CardFlowCCIDProtocol", "CardFlowSimulator", "CardFlow", "CardFlowCCID"]),
+        .testTarget(
+            name: "CardFlowTranscriptsTests",
+            dependencies: ["CardFlowTranscripts", "CardFlowCCIDProtocol", "CardFlowSimulator"]),
         .testTarget(
             name: "CardFlowSimulatorTests",
             dependencies: [

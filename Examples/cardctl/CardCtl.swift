@@ -19,7 +19,7 @@ struct CardCtl: AsyncParsableCommand {
             SimulateCommand.self, NDEFCommand.self, ISO15693Command.self, DESFireCommand.self, NTAG424Command.self,
             ClassicCommand.self, NTAGCommand.self, FeliCaCommand.self, TONCommand.self,
             JobsCommand.self, FlowCommand.self, RelayCommand.self, ExportCommand.self, FleetCommand.self,
-            BenchCommand.self,
+            BenchCommand.self, TranscriptCheckCommand.self,
         ]
     )
 

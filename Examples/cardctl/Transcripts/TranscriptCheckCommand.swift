@@ -1,0 +1,117 @@
+import ArgumentParser
+import CardFlow
+import CardFlowCCIDProtocol
+import CardFlowSimulator
+import CardFlowTranscripts
+import Foundation
+
+/// `cardctl transcript-check LOG…`: replays pcscd + libccid debug logs through CardFlow's CCID
+/// driver (CardFlowTranscripts) and prints, per operation, what pcscd returned and what
+/// CardFlow returns, and every frame the recording did not accept.
+struct TranscriptCheckCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "transcript-check",
+        abstract: "Replay pcscd + libccid debug logs through CardFlow's CCID driver and compare.",
+        discussion: """
+            Each LOG is a pcscd log taken with LIBCCID_ifdLogLevel=0x000F pcscd --foreground --debug --apdu, \
+            as pasted (timestamps, colour codes and quoting are fine), optionally with the header lines of \
+            Tests/Fixtures/transcripts (# descriptor:, # atr:, # interface:, # --- gap). The reader's CCID \
+            descriptor comes from --reader-profile, else from the header's descriptor file or the first dump \
+            with the log's VID:PID in --fixtures. Exit status 0 when every log replays identically, 3 when one \
+            differs, 2 when a log cannot be read.
+            """
+    )
+
+    @OptionGroup(title: "Global Options") var global: GlobalOptions
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A reader descriptor dump for every LOG (Tests/Fixtures/ccid-readers format).", valueName: "PATH"))
+    var readerProfile: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("The folder of reader descriptor dumps.", valueName: "DIR"))
+    var fixtures: String = "Tests/Fixtures/ccid-readers"
+
+    @Argument(help: ArgumentHelp("The logs to replay.", valueName: "LOG"))
+    var logs: [String]
+
+    func run() async throws {
+        let logger = CommandLogging.logger(trace: global.trace)
+        var differing: [String] = []
+        for path in logs {
+            let transcript = try TranscriptParser.parse(try Self.read(path))
+            for problem in transcript.problems { Output.standardError("\(path): \(problem)") }
+            let descriptor = try descriptor(for: transcript, log: path)
+            let report = await TranscriptReplayCheck.run(transcript, descriptor: descriptor, logger: logger)
+            Output.standardOutput(
+                "\(path): \(transcript.header.readerName ?? "reader") — \(report.results.count) operation(s)")
+            for result in report.results { Output.standardOutput("  \(result)") }
+            for mismatch in report.mismatches { Output.standardOutput("  mismatch \(mismatch)") }
+            if !report.standIns.isEmpty {
+                Output.standardOutput("  stand-ins: \(report.standIns.map(\.rawValue).joined(separator: ", "))")
+            }
+            Output.standardOutput("  \(report.isIdentical ? "identical" : "differs")")
+            if !report.isIdentical { differing.append(path) }
+        }
+        if !differing.isEmpty { throw TranscriptDifferences(logs: differing) }
+    }
+
+    private static func read(_ path: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw InputError(description: "cannot read \(path)")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The CCID class descriptor of the interface the log talks to.
+    private func descriptor(for transcript: Transcript, log: String) throws -> CCIDClassDescriptor {
+        let header = transcript.header
+        let profile: ReaderProfile
+        if let readerProfile {
+            guard let first = try ReaderProfile.profiles(contentsOfFile: readerProfile).first else {
+                throw InputError(description: "\(readerProfile) describes no reader")
+            }
+            profile = first
+        } else if let found = try Self.profile(
+            in: fixtures, file: header.descriptorFile, vendor: header.vendorID, product: header.productID)
+        {
+            profile = found
+        } else {
+            throw InputError(
+                description: "\(log): no descriptor for the reader (give --reader-profile, or a # descriptor: line)")
+        }
+        guard profile.interfaces.indices.contains(header.interface) else {
+            throw InputError(description: "\(log): the reader has no interface \(header.interface)")
+        }
+        return try CCIDClassDescriptor(bytes: profile.classDescriptorBytes(interface: header.interface))
+    }
+
+    /// The header's dump, else the first dump in `directory` with the log's USB IDs.
+    private static func profile(in directory: String, file: String?, vendor: UInt16?, product: UInt16?) throws
+        -> ReaderProfile?
+    {
+        let matches = { (profile: ReaderProfile) in profile.vendorID == vendor && profile.productID == product }
+        if let file {
+            return try ReaderProfile.profiles(contentsOfFile: directory + "/" + file).first(where: matches)
+        }
+        guard vendor != nil, product != nil else { return nil }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory))?.sorted() ?? []
+        for name in names where name.hasSuffix(".txt") {
+            if let found = (try? ReaderProfile.profiles(contentsOfFile: directory + "/" + name))?.first(where: matches)
+            {
+                return found
+            }
+        }
+        return nil
+    }
+}
+
+/// Logs whose replay differs from what pcscd did.
+struct TranscriptDifferences: CategorizedError, CustomStringConvertible {
+    let logs: [String]
+    var category: ErrorCategory { .reader }
+    var description: String { "the replay differs from the recording in \(logs.joined(separator: ", "))" }
+}

@@ -1,0 +1,99 @@
+import CardFlowCCIDProtocol
+import Testing
+
+@testable import CardFlowTranscripts
+
+@Suite("ReplayUSBTransport")
+struct ReplayUSBTransportTests {
+    static let log = """
+        # atr: 3B 80 80 01 01
+        -> 000000 65 00 00 00 00 00 21 00 00 00
+        <- 000000 81 00 00 00 00 00 21 00 00 00
+        -> 000000 6F 05 00 00 00 00 22 00 00 00 00 CA 5F 52 00
+        <- 000000 80 02 00 00 00 00 22 00 00 00 90 00
+        # --- gap
+        -> 000000 6F 05 00 00 00 00 40 00 00 00 00 B0 00 00 10
+        <- 000000 80 00 00 00 00 00 40 80 01 00
+        <- 000000 80 02 00 00 00 00 40 00 00 00 6A 82
+        -> 000000 63 00 00 00 00 00 41 00 00 00
+        05001046 ccid_usb.c:1193:WriteUSB() write failed (1/9): -7 LIBUSB_ERROR_TIMEOUT
+        """
+
+    func replay() throws -> ReplayUSBTransport {
+        ReplayUSBTransport(transcript: try TranscriptParser.parse(Self.log))
+    }
+
+    @Test("a matching command gets the recorded answer with the host's bSeq")
+    func matchRewritesSequence() async throws {
+        let replay = try replay()
+        try await replay.bulkOut([0x65, 0, 0, 0, 0, 0, 0x03, 0, 0, 0], timeout: .seconds(1))
+        let answer = try await replay.bulkIn(maxLength: 64, timeout: .seconds(1))
+        #expect(answer == [0x81, 0, 0, 0, 0, 0, 0x03, 0, 0, 0])
+        #expect(await replay.matchedCommands == 1)
+    }
+
+    @Test("time extensions come back in order; then nothing more is recorded, so the read times out")
+    func timeExtensionThenTimeout() async throws {
+        let replay = try replay()
+        try await replay.bulkOut(
+            [0x6F, 5, 0, 0, 0, 0, 0x09, 0, 0, 0, 0x00, 0xB0, 0x00, 0x00, 0x10], timeout: .seconds(1))
+        #expect(try await replay.bulkIn(maxLength: 64, timeout: .seconds(1))[7] == 0x80)
+        #expect(
+            try await replay.bulkIn(maxLength: 64, timeout: .seconds(1)) == [
+                0x80, 2, 0, 0, 0, 0, 0x09, 0, 0, 0, 0x6A, 0x82,
+            ])
+        await #expect(throws: USBTransportError.timeout(endpoint: "bulk-IN", after: .seconds(1))) {
+            try await replay.bulkIn(maxLength: 64, timeout: .seconds(1))
+        }
+    }
+
+    @Test("at a segment's start the replay finds the command anywhere in it (resynchronising)")
+    func resynchronises() async throws {
+        let replay = try replay()
+        // Straight into the second segment: the first one is skipped.
+        try await replay.bulkOut(
+            [0x6F, 5, 0, 0, 0, 0, 0x00, 0, 0, 0, 0x00, 0xB0, 0x00, 0x00, 0x10], timeout: .seconds(1))
+        #expect(await replay.position.segment == 1)
+    }
+
+    @Test("a recorded write time-out happens again")
+    func writeTimeout() async throws {
+        let replay = try replay()
+        await #expect(throws: USBTransportError.timeout(endpoint: "bulk-OUT", after: .seconds(2))) {
+            try await replay.bulkOut([0x63, 0, 0, 0, 0, 0, 0x00, 0, 0, 0], timeout: .seconds(2))
+        }
+    }
+
+    @Test("a command the recording does not accept is a mismatch with both frames and the position")
+    func mismatch() async throws {
+        let replay = try replay()
+        try await replay.bulkOut([0x65, 0, 0, 0, 0, 0, 0x00, 0, 0, 0], timeout: .seconds(1))
+        let other: [UInt8] = [0x6F, 5, 0, 0, 0, 0, 0x01, 0, 0, 0, 0x00, 0xCA, 0x5F, 0x53, 0x00]
+        await #expect(throws: USBTransportError.self) { try await replay.bulkOut(other, timeout: .seconds(1)) }
+        let mismatches = await replay.mismatches
+        #expect(mismatches.count == 1)
+        #expect(mismatches.first?.received == other)
+        #expect(
+            mismatches.first?.expected?.bytes == [0x6F, 5, 0, 0, 0, 0, 0x22, 0, 0, 0, 0x00, 0xCA, 0x5F, 0x52, 0x00])
+        #expect(mismatches.first?.position == ReplayPosition(segment: 0, command: 1, segmentLine: 1))
+    }
+
+    @Test("a power-on the segment lacks is answered with the header's ATR")
+    func standInPowerOn() async throws {
+        let replay = try replay()
+        try await replay.bulkOut([0x62, 0, 0, 0, 0, 0, 0x07, 0x01, 0, 0], timeout: .seconds(1))
+        let answer = try await replay.bulkIn(maxLength: 64, timeout: .seconds(1))
+        #expect(answer == [0x80, 5, 0, 0, 0, 0, 0x07, 0, 0, 0, 0x3B, 0x80, 0x80, 0x01, 0x01])
+        #expect(await replay.standIns == [.powerOn])
+    }
+
+    @Test("bBWI of XfrBlock is the host's choice; bSlot and payload are not")
+    func hostChosenFields() throws {
+        let recorded = try RecordedFrame(
+            direction: .bulkOut, readerIndex: 0, bytes: [0x6F, 2, 0, 0, 0, 0, 0x05, 0x00, 0, 0, 0xAA, 0xBB])
+        #expect(ReplayFrameMatching.matches([0x6F, 2, 0, 0, 0, 0, 0x09, 0x04, 0, 0, 0xAA, 0xBB], recorded))
+        #expect(!ReplayFrameMatching.matches([0x6F, 2, 0, 0, 0, 1, 0x05, 0x00, 0, 0, 0xAA, 0xBB], recorded))
+        #expect(!ReplayFrameMatching.matches([0x6F, 2, 0, 0, 0, 0, 0x05, 0x00, 1, 0, 0xAA, 0xBB], recorded))
+        #expect(!ReplayFrameMatching.matches([0x6F, 2, 0, 0, 0, 0, 0x05, 0x00, 0, 0, 0xAA, 0xBC], recorded))
+    }
+}
