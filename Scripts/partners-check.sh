@@ -22,10 +22,12 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=lib/private-namespaces.sh
+source "$root/Scripts/lib/private-namespaces.sh"
 pydeps="${CARDFLOW_PYDEPS:-${XDG_CACHE_HOME:-$HOME/.cache}/cardflow/pydeps}"
 
 if [[ "${1:-}" == "--inner" ]]; then
-    cardctl="$2"; logs="$3"; libnfc="$4"
+    cardctl="$2"; libnfc="$3"; logs="$4"
     pids=()
     cleanup() {
         for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
@@ -69,16 +71,8 @@ if [[ "${1:-}" == "--inner" ]]; then
         done
         fail "no card appeared on $1"
     }
-    ip link set lo up
-    mkdir -p /run/pcscd 2>/dev/null || true
-    mount -t tmpfs -o mode=0755 tmpfs /run/pcscd || fail "cannot mount a private /run/pcscd"
-    mkdir -p "$logs/reader.conf.d"
-    cat >"$logs/reader.conf.d/vpcd" <<'CONF'
-FRIENDLYNAME "Virtual PCD"
-DEVICENAME   /dev/null:0x8C7B
-LIBPATH      /usr/lib/pcsc/drivers/serial/libifdvpcd.so
-CHANNELID    0x8C7B
-CONF
+    private_loopback_and_pcscd_socket || fail "cannot mount a private /run/pcscd"
+    write_vpcd_reader_conf "$logs"
     start_pcscd() {  # log name
         pcscd --foreground --debug --apdu -c "$logs/reader.conf.d" >"$logs/$1.log" 2>&1 &
         pcscd_pid=$!; pids+=("$pcscd_pid")
@@ -217,15 +211,4 @@ if [[ ! -x "$cardctl" ]]; then
     echo "partners-check: building cardctl" >&2
     (cd "$root" && swift build --product cardctl >&2) || exit 2
 fi
-keep_logs=1
-if [[ -z "$logs" ]]; then
-    logs=$(mktemp -d "${TMPDIR:-/tmp}/partners-check.XXXXXX")
-    keep_logs=0
-fi
-mkdir -p "$logs"
-namespaces=(--mount --net --propagation private)
-[[ "$(id -u)" -ne 0 ]] && namespaces+=(--map-root-user)
-status=0
-unshare "${namespaces[@]}" "$0" --inner "$cardctl" "$logs" "$libnfc" || status=$?
-if [[ $keep_logs == 0 ]]; then rm -rf "$logs"; else echo "logs: $logs"; fi
-exit "$status"
+run_in_private_namespaces partners-check "$logs" "$0" --inner "$cardctl" "$libnfc"

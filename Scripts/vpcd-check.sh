@@ -32,12 +32,14 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=lib/private-namespaces.sh
+source "$root/Scripts/lib/private-namespaces.sh"
 pydeps="${CARDFLOW_PYDEPS:-${XDG_CACHE_HOME:-$HOME/.cache}/cardflow/pydeps}"
 vicc_module=/usr/lib/python3/site-packages/virtualsmartcard
 
 if [[ "${1:-}" == "--inner" ]]; then
-    # Inside the namespaces: $2 vpcdtool, $3 log dir, $4 bench count (0: none), $5 cardctl.
-    vpcdtool="$2"; logs="$3"; bench="$4"; cardctl="$5"
+    # Inside the namespaces: $2 vpcdtool, $3 bench count (0: none), $4 cardctl, $5 log dir.
+    vpcdtool="$2"; bench="$3"; cardctl="$4"; logs="$5"
     pids=()
     cleanup() {
         for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
@@ -70,9 +72,7 @@ $actual"
     rate() { awk -v n="$1" -v a="$2" -v b="$3" 'BEGIN { printf "%d APDUs in %.3f s: %.1f APDU/s (%.2f ms each)", n, b - a, n / (b - a), (b - a) * 1000 / n }'; }
 
     for log in listener vicc-a vicc-bench vicc-pcscd exporter-iso7816 exporter-apdu-test cardctl-export cardctl-vpcd pcscd; do : >"$logs/$log.log"; done
-    ip link set lo up
-    mkdir -p /run/pcscd 2>/dev/null || true
-    mount -t tmpfs -o mode=0755 tmpfs /run/pcscd || fail "cannot mount a private /run/pcscd"
+    private_loopback_and_pcscd_socket || fail "cannot mount a private /run/pcscd"
 
     # --- A. vicc (card) → our VPCDListener (reader)
     script='00A4000C023F00
@@ -99,13 +99,7 @@ OK 9000' "$output"
     echo "ok: vicc → VPCDListener: GET CHALLENGE ${output##*OK }"
 
     # --- B. our VPCDCardExporter (card) → pcscd + vpcd (reader) → PC/SC client
-    mkdir -p "$logs/reader.conf.d"
-    cat >"$logs/reader.conf.d/vpcd" <<'CONF'
-FRIENDLYNAME "Virtual PCD"
-DEVICENAME   /dev/null:0x8C7B
-LIBPATH      /usr/lib/pcsc/drivers/serial/libifdvpcd.so
-CHANNELID    0x8C7B
-CONF
+    write_vpcd_reader_conf "$logs"
     # Started before pcscd listens: the exporters must find it by retrying.
     "$vpcdtool" export --port 35963 --card iso7816 --log-level info 2>>"$logs/exporter-iso7816.log" &
     export_iso=$!; pids+=($export_iso)
@@ -261,15 +255,4 @@ if [[ ! -x "$cardctl" ]]; then
     (cd "$root" && swift build --product cardctl >&2) || exit 2
 fi
 
-keep_logs=1
-if [[ -z "$logs" ]]; then
-    logs=$(mktemp -d "${TMPDIR:-/tmp}/vpcd-check.XXXXXX")
-    keep_logs=0
-fi
-mkdir -p "$logs"
-namespaces=(--mount --net --propagation private)
-[[ "$(id -u)" -ne 0 ]] && namespaces+=(--map-root-user)
-status=0
-unshare "${namespaces[@]}" "$0" --inner "$vpcdtool" "$logs" "$bench" "$cardctl" || status=$?
-if [[ $keep_logs == 0 ]]; then rm -rf "$logs"; else echo "logs: $logs"; fi
-exit "$status"
+run_in_private_namespaces vpcd-check "$logs" "$0" --inner "$vpcdtool" "$bench" "$cardctl"
