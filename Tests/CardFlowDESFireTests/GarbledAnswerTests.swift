@@ -1,4 +1,5 @@
 import CardFlow
+import CardFlowSimulator
 import Testing
 
 @testable import CardFlowDESFire
@@ -6,19 +7,8 @@ import Testing
 /// Random answers to every command, with and without a session: typed errors or values, never a trap.
 @Suite("DESFire garbled answers")
 struct GarbledAnswerTests {
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static func answers(seed: UInt64) -> [String] {
-        var generator = Generator(state: seed)
+        var generator = SeededRandom(seed: seed)
         return (0..<12).map { _ in
             let length = Int.random(in: 0...40, using: &generator)
             let data = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }

@@ -1,3 +1,4 @@
+import CardFlowSimulator
 import Testing
 
 @testable import CardFlowTranscripts
@@ -6,18 +7,6 @@ import Testing
 /// must end, never trap, and keep only whole CCID messages.
 @Suite("TranscriptParser with garbage")
 struct TranscriptParserFuzzTests {
-    /// A small deterministic generator (SplitMix64), so a failure reproduces from its seed.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let pieces = [
         "-> ", "<- ", "000000 ", "000001 ", "6F ", "80 ", "0A ", "00 ", "FF ", "APDU: ", "SW: ", "sending: ",
         "received: ", "Card ATR: ", "NotifySlotChange: ", "# --- gap", "# reader: X 072F:2200", "# atr: ZZ",
@@ -28,7 +17,7 @@ struct TranscriptParserFuzzTests {
 
     @Test("random lines of pieces, random bytes and mangled real lines", arguments: 0..<64)
     func garbage(seed: UInt64) {
-        var random = SplitMix(state: seed)
+        var random = SeededRandom(seed: seed)
         var lines: [String] = []
         for _ in 0..<Int.random(in: 1...200, using: &random) {
             switch Int.random(in: 0..<3, using: &random) {
