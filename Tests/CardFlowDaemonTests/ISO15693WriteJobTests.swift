@@ -119,13 +119,7 @@ struct ISO15693WriteJobTests {
             (#"{"kind":"iso15693-write","first":8,"data":"4G"}"#, false),
         ])
     func ruleJSON(json: String, valid: Bool) throws {
-        let decoded = try? DaemonFlowKinds.standard.decoder().decode(FlowSpecification.self, from: Data(json.utf8))
-        #expect((decoded != nil) == valid, "\(json)")
-        if let decoded {
-            let again = try DaemonFlowKinds.standard.decoder().decode(
-                FlowSpecification.self, from: try JSONEncoder().encode(decoded))
-            #expect(again == decoded)
-        }
+        try expectFlowJSON(json, valid: valid)
     }
 
     @Test func aFleetRuleCanDriveItWithEachRecordsData() throws {

@@ -102,12 +102,6 @@ struct NTAG424SUNJobTests {
             ),
         ])
     func ruleJSON(json: String, valid: Bool) throws {
-        let decoded = try? DaemonFlowKinds.standard.decoder().decode(FlowSpecification.self, from: Data(json.utf8))
-        #expect((decoded != nil) == valid, "\(json)")
-        if let decoded {
-            let again = try DaemonFlowKinds.standard.decoder().decode(
-                FlowSpecification.self, from: try JSONEncoder().encode(decoded))
-            #expect(again == decoded)
-        }
+        try expectFlowJSON(json, valid: valid)
     }
 }
