@@ -95,12 +95,15 @@ public enum PCSCStorageCommand {
     {
         guard operation != .store else { throw .invalidArgument("PC/SC part 3 has no store value operation") }
         guard amount >= 0 else { throw .invalidArgument("value amounts are not negative: \(amount)") }
-        guard (0...255).contains(block) else { throw .invalidArgument("block \(block) does not fit one byte") }
-        let raw = UInt32(amount)
+        guard let blockNumber = UInt8(exactly: block) else {
+            throw .invalidArgument("block \(block) does not fit one byte")
+        }
+        let raw = UInt32(bitPattern: amount)
         let littleEndian = [0, 8, 16, 24].map { UInt8(truncatingIfNeeded: raw >> UInt32($0)) }
-        let objects: [UInt8] = [0x80, 0x01, UInt8(block), 0x81, 0x04] + littleEndian
+        // The action object always holds 9 bytes: destination (3) and amount (6).
+        let objects: [UInt8] = [0x80, 0x01, blockNumber, 0x81, 0x04] + littleEndian
         let action: UInt8 = operation == .increment ? 0xA0 : 0xA1
-        return try make(ins: 0xC2, p1: 0x00, p2: 0x03, data: [action, UInt8(objects.count)] + objects, le: 256)
+        return try make(ins: 0xC2, p1: 0x00, p2: 0x03, data: [action, 0x09] + objects, le: 256)
     }
 
     /// ACS restore value: copies a value block to another in the same sector, `FF D7 00 SRC 02 03 DST`.

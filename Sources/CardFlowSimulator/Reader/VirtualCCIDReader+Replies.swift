@@ -71,7 +71,7 @@ extension VirtualCCIDReader {
         let code: CCIDSlotError
         switch error {
         case .unknownMessageType: code = .commandNotSupported
-        case .invalidField(_, let offset, _): code = .badParameter(offset: UInt8(offset))
+        case .invalidField(_, let offset, _): code = .badParameter(offset: UInt8(clamping: offset))
         default: code = .badParameter(offset: 1)
         }
         let icc = slots.indices.contains(Int(slot)) ? slots[Int(slot)].iccStatus : .absent
