@@ -223,16 +223,7 @@ extension SimulatedMIFAREClassicCard {
             blocks[block] = Self.valueBlock(operand, address: UInt8(block))
             return [0x90, 0x00]
         case 0x01, 0x02:
-            let increment = command[5] == 0x01
-            guard dataAllowed(increment ? .increment : .decrementTransferRestore, block: block),
-                dataAllowed(.decrementTransferRestore, block: block), let current = value(of: block)
-            else { return refuse() }
-            let now = UInt32(current[0]) | UInt32(current[1]) << 8 | UInt32(current[2]) << 16 | UInt32(current[3]) << 24
-            let result = increment ? now &+ amount : now &- amount
-            let bytes = (0..<4).map { UInt8(truncatingIfNeeded: result >> (8 * UInt32($0))) }
-            // Increment/decrement, then transfer to the same block (what the ACS command does).
-            blocks[block] = Self.valueBlock(bytes, address: blocks[block][12])
-            return [0x90, 0x00]
+            return changeValue(block: block, increment: command[5] == 0x01, by: amount) ?? [0x90, 0x00]
         default:
             return [0x63, 0x00]
         }
@@ -271,16 +262,24 @@ extension SimulatedMIFAREClassicCard {
         guard offset == data.count, let block, let amount, block < blocks.count else {
             return status(0x01, [0x67, 0x00])
         }
-        let increment = data[0] == 0xA0
+        let operand = (0..<4).reduce(UInt32(0)) { $0 | UInt32(amount[$1]) << (8 * UInt32($1)) }
+        if let refused = changeValue(block: block, increment: data[0] == 0xA0, by: operand) {
+            return status(0x01, refused)
+        }
+        return status(0x00, [0x90, 0x00])
+    }
+
+    /// Increment or decrement into the value register, then transfer to the same block (what
+    /// both the ACS command and PC/SC part 3's do); nil when done, else the refusal's SW.
+    private mutating func changeValue(block: Int, increment: Bool, by amount: UInt32) -> [UInt8]? {
         guard dataAllowed(increment ? .increment : .decrementTransferRestore, block: block),
             dataAllowed(.decrementTransferRestore, block: block), let current = value(of: block)
-        else { return status(0x01, refuse()) }
-        func number(_ bytes: [UInt8]) -> UInt32 { (0..<4).reduce(0) { $0 | UInt32(bytes[$1]) << (8 * UInt32($1)) } }
-        let result = increment ? number(current) &+ number(amount) : number(current) &- number(amount)
+        else { return refuse() }
+        let now = (0..<4).reduce(UInt32(0)) { $0 | UInt32(current[$1]) << (8 * UInt32($1)) }
+        let result = increment ? now &+ amount : now &- amount
         let bytes = (0..<4).map { UInt8(truncatingIfNeeded: result >> (8 * UInt32($0))) }
-        // Increment/decrement into the value register, then transfer to the same block.
         blocks[block] = Self.valueBlock(bytes, address: blocks[block][12])
-        return status(0x00, [0x90, 0x00])
+        return nil
     }
 
     /// Restore `source` into the value register, then transfer it to `target` (same sector).

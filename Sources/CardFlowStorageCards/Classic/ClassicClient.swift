@@ -256,10 +256,7 @@ public actor ClassicClient {
     }
 
     private func valueCommand(_ operation: PCSCStorageCommand.ValueOperation, block: Int, value: Int32) async throws {
-        try requireAuthentication(for: block)
-        if layout.isTrailer(block) || block == 0 {
-            throw StorageCardError.plainWriteRefused(block: block, reason: "no value block")
-        }
+        try requireValueBlockAddress(block)
         let command = try PCSCStorageCommand.valueOperation(operation, block: block, value: value)
         let response = try await exchange(command, operation: "value operation on block \(block)")
         try checkOperation(response, command: command, block: block, what: "\(operation)")
@@ -271,10 +268,7 @@ public actor ClassicClient {
     private func part3ValueCommand(_ operation: PCSCStorageCommand.ValueOperation, block: Int, amount: Int32)
         async throws -> Bool
     {
-        try requireAuthentication(for: block)
-        if layout.isTrailer(block) || block == 0 {
-            throw StorageCardError.plainWriteRefused(block: block, reason: "no value block")
-        }
+        try requireValueBlockAddress(block)
         let command = try PCSCStorageCommand.part3ValueOperation(operation, block: block, amount: amount)
         let response = try await exchange(command, operation: "part 3 \(operation) on block \(block)")
         let data = response.data
@@ -290,6 +284,12 @@ public actor ClassicClient {
         let failed = ResponseAPDU(data: [], statusWord: refusal.isSuccess ? StatusWord(0x6F00) : refusal)
         try checkOperation(failed, command: command, block: block, what: "\(operation)")
         return true
+    }
+
+    /// A value operation's block: authenticated, and neither a trailer nor the manufacturer block.
+    private func requireValueBlockAddress(_ block: Int) throws(StorageCardError) {
+        try requireAuthentication(for: block)
+        if layout.isTrailer(block) || block == 0 { throw .plainWriteRefused(block: block, reason: "no value block") }
     }
 
     private func update(_ block: Int, data: [UInt8], what: String) async throws {
