@@ -1,8 +1,9 @@
+import CardFlow
 import CardFlowDaemonControl
 
 /// What the daemon has told about each simulated reader on its event bus, so that a schedule
 /// paced by the daemon (the soak) moves the next card only when the last one was dealt with.
-actor ReaderActivity {
+actor ReaderActivity: DeadlineWaiting {
     struct Snapshot: Sendable {
         var present = false
         var arrivals = 0
@@ -10,13 +11,15 @@ actor ReaderActivity {
         var handled = 0
     }
 
+    /// What a waiter waits for: a condition on one reader's snapshot.
+    struct Awaited: Sendable {
+        let reader: String
+        let condition: @Sendable (Snapshot) -> Bool
+    }
+
     private var readers: [String: Snapshot] = [:]
-    private var waiters:
-        [UInt64: (
-            reader: String, condition: @Sendable (Snapshot) -> Bool,
-            continuation: CheckedContinuation<Bool, Never>, timer: Task<Void, Never>
-        )] = [:]
-    private var nextID: UInt64 = 0
+    var deadlineWaiters = DeadlineWaiters<Awaited, Bool>()
+    private let clock = RealClock()
 
     /// Follows the bus until the stream ends.
     func follow(_ events: AsyncStream<DaemonEvent>) async {
@@ -45,36 +48,15 @@ actor ReaderActivity {
         -> Bool
     {
         if condition(snapshot(reader)) { return true }
-        let id = nextID
-        nextID += 1
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let timer = Task {
-                    try? await Task.sleep(for: timeout)
-                    self.expire(id)
-                }
-                waiters[id] = (reader, condition, continuation, timer)
-                if Task.isCancelled { expire(id) }
-            }
-        } onCancel: {
-            Task { await self.expire(id) }
-        }
-    }
-
-    private func expire(_ id: UInt64) {
-        guard let waiter = waiters.removeValue(forKey: id) else { return }
-        waiter.timer.cancel()
-        waiter.continuation.resume(returning: false)
+        return await suspendUntilWoken(
+            tag: Awaited(reader: reader, condition: condition), until: clock.now() + timeout, clock: clock,
+            expired: false)
     }
 
     private func update(_ reader: String, _ change: (inout Snapshot) -> Void) {
         var snapshot = readers[reader] ?? Snapshot()
         change(&snapshot)
         readers[reader] = snapshot
-        for (id, waiter) in waiters where waiter.reader == reader && waiter.condition(snapshot) {
-            waiters[id] = nil
-            waiter.timer.cancel()
-            waiter.continuation.resume(returning: true)
-        }
+        deadlineWaiters.wake(where: { $0.reader == reader && $0.condition(snapshot) }, with: true)
     }
 }

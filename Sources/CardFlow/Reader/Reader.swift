@@ -13,7 +13,7 @@ import Metrics
 ///     try await session.send(try CommandAPDU(hex: "00A4040007A0000002471001")).statusWord
 /// }
 /// ```
-public actor Reader {
+public actor Reader: DeadlineWaiting {
     public nonisolated let info: ReaderInfo
     /// The backend this reader runs on.
     public nonisolated let driver: any ReaderDriver
@@ -101,7 +101,7 @@ public actor Reader {
         publish(.absent, announced: true)
     }
 
-    private var monitorWanted: Bool { !subscribers.isEmpty || !presenceWaiters.isEmpty }
+    private var monitorWanted: Bool { !subscribers.isEmpty || !deadlineWaiters.isEmpty }
 
     private func stopMonitorIfIdle() {
         guard !monitorWanted else { return }
@@ -205,46 +205,16 @@ public actor Reader {
     }
 
     // Tasks waiting for a presence change, woken by publish() or by their timer.
-    private var presenceWaiters: [UInt64: (continuation: CheckedContinuation<Void, Never>, timer: Task<Void, Never>)] =
-        [:]
-    private var nextPresenceWaiter: UInt64 = 0
+    package var deadlineWaiters = DeadlineWaiters<Void, Void>()
 
     private func wakePresenceWaiters() {
-        let waiters = presenceWaiters
-        presenceWaiters.removeAll()
-        for waiter in waiters.values {
-            waiter.timer.cancel()
-            waiter.continuation.resume()
-        }
+        deadlineWaiters.wakeAll()
     }
 
     /// Suspends until a presence notification or `deadline` on `clock`, whichever comes first.
     func awaitPresenceNotification(until deadline: Duration, clock: any ElapsedClock) async {
-        let id = nextPresenceWaiter
-        nextPresenceWaiter += 1
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                if Task.isCancelled {
-                    continuation.resume()
-                    return
-                }
-                let timer = Task {
-                    try? await clock.suspend(until: deadline)
-                    self.expirePresenceWaiter(id)
-                }
-                presenceWaiters[id] = (continuation, timer)
-                startMonitorIfNeeded()
-            }
-        } onCancel: {
-            Task { await self.expirePresenceWaiter(id) }
-        }
+        await suspendUntilWoken(tag: (), until: deadline, clock: clock) { startMonitorIfNeeded() }
         stopMonitorIfIdle()
-    }
-
-    private func expirePresenceWaiter(_ id: UInt64) {
-        guard let waiter = presenceWaiters.removeValue(forKey: id) else { return }
-        waiter.timer.cancel()
-        waiter.continuation.resume()
     }
 
     // MARK: - Sessions

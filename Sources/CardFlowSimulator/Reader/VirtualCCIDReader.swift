@@ -23,7 +23,7 @@ import Logging
 /// its slot is busy, or while bMaxCCIDBusySlots other slots are, is answered at once with
 /// CMD_SLOT_BUSY (bError 0xE0), as CCID §6.2 asks. A slot is busy while its answer is not yet
 /// ready (the card's and the reader's time in the ``TimingModel``).
-public actor VirtualCCIDReader {
+public actor VirtualCCIDReader: DeadlineWaiting {
     public nonisolated let configuration: VirtualReaderConfiguration
     let clock: any ElapsedClock
     let logger: Logger
@@ -46,9 +46,7 @@ public actor VirtualCCIDReader {
     var unplugged = false
     var stallNextRead = false
     var random: SeededRandom
-    var waiters:
-        [UInt64: (channel: Channel, continuation: CheckedContinuation<Void, Never>, timer: Task<Void, Never>?)] = [:]
-    var nextWaiterID: UInt64 = 0
+    package var deadlineWaiters = DeadlineWaiters<Channel, Void>()
 
     // Scheduled card movement (slot 0 of `lift-after=N`, `return-after=MS`, `swap`).
     var liftPlan: (slot: Int, remainingAPDUs: Int, returnAfter: Duration?, replacement: (any VirtualCard)?)?
@@ -64,7 +62,7 @@ public actor VirtualCCIDReader {
     /// `corruptT1Block`) actually spoiled what the card sent.
     public internal(set) var characterLineFaultsShown: [String: Int] = [:]
 
-    enum Channel { case bulkIn, interrupt }
+    package enum Channel: Sendable { case bulkIn, interrupt }
 
     public init(
         configuration: VirtualReaderConfiguration = VirtualReaderConfiguration(),
