@@ -3,11 +3,6 @@ import Testing
 
 @testable import CardFlowTONCard
 
-private let selectTON = "00A404000C313132323333343435353636"
-private let appInfo = "B0C1000001"
-private let serial = "B0C2000018"
-private let getSault = "B0BD000020"
-private let ok = "9000"
 
 /// Truncated or out-of-range answers become library errors, never traps.
 @Suite("TON client: malformed card answers")
@@ -17,9 +12,7 @@ struct TONMalformedResponseTests {
     func protected(_ ins: TONInstruction, p1: UInt8 = 0, _ payload: [UInt8] = [], le: Int? = nil, answer: String) throws
         -> [(String?, String)]
     {
-        let command = try TONProtectedCommand.make(
-            ins, p1: p1, payload: payload, sault: sault, key: try [UInt8](hex: VectorA.hmacKey), le: le)
-        return [(getSault, sault.hexString + ok), (command.encoded().hexString, answer)]
+        try protectedSteps(ins, p1: p1, payload, le: le, sault: sault, answer: answer)
     }
 
     func wallet(_ script: [(String?, String)]) async throws -> (TONWallet, ScriptedChannel) {

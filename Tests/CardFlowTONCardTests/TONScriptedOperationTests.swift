@@ -4,10 +4,6 @@ import Testing
 
 @testable import CardFlowTONCard
 
-private let selectTON = "00A404000C313132323333343435353636"
-private let selectCM = "00A4040008A000000151000000"
-private let appInfo = "B0C1000001"
-private let ok = "9000"
 
 @Suite("TON client APDUs against a scripted card")
 struct TONScriptedOperationTests {

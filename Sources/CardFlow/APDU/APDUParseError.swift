@@ -40,3 +40,14 @@ public enum APDUParseError: Error, Equatable, Sendable, CustomStringConvertible 
         }
     }
 }
+
+extension APDUParseError {
+    /// The bytes of APDU hex text; bad text becomes ``invalidHex(_:)``.
+    static func bytes(hex text: String) throws(APDUParseError) -> [UInt8] {
+        do {
+            return try [UInt8](hex: text)
+        } catch {
+            throw .invalidHex(error)
+        }
+    }
+}

@@ -185,13 +185,7 @@ public struct CommandAPDU: Hashable, Sendable, CustomStringConvertible {
     ///
     /// - Throws: ``APDUParseError/invalidHex(_:)`` for bad text, otherwise as ``init(bytes:)``.
     public init(hex text: String) throws(APDUParseError) {
-        let bytes: [UInt8]
-        do {
-            bytes = try [UInt8](hex: text)
-        } catch {
-            throw .invalidHex(error)
-        }
-        try self.init(bytes: bytes)
+        try self.init(bytes: try APDUParseError.bytes(hex: text))
     }
 
     /// A short Le byte of `00` means 256.
