@@ -10,7 +10,11 @@
 #   PyPI desfire (pure Python over pyscard) lists the card's applications right after connecting,
 #               and reads the Type 4 application's files: the bytes libfreefare wrote;
 #   CardFlow    reads the same message with `cardctl ndef read`, through PC/SC and, after the
-#               exporter was stopped with SIGTERM, from the card's saved state.
+#               exporter was stopped with SIGTERM, from the card's saved state;
+#   pyscard     (over pcsc-lite) reads vsmartcard's vicc card beside `cardctl --json`: the same ATR,
+#               data and status words; and each failure pcsc-lite reports (empty reader, unknown
+#               reader, no pcscd) is the category of cardctl's exit code
+#               (Scripts/partners/cardctl-pyscard.py).
 # At the end a table gives each partner's passed checks.
 #
 # Everything runs in private mount and network namespaces (unshare), like Scripts/vpcd-check.sh.
@@ -25,6 +29,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=lib/private-namespaces.sh
 source "$root/Scripts/lib/private-namespaces.sh"
 pydeps="${CARDFLOW_PYDEPS:-${XDG_CACHE_HOME:-$HOME/.cache}/cardflow/pydeps}"
+vicc_module=/usr/lib/python3/site-packages/virtualsmartcard
 
 if [[ "${1:-}" == "--inner" ]]; then
     cardctl="$2"; libnfc="$3"; logs="$4"
@@ -35,7 +40,7 @@ if [[ "${1:-}" == "--inner" ]]; then
     }
     trap cleanup EXIT
     declare -A passed=() total=()
-    partners=(pcsc_scan libfreefare "PyPI desfire" CardFlow)
+    partners=(pcsc_scan libfreefare "PyPI desfire" CardFlow pyscard)
     table() {
         echo "| partner | checks passed |"
         echo "|---|---|"
@@ -183,6 +188,33 @@ if [[ "${1:-}" == "--inner" ]]; then
     ok libfreefare "mifare-desfire-info: Use random UID: yes"
     stop_export
 
+    # --- cardctl's --json answers and exit codes against pyscard, on vsmartcard's vicc card in
+    # slot 0: pyscard (over pcsc-lite) must read the ATR and answers cardctl prints, and each
+    # failure pcsc-lite reports (empty reader, unknown reader, no pcscd) must be the category of
+    # cardctl's exit code.
+    pyscard_check() {  # mode, reader, APDUs...
+        timeout 120 /usr/bin/python3 "$root/Scripts/partners/cardctl-pyscard.py" "$1" "$cardctl" "${@:2}" 2>&1
+    }
+    check pyscard
+    output=$(pyscard_check absent "$slot0") || fail "cardctl against pyscard, no card: $output"
+    echo "$output" | sed 's/^/  /'
+    ok pyscard "an empty and an unknown reader: cardctl's exit code has pcsc-lite's category"
+    PYTHONPATH="$vicc_module:$pydeps" vicc -t iso7816 -H 127.0.0.1 -P 35963 >>"$logs/vicc.log" 2>&1 &
+    exporter=$!; pids+=("$exporter")
+    wait_for_card "$slot0"
+    check pyscard
+    # SELECT MF, SELECT a DF vicc lacks, READ BINARY with no current EF, GET CHALLENGE.
+    output=$(pyscard_check present "$slot0" 00A4000C023F00 00A4000C020123 00B0000004 0084000008) \
+        || fail "cardctl against pyscard on vicc's card: $output"
+    echo "$output" | sed 's/^/  /'
+    ok pyscard "vicc's card: cardctl --json prints the ATR and answers pyscard read; --expect-sw exits 1"
+    stop_export
+    stop_pcscd
+    check pyscard
+    output=$(pyscard_check no-service "$slot0") || fail "cardctl against pyscard, no pcscd: $output"
+    echo "$output" | sed 's/^/  /'
+    ok pyscard "no pcscd: cardctl's exit code has pcsc-lite's category"
+
     echo
     table
     echo "partners-check: OK"
@@ -199,7 +231,7 @@ while [[ $# -gt 0 ]]; do
         *) echo "partners-check: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
 done
-for tool in pcscd pcsc_scan scriptor mifare-desfire-info unshare ip xxd python3; do
+for tool in pcscd pcsc_scan scriptor mifare-desfire-info vicc unshare ip xxd python3; do
     command -v "$tool" >/dev/null || { echo "partners-check: $tool not found (Scripts/setup.sh installs what is needed)" >&2; exit 2; }
 done
 [[ -f /usr/lib/pcsc/drivers/serial/libifdvpcd.so ]] || { echo "partners-check: vpcd driver missing (apt-get install vsmartcard-vpcd)" >&2; exit 2; }

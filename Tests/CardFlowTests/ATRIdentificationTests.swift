@@ -30,7 +30,7 @@ struct ATRIdentificationTests {
         ])
     func storageCards(atr: String, name: String, standard: String) throws {
         let identification = try identify(atr)
-        #expect(identification.kind == .contactlessStorage)
+        #expect(identification.kind == .contactlessStorage && identification.isContactless)
         #expect(identification.name == name)
         #expect(identification.standard?.name == standard)
         #expect(identification.historicalBytes == nil)
@@ -57,7 +57,7 @@ struct ATRIdentificationTests {
 
     @Test func desfireIsAnISODEPCardWithAnEmptyCompactTLVCategory() throws {
         let desfire = try identify("3B 81 80 01 80 80")
-        #expect(desfire.kind == .contactlessISODEP)
+        #expect(desfire.kind == .contactlessISODEP && desfire.isContactless)
         #expect(desfire.name == nil)
         #expect(desfire.historicalBytes?.category == .compactTLV)
         #expect(desfire.historicalBytes?.objects == [])
@@ -80,7 +80,7 @@ struct ATRIdentificationTests {
     @Test("a contact card's COMPACT-TLV objects and status indicator (Gemalto IDPrime MD, T=0)")
     func contactCardCompactTLV() throws {
         let card = try identify("3B 7F 96 00 00 80 31 80 65 B0 84 41 3D F6 12 0F FE 82 90 00")
-        #expect(card.kind == .contact)
+        #expect(card.kind == .contact && !card.isContactless)
         #expect(card.layout?.checkByte == nil)
         let historical = try #require(card.historicalBytes)
         #expect(historical.category == .compactTLV)

@@ -10,11 +10,29 @@ import Testing
 struct SessionProtocolTests {
     /// A TPDU reader offering T=0 and T=1, with a contact card.
     static func contactReader(_ contact: ContactInterface) async -> Reader {
+        await contactReaderAndDevice(contact).reader
+    }
+
+    static func contactReaderAndDevice(_ contact: ContactInterface) async -> (reader: Reader, device: VirtualCCIDReader) {
         var configuration = VirtualReaderConfiguration.level(.tpdu)
         configuration.descriptor.protocols = [.t0, .t1]
         let virtual = VirtualCCIDReader(configuration: configuration)
         await virtual.insert(ISO7816Card(seed: 1, contactInterface: contact))
-        return Reader.simulated(virtual)
+        return (Reader.simulated(virtual), virtual)
+    }
+
+    /// `FF CA` is for a contactless reader to answer with its card's UID; a contact card would
+    /// get it as its own command (vsmartcard's vicc died of it), so a session on a contact card
+    /// sends only what its user sends and knows the card by its ATR.
+    @Test func aContactCardGetsNoGetDataForItsUID() async throws {
+        let (reader, device) = await Self.contactReaderAndDevice(.dual(ta1: 0x13))
+        let identity = try await reader.withSession { session in
+            _ = try await session.send(selectApp)
+            return await session.identity
+        }
+        #expect(await device.apdusProcessed == 1)
+        #expect(identity.uid == nil && identity.key == identity.atr)
+        #expect(!ATRIdentification(atr: identity.atr).isContactless)
     }
 
     @Test(arguments: [(CardProtocol?.none, TransmissionProtocol.t1), (.t0, .t0), (.t1, .t1)])

@@ -94,6 +94,10 @@ public struct ATRIdentification: Sendable, Hashable {
         self.historicalBytes = historical
     }
 
+    /// Whether the ATR is one a contactless reader made up for its card (PC/SC part 3), so the
+    /// reader, not the card, answers the pseudo-APDUs with CLA `FF` such as GET DATA `FF CA`.
+    public var isContactless: Bool { kind == .contactlessStorage || kind == .contactlessISODEP }
+
     /// The card's name when the ATR itself gives one: the PC/SC card name of a storage card.
     public var name: String? {
         guard let cardName, cardName.rawValue != 0 else { return nil }

@@ -116,7 +116,11 @@ public actor CardSession: CardChannel {
     /// Reads the UID (PC/SC part 3 `FF CA`, from readers that answer it) and computes the
     /// identity key.
     func establishIdentity() async throws {
-        guard reader.info.capabilities.readsCardUID else {
+        // Only a contactless card's ATR (the PC/SC part 3 one its reader made up) means the reader
+        // answers FF CA itself; a contact card would get FF CA as its own command, with CLA FF
+        // (invalid in ISO/IEC 7816-4, and read as secure messaging by some cards: vsmartcard's
+        // vicc dies of it).
+        guard reader.info.capabilities.readsCardUID, ATRIdentification(atr: identity.atr).isContactless else {
             identity.key = try await policy.identity.resolve(self)
             return
         }
