@@ -3,7 +3,6 @@ import Testing
 
 @testable import CardFlowTONCard
 
-
 @Suite("TON keychain APDUs against a scripted card")
 struct TONKeychainScriptedTests {
     let sault = [UInt8](repeating: 0x11, count: 32)

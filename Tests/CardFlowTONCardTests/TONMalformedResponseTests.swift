@@ -3,7 +3,6 @@ import Testing
 
 @testable import CardFlowTONCard
 
-
 /// Truncated or out-of-range answers become library errors, never traps.
 @Suite("TON client: malformed card answers")
 struct TONMalformedResponseTests {

@@ -4,7 +4,6 @@ import Testing
 
 @testable import CardFlowTONCard
 
-
 @Suite("TON client APDUs against a scripted card")
 struct TONScriptedOperationTests {
     func wallet(_ script: [(String?, String)], keys: TONHmacKeyStore? = nil) async throws -> (

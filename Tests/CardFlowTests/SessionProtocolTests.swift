@@ -13,7 +13,8 @@ struct SessionProtocolTests {
         await contactReaderAndDevice(contact).reader
     }
 
-    static func contactReaderAndDevice(_ contact: ContactInterface) async -> (reader: Reader, device: VirtualCCIDReader) {
+    static func contactReaderAndDevice(_ contact: ContactInterface) async -> (reader: Reader, device: VirtualCCIDReader)
+    {
         var configuration = VirtualReaderConfiguration.level(.tpdu)
         configuration.descriptor.protocols = [.t0, .t1]
         let virtual = VirtualCCIDReader(configuration: configuration)
