@@ -15,7 +15,7 @@ struct CardCtl: AsyncParsableCommand {
         version: CardFlowVersion.current,
         subcommands: [
             ListCommand.self, IdentifyCommand.self, DoctorCommand.self, APDUCommand.self, ShellCommand.self,
-            WatchCommand.self, KeyCommand.self,
+            WatchCommand.self, SignalCommand.self, KeyCommand.self,
             SimulateCommand.self, NDEFCommand.self, ISO15693Command.self, DESFireCommand.self, NTAG424Command.self,
             ClassicCommand.self, NTAGCommand.self, FeliCaCommand.self, TONCommand.self,
             JobsCommand.self, FlowCommand.self, RelayCommand.self, ExportCommand.self, FleetCommand.self,

@@ -42,6 +42,34 @@ struct UFRCommandTests {
         #expect(await online.reader.isSessionOpen == false, "every run ends with a deselect")
     }
 
+    /// USER_INTERFACE_SIGNAL's modes as the COM protocol document numbers them: light 1 long
+    /// green, 2 long red, 3 alternation; beep 1 short, 2 long, 5 melody.
+    @Test("cardctl signal drives a uFR reader's LED and buzzer", arguments: ["tcp", "udp"])
+    func signal(_ transport: String) async throws {
+        let online = try await SimulatedUFROnline.start(reader: SimulatedUFRReader(card: DESFireCard(seed: 22)))
+        defer { Task { await online.stop() } }
+        let port = transport == "tcp" ? online.tcpPort : online.udpPort
+        let reader = "ufr:\(transport):127.0.0.1:\(port)"
+        for (arguments, light, beep) in [
+            (["--success"], UInt8(1), UInt8(1)), (["--failure"], 2, 2),
+            (["--light", "alternating", "--beep", "melody"], 3, 5),
+        ] {
+            let result = try await CardctlProcess.run(["--reader", reader, "signal", "--json"] + arguments)
+            #expect(result.status == 0, "\(result)")
+            let signal = await online.reader.lastSignal
+            #expect(signal?.light == light && signal?.beep == beep, "\(arguments): \(String(describing: signal))")
+        }
+    }
+
+    @Test("a reader with no signal CardFlow drives exits 2 and says so")
+    func signalUnsupported() async throws {
+        let result = try await CardctlProcess.run(["--reader", "sim:desfire", "signal", "--success"])
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stderr.contains("has no signal"), "\(result)")
+        let usage = try await CardctlProcess.run(["--reader", "sim:desfire", "signal"])
+        #expect(usage.status == 2 && usage.stderr.contains("say what to show"), "\(usage)")
+    }
+
     @Test("a uFR selector with nothing listening fails as a reader error, not a usage error")
     func unreachable() async throws {
         let online = try await SimulatedUFROnline.start(reader: SimulatedUFRReader())

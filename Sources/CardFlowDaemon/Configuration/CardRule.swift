@@ -6,20 +6,24 @@ public struct CardRule: Sendable, Hashable, Codable {
     public var name: String
     public var match: CardMatch
     public var flow: FlowSpecification
+    /// Reader signals when the rule's job succeeds or fails (none when nil).
+    public var signals: RuleSignals?
 
-    public init(name: String, match: CardMatch = CardMatch(), flow: FlowSpecification) {
+    public init(name: String, match: CardMatch = CardMatch(), flow: FlowSpecification, signals: RuleSignals? = nil) {
         self.name = name
         self.match = match
         self.flow = flow
+        self.signals = signals
     }
 
-    enum CodingKeys: String, CodingKey { case name, match, flow }
+    enum CodingKeys: String, CodingKey { case name, match, flow, signals }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         name = try container.decode(String.self, forKey: .name)
         match = try container.decodeIfPresent(CardMatch.self, forKey: .match) ?? CardMatch()
         flow = try container.decode(FlowSpecification.self, forKey: .flow)
+        signals = try container.decodeIfPresent(RuleSignals.self, forKey: .signals)
     }
 }
 

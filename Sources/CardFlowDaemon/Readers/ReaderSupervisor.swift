@@ -144,7 +144,16 @@ public actor ReaderSupervisor {
                 card: facts, on: reader, rule: rule.name, template: template, jobs: jobs, policy: policy)
         }
         let id = await jobs.submit(rule.flow, on: reader, rule: rule.name, trigger: .card, policy: policy)
-        _ = await jobs.wait(for: id)
+        let state = await jobs.wait(for: id)
+        if let signal = state.flatMap({ rule.signals?.signal(after: $0) }) {
+            // The job's outcome stands whatever the reader does with its light.
+            do {
+                try await reader.signal(signal)
+            } catch {
+                logger.warning(
+                    "could not signal on the reader", metadata: ["signal": "\(signal)", "error": "\(error)"])
+            }
+        }
         return id
     }
 }

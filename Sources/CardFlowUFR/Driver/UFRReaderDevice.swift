@@ -160,7 +160,7 @@ public actor UFRReaderDevice {
     }
 
     /// Sends a command whose answer must be an RSP; an ERR throws ``UFRError/readerError(_:_:)``.
-    private func expectResponse(_ command: UFRCommand) async throws -> UFRReply {
+    func expectResponse(_ command: UFRCommand) async throws -> UFRReply {
         let reply = try await connection.execute(command)
         if let status = reply.status { throw UFRError.readerError(command.code, status) }
         return reply
