@@ -92,7 +92,7 @@ extension DeadlineWaiting {
                 }
                 let timer = Task {
                     try? await clock.suspend(until: deadline)
-                    await self.wakeDeadlineWaiter(id, with: expired)
+                    self.wakeDeadlineWaiter(id, with: expired)
                 }
                 deadlineWaiters.add(id, tag: tag, continuation: continuation, timer: timer)
                 registered()
