@@ -261,14 +261,15 @@ public actor CCIDDriver {
     }
 
     private func enterSlot(_ slot: UInt8) async throws {
-        guard let ticket = slotAdmissions[slot, default: FIFOAdmission()].tryEnter() else { return }
+        guard let ticket = slotAdmissions.withMovedValue(forKey: slot, default: FIFOAdmission(), { $0.tryEnter() })
+        else { return }
         try await FIFOAdmission.wait(
             enqueue: { slotAdmissions[slot, default: FIFOAdmission()].enqueue(ticket, $0) },
             cancel: { await self.cancelSlotWaiter(slot: slot, ticket: ticket) })
     }
 
     private func leaveSlot(_ slot: UInt8) {
-        slotAdmissions[slot]?.leave()
+        slotAdmissions.withMovedValue(forKey: slot) { $0.leave() }
     }
 
     private func cancelSlotWaiter(slot: UInt8, ticket: UInt64) {
@@ -374,7 +375,7 @@ public actor CCIDDriver {
             }
             let response: CCIDResponse
             do {
-                response = try CCIDResponse(decoding: bytes)
+                response = try CCIDResponse(decodingFrame: consume bytes)
             } catch {
                 throw CCIDDriverError.malformedResponse(error, during: type)
             }
