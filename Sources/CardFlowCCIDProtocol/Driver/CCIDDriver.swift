@@ -328,7 +328,12 @@ public actor CCIDDriver {
         let type = command.messageType
         let encoded = command.encoded()
         if logger.logLevel <= .trace {
-            logger.trace("CCID >", metadata: ["type": "\(type)", "seq": "\(sequence)", "length": "\(encoded.count)"])
+            // Filled in place: a dictionary literal builds an array of its pairs first.
+            var metadata = Logger.Metadata(minimumCapacity: 3)
+            metadata["type"] = "\(type)"
+            metadata["seq"] = .string(String(sequence))
+            metadata["length"] = .string(String(encoded.count))
+            logger.trace("CCID >", metadata: metadata)
         }
         let limitExceeded = CCIDDriverError.exchangeTimeLimitExceeded(
             limit: configuration.exchangeTimeLimit, during: type)
