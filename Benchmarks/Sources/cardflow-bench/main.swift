@@ -6,6 +6,7 @@
 //        cardflow-bench --paired-only [--paired-rounds N]   (only the paired session-overhead measurement)
 //        cardflow-bench --profile-session N | --profile-driver N   (only N zero-latency APDUs through
 //        a session / the bare driver, for perf or callgrind)
+//        cardflow-bench --profile NAME N   (N repetitions of one package-benchmark body, ProfileLoops.swift)
 import BenchSupport
 import CardFlow
 import CardFlowCCID
@@ -68,6 +69,15 @@ func sleepRate(_ duration: Duration, count: Int, on timer: any ElapsedClock) asy
     return Double(count) / seconds(start.duration(to: clock.now))
 }
 
+if let i = CommandLine.arguments.firstIndex(of: "--profile"), i + 2 < CommandLine.arguments.count {
+    let name = CommandLine.arguments[i + 1]
+    guard let loop = ProfileLoop(rawValue: name), let count = Int(CommandLine.arguments[i + 2]) else {
+        print("--profile NAME N; names: \(ProfileLoop.allCases.map(\.rawValue).joined(separator: " "))")
+        exit(2)
+    }
+    try await loop.run(count: count)
+    exit(0)
+}
 if profileAPDUs > 0 {
     // A loop for profilers: zero-latency APDUs through CardSession.transmit, tracing off.
     let reader = await makeReader(level: .shortAPDU, exchange: .tiny, logLevel: .info)

@@ -106,11 +106,18 @@ public struct CommandAPDU: Hashable, Sendable, CustomStringConvertible {
     /// flag does not change it.
     public func encoded(forceExtendedLength: Bool = false) -> [UInt8] {
         let extended = forceExtendedLength || requiresExtendedLength
-        var bytes: [UInt8] = [cla, ins, p1, p2]
+        // Reserved before the first byte: one allocation per command (a literal first would be two).
+        var bytes: [UInt8] = []
         bytes.reserveCapacity(4 + 3 + data.count + 2)
+        bytes.append(cla)
+        bytes.append(ins)
+        bytes.append(p1)
+        bytes.append(p2)
         if !data.isEmpty {
             if extended {
-                bytes += [0x00, UInt8(truncatingIfNeeded: data.count >> 8), UInt8(truncatingIfNeeded: data.count)]
+                bytes.append(0x00)
+                bytes.append(UInt8(truncatingIfNeeded: data.count >> 8))
+                bytes.append(UInt8(truncatingIfNeeded: data.count))
             } else {
                 bytes.append(UInt8(truncatingIfNeeded: data.count))
             }
@@ -120,7 +127,8 @@ public struct CommandAPDU: Hashable, Sendable, CustomStringConvertible {
             // Truncation writes 256 as 00 and 65536 as 0000, which is how ISO encodes the maxima.
             if extended {
                 if data.isEmpty { bytes.append(0x00) }
-                bytes += [UInt8(truncatingIfNeeded: le >> 8), UInt8(truncatingIfNeeded: le)]
+                bytes.append(UInt8(truncatingIfNeeded: le >> 8))
+                bytes.append(UInt8(truncatingIfNeeded: le))
             } else {
                 bytes.append(UInt8(truncatingIfNeeded: le))
             }

@@ -24,6 +24,13 @@ public struct ReaderDriverChannel: CardChannel {
     func exchange(_ command: CommandAPDU) async throws -> ResponseAPDU {
         try ResponseAPDU(answer: try await driver.transmit(command.encoded()), to: command)
     }
+
+    /// ``exchange(_:)`` of a command already encoded (`encoded` is `command.encoded()`): the
+    /// traced path encodes once for the trace and the backend.
+    @inline(__always)
+    func exchange(_ command: CommandAPDU, encoded: [UInt8]) async throws -> ResponseAPDU {
+        try ResponseAPDU(answer: try await driver.transmit(encoded), to: command)
+    }
 }
 
 extension ResponseAPDU {

@@ -71,7 +71,9 @@ final class SessionChannel: Sendable {
         let response: ResponseAPDU
         do {
             if tracing.isTracing {
-                response = try await tracing.traced(command) { command in try await backend.exchange(command) }
+                response = try await tracing.traced(command) { command, encoded in
+                    try await backend.exchange(command, encoded: encoded)
+                }
             } else {
                 tracing.recordUntraced()
                 response = try await backend.exchange(command)

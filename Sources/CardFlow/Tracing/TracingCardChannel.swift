@@ -1,3 +1,4 @@
+import CardFlowHex
 import Logging
 
 /// A ``CardChannel`` that logs every exchange with another channel at `trace` level, in the
@@ -62,7 +63,7 @@ public struct TracingCardChannel: CardChannel {
             recordUntraced()
             return try await base.transmit(command)
         }
-        return try await traced(command) { command in try await base.transmit(command) }
+        return try await traced(command) { command, _ in try await base.transmit(command) }
     }
 
     // The parts of `transmit`, for ``SessionChannel``, which runs them around its own exchange.
@@ -75,23 +76,36 @@ public struct TracingCardChannel: CardChannel {
         getResponseRedaction.recordUntraced()
     }
 
-    /// Traces `command` and its answer around `exchange`.
+    /// Traces `command` and its answer around `exchange`, which gets the command's encoded bytes
+    /// too (the send line needed them; a backend need not encode them again).
+    ///
+    /// What the records cost: each line is one string (``APDUTraceText``), the instruction and
+    /// status word are short strings (stored inline), and one metadata dictionary serves all three
+    /// records, changed in place between them: it is passed by value, so a handler that keeps it
+    /// keeps what it was given.
     func traced(
         _ command: CommandAPDU,
-        through exchange: (CommandAPDU) async throws -> ResponseAPDU
+        through exchange: (CommandAPDU, [UInt8]) async throws -> ResponseAPDU
     ) async throws -> ResponseAPDU {
         let ranges = redaction.hidesNothing ? .none : redaction.ranges(for: command)
         let responseRanges = ranges.responseData + getResponseRedaction.carriedRanges(for: command)
-        let instruction = Logger.MetadataValue.string([command.ins].hexString)
+        var instructionText = ""
+        HexFormat.append(command.ins, to: &instructionText)
+        let instruction = Logger.MetadataValue.string(instructionText)
 
-        var sendMetadata: Logger.Metadata = ["apdu.ins": instruction]
-        let sendLine = APDUTraceText.sendLine(command, hiding: ranges.commandData)
-        if sendLine.contains(APDUTraceText.redactedByte) { sendMetadata["apdu.redacted"] = "true" }
-        logger.trace("\(sendLine)", metadata: sendMetadata)
+        var metadata: Logger.Metadata = [:]
+        metadata.reserveCapacity(4)
+        metadata["apdu.ins"] = instruction
+        let encoded = command.encoded()
+        let sendLine = APDUTraceText.sendLine(command, encoded: encoded, hiding: ranges.commandData)
+        if sendLine.redacted { metadata["apdu.redacted"] = "true" }
+        // The line as the message itself: an interpolation would copy it.
+        logger.trace(Logger.Message(stringLiteral: sendLine.text), metadata: metadata)
+        metadata["apdu.redacted"] = nil
 
         let response: ResponseAPDU
         do {
-            response = try await exchange(command)
+            response = try await exchange(command, encoded)
         } catch {
             getResponseRedaction.recordTraced(command, ownRanges: ranges.responseData, response: nil)
             logger.trace(
@@ -104,15 +118,15 @@ public struct TracingCardChannel: CardChannel {
         }
         getResponseRedaction.recordTraced(command, ownRanges: ranges.responseData, response: response)
 
-        let statusWord = Logger.MetadataValue.string(response.statusWord.hexString)
-        logger.trace(
-            "\(APDUTraceText.statusLine(response))", metadata: ["apdu.ins": instruction, "apdu.sw": statusWord])
-        var responseMetadata: Logger.Metadata = [
-            "apdu.ins": instruction, "apdu.sw": statusWord, "apdu.length": "\(response.data.count)",
-        ]
+        var statusWord = ""
+        HexFormat.append(response.sw1, to: &statusWord)
+        HexFormat.append(response.sw2, to: &statusWord)
+        metadata["apdu.sw"] = .string(statusWord)
+        logger.trace(Logger.Message(stringLiteral: APDUTraceText.statusLine(response)), metadata: metadata)
+        metadata["apdu.length"] = .string(String(response.data.count))
         let responseLine = APDUTraceText.responseLine(response, hiding: responseRanges)
-        if responseLine.contains(APDUTraceText.redactedByte) { responseMetadata["apdu.redacted"] = "true" }
-        logger.trace("\(responseLine)", metadata: responseMetadata)
+        if responseLine.redacted { metadata["apdu.redacted"] = "true" }
+        logger.trace(Logger.Message(stringLiteral: responseLine.text), metadata: metadata)
         return response
     }
 }

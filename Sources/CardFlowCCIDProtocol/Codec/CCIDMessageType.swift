@@ -88,6 +88,12 @@ enum CCIDFraming {
     static func decode(_ bytes: [UInt8], commands: Bool) throws(CCIDFrameError) -> (
         type: CCIDMessageType, payload: [UInt8]
     ) {
+        let type = try messageType(of: bytes, commands: commands)
+        return (type, Array(bytes[ccidHeaderLength...]))
+    }
+
+    /// The header checks of ``decode(_:commands:)`` without copying the payload out.
+    static func messageType(of bytes: [UInt8], commands: Bool) throws(CCIDFrameError) -> CCIDMessageType {
         guard bytes.count >= ccidHeaderLength else { throw .truncatedHeader(received: bytes.count) }
         let declared = Int(bytes.littleEndianUInt32(at: 1))
         guard declared == bytes.count - ccidHeaderLength else {
@@ -96,6 +102,6 @@ enum CCIDFraming {
         guard let type = CCIDMessageType(rawValue: bytes[0]), type.isCommand == commands else {
             throw .unknownMessageType(bytes[0])
         }
-        return (type, Array(bytes[ccidHeaderLength...]))
+        return type
     }
 }

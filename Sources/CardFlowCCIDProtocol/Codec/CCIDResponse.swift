@@ -63,6 +63,31 @@ public struct CCIDResponse: Sendable, Hashable {
             fields: (state.rawValue, errorCode, byte9), payload: payload)
     }
 
+    /// ``init(decoding:)`` of a frame the caller hands over: a DataBlock's data is the frame
+    /// itself with the header removed in place, so a uniquely held frame is not copied (the
+    /// driver's exchange path, one malloc less per message). Same checks, same result.
+    init(decodingFrame frame: consuming [UInt8]) throws(CCIDFrameError) {
+        guard try CCIDFraming.messageType(of: frame, commands: false) == .dataBlock else {
+            try self.init(decoding: frame)
+            return
+        }
+        let (slot, sequence, status, errorCode, chain) = (frame[5], frame[6], frame[7], frame[8], frame[9])
+        var data = frame
+        data.removeSubrange(0..<ccidHeaderLength)
+        self.init(
+            slot: slot, sequence: sequence, state: CCIDSlotState(rawValue: status), errorCode: errorCode,
+            kind: .dataBlock(chainParameter: chain, data: data))
+    }
+
+    /// The bSlot of a bulk-IN frame when it decodes (``init(decoding:)`` would not throw), nil
+    /// otherwise; a DataBlock, the frame of every exchange, is checked without copying its data.
+    static func slot(ofDecodable frame: [UInt8]) -> UInt8? {
+        guard let type = try? CCIDFraming.messageType(of: frame, commands: false) else { return nil }
+        // A DataBlock's payload is any bytes: the header checks are all its decoding does.
+        if type == .dataBlock { return frame[5] }
+        return (try? CCIDResponse(decoding: frame))?.slot
+    }
+
     /// Decodes a bulk-IN message, as the host does.
     public init(decoding bytes: [UInt8]) throws(CCIDFrameError) {
         let (type, payload) = try CCIDFraming.decode(bytes, commands: false)

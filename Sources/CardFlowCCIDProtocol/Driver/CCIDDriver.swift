@@ -261,14 +261,15 @@ public actor CCIDDriver {
     }
 
     private func enterSlot(_ slot: UInt8) async throws {
-        guard let ticket = slotAdmissions[slot, default: FIFOAdmission()].tryEnter() else { return }
+        guard let ticket = slotAdmissions.withMovedValue(forKey: slot, default: FIFOAdmission(), { $0.tryEnter() })
+        else { return }
         try await FIFOAdmission.wait(
             enqueue: { slotAdmissions[slot, default: FIFOAdmission()].enqueue(ticket, $0) },
             cancel: { await self.cancelSlotWaiter(slot: slot, ticket: ticket) })
     }
 
     private func leaveSlot(_ slot: UInt8) {
-        slotAdmissions[slot]?.leave()
+        slotAdmissions.withMovedValue(forKey: slot) { $0.leave() }
     }
 
     private func cancelSlotWaiter(slot: UInt8, ticket: UInt64) {
@@ -327,7 +328,12 @@ public actor CCIDDriver {
         let type = command.messageType
         let encoded = command.encoded()
         if logger.logLevel <= .trace {
-            logger.trace("CCID >", metadata: ["type": "\(type)", "seq": "\(sequence)", "length": "\(encoded.count)"])
+            // Filled in place: a dictionary literal builds an array of its pairs first.
+            var metadata = Logger.Metadata(minimumCapacity: 3)
+            metadata["type"] = "\(type)"
+            metadata["seq"] = .string(String(sequence))
+            metadata["length"] = .string(String(encoded.count))
+            logger.trace("CCID >", metadata: metadata)
         }
         let limitExceeded = CCIDDriverError.exchangeTimeLimitExceeded(
             limit: configuration.exchangeTimeLimit, during: type)
@@ -374,7 +380,7 @@ public actor CCIDDriver {
             }
             let response: CCIDResponse
             do {
-                response = try CCIDResponse(decoding: bytes)
+                response = try CCIDResponse(decodingFrame: consume bytes)
             } catch {
                 throw CCIDDriverError.malformedResponse(error, during: type)
             }

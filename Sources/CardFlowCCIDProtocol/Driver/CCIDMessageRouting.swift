@@ -5,8 +5,8 @@ enum CCIDMessageRouting {
     /// A bulk-IN frame goes to the slot it names; one that does not decode goes to every slot
     /// with an exchange in flight (each fails it as malformed, as a single-slot reader does).
     static func bulkIn(_ bytes: [UInt8]) -> InboundPipe<UInt8>.Destination {
-        guard let response = try? CCIDResponse(decoding: bytes) else { return .everyone }
-        return .keys([response.slot])
+        guard let slot = CCIDResponse.slot(ofDecodable: bytes) else { return .everyone }
+        return .key(slot)
     }
 
     /// A NotifySlotChange goes to the slots it marks as changed (to every slot when it marks

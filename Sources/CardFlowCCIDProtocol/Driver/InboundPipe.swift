@@ -21,6 +21,8 @@ import Logging
 actor InboundPipe<Key: Hashable & Sendable> {
     /// Which keys a message is for.
     enum Destination: Sendable {
+        /// One key (a bulk-IN answer): no array built per message.
+        case key(Key)
         case keys([Key])
         /// Every open key (a message that cannot be attributed, such as a garbled frame).
         case everyone
@@ -114,10 +116,7 @@ actor InboundPipe<Key: Hashable & Sendable> {
     ///   to this actor does not lengthen the wait.
     func next(for key: Key, timeout: Duration, since: Duration? = nil) async -> Outcome {
         open(key)
-        if let first = mailboxes[key]?.first {
-            mailboxes[key]?.removeFirst()
-            return first
-        }
+        if let first = takeFirst(for: key) { return first }
         if Task.isCancelled { return .failure(.cancelled) }
         if readDeadline != nil, timeout <= .zero {
             // A read is in flight; whatever the pipe held is already on its way.
@@ -161,11 +160,8 @@ actor InboundPipe<Key: Hashable & Sendable> {
             let left = max(.zero, timeout - (timeSource.now() - started))
             switch await readOnce(left) {
             case .success(let bytes):
-                dispatch(bytes)
-                if let mine = mailboxes[key]?.first {
-                    mailboxes[key]?.removeFirst()
-                    return mine
-                }
+                if let mine = dispatch(bytes, reader: key) { return .success(mine) }
+                if let mine = takeFirst(for: key) { return mine }
             case .failure(.timeout):
                 return .failure(.timeout(endpoint: endpoint, after: timeout))
             case .failure(.cancelled):
@@ -249,7 +245,7 @@ actor InboundPipe<Key: Hashable & Sendable> {
             }
             switch await readOnce(timeout) {
             case .success(let bytes):
-                dispatch(bytes)
+                _ = dispatch(bytes)
             case .failure(.timeout):
                 for id in due { expire(id) }
             case .failure(.cancelled) where Task.isCancelled:
@@ -262,10 +258,28 @@ actor InboundPipe<Key: Hashable & Sendable> {
         if generation == pumpGeneration { pump = nil }
     }
 
-    private func dispatch(_ bytes: [UInt8]) {
+    /// The oldest message in `key`'s mailbox, taken out of it.
+    private func takeFirst(for key: Key) -> Outcome? {
+        guard mailboxes[key]?.isEmpty == false else { return nil }
+        return mailboxes.withMovedValue(forKey: key) { $0.removeFirst() }
+    }
+
+    /// Hands `bytes` to the keys it is for. A message for `reader` alone (the caller of
+    /// ``readAlone(for:timeout:started:)``), whose mailbox is empty and on whose key nobody else
+    /// waits, is returned instead: the message that caller would take from its mailbox next,
+    /// without a mailbox append per message.
+    private func dispatch(_ bytes: [UInt8], reader: Key? = nil) -> [UInt8]? {
+        let destination = route(bytes)
+        if case .key(let key) = destination, mailboxes[key] != nil {
+            if key == reader, mailboxes[key]?.isEmpty == true, firstWaiter(for: key) == nil { return bytes }
+            deliver(.success(bytes), to: key)
+            return nil
+        }
         var targets: [Key]
-        switch route(bytes) {
+        switch destination {
         case .everyone: targets = Array(mailboxes.keys)
+        // Not open (checked above).
+        case .key: targets = []
         case .keys(let keys): targets = keys.filter { mailboxes[$0] != nil }
         }
         if targets.isEmpty {
@@ -281,14 +295,26 @@ actor InboundPipe<Key: Hashable & Sendable> {
             }
         }
         for key in targets { deliver(.success(bytes), to: key) }
+        return nil
+    }
+
+    /// The longest-waiting waiter on `key` (the lowest id).
+    private func firstWaiter(for key: Key) -> UInt64? {
+        var first: UInt64?
+        for (id, waiter) in waiters where waiter.key == key {
+            if let lowest = first, lowest < id { continue }
+            first = id
+        }
+        return first
     }
 
     private func deliver(_ outcome: Outcome, to key: Key) {
-        if let id = waiters.filter({ $0.value.key == key }).keys.min() {
+        if let id = firstWaiter(for: key) {
             finish(id, with: outcome)
             return
         }
-        guard var mailbox = mailboxes[key] else { return }
+        // Moved out of the dictionary, so the append does not copy the mailbox.
+        guard var mailbox = mailboxes.removeValue(forKey: key) else { return }
         mailbox.append(outcome)
         if mailbox.count > mailboxLimit {
             mailbox.removeFirst()

@@ -32,9 +32,19 @@ public enum T1Checksum: Sendable, Hashable, CaseIterable {
 
     /// Computes the EDC over `bytes` (a block's prologue and information field).
     public func compute(_ bytes: some Sequence<UInt8>) -> [UInt8] {
+        let value = edc(bytes)
+        switch self {
+        case .lrc: return [UInt8(truncatingIfNeeded: value)]
+        case .crc: return [UInt8(value >> 8), UInt8(value & 0xFF)]
+        }
+    }
+
+    /// ``compute(_:)`` as a number (LRC: the low byte; CRC: the first byte sent high), so that
+    /// encoding and checking a block need no array for it.
+    func edc(_ bytes: some Sequence<UInt8>) -> UInt16 {
         switch self {
         case .lrc:
-            return [bytes.reduce(0, ^)]
+            return UInt16(bytes.reduce(0, ^))
         case .crc:
             var value: UInt16 = 0xFFFF
             for byte in bytes {
@@ -43,8 +53,14 @@ public enum T1Checksum: Sendable, Hashable, CaseIterable {
                     value = value & 1 == 1 ? (value >> 1) ^ 0x8408 : value >> 1
                 }
             }
-            return [UInt8(value >> 8), UInt8(value & 0xFF)]
+            return value
         }
+    }
+
+    /// Appends the EDC of `value` (``edc(_:)``) as it is sent.
+    func append(edc value: UInt16, to bytes: inout [UInt8]) {
+        if self == .crc { bytes.append(UInt8(value >> 8)) }
+        bytes.append(UInt8(truncatingIfNeeded: value))
     }
 }
 
@@ -158,10 +174,17 @@ public struct T1Block: Sendable, Hashable {
             throw .lengthMismatch(declared: declared, actual: bytes.count - minimumLength)
         }
         let body = bytes[..<(3 + declared)]
-        let expected = checksum.compute(body)
-        let received = Array(bytes[(3 + declared)...])
-        guard expected == received else {
-            throw .checksumMismatch(expected: expected, received: received)
+        // Compared as a number; the arrays are built only for the error.
+        let value = checksum.edc(body)
+        var expected: [UInt8] = []
+        let received = bytes[(3 + declared)...]
+        let matches =
+            checksum == .crc
+            ? received.first == UInt8(value >> 8) && received.last == UInt8(value & 0xFF)
+            : received.first == UInt8(truncatingIfNeeded: value)
+        guard matches else {
+            checksum.append(edc: value, to: &expected)
+            throw .checksumMismatch(expected: expected, received: Array(received))
         }
         self.nodeAddress = bytes[0]
         self.kind = try T1BlockKind(protocolControlByte: bytes[1])
@@ -185,10 +208,14 @@ public struct T1Block: Sendable, Hashable {
     /// Encoding for blocks built by this module, whose INF size and sequence numbers are correct by
     /// construction (so the protocol needs no error path that cannot happen).
     func encodedWithoutValidation(checksum: T1Checksum) -> [UInt8] {
-        var bytes = [nodeAddress, kind.protocolControlByte, UInt8(truncatingIfNeeded: information.count)]
+        // Reserved before the first byte and the EDC appended as a number: one allocation per block.
+        var bytes: [UInt8] = []
         bytes.reserveCapacity(3 + information.count + checksum.length)
+        bytes.append(nodeAddress)
+        bytes.append(kind.protocolControlByte)
+        bytes.append(UInt8(truncatingIfNeeded: information.count))
         bytes += information
-        bytes += checksum.compute(bytes)
+        checksum.append(edc: checksum.edc(bytes), to: &bytes)
         return bytes
     }
 }

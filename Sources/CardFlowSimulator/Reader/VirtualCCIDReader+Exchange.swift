@@ -326,6 +326,9 @@ extension VirtualCCIDReader {
             return (answer, time)
         } else {
             apdusProcessed += 1
+            // Out of its slot while it works, the card value is the only reference to a boxed
+            // card's storage, so a mutating process changes it in place instead of copying it.
+            slots[index].card = nil
             cardTime = card.processingTime(for: apdu)
             response = card.process(apdu)
             slots[index].card = card
