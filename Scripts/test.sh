@@ -3,9 +3,24 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
-# Each step prints when it starts (seconds since the script began), so a slow CI run shows where
-# its time went.
-step() { echo "test.sh: [${SECONDS}s] $*" >&2; "$@"; }
+# Each step prints when it starts (seconds since the script began), and at the end (passed or
+# not) a table of every step's duration, so a slow CI run shows where its time went.
+durations=()
+step() {
+  local started=$SECONDS status=0
+  echo "test.sh: [${SECONDS}s] $*" >&2
+  "$@" || status=$?
+  local name="$*"
+  [ ${#name} -le 72 ] || name="${name:0:69}..."
+  durations+=("$(printf '%6d  %s%s' $((SECONDS - started)) "$name" "$([ $status -eq 0 ] || echo " (failed: exit $status)")")")
+  return $status
+}
+step_summary() {
+  echo "test.sh: seconds per step" >&2
+  printf '%s\n' "${durations[@]}" >&2
+  printf '%6d  total\n' "$SECONDS" >&2
+}
+trap step_summary EXIT
 step bash Scripts/setup.sh
 # Formatting lint (swift format lint --strict, .swift-format) before the long build: a format
 # problem fails in seconds.
