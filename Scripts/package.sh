@@ -4,23 +4,26 @@
 #   cardflow-tools  cardctl, vpcdtool, their manual pages and bash/zsh/fish completions
 #   cardd           the daemon, its systemd unit, the udev rule for CCID readers, the example
 #                   configuration as the conffile /etc/cardd/cardd.json, the cardd system user
-# Usage: Scripts/package.sh [--version-suffix SUFFIX] [--out DIR]
+# Usage: Scripts/package.sh [--version-suffix SUFFIX] [--out DIR] [--uncompressed]
 #   The version is CardFlowVersion.current (Sources/CardFlow/Package/CardFlowVersion.swift),
 #   plus SUFFIX when given (Scripts/package-check.sh builds a "+test1" package to test upgrades
 #   with). The .debs go to DIR (default .build/debs); the script prints their paths.
-#   CARDFLOW_DEB_COMPRESSION=none skips xz (minutes for the two binaries on a loaded machine),
-#   for packages that are only installed by a test.
-# Needs dpkg-dev (dpkg-shlibdeps) and binutils (strip, readelf); Scripts/setup.sh installs them.
+#   --uncompressed skips xz (minutes for the two binaries on a loaded machine), for packages that
+#   are only installed by a test. (An option, not an environment variable: swift build sees the
+#   environment, and a changed one rebuilt cardctl.)
+# Needs dpkg-dev (dpkg-shlibdeps), binutils (strip, readelf) and chrpath; Scripts/setup.sh installs them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 
 suffix=""
 out=".build/debs"
+compression=xz
 while [ $# -gt 0 ]; do
   case "$1" in
     --version-suffix) suffix="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
+    --uncompressed) compression=none; shift ;;
     *) echo "package.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -34,7 +37,6 @@ if ! [[ "$upstream" =~ ^[0-9]+\.[0-9]+\.[0-9]+ ]]; then
 fi
 version="$upstream$suffix"
 arch=$(dpkg --print-architecture)
-compression="${CARDFLOW_DEB_COMPRESSION:-xz}"
 maintainer="${CARDFLOW_MAINTAINER:-CardFlow authors <cardflow@example.org>}"
 
 products=(cardctl cardd vpcdtool)
