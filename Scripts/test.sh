@@ -83,6 +83,10 @@ step bash Scripts/vpcd-check.sh
 # Independent clients (pcsc_scan, libfreefare through libnfc's pcsc driver, PyPI desfire over
 # pyscard) against cards cardctl exports through pcscd + vpcd; they must agree with CardFlow.
 step bash Scripts/partners-check.sh
+# The Debian packages (Scripts/package.sh: release build, static Swift runtime) checked as an
+# operator meets them: lintian, then apt install, use, upgrade and purge in a clean Debian 12 root
+# without Swift (debootstrap once per clone into .build-debroot).
+step bash Scripts/package-check.sh
 # Fuzz smoke: every libFuzzer target (Fuzz/, its own build) for a few seconds from the seed
 # corpus; a crash, time-out or out-of-memory fails CI. A debug build (quicker to build than a
 # release one; enough for 3 seconds a target). Longer runs: Scripts/fuzz.sh 600 (release).
