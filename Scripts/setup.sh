@@ -7,7 +7,11 @@ packages=(pkg-config libusb-1.0-0-dev libssl-dev libsqlite3-dev umockdev libumoc
           postgresql chromium
           # Independent partners (Scripts/partners-check.sh): libfreefare's tools, pyscard, and
           # what Scripts/libnfc-pcsc.sh needs to build libnfc with its pcsc driver.
-          libfreefare-bin libnfc-bin python3-pyscard xxd dpkg-dev autoconf automake libtool libusb-dev)
+          libfreefare-bin libnfc-bin python3-pyscard xxd dpkg-dev autoconf automake libtool libusb-dev
+          # The Debian packages (Scripts/package.sh, Scripts/package-check.sh): dpkg-shlibdeps
+          # (dpkg-dev, above), strip, readelf and chrpath, lintian, and a clean Debian root to install
+          # them into; man-db and systemd for `man` and `systemd-analyze verify`.
+          binutils chrpath lintian debootstrap man-db systemd)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -3,9 +3,24 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
-# Each step prints when it starts (seconds since the script began), so a slow CI run shows where
-# its time went.
-step() { echo "test.sh: [${SECONDS}s] $*" >&2; "$@"; }
+# Each step prints when it starts (seconds since the script began), and at the end (passed or
+# not) a table of every step's duration, so a slow CI run shows where its time went.
+durations=()
+step() {
+  local started=$SECONDS status=0
+  echo "test.sh: [${SECONDS}s] $*" >&2
+  "$@" || status=$?
+  local name="$*"
+  [ ${#name} -le 72 ] || name="${name:0:69}..."
+  durations+=("$(printf '%6d  %s%s' $((SECONDS - started)) "$name" "$([ $status -eq 0 ] || echo " (failed: exit $status)")")")
+  return $status
+}
+step_summary() {
+  echo "test.sh: seconds per step" >&2
+  printf '%s\n' "${durations[@]}" >&2
+  printf '%6d  total\n' "$SECONDS" >&2
+}
+trap step_summary EXIT
 step bash Scripts/setup.sh
 # Formatting lint (swift format lint --strict, .swift-format) before the long build: a format
 # problem fails in seconds.
@@ -68,6 +83,10 @@ step bash Scripts/vpcd-check.sh
 # Independent clients (pcsc_scan, libfreefare through libnfc's pcsc driver, PyPI desfire over
 # pyscard) against cards cardctl exports through pcscd + vpcd; they must agree with CardFlow.
 step bash Scripts/partners-check.sh
+# The Debian packages (Scripts/package.sh: release build, static Swift runtime) checked as an
+# operator meets them: lintian, then apt install, use, upgrade and purge in a clean Debian 12 root
+# without Swift (debootstrap once per clone into .build-debroot).
+step bash Scripts/package-check.sh
 # Fuzz smoke: every libFuzzer target (Fuzz/, its own build) for a few seconds from the seed
 # corpus; a crash, time-out or out-of-memory fails CI. A debug build (quicker to build than a
 # release one; enough for 3 seconds a target). Longer runs: Scripts/fuzz.sh 600 (release).
