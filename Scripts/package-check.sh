@@ -16,6 +16,7 @@ fi
 cache=.build-debroot
 base="$cache/bookworm"
 mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+mkdir -p "$cache"
 
 if [ ! -x "$base/usr/bin/apt-get" ]; then
   echo "package-check.sh: [${SECONDS}s] debootstrap bookworm into $base" >&2

@@ -34,7 +34,10 @@ from smartcard.scard import (
     SCARD_S_SUCCESS,
     SCARD_SCOPE_USER,
     SCARD_SHARE_SHARED,
+    SCARD_STATE_EMPTY,
+    SCARD_STATE_UNAWARE,
     SCardConnect,
+    SCardGetStatusChange,
     SCardDisconnect,
     SCardEstablishContext,
     SCardReleaseContext,
@@ -96,6 +99,25 @@ def pyscard_failure(reader_name: str) -> int:
             SCardDisconnect(card, SCARD_LEAVE_CARD)
             fail(f"pyscard connected to {reader_name!r}, which this case expects to fail")
         return code
+    finally:
+        SCardReleaseContext(context)
+
+
+def wait_until_empty(reader_name: str) -> None:
+    """Until pcsc-lite reports the slot empty: a card side that just left (vpcd) can leave the
+    slot "present, unpowered" for a moment, which is another situation than an empty reader."""
+    code, context = SCardEstablishContext(SCARD_SCOPE_USER)
+    if code != SCARD_S_SUCCESS:
+        fail(f"SCardEstablishContext: 0x{code & 0xFFFFFFFF:08X}")
+    try:
+        state = SCARD_STATE_UNAWARE
+        for _ in range(40):
+            code, states = SCardGetStatusChange(context, 500, [(reader_name, state)])
+            if code == SCARD_S_SUCCESS:
+                state = states[0][1]
+                if state & SCARD_STATE_EMPTY:
+                    return
+        fail(f"{reader_name!r} did not become empty within 20 s (state 0x{state:X})")
     finally:
         SCardReleaseContext(context)
 
@@ -163,6 +185,7 @@ def main() -> None:
     if mode == "present":
         present(binary, reader_name, sys.argv[4:])
     elif mode == "absent":
+        wait_until_empty(reader_name)
         expect_category(binary, reader_name, "empty reader")
         expect_category(binary, reader_name + " (unplugged)", "unknown reader")
     elif mode == "no-service":
