@@ -32,11 +32,9 @@ public enum T1Checksum: Sendable, Hashable, CaseIterable {
 
     /// Computes the EDC over `bytes` (a block's prologue and information field).
     public func compute(_ bytes: some Sequence<UInt8>) -> [UInt8] {
-        let value = edc(bytes)
-        switch self {
-        case .lrc: return [UInt8(truncatingIfNeeded: value)]
-        case .crc: return [UInt8(value >> 8), UInt8(value & 0xFF)]
-        }
+        var encoded: [UInt8] = []
+        append(edc: edc(bytes), to: &encoded)
+        return encoded
     }
 
     /// ``compute(_:)`` as a number (LRC: the low byte; CRC: the first byte sent high), so that
@@ -59,7 +57,7 @@ public enum T1Checksum: Sendable, Hashable, CaseIterable {
 
     /// Appends the EDC of `value` (``edc(_:)``) as it is sent.
     func append(edc value: UInt16, to bytes: inout [UInt8]) {
-        if self == .crc { bytes.append(UInt8(value >> 8)) }
+        if self == .crc { bytes.append(UInt8(truncatingIfNeeded: value >> 8)) }
         bytes.append(UInt8(truncatingIfNeeded: value))
     }
 }
@@ -180,7 +178,8 @@ public struct T1Block: Sendable, Hashable {
         let received = bytes[(3 + declared)...]
         let matches =
             checksum == .crc
-            ? received.first == UInt8(value >> 8) && received.last == UInt8(value & 0xFF)
+            ? received.first == UInt8(truncatingIfNeeded: value >> 8)
+                && received.last == UInt8(truncatingIfNeeded: value)
             : received.first == UInt8(truncatingIfNeeded: value)
         guard matches else {
             checksum.append(edc: value, to: &expected)
