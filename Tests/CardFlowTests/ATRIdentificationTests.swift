@@ -31,6 +31,7 @@ struct ATRIdentificationTests {
     func storageCards(atr: String, name: String, standard: String) throws {
         let identification = try identify(atr)
         #expect(identification.kind == .contactlessStorage && identification.isContactless)
+        #expect(ATRIdentification.isContactless(atr: identification.atr))
         #expect(identification.name == name)
         #expect(identification.standard?.name == standard)
         #expect(identification.historicalBytes == nil)
@@ -80,7 +81,7 @@ struct ATRIdentificationTests {
     @Test("a contact card's COMPACT-TLV objects and status indicator (Gemalto IDPrime MD, T=0)")
     func contactCardCompactTLV() throws {
         let card = try identify("3B 7F 96 00 00 80 31 80 65 B0 84 41 3D F6 12 0F FE 82 90 00")
-        #expect(card.kind == .contact && !card.isContactless)
+        #expect(card.kind == .contact && !card.isContactless && !ATRIdentification.isContactless(atr: card.atr))
         #expect(card.layout?.checkByte == nil)
         let historical = try #require(card.historicalBytes)
         #expect(historical.category == .compactTLV)

@@ -98,6 +98,13 @@ public struct ATRIdentification: Sendable, Hashable {
     /// reader, not the card, answers the pseudo-APDUs with CLA `FF` such as GET DATA `FF CA`.
     public var isContactless: Bool { kind == .contactlessStorage || kind == .contactlessISODEP }
 
+    /// ``isContactless`` of `atr` without the rest of the identification (the card name, the
+    /// historical bytes): what a session asks on every power-on.
+    public static func isContactless(atr: [UInt8]) -> Bool {
+        guard let layout = try? ATRLayout(bytes: atr) else { return false }
+        return isPCSCContactless(layout)
+    }
+
     /// The card's name when the ATR itself gives one: the PC/SC card name of a storage card.
     public var name: String? {
         guard let cardName, cardName.rawValue != 0 else { return nil }

@@ -120,7 +120,7 @@ public actor CardSession: CardChannel {
         // answers FF CA itself; a contact card would get FF CA as its own command, with CLA FF
         // (invalid in ISO/IEC 7816-4, and read as secure messaging by some cards: vsmartcard's
         // vicc dies of it).
-        guard reader.info.capabilities.readsCardUID, ATRIdentification(atr: identity.atr).isContactless else {
+        guard reader.info.capabilities.readsCardUID, ATRIdentification.isContactless(atr: identity.atr) else {
             identity.key = try await policy.identity.resolve(self)
             return
         }
