@@ -143,4 +143,43 @@ struct ATRIdentificationTests {
         #expect(card.layoutError == error)
         #expect(card.details.contains(error.description))
     }
+
+    /// The session's in-place check must give the full identification's answer for any bytes:
+    /// published ATRs, every change of one byte of a part 3 ATR (TS, T0's nibbles, TD1, TD2, a
+    /// length off by one either way) and seeded random byte strings that start like one.
+    @Test func theInPlaceContactlessCheckAgreesWithTheIdentification() throws {
+        let published = [
+            "3B 8F 80 01 80 4F 0C A0 00 00 03 06 03 00 01 00 00 00 00 6A",
+            "3B 81 80 01 80 80", "3B 80 80 01 01", "3B 8C 80 01 50 12 23 45 56 12 53 54 4E 33 81 C3 55",
+            "3B 7F 96 00 00 80 31 80 65 B0 85 03 00 EF 12 0F FF 82 90 00",
+            "3B F8 13 00 00 81 31 FE 15 59 75 62 69 6B 65 79 34 D4", "3B 00", "3F 80 80 01 01",
+        ]
+        var cases = try published.map { try [UInt8](hex: $0) }
+        let base = try [UInt8](hex: "3B 84 80 01 11 22 33 44 00")
+        for index in base.indices {
+            for value in [0x00, 0x01, 0x3B, 0x3F, 0x7F, 0x80, 0x81, 0x8F, 0x90, 0xC0, 0xFF] as [UInt8] {
+                var changed = base
+                changed[index] = value
+                cases.append(changed)
+            }
+        }
+        cases += [Array(base.dropLast()), base + [0x00], [], [0x3B], [0x3B, 0x80], [0x3B, 0x80, 0x80, 0x01]]
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for _ in 0..<2_000 {
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            let length = Int(state % 12)
+            var bytes: [UInt8] = [0x3B, 0x80 | UInt8(truncatingIfNeeded: state >> 8) & 0x8F, 0x80, 0x01]
+            bytes += (0..<length).map { UInt8(truncatingIfNeeded: state >> (($0 % 7) * 8)) }
+            cases.append(bytes)
+        }
+        for atr in cases {
+            #expect(
+                ATRIdentification.isContactless(atr: atr) == ATRIdentification(atr: atr).isContactless,
+                "\(atr.hexString)")
+        }
+        #expect(cases.contains { ATRIdentification.isContactless(atr: $0) })
+        #expect(cases.contains { !ATRIdentification.isContactless(atr: $0) })
+    }
 }

@@ -99,10 +99,16 @@ public struct ATRIdentification: Sendable, Hashable {
     public var isContactless: Bool { kind == .contactlessStorage || kind == .contactlessISODEP }
 
     /// ``isContactless`` of `atr` without the rest of the identification (the card name, the
-    /// historical bytes): what a session asks on every power-on.
+    /// historical bytes): what a session asks on every power-on, so it reads the bytes in place
+    /// rather than building an ``ATRLayout`` (whose arrays cost allocations per connection; the
+    /// allocation gate counts them). The identification's own rule too (its layout's bytes): TS 3B,
+    /// T0 announcing TD1 alone, TD1 `80` (TD2 alone, T=0), TD2 `01` (nothing more, T=1), then the
+    /// historical bytes T0 counts and TCK, which T=1 requires, and nothing after it.
     public static func isContactless(atr: [UInt8]) -> Bool {
-        guard let layout = try? ATRLayout(bytes: atr) else { return false }
-        return isPCSCContactless(layout)
+        guard atr.count >= 5, atr[0] == 0x3B, atr[1] & 0xF0 == 0x80, atr[2] == 0x80, atr[3] == 0x01 else {
+            return false
+        }
+        return atr.count == 5 + Int(atr[1] & 0x0F)
     }
 
     /// The card's name when the ATR itself gives one: the PC/SC card name of a storage card.
@@ -140,9 +146,9 @@ public struct ATRIdentification: Sendable, Hashable {
 
     /// `3B 8n 80 01 …`: TD1 announces TD2 and T=0, TD2 announces T=1, no other interface
     /// bytes (PC/SC part 3 §3.1.3.2.3).
+    /// One rule for both: ``isContactless(atr:)`` reads it from the bytes.
     static func isPCSCContactless(_ layout: ATRLayout) -> Bool {
-        layout.bytes[0] == 0x3B && !layout.hasParameterBytes
-            && layout.interfaceGroups.map(\.td) == [0x80, 0x01, nil]
+        isContactless(atr: layout.bytes)
     }
 
     private static func describe(_ historical: HistoricalBytes) -> [String] {
