@@ -381,7 +381,13 @@ let package = Package(
                 "CardFlowSimulatorUFR", "CardFlowSimulatorCards",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
-        .testTarget(name: "CardFlowCryptoTests", dependencies: ["CardFlowCrypto"]),
+        .testTarget(
+            name: "CardFlowCryptoTests",
+            dependencies: [
+                // swift-crypto's own AES.CMAC: the independent side of AESCMAC's cross-check.
+                "CardFlowCrypto", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ]),
         .testTarget(
             name: "CardFlowUFRTests",
             dependencies: [

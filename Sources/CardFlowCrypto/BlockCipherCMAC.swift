@@ -17,8 +17,11 @@ public enum BlockCipherCMAC {
     public static func subkeys(of cipher: some BlockCipher) throws(CardCryptoError) -> Subkeys {
         let l = try cipher.encryptECB([UInt8](repeating: 0, count: cipher.blockSize))
         let rb: UInt8 = cipher.blockSize == 16 ? 0x87 : 0x1B
-        let k1 = doubled(l, rb: rb)
-        return Subkeys(l: l, k1: k1, k2: doubled(k1, rb: rb))
+        var k1 = l
+        double(&k1, rb: rb)
+        var k2 = k1
+        double(&k2, rb: rb)
+        return Subkeys(l: l, k1: k1, k2: k2)
     }
 
     /// Computes the full-block CMAC of `message` starting from `iv` (defaults to zero, i.e. standard CMAC).
@@ -48,17 +51,14 @@ public enum BlockCipherCMAC {
         return Array(ciphertext[lastStart...])
     }
 
-    /// Shifts a block left by one bit and XORs `rb` into the last byte if the shifted-out bit was set.
-    private static func doubled(_ block: [UInt8], rb: UInt8) -> [UInt8] {
-        var result = [UInt8](repeating: 0, count: block.count)
-        var carry: UInt8 = 0
-        for index in stride(from: block.count - 1, through: 0, by: -1) {
-            result[index] = (block[index] << 1) | carry
-            carry = block[index] >> 7
+    /// Multiplies a block by x in GF(2^n) in place: a left shift by one bit, and `rb` into the last
+    /// byte when the top bit fell out (SP 800-38B §6.1). ``AESCMAC`` uses it too.
+    static func double(_ block: inout [UInt8], rb: UInt8) {
+        let overflow = block[0] & 0x80 != 0
+        for index in block.indices {
+            let next = index + 1 < block.count ? block[index + 1] >> 7 : 0
+            block[index] = block[index] << 1 | next
         }
-        if block[0] & 0x80 != 0 {
-            result[block.count - 1] ^= rb
-        }
-        return result
+        if overflow { block[block.count - 1] ^= rb }
     }
 }

@@ -1,4 +1,6 @@
 import CardFlowCrypto
+import Crypto
+import CryptoExtras
 import Testing
 
 /// Library CBC against hand-chained single blocks for seeded random inputs, and typed input errors.
@@ -105,14 +107,26 @@ import Testing
         #expect(try twoKey.encryptECB(block) == threeKey.encryptECB(block))
     }
 
-    @Test func aesCMACWrapperEqualsGenericCMAC() throws {
+    /// AESCMAC is written out on the AES block function; swift-crypto's `AES.CMAC` (BoringSSL's
+    /// CMAC) and the generic ``BlockCipherCMAC`` must agree with it on every length around the
+    /// block boundaries and every truncation.
+    @Test func aesCMACEqualsSwiftCryptoAndGenericCMAC() throws {
         var generator = SeededGenerator(state: 0xC3AC)
-        for length in [0, 1, 15, 16, 17, 31, 32, 33, 100] {
-            let key = generator.bytes(16)
-            let message = generator.bytes(length)
-            let generic = try BlockCipherCMAC.mac(message, cipher: AES128Cipher(key: key))
-            #expect(try AESCMAC.mac(message, key: key) == generic)
-            #expect(try AESCMAC.mac(message, key: key, outputSize: 8) == Array(generic.prefix(8)))
+        for length in [0, 1, 15, 16, 17, 31, 32, 33, 47, 48, 49, 100, 255] {
+            for _ in 0..<4 {
+                let key = generator.bytes(16)
+                let message = generator.bytes(length)
+                var library = try AES.CMAC(key: SymmetricKey(data: key))
+                library.update(data: message)
+                let expected = Array(library.finalize())
+                #expect(try AESCMAC.mac(message, key: key) == expected, "length \(length)")
+                #expect(try BlockCipherCMAC.mac(message, cipher: AES128Cipher(key: key)) == expected)
+                for outputSize in [0, 4, 8, 15] {
+                    #expect(
+                        try AESCMAC.mac(message, key: key, outputSize: outputSize) == Array(expected.prefix(outputSize))
+                    )
+                }
+            }
         }
     }
 

@@ -13,8 +13,11 @@ extension NTAG424SDMSessionKeys {
     /// try keys.sdmMAC(over: Array("CEE9A53E3E463EF1F459635736738962&cmac=".utf8))   // ECC1E7F6C6C73BF6
     /// ```
     public func sdmMAC(over input: [UInt8] = []) throws(NTAG424SUNError) -> [UInt8] {
-        let key = mac
-        return MACTruncation.ev2OddBytes(
-            try sunCrypto { () throws(CardCryptoError) in try AESCMAC.mac(input, key: key) })
+        try Self.sdmMAC(macKey: mac, over: input)
+    }
+
+    /// SDMMAC under SesSDMFileReadMACKey `macKey`.
+    static func sdmMAC(macKey: [UInt8], over input: [UInt8]) throws(NTAG424SUNError) -> [UInt8] {
+        MACTruncation.ev2OddBytes(try sunCrypto { () throws(CardCryptoError) in try AESCMAC.mac(input, key: macKey) })
     }
 }

@@ -36,11 +36,25 @@ public struct NTAG424SDMSessionKeys: Sendable, Equatable, CustomStringConvertibl
     /// - Throws: ``NTAG424SUNError/invalidKey(_:length:)`` unless the key has 16 bytes.
     public init(fileReadKey: [UInt8], piccData: NTAG424PICCData) throws(NTAG424SUNError) {
         try checkSUNKey(fileReadKey, .fileRead)
-        let sv1 = Self.sessionVector(label: Self.encryptionLabel, piccData: piccData)
-        let sv2 = Self.sessionVector(label: Self.macLabel, piccData: piccData)
-        encryption = try sunCrypto { () throws(CardCryptoError) in try AESCMAC.mac(sv1, key: fileReadKey) }
-        mac = try sunCrypto { () throws(CardCryptoError) in try AESCMAC.mac(sv2, key: fileReadKey) }
+        try self.init(
+            fileReadKey: fileReadKey, piccData: piccData,
+            mac: Self.derive(label: Self.macLabel, fileReadKey: fileReadKey, piccData: piccData))
+    }
+
+    /// With SesSDMFileReadMACKey already derived: a verifier derives it first and this key only
+    /// for a message with file data. `fileReadKey` has been checked.
+    init(fileReadKey: [UInt8], piccData: NTAG424PICCData, mac: [UInt8]) throws(NTAG424SUNError) {
+        encryption = try Self.derive(label: Self.encryptionLabel, fileReadKey: fileReadKey, piccData: piccData)
+        self.mac = mac
         self.piccData = piccData
+    }
+
+    /// CMAC(SDMFileReadKey, SV) for the vector with `label`; `fileReadKey` has been checked.
+    static func derive(label: [UInt8], fileReadKey: [UInt8], piccData: NTAG424PICCData) throws(NTAG424SUNError)
+        -> [UInt8]
+    {
+        let vector = sessionVector(label: label, piccData: piccData)
+        return try sunCrypto { () throws(CardCryptoError) in try AESCMAC.mac(vector, key: fileReadKey) }
     }
 
     /// SV1 (`label` C3 3C) or SV2 (`label` 3C C3) for `piccData`.

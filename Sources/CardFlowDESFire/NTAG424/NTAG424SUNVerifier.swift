@@ -83,10 +83,18 @@ public struct NTAG424SUNVerifier: Sendable {
     ) throws(NTAG424SUNError) -> NTAG424SUNMessage {
         guard mac.count == 8 else { throw .invalidLength(.sdmMAC, expected: "8", actual: mac.count) }
         guard let key = fileReadKey(picc.uid) else { throw .unknownTag(uid: picc.uid) }
-        let keys = try NTAG424SDMSessionKeys(fileReadKey: key, piccData: picc)
-        guard constantTimeEqual(try keys.sdmMAC(over: macInput), mac) else { throw .macMismatch }
+        try checkSUNKey(key, .fileRead)
+        // SesSDMFileReadMACKey first; SesSDMFileReadENCKey (a third CMAC) only for file data.
+        let macKey = try NTAG424SDMSessionKeys.derive(
+            label: NTAG424SDMSessionKeys.macLabel, fileReadKey: key, piccData: picc)
+        guard constantTimeEqual(try NTAG424SDMSessionKeys.sdmMAC(macKey: macKey, over: macInput), mac) else {
+            throw .macMismatch
+        }
         var fileData: [UInt8]?
-        if let encFileData { fileData = try keys.decipherFileData(encFileData) }
+        if let encFileData {
+            fileData = try NTAG424SDMSessionKeys(fileReadKey: key, piccData: picc, mac: macKey)
+                .decipherFileData(encFileData)
+        }
         return NTAG424SUNMessage(
             uid: picc.uid, readCounter: picc.readCounter, fileData: fileData, piccDataTag: picc.tag)
     }
