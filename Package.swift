@@ -45,6 +45,8 @@ let package = Package(
         .library(name: "CardFlowISO15693", targets: ["CardFlowISO15693"]),
         .library(name: "CardFlowStorageCards", targets: ["CardFlowStorageCards"]),
         .library(name: "CardFlowVPCDProtocol", targets: ["CardFlowVPCDProtocol"]),
+        // For the benchmark package (Benchmarks/): the set-ups its StackBench shares with cardflow-bench.
+        .library(name: "CardFlowBenchSupport", targets: ["CardFlowBenchSupport"]),
         .executable(name: "cardctl", targets: ["cardctl"]),
         .executable(name: "cardd", targets: ["cardd"]),
         .executable(name: "vpcdtool", targets: ["vpcdtool"]),
@@ -321,6 +323,27 @@ let package = Package(
                 "CardFlowPCSCLite", "CardFlow", "CardFlowPCSC", .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/pcsc-backend/TransmitLoop"
+        ),
+        // Benchmark set-ups (a fixed-answer card, driver and reader makers, DESFire and TON cards),
+        // shared by cardflow-bench and the benchmark package's StackBench.
+        .target(
+            name: "CardFlowBenchSupport",
+            dependencies: [
+                "CardFlow", "CardFlowCCIDProtocol", "CardFlowCCID", "CardFlowSimulator", "CardFlowDESFire",
+                "CardFlowTONCard", .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/Sources/BenchSupport"
+        ),
+        // Real-time measurements and the allocation-counting loops (Benchmarks/run,
+        // Benchmarks/allocations/check.sh). In this package, not the benchmark one, so that CI's
+        // allocation gate links it against the release modules Scripts/package.sh already built.
+        .executableTarget(
+            name: "cardflow-bench",
+            dependencies: [
+                "CardFlowBenchSupport", "CardFlow", "CardFlowCCIDProtocol", "CardFlowCCID", "CardFlowSimulator",
+                "CardFlowDESFire",
+            ],
+            path: "Benchmarks/Sources/cardflow-bench"
         ),
         .executableTarget(
             name: "cardd",

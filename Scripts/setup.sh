@@ -11,7 +11,9 @@ packages=(pkg-config libusb-1.0-0-dev libssl-dev libsqlite3-dev umockdev libumoc
           # The Debian packages (Scripts/package.sh, Scripts/package-check.sh): dpkg-shlibdeps
           # (dpkg-dev, above), strip, readelf and chrpath, lintian, and a clean Debian root to install
           # them into; man-db and systemd for `man` and `systemd-analyze verify`.
-          binutils chrpath lintian debootstrap man-db systemd)
+          binutils chrpath lintian debootstrap man-db systemd
+          # The allocation gate's LD_PRELOAD malloc counter (Benchmarks/allocations/check.sh).
+          gcc)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

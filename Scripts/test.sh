@@ -87,6 +87,11 @@ step bash Scripts/partners-check.sh
 # operator meets them: lintian, then apt install, use, upgrade and purge in a clean Debian 12 root
 # without Swift (debootstrap once per clone into .build-debroot).
 step bash Scripts/package-check.sh
+# The allocation gate (issue 40): mallocs per APDU of the driver, session, tracing, flow and
+# DESFire paths must stay at or under Benchmarks/allocations/limits.txt. Counts are exact, unlike
+# times. --static builds cardflow-bench with Scripts/package.sh's release flags, so only it is
+# compiled: the CardFlow modules come from the package step's build.
+step bash Benchmarks/allocations/check.sh --static
 # Fuzz smoke: every libFuzzer target (Fuzz/, its own build) for a few seconds from the seed
 # corpus; a crash, time-out or out-of-memory fails CI. A debug build (quicker to build than a
 # release one; enough for 3 seconds a target). Longer runs: Scripts/fuzz.sh 600 (release).

@@ -4,22 +4,46 @@
 # so this is a CI gate that wall-clock benchmarks on shared machines cannot be.
 #
 #   Benchmarks/allocations/check.sh            build cardflow-bench (release), count, compare
-#   Benchmarks/allocations/check.sh --no-build use the cardflow-bench already built
+#   Benchmarks/allocations/check.sh --static   the same with --static-swift-stdlib: the flags of
+#                                              Scripts/package.sh, whose release modules it reuses
+#                                              (Scripts/test.sh runs it after the package step)
+#   Benchmarks/allocations/check.sh --no-build use the cardflow-bench already built (release)
 #
 # How: malloc-count.c (LD_PRELOAD) counts the process's allocations; each loop runs N and 2N
 # times (`cardflow-bench --profile NAME N`) and the difference ÷ N is the count per repetition,
 # free of start-up and setup. To see where allocations come from, run one loop with
-# MALLOC_COUNT_TRACE_FROM=K (see malloc-count.c). Needs gcc. Not part of Scripts/test.sh: the
-# release build of the benchmark package takes minutes (see Benchmarks/README.md).
+# MALLOC_COUNT_TRACE_FROM=K (see malloc-count.c). Needs gcc. cardflow-bench is a product of the
+# main package (the repository root), so the build runs there.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+here="$(cd "$(dirname "$0")" && pwd)"
+cd "$here/../.."
 export PATH="/opt/swift/usr/bin:$PATH"
-if [[ "${1:-}" != "--no-build" ]]; then swift build -c release --product cardflow-bench >/dev/null; fi
-bench="$(swift build -c release --show-bin-path)/cardflow-bench"
-counter="$(mktemp -d)/malloc-count.so"
-gcc -O2 -Wall -shared -fPIC -o "$counter" allocations/malloc-count.c -ldl
+flags=(-c release)
+build=true
+case "${1:-}" in
+  "") ;;
+  --static) flags+=(--static-swift-stdlib) ;;
+  --no-build) build=false ;;
+  *) echo "allocations/check.sh: unknown argument $1 (options: --static, --no-build)" >&2; exit 2 ;;
+esac
+if $build; then swift build "${flags[@]}" --product cardflow-bench >&2; fi
+bench="$(swift build "${flags[@]}" --show-bin-path)/cardflow-bench"
+[[ -x "$bench" ]] || { echo "allocations/check.sh: no $bench (build it, or drop --no-build)" >&2; exit 2; }
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+counter="$work/malloc-count.so"
+gcc -O2 -Wall -shared -fPIC -o "$counter" "$here/malloc-count.c" -ldl
 
-mallocs() { LD_PRELOAD="$counter" "$bench" --profile "$1" "$2" 2>&1 >/dev/null | sed -n 's/^MALLOCS //p'; }
+# The count the counter prints at exit; a loop that fails or prints none stops the check (a
+# missing count must not read as zero allocations).
+mallocs() {
+  local output count
+  output=$(LD_PRELOAD="$counter" "$bench" --profile "$1" "$2" 2>&1 >/dev/null) \
+    || { echo "allocations/check.sh: cardflow-bench --profile $1 $2 failed: $output" >&2; exit 2; }
+  count=$(sed -n 's/^MALLOCS //p' <<<"$output")
+  [[ "$count" =~ ^[0-9]+$ ]] || { echo "allocations/check.sh: no malloc count from --profile $1 $2: $output" >&2; exit 2; }
+  echo "$count"
+}
 
 failed=0
 printf '%-32s %10s %8s\n' "loop" "mallocs" "limit"
@@ -33,5 +57,5 @@ while read -r name limit; do
   verdict=ok
   if awk -v c="$per" -v l="$limit" 'BEGIN { exit !(c > l) }'; then verdict="ABOVE LIMIT"; failed=1; fi
   printf '%-32s %10s %8s  %s\n' "$name" "$per" "$limit" "$verdict"
-done < allocations/limits.txt
+done < "$here/limits.txt"
 exit "$failed"

@@ -1,6 +1,6 @@
-import BenchSupport
 import Benchmark
 import CardFlow
+import CardFlowBenchSupport
 import CardFlowSimulator
 import CardFlowStorageCards
 

@@ -1,5 +1,5 @@
-import BenchSupport
 import CardFlow
+import CardFlowBenchSupport
 import CardFlowCCID
 import CardFlowCCIDProtocol
 

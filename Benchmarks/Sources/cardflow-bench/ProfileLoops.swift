@@ -1,5 +1,5 @@
-import BenchSupport
 import CardFlow
+import CardFlowBenchSupport
 import CardFlowCCIDProtocol
 import CardFlowDESFire
 
@@ -16,6 +16,7 @@ enum ProfileLoop: String, CaseIterable {
     case sessionTraceOnLong = "Session-TraceOn-Short-255-256"
     case flow = "Flow-TraceOff-Short-5-2"
     case desfireRead = "DESFire-ReadData-Enc-32B"
+    case sunVerify = "SUN-VerifyURL"
 
     func run(count: Int) async throws {
         switch self {
@@ -42,6 +43,12 @@ enum ProfileLoop: String, CaseIterable {
                 _ = try await client.readData(file: DESFireBench.file, offset: 0, length: 32, commMode: .enciphered)
             }
             await session.close()
+        case .sunVerify:
+            // StackBench's SUN body: AN12196's example URL, keys 16 × 00, one URL per repetition.
+            let url = "https://ntag.nxp.com/424?e=EF963FF7828658A599F3041510671E88&c=94EED9EE65337086"
+            let verifier = try NTAG424SUNVerifier(
+                metaReadKey: [UInt8](repeating: 0, count: 16), fileReadKey: [UInt8](repeating: 0, count: 16))
+            for _ in 0..<count { _ = try verifier.verify(try NTAG424SUNURLParameters(url: url)) }
         }
     }
 

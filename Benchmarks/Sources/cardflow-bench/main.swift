@@ -1,3 +1,4 @@
+import CardFlow
 // Real-time benchmarks that package-benchmark's sampling does not suit: the simulator's latency
 // model (how close the stack gets to the model's bound), multi-reader scaling and the DESFire
 // provisioning flow on a modelled reader. Prints JSON.
@@ -7,8 +8,7 @@
 //        cardflow-bench --profile-session N | --profile-driver N   (only N zero-latency APDUs through
 //        a session / the bare driver, for perf or callgrind)
 //        cardflow-bench --profile NAME N   (N repetitions of one package-benchmark body, ProfileLoops.swift)
-import BenchSupport
-import CardFlow
+import CardFlowBenchSupport
 import CardFlowCCID
 import CardFlowCCIDProtocol
 import CardFlowSimulator
