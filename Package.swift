@@ -370,7 +370,7 @@ let package = Package(
                 "CardFlowDaemonControl",
                 "CardFlowSimulatorReaders", "CardFlowRelay", "CardFlowFleet", "CardFlowFleetPostgres", "CardFlowBench",
                 "CardFlowStorageCards",
-                "CardFlowUFR", "CardFlowTranscripts",
+                "CardFlowUFR", "CardFlowSimulatorUFR", "CardFlowTranscripts",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: commandLineTools),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -79,4 +79,56 @@ struct UFRCommandTests {
         #expect(result.status == 3, "\(result)")
         #expect(result.stderr.contains("uFR"), "\(result)")
     }
+
+    @Test("cardctl list --discover-ufr finds the simulated Online, and its selectors work")
+    func discovery() async throws {
+        let online = try await SimulatedUFROnline.start(reader: SimulatedUFRReader(card: DESFireCard(seed: 23)))
+        let responder = try await SimulatedUFRDiscoveryResponder.start(online: online, serial: "ON777777")
+        defer {
+            Task {
+                await responder.stop(); await online.stop()
+            }
+        }
+        let result = try await CardctlProcess.run([
+            "list", "--discover-ufr", "--discovery-address", "127.0.0.1", "--discovery-port", "\(responder.port)",
+            "--discovery-time", "2", "--json",
+        ])
+        #expect(result.status == 0, "\(result)")
+        let listing = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result)")
+        let readers = try #require(listing["readers"] as? [[String: Any]])
+        #expect(readers.count == 1 && readers.first?["serial"] as? String == "ON777777", "\(result)")
+        let selectors = (readers.first?["ports"] as? [[String: Any]] ?? []).compactMap { $0["selector"] as? String }
+        #expect(selectors == ["ufr:udp:127.0.0.1:\(online.udpPort)", "ufr:tcp:127.0.0.1:\(online.tcpPort)"])
+        for selector in selectors {
+            let used = try await CardctlProcess.run(["--reader", selector, "desfire", "free-memory", "--json"])
+            #expect(used.status == 0, "\(selector): \(used)")
+        }
+        let text = try await CardctlProcess.run([
+            "list", "--discover-ufr", "--discovery-address", "127.0.0.1", "--discovery-port", "\(responder.port)",
+            "--discovery-time", "0.5",
+        ])
+        #expect(text.status == 0 && text.stdout.contains("uFR Nano Online 127.0.0.1 ON777777"), "\(text)")
+        let bad = try await CardctlProcess.run(["list", "--discover-ufr", "--discovery-time", "0"])
+        #expect(bad.status == 2, "\(bad)")
+    }
+
+    @Test("cardctl simulate-ufr serves a reader that its selectors and a discovery search reach")
+    func simulateUFR() async throws {
+        let cardctl = try CardctlExecutable.locate().path
+        let script = """
+            set -e
+            "$0" --reader "$CARDCTL_UFR_TCP" desfire free-memory --json
+            "$0" --reader "$CARDCTL_UFR_UDP" desfire free-memory --json
+            "$0" list --discover-ufr --discovery-address 127.0.0.1 --discovery-port "$CARDCTL_UFR_DISCOVERY_PORT" --discovery-time 2 --json
+            """
+        let result = try await CardctlProcess.run([
+            "simulate-ufr", "--card", "desfire,seed=5", "--", "/bin/sh", "-c", script, cardctl,
+        ])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.components(separatedBy: "freeMemory").count == 3, "\(result)")
+        #expect(result.stdout.contains("\"serial\" : \"ON123456\""), "\(result)")
+        let failing = try await CardctlProcess.run(["simulate-ufr", "--", "/bin/sh", "-c", "exit 7"])
+        #expect(failing.status == 7, "COMMAND's status is cardctl's: \(failing)")
+    }
 }

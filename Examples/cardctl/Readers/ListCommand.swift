@@ -3,6 +3,7 @@ import CardFlow
 import CardFlowCCID
 import CardFlowCCIDProtocol
 import CardFlowDaemonControl
+import CardFlowUFR
 import Foundation
 
 /// `cardctl list`: the readers the selector names, their capabilities and card.
@@ -11,6 +12,34 @@ struct ListCommand: AsyncParsableCommand {
         commandName: "list", abstract: "List readers, their capabilities and the card on them.")
 
     @OptionGroup(title: "Global Options") var global: GlobalOptions
+
+    @Flag(
+        name: .customLong("discover-ufr"),
+        help:
+            "Search the local network for uFR Nano Online readers (UDP port 8880) and print their ufr: selectors, instead of listing the selected readers."
+    )
+    var discoverUFR = false
+
+    @Option(
+        name: .customLong("discovery-address"),
+        help:
+            "With --discover-ufr: where the probe goes (a broadcast address such as 192.168.1.255, or one reader's address)."
+    )
+    var discoveryAddress = "255.255.255.255"
+
+    @Option(name: .customLong("discovery-port"), help: "With --discover-ufr: the readers' discovery port.")
+    var discoveryPort = UFRDiscovery.port
+
+    @Option(name: .customLong("discovery-time"), help: "With --discover-ufr: seconds to collect answers (0.05 to 60).")
+    var discoveryTime = 1.0
+
+    func validate() throws {
+        guard (1...65_535).contains(discoveryPort) else { throw ValidationError("--discovery-port must be 1 to 65535") }
+        guard (0.05...60).contains(discoveryTime) else {
+            throw ValidationError("--discovery-time must be 0.05 to 60 seconds")
+        }
+        guard !discoveryAddress.isEmpty else { throw ValidationError("--discovery-address must not be empty") }
+    }
 
     /// One reader. The CCID fields (exchange level, message length, slots) are there for CCID
     /// readers (usb, sim) only.
@@ -29,6 +58,12 @@ struct ListCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if discoverUFR {
+            try await UFRDiscoveryListing.run(
+                address: discoveryAddress, port: discoveryPort, seconds: discoveryTime, json: global.json,
+                logger: CommandLogging.logger(trace: global.trace))
+            return
+        }
         if let socket = global.socket {
             // cardd's readers, as its jobs name them.
             let readers = try await DaemonConnection.request(socket: socket, ["op": "readers"])

@@ -18,5 +18,6 @@ enum FuzzTargets {
             FuzzTarget(name: "sun-message", run: NTAG424Fuzzing.sunMessage),
             FuzzTarget(name: "ntag424-file-settings", run: NTAG424Fuzzing.fileSettings),
             FuzzTarget(name: "ufr-frames", run: UFRFuzzing.frames),
+            FuzzTarget(name: "ufr-discovery", run: UFRFuzzing.discoveryAnswer),
         ]
 }

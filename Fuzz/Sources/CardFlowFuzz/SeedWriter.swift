@@ -174,6 +174,12 @@ enum SeedWriter {
             [1] + hex("035555BB DE7CED0B08044F 52DAD995000000000000CB"),
             [15] + hex("DE8DED090000BE B90B0A00E8030000 5A"),
         ]
+        // Discovery answers (ufr.md §1.3): the vendor's example, with pyuFR's serial tail, cut short.
+        seeds["ufr-discovery"] = [
+            hex("C0A80105 B122 54 00C20100 B222 55 90D00300"),
+            hex("C0A80105 B122 54 00C20100 B222 55 90D00300 0B 4F4E313233343536 00"),
+            hex("C0A80105 B122 54 00C20100 B222 55 90D003"),
+        ]
 
         let configuration = try String(
             contentsOf: repository.appendingPathComponent("Examples/cardd/cardd.example.json"), encoding: .utf8)

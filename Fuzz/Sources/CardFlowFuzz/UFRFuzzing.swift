@@ -45,4 +45,17 @@ enum UFRFuzzing {
             fuzzCheck(decoder.bufferedByteCount < 7 + 255 + chunk, "decoder holds \(decoder.bufferedByteCount) bytes")
         }
     }
+
+    /// What anything on the network sends to a discovery search: a datagram is an answer or a
+    /// typed error; an answer has two UARTs with ports 1…65535, and its serial, when read, is the
+    /// printable bytes between 0B and the final 00.
+    static func discoveryAnswer(_ bytes: [UInt8]) {
+        guard let answer = try? UFRDiscoveryAnswer(bytes: bytes) else { return }
+        fuzzCheck(answer.ports.map(\.uart) == [1, 2], "UARTs \(answer.ports)")
+        fuzzCheck(answer.ports.allSatisfy { (1...65_535).contains($0.port) }, "ports \(answer.ports)")
+        fuzzCheck(answer.address == Array(bytes.prefix(4)), "address \(answer.address)")
+        if let serial = answer.serial {
+            fuzzCheck(Array(serial.utf8) == Array(bytes.dropFirst(19).dropLast()), "serial \(serial)")
+        }
+    }
 }
