@@ -92,7 +92,8 @@ public struct CardDaemon: Service {
         fleetWorker = fleetMembership.map { membership in
             FleetWorker(
                 settings: membership.settings, queue: membership.queue, log: jobLog, metrics: metrics,
-                version: CardFlowVersion.current, readers: { await fleet.readers().map(\.id) }, logger: logger)
+                version: CardFlowVersion.current, readers: { await fleet.readers().map(\.id) },
+                reportClock: membership.reportClock, reportInterval: membership.reportInterval, logger: logger)
         }
     }
 
@@ -171,6 +172,8 @@ public struct CardDaemon: Service {
             // Completions of the jobs just cancelled go to the store now if it answers; the
             // outbox keeps them otherwise.
             await fleetWorker.deliverOutbox()
+            // Host reports go in batches: the last counts of this run reach the hosts table now.
+            await fleetWorker.flushReport()
             fleetTask.cancel()
             await fleetTask.value
         }
@@ -213,6 +216,11 @@ public actor MetricsEndpoint {
 public struct FleetMembership: Sendable {
     public var settings: FleetSettings
     public var queue: any FleetQueue
+    /// Paces the host's reports to the hosts table (tests substitute a `ManualClock`).
+    public var reportClock: any ElapsedClock = RealClock()
+    /// The least time between two reports: the hosts table is written once per interval at
+    /// most, not once per card.
+    public var reportInterval: Duration = .seconds(1)
 
     public init(settings: FleetSettings, queue: any FleetQueue) {
         self.settings = settings

@@ -15,6 +15,8 @@ public struct FleetBatchStatus: Sendable, Hashable, Codable {
     /// Cards on the spoilage list for this batch.
     public var spoiled: Int
     public var hosts: [FleetHostCounts]
+    /// The recent window the hosts' rates cover, in seconds.
+    public var rateWindowSeconds: Double = 60
 
     public var total: Int { pending + claimed + expired + done + failed + void }
 
@@ -38,6 +40,10 @@ public struct FleetHostCounts: Sendable, Hashable, Codable {
     public var claimed: Int
     public var done: Int
     public var failed: Int
+    /// Records the host finished (done or failed) within the status's rate window.
+    public var recentlyFinished = 0
+    /// ``recentlyFinished`` per minute of the window.
+    public var recordsPerMinute: Double = 0
 
     public init(host: String, claimed: Int = 0, done: Int = 0, failed: Int = 0) {
         self.host = host

@@ -19,6 +19,7 @@ enum FleetSchema {
         (version: 1, statements: versionOne),
         (version: 2, statements: versionTwo),
         (version: 3, statements: versionThree),
+        (version: 4, statements: versionFour),
     ]
 
     static let versionOne: [String] = [
@@ -130,6 +131,142 @@ enum FleetSchema {
             ADD COLUMN IF NOT EXISTS previous_host text,
             ADD COLUMN IF NOT EXISTS previous_reader text
         """
+    ]
+
+    /// One round trip per claim and per completion: what the claim and completion transactions
+    /// did in seven and three statements runs in the server as `fleet_claim` and
+    /// `fleet_complete` (one implicit transaction each), with the same guarantees and the same
+    /// indexed, bounded statements. `CREATE OR REPLACE`: a later step may redefine them.
+    static let versionFour: [String] = [
+        // Answers one row: outcome 'claimed' (the record), 'bound' (the record the card has and
+        // its state), 'spoiled', 'nothing-pending' or 'unknown-batch'. A card bound by another
+        // host at the same moment makes the UPDATE fail with unique_violation (23505).
+        """
+        CREATE OR REPLACE FUNCTION fleet_claim(
+            p_batch text, p_host text, p_reader text, p_uid text, p_lease_seconds double precision, p_sweep integer)
+        RETURNS TABLE (outcome text, record_id bigint, record_ref text, record_params text, record_token uuid,
+                       record_attempt integer, replaces boolean, record_state text)
+        LANGUAGE plpgsql AS $fn$
+        #variable_conflict use_column
+        DECLARE
+            v_max integer;
+            v_id bigint;
+            v_ref text;
+            v_params text;
+            v_token uuid;
+            v_attempt integer;
+            v_replaces boolean;
+            v_state text;
+        BEGIN
+            SELECT b.max_attempts INTO v_max FROM fleet_batches b WHERE b.name = p_batch;
+            IF NOT FOUND THEN
+                RETURN QUERY SELECT 'unknown-batch'::text, NULL::bigint, NULL::text, NULL::text, NULL::uuid,
+                                    NULL::integer, NULL::boolean, NULL::text;
+                RETURN;
+            END IF;
+            -- Expired last attempts fail for good: bounded, on the fleet_records_expiring index.
+            WITH exhausted AS (
+                UPDATE fleet_records r
+                SET state = 'failed', lease_until = NULL, updated_at = now(), completed_at = now(),
+                    error = 'lease expired on attempt ' || r.attempts || ' of ' || v_max
+                            || ' (host ' || coalesce(r.claimed_by, '?') || ')'
+                WHERE r.id IN (
+                    SELECT e.id FROM fleet_records e
+                    WHERE e.batch = p_batch AND e.state = 'claimed' AND e.lease_until < now() AND e.attempts >= v_max
+                    ORDER BY e.lease_until
+                    LIMIT p_sweep
+                    FOR UPDATE SKIP LOCKED
+                )
+                RETURNING r.id, r.uid, r.batch, r.claimed_by, r.reader, r.claim_token
+            )
+            INSERT INTO fleet_spoiled (uid, record_id, batch, host, reader, claim_token, reason)
+            SELECT x.uid, x.id, x.batch, x.claimed_by, x.reader, x.claim_token, 'lease expired on the last attempt'
+            FROM exhausted x WHERE x.uid IS NOT NULL;
+            -- Only a blank card gets a record.
+            SELECT f.id, f.ref, f.state INTO v_id, v_ref, v_state
+            FROM fleet_records f WHERE f.uid = p_uid AND f.state IN ('claimed', 'done') LIMIT 1;
+            IF FOUND THEN
+                RETURN QUERY SELECT 'bound'::text, v_id, v_ref, NULL::text, NULL::uuid, NULL::integer, NULL::boolean, v_state;
+                RETURN;
+            END IF;
+            SELECT s.record_id INTO v_id FROM fleet_spoiled s WHERE s.uid = p_uid LIMIT 1;
+            IF FOUND THEN
+                RETURN QUERY SELECT 'spoiled'::text, v_id, NULL::text, NULL::text, NULL::uuid, NULL::integer,
+                                    NULL::boolean, NULL::text;
+                RETURN;
+            END IF;
+            WITH candidate AS (
+                SELECT c.id, c.uid AS previous_uid, c.claimed_by AS previous_host, c.reader AS previous_reader,
+                       c.claim_token AS previous_token
+                FROM fleet_records c
+                WHERE c.batch = p_batch AND c.attempts < v_max
+                  AND (c.state = 'pending' OR (c.state = 'claimed' AND c.lease_until < now()))
+                ORDER BY c.id
+                FOR UPDATE SKIP LOCKED
+                LIMIT 1
+            ), spoil AS (
+                INSERT INTO fleet_spoiled (uid, record_id, batch, host, reader, claim_token, reason)
+                SELECT k.previous_uid, k.id, p_batch, k.previous_host, k.previous_reader, k.previous_token,
+                       'lease expired; record claimed again'
+                FROM candidate k WHERE k.previous_uid IS NOT NULL
+            )
+            UPDATE fleet_records r
+            SET state = 'claimed', attempts = r.attempts + 1, claim_token = gen_random_uuid(),
+                claimed_by = p_host, reader = p_reader,
+                lease_until = now() + make_interval(secs => p_lease_seconds),
+                uid = p_uid, result = NULL, error = NULL, updated_at = now(), writing = false,
+                previous_token = k.previous_token, previous_uid = k.previous_uid,
+                previous_host = k.previous_host, previous_reader = k.previous_reader
+            FROM candidate k
+            WHERE r.id = k.id
+            RETURNING r.id, r.ref, r.params::text, r.claim_token, r.attempts, r.previous_token IS NOT NULL
+            INTO v_id, v_ref, v_params, v_token, v_attempt, v_replaces;
+            IF FOUND THEN
+                RETURN QUERY SELECT 'claimed'::text, v_id, v_ref, v_params, v_token, v_attempt, v_replaces, 'claimed'::text;
+                RETURN;
+            END IF;
+            RETURN QUERY SELECT 'nothing-pending'::text, NULL::bigint, NULL::text, NULL::text, NULL::uuid, NULL::integer,
+                                NULL::boolean, NULL::text;
+        END
+        $fn$
+        """,
+        // Answers 'applied', 'already-applied' or 'fenced'.
+        """
+        CREATE OR REPLACE FUNCTION fleet_complete(
+            p_id bigint, p_token uuid, p_state text, p_result text, p_error text)
+        RETURNS text
+        LANGUAGE plpgsql AS $fn$
+        #variable_conflict use_column
+        DECLARE
+            v_state text;
+            v_token uuid;
+        BEGIN
+            UPDATE fleet_records r
+            SET state = p_state, result = p_result::jsonb, error = p_error,
+                lease_until = NULL, completed_at = now(), updated_at = now()
+            WHERE r.id = p_id AND r.claim_token = p_token AND r.state = 'claimed';
+            IF FOUND THEN RETURN 'applied'; END IF;
+            IF p_state = 'done' THEN
+                -- The claim a re-claim took the record from wrote its card: it wins while the new claim
+                -- has not begun writing, and its card leaves the spoilage list.
+                UPDATE fleet_records r
+                SET state = 'done', claim_token = r.previous_token, uid = r.previous_uid,
+                    claimed_by = r.previous_host, reader = r.previous_reader, writing = true,
+                    result = p_result::jsonb, error = NULL, lease_until = NULL,
+                    completed_at = now(), updated_at = now(), previous_token = NULL,
+                    previous_uid = NULL, previous_host = NULL, previous_reader = NULL
+                WHERE r.id = p_id AND r.previous_token = p_token AND r.state = 'claimed' AND NOT r.writing;
+                IF FOUND THEN
+                    DELETE FROM fleet_spoiled s WHERE s.record_id = p_id AND s.claim_token = p_token;
+                    RETURN 'applied';
+                END IF;
+            END IF;
+            SELECT r.state, r.claim_token INTO v_state, v_token FROM fleet_records r WHERE r.id = p_id;
+            IF FOUND AND v_token = p_token AND v_state = p_state THEN RETURN 'already-applied'; END IF;
+            RETURN 'fenced';
+        END
+        $fn$
+        """,
     ]
 
     /// The LISTEN/NOTIFY channel; the payload is the batch name.

@@ -44,8 +44,18 @@ extension FleetStore {
         return FleetImportSummary(batch: batch, imported: imported, skipped: records.count - imported)
     }
 
-    /// Counts per state and per host, for one batch or all.
+    /// Counts per state and per host, for one batch or all, with each host's rate over the last
+    /// minute.
     public func status(batch: String? = nil) async throws(FleetStoreError) -> [FleetBatchStatus] {
+        try await status(batch: batch, rateWindow: .seconds(60))
+    }
+
+    /// Counts per state and per host, for one batch or all, with each host's rate over the last
+    /// `rateWindow` (the records it finished, done or failed, by completion time).
+    public func status(
+        batch: String?, rateWindow: Duration
+    ) async throws(FleetStoreError) -> [FleetBatchStatus] {
+        let windowSeconds = max(Self.seconds(rateWindow), 1)
         let statuses = try await perform("status") { client, logger in
             try await client.withTransaction(logger: logger) { connection -> [FleetBatchStatus] in
                 var byBatch: [String: FleetBatchStatus] = [:]
@@ -53,7 +63,9 @@ extension FleetStore {
                     "SELECT name, max_attempts FROM fleet_batches WHERE \(batch)::text IS NULL OR name = \(batch)",
                     logger: logger)
                 for try await (name, maximum) in batches.decode((String, Int).self) {
-                    byBatch[name] = FleetBatchStatus(batch: name, maximumAttempts: maximum)
+                    var status = FleetBatchStatus(batch: name, maximumAttempts: maximum)
+                    status.rateWindowSeconds = windowSeconds
+                    byBatch[name] = status
                 }
                 let counts = try await connection.query(
                     """
@@ -83,14 +95,20 @@ extension FleetStore {
                 for try await (name, count) in spoiled.decode((String, Int).self) { byBatch[name]?.spoiled = count }
                 let perHost = try await connection.query(
                     """
-                    SELECT batch, claimed_by, state, count(*) FROM fleet_records
+                    SELECT batch, claimed_by, state, count(*),
+                           count(*) FILTER (WHERE state <> 'claimed'
+                                            AND completed_at >= now() - make_interval(secs => \(windowSeconds)))
+                    FROM fleet_records
                     WHERE claimed_by IS NOT NULL AND state IN ('claimed', 'done', 'failed')
                       AND (\(batch)::text IS NULL OR batch = \(batch))
                     GROUP BY 1, 2, 3 ORDER BY 2
                     """, logger: logger)
                 var hosts: [String: [String: FleetHostCounts]] = [:]
-                for try await (name, host, state, count) in perHost.decode((String, String, String, Int).self) {
+                for try await (name, host, state, count, recent) in perHost.decode(
+                    (String, String, String, Int, Int).self)
+                {
                     var counts = hosts[name, default: [:]][host] ?? FleetHostCounts(host: host)
+                    counts.recentlyFinished += recent
                     switch state {
                     case "claimed": counts.claimed = count
                     case "done": counts.done = count
@@ -99,7 +117,11 @@ extension FleetStore {
                     hosts[name, default: [:]][host] = counts
                 }
                 for (name, counts) in hosts {
-                    byBatch[name]?.hosts = counts.values.sorted { $0.host < $1.host }
+                    byBatch[name]?.hosts = counts.values.sorted { $0.host < $1.host }.map { host in
+                        var host = host
+                        host.recordsPerMinute = Double(host.recentlyFinished) * 60 / windowSeconds
+                        return host
+                    }
                 }
                 return byBatch.values.sorted { $0.batch < $1.batch }
             }

@@ -189,7 +189,7 @@ public final class FleetStore: FleetQueue {
         if error.code == .server, let state = error.serverInfo?[.sqlState] {
             let message = error.serverInfo?[.message] ?? "no message"
             // undefined_table, undefined_column, undefined_function: no or an older schema.
-            if ["42P01", "42703"].contains(state) { return .schemaMissing(message) }
+            if ["42P01", "42703", "42883"].contains(state) { return .schemaMissing(message) }
             return .server(operation: operation, sqlState: state, message: message)
         }
         if error.code == .queryCancelled { return .unreachable(operation: operation, reason: "cancelled") }

@@ -37,6 +37,8 @@ struct PostgresFleetClaimPlanTests {
         try await server.psql("SELECT pg_reload_conf()")
         // A new session has the module loaded, so its settings are known.
         try await server.psql("ALTER SYSTEM SET auto_explain.log_min_duration = 0")
+        // Claims and completions run inside the store's functions (schema 4).
+        try await server.psql("ALTER SYSTEM SET auto_explain.log_nested_statements = on")
         try await server.psql("SELECT pg_reload_conf()")
     }
 
@@ -96,7 +98,7 @@ struct PostgresFleetClaimPlanTests {
                 VALUES ('bureau-1', '1.0', 10, 8, 1, 1)
                 """)
             try await store.migrate()
-            #expect(try await server.psql("SELECT max(version) FROM fleet_schema") == "3\n")
+            #expect(try await server.psql("SELECT max(version) FROM fleet_schema") == "4\n")
             let indexes = try await server.psql("SELECT indexname FROM pg_indexes WHERE tablename = 'fleet_records'")
             #expect(indexes.contains("fleet_records_expiring"))
             let host = try #require(try await store.hosts().first)

@@ -8,6 +8,7 @@ actor QueueCalls {
     private(set) var completions = 0
     private(set) var releases = 0
     private(set) var writesBegun = 0
+    private(set) var reports = 0
     private(set) var completionsPerRecord: [Int64: Int] = [:]
 
     func claimed() -> Int {
@@ -23,6 +24,8 @@ actor QueueCalls {
     func released() { releases += 1 }
 
     func beganWriting() { writesBegun += 1 }
+
+    func reported() { reports += 1 }
 }
 
 /// A fleet store that counts every call, and can hold the answer to a claim back until
@@ -63,7 +66,10 @@ struct RecordingQueue: FleetQueue {
         await calls.released()
         return try await store.release(claim)
     }
-    func report(_ host: FleetHostReport) async throws(FleetStoreError) { try await store.report(host) }
+    func report(_ host: FleetHostReport) async throws(FleetStoreError) {
+        await calls.reported()
+        try await store.report(host)
+    }
     func wakeUps(batch: String, retryInterval: Duration) -> AsyncStream<Void> {
         store.wakeUps(batch: batch, retryInterval: retryInterval)
     }

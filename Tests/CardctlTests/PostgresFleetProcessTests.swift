@@ -134,6 +134,8 @@ struct PostgresFleetProcessTests {
             #expect(Set(byHost.keys).isSubset(of: ["h1", "h2", "h3"]))
             let status = try await fleet.cardctl(["status", "b"]).stdout
             #expect(status.contains("24 done"), "\(status)")
+            // Each host's line ends with its rate over the last minute (records/min).
+            #expect(status.contains("records/min over the last 60 s"), "\(status)")
             for host in hosts {
                 host.send(signal: SIGTERM)
                 let result = try await host.waitForExit(timeout: .seconds(30))

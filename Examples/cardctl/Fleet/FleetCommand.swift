@@ -126,14 +126,20 @@ struct FleetImportCommand: AsyncParsableCommand {
 
 struct FleetStatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "status", abstract: "Records per state, per batch and per host.")
+        commandName: "status", abstract: "Records per state, per batch and per host, with each host's recent rate.")
     @OptionGroup var store: FleetStoreOptions
     @OptionGroup(title: "Global Options") var global: GlobalOptions
     @Argument(help: "One batch (default: all).") var batch: String?
+    @Option(name: .long, help: "Seconds of recent completions each host's records/min covers.")
+    var rateWindow = 60
+
+    func validate() throws {
+        if !(1...86_400).contains(rateWindow) { throw ValidationError("--rate-window must be 1 to 86400 seconds") }
+    }
 
     func run() async throws {
-        let batch = self.batch
-        let statuses = try await store.withStore { try await $0.status(batch: batch) }
+        let (batch, window) = (self.batch, Duration.seconds(rateWindow))
+        let statuses = try await store.withStore { try await $0.status(batch: batch, rateWindow: window) }
         if global.json {
             Output.standardOutput(FleetJSON.text(statuses))
             return
@@ -146,7 +152,8 @@ struct FleetStatusCommand: AsyncParsableCommand {
                     + "\(status.spoiled) spoiled cards")
             for host in status.hosts {
                 Output.standardOutput(
-                    "  \(host.host): \(host.done) done, \(host.claimed) claimed, \(host.failed) failed")
+                    "  \(host.host): \(host.done) done, \(host.claimed) claimed, \(host.failed) failed; "
+                        + "\(String(format: "%.1f", host.recordsPerMinute)) records/min over the last \(rateWindow) s")
             }
         }
     }

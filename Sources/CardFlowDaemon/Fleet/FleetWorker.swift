@@ -25,6 +25,9 @@ import Logging
 ///   whose token no longer matches is fenced, counted, and dropped.
 /// - A blank card with nothing to claim waits for the store's notification (or a poll) while it
 ///   stays on the reader.
+/// - The host's counts reach the hosts table in batches: at most one upsert per report interval,
+///   sent when they changed (or a heartbeat is due), not one per card; ``flushReport()`` sends
+///   the last ones at shutdown, so a restart finds the run's totals complete.
 public actor FleetWorker {
     public nonisolated let settings: FleetSettings
     private let queue: any FleetQueue
@@ -33,6 +36,11 @@ public actor FleetWorker {
     private let logger: Logger
     private let version: String
     private let readers: @Sendable () async -> [String]
+    private let reportClock: any ElapsedClock
+    private let reportInterval: Duration
+    /// The counts the hosts table has from this run, and when (on `reportClock`) they were sent.
+    private var lastSentReport: FleetHostReport?
+    private var lastReportTime: Duration?
     private let startedAt = Date()
     /// This run of the host: the store adds an earlier run's counters to the host's totals.
     private let session = UUID()
@@ -70,6 +78,18 @@ public actor FleetWorker {
     private var lease: Duration { .seconds(settings.leaseSeconds) }
     private var margin: Duration { .seconds(settings.leaseSeconds) / 6 }
 
+    /// A worker that reports to the hosts table at most once a second, on the real clock.
+    public init(
+        settings: FleetSettings, queue: any FleetQueue, log: JobLog?, metrics: DaemonMetrics, version: String,
+        readers: @escaping @Sendable () async -> [String], logger: Logger
+    ) {
+        self.init(
+            settings: settings, queue: queue, log: log, metrics: metrics, version: version, readers: readers,
+            reportClock: RealClock(), reportInterval: .seconds(1), logger: logger)
+    }
+
+    /// A worker whose reports to the hosts table `reportClock` paces.
+    ///
     /// - Parameters:
     ///   - settings: the batch, lease, host name and poll interval.
     ///   - queue: the fleet store (`CardFlowFleetPostgres.FleetStore`).
@@ -77,10 +97,13 @@ public actor FleetWorker {
     ///   - metrics: where claims, completions, fenced writes, lease losses and the outbox depth are counted.
     ///   - version: the CardFlow version the host reports.
     ///   - readers: the reader identifiers to report in the host's heartbeat.
+    ///   - reportClock: paces the host reports (tests move a `ManualClock`).
+    ///   - reportInterval: the least time between two host reports.
     ///   - logger: where the worker logs.
     public init(
         settings: FleetSettings, queue: any FleetQueue, log: JobLog?, metrics: DaemonMetrics, version: String,
-        readers: @escaping @Sendable () async -> [String], logger: Logger
+        readers: @escaping @Sendable () async -> [String], reportClock: any ElapsedClock,
+        reportInterval: Duration, logger: Logger
     ) {
         self.settings = settings
         self.queue = queue
@@ -88,6 +111,8 @@ public actor FleetWorker {
         self.metrics = metrics
         self.version = version
         self.readers = readers
+        self.reportClock = reportClock
+        self.reportInterval = max(reportInterval, .milliseconds(10))
         var logger = logger
         logger[metadataKey: "batch"] = "\(settings.batch)"
         self.logger = logger
@@ -99,7 +124,8 @@ public actor FleetWorker {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.queue.run() }
             group.addTask { await self.prepareSchema() }
-            group.addTask { await self.heartbeatLoop() }
+            group.addTask { await self.leaseLoop() }
+            group.addTask { await self.reportLoop() }
             group.addTask { await self.deliveryLoop() }
             group.addTask {
                 for await _ in self.queue.wakeUps(batch: self.settings.batch, retryInterval: .seconds(2)) {
@@ -370,11 +396,6 @@ public actor FleetWorker {
                 logger.error("fleet outbox unreadable", metadata: ["error": "\(error)"])
             }
         }
-        var changed = false
-        defer {
-            // The hosts table shows the new counts now, not at the next heartbeat.
-            if changed { Task { await self.sendReport() } }
-        }
         for entry in pending {
             let outcome: FleetCompletionOutcome
             let sent = ContinuousClock.now
@@ -403,7 +424,6 @@ public actor FleetWorker {
             } else {
                 unlogged.removeAll { $0.id == entry.id }
             }
-            changed = true
             switch outcome {
             case .applied:
                 completions += 1
@@ -456,20 +476,47 @@ public actor FleetWorker {
         }
     }
 
-    private func heartbeatLoop() async {
-        let interval = max(Duration.milliseconds(500), lease / 3)
+    private var heartbeatInterval: Duration { max(Duration.milliseconds(500), lease / 3) }
+
+    private func leaseLoop() async {
         while !Task.isCancelled {
             await renewLeases()
-            await sendReport()
-            try? await Task.sleep(for: interval)
+            try? await Task.sleep(for: heartbeatInterval)
         }
     }
 
-    private func sendReport() async {
+    /// One hosts-table upsert per `reportInterval` at most, whatever the card rate: sent when the
+    /// counts changed, or when a heartbeat is due so that `last_seen` stays fresh.
+    private func reportLoop() async {
+        var next = reportClock.now()
+        while !Task.isCancelled {
+            let due = lastReportTime.map { reportClock.now() - $0 >= heartbeatInterval } ?? true
+            await sendReport(force: due)
+            next += reportInterval
+            do { try await reportClock.suspend(until: next) } catch { return }
+        }
+    }
+
+    /// Sends the counts the hosts table does not have yet, now (cardd calls it at shutdown,
+    /// after its last deliveries): a restart then finds this run's totals complete.
+    ///
+    /// Sent also when the caller is being cancelled (a daemon stopped by cancelling its task):
+    /// the send runs in a task of its own, bounded by the store's operation timeout.
+    public func flushReport() async {
+        await Task { await self.sendReport(force: false) }.value
+    }
+
+    private func sendReport(force: Bool) async {
         guard schemaReady else { return }
-        var report = self.report
+        let counts = self.report
+        guard force || counts != lastSentReport else { return }
+        var report = counts
         report.readers = await readers()
-        do { try await queue.report(report) } catch {
+        do {
+            try await queue.report(report)
+            lastSentReport = counts
+            lastReportTime = reportClock.now()
+        } catch {
             logger.debug("fleet host heartbeat failed", metadata: ["error": "\(error)"])
         }
     }
