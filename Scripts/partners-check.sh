@@ -14,14 +14,21 @@
 #   pyscard     (over pcsc-lite) reads vsmartcard's vicc card beside `cardctl --json`: the same ATR,
 #               data and status words; and each failure pcsc-lite reports (empty reader, unknown
 #               reader, no pcscd) is the category of cardctl's exit code
-#               (Scripts/partners/cardctl-pyscard.py).
+#               (Scripts/partners/cardctl-pyscard.py);
+#   libnfc      (Debian's, driver acr122_usb over libusb 0.1) lists cards on the simulated ACR122U
+#               (`cardctl simulate`, umockdev) through its PN532: ATQA, SAK and UID, a FeliCa IDm,
+#               and nfc-scan-device names the chip (PN532 v1.6) with no card on the reader;
+#               libfreefare's mifare-desfire-info and mifare-ultralight-info run on that route too;
+#   nfcpy       (PyPI) senses an NTAG215 (Type 2) and an NDEF Type 4 tag through the same reader,
+#               reads and writes their NDEF messages, which `cardctl ndef read` then finds in the
+#               cards' saved states (Scripts/partners/nfcpy-acr122u.py).
 # At the end a table gives each partner's passed checks.
 #
 # Everything runs in private mount and network namespaces (unshare), like Scripts/vpcd-check.sh.
 #
 # Usage: Scripts/partners-check.sh [--cardctl PATH] [--log DIR]
 # Needs what Scripts/setup.sh installs (pcscd, pcsc-tools, vsmartcard-vpcd, libfreefare-bin,
-# python3-pyscard, PyPI desfire and ndeflib) and Scripts/libnfc-pcsc.sh's library.
+# libnfc-bin, umockdev, python3-pyscard, PyPI desfire, nfcpy and ndeflib) and Scripts/libnfc-pcsc.sh's library.
 # Exit status: 0 every check passed, 1 a check failed, 2 setup problem.
 set -euo pipefail
 
@@ -40,7 +47,7 @@ if [[ "${1:-}" == "--inner" ]]; then
     }
     trap cleanup EXIT
     declare -A passed=() total=()
-    partners=(pcsc_scan libfreefare "PyPI desfire" CardFlow pyscard)
+    partners=(pcsc_scan libfreefare "PyPI desfire" CardFlow pyscard "libnfc acr122_usb" nfcpy)
     table() {
         echo "| partner | checks passed |"
         echo "|---|---|"
@@ -215,6 +222,68 @@ if [[ "${1:-}" == "--inner" ]]; then
     echo "$output" | sed 's/^/  /'
     ok pyscard "no pcscd: cardctl's exit code has pcsc-lite's category"
 
+    # --- The simulated ACR122U over raw USB (`cardctl simulate`, umockdev): Debian's own libnfc
+    # (its acr122_usb driver over libusb 0.1) and nfcpy (over libusb 1.0) drive the reader's PN532
+    # themselves; libfreefare's tools ride on that libnfc. No pcscd in this path.
+    acr122u="$root/Tests/Fixtures/ccid-readers/ACR122U_PICC.txt"
+    on_acr122u() {  # card, command...: runs the command with the card on the simulated ACR122U
+        local card="$1"; shift
+        timeout 120 "$cardctl" simulate --reader-profile "$acr122u" --card "$card" -- "$@"
+    }
+    card_uid() {  # card: its UID as cardctl identifies it, lower-case hex pairs with two spaces
+        "$cardctl" --reader "sim:$1" identify | sed -n 's/^UID: *//p' | sed 's/../&  /g; s/ *$//' | tr A-F a-f
+    }
+    for entry in "ntag213|00  44|00" "desfire|03  44|20" "classic1k|00  04|08"; do
+        IFS='|' read -r card atqa sak <<<"$entry"
+        check "libnfc acr122_usb"
+        uid=$(card_uid "$card")
+        output=$(on_acr122u "$card" nfc-list 2>&1) || fail "nfc-list with sim:$card on the ACR122U: $output"
+        echo "$output" | grep -q "NFC device: ACS / ACR122U PICC Interface opened" \
+            && echo "$output" | grep -q "ATQA (SENS_RES): $atqa" && echo "$output" | grep -q "UID (NFCID1): $uid" \
+            && echo "$output" | grep -q "SAK (SEL_RES): $sak" \
+            || fail "nfc-list with sim:$card: expected ATQA $atqa, UID $uid, SAK $sak: $output"
+        ok "libnfc acr122_usb" "nfc-list: sim:$card is ATQA $atqa, SAK $sak, UID $uid"
+    done
+    check "libnfc acr122_usb"
+    output=$(on_acr122u felica-lite-s nfc-list 2>&1) || fail "nfc-list with sim:felica-lite-s: $output"
+    idm=$(card_uid felica-lite-s)
+    echo "$output" | grep -q "ID (NFCID2): $idm" || fail "nfc-list with sim:felica-lite-s: expected IDm $idm: $output"
+    ok "libnfc acr122_usb" "nfc-list: the FeliCa Lite-S at 212/424 kbps, IDm $idm"
+    check "libnfc acr122_usb"
+    output=$(on_acr122u none nfc-scan-device -v 2>&1) || fail "nfc-scan-device -v on the empty ACR122U: $output"
+    echo "$output" | grep -q "chip: PN532 v1.6" || fail "nfc-scan-device -v does not report a PN532 v1.6: $output"
+    ok "libnfc acr122_usb" "nfc-scan-device -v on the empty reader: chip: PN532 v1.6"
+    check libfreefare
+    output=$(on_acr122u desfire mifare-desfire-info 2>&1) || fail "mifare-desfire-info through acr122_usb: $output"
+    echo "$output" | grep -q "Storage size: *0x1a (=8192 bytes)" || fail "mifare-desfire-info through acr122_usb: $output"
+    ok libfreefare "mifare-desfire-info through libnfc's acr122_usb driver: 8192 bytes"
+    check libfreefare
+    uid=$(card_uid ultralight-ev1 | tr -d ' ')
+    output=$(on_acr122u ultralight-ev1 mifare-ultralight-info 2>&1) || fail "mifare-ultralight-info: $output"
+    echo "$output" | grep -q "Tag with UID $uid is a Mifare UltraLight" || fail "mifare-ultralight-info: expected UID $uid: $output"
+    ok libfreefare "mifare-ultralight-info through acr122_usb: $(echo "$output" | grep -m1 'Tag with UID')"
+
+    nfcpy() {  # card, arguments of Scripts/partners/nfcpy-acr122u.py
+        local card="$1"; shift
+        PYTHONPATH="$pydeps" on_acr122u "$card" /usr/bin/python3 "$root/Scripts/partners/nfcpy-acr122u.py" "$@" 2>&1
+    }
+    for entry in "ntag215|Type2Tag" "ndef4|Type4Tag"; do
+        card="${entry%%|*}"; kind="${entry#*|}"
+        state="$logs/nfcpy-$card.json"
+        check nfcpy
+        output=$(nfcpy "$card,state=$state" read "$kind") || fail "nfcpy reading sim:$card: $output"
+        echo "$output" | grep -q "PN532v1.6" || fail "nfcpy did not see a PN532 v1.6: $output"
+        ok nfcpy "reads sim:$card as a $kind ($(echo "$output" | grep -m1 '^tag:'))"
+        check nfcpy
+        text="nfcpy wrote this on a $kind"
+        output=$(nfcpy "$card,state=$state" write "$kind" "$text") || fail "nfcpy writing sim:$card: $output"
+        ok nfcpy "writes a text record on sim:$card and reads it back"
+        check CardFlow
+        output=$("$cardctl" --reader "sim:$card,state=$state" ndef read 2>&1) || fail "cardctl ndef read of nfcpy's message: $output"
+        echo "$output" | grep -q "text \"$text\"" || fail "cardctl ndef read does not show nfcpy's record: $output"
+        ok CardFlow "cardctl ndef read: the record nfcpy wrote on sim:$card"
+    done
+
     echo
     table
     echo "partners-check: OK"
@@ -231,12 +300,12 @@ while [[ $# -gt 0 ]]; do
         *) echo "partners-check: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
 done
-for tool in pcscd pcsc_scan scriptor mifare-desfire-info vicc unshare ip xxd python3; do
+for tool in pcscd pcsc_scan scriptor mifare-desfire-info mifare-ultralight-info nfc-list vicc unshare ip xxd python3; do
     command -v "$tool" >/dev/null || { echo "partners-check: $tool not found (Scripts/setup.sh installs what is needed)" >&2; exit 2; }
 done
 [[ -f /usr/lib/pcsc/drivers/serial/libifdvpcd.so ]] || { echo "partners-check: vpcd driver missing (apt-get install vsmartcard-vpcd)" >&2; exit 2; }
-PYTHONPATH="$pydeps" /usr/bin/python3 -c 'import smartcard, desfire.protocol' 2>/dev/null \
-    || { echo "partners-check: pyscard or PyPI desfire missing for /usr/bin/python3 (Scripts/setup.sh installs them)" >&2; exit 2; }
+PYTHONPATH="$pydeps" /usr/bin/python3 -c 'import smartcard, desfire.protocol, nfc' 2>/dev/null \
+    || { echo "partners-check: pyscard, PyPI desfire or nfcpy missing for /usr/bin/python3 (Scripts/setup.sh installs them)" >&2; exit 2; }
 python3 -c 'import ndef' 2>/dev/null || { echo "partners-check: ndeflib missing (Scripts/setup.sh installs it)" >&2; exit 2; }
 libnfc=$(bash "$root/Scripts/libnfc-pcsc.sh") || exit 2
 if [[ ! -x "$cardctl" ]]; then

@@ -48,6 +48,12 @@ if ! PYTHONPATH="$pydeps" /usr/bin/python3 -c 'import desfire.protocol' 2>/dev/n
   python3 -m pip install --quiet --no-deps --target "$pydeps" desfire==0.2 2>/dev/null \
     || python3 -m pip install --quiet --no-deps --break-system-packages --target "$pydeps" desfire==0.2
 fi
+# nfcpy 1.0.4 (with libusb1, pyserial, pydes, ndeflib): drives the simulated ACR122U's PN532
+# over libusb in Scripts/partners-check.sh (Scripts/partners/nfcpy-acr122u.py).
+if ! PYTHONPATH="$pydeps" /usr/bin/python3 -c 'import nfc' 2>/dev/null; then
+  python3 -m pip install --quiet --target "$pydeps" nfcpy==1.0.4 2>/dev/null \
+    || python3 -m pip install --quiet --break-system-packages --target "$pydeps" nfcpy==1.0.4
+fi
 # libnfc with its pcsc driver, built once from Debian's source package (Debian builds it without).
 bash "$(dirname "$0")/libnfc-pcsc.sh" >/dev/null
 if ! command -v swift >/dev/null 2>&1; then

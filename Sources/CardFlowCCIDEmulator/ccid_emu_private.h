@@ -53,6 +53,7 @@ struct client_state {
     UMockdevIoctlClient *client;
     GQueue completed;                /* urb_entry*, ready to reap */
     UMockdevIoctlData *blocked_reap; /* arg of a blocking REAPURB waiting for a completion */
+    size_t read_offset;              /* how far read() got through the descriptors */
 };
 
 struct ccid_emu_reader {

@@ -774,6 +774,48 @@ static void unsigned_arg(UMockdevIoctlData *arg, unsigned *out, bool *ok)
     }
 }
 
+/*
+ * read() on a usbfs node returns the device descriptor and then the configuration descriptors,
+ * from the file position, as the kernel's usbdev_read does. libusb 0.1 (Debian's libusb-0.1-4,
+ * which libnfc's acr122_usb and pn53x_usb drivers use) enumerates that way, instead of through
+ * sysfs like libusb 1.0. Without this umockdev runs the read on our FIFO node: it returned the
+ * one-byte poll token (device skipped: "0 device(s) found") and then blocked (the hang).
+ */
+static gboolean on_handle_read(UMockdevIoctlBase *base, UMockdevIoctlClient *client, gpointer user_data)
+{
+    (void)base;
+    ccid_emu_reader *r = user_data;
+    UMockdevIoctlData *arg = umockdev_ioctl_client_get_arg(client);
+    long value = 0;
+    int err = 0;
+    g_mutex_lock(&r->lock);
+    capture_worker_locked(r);
+    client_state *cs = client_for(r, client);
+    if (r->gone) {
+        value = -1;
+        err = ENODEV;
+    } else {
+        const size_t total = sizeof r->device_descriptor + r->configuration_length;
+        const size_t wanted = arg->data_len > 0 ? (size_t)arg->data_len : 0;
+        const size_t start = MIN(cs->read_offset, total);
+        const size_t n = MIN(wanted, total - start);
+        uint8_t *bytes = g_malloc(n > 0 ? n : 1);
+        for (size_t i = 0; i < n; i++) {
+            const size_t at = start + i;
+            bytes[i] = at < sizeof r->device_descriptor ? r->device_descriptor[at]
+                                                         : r->configuration[at - sizeof r->device_descriptor];
+        }
+        if (n > 0)
+            umockdev_ioctl_data_update(arg, 0, bytes, (gint)n);
+        g_free(bytes);
+        cs->read_offset = start + n;
+        value = (long)n;
+    }
+    g_mutex_unlock(&r->lock);
+    umockdev_ioctl_client_complete(client, value, err);
+    return TRUE;
+}
+
 static gboolean on_handle_ioctl(UMockdevIoctlBase *base, UMockdevIoctlClient *client, gpointer user_data)
 {
     (void)base;
@@ -1396,6 +1438,7 @@ ccid_emu_reader *emu_reader_new(ccid_emu_bed *bed, int bus, int address, const c
 
     r->handler = umockdev_ioctl_base_new();
     g_signal_connect(r->handler, "handle-ioctl", G_CALLBACK(on_handle_ioctl), r);
+    g_signal_connect(r->handler, "handle-read", G_CALLBACK(on_handle_read), r);
     g_signal_connect(r->handler, "client-connected", G_CALLBACK(on_client_connected), r);
     g_signal_connect(r->handler, "client-vanished", G_CALLBACK(on_client_vanished), r);
 

@@ -9,6 +9,7 @@ extension VirtualCCIDReader {
     func handleXfrBlock(_ command: CCIDCommand, level: UInt16, data: [UInt8]) {
         let index = Int(command.slot)
         let readerTime = configuration.timing.readerOnlyTime
+        if answerFromFirmware(command, level: level, apdu: data) { return }
         guard slots[index].card != nil else {
             reply(failure(command, error: .iccMute, icc: .absent), delay: readerTime)
             return

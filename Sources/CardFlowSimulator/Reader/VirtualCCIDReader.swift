@@ -72,7 +72,10 @@ public actor VirtualCCIDReader: DeadlineWaiting {
         self.configuration = configuration
         self.clock = clock
         self.logger = logger
-        slots = Array(repeating: VirtualSlot(), count: configuration.descriptor.slotCount)
+        var slot = VirtualSlot()
+        slot.firmware = SimulatedReaderFirmwares.firmware(
+            vendorID: configuration.vendorID, productID: configuration.productID, bcdDevice: configuration.bcdDevice)
+        slots = Array(repeating: slot, count: configuration.descriptor.slotCount)
         random = SeededRandom(seed: configuration.seed)
         chaosRandom = configuration.chaos.map { SeededRandom(seed: $0.seed) }
     }

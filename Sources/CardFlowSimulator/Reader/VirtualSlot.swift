@@ -1,4 +1,5 @@
 import CardFlowCCIDProtocol
+import CardFlowSimulatorCards
 
 /// One slot of a simulated reader: the card in it and the reader's per-card protocol state.
 struct VirtualSlot: Sendable {
@@ -27,6 +28,8 @@ struct VirtualSlot: Sendable {
     var parameters: CCIDProtocolParameters = .defaultT1
     /// Other cards in the field at the same time (anticollision cannot single one out).
     var extraCardsInField = 0
+    /// The reader's own firmware answering some APDUs itself (the ACR122U's PN532), if any.
+    var firmware: (any SimulatedReaderFirmware)?
 
     var iccStatus: CCIDSlotState.ICCStatus {
         guard card != nil else { return .absent }
@@ -34,6 +37,7 @@ struct VirtualSlot: Sendable {
     }
 
     mutating func cardLeft() {
+        firmware?.fieldChanged()
         card = nil
         powered = false
         t1 = nil

@@ -1,0 +1,71 @@
+/// The ACS ACR122U's controller in front of its NXP PN532, written from the ACR122U API
+/// manual (v2.04) and the PN532 user manual (UM0701-02):
+///
+/// - `FF 00 48 00 00` — firmware version: ten ASCII bytes such as `ACR122U207`, no status word.
+/// - `FF 00 40 P2 04 T1 T2 Reps Link` — LED and buzzer control: `90 LEDstate` (bit 0 red,
+///   bit 1 green); P2 bits 2/3 say whether bits 0/1 set the red/green LED.
+/// - `FF 00 50 00 00` / `FF 00 51 P2 00` — get / set the PICC operating parameter: `90 value`.
+/// - `FF 00 41 P2 00` (timeout), `FF 00 52 P2 00` (buzzer on card detection): `90 00`.
+/// - `FF 00 00 00 Lc D4 cmd …` — direct transmit to the PN532 (``SimulatedPN532``): its
+///   answer `D5 cmd+1 …` followed by `90 00`; `63 00` when the PN532 does not answer and
+///   `63 7F` when it refuses the command (the direct-transmit status table).
+///
+/// Every other APDU goes to the card (nil): PC/SC part 3 `FF CA`, the storage-card pseudo-APDUs
+/// and card APDUs, which the controller passes on through the PN532 itself.
+public struct ACR122UFirmware: SimulatedReaderFirmware {
+    /// The PN532 behind the controller.
+    public private(set) var chip = SimulatedPN532()
+    /// The firmware version string the reader reports.
+    public let version: String
+    /// The LED state the last LED command left (bit 0 red, bit 1 green); green when idle.
+    public private(set) var ledState: UInt8 = 0x02
+    /// The PICC operating parameter (all polling types and automatic polling on by default).
+    public private(set) var piccOperatingParameter: UInt8 = 0xFF
+
+    /// A controller whose version string follows the USB bcdDevice (2.07 → `ACR122U207`).
+    public init(bcdDevice: UInt16 = 0x0207) {
+        let digits = [bcdDevice >> 8, (bcdDevice >> 4) & 0x0F, bcdDevice & 0x0F].map { String($0 % 10) }
+        version = "ACR122U" + digits.joined()
+    }
+
+    /// The card in the field changed: the PN532 forgets its target.
+    public mutating func fieldChanged() {
+        chip.fieldChanged()
+    }
+
+    /// The controller's answer to `apdu`; nil for APDUs it passes to the card.
+    public mutating func answer(_ apdu: [UInt8], field: inout (any VirtualCard)?) -> [UInt8]? {
+        guard apdu.count >= 5, apdu[0] == 0xFF, apdu[1] == 0x00 else { return nil }
+        let p1 = apdu[2]
+        let p2 = apdu[3]
+        switch p1 {
+        case 0x00:
+            guard p2 == 0x00, let data = Self.commandData(apdu) else { return [0x63, 0x7F] }
+            return chip.answer(data, field: &field).map { $0 + [0x90, 0x00] } ?? [0x63, 0x7F]
+        case 0x48:
+            return Array(version.utf8)
+        case 0x40:
+            guard let data = Self.commandData(apdu), data.count == 4 else { return [0x63, 0x00] }
+            // Bits 2 and 3 of P2 say which of the final-state bits 0 (red) and 1 (green) apply.
+            if p2 & 0x04 != 0 { ledState = (ledState & ~0x01) | (p2 & 0x01) }
+            if p2 & 0x08 != 0 { ledState = (ledState & ~0x02) | (p2 & 0x02) }
+            return [0x90, ledState]
+        case 0x50:
+            return [0x90, piccOperatingParameter]
+        case 0x51:
+            piccOperatingParameter = p2
+            return [0x90, p2]
+        case 0x41, 0x52:
+            return [0x90, 0x00]
+        default:
+            return nil
+        }
+    }
+
+    /// The data of `FF 00 P1 P2 Lc data`; nil when Lc does not match.
+    static func commandData(_ apdu: [UInt8]) -> [UInt8]? {
+        let length = Int(apdu[4])
+        guard apdu.count == 5 + length else { return nil }
+        return Array(apdu[5...])
+    }
+}
