@@ -13,6 +13,14 @@
 #   Scripts/postgres-throwaway.sh stop DIR    stop the server (fast) and delete DIR
 #   Scripts/postgres-throwaway.sh pause DIR   stop the server but keep its data (tests: "server down")
 #   Scripts/postgres-throwaway.sh resume DIR  start it again
+#   Scripts/postgres-throwaway.sh standby DIR PRIMARY_DIR
+#                                             a streaming-replication standby of the server in
+#                                             PRIMARY_DIR (pg_basebackup over its socket), started in
+#                                             DIR; the primary then waits for it on every commit
+#                                             (synchronous_standby_names), so a promoted standby has
+#                                             every transaction a client was told was committed
+#   Scripts/postgres-throwaway.sh crash DIR   stop the server at once (immediate), keeping its data
+#   Scripts/postgres-throwaway.sh promote DIR make a standby the primary (pg_ctl promote, waits)
 # Clients: postgresql:///cardflow?host=DIR&user=postgres (cardd's fleet.postgres, cardctl fleet --postgres).
 # Exit status: 0 done, 2 PostgreSQL is not installed or would not start.
 set -euo pipefail
@@ -73,8 +81,40 @@ case "$command_name" in
   resume)
     start_server
     ;;
+  standby)
+    primary=${3:-}
+    [[ -n "$primary" && -d "$primary/data" ]] || { echo "postgres-throwaway: standby DIR PRIMARY_DIR" >&2; exit 2; }
+    primary=$(cd "$primary" && pwd)
+    mkdir -p "$dir"
+    dir=$(cd "$dir" && pwd)
+    if [[ "$(id -u)" -eq 0 ]]; then
+      chown postgres "$dir"
+      chmod 755 "$dir"
+    fi
+    # initdb's trust rules include local replication connections; -R writes primary_conninfo.
+    as_owner "$pgbin/pg_basebackup" -h "$primary" -U postgres -D "$dir/data" -R -X stream --no-sync \
+      -c fast >/dev/null
+    start_server
+    as_owner "$pgbin/psql" -h "$primary" -U postgres -X -q -c "ALTER SYSTEM SET synchronous_standby_names = '*'" \
+      -c "SELECT pg_reload_conf()" >/dev/null
+    # Synchronous once the primary reports the standby as such.
+    for _ in $(seq 1 300); do
+      state=$(as_owner "$pgbin/psql" -h "$primary" -U postgres -X -A -t \
+        -c "SELECT sync_state FROM pg_stat_replication LIMIT 1" 2>/dev/null || true)
+      [[ "$state" == "sync" ]] && break
+      sleep 0.1
+    done
+    [[ "$state" == "sync" ]] || { echo "postgres-throwaway: the standby did not become synchronous" >&2; exit 2; }
+    echo "$dir"
+    ;;
+  crash)
+    as_owner "$pgbin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null
+    ;;
+  promote)
+    as_owner "$pgbin/pg_ctl" -D "$dir/data" -w -t 60 promote >/dev/null
+    ;;
   *)
-    echo "postgres-throwaway: unknown command '$command_name' (start, stop, pause, resume)" >&2
+    echo "postgres-throwaway: unknown command '$command_name' (start, stop, pause, resume, standby, crash, promote)" >&2
     exit 2
     ;;
 esac

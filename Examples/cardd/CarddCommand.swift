@@ -202,7 +202,10 @@ struct CarddCommand: AsyncParsableCommand {
             } catch {
                 throw ValidationError("fleet.postgres: \(error)")
             }
-            fleetMembership = FleetMembership(settings: settings, queue: FleetStore(address: address, logger: logger))
+            fleetMembership = FleetMembership(
+                settings: settings,
+                queue: FleetStore(
+                    address: address, operationTimeout: .seconds(settings.databaseTimeoutSeconds), logger: logger))
             logger.info(
                 "joining the fleet",
                 metadata: ["store": "\(address)", "batch": "\(settings.batch)", "host": "\(settings.hostName)"])

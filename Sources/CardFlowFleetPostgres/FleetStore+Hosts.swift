@@ -88,12 +88,15 @@ extension FleetStore {
     /// listened is lost. Ends when the consuming task stops iterating.
     public func wakeUps(batch: String, retryInterval: Duration = .seconds(2)) -> AsyncStream<Void> {
         let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let configuration = listenConfiguration
+        let configurations = listenConfigurations
+        let selector = self.selector
         let logger = self.logger
         let listener = Task {
             while !Task.isCancelled {
                 do {
-                    guard let configuration else {
+                    // The primary's notifications: after a failover the next connection follows it.
+                    let server = try await selector.serverForOperation("listen")
+                    guard let configuration = configurations[server] else {
                         throw FleetStoreError.unreachable(operation: "listen", reason: "no TLS context for LISTEN")
                     }
                     let connection = try await PostgresConnection.connect(

@@ -27,30 +27,62 @@ import PostgresNIO
 /// }
 /// ```
 public final class FleetStore: FleetQueue {
-    /// The server this store talks to (without password).
+    /// The server this store talks to (without password); with several servers, the primary
+    /// among them (``primaryIndex()``).
     public let address: FleetDatabaseAddress
     /// Bound on one operation, waiting for a connection included.
     public let operationTimeout: Duration
-    let client: PostgresClient
+    /// One connection pool per server of ``address``; operations use the selector's choice.
+    let clients: [PostgresClient]
     let logger: Logger
-    /// Opened by ``run()``: operations wait for it rather than lease from a pool that is not running.
-    let poolStarted = PoolStartSignal()
+    /// One per pool, opened by ``run()``: operations wait for their pool's rather than lease from
+    /// a pool that is not running.
+    let poolsStarted: [PoolStartSignal]
     /// LISTEN runs on a connection of its own, outside the pool: it is held for as long as the
-    /// host listens, and closing it is what ends the listen at once on shutdown.
-    let listenConfiguration: PostgresConnection.Configuration?
+    /// host listens, and closing it is what ends the listen at once on shutdown. One per server.
+    let listenConfigurations: [PostgresConnection.Configuration?]
+    /// Which server is the primary, for an address of several.
+    let selector: FleetPrimarySelector
 
     public init(address: FleetDatabaseAddress, operationTimeout: Duration = .seconds(10), logger: Logger) {
         self.address = address
         self.operationTimeout = operationTimeout
         self.logger = logger
-        var configuration: PostgresClient.Configuration
-        switch address.endpoint {
+        let connections = address.endpoints.map { Self.configurations(address, $0) }
+        clients = connections.map { configuration, _ in
+            var configuration = configuration
+            configuration.options.connectTimeout = min(operationTimeout, .seconds(10))
+            configuration.options.maximumConnections = 4
+            // The pool notices a server that went away through the keep-alive; a host then
+            // reconnects when its next operation asks, without waiting for a long idle timeout.
+            configuration.options.keepAliveBehavior = .init(frequency: .seconds(15))
+            return PostgresClient(configuration: configuration, backgroundLogger: logger)
+        }
+        poolsStarted = clients.map { _ in PoolStartSignal() }
+        listenConfigurations = connections.map(\.1)
+        let probes = listenConfigurations
+        // A probe is bounded well inside an operation: a server that does not answer within it
+        // is not the one to wait for.
+        let probeTimeout = min(operationTimeout / 2, .seconds(3))
+        selector = FleetPrimarySelector(count: clients.count) { index in
+            await Self.role(of: probes[index], timeout: probeTimeout, logger: logger)
+        }
+    }
+
+    /// The pool's and the LISTEN connection's configurations for one server.
+    private static func configurations(
+        _ address: FleetDatabaseAddress, _ endpoint: FleetDatabaseAddress.Endpoint
+    ) -> (PostgresClient.Configuration, PostgresConnection.Configuration?) {
+        switch endpoint {
         case .unixSocket(let path):
-            configuration = .init(
-                unixSocketPath: path, username: address.user, password: address.password,
-                database: address.database)
-            listenConfiguration = .init(
-                unixSocketPath: path, username: address.user, password: address.password, database: address.database)
+            return (
+                .init(
+                    unixSocketPath: path, username: address.user, password: address.password,
+                    database: address.database),
+                .init(
+                    unixSocketPath: path, username: address.user, password: address.password,
+                    database: address.database)
+            )
         case .tcp(let host, let port):
             let tls: PostgresClient.Configuration.TLS
             switch address.tls {
@@ -58,9 +90,6 @@ public final class FleetStore: FleetQueue {
             case .prefer: tls = .prefer(.makeClientConfiguration())
             case .require: tls = .require(.makeClientConfiguration())
             }
-            configuration = .init(
-                host: host, port: port, username: address.user, password: address.password,
-                database: address.database, tls: tls)
             let listenTLS: PostgresConnection.Configuration.TLS?
             switch address.tls {
             case .disable: listenTLS = .disable
@@ -69,27 +98,44 @@ public final class FleetStore: FleetQueue {
             case .require:
                 listenTLS = (try? NIOSSLContext(configuration: .makeClientConfiguration())).map { .require($0) }
             }
-            listenConfiguration = listenTLS.map {
+            return (
                 .init(
                     host: host, port: port, username: address.user, password: address.password,
-                    database: address.database, tls: $0)
-            }
+                    database: address.database, tls: tls),
+                listenTLS.map {
+                    .init(
+                        host: host, port: port, username: address.user, password: address.password,
+                        database: address.database, tls: $0)
+                }
+            )
         }
-        configuration.options.connectTimeout = min(operationTimeout, .seconds(10))
-        configuration.options.maximumConnections = 4
-        // The pool notices a server that went away through the keep-alive; a host then
-        // reconnects when its next operation asks, without waiting for a long idle timeout.
-        configuration.options.keepAliveBehavior = .init(frequency: .seconds(15))
-        client = PostgresClient(configuration: configuration, backgroundLogger: logger)
     }
 
-    /// Runs the connection pool until the calling task is cancelled. Operations asked before it
+    /// Runs the connection pools until the calling task is cancelled. Operations asked before it
     /// starts wait for it (within ``operationTimeout``).
     public func run() async {
-        // Opened just before the pool: the client marks itself running as the first thing its
-        // run() does, before anything the waiters resume to can reach it.
-        poolStarted.open()
-        await client.run()
+        // Each opened just before its pool, in the task that runs it: a client marks itself
+        // running as the first thing its run() does, before anything the waiters resume to can
+        // reach it.
+        let clients = self.clients
+        let signals = poolsStarted
+        await withDiscardingTaskGroup { group in
+            for (client, signal) in zip(clients.dropFirst(), signals.dropFirst()) {
+                group.addTask {
+                    signal.open()
+                    await client.run()
+                }
+            }
+            signals[0].open()
+            await clients[0].run()
+        }
+    }
+
+    /// The position in ``FleetDatabaseAddress/endpoints`` of the server operations go to: the
+    /// one that last answered as the primary (asking the servers first when none has yet).
+    /// Throws when none answers as the primary.
+    public func primaryIndex() async throws(FleetStoreError) -> Int {
+        try await selector.serverForOperation("find the primary")
     }
 
     /// Creates the fleet's tables when they are missing and upgrades an older schema (idempotent;
@@ -139,9 +185,21 @@ public final class FleetStore: FleetQueue {
         _ operation: String,
         _ body: @escaping @Sendable (PostgresClient, Logger) async throws -> Value
     ) async throws(FleetStoreError) -> Value {
-        let client = self.client
+        let server = try await selector.serverForOperation(operation)
+        do {
+            return try await perform(operation, on: clients[server], started: poolsStarted[server], body)
+        } catch {
+            await selector.operationFailed(on: server, with: error)
+            throw error
+        }
+    }
+
+    /// ``perform(_:_:)`` against one server's pool.
+    private func perform<Value: Sendable>(
+        _ operation: String, on client: PostgresClient, started poolStarted: PoolStartSignal,
+        _ body: @escaping @Sendable (PostgresClient, Logger) async throws -> Value
+    ) async throws(FleetStoreError) -> Value {
         let logger = self.logger
-        let poolStarted = self.poolStarted
         let timeout = operationTimeout
         let (answers, sink) = AsyncThrowingStream<Value, any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let work = Task {
@@ -205,4 +263,51 @@ public final class FleetStore: FleetQueue {
 
     /// SQLSTATE of a unique violation, for callers that turn it into a domain answer.
     static let uniqueViolation = "23505"
+}
+
+extension FleetStore {
+    /// Asks one server whether it is the primary (`pg_is_in_recovery()` false) on a connection of
+    /// its own, closed afterwards; a server that does not answer within `timeout` is unreachable.
+    static func role(
+        of configuration: PostgresConnection.Configuration?, timeout: Duration, logger: Logger
+    ) async -> FleetPrimarySelector.Role {
+        guard var configuration else { return .unreachable("no TLS context") }
+        configuration.options.connectTimeout = .nanoseconds(Int64(seconds(timeout) * 1e9))
+        let (answers, sink) = AsyncStream<FleetPrimarySelector.Role>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let work = Task {
+            do {
+                let connection = try await PostgresConnection.connect(
+                    configuration: configuration, id: 0, logger: logger)
+                let answer: Result<Bool, any Error>
+                do {
+                    var inRecovery: Bool?
+                    for try await value in try await connection.query("SELECT pg_is_in_recovery()", logger: logger)
+                        .decode(Bool.self)
+                    {
+                        inRecovery = value
+                    }
+                    answer = .success(inRecovery ?? true)
+                } catch {
+                    answer = .failure(error)
+                }
+                // postgres-nio asserts that no connection is dropped open.
+                try? await connection.close()
+                sink.yield(try answer.get() ? .standby : .primary)
+            } catch {
+                sink.yield(.unreachable(map(error, operation: "find the primary").description))
+            }
+            sink.finish()
+        }
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            sink.yield(.unreachable("no answer within \(seconds(timeout)) s"))
+            sink.finish()
+        }
+        defer {
+            work.cancel()
+            timer.cancel()
+        }
+        for await role in answers { return role }
+        return .unreachable("cancelled")
+    }
 }

@@ -54,6 +54,29 @@ public struct ThrowawayPostgres: Sendable {
         try await Self.run("bash", [Self.script, "resume", folder])
     }
 
+    /// Starts a streaming-replication standby of this server in a folder of its own; this
+    /// server then waits for it on every commit (synchronous replication).
+    public func startStandby() async throws -> ThrowawayPostgres {
+        let folder = "/tmp/cardflow-pg-\(UUID().uuidString.prefix(8))"
+        try await Self.run("bash", [Self.script, "standby", folder, self.folder])
+        return ThrowawayPostgres(folder: folder)
+    }
+
+    /// Stops the server at once, as a crash would (`pg_ctl stop -m immediate`), keeping its data.
+    public func crash() async throws {
+        try await Self.run("bash", [Self.script, "crash", folder])
+    }
+
+    /// Makes a standby the primary and waits until it takes writes.
+    public func promote() async throws {
+        try await Self.run("bash", [Self.script, "promote", folder])
+    }
+
+    /// One address for several servers, as libpq writes it: `?host=A,B`.
+    public static func url(of servers: [ThrowawayPostgres]) -> String {
+        "postgresql:///cardflow?host=\(servers.map(\.folder).joined(separator: ","))&user=postgres"
+    }
+
     /// Runs SQL with psql and returns its unaligned, tuples-only output.
     @discardableResult
     public func psql(_ sql: String) async throws -> String {

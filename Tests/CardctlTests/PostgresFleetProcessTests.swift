@@ -34,9 +34,17 @@ struct PostgresFleetProcessTests {
     struct Fleet {
         let server: ThrowawayPostgres
         let folder: URL
+        /// What hosts and cardctl are given: the server's URL, or several servers'.
+        var url: String
+
+        init(server: ThrowawayPostgres, folder: URL, url: String? = nil) {
+            self.server = server
+            self.folder = folder
+            self.url = url ?? server.url
+        }
 
         func cardctl(_ arguments: [String]) async throws -> CardctlResult {
-            let result = try await CardctlProcess.run(["fleet"] + arguments + ["--postgres", server.url])
+            let result = try await CardctlProcess.run(["fleet"] + arguments + ["--postgres", url])
             guard result.status == 0 else { throw CardctlHarnessError(description: "\(result)") }
             return result
         }
@@ -68,12 +76,14 @@ struct PostgresFleetProcessTests {
         }
 
         /// Starts a cardd host with two simulated readers of NDEF Type 4 tags that leave once handled.
-        func host(_ name: String, seedBase: Int, lease: Int, latency: Int = 0) throws -> CardctlProcess {
+        func host(
+            _ name: String, seedBase: Int, lease: Int, latency: Int = 0, databaseTimeout: Int = 10
+        ) throws -> CardctlProcess {
             let home = folder.appendingPathComponent(name).path
             try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
             let configuration = """
-                {"fleet": {"postgres": "\(server.url)", "batch": "b", "leaseSeconds": \(lease),
-                           "hostName": "\(name)", "pollSeconds": 1},
+                {"fleet": {"postgres": "\(url)", "batch": "b", "leaseSeconds": \(lease),
+                           "hostName": "\(name)", "pollSeconds": 1, "databaseTimeoutSeconds": \(databaseTimeout)},
                  "rules": [{"name": "badges", "flow": {"kind": "fleet", "flow": {"kind": "ndef-write"}}}]}
                 """
             try Data(configuration.utf8).write(to: URL(fileURLWithPath: home + "/cardd.json"))
@@ -85,18 +95,27 @@ struct PostgresFleetProcessTests {
                 ], executable: "cardd")
         }
 
-        /// Polls the records until `condition` holds (bounded; each poll is a cardctl process).
+        /// Polls the records until `condition` holds (bounded; each poll is a cardctl process). A
+        /// poll that fails (the database is down for a while) counts as not yet.
         func waitFor(
             _ what: String, within bound: Duration = .seconds(120), _ condition: ([Record]) -> Bool
         ) async throws -> [Record] {
             let deadline = ContinuousClock.now + bound
             var last: [Record] = []
+            var lastError: (any Error)?
             while ContinuousClock.now < deadline {
-                last = try await records()
-                if condition(last) { return last }
+                do {
+                    last = try await records()
+                    lastError = nil
+                    if condition(last) { return last }
+                } catch {
+                    lastError = error
+                }
                 try await Task.sleep(for: .milliseconds(300))
             }
-            throw CardctlHarnessError(description: "\(what): not within \(bound); records: \(last)")
+            throw CardctlHarnessError(
+                description:
+                    "\(what): not within \(bound); records: \(last); last error: \(String(describing: lastError))")
         }
     }
 
@@ -177,5 +196,59 @@ struct PostgresFleetProcessTests {
             let result = try await survivor.waitForExit(timeout: .seconds(30))
             #expect(result.status == 0, "\(result)")
         }
+    }
+
+    /// A primary failover while hosts run: the hosts and cardctl are given both servers, the
+    /// primary crashes mid-batch and its synchronous standby is promoted; every record is done
+    /// once, on the promoted server, by one card each, and no completion is lost or fenced.
+    @Test func hostsGivenBothServersFollowAPromotedStandby() async throws {
+        let primary = try await ThrowawayPostgres.start()
+        var servers = [primary]
+        let folder = try Fixtures.temporaryDirectory()
+        defer { Fixtures.removeDirectory(folder) }
+        do {
+            let standby = try await primary.startStandby()
+            servers.append(standby)
+            let fleet = Fleet(server: primary, folder: folder, url: ThrowawayPostgres.url(of: [primary, standby]))
+            _ = try await fleet.cardctl(["init"])
+            try await fleet.importRecords(30)
+            // Slow cards (a flow takes a good part of a second), so flows are under way when the
+            // primary goes; a lease far longer than the failover, so no claim runs out meanwhile.
+            let hosts = try (1...2).map {
+                try fleet.host("h\($0)", seedBase: $0 * 1_000_000, lease: 60, latency: 40, databaseTimeout: 3)
+            }
+            defer { for host in hosts { host.send(signal: SIGKILL) } }
+            let beforeCrash = try await fleet.waitFor("8 records done on the primary") { Self.done($0).count >= 8 }
+            try await primary.crash()
+            // Work was left for the promoted server (else this tests nothing).
+            try #require(Self.done(beforeCrash).count < 30, "\(beforeCrash)")
+            try await standby.promote()
+            #expect(
+                try await standby.psql("SELECT pg_is_in_recovery()").trimmingCharacters(in: .whitespacesAndNewlines)
+                    == "f")
+            let records = try await fleet.waitFor("30 records done on the promoted standby", within: .seconds(180)) {
+                Self.done($0).count == 30
+            }
+            #expect(Set(records.compactMap(\.uid)).count == 30)
+            for host in hosts {
+                host.send(signal: SIGTERM)
+                let result = try await host.waitForExit(timeout: .seconds(30))
+                #expect(result.status == 0, "\(result)")
+            }
+            // Every completion reached the promoted server once, none was fenced (so no written
+            // card's record went to another card); a card is on the spoilage list only for a
+            // record claimed again (a claim whose answer the crash swallowed: its card was never
+            // written), which the crash's timing makes rare.
+            let counters = try await fleet.hostCounters()
+            #expect(counters.map(\.completions).reduce(0, +) == 30, "\(counters)")
+            #expect(counters.map(\.fenced).reduce(0, +) == 0, "\(counters)")
+            let spoiled = try await fleet.spoiled()
+            #expect(spoiled.count == records.filter { $0.attempts > 1 }.count, "\(spoiled) \(records)")
+            #expect(Set(spoiled.map(\.uid)).isDisjoint(with: Set(records.compactMap(\.uid))))
+        } catch {
+            for server in servers { await server.stop() }
+            throw error
+        }
+        for server in servers { await server.stop() }
     }
 }
