@@ -163,4 +163,50 @@ struct TranscriptParserTests {
         let transcript = try TranscriptParser.parse("00000046 [1995993136] NotifySlotChange: 50 03 ")
         #expect(transcript.events == [.interrupt([0x50, 0x03])])
     }
+
+    /// nfc-tools/libnfc#691: libnfc's own ACR122U driver logs the CCID messages it writes and
+    /// reads, without pcscd and without APDU lines.
+    @Test("libnfc's TX/RX lines give frames, and an XfrBlock's payload and its answer the APDU pair")
+    func libnfcLines() throws {
+        let text = """
+            debug   libnfc.driver.acr122_usb        TX: 62 00 00 00 00 00 00 01 00 00 
+            debug   libnfc.driver.acr122_usb        RX: 80 02 00 00 00 00 00 00 81 00 3b 00 
+            debug   libnfc.driver.acr122_usb        ACR122 PICC Operating Parameters
+            debug\tlibnfc.driver.acr122_usb\tTX: 6f 05 00 00 00 00 00 00 00 00 ff 
+            00  51  00  00
+            debug   libnfc.driver.acr122_usb        RX: 80 02 00 00 00 00 00 00 81 00 90 00 
+            debug   libnfc.driver.acr122_usb        TX: 6f 07 00 00 00 00 00 00 00 00 ff 00 00 00 02 d4 02 
+            debug   libnfc.driver.acr122_usb        RX: 80 00 00 00 00 00 00 00 fe 00 
+            """
+        let transcript = try TranscriptParser.parse(text)
+        #expect(transcript.problems.isEmpty)
+        let types = transcript.segments.flatMap(\.frames).map(\.messageType)
+        #expect(types == [.iccPowerOn, .dataBlock, .xfrBlock, .dataBlock, .xfrBlock, .dataBlock])
+        let apdus = transcript.events.filter {
+            if case .commandAPDU = $0 { true } else if case .responseAPDU = $0 { true } else { false }
+        }
+        // The power-on's answer is an ATR, not a response; the empty DataBlock gives no response.
+        #expect(
+            apdus == [
+                .commandAPDU([0xFF, 0x00, 0x51, 0x00, 0x00]), .responseAPDU([0x90, 0x00]),
+                .commandAPDU([0xFF, 0x00, 0x00, 0x00, 0x02, 0xD4, 0x02]),
+            ])
+        #expect(transcript.answerToReset == [0x3B, 0x00])
+        let operations = TranscriptOperation.operations(of: transcript)
+        #expect(operations.map(\.recordedOutcome) == [.bytes([0x3B, 0x00]), .bytes([0x90, 0x00]), .unknown])
+    }
+
+    @Test("libnfc lines that are not CCID messages, and a cut message, are handled like pcscd's")
+    func libnfcOtherLines() throws {
+        let text = """
+            debug   libnfc.driver.acr122_usb        3 element(s) have been decoded from "acr122_usb:003:012"
+            debug   libnfc.chip.pn53x       GetFirmwareVersion
+            debug   libnfc.driver.acr122_usb        TX: 62 00 00 00 00 00 00 01 00 00 
+            debug   libnfc.driver.acr122_usb        TX: 6f 0a 00 00 00 00 00 00 00 00 ff 00 00 00 05 d4
+            debug   libnfc.driver.acr122_usb        RX: zz 00
+            """
+        let transcript = try TranscriptParser.parse(text)
+        #expect(transcript.segments.first?.frames.map(\.messageType) == [.iccPowerOn])
+        #expect(transcript.problems.count == 2)
+    }
 }

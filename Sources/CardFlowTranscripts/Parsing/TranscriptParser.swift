@@ -7,6 +7,11 @@
 /// as a ``TranscriptProblem`` and the conversation is split there, as at a gap line
 /// (`# --- gap …`).
 ///
+/// Logs of applications that write the CCID messages themselves are read too: libnfc's ACR122U
+/// driver (`libnfc.driver.acr122_usb  TX: 6f 05 00 …` / `RX: 80 02 00 …`). They have no APDU
+/// lines, so the payload of each XfrBlock is taken as the command APDU and that of the DataBlock
+/// answering it as the response.
+///
 /// ```swift
 /// let transcript = try TranscriptParser.parse(text)
 /// for segment in transcript.segments { print(segment.frames.count) }
@@ -44,7 +49,11 @@ private struct ParserState {
     private var events: [TranscriptEvent] = []
     private var segmentStart = 1
     /// An arrow line whose message is not complete yet (its hex may continue on the next line).
-    private var pendingFrame: (direction: RecordedFrame.Direction, readerIndex: Int, bytes: [UInt8], line: Int)?
+    private var pendingFrame:
+        (direction: RecordedFrame.Direction, readerIndex: Int, bytes: [UInt8], line: Int, application: Bool)?
+    /// The last CCID command an application logged itself (libnfc) was an XfrBlock whose answer
+    /// has not come yet.
+    private var applicationAwaitsResponse = false
     /// The last line was a byte list without a known length (APDU, SW, T=1 block): a following
     /// line of bare hex continues it.
     private var openByteList = false
@@ -142,7 +151,17 @@ private struct ParserState {
                 closeSegment(nextStart: line + 1)
                 return
             }
-            pendingFrame = (direction, readerIndex, bytes, line)
+            pendingFrame = (direction, readerIndex, bytes, line, false)
+            if bytes.count >= 10, bytes.count - 10 >= RecordedFrame.declaredLength(bytes) { finishPendingFrame() }
+            return
+        }
+        if let (direction, hex) = Self.applicationFrame(message) {
+            guard let bytes = LogLine.hexBytes(hex), !bytes.isEmpty else {
+                problems.append(TranscriptProblem(line: line, reason: .invalidHex))
+                closeSegment(nextStart: line + 1)
+                return
+            }
+            pendingFrame = (direction, 0, bytes, line, true)
             if bytes.count >= 10, bytes.count - 10 >= RecordedFrame.declaredLength(bytes) { finishPendingFrame() }
             return
         }
@@ -185,11 +204,31 @@ private struct ParserState {
         do {
             let frame = try RecordedFrame(
                 direction: pending.direction, readerIndex: pending.readerIndex, bytes: pending.bytes)
-            events.append(.frame(frame))
+            if pending.application { appendApplicationFrame(frame) } else { events.append(.frame(frame)) }
         } catch {
             problems.append(TranscriptProblem(line: pending.line, reason: .invalidFrame(error)))
             // What follows cannot be matched to what came before: a new segment.
             closeSegment(nextStart: pending.line + 1)
+        }
+    }
+
+    /// A message of an application that writes the CCID messages itself and logs no APDU lines
+    /// (libnfc's acr122_usb driver): the payload of its XfrBlock is the command APDU it sent, and
+    /// the payload of the DataBlock that answers it is the response it got. An empty DataBlock
+    /// gives no response: such an application reports its own error, which is not read here.
+    private mutating func appendApplicationFrame(_ frame: RecordedFrame) {
+        switch (frame.direction, frame.messageType) {
+        case (.bulkOut, .xfrBlock):
+            events.append(.commandAPDU(Array(frame.payload)))
+            events.append(.frame(frame))
+            applicationAwaitsResponse = true
+        case (.bulkIn, .dataBlock) where applicationAwaitsResponse:
+            events.append(.frame(frame))
+            if !frame.payload.isEmpty { events.append(.responseAPDU(Array(frame.payload))) }
+            applicationAwaitsResponse = false
+        default:
+            events.append(.frame(frame))
+            if frame.direction == .bulkOut { applicationAwaitsResponse = false }
         }
     }
 
@@ -220,6 +259,17 @@ private struct ParserState {
         ("Card ATR:", { .answerToReset($0) }),
         ("NotifySlotChange:", nil),
     ]
+
+    /// A CCID message an application logged without pcscd: libnfc's acr122_usb driver
+    /// (`debug  libnfc.driver.acr122_usb  TX: 6f 05 00 …`, `RX: 80 02 00 …`, bSeq always 0,
+    /// sometimes with double blanks and wrapped onto the next line). The hex after the marker.
+    private static func applicationFrame(_ message: Substring) -> (RecordedFrame.Direction, Substring)? {
+        guard let component = message.range(of: "libnfc.driver.") else { return nil }
+        let rest = message[component.upperBound...]
+        if let marker = rest.range(of: "TX: ") { return (.bulkOut, rest[marker.upperBound...]) }
+        if let marker = rest.range(of: "RX: ") { return (.bulkIn, rest[marker.upperBound...]) }
+        return nil
+    }
 
     private static func arrow(_ message: Substring) -> RecordedFrame.Direction? {
         if message.hasPrefix("-> ") { return .bulkOut }
