@@ -60,8 +60,9 @@ extension SimulatedPN532 {
 
     /// InDataExchange `Tg DataOut` → `Status DataIn` (§7.3.8). An ISO-DEP target takes the data
     /// as one APDU; an answer longer than a frame comes in parts, status bit 6 (MI) set while
-    /// more follow, each fetched with a further InDataExchange. Other targets take the data as
-    /// a raw frame: a 4-bit ACK becomes an empty DataIn, as the
+    /// more follow, each fetched with a further InDataExchange. A MIFARE Classic target takes
+    /// the MIFARE commands the PN532 runs Crypto1 for (`SimulatedPN532+MIFAREClassic.swift`).
+    /// Other targets take the data as a raw frame: a 4-bit ACK becomes an empty DataIn, as the
     /// PN532 absorbs it, and the MIFARE write `A0 page data(16)` goes to the card in its two
     /// parts (the PN532 waits for the ACK of `A0 page` before it sends the data).
     mutating func inDataExchange(_ params: [UInt8], field: inout (any VirtualCard)?) -> [UInt8]? {
@@ -78,6 +79,11 @@ extension SimulatedPN532 {
             pendingData = card.process(data)
             return nextPart()
         case .typeA, .felica:
+            if target.kind == .typeA, var classic = card as? SimulatedMIFAREClassicCard {
+                let answer = Self.classicExchange(data, card: &classic)
+                card = classic
+                return answer
+            }
             var frame = data
             if target.kind == .typeA, frame.count == 18, frame[0] == 0xA0 {
                 let first = Self.rawExchange(Array(frame[0..<2]), card: &card, lengthPrefixed: false)
