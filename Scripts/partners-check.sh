@@ -20,7 +20,8 @@
 #               and nfc-scan-device names the chip (PN532 v1.6) with no card on the reader;
 #               nfc-mfclassic reads and writes a MIFARE Classic 1K through the PN532's Crypto1;
 #               libfreefare's mifare-desfire-info and mifare-ultralight-info run on that route too
-#               (an Ultralight EV1 must not be taken for an Ultralight C);
+#               (an Ultralight EV1 must not be taken for an Ultralight C), and its MIFARE Classic
+#               tools format a Classic 1K and write and read an NDEF message on it;
 #   nfcpy       (PyPI) senses an NTAG215 (Type 2) and an NDEF Type 4 tag through the same reader,
 #               reads and writes their NDEF messages, which `cardctl ndef read` then finds in the
 #               cards' saved states (Scripts/partners/nfcpy-acr122u.py).
@@ -299,6 +300,32 @@ if [[ "${1:-}" == "--inner" ]]; then
     echo "$output" | tr -d ' ' | tr a-f A-F | grep -q "$pattern" || fail "cardctl --reader usb classic read: $output"
     ok CardFlow "cardctl --reader usb classic read through the simulated ACR122U: the same block"
 
+    # --- libfreefare's MIFARE Classic tools on the same route: format a Classic 1K, make it an
+    # NFC Forum MIFARE Classic tag (MAD, NFC keys) with an NDEF message built by ndeflib, read it
+    # back; CardFlow's `cardctl classic ndef read` reads the same message from the saved card.
+    classic_state="$logs/classic-ndef.json"
+    check libfreefare
+    output=$(on_acr122u "classic1k,state=$classic_state" mifare-classic-format -y 2>&1) || fail "mifare-classic-format -y: $output"
+    echo "$output" | grep -q "Formatting 16 sectors .* done" || fail "mifare-classic-format -y: $output"
+    ok libfreefare "mifare-classic-format -y through acr122_usb: 16 sectors"
+    python3 -c 'import ndef, sys; sys.stdout.buffer.write(b"".join(ndef.message_encoder([ndef.TextRecord("libfreefare wrote this on a Classic", "en")])))' \
+        >"$logs/classic.ndef"
+    check libfreefare
+    output=$(on_acr122u "classic1k,state=$classic_state" mifare-classic-write-ndef -y -i "$logs/classic.ndef" 2>&1) \
+        || fail "mifare-classic-write-ndef: $output"
+    ok libfreefare "mifare-classic-write-ndef: $(stat -c %s "$logs/classic.ndef") bytes built by ndeflib"
+    check libfreefare
+    rm -f "$logs/classic-read.ndef"
+    output=$(on_acr122u "classic1k,state=$classic_state" mifare-classic-read-ndef -y -o "$logs/classic-read.ndef" 2>&1) \
+        || fail "mifare-classic-read-ndef: $output"
+    cmp -s "$logs/classic.ndef" "$logs/classic-read.ndef" || fail "mifare-classic-read-ndef did not read the message back: $output"
+    ok libfreefare "mifare-classic-read-ndef: the same message back"
+    check CardFlow
+    output=$("$cardctl" --reader "sim:classic1k,state=$classic_state" classic ndef read 2>&1) \
+        || fail "cardctl classic ndef read of libfreefare's message: $output"
+    echo "$output" | grep -q 'text "libfreefare wrote this on a Classic"' || fail "cardctl classic ndef read: $output"
+    ok CardFlow "cardctl classic ndef read: the message libfreefare's MIFARE Classic tools wrote"
+
     nfcpy() {  # card, arguments of Scripts/partners/nfcpy-acr122u.py
         local card="$1"; shift
         PYTHONPATH="$pydeps" on_acr122u "$card" /usr/bin/python3 "$root/Scripts/partners/nfcpy-acr122u.py" "$@" 2>&1
@@ -332,7 +359,7 @@ while [[ $# -gt 0 ]]; do
     case "$1" in
         --cardctl) cardctl="$2"; shift 2 ;;
         --log) logs="$2"; shift 2 ;;
-        -h|--help) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "partners-check: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
 done
