@@ -18,7 +18,10 @@
 #   libnfc      (Debian's, driver acr122_usb over libusb 0.1) lists cards on the simulated ACR122U
 #               (`cardctl simulate`, umockdev) through its PN532: ATQA, SAK and UID, a FeliCa IDm,
 #               and nfc-scan-device names the chip (PN532 v1.6) with no card on the reader;
-#               libfreefare's mifare-desfire-info and mifare-ultralight-info run on that route too;
+#               nfc-mfclassic reads and writes a MIFARE Classic 1K through the PN532's Crypto1;
+#               libfreefare's mifare-desfire-info and mifare-ultralight-info run on that route too
+#               (an Ultralight EV1 must not be taken for an Ultralight C), and its MIFARE Classic
+#               tools format a Classic 1K and write and read an NDEF message on it;
 #   nfcpy       (PyPI) senses an NTAG215 (Type 2) and an NDEF Type 4 tag through the same reader,
 #               reads and writes their NDEF messages, which `cardctl ndef read` then finds in the
 #               cards' saved states (Scripts/partners/nfcpy-acr122u.py).
@@ -261,7 +264,67 @@ if [[ "${1:-}" == "--inner" ]]; then
     uid=$(card_uid ultralight-ev1 | tr -d ' ')
     output=$(on_acr122u ultralight-ev1 mifare-ultralight-info 2>&1) || fail "mifare-ultralight-info: $output"
     echo "$output" | grep -q "Tag with UID $uid is a Mifare UltraLight" || fail "mifare-ultralight-info: expected UID $uid: $output"
-    ok libfreefare "mifare-ultralight-info through acr122_usb: $(echo "$output" | grep -m1 'Tag with UID')"
+    # libfreefare tells an Ultralight C by its answer to AUTHENTICATE 1A 00 through InCommunicateThru:
+    # an EV1 NAKs it, and a PN532 checking CRCs reports that 4-bit NAK as a CRC error.
+    echo "$output" | grep -q "UltraLightC" && fail "mifare-ultralight-info takes the Ultralight EV1 for an Ultralight C: $output"
+    ok libfreefare "mifare-ultralight-info through acr122_usb: $(echo "$output" | grep -m1 'Tag with UID') (not a C)"
+
+    # --- libnfc's nfc-mfclassic on a MIFARE Classic 1K: the PN532 runs Crypto1 itself
+    # (InDataExchange 60/61 with the key and the UID, then READ 30 and WRITE A0); nfc-mfclassic
+    # finds the transport key among its default keys. It reads the card into a dump, block 4 of
+    # the dump is changed and written back, and CardFlow reads the change: from the card's saved
+    # state, and with its own `cardctl classic` through the same simulated ACR122U. Debian's
+    # nfc-mfclassic 1.8.0 writes only the first block of sectors 1-15 (its write_card loop writes
+    # inside `is_first_block`) and counts 60 of 64 blocks: the same on a real card.
+    classic_state="$logs/classic1k.json"
+    check "libnfc acr122_usb"
+    output=$(on_acr122u "classic1k,state=$classic_state" nfc-mfclassic r a u "$logs/classic.mfd" 2>&1) \
+        || fail "nfc-mfclassic r a u: $output"
+    echo "$output" | grep -q "Done, 64 of 64 blocks read" || fail "nfc-mfclassic did not read 64 blocks: $output"
+    ok "libnfc acr122_usb" "nfc-mfclassic r: $(echo "$output" | grep -m1 'Done,')"
+    pattern=4E46432D4D4643204C4942204E46432E
+    echo "$pattern" | xxd -r -p | dd of="$logs/classic.mfd" bs=16 seek=4 conv=notrunc status=none
+    check "libnfc acr122_usb"
+    output=$(on_acr122u "classic1k,state=$classic_state" nfc-mfclassic w a u "$logs/classic.mfd" 2>&1) \
+        || fail "nfc-mfclassic w a u: $output"
+    echo "$output" | grep -q "Done, 60 of 64 blocks written" || fail "nfc-mfclassic did not write 60 blocks: $output"
+    ok "libnfc acr122_usb" "nfc-mfclassic w: $(echo "$output" | grep -m1 'Done,')"
+    check CardFlow
+    output=$("$cardctl" --reader "sim:classic1k,state=$classic_state" classic read --block 4 2>&1) \
+        || fail "cardctl classic read of nfc-mfclassic's block: $output"
+    echo "$output" | tr -d ' ' | tr a-f A-F | grep -q "$pattern" || fail "cardctl classic read --block 4: $output"
+    ok CardFlow "cardctl classic read: block 4 as nfc-mfclassic wrote it, from the saved state"
+    check CardFlow
+    output=$(on_acr122u "classic1k,state=$classic_state" "$cardctl" --reader usb classic read --block 4 --count 3 2>&1) \
+        || fail "cardctl --reader usb classic read on the simulated ACR122U: $output"
+    echo "$output" | tr -d ' ' | tr a-f A-F | grep -q "$pattern" || fail "cardctl --reader usb classic read: $output"
+    ok CardFlow "cardctl --reader usb classic read through the simulated ACR122U: the same block"
+
+    # --- libfreefare's MIFARE Classic tools on the same route: format a Classic 1K, make it an
+    # NFC Forum MIFARE Classic tag (MAD, NFC keys) with an NDEF message built by ndeflib, read it
+    # back; CardFlow's `cardctl classic ndef read` reads the same message from the saved card.
+    classic_state="$logs/classic-ndef.json"
+    check libfreefare
+    output=$(on_acr122u "classic1k,state=$classic_state" mifare-classic-format -y 2>&1) || fail "mifare-classic-format -y: $output"
+    echo "$output" | grep -q "Formatting 16 sectors .* done" || fail "mifare-classic-format -y: $output"
+    ok libfreefare "mifare-classic-format -y through acr122_usb: 16 sectors"
+    python3 -c 'import ndef, sys; sys.stdout.buffer.write(b"".join(ndef.message_encoder([ndef.TextRecord("libfreefare wrote this on a Classic", "en")])))' \
+        >"$logs/classic.ndef"
+    check libfreefare
+    output=$(on_acr122u "classic1k,state=$classic_state" mifare-classic-write-ndef -y -i "$logs/classic.ndef" 2>&1) \
+        || fail "mifare-classic-write-ndef: $output"
+    ok libfreefare "mifare-classic-write-ndef: $(stat -c %s "$logs/classic.ndef") bytes built by ndeflib"
+    check libfreefare
+    rm -f "$logs/classic-read.ndef"
+    output=$(on_acr122u "classic1k,state=$classic_state" mifare-classic-read-ndef -y -o "$logs/classic-read.ndef" 2>&1) \
+        || fail "mifare-classic-read-ndef: $output"
+    cmp -s "$logs/classic.ndef" "$logs/classic-read.ndef" || fail "mifare-classic-read-ndef did not read the message back: $output"
+    ok libfreefare "mifare-classic-read-ndef: the same message back"
+    check CardFlow
+    output=$("$cardctl" --reader "sim:classic1k,state=$classic_state" classic ndef read 2>&1) \
+        || fail "cardctl classic ndef read of libfreefare's message: $output"
+    echo "$output" | grep -q 'text "libfreefare wrote this on a Classic"' || fail "cardctl classic ndef read: $output"
+    ok CardFlow "cardctl classic ndef read: the message libfreefare's MIFARE Classic tools wrote"
 
     nfcpy() {  # card, arguments of Scripts/partners/nfcpy-acr122u.py
         local card="$1"; shift
@@ -296,7 +359,7 @@ while [[ $# -gt 0 ]]; do
     case "$1" in
         --cardctl) cardctl="$2"; shift 2 ;;
         --log) logs="$2"; shift 2 ;;
-        -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "partners-check: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
 done

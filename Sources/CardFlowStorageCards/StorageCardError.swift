@@ -59,8 +59,10 @@ public enum StorageCardError: Error, Sendable, Hashable, CustomStringConvertible
     case malformedPassThroughAnswer(command: UInt8, route: StorageRawFrameRoute, reason: String)
     /// A Type 2 tag answered `command` with a 4-bit NAK (`0` invalid argument or access
     /// refused, `1` parity/CRC error, `4` authentication counter overflow, `5` EEPROM write
-    /// error). The tag has gone back to IDLE: reconnect before the next command.
-    case cardNAK(command: UInt8, page: Int?, code: UInt8, likelyCause: String)
+    /// error); `code` is nil where the reader does not pass the NAK's value on (a PN532 reports
+    /// it as a CRC error or a MIFARE error). The tag has gone back to IDLE: reconnect before the
+    /// next command.
+    case cardNAK(command: UInt8, page: Int?, code: UInt8?, likelyCause: String)
     /// PWD_AUTH succeeded but the tag's PACK is not the one expected: it may not be the tag
     /// the password was set on.
     case packMismatch(expected: [UInt8], received: [UInt8])
@@ -139,7 +141,8 @@ public enum StorageCardError: Error, Sendable, Hashable, CustomStringConvertible
             "malformed pass-through answer to command \([command].hexString) (\(route)): \(reason)"
         case .cardNAK(let command, let page, let code, let cause):
             "the tag refused command \([command].hexString)" + (page.map { " on page \($0)" } ?? "")
-                + " with NAK \(String(code, radix: 16)): likely \(cause); reconnect before the next command"
+                + (code.map { " with NAK \(String($0, radix: 16))" } ?? " with a NAK")
+                + ": likely \(cause); reconnect before the next command"
         case .packMismatch(let expected, let received):
             "PACK \(received.spacedHexString) is not the expected \(expected.spacedHexString)"
         case .pageOutOfRange(let page, let count): "page \(page) is outside the tag's \(count) pages"

@@ -88,25 +88,51 @@ struct SimulatedPN532Tests {
         #expect(chip.answer([0xD4, 0x40, 0x01, 0x30, 0x00], field: &field) == [0xD5, 0x41, 0x27])
     }
 
-    @Test("NTAG213 through InCommunicateThru: with RxCRCEn cleared the answer keeps its CRC_A; ACK is 0A")
+    @Test("NTAG213 through InCommunicateThru: CRC checked after reset, so ACK and NAK are the CRC error 02")
     func type2TagThroughCommunicateThru() throws {
         var chip = SimulatedPN532()
         var field: (any VirtualCard)? = Self.ntag()
         _ = chip.answer([0xD4, 0x4A, 0x01, 0x00], field: &field)
+        // RxCRCEn (CIU_RxMode 6303 bit 7) is set after reset: data comes without its CRC_A.
+        #expect(chip.answer([0xD4, 0x06, 0x63, 0x03], field: &field) == [0xD5, 0x07, 0x80])
         let plain = try #require(chip.answer([0xD4, 0x42, 0x30, 0x00], field: &field))
         #expect(plain.count == 3 + 16)
+        // A 4-bit ACK fails the CRC check (UM0701-02 §7.1 error 02); the page is written all the same.
+        #expect(chip.answer([0xD4, 0x42, 0xA2, 0x07, 9, 9, 9, 9], field: &field) == [0xD5, 0x43, 0x02])
+        let page7 = try #require(chip.answer([0xD4, 0x42, 0x30, 0x07], field: &field))
+        #expect(Array(page7.dropFirst(3).prefix(4)) == [9, 9, 9, 9])
+        // libfreefare's Ultralight C probe (AUTHENTICATE 1A 00): the NTAG's NAK is a CRC error too.
+        #expect(chip.answer([0xD4, 0x42, 0x1A, 0x00], field: &field) == [0xD5, 0x43, 0x02])
+        // With RxCRCEn cleared (nfcpy's Type 2 path) the answer keeps its CRC_A and 4 bits come as one byte.
+        _ = chip.answer([0xD4, 0x4A, 0x01, 0x00], field: &field)
         _ = chip.answer([0xD4, 0x08, 0x63, 0x03, 0x00], field: &field)
         let withCRC = try #require(chip.answer([0xD4, 0x42, 0x30, 0x00], field: &field))
         let data = Array(withCRC.dropFirst(3).prefix(16))
         #expect(withCRC.count == 3 + 18)
         #expect(Array(withCRC.suffix(2)) == CRC16A.bytes(data))
-        #expect(chip.answer([0xD4, 0x42, 0xA2, 0x07, 9, 9, 9, 9], field: &field) == [0xD5, 0x43, 0x00, 0x0A])
+        #expect(chip.answer([0xD4, 0x42, 0xA2, 0x07, 1, 1, 1, 1], field: &field) == [0xD5, 0x43, 0x00, 0x0A])
         // A command the tag does not know: its 4-bit NAK 0 (NTAG213 datasheet).
         #expect(chip.answer([0xD4, 0x42, 0x55], field: &field) == [0xD5, 0x43, 0x00, 0x00])
-        // With RxCRCEn set by the host (libnfc does), a 4-bit answer fails the CRC check (status 02).
+        // Set again by the host (libnfc writes it when it handles CRCs): the CRC error again.
         _ = chip.answer([0xD4, 0x4A, 0x01, 0x00], field: &field)
         _ = chip.answer([0xD4, 0x08, 0x63, 0x03, 0x80], field: &field)
-        #expect(chip.answer([0xD4, 0x42, 0xA2, 0x07, 1, 1, 1, 1], field: &field) == [0xD5, 0x43, 0x02])
+        #expect(chip.answer([0xD4, 0x42, 0x1A, 0x00], field: &field) == [0xD5, 0x43, 0x02])
+    }
+
+    @Test("NTAG213 through InDataExchange: COMPATIBILITY_WRITE A0 in one command, a NAK is status 14")
+    func type2TagWritesThroughInDataExchange() throws {
+        var chip = SimulatedPN532()
+        var field: (any VirtualCard)? = Self.ntag()
+        _ = chip.answer([0xD4, 0x4A, 0x01, 0x00], field: &field)
+        // A0 page data(16): the PN532 sends both parts and takes both ACKs; the tag keeps 4 bytes.
+        let data: [UInt8] = [5, 6, 7, 8] + [UInt8](repeating: 0xEE, count: 12)
+        #expect(chip.answer([0xD4, 0x40, 0x01, 0xA0, 0x08] + data, field: &field) == [0xD5, 0x41, 0x00])
+        let page8 = try #require(chip.answer([0xD4, 0x40, 0x01, 0x30, 0x08], field: &field))
+        #expect(Array(page8.dropFirst(3).prefix(4)) == [5, 6, 7, 8])
+        // Page 0 holds the UID: the tag NAKs the first part, the PN532 reports status 14.
+        #expect(chip.answer([0xD4, 0x40, 0x01, 0xA0, 0x00] + data, field: &field) == [0xD5, 0x41, 0x14])
+        _ = chip.answer([0xD4, 0x4A, 0x01, 0x00], field: &field)
+        #expect(chip.answer([0xD4, 0x40, 0x01, 0xA2, 0x01, 1, 2, 3, 4], field: &field) == [0xD5, 0x41, 0x14])
     }
 
     @Test("DESFire: automatic RATS puts the ATS in the target data; InDataExchange carries APDUs")

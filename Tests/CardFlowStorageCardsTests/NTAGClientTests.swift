@@ -91,7 +91,39 @@ struct NTAGClientTests {
                 try await tag.authenticate(password: try Type2Password([0, 0, 0, 0]))
                 Issue.record("a wrong password authenticated")
             } catch let StorageCardError.cardNAK(command, _, code, _) {
-                #expect(command == 0x1B && code == 0x00)
+                // The ACR122U's PN532 reports the tag's NAK as a CRC error, without its value.
+                let route = Self.profiles.first { $0.0 == profile }?.1
+                #expect(command == 0x1B && code == (route == .pn532InCommunicateThru ? nil : 0x00))
+            }
+        }
+    }
+
+    @Test("ACR122U: writes go by InDataExchange, and the PN532's statuses for a NAK (02, 14) are the tag's NAK")
+    func pn532StatusesAreNAKs() async throws {
+        let (reader, _) = try await ClassicSimulatedReaders.open(card: "ntag213", profile: Self.acr122uProfile)
+        try await reader.withSession { session in
+            let tag = try await NTAGClient.open(on: session, rawPathOnly: true)
+            try await tag.write(page: 4, [1, 2, 3, 4])
+            try await tag.compatibilityWrite(page: 5, [5, 6, 7, 8])
+            #expect(try await tag.read(page: 4).prefix(8) == [1, 2, 3, 4, 5, 6, 7, 8])
+            // Page 1 holds the UID: InDataExchange answers status 14.
+            do {
+                try await tag.write(page: 1, [0, 0, 0, 0])
+                Issue.record("the UID page was written")
+            } catch let StorageCardError.cardNAK(command, page, code, _) {
+                #expect(command == 0xA2 && page == 1 && code == nil)
+            }
+        }
+        try await reader.withSession { session in
+            let tag = try await NTAGClient.open(on: session, rawPathOnly: true)
+            // Activated again: the writes before the NAK are on the tag.
+            #expect(try await tag.read(page: 4).prefix(8) == [1, 2, 3, 4, 5, 6, 7, 8])
+            // PWD_AUTH through InCommunicateThru: the NAK of a wrong password is the CRC error 02.
+            do {
+                try await tag.authenticate(password: try Type2Password([9, 9, 9, 9]))
+                Issue.record("a wrong password authenticated")
+            } catch let StorageCardError.cardNAK(command, _, code, cause) {
+                #expect(command == 0x1B && code == nil && cause.contains("PN532"))
             }
         }
     }

@@ -54,6 +54,49 @@ struct StorageRawFrameTests {
         }
     }
 
+    @Test("ACR122U: commands answered by an ACK go by InDataExchange; its statuses 00, 14, 01")
+    func pn532Acknowledged() throws {
+        let route = StorageRawFrameRoute.pn532InCommunicateThru
+        #expect(!route.passesFourBitAnswers)
+        let apdu = try StorageRawFrameCodec.wrapAcknowledged(bytes("A2 04 01020304"), route: route)
+        #expect(encoded(apdu) == bytes("FF000000 09 D44001 A204 01020304"))
+        #expect(
+            try StorageRawFrameCodec.unwrapAcknowledged(response("D5 41 00 90 00"), route: route, command: 0xA2) == .ack
+        )
+        #expect(
+            try StorageRawFrameCodec.unwrapAcknowledged(response("D5 41 14 90 00"), route: route, command: 0xA2)
+                == .nak(nil))
+        #expect(throws: StorageCardError.rfNoAnswer(command: 0xA2, route: route)) {
+            try StorageRawFrameCodec.unwrapAcknowledged(response("D5 41 01 90 00"), route: route, command: 0xA2)
+        }
+        #expect(throws: StorageCardError.rfError(command: 0xA2, route: route, code: 0x02)) {
+            try StorageRawFrameCodec.unwrapAcknowledged(response("D5 41 02 90 00"), route: route, command: 0xA2)
+        }
+        #expect(throws: StorageCardError.unexpectedResponse(instruction: 0xA2, length: 1)) {
+            try StorageRawFrameCodec.unwrapAcknowledged(response("D5 41 00 0A 90 00"), route: route, command: 0xA2)
+        }
+        for malformed in ["D5 43 00 90 00", "D5 41 90 00"] {
+            #expect(throws: StorageCardError.self) {
+                try StorageRawFrameCodec.unwrapAcknowledged(response(malformed), route: route, command: 0xA2)
+            }
+        }
+        // The other routes pass 4-bit answers on: the frame as wrap carries it, the nibble back.
+        for other in [StorageRawFrameRoute.acsDirectTransmit, .part3TransparentExchange] {
+            #expect(other.passesFourBitAnswers)
+            #expect(
+                try StorageRawFrameCodec.wrapAcknowledged(bytes("A2 04 01020304"), route: other)
+                    == StorageRawFrameCodec.wrap(bytes("A2 04 01020304"), route: other))
+        }
+        let direct = StorageRawFrameRoute.acsDirectTransmit
+        #expect(try StorageRawFrameCodec.unwrapAcknowledged(response("0A 90 00"), route: direct, command: 0xA2) == .ack)
+        #expect(
+            try StorageRawFrameCodec.unwrapAcknowledged(response("05 90 00"), route: direct, command: 0xA2)
+                == .nak(0x05))
+        #expect(throws: StorageCardError.unexpectedResponse(instruction: 0xA2, length: 2)) {
+            try StorageRawFrameCodec.unwrapAcknowledged(response("0A 0A 90 00"), route: direct, command: 0xA2)
+        }
+    }
+
     @Test("ACR1252U: the direct transmit carries the frame itself")
     func acsDirect() throws {
         #expect(

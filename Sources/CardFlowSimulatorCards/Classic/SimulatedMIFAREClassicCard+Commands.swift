@@ -56,31 +56,37 @@ extension SimulatedMIFAREClassicCard {
     }
 
     private mutating func authenticate(block: Int, keyType: UInt8, keyNumber: UInt8) -> [UInt8] {
-        authentication = nil
-        guard let key = Rules.Key(rawValue: keyType), block < blocks.count else { return fail() }
         let readerKey: [UInt8]?
         switch readerDialect {
         case .identiv: readerKey = keyNumber == 0x01 ? volatileKeys[keyType] : nil
         case .acs: readerKey = volatileKeys[keyNumber]
         case .omnikey, .generic: readerKey = volatileKeys[keyNumber] ?? nonVolatileKeys[keyNumber]
         }
+        return authenticate(block: block, keyType: keyType, readerKey: readerKey) ? [0x90, 0x00] : [0x63, 0x00]
+    }
+
+    /// Authenticates `block`'s sector with the reader's key of `keyType` (`60` A, `61` B); a
+    /// failure (no such key, another key, halted card, blocked sector) halts the card.
+    mutating func authenticate(block: Int, keyType: UInt8, readerKey: [UInt8]?) -> Bool {
+        authentication = nil
+        guard let key = Rules.Key(rawValue: keyType), block < blocks.count else { return fail() }
         let sector = Self.sector(ofBlock: block)
         let trailer = blocks[Self.trailerBlock(ofSector: sector)]
         let cardKey = key == .a ? Array(trailer[0..<6]) : Array(trailer[10..<16])
         guard !halted, let readerKey, readerKey == cardKey, !blockedSectors.contains(sector) else { return fail() }
         authentication = Authentication(sector: sector, key: key)
-        return [0x90, 0x00]
+        return true
     }
 
-    /// A failed authentication: the card halts until re-activated.
-    private mutating func fail() -> [UInt8] {
+    /// A failed authentication: the card halts until re-activated. Always false.
+    private mutating func fail() -> Bool {
         authentication = nil
         halted = true
-        return [0x63, 0x00]
+        return false
     }
 
     /// A refused card command: the card NAKs and halts.
-    private mutating func refuse() -> [UInt8] {
+    mutating func refuse() -> [UInt8] {
         authentication = nil
         halted = true
         return readerDialect.refused
@@ -138,7 +144,7 @@ extension SimulatedMIFAREClassicCard {
 
     /// A block as the card returns it: trailers with key A as zeros and key B as zeros unless
     /// readable; nil when the access conditions forbid reading.
-    private func readable(_ block: Int) -> [UInt8]? {
+    func readable(_ block: Int) -> [UInt8]? {
         let sector = Self.sector(ofBlock: block)
         guard block == Self.trailerBlock(ofSector: sector) else {
             return dataAllowed(.read, block: block) ? blocks[block] : nil
@@ -159,13 +165,24 @@ extension SimulatedMIFAREClassicCard {
             return readerDialect == .acs ? [0x63, 0x00] : [0x67, 0x00]
         }
         let block = Int(command[2]) << 8 | Int(command[3])
-        let data = Array(command[5..<21])
-        guard block < blocks.count else { return refuse() }
+        return writeBlock(block, Array(command[5..<21])) ? [0x90, 0x00] : readerDialect.refused
+    }
+
+    /// WRITE of one block as the access conditions allow it (a trailer: the parts the key may
+    /// write); false when the card refuses (it NAKs and halts).
+    mutating func writeBlock(_ block: Int, _ data: [UInt8]) -> Bool {
+        guard block < blocks.count else {
+            _ = refuse()
+            return false
+        }
         let sector = Self.sector(ofBlock: block)
-        if block == Self.trailerBlock(ofSector: sector) { return writeTrailer(block, data) }
-        guard dataAllowed(.write, block: block) else { return refuse() }
+        if block == Self.trailerBlock(ofSector: sector) { return writeTrailer(block, data) == [0x90, 0x00] }
+        guard dataAllowed(.write, block: block) else {
+            _ = refuse()
+            return false
+        }
         blocks[block] = data
-        return [0x90, 0x00]
+        return true
     }
 
     /// Writes the trailer parts the key may write and keeps the others; refuses when it may

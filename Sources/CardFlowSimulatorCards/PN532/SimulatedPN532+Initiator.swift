@@ -60,8 +60,11 @@ extension SimulatedPN532 {
 
     /// InDataExchange `Tg DataOut` → `Status DataIn` (§7.3.8). An ISO-DEP target takes the data
     /// as one APDU; an answer longer than a frame comes in parts, status bit 6 (MI) set while
-    /// more follow, each fetched with a further InDataExchange. Other targets take the data as
-    /// a raw frame (a 4-bit ACK becomes an empty DataIn, as the PN532 absorbs it).
+    /// more follow, each fetched with a further InDataExchange. A MIFARE Classic target takes
+    /// the MIFARE commands the PN532 runs Crypto1 for (`SimulatedPN532+MIFAREClassic.swift`).
+    /// Other targets take the data as a raw frame: a 4-bit ACK becomes an empty DataIn, as the
+    /// PN532 absorbs it, and the MIFARE write `A0 page data(16)` goes to the card in its two
+    /// parts (the PN532 waits for the ACK of `A0 page` before it sends the data).
     mutating func inDataExchange(_ params: [UInt8], field: inout (any VirtualCard)?) -> [UInt8]? {
         guard let number = params.first else { return nil }
         guard number & 0x3F == 0x01, let target = currentTarget(field), var card = field else {
@@ -76,13 +79,30 @@ extension SimulatedPN532 {
             pendingData = card.process(data)
             return nextPart()
         case .typeA, .felica:
-            // A FeliCa frame from the host carries its length byte already.
-            switch Self.rawExchange(data, card: &card, lengthPrefixed: false) {
-            case .data(let answer): return [0x00] + answer
-            case .ack: return [0x00]
-            case .nak: return [Status.authentication]
-            case .silence: return [Status.timeout]
+            if target.kind == .typeA, var classic = card as? SimulatedMIFAREClassicCard {
+                let answer = Self.classicExchange(data, card: &classic)
+                card = classic
+                return answer
             }
+            var frame = data
+            if target.kind == .typeA, frame.count == 18, frame[0] == 0xA0 {
+                let first = Self.rawExchange(Array(frame[0..<2]), card: &card, lengthPrefixed: false)
+                guard first == .ack else { return Self.dataExchangeStatus(first) }
+                frame.removeFirst(2)
+            }
+            // A FeliCa frame from the host carries its length byte already.
+            return Self.dataExchangeStatus(Self.rawExchange(frame, card: &card, lengthPrefixed: false))
+        }
+    }
+
+    /// What InDataExchange returns for a raw answer: the data, nothing for an ACK, the MIFARE
+    /// error `14` for a NAK (§7.1: the PN532 reports a MIFARE card's refusal so), `01` for none.
+    static func dataExchangeStatus(_ answer: RawAnswer) -> [UInt8] {
+        switch answer {
+        case .data(let bytes): [0x00] + bytes
+        case .ack: [0x00]
+        case .nak: [Status.authentication]
+        case .silence: [Status.timeout]
         }
     }
 
@@ -116,10 +136,11 @@ extension SimulatedPN532 {
             let crcKept = registers[0x6303, default: 0x80] & 0x80 == 0
             return [0x00] + bytes + (crcKept && current.kind != .felica ? CRC16A.bytes(bytes) : [])
         case .ack, .nak:
-            // A 4-bit frame cannot pass a CRC check: a host that programmed the CIU to check
-            // CRCs gets a CRC error, as nfcpy notes of real PN53x (its Type 2 code clears
-            // RxCRCEn to see ACK and NAK). Otherwise the nibble, as the controller reports it.
-            if hostCheckedCRC { return [Status.crc] }
+            // A 4-bit frame carries no CRC_A, so while the CIU checks CRCs (RxCRCEn, CIU_RxMode
+            // bit 7, on after reset) it fails the check and InCommunicateThru reports the CRC
+            // error (UM0701-02 §7.1, error code 02): ACK and NAK alike. nfcpy clears RxCRCEn
+            // for Type 2 tags to see them; then the 4 bits come as one byte.
+            if registers[0x6303, default: 0x80] & 0x80 != 0 { return [Status.crc] }
             guard case .nak(let nibble) = answer else { return [0x00, 0x0A] }
             return [0x00, nibble]
         case .silence: return [Status.timeout]

@@ -23,9 +23,6 @@ public struct SimulatedPN532: Sendable {
     /// polling (PICC operating parameter): a PC/SC application never lists targets, yet its
     /// InCommunicateThru reaches the card. Listing, releasing or switching the field off ends it.
     var controllerPolled = true
-    /// Whether the host itself set RxCRCEn (CIU_RxMode bit 7) with WriteRegister; the
-    /// controller's own setting, which a PC/SC application relies on, is not documented.
-    var hostCheckedCRC = false
 
     /// One activated target.
     public struct Target: Sendable, Hashable {
@@ -44,8 +41,9 @@ public struct SimulatedPN532: Sendable {
         var blocks = ISODEPCardBlocks()
     }
 
-    /// Registers the hosts read: RF off, CRC on both ways (TxMode/RxMode bit 7), the CIU
-    /// version; every other register reads 00.
+    /// Registers the hosts read: RF off, CRC on both ways (CIU_TxMode `6302` / CIU_RxMode `6303`
+    /// bit 7, TxCRCEn / RxCRCEn, set after reset), the CIU version; every other register reads
+    /// 00. A PC/SC application behind the ACR122U's controller finds them so too.
     static let resetRegisters: [UInt16: UInt8] = [
         0x6301: 0x3B, 0x6302: 0x80, 0x6303: 0x80, 0x6304: 0x80, 0x6305: 0x00, 0x6327: 0x00,
     ]
@@ -114,7 +112,6 @@ public struct SimulatedPN532: Sendable {
             for offset in stride(from: 0, to: params.count, by: 3) {
                 let address = UInt16(params[offset]) << 8 | UInt16(params[offset + 1])
                 registers[address] = params[offset + 2]
-                if address == 0x6303 { hostCheckedCRC = params[offset + 2] & 0x80 != 0 }
             }
             return []
         case 0x12:

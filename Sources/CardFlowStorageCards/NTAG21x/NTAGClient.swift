@@ -18,6 +18,11 @@ import Logging
 /// the client's life; `rawPathOnly` keeps them there from the start. Whether Identiv and
 /// OMNIKEY readers mix `FF B0` with an open part 3 transparent session was not verified.
 ///
+/// Behind the ACR122U the raw path is its PN532, whose CIU checks CRCs: a 4-bit ACK or NAK
+/// through InCommunicateThru is a CRC error there. WRITE and COMPATIBILITY_WRITE go by
+/// InDataExchange instead (the PN532 takes the ACK; its status `14` is the NAK), and a data
+/// command's CRC error is the tag's NAK (``StorageRawFrameRoute/passesFourBitAnswers``).
+///
 /// ## Passwords
 ///
 /// PWD and PACK travel in clear on RF: PWD_AUTH sends the password as is and the tag answers
@@ -238,9 +243,14 @@ public actor NTAGClient {
     public func compatibilityWrite(page: Int, _ data: [UInt8]) async throws {
         try checkPage(page)
         guard data.count == 4 else { throw StorageCardError.invalidArgument("a page has 4 bytes, not \(data.count)") }
+        let padded = data + [UInt8](repeating: 0, count: 12)
+        guard variant.rawFrameRoute.passesFourBitAnswers else {
+            // The PN532 sends both parts itself and takes both ACKs (InDataExchange `A0 page data`).
+            try await acknowledged(frame: [0xA0, UInt8(page)] + padded, page: page, redact: isSecretPage(page))
+            return
+        }
         try await acknowledged(frame: [0xA0, UInt8(page)], page: page, redact: false)
-        try await acknowledged(
-            frame: data + [UInt8](repeating: 0, count: 12), page: page, redact: isSecretPage(page), command: 0xA0)
+        try await acknowledged(frame: padded, page: page, redact: isSecretPage(page), command: 0xA0)
     }
 
     // MARK: - Password
@@ -253,7 +263,8 @@ public actor NTAGClient {
     ///     ``StorageCardError/packMismatch(expected:received:)`` (the tag is then still
     ///     authenticated, but may not be the tag the password was set on).
     /// - Throws: ``StorageCardError/cardNAK(command:page:code:likelyCause:)`` for a wrong
-    ///   password (`0`) or once the authentication limit is reached (`4`).
+    ///   password (`0`) or once the authentication limit is reached (`4`); no code behind the
+    ///   ACR122U, whose PN532 reports the NAK as a CRC error.
     @discardableResult
     public func authenticate(password: Type2Password, expectedPACK: [UInt8]? = nil) async throws -> [UInt8] {
         try requireEV1("authenticate with a password")
@@ -340,11 +351,18 @@ public actor NTAGClient {
                 + "\(rawFrameRefusal)); only READ and WRITE work, through FF B0 / FF D6")
     }
 
-    /// A command answered with data of `length` bytes; a 1-byte answer of 4 bits is a NAK.
+    /// A command answered with data of `length` bytes; a 1-byte answer of 4 bits is a NAK, and
+    /// so is the CRC error `02` of a route that does not pass 4-bit answers on (the PN532's, see
+    /// ``StorageRawFrameRoute/passesFourBitAnswers``).
     func data(frame: [UInt8], page: Int?, length: Int, redact: Bool = false) async throws -> [UInt8] {
         let command = frame[0]
         try requireRawFrames(command)
-        let answer = try await transport.transceive(frame, redact: redact)
+        let answer: [UInt8]
+        do {
+            answer = try await transport.transceive(frame, redact: redact)
+        } catch StorageCardError.rfError(_, let route, 0x02) where !route.passesFourBitAnswers {
+            throw nak(command: command, page: page, code: nil)
+        }
         if answer.count == 1, answer[0] <= 0x0F {
             throw nak(command: command, page: page, code: answer[0])
         }
@@ -358,22 +376,29 @@ public actor NTAGClient {
     private func acknowledged(frame: [UInt8], page: Int, redact: Bool, command: UInt8? = nil) async throws {
         let command = command ?? frame[0]
         try requireRawFrames(command)
-        let answer = try await transport.transceive(frame, redact: redact)
-        guard answer.count == 1 else {
-            throw StorageCardError.unexpectedResponse(instruction: command, length: answer.count)
-        }
-        guard answer[0] == 0x0A else { throw nak(command: command, page: page, code: answer[0]) }
+        let answer = try await transport.transceiveAcknowledged(frame, redact: redact, command: command)
+        guard case .nak(let code) = answer else { return }
+        throw nak(command: command, page: page, code: code)
     }
 
-    private func nak(command: UInt8, page: Int?, code: UInt8) -> StorageCardError {
+    private func nak(command: UInt8, page: Int?, code: UInt8?) -> StorageCardError {
         let cause: String
         switch (command, code) {
-        case (0x1B, 0x04): cause = "the authentication limit (AUTHLIM) was reached: the password is blocked for good"
+        case (0x1B, 0x04?): cause = "the authentication limit (AUTHLIM) was reached: the password is blocked for good"
+        case (0x1B, nil):
+            cause =
+                "a wrong password, or the authentication limit (AUTHLIM) was reached (the reader's PN532 does not "
+                + "pass the NAK's value on)"
         case (0x1B, _): cause = "a wrong password"
-        case (_, 0x00): cause = "an invalid page, or access refused (password protection from AUTH0, lock bits, CFGLCK)"
-        case (_, 0x01): cause = "a parity or CRC error on RF"
-        case (_, 0x04): cause = "the authentication counter overflowed"
-        case (_, 0x05): cause = "an EEPROM write error"
+        case (_, 0x00?):
+            cause = "an invalid page, or access refused (password protection from AUTH0, lock bits, CFGLCK)"
+        case (_, 0x01?): cause = "a parity or CRC error on RF"
+        case (_, 0x04?): cause = "the authentication counter overflowed"
+        case (_, 0x05?): cause = "an EEPROM write error"
+        case (_, nil):
+            cause =
+                "an invalid page, or access refused (AUTH0, lock bits, CFGLCK), or an RF error: the reader's PN532 "
+                + "does not pass the NAK's value on"
         default: cause = "an unknown NAK"
         }
         if command == 0x1B { authenticated = false }

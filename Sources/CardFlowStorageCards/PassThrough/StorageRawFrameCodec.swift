@@ -57,6 +57,69 @@ public enum StorageRawFrameCodec {
         }
     }
 
+    /// The APDU for a command the card answers with a 4-bit ACK: WRITE `A2 page data(4)`, and on
+    /// a route that does not pass 4-bit answers (``StorageRawFrameRoute/passesFourBitAnswers``)
+    /// COMPATIBILITY_WRITE as one frame `A0 page data(16)`. The PN532 route carries it in
+    /// InDataExchange, `FF 00 00 00 Lc D4 40 01 frame` (UM0701-02 §7.3.8, target 1: the target
+    /// the PN532 or the reader's controller activated): the PN532 takes the ACKs itself. Other
+    /// routes carry the frame as ``wrap(_:route:timeoutMicroseconds:)`` does.
+    ///
+    /// - Throws: ``StorageCardError/invalidArgument(_:)`` for an empty or too long frame.
+    public static func wrapAcknowledged(
+        _ frame: [UInt8], route: StorageRawFrameRoute, timeoutMicroseconds: UInt32? = nil
+    ) throws(StorageCardError) -> CommandAPDU {
+        guard !route.passesFourBitAnswers else {
+            return try wrap(frame, route: route, timeoutMicroseconds: timeoutMicroseconds)
+        }
+        guard !frame.isEmpty, frame.count < route.maxFrameLength else {
+            throw .invalidArgument(
+                "a frame of \(frame.count) bytes does not fit InDataExchange (1…\(route.maxFrameLength - 1))")
+        }
+        do {
+            return try CommandAPDU(cla: 0xFF, ins: 0x00, p1: 0x00, p2: 0x00, data: [0xD4, 0x40, 0x01] + frame)
+        } catch {
+            throw .invalidArgument("InDataExchange APDU: \(error)")
+        }
+    }
+
+    /// What the card answered to ``wrapAcknowledged(_:route:timeoutMicroseconds:)``'s APDU.
+    ///
+    /// On the PN532 route the InDataExchange answer `D5 41 Status`: `00` without data is the
+    /// ACK; `14` is the NAK (the PN532 reports a MIFARE card's refusal as its MIFARE error, §7.1,
+    /// without the NAK's value); `01` is the time-out. Elsewhere the card's 4-bit answer itself.
+    ///
+    /// - Throws: the errors of ``unwrap(_:route:command:)``;
+    ///   ``StorageCardError/unexpectedResponse(instruction:length:)`` for an answer that is no
+    ///   4-bit ACK or NAK; ``StorageCardError/rfError(command:route:code:)`` for another status.
+    public static func unwrapAcknowledged(_ response: ResponseAPDU, route: StorageRawFrameRoute, command: UInt8)
+        throws(StorageCardError) -> StorageRawFrameAcknowledgement
+    {
+        guard !route.passesFourBitAnswers else {
+            let answer = try unwrap(response, route: route, command: command)
+            guard answer.count == 1, answer[0] <= 0x0F else {
+                throw .unexpectedResponse(instruction: command, length: answer.count)
+            }
+            return answer[0] == 0x0A ? .ack : .nak(answer[0])
+        }
+        if response.statusWord.rawValue == 0x6300 { throw .rfNoAnswer(command: command, route: route) }
+        guard response.statusWord.isSuccess else {
+            throw .passThroughRefused(command: command, route: route, statusWord: response.statusWord)
+        }
+        let data = response.data
+        guard data.count >= 3, data[0] == 0xD5, data[1] == 0x41 else {
+            throw .malformedPassThroughAnswer(
+                command: command, route: route, reason: "\(data.spacedHexString) is no D5 41 status frame")
+        }
+        switch data[2] & 0x3F {
+        case 0x00:
+            guard data.count == 3 else { throw .unexpectedResponse(instruction: command, length: data.count - 3) }
+            return .ack
+        case 0x01: throw .rfNoAnswer(command: command, route: route)
+        case 0x14: return .nak(nil)
+        case let code: throw .rfError(command: command, route: route, code: code)
+        }
+    }
+
     /// The card's raw answer in the reader's `response` on `route`.
     ///
     /// - Parameters:

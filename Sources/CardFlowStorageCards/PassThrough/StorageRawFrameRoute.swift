@@ -39,6 +39,14 @@ public enum StorageRawFrameRoute: String, Sendable, Hashable, CaseIterable, Cust
     /// PC/SC part 3 transparent exchange (`FF C2`), inside a transparent session.
     case part3TransparentExchange
 
+    /// Whether a card's 4-bit ACK and NAK come back as they are (one byte, `A` or the NAK).
+    /// Not on the PN532 route: while the PN532's CIU checks CRCs (RxCRCEn, CIU_RxMode bit 7,
+    /// on after reset) a 4-bit frame fails the check, so InCommunicateThru answers ACK and NAK
+    /// alike with the CRC error `02` (UM0701-02 §7.1). Commands answered by an ACK go there by
+    /// InDataExchange instead (``StorageRawFrameCodec/wrapAcknowledged(_:route:timeoutMicroseconds:)``),
+    /// and a data command's CRC error is its NAK.
+    public var passesFourBitAnswers: Bool { self != .pn532InCommunicateThru }
+
     /// Whether the route needs a transparent session (`FF C2 00 00 02 81 00`) before the first
     /// frame and ends it with `FF C2 00 00 02 82 00`.
     public var needsTransparentSession: Bool { self == .part3TransparentExchange }

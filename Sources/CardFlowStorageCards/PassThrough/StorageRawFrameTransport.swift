@@ -66,6 +66,28 @@ public actor StorageRawFrameTransport {
         return answer
     }
 
+    /// Sends `frame`, a command the card answers with a 4-bit ACK, by the route's form for it
+    /// (``StorageRawFrameCodec/wrapAcknowledged(_:route:timeoutMicroseconds:)``: InDataExchange
+    /// on the PN532 route) and returns the ACK or the NAK.
+    ///
+    /// - Throws: the ``StorageCardError``s of
+    ///   ``StorageRawFrameCodec/unwrapAcknowledged(_:route:command:)``, and those of
+    ///   ``transceive(_:redact:command:)`` for the channel.
+    public func transceiveAcknowledged(_ frame: [UInt8], redact: Bool = false, command code: UInt8? = nil) async throws
+        -> StorageRawFrameAcknowledgement
+    {
+        let command = try StorageRawFrameCodec.wrapAcknowledged(
+            frame, route: route, timeoutMicroseconds: timeoutMicroseconds)
+        let first = code ?? frame.first ?? 0
+        if route.needsTransparentSession && !sessionOpen { try await startSession() }
+        let shown = redact ? [first].spacedHexString + " <redacted>" : frame.spacedHexString
+        logger.trace("raw frame for an ACK", metadata: ["frame": "\(shown)", "route": "\(route.rawValue)"])
+        let response = try await send(command, operation: "raw frame \([first].hexString)")
+        let answer = try StorageRawFrameCodec.unwrapAcknowledged(response, route: route, command: first)
+        logger.trace("raw answer", metadata: ["answer": "\(answer)"])
+        return answer
+    }
+
     /// Opens the transparent session (`FF C2 00 00 02 81 00`); ``transceive(_:redact:command:)`` does
     /// it on its own. Routes without sessions do nothing.
     public func startSession() async throws {
