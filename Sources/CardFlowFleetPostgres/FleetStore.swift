@@ -131,7 +131,7 @@ public final class FleetStore: FleetQueue {
         }
     }
 
-    /// The position in ``FleetDatabaseAddress/endpoints`` of the server operations go to: the
+    /// The position in ``/CardFlowFleet/FleetDatabaseAddress/endpoints`` of the server operations go to: the
     /// one that last answered as the primary (asking the servers first when none has yet).
     /// Throws when none answers as the primary.
     public func primaryIndex() async throws(FleetStoreError) -> Int {
