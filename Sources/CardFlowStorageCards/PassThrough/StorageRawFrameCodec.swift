@@ -101,23 +101,34 @@ public enum StorageRawFrameCodec {
             }
             return answer[0] == 0x0A ? .ack : .nak(answer[0])
         }
-        if response.statusWord.rawValue == 0x6300 { throw .rfNoAnswer(command: command, route: route) }
-        guard response.statusWord.isSuccess else {
-            throw .passThroughRefused(command: command, route: route, statusWord: response.statusWord)
-        }
-        let data = response.data
-        guard data.count >= 3, data[0] == 0xD5, data[1] == 0x41 else {
-            throw .malformedPassThroughAnswer(
-                command: command, route: route, reason: "\(data.spacedHexString) is no D5 41 status frame")
-        }
-        switch data[2] & 0x3F {
+        let (status, data) = try pn532Status(response, answerCode: 0x41, route: route, command: command)
+        switch status {
         case 0x00:
-            guard data.count == 3 else { throw .unexpectedResponse(instruction: command, length: data.count - 3) }
+            guard data.isEmpty else { throw .unexpectedResponse(instruction: command, length: data.count) }
             return .ack
         case 0x01: throw .rfNoAnswer(command: command, route: route)
         case 0x14: return .nak(nil)
         case let code: throw .rfError(command: command, route: route, code: code)
         }
+    }
+
+    /// The PN532's answer `D5 answerCode Status data…` inside the ACR122U's response: the
+    /// error code (the status's low 6 bits, UM0701-02 §7.1; 01 is the time-out) and the data.
+    private static func pn532Status(
+        _ response: ResponseAPDU, answerCode: UInt8, route: StorageRawFrameRoute, command: UInt8
+    ) throws(StorageCardError) -> (code: UInt8, data: [UInt8]) {
+        // ACR122U: 63 00 when the PN532 itself did not reply (libnfc acr122_pcsc.c).
+        if response.statusWord.rawValue == 0x6300 { throw .rfNoAnswer(command: command, route: route) }
+        guard response.statusWord.isSuccess else {
+            throw .passThroughRefused(command: command, route: route, statusWord: response.statusWord)
+        }
+        let data = response.data
+        guard data.count >= 3, data[0] == 0xD5, data[1] == answerCode else {
+            throw .malformedPassThroughAnswer(
+                command: command, route: route,
+                reason: "\(data.spacedHexString) is no D5 \([answerCode].hexString) status frame")
+        }
+        return (data[2] & 0x3F, Array(data.dropFirst(3)))
     }
 
     /// The card's raw answer in the reader's `response` on `route`.
@@ -137,21 +148,10 @@ public enum StorageRawFrameCodec {
     {
         switch route {
         case .pn532InCommunicateThru:
-            // ACR122U: 63 00 when the PN532 itself did not reply (libnfc acr122_pcsc.c).
-            if response.statusWord.rawValue == 0x6300 { throw .rfNoAnswer(command: command, route: route) }
-            guard response.statusWord.isSuccess else {
-                throw .passThroughRefused(command: command, route: route, statusWord: response.statusWord)
-            }
-            let data = response.data
-            guard data.count >= 3, data[0] == 0xD5, data[1] == 0x43 else {
-                throw .malformedPassThroughAnswer(
-                    command: command, route: route, reason: "\(data.spacedHexString) is no D5 43 status frame")
-            }
-            // PN532 user manual §7.1: the low 6 bits carry the error code, 01 is the time-out.
-            let code = data[2] & 0x3F
+            let (code, data) = try pn532Status(response, answerCode: 0x43, route: route, command: command)
             if code == 0x01 { throw .rfNoAnswer(command: command, route: route) }
             guard code == 0x00 else { throw .rfError(command: command, route: route, code: code) }
-            return Array(data.dropFirst(3))
+            return data
         case .acsDirectTransmit:
             if response.statusWord.rawValue == 0x6300 { throw .rfNoAnswer(command: command, route: route) }
             guard response.statusWord.isSuccess else {

@@ -57,10 +57,7 @@ public actor StorageRawFrameTransport {
     {
         let command = try StorageRawFrameCodec.wrap(frame, route: route, timeoutMicroseconds: timeoutMicroseconds)
         let first = code ?? frame.first ?? 0
-        if route.needsTransparentSession && !sessionOpen { try await startSession() }
-        let shown = redact ? [first].spacedHexString + " <redacted>" : frame.spacedHexString
-        logger.trace("raw frame", metadata: ["frame": "\(shown)", "route": "\(route.rawValue)"])
-        let response = try await send(command, operation: "raw frame \([first].hexString)")
+        let response = try await exchange(command, frame: frame, first: first, redact: redact, label: "raw frame")
         let answer = try StorageRawFrameCodec.unwrap(response, route: route, command: first)
         logger.trace("raw answer", metadata: ["bytes": "\(answer.spacedHexString)"])
         return answer
@@ -79,13 +76,22 @@ public actor StorageRawFrameTransport {
         let command = try StorageRawFrameCodec.wrapAcknowledged(
             frame, route: route, timeoutMicroseconds: timeoutMicroseconds)
         let first = code ?? frame.first ?? 0
-        if route.needsTransparentSession && !sessionOpen { try await startSession() }
-        let shown = redact ? [first].spacedHexString + " <redacted>" : frame.spacedHexString
-        logger.trace("raw frame for an ACK", metadata: ["frame": "\(shown)", "route": "\(route.rawValue)"])
-        let response = try await send(command, operation: "raw frame \([first].hexString)")
+        let response = try await exchange(
+            command, frame: frame, first: first, redact: redact, label: "raw frame for an ACK")
         let answer = try StorageRawFrameCodec.unwrapAcknowledged(response, route: route, command: first)
         logger.trace("raw answer", metadata: ["answer": "\(answer)"])
         return answer
+    }
+
+    /// Opens the transparent session when the route needs one, traces `frame` (its first byte
+    /// only when `redact`), and sends the wrapped `command`.
+    private func exchange(
+        _ command: CommandAPDU, frame: [UInt8], first: UInt8, redact: Bool, label: String
+    ) async throws -> ResponseAPDU {
+        if route.needsTransparentSession && !sessionOpen { try await startSession() }
+        let shown = redact ? [first].spacedHexString + " <redacted>" : frame.spacedHexString
+        logger.trace("\(label)", metadata: ["frame": "\(shown)", "route": "\(route.rawValue)"])
+        return try await send(command, operation: "raw frame \([first].hexString)")
     }
 
     /// Opens the transparent session (`FF C2 00 00 02 81 00`); ``transceive(_:redact:command:)`` does
