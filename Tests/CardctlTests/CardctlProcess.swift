@@ -148,13 +148,13 @@ final class CardctlProcess: @unchecked Sendable {
         let timing = timing
         process.terminationHandler = { _ in timing.markExit() }
         // swift-corelibs-foundation's Process.run does not retry a read interrupted by a signal
-        // (a fatal error): keep SIGCHLD (many cardctl children end meanwhile) off this thread
-        // while it runs.
-        var childSignal = sigset_t()
+        // (a fatal error "Interrupted system call"): keep every signal off this thread while it
+        // runs, not only SIGCHLD (many cardctl children end meanwhile) — CI once met another
+        // signal there. Process-directed signals go to the other threads meanwhile.
+        var allSignals = sigset_t()
         var previousMask = sigset_t()
-        sigemptyset(&childSignal)
-        sigaddset(&childSignal, SIGCHLD)
-        pthread_sigmask(SIG_BLOCK, &childSignal, &previousMask)
+        sigfillset(&allSignals)
+        pthread_sigmask(SIG_BLOCK, &allSignals, &previousMask)
         defer { pthread_sigmask(SIG_SETMASK, &previousMask, nil) }
         try process.run()
         output.drain(stdoutPipe.fileHandleForReading)
