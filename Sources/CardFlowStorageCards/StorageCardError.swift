@@ -46,6 +46,9 @@ public enum StorageCardError: Error, Sendable, Hashable, CustomStringConvertible
     case cardLost(CardLoss, operation: String)
     /// The card is no MIFARE Classic (by its ATR), or its layout is not known.
     case notAClassicCard(String)
+    /// A MIFARE Classic card whose sector 0 does not open with the public MAD key: no MAD, so no
+    /// NDEF (NXP AN1304); the text says what was tried.
+    case notNDEFFormatted(String)
     /// The card did not answer the raw frame (first byte `command`) in time: RF time-out, or no
     /// card in the field.
     case rfNoAnswer(command: UInt8, route: StorageRawFrameRoute)
@@ -131,6 +134,7 @@ public enum StorageCardError: Error, Sendable, Hashable, CustomStringConvertible
         case .unexpectedResponse(let ins, let length): "INS \([ins].hexString): unexpected \(length)-byte answer"
         case .cardLost(let loss, let operation): "card lost during \(operation) (\(loss))"
         case .notAClassicCard(let text): "not a MIFARE Classic card: \(text)"
+        case .notNDEFFormatted(let text): "not formatted for NDEF: \(text)"
         case .rfNoAnswer(let command, let route):
             "the card did not answer command \([command].hexString) in time (\(route))"
         case .rfError(let command, let route, let code):

@@ -147,18 +147,23 @@ struct FeliCaClientTests {
         #expect(final == new)
     }
 
-    @Test("the NDEF tag of any kind: a FeliCa card is Type 3, an NTAG Type 2")
+    @Test("the NDEF tag of any kind: a FeliCa card is Type 3, an NTAG Type 2, a Classic MAD + NDEF sectors")
     func anyTag() async throws {
         let message = try NDEFMessage([try URIRecord("https://example.org/any").record]).encoded()
-        for card in ["felica-lite-s,ndef", "ntag215"] {
+        let kinds = [
+            "felica-lite-s,ndef": "FeliCa Type 3", "ntag215": "NFC Forum Type 2",
+            "classic1k": "MIFARE Classic 1K (MAD, NDEF sectors)",
+        ]
+        for (card, kind) in kinds {
             let (reader, _) = try await ClassicSimulatedReaders.open(
                 card: card, profile: ClassicSimulatedReaders.acsProfile)
             let read = try await reader.withSession { session in
-                let tag = try await StorageNDEFTag.detect(on: session)
-                switch (card, tag) {
-                case ("ntag215", .nfcForum), ("felica-lite-s,ndef", .type3): break
-                default: Issue.record("\(card) detected as \(tag)")
+                if card == "classic1k" {
+                    try await ClassicClient.open(on: session).formatForNDEF(
+                        keyB: ClassicKey([UInt8](repeating: 0x0B, count: 6)))
                 }
+                let tag = try await StorageNDEFTag.detect(on: session)
+                #expect(tag.kind == kind, "\(card)")
                 try await tag.writeMessageBytes(message)
                 return try await tag.readMessageBytes()
             }

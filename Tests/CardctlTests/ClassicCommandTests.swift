@@ -148,6 +148,42 @@ struct ClassicCommandTests {
         #expect(try Fixtures.jsonObjects(again.stdout).first?["text"] as? String == text, "\(again)")
     }
 
+    /// Issue 35: `cardctl ndef read` said "not an NDEF tag" on a Classic 1K that `classic ndef
+    /// read` read. The generic commands now open the MAD and the NDEF sectors, on every family.
+    @Test("ndef read and write (generic) on an NDEF-formatted Classic 1K", arguments: profiles)
+    func genericNDEFOnClassic(profile: String) async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { Fixtures.removeDirectory(directory) }
+        let reader = Self.reader("classic1k", in: directory, profile: profile)
+        // Not formatted yet: sector 0 does not open with the MAD key, and that is what is said.
+        let blank = try await CardctlProcess.run(["--reader", reader, "ndef", "read"])
+        #expect(blank.status != 0 && !blank.stderr.contains("not an NDEF tag"), "\(blank)")
+        #expect(blank.stderr.contains("not formatted for NDEF: sector 0 (the MAD)"), "\(blank)")
+        let format = try await CardctlProcess.run([
+            "--reader", reader, "classic", "ndef", "format", "--new-key-b", "0A0B0C0D0E0F",
+        ])
+        #expect(format.status == 0, "\(format)")
+        let empty = try await CardctlProcess.run(["--reader", reader, "ndef", "read"])
+        #expect(empty.status == 0 && empty.stdoutLines == ["empty NDEF message (no records)"], "\(empty)")
+        let written = try await CardctlProcess.run([
+            "--reader", reader, "ndef", "write", "--uri", "https://example.org/classic",
+        ])
+        #expect(written.status == 0, "\(written)")
+        // The generic write is what the Classic-specific read finds, and the other way round.
+        let classicRead = try await CardctlProcess.run(["--reader", reader, "--json", "classic", "ndef", "read"])
+        #expect(
+            try Fixtures.jsonObjects(classicRead.stdout).first?["uri"] as? String == "https://example.org/classic",
+            "\(classicRead)")
+        let classicWrite = try await CardctlProcess.run([
+            "--reader", reader, "classic", "ndef", "write", "--text", "written by classic ndef",
+        ])
+        #expect(classicWrite.status == 0, "\(classicWrite)")
+        let genericRead = try await CardctlProcess.run(["--reader", reader, "--json", "ndef", "read"])
+        #expect(
+            try Fixtures.jsonObjects(genericRead.stdout).first?["text"] as? String == "written by classic ndef",
+            "\(genericRead)")
+    }
+
     @Test func dumpReportsSectorsTheKeyDoesNotOpenAndGoesOn() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { Fixtures.removeDirectory(directory) }
