@@ -47,6 +47,35 @@ struct StorageCardCommandFixesTests {
     }
 }
 
+/// Found by the datasheet-written NTAG215 (Scripts/datasheet-cards-check.sh): `ndef read` read
+/// the whole data area (31 READs on an NTAG215) and so failed on a tag whose reads are
+/// password-protected after the message; it now reads up to the end of the NDEF TLV.
+@Suite("cardctl ndef on a tag read-protected after its message")
+struct NDEFBelowAUTH0Tests {
+    @Test("ndef write, pwd-set --auth0 16 --protect-reads, ndef read without the password")
+    func readBelowAUTH0() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { Fixtures.removeDirectory(directory) }
+        let reader = "sim:ntag215,state=\(directory.appendingPathComponent("tag.json").path)"
+        let write = try await CardctlProcess.run([
+            "--reader", reader, "ndef", "write", "--uri", "https://example.org/p",
+        ])
+        #expect(write.status == 0, "\(write)")
+        let protect = try await CardctlProcess.run([
+            "--reader", reader, "ntag", "pwd-set", "--new-password", "CAFEF00D", "--new-pack", "BEEF",
+            "--auth0", "16", "--protect-reads",
+        ])
+        #expect(protect.status == 0, "\(protect)")
+        let read = try await CardctlProcess.run(["--reader", reader, "--trace", "ndef", "read"])
+        #expect(read.status == 0, "\(read)")
+        #expect(read.stdout.contains("uri https://example.org/p"), "\(read)")
+        // The capability container (twice: detection, then the read) and two groups of four
+        // pages, nothing past the message (the whole area would be 31 reads).
+        let reads = read.stdoutLines.filter { $0.hasPrefix(">>> Send apdu FF B0 00") }
+        #expect(reads.count == 4, "\(reads)")
+    }
+}
+
 /// `ntag info` on a read-protected tag (issue 35, item 13): what can be read is printed, and
 /// what cannot is named with the reason.
 @Suite("cardctl ntag info on a read-protected tag")

@@ -35,7 +35,15 @@ public struct Type2Tag: Sendable {
     /// The NDEF message bytes (empty when the NDEF TLV is empty).
     public func readMessageBytes() async throws -> [UInt8] {
         let (_, size, _) = try await capabilityContainer()
-        let area = try await readDataArea(size: min(size, Self.maxAddressableDataArea))
+        // Only the pages up to the end of the NDEF TLV: a read-protected tail (NTAG AUTH0 with
+        // PROT) is never touched, and a short message costs two reads, not the whole area.
+        let area = try await readDataArea(size: min(size, Self.maxAddressableDataArea)) { area in
+            switch Self.scanNDEF(in: area) {
+            case .absent: true
+            case .found(_, let valueOffset, let length): valueOffset + length <= area.count
+            case .needMore: false
+            }
+        }
         guard let location = try Self.locateNDEF(in: area) else {
             throw NDEFTagError.malformedNDEFFile("no NDEF TLV in the data area")
         }
@@ -53,7 +61,17 @@ public struct Type2Tag: Sendable {
         let (_, declared, writable) = try await capabilityContainer()
         guard writable else { throw NDEFTagError.readOnly }
         let size = min(declared, Self.maxAddressableDataArea)
-        let area = try await readDataArea(size: size)
+        // Read up to where the new TLV and its Terminator end (the pages the plan writes); the
+        // rest of the area is never written, so it stands as zeros in the image.
+        let tlvCount = Self.ndefTLVHeaderCount(forLength: message.count) + message.count + 1
+        var area = try await readDataArea(size: size) { area in
+            switch Self.scanNDEF(in: area) {
+            case .absent: area.count >= tlvCount
+            case .found(let tlvOffset, _, _): area.count >= tlvOffset + tlvCount
+            case .needMore: false
+            }
+        }
+        area += [UInt8](repeating: 0, count: size - area.count)
         // Keep the TLVs that precede the NDEF TLV (lock/memory control) in place.
         let plan = try Type2NDEFWrite(
             message: message, area: area, tlvStart: try Self.locateNDEF(in: area)?.tlvOffset ?? 0)
@@ -105,10 +123,48 @@ public struct Type2Tag: Sendable {
         return nil
     }
 
-    private func readDataArea(size: Int) async throws -> [UInt8] {
+    /// Where a scan of the data area read so far stands.
+    enum NDEFScan {
+        /// The NDEF TLV's header is complete (its value may still run past what was read).
+        case found(tlvOffset: Int, valueOffset: Int, length: Int)
+        /// A Terminator TLV came first: there is no NDEF TLV.
+        case absent
+        /// The TLVs read so far end before either.
+        case needMore
+    }
+
+    /// Scans `area` (the data area as read so far) like ``locateNDEF(in:)``, telling a missing
+    /// NDEF TLV from one not read yet.
+    static func scanNDEF(in area: [UInt8]) -> NDEFScan {
+        var offset = 0
+        while offset < area.count {
+            switch area[offset] {
+            case 0x00:
+                offset += 1
+                continue
+            case 0xFE: return .absent
+            default: break
+            }
+            guard offset + 1 < area.count else { return .needMore }
+            var length = Int(area[offset + 1])
+            var valueOffset = offset + 2
+            if length == 0xFF {
+                guard offset + 3 < area.count else { return .needMore }
+                length = Int(area[offset + 2]) << 8 | Int(area[offset + 3])
+                valueOffset = offset + 4
+            }
+            if area[offset] == 0x03 { return .found(tlvOffset: offset, valueOffset: valueOffset, length: length) }
+            offset = valueOffset + length
+        }
+        return .needMore
+    }
+
+    /// Reads the data area four pages at a time until `enough` says what was read suffices or
+    /// `size` bytes are read.
+    private func readDataArea(size: Int, until enough: ([UInt8]) -> Bool) async throws -> [UInt8] {
         var area: [UInt8] = []
         area.reserveCapacity(size)
-        while area.count < size {
+        while area.count < size, !enough(area) {
             area += try await readPages(from: 4 + area.count / 4)
         }
         return Array(area.prefix(size))
