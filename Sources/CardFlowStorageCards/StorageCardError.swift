@@ -104,6 +104,22 @@ public enum StorageCardError: Error, Sendable, Hashable, CustomStringConvertible
         }
     }
 
+    /// As ``part3Meaning(_:)``, in the terms of the command `instruction` where PC/SC part 3
+    /// gives its status words their own meaning: LOAD KEYS (`82`, §3.2.2.1.4) uses `69 82`–`69 89`
+    /// for key and memory refusals, which ISO 7816-4 reads as secure-messaging errors.
+    public static func part3Meaning(_ statusWord: StatusWord, instruction: UInt8) -> String {
+        guard instruction == 0x82 else { return part3Meaning(statusWord) }
+        let loadKeys: [UInt16: String] = [
+            0x6982: "card key not supported", 0x6983: "reader key not supported",
+            0x6984: "plain transmission not supported", 0x6985: "secured transmission not supported",
+            0x6986: "volatile memory is not available", 0x6987: "non-volatile memory is not available",
+            0x6988: "key number not valid", 0x6989: "key length is not correct",
+        ]
+        guard let meaning = loadKeys[statusWord.rawValue] else { return part3Meaning(statusWord) }
+        let raw = statusWord.rawValue
+        return "\([UInt8(raw >> 8), UInt8(truncatingIfNeeded: raw)].spacedHexString) (LOAD KEYS: \(meaning))"
+    }
+
     /// The likely cause text for a failed GENERAL AUTHENTICATE with `63 00`, `69 88` or `69 82`.
     public static let wrongKeyOrSlot = "wrong key or wrong key slot for this reader family"
 
@@ -130,7 +146,8 @@ public enum StorageCardError: Error, Sendable, Hashable, CustomStringConvertible
             "INS \([ins].hexString) on block \(block) refused (\(statusWord.hexString)): likely \(cause)"
         case .notAuthenticated(let block): "the sector of block \(block) is not authenticated"
         case .commandFailed(let ins, let statusWord, let cause):
-            "INS \([ins].hexString) failed: \(Self.part3Meaning(statusWord))" + (cause.map { ", likely \($0)" } ?? "")
+            "INS \([ins].hexString) failed: \(Self.part3Meaning(statusWord, instruction: ins))"
+                + (cause.map { ", likely \($0)" } ?? "")
         case .unexpectedResponse(let ins, let length): "INS \([ins].hexString): unexpected \(length)-byte answer"
         case .cardLost(let loss, let operation): "card lost during \(operation) (\(loss))"
         case .notAClassicCard(let text): "not a MIFARE Classic card: \(text)"

@@ -19,6 +19,22 @@ struct StorageCardErrorWordingTests {
         #expect(other.description.contains("\(StatusWord(0x6A82))"), "\(other)")
     }
 
+    /// Found by the datasheet-written Identiv reader (Scripts/datasheet-cards-check.sh): its
+    /// LOAD KEYS refusal 69 88 read "incorrect secure messaging data objects".
+    @Test("LOAD KEYS' 69 8x words in PC/SC part 3's terms")
+    func loadKeysStatusWords() {
+        let refused = StorageCardError.commandFailed(
+            instruction: 0x82, statusWord: StatusWord(0x6988), likelyCause: nil)
+        #expect(refused.description.contains("69 88 (LOAD KEYS: key number not valid)"), "\(refused)")
+        #expect(!refused.description.contains("secure messaging"), "\(refused)")
+        let noMemory = StorageCardError.commandFailed(
+            instruction: 0x82, statusWord: StatusWord(0x6987), likelyCause: nil)
+        #expect(noMemory.description.contains("non-volatile memory is not available"), "\(noMemory)")
+        // Another instruction's 69 88 keeps its ISO 7816-4 reading.
+        let other = StorageCardError.commandFailed(instruction: 0x86, statusWord: StatusWord(0x6988), likelyCause: nil)
+        #expect(other.description.contains("\(StatusWord(0x6988))"), "\(other)")
+    }
+
     @Test("the trailer refusal does not name a flag the library does not have")
     func trailerRefusal() {
         #expect(!"\(StorageCardError.trailerWouldLockSector(sector: 3))".contains("use force"))

@@ -80,7 +80,8 @@ public actor ClassicClient {
         guard response.statusWord.isSuccess else {
             throw StorageCardError.commandFailed(
                 instruction: command.ins, statusWord: response.statusWord,
-                likelyCause: "the reader refused the key slot or memory (\(variant) dialect)")
+                likelyCause: "the reader refused the key slot or memory (\(variant) dialect; "
+                    + "readers of another family number their keys differently: name it with the variant)")
         }
     }
 

@@ -180,9 +180,10 @@ extension NDEFCommand {
             commandName: "read", abstract: "Read the NDEF message from the tag on the reader.")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @Flag(name: .long, help: "Accept what real tags contain when unambiguous.") var lenient = false
+        @OptionGroup var dialect: ReaderDialectOption
 
         func run() async throws {
-            let bytes = try await withNDEFTag(global) { tag in try await tag.readMessageBytes() }
+            let bytes = try await withNDEFTag(global, dialect) { tag in try await tag.readMessageBytes() }
             try NDEFCommand.printTagMessage(
                 bytes, mode: lenient ? .lenient : .strict, json: global.json, prettyJSON: true)
         }
@@ -229,6 +230,7 @@ extension NDEFCommand {
             help: ArgumentHelp("A whole NDEF message in hex (instead of the record options).", valueName: "HEX"))
         var message: String?
         @OptionGroup var record: RecordOptions
+        @OptionGroup var dialect: ReaderDialectOption
 
         func run() async throws {
             let bytes: [UInt8]
@@ -241,17 +243,19 @@ extension NDEFCommand {
             } else {
                 bytes = try NDEFMessage([try record.record()]).encoded()
             }
-            try await withNDEFTag(global) { tag in try await tag.writeMessageBytes(bytes) }
+            try await withNDEFTag(global, dialect) { tag in try await tag.writeMessageBytes(bytes) }
         }
     }
 }
 
 /// Runs `body` on the NDEF tag (type detected: Type 2, 3, 4 or 5) of a session on the primary reader.
 private func withNDEFTag<T: Sendable>(
-    _ global: GlobalOptions, _ body: @escaping @Sendable (StorageNDEFTag) async throws -> T
+    _ global: GlobalOptions, _ dialect: ReaderDialectOption,
+    _ body: @escaping @Sendable (StorageNDEFTag) async throws -> T
 ) async throws -> T {
     let logger = CommandLogging.logger(trace: global.trace)
     return try await ReaderConnection.withPrimarySession(global) { session in
-        try await body(try await StorageNDEFTag.detect(on: session, logger: logger))
+        let variant = dialect.readerVariant(for: session.reader.info)
+        return try await body(try await StorageNDEFTag.detect(on: session, variant: variant, logger: logger))
     }
 }

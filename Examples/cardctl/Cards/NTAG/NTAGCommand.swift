@@ -55,9 +55,11 @@ struct NTAGCommand: AsyncParsableCommand {
             commandName: "info", abstract: "Product, UID, GET_VERSION, configuration and capability container.")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup var credentials: PasswordOptions
+        @OptionGroup var dialect: ReaderDialectOption
 
         func run() async throws {
-            let info = try await withTag(global, credentials) { tag in try await NTAGInfoGathering.gather(tag) }
+            let info = try await withTag(global, credentials, dialect) { tag in try await NTAGInfoGathering.gather(tag)
+            }
             let product = info.product
             if global.json {
                 try Output.json(NTAGOutput.Info(info))
@@ -87,6 +89,7 @@ struct NTAGCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "read", abstract: "Read pages (hex).")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup var credentials: PasswordOptions
+        @OptionGroup var dialect: ReaderDialectOption
         @Option(help: "First page (decimal or 0x hex, 0...255).") var page = NTAGPageNumber(0)
         @Option(help: "Number of pages (default: to the end).") var count: Int?
 
@@ -96,7 +99,7 @@ struct NTAGCommand: AsyncParsableCommand {
 
         func run() async throws {
             let page = self.page.value
-            let (data, first) = try await withTag(global, credentials) { tag in
+            let (data, first) = try await withTag(global, credentials, dialect) { tag in
                 let pages = tag.product.pageCount
                 guard page < pages else {
                     throw InputError(description: "--page \(page) is outside \(tag.product)'s pages 0...\(pages - 1)")
@@ -123,6 +126,7 @@ struct NTAGCommand: AsyncParsableCommand {
             commandName: "write", abstract: "Write whole pages (4 bytes each), one WRITE per page.")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup var credentials: PasswordOptions
+        @OptionGroup var dialect: ReaderDialectOption
         @Option(help: "First page (decimal or 0x hex, 2...255).") var page: NTAGPageNumber
         @Option(help: "Data in hex, a whole number of pages.") var data: String
 
@@ -137,7 +141,7 @@ struct NTAGCommand: AsyncParsableCommand {
         func run() async throws {
             let bytes = try NTAGCommand.hex(data, option: "--data")
             let page = self.page.value
-            try await withTag(global, credentials) { tag in
+            try await withTag(global, credentials, dialect) { tag in
                 for index in 0..<bytes.count / 4 {
                     try await tag.write(page: page + index, Array(bytes[index * 4..<index * 4 + 4]))
                 }
@@ -156,6 +160,7 @@ struct NTAGCommand: AsyncParsableCommand {
                 """)
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup var credentials: PasswordOptions
+        @OptionGroup var dialect: ReaderDialectOption
         @Option(help: ArgumentHelp("The new 4-byte password (hex).", valueName: "HEX")) var newPassword: String
         @Option(help: ArgumentHelp("The new 2-byte PACK (hex).", valueName: "HEX")) var newPack: String
         @Option(help: "First protected page (AUTH0; 255 turns protection off).") var auth0: Int = 4
@@ -175,7 +180,7 @@ struct NTAGCommand: AsyncParsableCommand {
         func run() async throws {
             let password = try Type2Password(NTAGCommand.hex(newPassword, count: 4, option: "--new-password"))
             let pack = try NTAGCommand.hex(newPack, count: 2, option: "--new-pack")
-            let configuration = try await withTag(global, credentials) { tag in
+            let configuration = try await withTag(global, credentials, dialect) { tag in
                 try await tag.protect(
                     password: password, pack: pack, auth0: UInt8(auth0), protectsReads: protectReads,
                     authenticationLimit: UInt8(authLimit))
@@ -198,6 +203,7 @@ struct NTAGCommand: AsyncParsableCommand {
             commandName: "pwd-auth", abstract: "PWD_AUTH with --password; prints the PACK (checked with --pack).")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup var credentials: PasswordOptions
+        @OptionGroup var dialect: ReaderDialectOption
 
         func validate() throws {
             guard credentials.password != nil else { throw ValidationError("pwd-auth needs --password") }
@@ -205,7 +211,7 @@ struct NTAGCommand: AsyncParsableCommand {
 
         func run() async throws {
             guard let (password, expected) = try credentials.credentials() else { return }
-            let pack = try await withTag(global, login: nil) { tag in
+            let pack = try await withTag(global, dialect, login: nil) { tag in
                 try await tag.authenticate(password: password, expectedPACK: expected)
             }
             if global.json {
@@ -221,6 +227,7 @@ struct NTAGCommand: AsyncParsableCommand {
             commandName: "counter", abstract: "READ_CNT: the NFC counter (NTAG21x) or counter 0-2 (Ultralight EV1).")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
         @OptionGroup var credentials: PasswordOptions
+        @OptionGroup var dialect: ReaderDialectOption
         @Option(help: "Counter number (default: 2, the NTAG21x NFC counter).") var number: Int?
 
         func validate() throws {
@@ -228,7 +235,7 @@ struct NTAGCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let value = try await withTag(global, credentials) { tag in
+            let value = try await withTag(global, credentials, dialect) { tag in
                 try await tag.readCounter(number.map { UInt8($0) })
             }
             if global.json {
@@ -244,9 +251,10 @@ struct NTAGCommand: AsyncParsableCommand {
             commandName: "signature",
             abstract: "READ_SIG: the 32-byte originality signature (not verified: secp128r1 is not in swift-crypto).")
         @OptionGroup(title: "Global Options") var global: GlobalOptions
+        @OptionGroup var dialect: ReaderDialectOption
 
         func run() async throws {
-            let signature = try await withTag(global, login: nil) { tag in try await tag.readSignature() }
+            let signature = try await withTag(global, dialect, login: nil) { tag in try await tag.readSignature() }
             if global.json {
                 try Output.json(NTAGOutput.Signature(signature: signature.hexString))
             } else {
@@ -259,20 +267,21 @@ struct NTAGCommand: AsyncParsableCommand {
 /// Runs `body` on the NTAG / Ultralight EV1 of a session on the primary reader, after PWD_AUTH
 /// when a password is given; ends the reader's transparent session afterwards.
 private func withTag<T: Sendable>(
-    _ global: GlobalOptions, _ credentials: NTAGCommand.PasswordOptions,
+    _ global: GlobalOptions, _ credentials: NTAGCommand.PasswordOptions, _ dialect: ReaderDialectOption,
     _ body: @escaping @Sendable (NTAGClient) async throws -> T
 ) async throws -> T {
-    try await withTag(global, login: try credentials.credentials(), body)
+    try await withTag(global, dialect, login: try credentials.credentials(), body)
 }
 
 /// As above, with the password (and expected PACK) already parsed; nil: no PWD_AUTH.
 private func withTag<T: Sendable>(
-    _ global: GlobalOptions, login: (Type2Password, [UInt8]?)?,
+    _ global: GlobalOptions, _ dialect: ReaderDialectOption, login: (Type2Password, [UInt8]?)?,
     _ body: @escaping @Sendable (NTAGClient) async throws -> T
 ) async throws -> T {
     let logger = CommandLogging.logger(trace: global.trace)
     return try await ReaderConnection.withPrimarySession(global) { session in
-        let tag = try await NTAGClient.open(on: session, logger: logger)
+        let tag = try await NTAGClient.open(
+            on: session, variant: dialect.readerVariant(for: session.reader.info), logger: logger)
         if let (password, pack) = login {
             try await tag.authenticate(password: password, expectedPACK: pack)
         }
