@@ -83,6 +83,10 @@ step bash Scripts/vpcd-check.sh
 # Independent clients (pcsc_scan, libfreefare through libnfc's pcsc driver, PyPI desfire over
 # pyscard) against cards cardctl exports through pcscd + vpcd; they must agree with CardFlow.
 step bash Scripts/partners-check.sh
+# The other way round: storage cards and PC/SC part 3 readers written from the NXP and Sony
+# datasheets and the ACS/Identiv manuals (Python, over vpcd) in front of every cardctl
+# classic|ntag|felica command (about a minute).
+step bash Scripts/datasheet-cards-check.sh
 # The Debian packages (Scripts/package.sh: release build, static Swift runtime) checked as an
 # operator meets them: lintian, then apt install, use, upgrade and purge in a clean Debian 12 root
 # without Swift (debootstrap once per clone into .build-debroot).
