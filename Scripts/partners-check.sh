@@ -326,6 +326,25 @@ if [[ "${1:-}" == "--inner" ]]; then
     echo "$output" | grep -q 'text "libfreefare wrote this on a Classic"' || fail "cardctl classic ndef read: $output"
     ok CardFlow "cardctl classic ndef read: the message libfreefare's MIFARE Classic tools wrote"
 
+    # --- libfreefare's value-block API (INCREMENT/DECREMENT/RESTORE and TRANSFER through the
+    # PN532's InDataExchange) on a Classic 1K; CardFlow's `cardctl classic value` reads the
+    # values from the saved card.
+    check libfreefare
+    value_state="$logs/classic-value.json"
+    cc -o "$logs/libfreefare-classic-value" "$root/Scripts/partners/libfreefare-classic-value.c" \
+        $(pkg-config --cflags --libs libfreefare libnfc) || fail "building libfreefare-classic-value.c"
+    output=$(on_acr122u "classic1k,state=$value_state" "$logs/libfreefare-classic-value" 2>&1) \
+        || fail "libfreefare value blocks: $output"
+    for line in "init 5 100" "increment 5 250 -> 350" "decrement 5 50 -> 300" "restore 5 -> 6 300"; do
+        echo "$output" | grep -qx "$line" || fail "libfreefare value blocks: expected '$line': $output"
+    done
+    ok libfreefare "mifare_classic_init_value/increment/decrement/restore/transfer through acr122_usb: 100 → 350 → 300, copied"
+    check CardFlow
+    output=$("$cardctl" --reader "sim:classic1k,state=$value_state" classic value --block 6 2>&1) \
+        || fail "cardctl classic value of libfreefare's block: $output"
+    echo "$output" | grep -q "block 6: value 300" || fail "cardctl classic value --block 6: $output"
+    ok CardFlow "cardctl classic value reads the value libfreefare's RESTORE and TRANSFER left (300)"
+
     nfcpy() {  # card, arguments of Scripts/partners/nfcpy-acr122u.py
         local card="$1"; shift
         PYTHONPATH="$pydeps" on_acr122u "$card" /usr/bin/python3 "$root/Scripts/partners/nfcpy-acr122u.py" "$@" 2>&1

@@ -8,6 +8,8 @@ packages=(pkg-config libusb-1.0-0-dev libssl-dev libsqlite3-dev umockdev libumoc
           # Independent partners (Scripts/partners-check.sh): libfreefare's tools, pyscard, and
           # what Scripts/libnfc-pcsc.sh needs to build libnfc with its pcsc driver.
           libfreefare-bin libnfc-bin python3-pyscard xxd dpkg-dev autoconf automake libtool libusb-dev
+          # libfreefare's value-block API, called by Scripts/partners/libfreefare-classic-value.c.
+          libfreefare-dev libnfc-dev
           # The Debian packages (Scripts/package.sh, Scripts/package-check.sh): dpkg-shlibdeps
           # (dpkg-dev, above), strip, readelf and chrpath, lintian, and a clean Debian root to install
           # them into; man-db and systemd for `man` and `systemd-analyze verify`.

@@ -69,6 +69,7 @@ extension SimulatedMIFAREClassicCard {
     /// failure (no such key, another key, halted card, blocked sector) halts the card.
     mutating func authenticate(block: Int, keyType: UInt8, readerKey: [UInt8]?) -> Bool {
         authentication = nil
+        valueRegister = nil
         guard let key = Rules.Key(rawValue: keyType), block < blocks.count else { return fail() }
         let sector = Self.sector(ofBlock: block)
         let trailer = blocks[Self.trailerBlock(ofSector: sector)]
@@ -81,6 +82,7 @@ extension SimulatedMIFAREClassicCard {
     /// A failed authentication: the card halts until re-activated. Always false.
     private mutating func fail() -> Bool {
         authentication = nil
+        valueRegister = nil
         halted = true
         return false
     }
@@ -88,6 +90,7 @@ extension SimulatedMIFAREClassicCard {
     /// A refused card command: the card NAKs and halts.
     mutating func refuse() -> [UInt8] {
         authentication = nil
+        valueRegister = nil
         halted = true
         return readerDialect.refused
     }
@@ -114,7 +117,7 @@ extension SimulatedMIFAREClassicCard {
 
     private func trailerCondition(ofSector sector: Int) -> UInt8 { conditions(ofSector: sector)[3] }
 
-    private func dataAllowed(_ operation: Rules.DataOperation, block: Int) -> Bool {
+    func dataAllowed(_ operation: MIFAREClassicAccessRules.DataOperation, block: Int) -> Bool {
         guard let key = usableKey(for: block) else { return false }
         let sector = Self.sector(ofBlock: block)
         guard block != Self.trailerBlock(ofSector: sector) else { return false }
@@ -210,7 +213,7 @@ extension SimulatedMIFAREClassicCard {
     // MARK: - Value blocks (ACS FF D7 / FF B1)
 
     /// The value of a well-formed value block (datasheet §8.6.2.1), nil otherwise.
-    private func value(of block: Int) -> [UInt8]? {
+    func value(of block: Int) -> [UInt8]? {
         let bytes = blocks[block]
         let plain = Array(bytes[0..<4])
         guard plain == Array(bytes[8..<12]), (0..<4).allSatisfy({ bytes[$0] == ~bytes[$0 + 4] }),
@@ -219,7 +222,7 @@ extension SimulatedMIFAREClassicCard {
         return plain
     }
 
-    private static func valueBlock(_ littleEndian: [UInt8], address: UInt8) -> [UInt8] {
+    static func valueBlock(_ littleEndian: [UInt8], address: UInt8) -> [UInt8] {
         littleEndian + littleEndian.map { ~$0 } + littleEndian + [address, ~address, address, ~address]
     }
 

@@ -30,6 +30,56 @@ extension SimulatedMIFAREClassicCard {
         return writeBlock(block, data)
     }
 
+    /// INCREMENT (`C1`) or DECREMENT (`C0`) (MF1S50 §9.5): `block`'s value changed by `operand`
+    /// (4 bytes, least significant first, as on RF) into the value register; the block itself
+    /// changes only with TRANSFER. False when the card NAKs: the access conditions (increment
+    /// or decrement/transfer/restore for the key used), or a block that is no value block.
+    public mutating func readerChipChangeValue(block: Int, operand: [UInt8], increment: Bool) -> Bool {
+        guard operand.count == 4, block < blocks.count,
+            dataAllowed(increment ? .increment : .decrementTransferRestore, block: block),
+            let current = value(of: block)
+        else {
+            readerChipRefuse()
+            return false
+        }
+        let now = Self.littleEndianValue(current)
+        let amount = Self.littleEndianValue(operand)
+        let result = increment ? now &+ amount : now &- amount
+        valueRegister = (0..<4).map { UInt8(truncatingIfNeeded: result >> (8 * UInt32($0))) } + [blocks[block][12]]
+        return true
+    }
+
+    /// RESTORE (`C2`, MF1S50 §9.5): `block`'s value into the value register as it is (to copy
+    /// it with TRANSFER); the decrement/transfer/restore condition applies.
+    public mutating func readerChipRestore(block: Int) -> Bool {
+        guard block < blocks.count, dataAllowed(.decrementTransferRestore, block: block),
+            let current = value(of: block)
+        else {
+            readerChipRefuse()
+            return false
+        }
+        valueRegister = current + [blocks[block][12]]
+        return true
+    }
+
+    /// TRANSFER (`B0`, MF1S50 §9.5): the value register written to `block` of the authenticated
+    /// sector as a value block; false when the card NAKs (no value in the register, another
+    /// sector, the decrement/transfer/restore condition).
+    public mutating func readerChipTransfer(block: Int) -> Bool {
+        guard let register = valueRegister, block < blocks.count,
+            dataAllowed(.decrementTransferRestore, block: block)
+        else {
+            readerChipRefuse()
+            return false
+        }
+        blocks[block] = Self.valueBlock(Array(register[0..<4]), address: register[4])
+        return true
+    }
+
+    private static func littleEndianValue(_ bytes: [UInt8]) -> UInt32 {
+        (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[$1]) << (8 * UInt32($1)) }
+    }
+
     /// A command the card NAKs: it halts.
     public mutating func readerChipRefuse() {
         _ = refuse()

@@ -41,6 +41,9 @@ public struct SimulatedMIFAREClassicCard: PersistentVirtualCard, ReaderAwareVirt
     /// After a failed authentication or a refused command the card answers nothing until
     /// re-activated.
     var halted = false
+    /// The card's value register (MF1S50 §9.5): the 4-byte value (least significant byte first)
+    /// and the address byte an INCREMENT, DECREMENT or RESTORE left for TRANSFER; nil when none.
+    var valueRegister: [UInt8]?
     /// Sectors whose trailer got access bits with disagreeing copies.
     public internal(set) var blockedSectors: Set<Int> = []
 
@@ -85,6 +88,7 @@ public struct SimulatedMIFAREClassicCard: PersistentVirtualCard, ReaderAwareVirt
     public mutating func powerOn() {
         authentication = nil
         halted = false
+        valueRegister = nil
     }
 
     // MARK: - Geometry

@@ -11,7 +11,9 @@
 // - Status `00` done, `14` (§7.1: MIFARE authentication error) for a failed authentication and
 //   for a command the card NAKs (sector not authenticated, access conditions): the card then
 //   halts until the host selects it again (InListPassiveTarget), as MF1S50 §9 has it.
-// - Value commands (`C0`, `C1`, `C2`, `B0`) are not modelled: the card answers them with a NAK.
+// - Value commands: `C1|C0 block operand(4)` increment / decrement and `C2 block 00000000`
+//   restore fill the card's value register (the PN532 sends the operand as the command's second
+//   part, MF1S50 §9.5; libnfc's mifare.c sends six bytes for all three), `B0 block` transfers it.
 extension SimulatedPN532 {
     /// The InDataExchange answer (status and DataIn) of a MIFARE Classic `card` to `data`; nil
     /// for the PN532's syntax error (a MIFARE command of the wrong length).
@@ -31,6 +33,17 @@ extension SimulatedPN532 {
             guard data.count == 18 else { return nil }
             let written = card.readerChipWrite(block: Int(data[1]), data: Array(data[2...]))
             return [written ? 0x00 : Status.authentication]
+        case 0xC0, 0xC1, 0xC2:
+            guard data.count == 6 else { return nil }
+            let block = Int(data[1])
+            let done =
+                command == 0xC2
+                ? card.readerChipRestore(block: block)
+                : card.readerChipChangeValue(block: block, operand: Array(data[2..<6]), increment: command == 0xC1)
+            return [done ? 0x00 : Status.authentication]
+        case 0xB0:
+            guard data.count == 2 else { return nil }
+            return [card.readerChipTransfer(block: Int(data[1])) ? 0x00 : Status.authentication]
         default:
             card.readerChipRefuse()
             return [Status.authentication]
