@@ -33,8 +33,10 @@ public struct StorageNDEFTag: Sendable {
     /// The tag in `session`.
     ///
     /// - Parameters:
+    ///   - session: the card's session.
     ///   - variant: the reader dialect for the cards that need one (FeliCa, MIFARE Classic);
     ///     nil looks it up from the reader's USB IDs.
+    ///   - logger: where the clients log their APDUs at `trace`.
     /// - Throws: the opener's errors: ``FeliCaClient/open(on:variant:logger:)``'s for a FeliCa
     ///   card, ``StorageCardError/notAClassicCard(_:)`` and the MAD's errors at the first read
     ///   for MIFARE Classic, `NDEFTag.detect(on:)`'s otherwise.
