@@ -52,6 +52,23 @@ struct NTAGClientTests {
         #expect(signature == card.signature)
     }
 
+    /// Found by the datasheet-written NTAG215 (Scripts/datasheet-cards-check.sh): READ_CNT's NAK
+    /// with the counter off was explained as "an invalid page, or access refused".
+    @Test("READ_CNT with the NFC counter off: the NAK names NFC_CNT_EN")
+    func counterOff() async throws {
+        let (reader, _) = try await ClassicSimulatedReaders.open(
+            card: "ntag215", profile: ClassicSimulatedReaders.acsProfile)
+        let error = await #expect(throws: StorageCardError.self) {
+            try await reader.withSession { session in _ = try await NTAGClient.open(on: session).readCounter() }
+        }
+        guard case .cardNAK(let command, _, _, let cause)? = error else {
+            Issue.record("expected the tag's NAK, got \(String(describing: error))")
+            return
+        }
+        #expect(command == 0x39)
+        #expect(cause.contains("NFC_CNT_EN"), "\(cause)")
+    }
+
     @Test("password lifecycle: protect, refused without the password, PWD_AUTH with PACK", arguments: profileNames)
     func passwordLifecycle(profile: String) async throws {
         let (reader, _) = try await ClassicSimulatedReaders.open(card: "ntag213", profile: profile)

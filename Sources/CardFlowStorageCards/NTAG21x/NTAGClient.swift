@@ -390,6 +390,12 @@ public actor NTAGClient {
                 "a wrong password, or the authentication limit (AUTHLIM) was reached (the reader's PN532 does not "
                 + "pass the NAK's value on)"
         case (0x1B, _): cause = "a wrong password"
+        // READ_CNT answers only with the NFC counter on (ACCESS NFC_CNT_EN) and, with
+        // NFC_CNT_PWD_PROT, after PWD_AUTH (NTAG213/215/216 data sheet, READ_CNT).
+        case (0x39, 0x00?), (0x39, nil):
+            cause =
+                "the NFC counter is off (NTAG21x ACCESS NFC_CNT_EN), password-protected (NFC_CNT_PWD_PROT: "
+                + "authenticate first), or there is no such counter"
         case (_, 0x00?):
             cause = "an invalid page, or access refused (password protection from AUTH0, lock bits, CFGLCK)"
         case (_, 0x01?): cause = "a parity or CRC error on RF"
