@@ -5,6 +5,7 @@ import CardFlowSimulator
 import CardFlowSimulatorCards
 import CardFlowStorageCards
 import Foundation
+import Synchronization
 import Testing
 
 /// Real cards' published APDU exchanges (`Tests/Fixtures/card-recordings`), replayed as cards
@@ -102,6 +103,27 @@ struct RecordedCardTests {
             try await tag.authenticate(keyNumber: 0, key: zero)
             try await tag.writeData(.ndef, data: ndefFile, mode: .enciphered)
             try await tag.changeFileSettings(.ndef, to: settings)
+        }
+        try await Self.expectComplete(virtual)
+    }
+
+    @Test("NTAG 424 DNA key changes (AN12196 Tables 19-26): two authentications, each with its recorded RndA")
+    func ntag424ChangeKeys() async throws {
+        let (reader, virtual) = try await Self.reader("ntag424-an12196-change-keys.apdu")
+        let zero = try DESFireKey(type: .aes, bytes: [UInt8](repeating: 0, count: 16))
+        let rndA = RecordedRandom(["B98F4C50CF1C2E084FD150E33992B048", "60BE759EDA560250AC57CDDC11743CF6"])
+        try await reader.withSession { session in
+            let tag = NTAG424Client(channel: session, randomBytes: { _ in rndA.next() })
+            try await tag.authenticate(keyNumber: 3, key: zero)
+            try await tag.writeData(.proprietary, data: Array(1...10), mode: .enciphered)
+            try await tag.authenticateNonFirst(keyNumber: 0, key: zero)
+            try await tag.writeData(
+                .capabilityContainer, offset: 0x0E, data: try [UInt8](hex: "FF0506E10500808283000000000000000000"),
+                mode: .plain)
+            try await tag.changeKey(
+                2, to: DESFireKey(type: .aes, hex: "F3847D627727ED3BC9C4CC050489B966", version: 1), oldKey: zero)
+            try await tag.changeKey(0, to: DESFireKey(type: .aes, hex: "5004BF991F408672B1EF00F08F9E8647", version: 1))
+            #expect(await !tag.isAuthenticated, "changing the session's own key ends the session")
         }
         try await Self.expectComplete(virtual)
     }
@@ -211,4 +233,15 @@ struct RecordedCardTests {
         }
         #expect(version.uid == [0x04, 0x95, 0x91, 0x0A, 0x5D, 0x6D, 0x80])
     }
+}
+
+/// A recording's random values handed out in order, as a client's random-source hook asks for
+/// them (once per authentication); empty once they are used up, so an extra request fails rather
+/// than getting a made-up value.
+final class RecordedRandom: Sendable {
+    private let values: Mutex<[[UInt8]]>
+
+    init(_ hex: [String]) { values = Mutex(hex.map { try! [UInt8](hex: $0) }) }
+
+    func next() -> [UInt8] { values.withLock { $0.isEmpty ? [] : $0.removeFirst() } }
 }
