@@ -20,7 +20,7 @@
 /// // … drive a client through the reader …
 /// if let mismatch = (await virtualReader.card() as? RecordedConversationCard)?.mismatch { print(mismatch) }
 /// ```
-public struct RecordedConversationCard: VirtualCard, Hashable {
+public struct RecordedConversationCard: DivergenceReportingVirtualCard, Hashable {
     /// The conversation being replayed.
     public let recording: APDURecording
     /// How many exchanges have been played.
@@ -45,6 +45,9 @@ public struct RecordedConversationCard: VirtualCard, Hashable {
 
     /// The `FF` instructions the recording holds answers for.
     public let readerPassThroughInstructions: Set<UInt8>
+
+    /// The first mismatch, for the reader to report beside the mute card.
+    public var divergence: (any Error & Sendable)? { mismatch }
 
     /// Whether every recorded exchange has been played without a mismatch.
     public var isComplete: Bool { mismatch == nil && position == recording.exchanges.count }
