@@ -389,7 +389,11 @@ let package = Package(
             dependencies: ["CardFlowCCIDProtocol", "CardFlowSimulator", "CardFlow", "CardFlowCCID"]),
         .testTarget(
             name: "CardFlowTranscriptsTests",
-            dependencies: ["CardFlowTranscripts", "CardFlowCCIDProtocol", "CardFlowSimulator"]),
+            dependencies: [
+                "CardFlowTranscripts", "CardFlowCCIDProtocol", "CardFlowSimulator",
+                // Real cards' recordings replayed against the card clients.
+                "CardFlowSimulatorCards", "CardFlow", "CardFlowDESFire", "CardFlowStorageCards", "CardFlowISO15693",
+            ]),
         .testTarget(
             name: "CardFlowSimulatorTests",
             dependencies: [

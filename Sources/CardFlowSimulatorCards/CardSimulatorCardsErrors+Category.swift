@@ -11,3 +11,8 @@ extension TONFactoryDataError: CategorizedError {
     /// A TON factory-data file that does not load.
     public var category: ErrorCategory { .usage }
 }
+
+extension APDURecordingError: CategorizedError {
+    /// An APDU recording file that does not load.
+    public var category: ErrorCategory { .usage }
+}

@@ -333,6 +333,11 @@ extension VirtualCCIDReader {
             cardTime = card.processingTime(for: apdu)
             response = card.process(apdu)
             slots[index].card = card
+            if response.isEmpty, let reporting = card as? any DivergenceReportingVirtualCard,
+                let divergence = reporting.divergence
+            {
+                logger.error("the card stopped answering", metadata: ["reason": "\(divergence)"])
+            }
         }
         let time = configuration.timing.exchangeTime(
             commandLength: apdu.count, responseLength: response.count,

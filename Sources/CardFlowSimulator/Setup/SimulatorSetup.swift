@@ -170,6 +170,9 @@ public struct SimulatorSetup: Sendable {
         case .ultralightEV1: return SimulatedNTAG21xCard(seed: seed, model: .ultralightEV1)
         case .felicaLiteS:
             return SimulatedFeliCaLiteSCard(seed: seed, ndefFormatted: specification?.ndefFormatted ?? false)
+        case .apduReplay:
+            guard let path = specification?.recordingPath else { throw SimulatorSetupError.recordingMissing }
+            return RecordedConversationCard(recording: try APDURecording(contentsOfFile: path))
         }
     }
 
@@ -221,7 +224,7 @@ public struct SimulatorSetup: Sendable {
             }
             return card
         case .felicaLiteS: return try store.load(SimulatedFeliCaLiteSCard.self)
-        case .fuzz, .apduTest: throw SimulatorSetupError.cardNotPersistent(specification.cardKind.rawValue)
+        case .fuzz, .apduTest, .apduReplay: throw SimulatorSetupError.cardNotPersistent(specification.cardKind.rawValue)
         }
     }
 }
@@ -231,6 +234,8 @@ public enum SimulatorSetupError: Error, Sendable, Hashable, CustomStringConverti
     case profileWithoutInterfaces(String)
     case stateOfAnotherKind(path: String, stored: String, requested: String)
     case cardNotPersistent(String)
+    /// `sim:apdu-replay` built without `recording=PATH`.
+    case recordingMissing
 
     public var description: String {
         switch self {
@@ -238,6 +243,7 @@ public enum SimulatorSetupError: Error, Sendable, Hashable, CustomStringConverti
         case .stateOfAnotherKind(let path, let stored, let requested):
             "state file \(path) holds a '\(stored)' card, not a '\(requested)' card; use another path or the matching card kind"
         case .cardNotPersistent(let kind): "the simulated '\(kind)' card cannot be saved"
+        case .recordingMissing: "the replayed card needs its recording: sim:apdu-replay,recording=PATH"
         }
     }
 }

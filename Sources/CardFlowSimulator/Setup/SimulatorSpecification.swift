@@ -53,6 +53,9 @@ public struct SimulatorSpecification: Sendable, Hashable {
     /// TON card: a JSON file of factory activation data (`activation=PATH`) with the keys
     /// `serialNumber`, `password`, `commonSecret` and `iv`; vector A of the reference by default.
     public var activationPath: String?
+    /// Replayed card: the APDU recording of a real card's conversation (`recording=PATH`, see
+    /// ``/CardFlowSimulatorCards/APDURecording``); required by `sim:apdu-replay`.
+    public var recordingPath: String?
     /// Seeded reader misbehaviour (`reader-chaos=SEED`, with `chaos-rate=P` the share of
     /// commands that meet a fault, 0.05 by default): time-extension and S(WTX) storms, lost,
     /// short, oversized, garbled and duplicated answers, bSeq games, stalls, unknown interrupt
@@ -187,6 +190,7 @@ public struct SimulatorSpecification: Sendable, Hashable {
                 guard value == nil else { throw .invalidValue(option: key, value: value ?? "", expected: "no value") }
                 randomUID = true
             case "activation": activationPath = try require()
+            case "recording": recordingPath = try require()
             case "capacity":
                 let text = try require()
                 guard let bytes = Int(text), (3...0x7FFF).contains(bytes) else {
@@ -291,6 +295,14 @@ public struct SimulatorSpecification: Sendable, Hashable {
                 throw .unknownOption(key)
             }
         }
+        if kind == .apduReplay, recordingPath == nil {
+            throw .missingValue(option: "recording")
+        }
+        if kind != .apduReplay, recordingPath != nil {
+            throw .invalidValue(
+                option: "recording", value: recordingPath ?? "",
+                expected: "sim:apdu-replay (only the replayed card takes it)")
+        }
         if let chaosRate {
             guard var chaos = readerChaos else {
                 throw .invalidValue(
@@ -369,6 +381,9 @@ public enum SimulatedCardKind: String, Sendable, Hashable, CaseIterable {
     case ultralightEV1 = "ultralight-ev1"
     /// A ``/CardFlowSimulatorCards/SimulatedFeliCaLiteSCard``, answering its reader's raw-frame route (`ndef`: formatted).
     case felicaLiteS = "felica-lite-s"
+    /// A ``/CardFlowSimulatorCards/RecordedConversationCard``: a real card's recorded APDUs
+    /// (`recording=PATH`) played back, a typed mismatch for any command the recording did not expect.
+    case apduReplay = "apdu-replay"
 
     /// The well-behaved models and `none`. `fuzz` is left out on purpose: it misbehaves by
     /// design, so code that cycles through every card (cardd's `--simulate`) must ask for it;
@@ -383,6 +398,7 @@ public enum SimulatedCardKind: String, Sendable, Hashable, CaseIterable {
     public static var selectable: [SimulatedCardKind] {
         allCases + [
             .fuzz, .apduTest, .classic1k, .classic4k, .ntag213, .ntag215, .ntag216, .ultralightEV1, .felicaLiteS,
+            .apduReplay,
         ]
     }
 
@@ -415,7 +431,7 @@ public enum SimulatorSpecificationError: Error, Sendable, Hashable, CustomString
         case .unknownCardKind(let kind):
             "unknown simulated card '\(kind)'; known: \(SimulatedCardKind.selectable.map(\.rawValue).joined(separator: ", "))"
         case .unknownOption(let key):
-            "unknown simulator option '\(key)'; known: profile, slots, busy-slots, latency, usb, firmware, rf, fsc, cmd-byte, resp-byte, clock, lift-after, return-after, swap, seed, state, capacity, block-size, locked, multi-write, ndef, random-uid, activation, wrap, hostile, sticky, max-response, reader-chaos, chaos-rate, contact, ta1, specific, pps, edc"
+            "unknown simulator option '\(key)'; known: profile, slots, busy-slots, latency, usb, firmware, rf, fsc, cmd-byte, resp-byte, clock, lift-after, return-after, swap, seed, state, capacity, block-size, locked, multi-write, ndef, random-uid, activation, recording, wrap, hostile, sticky, max-response, reader-chaos, chaos-rate, contact, ta1, specific, pps, edc"
         case .missingValue(let key): "simulator option '\(key)' needs a value (\(key)=...)"
         case .invalidValue(let key, let value, let expected):
             "simulator option '\(key)' has value '\(value)'; expected \(expected)"

@@ -1,0 +1,247 @@
+import CardFlow
+import CardFlowDESFire
+import CardFlowISO15693
+import CardFlowSimulator
+import CardFlowSimulatorCards
+import CardFlowStorageCards
+import Foundation
+import Synchronization
+import Testing
+
+/// Real cards' published APDU exchanges (`Tests/Fixtures/card-recordings`), replayed as cards
+/// behind the simulated reader: CardFlow's card clients, through the CCID driver and a session,
+/// meet bytes a real card produced. Where a recording holds the host's randomness, the client's
+/// random-source hook gets the recording's bytes.
+@Suite("Real cards' recordings replayed behind the simulated reader")
+struct RecordedCardTests {
+    static let directory = TranscriptFixtures.fixturesRoot.appendingPathComponent("card-recordings")
+
+    static func recording(_ name: String) throws -> APDURecording {
+        try APDURecording(contentsOfFile: directory.appendingPathComponent(name).path)
+    }
+
+    /// A simulated reader holding the recording's card, and the CardFlow reader on it.
+    static func reader(_ name: String) async throws -> (Reader, VirtualCCIDReader) {
+        let virtual = VirtualCCIDReader()
+        await virtual.insert(RecordedConversationCard(recording: try recording(name)))
+        return (Reader.simulated(virtual), virtual)
+    }
+
+    /// The replayed card after the run: every exchange played, no mismatch.
+    static func expectComplete(_ virtual: VirtualCCIDReader, sourceLocation: SourceLocation = #_sourceLocation)
+        async throws
+    {
+        let card = try #require(await virtual.card() as? RecordedConversationCard, sourceLocation: sourceLocation)
+        #expect(
+            card.mismatch == nil, "\(card.mismatch.map(String.init(describing:)) ?? "")", sourceLocation: sourceLocation
+        )
+        #expect(
+            card.isComplete, "played \(card.position) of \(card.recording.exchanges.count)",
+            sourceLocation: sourceLocation)
+    }
+
+    static func fixed(_ hex: String) -> @Sendable (Int) -> [UInt8] {
+        let value = try! [UInt8](hex: hex)
+        return { _ in value }
+    }
+
+    @Test("every recording parses and names its source, card and license")
+    func corpusHeaders() throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: Self.directory.path)
+            .filter { $0.hasSuffix(".apdu") }.sorted()
+        #expect(names.count >= 3)
+        for name in names {
+            let recording = try Self.recording(name)
+            #expect(recording.source.hasPrefix("https://"), "\(name)")
+            #expect(!recording.card.isEmpty && !recording.license.isEmpty, "\(name)")
+        }
+    }
+
+    @Test("DESFire EV3 GetVersion (kpn532 trace): the client reads the three frames")
+    func desfireGetVersion() async throws {
+        let (reader, virtual) = try await Self.reader("desfire-ev3-getversion-kpn532.apdu")
+        let version = try await reader.withSession { session in
+            try await DESFireClient(channel: session).getVersion()
+        }
+        #expect(version.uid == [0x04, 0x95, 0x91, 0x0A, 0x5D, 0x6D, 0x80])
+        #expect(version.hardware == [0x04, 0x01, 0x01, 0x33, 0x00, 0x1A, 0x05])
+        #expect(version.software == [0x04, 0x01, 0x01, 0x03, 0x00, 0x1A, 0x05])
+        #expect(version.batch == [0x99, 0x53, 0x67, 0x30, 0x30])
+        #expect(version.week == 0x20 && version.year == 0x20)
+        try await Self.expectComplete(virtual)
+    }
+
+    @Test("DESFire ISO authentication with DES and FormatPICC (Proxmark3 issue 2961): RndA injected, CMAC verified")
+    func desfireAuthenticateAndFormat() async throws {
+        let (reader, virtual) = try await Self.reader("desfire-iso-auth-format-pm3-2961.apdu")
+        let key = try DESFireKey(type: .des, bytes: [UInt8](repeating: 0, count: 8))
+        try await reader.withSession { session in
+            let card = DESFireClient(channel: session, randomBytes: Self.fixed("0102030405060708"))
+            try await card.authenticate(keyNumber: 0, key: key, method: .iso)
+            try await card.formatPICC()
+        }
+        try await Self.expectComplete(virtual)
+    }
+
+    @Test("NTAG 424 DNA personalization (AN12196 Tables 14, 17, 18) through the simulated reader")
+    func ntag424Personalization() async throws {
+        let (reader, virtual) = try await Self.reader("ntag424-an12196-personalize.apdu")
+        let zero = try DESFireKey(type: .aes, bytes: [UInt8](repeating: 0, count: 16))
+        let record =
+            try [UInt8](hex: "0051D1014D550463686F6F73652E75726C2E636F6D2F6E7461673432343F653D")
+            + Array(String(repeating: "0", count: 32).utf8) + Array("&c=".utf8)
+            + Array(String(repeating: "0", count: 16).utf8)
+        let ndefFile = record + [UInt8](repeating: 0, count: 0x80 - record.count)
+        let settings = NTAG424FileSettings(
+            commMode: .plain, accessRights: DESFireAccessRights(rawValue: 0xE000),
+            sdm: NTAG424SDMSettings(
+                metaReadKey: 2, fileReadKey: 1, counterRetrievalKey: 1,
+                piccDataOffset: 0x20, macInputOffset: 0x43, macOffset: 0x43))
+        try await reader.withSession { session in
+            let tag = NTAG424Client(channel: session, randomBytes: Self.fixed("13C5DB8A5930439FC3DEF9A4C675360F"))
+            try await tag.selectNDEFApplication()
+            try await tag.authenticate(keyNumber: 0, key: zero)
+            try await tag.writeData(.ndef, data: ndefFile, mode: .enciphered)
+            try await tag.changeFileSettings(.ndef, to: settings)
+        }
+        try await Self.expectComplete(virtual)
+    }
+
+    @Test("NTAG 424 DNA key changes (AN12196 Tables 19-26): two authentications, each with its recorded RndA")
+    func ntag424ChangeKeys() async throws {
+        let (reader, virtual) = try await Self.reader("ntag424-an12196-change-keys.apdu")
+        let zero = try DESFireKey(type: .aes, bytes: [UInt8](repeating: 0, count: 16))
+        let rndA = RecordedRandom(["B98F4C50CF1C2E084FD150E33992B048", "60BE759EDA560250AC57CDDC11743CF6"])
+        try await reader.withSession { session in
+            let tag = NTAG424Client(channel: session, randomBytes: { _ in rndA.next() })
+            try await tag.authenticate(keyNumber: 3, key: zero)
+            try await tag.writeData(.proprietary, data: Array(1...10), mode: .enciphered)
+            try await tag.authenticateNonFirst(keyNumber: 0, key: zero)
+            try await tag.writeData(
+                .capabilityContainer, offset: 0x0E, data: try [UInt8](hex: "FF0506E10500808283000000000000000000"),
+                mode: .plain)
+            try await tag.changeKey(
+                2, to: DESFireKey(type: .aes, hex: "F3847D627727ED3BC9C4CC050489B966", version: 1), oldKey: zero)
+            try await tag.changeKey(0, to: DESFireKey(type: .aes, hex: "5004BF991F408672B1EF00F08F9E8647", version: 1))
+            #expect(await !tag.isAuthenticated, "changing the session's own key ends the session")
+        }
+        try await Self.expectComplete(virtual)
+    }
+
+    @Test("ICODE SLI on an ACR1552 (NXP community): GET SYSTEM INFORMATION decoded, the reader's write time-out typed")
+    func icodeSLITransparentExchange() async throws {
+        let (reader, virtual) = try await Self.reader("icode-sli-acr1552-transparent-nxp-community.apdu")
+        try await reader.withSession { session in
+            // The application's own steps (the client has no call for them): start the transparent
+            // session and switch to ISO 15693 layer 3.
+            #expect(try await session.transmit(CommandAPDU(hex: "FF C2 00 00 02 81 00 00")).statusWord.isSuccess)
+            #expect(try await session.transmit(CommandAPDU(hex: "FF C2 00 02 04 8F 02 02 03")).statusWord.isSuccess)
+            let tag = ISO15693Tag(channel: session)
+            let info = try await tag.systemInformation()
+            #expect(info.uid == [0xE0, 0x04, 0x01, 0x00, 0x8A, 0x5C, 0x98, 0x2E])
+            #expect(info.blockCount == 28 && info.blockSize == 4)
+            #expect(info.dsfid == 0 && info.afi == 0 && info.icReference == 1)
+            _ = try await session.transmit(CommandAPDU(hex: "FF C2 00 01 05 95 03 42 20 00 00"))
+            await #expect(throws: ISO15693Error.exchangeFailed(sw: 0x6401)) {
+                try await tag.writeBlockDirectly(0, data: [0x12, 0x34, 0x56, 0x78])
+            }
+            let back = try await session.transmit(CommandAPDU(hex: "FF C2 00 01 05 95 03 42 20 00 00"))
+            #expect(Array(back.data.suffix(4)) == [0x12, 0x34, 0x56, 0x78])
+            _ = try await session.transmit(CommandAPDU(hex: "FF C2 00 00 02 82 00 00"))
+        }
+        try await Self.expectComplete(virtual)
+    }
+
+    @Test("MIFARE Classic on an ACR122U (pcsc-lite issue 107): the refused authentication is typed")
+    func classicAuthenticationRefused() async throws {
+        let (reader, virtual) = try await Self.reader("classic-acr122u-auth-refused-pcsc-107.apdu")
+        try await reader.withSession { session in
+            let card = try await ClassicClient.open(on: session)
+            await #expect {
+                try await card.authenticate(block: 0x12, keyType: .a, slot: 0)
+            } throws: { error in
+                guard case StorageCardError.authenticationFailed(let block, .a, let statusWord, _) = error else {
+                    return false
+                }
+                return block == 0x12 && statusWord.rawValue == 0x6300
+            }
+            #expect(await card.authenticatedSector == nil)
+        }
+        try await Self.expectComplete(virtual)
+    }
+
+    @Test("a command the recording did not expect: typed mismatch with both APDUs and the position, the card mute")
+    func mismatchIsTyped() async throws {
+        let (reader, virtual) = try await Self.reader("desfire-ev3-getversion-kpn532.apdu")
+        await #expect(throws: (any Error).self) {
+            try await reader.withSession { session in
+                _ = try await DESFireClient(channel: session).getApplicationIDs()
+            }
+        }
+        let card = try #require(await virtual.card() as? RecordedConversationCard)
+        let mismatch = try #require(card.mismatch)
+        #expect(mismatch.position == 0)
+        #expect(mismatch.expected == [0x90, 0x60, 0x00, 0x00, 0x00])
+        #expect(mismatch.received == [0x90, 0x6A, 0x00, 0x00, 0x00])
+        #expect(mismatch.category == .card)
+        #expect(String(describing: mismatch).contains("90 6A 00 00 00"))
+        #expect(!card.isComplete)
+    }
+
+    @Test("past the recording's end: a mismatch without an expected command")
+    func pastTheEnd() throws {
+        var card = RecordedConversationCard(recording: try Self.recording("desfire-ev3-getversion-kpn532.apdu"))
+        for exchange in card.recording.exchanges { #expect(card.process(exchange.command) == exchange.response) }
+        #expect(card.isComplete)
+        #expect(card.process([0x90, 0x60, 0x00, 0x00, 0x00]).isEmpty)
+        #expect(card.mismatch?.position == 3 && card.mismatch?.expected == nil)
+        #expect(!card.isComplete)
+    }
+
+    @Test(
+        "malformed recordings are typed errors naming the line",
+        arguments: [
+            ("# card: c\n# license: l\n# ats: 0675\n> 00\n< 9000\n", APDURecordingError.missingHeader("source")),
+            ("# source: s\n# card: c\n# license: l\n> 00\n< 9000\n", .technology),
+            ("# source: s\n# card: c\n# license: l\n# ats: 06\n# atr: 3B00\n> 00\n< 9000\n", .technology),
+            ("# source: s\n# card: c\n# license: l\n# ats: 06\n> 00\n> 01\n< 9000\n", .commandWithoutResponse(line: 5)),
+            ("# source: s\n# card: c\n# license: l\n# ats: 06\n< 9000\n", .responseWithoutCommand(line: 5)),
+            ("# source: s\n# card: c\n# license: l\n# ats: 06\n> 00\n< 90\n", .responseWithoutStatus(line: 6)),
+            ("# source: s\n# card: c\n# license: l\n# ats: 06\n> 0G\n< 9000\n", .badHex(line: 5)),
+            ("# source: s\n# card: c\n# license: l\n# ats: 06\nhello\n", .unexpectedLine(line: 5, text: "hello")),
+            ("# source: s\n# card: c\n# license: l\n# storage: 0300\n> 00\n< 9000\n", .badStorage(line: 4)),
+            ("# source: s\n# card: c\n# license: l\n# ats: 06\n", .noExchanges),
+        ])
+    func malformed(_ text: String, _ error: APDURecordingError) {
+        #expect(throws: error) { try APDURecording(parsing: text) }
+    }
+
+    @Test("sim:apdu-replay,recording=PATH puts the recorded card on the simulated reader")
+    func selector() async throws {
+        let path = Self.directory.appendingPathComponent("desfire-ev3-getversion-kpn532.apdu").path
+        let specification = try SimulatorSpecification(parsing: "sim:apdu-replay,recording=\(path)")
+        #expect(specification.cardKind == .apduReplay && specification.recordingPath == path)
+        #expect(throws: SimulatorSpecificationError.missingValue(option: "recording")) {
+            try SimulatorSpecification(parsing: "sim:apdu-replay")
+        }
+        #expect(throws: SimulatorSpecificationError.self) {
+            try SimulatorSpecification(parsing: "sim:desfire,recording=\(path)")
+        }
+        let setup = try await SimulatorSetup(specification: specification)
+        let version = try await setup.cardFlowReaders()[0].withSession { session in
+            try await DESFireClient(channel: session).getVersion()
+        }
+        #expect(version.uid == [0x04, 0x95, 0x91, 0x0A, 0x5D, 0x6D, 0x80])
+    }
+}
+
+/// A recording's random values handed out in order, as a client's random-source hook asks for
+/// them (once per authentication); empty once they are used up, so an extra request fails rather
+/// than getting a made-up value.
+final class RecordedRandom: Sendable {
+    private let values: Mutex<[[UInt8]]>
+
+    init(_ hex: [String]) { values = Mutex(hex.map { try! [UInt8](hex: $0) }) }
+
+    func next() -> [UInt8] { values.withLock { $0.isEmpty ? [] : $0.removeFirst() } }
+}
