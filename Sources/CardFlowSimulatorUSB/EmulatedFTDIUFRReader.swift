@@ -11,7 +11,7 @@ import Musl
 
 /// A simulated USB uFR Nano on the ``USBTestbed``: an emulated FTDI FT232R (0403:6001, the
 /// reader's serial as the USB serial string) whose serial line leads to a
-/// ``/CardFlowSimulatorUFR/SimulatedUFRUART``. libftdi1, pyftdi or any libusb program drives
+/// `SimulatedUFRUART` (CardFlowSimulatorUFR). libftdi1, pyftdi or any libusb program drives
 /// the chip as a real one; the reader answers at 1 000 000 bps 8-N-1 with RTS clear.
 ///
 /// ```swift
@@ -119,8 +119,8 @@ extension USBTestbed {
     ///
     /// - Parameters:
     ///   - reader: the simulated reader.
-    ///   - serial: the USB serial string; the reader's ``/CardFlowSimulatorUFR/SimulatedUFRReader/serialNumber`` when nil.
-    ///   - resetWhenRTSAsserted: which RTS level resets the reader (see ``/CardFlowSimulatorUFR/SimulatedUFRUART``).
+    ///   - serial: the USB serial string; the reader's `SimulatedUFRReader.serialNumber` when nil.
+    ///   - resetWhenRTSAsserted: which RTS level resets the reader (see `SimulatedUFRUART` (CardFlowSimulatorUFR)).
     /// - Throws: ``USBEmulationError/attach(_:)`` when the device cannot be added.
     public func attachUFR(
         _ reader: SimulatedUFRReader, serial: String? = nil, resetWhenRTSAsserted: Bool = true

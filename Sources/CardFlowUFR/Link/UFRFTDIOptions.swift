@@ -40,9 +40,10 @@ public struct UFRFTDIOptions: Sendable, Hashable {
     public var readerRunsWith: ReaderRun
     /// Pulse RTS to the reset level on open, then discard the bootloader's `03 55 55 BB`.
     public var resetOnOpen: Bool
-    /// After bytes arrive, how long the link keeps reading once they stop. Reading stops
-    /// between exchanges so an idle reader costs no USB traffic; bytes arriving later wait in
-    /// the chip until the next command is sent.
+    /// After bytes arrive, how long the link keeps reading once they stop (less and less often;
+    /// a uFR sends a reply's packet and EXT back to back). Reading stops between exchanges so
+    /// an idle reader costs no USB traffic; bytes arriving later wait in the chip until the
+    /// next command is sent.
     public var quietPeriod: Duration
     /// After a send, how long the link reads when nothing arrives at all (longer than any
     /// reply timeout of ``UFRTiming``).
@@ -66,7 +67,7 @@ public struct UFRFTDIOptions: Sendable, Hashable {
         self.latencyMilliseconds = max(1, latencyMilliseconds)
         self.readerRunsWith = readerRunsWith
         self.resetOnOpen = resetOnOpen
-        self.quietPeriod = .milliseconds(100)
+        self.quietPeriod = .milliseconds(50)
         self.listenWindow = .seconds(5)
         self.transferTimeout = .milliseconds(100)
     }

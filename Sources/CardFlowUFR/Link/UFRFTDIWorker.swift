@@ -165,6 +165,8 @@ final class UFRFTDIWorker: Sendable {
     private func serve(_ context: UnsafeMutablePointer<ftdi_context>) -> String? {
         let clock = ContinuousClock()
         var listenUntil: ContinuousClock.Instant?
+        // Empty reads since the last bytes of this window (nil: none came yet).
+        var emptyReadsAfterData: Int?
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let (writes, closing) = state.withLock { state in
@@ -190,6 +192,7 @@ final class UFRFTDIWorker: Sendable {
                 }
                 write.done.resume()
                 listenUntil = clock.now + options.listenWindow
+                emptyReadsAfterData = nil
             }
             guard let until = listenUntil, clock.now < until else {
                 if listenUntil != nil { logger.trace("uFR FTDI: read window closed") }
@@ -207,6 +210,13 @@ final class UFRFTDIWorker: Sendable {
             if count > 0 {
                 events.yield(.bytes(Array(buffer.prefix(Int(count)))))
                 listenUntil = clock.now + options.quietPeriod
+                emptyReadsAfterData = 0
+            } else if let empty = emptyReadsAfterData {
+                // The answer has come and the line went quiet: read less and less often (2, 4,
+                // 8, 16 ms) until the quiet period ends. Late bytes wait in the chip meanwhile,
+                // and every empty read is a USB round trip, the whole cost of an idle reader.
+                emptyReadsAfterData = empty + 1
+                _ = wake.wait(timeout: .now() + .milliseconds(2 << min(empty, 3)))
             } else if clock.now - started < .milliseconds(1) {
                 // A chip answers an empty read after its latency timer; one answering at once
                 // must not turn this into a busy loop. A send ends the pause.
