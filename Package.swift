@@ -89,6 +89,8 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CCardFlowLibUSB", pkgConfig: "libusb-1.0", providers: [.apt(["libusb-1.0-0-dev"])]),
+        // libftdi1: USB uFR readers through their FTDI chip in user space (CardFlowUFR's ufr:usb).
+        .systemLibrary(name: "CCardFlowLibFTDI", pkgConfig: "libftdi1", providers: [.apt(["libftdi1-dev"])]),
         .systemLibrary(name: "CCardFlowLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CCardFlowUMockdev", pkgConfig: "umockdev-1.0", providers: [.apt(["libumockdev-dev"])]),
         .systemLibrary(name: "CCardFlowPCSCLite", pkgConfig: "libpcsclite", providers: [.apt(["libpcsclite-dev"])]),
@@ -177,13 +179,15 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
-        // umockdev-based USB device emulation (C): presents a CCID reader to libusb programs.
+        // umockdev-based USB device emulation (C): presents a CCID reader, or an FTDI USB-serial
+        // chip, to libusb programs.
         .target(name: "CardFlowCCIDEmulator", dependencies: ["CCardFlowUMockdev"]),
-        // Exposes a simulated CCID reader as a USB device through CardFlowCCIDEmulator.
+        // Exposes a simulated CCID reader, or a simulated uFR behind an emulated FTDI chip, as a USB
+        // device through CardFlowCCIDEmulator.
         .target(
             name: "CardFlowSimulatorUSB",
             dependencies: [
-                "CardFlowSimulator", "CardFlowCCIDProtocol", "CardFlowCCIDEmulator",
+                "CardFlowSimulator", "CardFlowCCIDProtocol", "CardFlowCCIDEmulator", "CardFlowSimulatorUFR",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -291,11 +295,13 @@ let package = Package(
             dependencies: ["CardFlow", "CardFlowPCSCLite", .product(name: "Logging", package: "swift-log")]),
         // Network readers (vpcd listener) as a CardFlow reader backend.
         .target(name: "CardFlowVPCD", dependencies: ["CardFlow", "CardFlowVPCDProtocol"]),
-        // Digital Logic uFR readers (uFR COM protocol over TCP, UDP or a serial device) as a CardFlow reader backend.
+        // Digital Logic uFR readers (uFR COM protocol over TCP, UDP, a serial device or libftdi1) as a CardFlow
+        // reader backend.
         .target(
             name: "CardFlowUFR",
             dependencies: [
-                "CardFlow", "CardFlowAsyncAdmission", .product(name: "Logging", package: "swift-log"),
+                "CardFlow", "CardFlowAsyncAdmission", "CCardFlowLibFTDI",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio", condition: networkReaders),
                 .product(name: "NIOPosix", package: "swift-nio", condition: networkReaders),
             ]),
@@ -525,7 +531,8 @@ let package = Package(
             name: "CardFlowUSBIntegrationTests",
             dependencies: [
                 "CardFlowCCIDProtocol", "CardFlow", "CardFlowCCID", "CardFlowSimulator", "CardFlowSimulatorUSB",
-                "CCardFlowLibUSB", "CardFlowDaemon",
+                "CCardFlowLibUSB", "CardFlowDaemon", "CardFlowUFR", "CardFlowSimulatorUFR", "CardFlowSimulatorCards",
+                "CardFlowDESFire", .product(name: "Logging", package: "swift-log"),
                 "CardFlowDaemonControl", "CardFlowDaemonFlows", "CardFlowDaemonTestSupport",
             ]),
     ],

@@ -24,14 +24,20 @@
 #               tools format a Classic 1K and write and read an NDEF message on it;
 #   nfcpy       (PyPI) senses an NTAG215 (Type 2) and an NDEF Type 4 tag through the same reader,
 #               reads and writes their NDEF messages, which `cardctl ndef read` then finds in the
-#               cards' saved states (Scripts/partners/nfcpy-acr122u.py).
+#               cards' saved states (Scripts/partners/nfcpy-acr122u.py);
+#   pyftdi      (PyPI, pure Python over pyusb) drives the emulated FTDI chip of the simulated USB
+#               uFR Nano (`cardctl simulate-ufr --usb`, umockdev): reads it as an FT232R, sets
+#               1 000 000 8N1 and the 2 ms latency timer (read back), and exchanges uFR COM
+#               frames it builds itself (GET_READER_TYPE, GET_SERIAL_NUMBER) with the reader
+#               (Scripts/partners/pyftdi-ufr.py); `cardctl --reader ufr:usb:…` then reads the same
+#               reader's identity through libftdi1.
 # At the end a table gives each partner's passed checks.
 #
 # Everything runs in private mount and network namespaces (unshare), like Scripts/vpcd-check.sh.
 #
 # Usage: Scripts/partners-check.sh [--cardctl PATH] [--log DIR]
 # Needs what Scripts/setup.sh installs (pcscd, pcsc-tools, vsmartcard-vpcd, libfreefare-bin,
-# libnfc-bin, umockdev, python3-pyscard, PyPI desfire, nfcpy and ndeflib) and Scripts/libnfc-pcsc.sh's library.
+# libnfc-bin, umockdev, python3-pyscard, PyPI desfire, nfcpy, pyftdi and ndeflib) and Scripts/libnfc-pcsc.sh's library.
 # Exit status: 0 every check passed, 1 a check failed, 2 setup problem.
 set -euo pipefail
 
@@ -50,7 +56,7 @@ if [[ "${1:-}" == "--inner" ]]; then
     }
     trap cleanup EXIT
     declare -A passed=() total=()
-    partners=(pcsc_scan libfreefare "PyPI desfire" CardFlow pyscard "libnfc acr122_usb" nfcpy)
+    partners=(pcsc_scan libfreefare "PyPI desfire" CardFlow pyscard "libnfc acr122_usb" nfcpy pyftdi)
     table() {
         echo "| partner | checks passed |"
         echo "|---|---|"
@@ -366,6 +372,19 @@ if [[ "${1:-}" == "--inner" ]]; then
         ok CardFlow "cardctl ndef read: the record nfcpy wrote on sim:$card"
     done
 
+    # pyftdi on the simulated USB uFR Nano's FTDI chip, then CardFlow's ufr:usb on the same reader.
+    check pyftdi
+    output=$(PYTHONPATH="$pydeps" timeout 120 "$cardctl" simulate-ufr --usb --usb-serial UN246810 --card desfire \
+        -- /usr/bin/python3 "$root/Scripts/partners/pyftdi-ufr.py" UN246810 2>&1) \
+        || fail "pyftdi on the simulated USB uFR Nano: $output"
+    echo "$output" | grep -q "^ok: GET_SERIAL_NUMBER UN246810" || fail "pyftdi did not read the reader's serial: $output"
+    ok pyftdi "FT232R descriptors, 1000000 8N1, latency 2 ms, GET_READER_TYPE and GET_SERIAL_NUMBER ($(echo "$output" | grep -c '^ok:') checks)"
+    check CardFlow
+    output=$(timeout 120 "$cardctl" simulate-ufr --usb --usb-serial UN246810 --card desfire \
+        -- sh -c '"$0" --reader "$CARDCTL_UFR_USB" list' "$cardctl" 2>&1) || fail "cardctl over ufr:usb: $output"
+    echo "$output" | grep -q "UN246810" || fail "cardctl over ufr:usb does not name the reader: $output"
+    ok CardFlow "cardctl --reader ufr:usb:UN246810 list (libftdi1) names the reader pyftdi talked to"
+
     echo
     table
     echo "partners-check: OK"
@@ -386,8 +405,8 @@ for tool in pcscd pcsc_scan scriptor mifare-desfire-info mifare-ultralight-info 
     command -v "$tool" >/dev/null || { echo "partners-check: $tool not found (Scripts/setup.sh installs what is needed)" >&2; exit 2; }
 done
 [[ -f /usr/lib/pcsc/drivers/serial/libifdvpcd.so ]] || { echo "partners-check: vpcd driver missing (apt-get install vsmartcard-vpcd)" >&2; exit 2; }
-PYTHONPATH="$pydeps" /usr/bin/python3 -c 'import smartcard, desfire.protocol, nfc' 2>/dev/null \
-    || { echo "partners-check: pyscard, PyPI desfire or nfcpy missing for /usr/bin/python3 (Scripts/setup.sh installs them)" >&2; exit 2; }
+PYTHONPATH="$pydeps" /usr/bin/python3 -c 'import smartcard, desfire.protocol, nfc, pyftdi.ftdi' 2>/dev/null \
+    || { echo "partners-check: pyscard, PyPI desfire, nfcpy or pyftdi missing for /usr/bin/python3 (Scripts/setup.sh installs them)" >&2; exit 2; }
 python3 -c 'import ndef' 2>/dev/null || { echo "partners-check: ndeflib missing (Scripts/setup.sh installs it)" >&2; exit 2; }
 libnfc=$(bash "$root/Scripts/libnfc-pcsc.sh") || exit 2
 if [[ ! -x "$cardctl" ]]; then

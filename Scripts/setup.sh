@@ -2,7 +2,7 @@
 # Installs what CardFlow needs on a fresh Debian machine (Swift itself comes from swift.org or
 # the machine image: /opt/swift). Safe to run again.
 set -euo pipefail
-packages=(pkg-config libusb-1.0-0-dev libssl-dev libsqlite3-dev umockdev libumockdev-dev pcscd libccid pcsc-tools libpcsc-perl
+packages=(pkg-config libusb-1.0-0-dev libftdi1-dev libssl-dev libsqlite3-dev umockdev libumockdev-dev pcscd libccid pcsc-tools libpcsc-perl
           libpcsclite-dev vsmartcard-vpicc vsmartcard-vpcd iproute2 util-linux python3-pip
           postgresql chromium
           # Independent partners (Scripts/partners-check.sh): libfreefare's tools, pyscard, and
@@ -55,6 +55,12 @@ fi
 if ! PYTHONPATH="$pydeps" /usr/bin/python3 -c 'import nfc' 2>/dev/null; then
   python3 -m pip install --quiet --target "$pydeps" nfcpy==1.0.4 2>/dev/null \
     || python3 -m pip install --quiet --break-system-packages --target "$pydeps" nfcpy==1.0.4
+fi
+# pyftdi 0.57.2 (pure Python over pyusb and libusb-1.0): the partner of the emulated FTDI chip
+# behind the simulated USB uFR Nano in Scripts/partners-check.sh (Scripts/partners/pyftdi-ufr.py).
+if ! PYTHONPATH="$pydeps" /usr/bin/python3 -c 'import pyftdi.ftdi' 2>/dev/null; then
+  python3 -m pip install --quiet --target "$pydeps" pyftdi==0.57.2 2>/dev/null \
+    || python3 -m pip install --quiet --break-system-packages --target "$pydeps" pyftdi==0.57.2
 fi
 # libnfc with its pcsc driver, built once from Debian's source package (Debian builds it without).
 bash "$(dirname "$0")/libnfc-pcsc.sh" >/dev/null

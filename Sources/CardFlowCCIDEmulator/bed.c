@@ -261,16 +261,12 @@ const char *ccid_emu_bed_dir(const ccid_emu_bed *bed)
     return bed->root_dir;
 }
 
-ccid_emu_reader *ccid_emu_bed_add_reader(ccid_emu_bed *bed, const ccid_emu_reader_info *info,
-                                         const ccid_emu_callbacks *callbacks, void *context, char **error)
+/* Gives the next device its bus and address (a new root hub when a bus fills up) and plugs it
+   in; `ftdi` non-NULL makes it an FTDI device. */
+static ccid_emu_reader *add_device(ccid_emu_bed *bed, const ccid_emu_reader_info *info,
+                                   const ccid_emu_callbacks *callbacks, void *context,
+                                   const ccid_emu_ftdi_callbacks *ftdi, char **error)
 {
-    if (info == NULL || info->class_descriptor == NULL || info->class_descriptor_length != 54 ||
-        info->class_descriptor[0] != 0x36 || info->class_descriptor[1] != 0x21) {
-        if (error != NULL)
-            *error = emu_strdup_error("the CCID class descriptor must be 54 bytes starting 36 21");
-        return NULL;
-    }
-
     /* Addresses are never reused; after 127 the next bus takes over, as a second controller. */
     g_mutex_lock(&bed->lock);
     if (bed->next_address > 127) {
@@ -296,11 +292,47 @@ ccid_emu_reader *ccid_emu_bed_add_reader(ccid_emu_bed *bed, const ccid_emu_reade
         }
     }
 
-    ccid_emu_reader *reader = emu_reader_new(bed, bus, address, info, callbacks, context, error);
+    ccid_emu_reader *reader = emu_reader_new(bed, bus, address, info, callbacks, context, ftdi, error);
     if (reader == NULL)
         return NULL;
     g_mutex_lock(&bed->lock);
     g_ptr_array_add(bed->readers, reader);
     g_mutex_unlock(&bed->lock);
     return reader;
+}
+
+ccid_emu_reader *ccid_emu_bed_add_reader(ccid_emu_bed *bed, const ccid_emu_reader_info *info,
+                                         const ccid_emu_callbacks *callbacks, void *context, char **error)
+{
+    if (info == NULL || info->class_descriptor == NULL || info->class_descriptor_length != 54 ||
+        info->class_descriptor[0] != 0x36 || info->class_descriptor[1] != 0x21) {
+        if (error != NULL)
+            *error = emu_strdup_error("the CCID class descriptor must be 54 bytes starting 36 21");
+        return NULL;
+    }
+    return add_device(bed, info, callbacks, context, NULL, error);
+}
+
+ccid_emu_reader *ccid_emu_bed_add_ftdi(ccid_emu_bed *bed, const ccid_emu_ftdi_info *info,
+                                       const ccid_emu_ftdi_callbacks *callbacks, void *context, char **error)
+{
+    static const ccid_emu_ftdi_callbacks none = {0};
+    if (info == NULL) {
+        if (error != NULL)
+            *error = emu_strdup_error("no FTDI device description");
+        return NULL;
+    }
+    if (callbacks == NULL)
+        callbacks = &none;
+    const ccid_emu_reader_info reader_info = {
+        .vendor_id = info->vendor_id,
+        .product_id = info->product_id,
+        .bcd_device = 0x0600,
+        .manufacturer = info->manufacturer,
+        .product = info->product,
+        .serial_number = info->serial_number,
+    };
+    /* the serial line's bytes are the bulk-OUT data as they come (FTDI sends no header out) */
+    const ccid_emu_callbacks reader_callbacks = {.on_bulk_out = callbacks->on_serial_out};
+    return add_device(bed, &reader_info, &reader_callbacks, context, callbacks, error);
 }

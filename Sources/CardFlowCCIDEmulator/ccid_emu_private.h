@@ -56,8 +56,20 @@ struct client_state {
     size_t read_offset;              /* how far read() got through the descriptors */
 };
 
+/* The FTDI chip's state (ftdi.c); NULL in a CCID reader. */
+typedef struct emu_ftdi {
+    ccid_emu_ftdi_line line;
+    void (*on_line)(void *context, const ccid_emu_ftdi_line *line);
+    GSource *timer;   /* the latency timer, armed while a bulk-IN URB waits with no data */
+    bool timer_fired; /* it expired: the waiting URB gets the status bytes alone */
+} emu_ftdi;
+
 struct ccid_emu_reader {
     ccid_emu_bed *bed;
+    uint8_t ep_out;          /* bulk OUT and IN endpoint addresses */
+    uint8_t ep_in;
+    uint8_t interface_class; /* 0x0B CCID, 0xFF FTDI (subclass and protocol alike) */
+    emu_ftdi *ftdi;
     int bus;
     int address;
     char *syspath;           /* /sys/devices/.../usbB/B-P */
@@ -121,9 +133,27 @@ char *emu_strdup_error(const char *format, ...) G_GNUC_PRINTF(1, 2);
 /* Ends every "A:" value of a device record with an (escaped) newline, as sysfs files end. */
 char *emu_terminate_attributes(const char *record);
 
-/* reader.c */
+/* reader.c; `ftdi` non-NULL makes an FTDI device (info's class descriptor is then unused) */
 ccid_emu_reader *emu_reader_new(ccid_emu_bed *bed, int bus, int address, const ccid_emu_reader_info *info,
-                                const ccid_emu_callbacks *callbacks, void *context, char **error);
+                                const ccid_emu_callbacks *callbacks, void *context,
+                                const ccid_emu_ftdi_callbacks *ftdi, char **error);
+/* For ftdi.c: reader.c's URB helpers (lock held, worker thread). */
+struct usbdevfs_urb;
+struct usbdevfs_urb *emu_urb_of(const urb_entry *e);
+void emu_finish_urb(urb_entry *e, int status, int actual);
+void emu_message_free(gpointer message);
+void emu_pump_locked(ccid_emu_reader *r);
+
+/* ftdi.c */
+emu_ftdi *emu_ftdi_new(const ccid_emu_ftdi_callbacks *callbacks);
+void emu_ftdi_free(emu_ftdi *ftdi);
+void emu_ftdi_build_descriptors(const ccid_emu_reader_info *info, bool has_serial, uint8_t device[18],
+                                uint8_t **configuration, size_t *length);
+/* A vendor request (lock held): byte count, 0 or CCID_EMU_CONTROL_STALL; *line_changed when
+   on_line should hear of it. */
+int emu_ftdi_vendor_request(ccid_emu_reader *r, const ccid_emu_setup_packet *setup, uint8_t *in, bool *line_changed);
+/* Completes waiting bulk-IN URBs with framed data, or arms the latency timer (lock held). */
+void emu_ftdi_pump_bulk_in(ccid_emu_reader *r);
 void emu_reader_free(ccid_emu_reader *reader);
 /* Removes the sysfs records with their uevents (control thread). */
 void emu_reader_remove_records(ccid_emu_bed *bed, ccid_emu_reader *reader);

@@ -30,16 +30,13 @@ static void schedule_pump(ccid_emu_reader *r);
 
 static int slot_for_endpoint(const ccid_emu_reader *r, unsigned endpoint)
 {
-    switch (endpoint) {
-    case CCID_EMU_ENDPOINT_BULK_OUT:
+    if (endpoint == r->ep_out)
         return EP_BULK_OUT;
-    case CCID_EMU_ENDPOINT_BULK_IN:
+    if (endpoint == r->ep_in)
         return EP_BULK_IN;
-    case CCID_EMU_ENDPOINT_INTERRUPT_IN:
-        return r->has_interrupt ? EP_INTERRUPT : -1;
-    default:
-        return -1;
-    }
+    if (endpoint == CCID_EMU_ENDPOINT_INTERRUPT_IN && r->has_interrupt)
+        return EP_INTERRUPT;
+    return -1;
 }
 
 static size_t packet_size(int slot)
@@ -74,6 +71,21 @@ static void finish_urb(urb_entry *e, int status, int actual)
     urb->status = status;
     urb->actual_length = actual;
     g_queue_push_tail(&e->owner->completed, e);
+}
+
+struct usbdevfs_urb *emu_urb_of(const urb_entry *e)
+{
+    return urb_of(e);
+}
+
+void emu_finish_urb(urb_entry *e, int status, int actual)
+{
+    finish_urb(e, status, actual);
+}
+
+void emu_message_free(gpointer message)
+{
+    message_free(message);
 }
 
 /*
@@ -271,6 +283,8 @@ typedef struct deferred {
     ccid_emu_setup_packet setup;
     uint8_t *control_out;
     size_t control_out_length;
+    bool ftdi_line_changed; /* an FTDI vendor request changed the line: tell on_line */
+    ccid_emu_ftdi_line ftdi_line;
 } deferred;
 
 /* Standard requests, answered here. Returns the byte count, 0, or CCID_EMU_CONTROL_STALL. */
@@ -440,6 +454,25 @@ static bool handle_control(ccid_emu_reader *r, client_state *cs, const ccid_emu_
         }
         return false;
     }
+    if (kind == 0x40 && r->ftdi != NULL) {
+        uint8_t answer[64];
+        ccid_emu_setup_packet s = *setup;
+        s.length = (uint16_t)MIN((size_t)s.length, sizeof answer);
+        bool changed = false;
+        int result = emu_ftdi_vendor_request(r, &s, answer, &changed);
+        if (changed) {
+            d->ftdi_line_changed = true;
+            d->ftdi_line = r->ftdi->line;
+        }
+        control_entry c = {.owner = cs, .urb = urb, .sync_client = sync_client, .sync_data = sync_data, .setup = *setup};
+        if (sync_client != NULL) {
+            g_object_ref(sync_client);
+            if (sync_data != NULL)
+                g_object_ref(sync_data);
+        }
+        finalize_control(r, &c, result, answer, result > 0 ? (size_t)result : 0, 0);
+        return true;
+    }
     /* vendor and reserved requests stall */
     control_entry c = {.owner = cs, .urb = urb, .sync_client = sync_client, .sync_data = sync_data, .setup = *setup};
     if (sync_client != NULL) {
@@ -466,6 +499,12 @@ static control_entry *take_control(ccid_emu_reader *r, uint64_t token)
 /* Runs the callbacks a request produced, outside the state lock (worker thread). */
 static void run_deferred(ccid_emu_reader *r, deferred *d)
 {
+    if (d->ftdi_line_changed) {
+        g_mutex_lock(&r->callback_lock);
+        if (r->callbacks_enabled && r->ftdi->on_line != NULL)
+            r->ftdi->on_line(r->context, &d->ftdi_line);
+        g_mutex_unlock(&r->callback_lock);
+    }
     if (d->has_bulk_out) {
         g_mutex_lock(&r->callback_lock);
         if (r->callbacks_enabled && r->callbacks.on_bulk_out != NULL)
@@ -566,6 +605,10 @@ static bool deliver_reap(ccid_emu_reader *r, client_state *cs, UMockdevIoctlData
 static void pump_locked(ccid_emu_reader *r)
 {
     for (int slot = EP_BULK_IN; slot < EP_COUNT; slot++) {
+        if (slot == EP_BULK_IN && r->ftdi != NULL && !r->gone && !r->halted[slot]) {
+            emu_ftdi_pump_bulk_in(r); /* status bytes, packets, latency timer */
+            continue;
+        }
         while (!g_queue_is_empty(&r->pending[slot])) {
             urb_entry *e = g_queue_peek_head(&r->pending[slot]);
             if (r->gone) {
@@ -609,6 +652,11 @@ static void pump_locked(ccid_emu_reader *r)
         }
     }
     update_ready(r);
+}
+
+void emu_pump_locked(ccid_emu_reader *r)
+{
+    pump_locked(r);
 }
 
 static gboolean pump_source(gpointer user_data)
@@ -1293,7 +1341,9 @@ static char *reader_record(const ccid_emu_reader *r, const ccid_emu_reader_info 
     g_string_append_printf(s, "E: PRODUCT=%s\nE: TYPE=0/0/0\n", product);
     g_string_append_printf(s, "E: ID_VENDOR_ID=%04x\nE: ID_MODEL_ID=%04x\nE: ID_REVISION=%04x\n", info->vendor_id,
                            info->product_id, info->bcd_device);
-    g_string_append(s, "E: ID_BUS=usb\nE: ID_USB_INTERFACES=:0b0000:\n");
+    const unsigned ic = r->interface_class;
+    const unsigned isc = ic == 0xFF ? 0xFF : 0; /* FTDI: vendor class, subclass and protocol */
+    g_string_append_printf(s, "E: ID_BUS=usb\nE: ID_USB_INTERFACES=:%02x%02x%02x:\n", ic, isc, isc);
     if (r->strings[3] != NULL) {
         char *serial = property_value(r->strings[3]);
         g_string_append_printf(s, "E: ID_SERIAL_SHORT=%s\n", serial);
@@ -1304,9 +1354,10 @@ static char *reader_record(const ccid_emu_reader *r, const ccid_emu_reader_info 
     g_string_append_printf(s, "A: idVendor=%04x\nA: idProduct=%04x\nA: bcdDevice=%04x\n", info->vendor_id,
                            info->product_id, info->bcd_device);
     g_string_append(s, "A: bDeviceClass=00\nA: bDeviceSubClass=00\nA: bDeviceProtocol=00\n"
-                       "A: bMaxPacketSize0=64\nA: bNumConfigurations=1\nA: bNumInterfaces= 1\n"
+                       "A: bNumConfigurations=1\nA: bNumInterfaces= 1\n"
                        "A: bConfigurationValue=1\nA: bmAttributes=80\nA: bMaxPower=100mA\n"
                        "A: authorized=1\nA: removable=removable\nA: maxchild=0\n");
+    g_string_append_printf(s, "A: bMaxPacketSize0=%u\n", r->device_descriptor[7]);
     append_attribute(s, "manufacturer", r->strings[1]);
     append_attribute(s, "product", r->strings[2]);
     append_attribute(s, "serial", r->strings[3]);
@@ -1315,13 +1366,13 @@ static char *reader_record(const ccid_emu_reader *r, const ccid_emu_reader_info 
     /* its usb_interface, which pcscd's hotplug watches for */
     g_string_append_printf(s, "P: " ROOT_PARENT "/usb%d/%d-%d/%d-%d:1.0\n", r->bus, r->bus, port, r->bus, port);
     g_string_append(s, "E: SUBSYSTEM=usb\nE: DEVTYPE=usb_interface\n");
-    g_string_append_printf(s, "E: PRODUCT=%s\nE: TYPE=0/0/0\nE: INTERFACE=11/0/0\n", product);
-    g_string_append_printf(s, "E: MODALIAS=usb:v%04Xp%04Xd%04Xdc00dsc00dp00ic0Bisc00ip00in00\n", info->vendor_id,
-                           info->product_id, info->bcd_device);
-    g_string_append_printf(s, "A: bInterfaceNumber=00\nA: bAlternateSetting= 0\nA: bInterfaceClass=0b\n"
-                              "A: bInterfaceSubClass=00\nA: bInterfaceProtocol=00\nA: bNumEndpoints=%02x\n"
+    g_string_append_printf(s, "E: PRODUCT=%s\nE: TYPE=0/0/0\nE: INTERFACE=%u/%u/%u\n", product, ic, isc, isc);
+    g_string_append_printf(s, "E: MODALIAS=usb:v%04Xp%04Xd%04Xdc00dsc00dp00ic%02Xisc%02Xip%02Xin00\n", info->vendor_id,
+                           info->product_id, info->bcd_device, ic, isc, isc);
+    g_string_append_printf(s, "A: bInterfaceNumber=00\nA: bAlternateSetting= 0\nA: bInterfaceClass=%02x\n"
+                              "A: bInterfaceSubClass=%02x\nA: bInterfaceProtocol=%02x\nA: bNumEndpoints=%02x\n"
                               "A: supports_autosuspend=0\nA: authorized=1\n",
-                           r->has_interrupt ? 3 : 2);
+                           ic, isc, isc, r->has_interrupt ? 3 : 2);
     append_attribute(s, "interface", r->strings[4]);
 
     g_free(hex_device);
@@ -1400,7 +1451,8 @@ static char *nonempty(const char *s)
 }
 
 ccid_emu_reader *emu_reader_new(ccid_emu_bed *bed, int bus, int address, const ccid_emu_reader_info *info,
-                                const ccid_emu_callbacks *callbacks, void *context, char **error)
+                                const ccid_emu_callbacks *callbacks, void *context,
+                                const ccid_emu_ftdi_callbacks *ftdi, char **error)
 {
     ccid_emu_reader *r = g_new0(ccid_emu_reader, 1);
     r->bed = bed;
@@ -1421,7 +1473,11 @@ ccid_emu_reader *emu_reader_new(ccid_emu_bed *bed, int bus, int address, const c
         r->callbacks = *callbacks;
     r->context = context;
     r->callbacks_enabled = true;
-    r->has_interrupt = info->has_interrupt_endpoint != 0;
+    r->has_interrupt = ftdi == NULL && info->has_interrupt_endpoint != 0;
+    r->ep_out = ftdi != NULL ? 0x02 : CCID_EMU_ENDPOINT_BULK_OUT;
+    r->ep_in = ftdi != NULL ? 0x81 : CCID_EMU_ENDPOINT_BULK_IN;
+    r->interface_class = ftdi != NULL ? 0xFF : 0x0B;
+    r->ftdi = ftdi != NULL ? emu_ftdi_new(ftdi) : NULL;
 
     const int port = address - 1;
     r->syspath = g_strdup_printf("/sys" ROOT_PARENT "/usb%d/%d-%d", bus, bus, port);
@@ -1433,8 +1489,13 @@ ccid_emu_reader *emu_reader_new(ccid_emu_bed *bed, int bus, int address, const c
     r->strings[2] = g_strdup(info->product != NULL ? info->product : "");
     r->strings[3] = nonempty(info->serial_number);
     r->strings[4] = nonempty(info->interface_name);
-    emu_build_device_descriptor(r->device_descriptor, info, r->strings[3] != NULL);
-    r->configuration = emu_build_configuration(info, r->strings[4] != NULL, &r->configuration_length);
+    if (r->ftdi != NULL) {
+        emu_ftdi_build_descriptors(info, r->strings[3] != NULL, r->device_descriptor, &r->configuration,
+                                   &r->configuration_length);
+    } else {
+        emu_build_device_descriptor(r->device_descriptor, info, r->strings[3] != NULL);
+        r->configuration = emu_build_configuration(info, r->strings[4] != NULL, &r->configuration_length);
+    }
 
     r->handler = umockdev_ioctl_base_new();
     g_signal_connect(r->handler, "handle-ioctl", G_CALLBACK(on_handle_ioctl), r);
@@ -1493,6 +1554,7 @@ void emu_reader_free(ccid_emu_reader *r)
             urb_entry_free(e);
         g_queue_clear_full(&r->data[i], message_free);
     }
+    emu_ftdi_free(r->ftdi);
     control_entry *c;
     while ((c = g_queue_pop_head(&r->controls)) != NULL)
         control_entry_free(c);

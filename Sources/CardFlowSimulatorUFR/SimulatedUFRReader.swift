@@ -21,7 +21,7 @@ public actor SimulatedUFRReader {
     /// The reader type GET_READER_TYPE reports: uFR Nano Classic (`22 00 18 D1` on the wire).
     public static let readerType: UInt32 = 0xD118_0022
     /// The serial GET_SERIAL_NUMBER reports.
-    public let serialNumber: String
+    public nonisolated let serialNumber: String
 
     private var card: (any VirtualCard)?
     private var lastCard: (any VirtualCard)?
@@ -93,6 +93,11 @@ public actor SimulatedUFRReader {
     public func releaseAPDU() {
         apduGate?.resume()
         apduGate = nil
+    }
+
+    /// A reset through the reset line (RTS): the ISO 14443-4 session is gone, as after SELF_RESET.
+    func resetByLine() {
+        selected = false
     }
 
     /// Runs one command and returns the reader's answer bytes (empty when silent).

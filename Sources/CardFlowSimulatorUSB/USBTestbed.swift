@@ -56,7 +56,7 @@ public final class USBTestbed: Sendable {
         }
     }
 
-    private let bed: BedPointer
+    let bed: BedPointer
 
     private init(bed: BedPointer) {
         self.bed = bed

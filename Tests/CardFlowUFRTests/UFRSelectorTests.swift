@@ -18,10 +18,29 @@ struct UFRSelectorTests {
         #expect("\(try UFREndpoint(selector: "ufr:tcp:[::1]:9000"))" == "tcp:[::1]:9000")
     }
 
+    @Test("ufr:usb: the first FTDI reader or one by serial, RTS level and reset as options")
+    func usbForms() throws {
+        #expect(try UFREndpoint(selector: "ufr:usb") == .usb(UFRFTDIOptions()))
+        #expect(try UFREndpoint(selector: "ufr:usb:UN123456") == .usb(UFRFTDIOptions(serial: "UN123456")))
+        let wired = try UFREndpoint(selector: "ufr:usb:UN123456,rts=high,reset")
+        #expect(wired == .usb(UFRFTDIOptions(serial: "UN123456", readerRunsWith: .rtsHigh, resetOnOpen: true)))
+        #expect("\(wired)" == "usb:UN123456,rts=high,reset")
+        #expect(try UFREndpoint(selector: "ufr:usb,rts=off") == .usb(UFRFTDIOptions(readerRunsWith: .untouched)))
+        #expect("\(try UFREndpoint(selector: "ufr:usb"))" == "usb")
+        let options = UFRFTDIOptions()
+        #expect(options.baudRate == 1_000_000 && options.latencyMilliseconds == 2 && options.readerRunsWith == .rtsLow)
+    }
+
     @Test("malformed selectors are usage errors naming what is wrong")
     func malformed() {
         #expect(throws: UFRSelectorError.notAUFRSelector) { try UFREndpoint(selector: "ufr") }
-        #expect(throws: UFRSelectorError.notAUFRSelector) { try UFREndpoint(selector: "ufr:usb") }
+        #expect(throws: UFRSelectorError.notAUFRSelector) { try UFREndpoint(selector: "ufr:usbx") }
+        #expect(throws: UFRSelectorError.badUSBSerial) { try UFREndpoint(selector: "ufr:usb:") }
+        #expect(throws: UFRSelectorError.badUSBSerial) { try UFREndpoint(selector: "ufr:usb:UN 1") }
+        #expect(throws: UFRSelectorError.badUSBOption("rts=sideways")) {
+            try UFREndpoint(selector: "ufr:usb:UN123456,rts=sideways")
+        }
+        #expect(throws: UFRSelectorError.badUSBOption("baud=9600")) { try UFREndpoint(selector: "ufr:usb,baud=9600") }
         #expect(throws: UFRSelectorError.badPort) { try UFREndpoint(selector: "ufr:tcp:host:0") }
         #expect(throws: UFRSelectorError.badPort) { try UFREndpoint(selector: "ufr:tcp:host:x") }
         #expect(throws: UFRSelectorError.badHost) { try UFREndpoint(selector: "ufr:udp:") }

@@ -186,6 +186,62 @@ void ccid_emu_reader_close(ccid_emu_reader *reader);
 
 void ccid_emu_reader_get_stats(const ccid_emu_reader *reader, ccid_emu_reader_stats *stats);
 
+/*
+ * FTDI FT232R-like devices (ftdi.c)
+ * ---------------------------------
+ * A USB-serial bridge in the shape libftdi1 and pyftdi drive: one vendor-class interface
+ * (0xFF/0xFF/0xFF) with bulk OUT 0x02 and bulk IN 0x81 (64-byte packets), bcdDevice 0x0600
+ * (what libftdi reads as an FT232R). The chip's vendor requests are answered here: reset and
+ * purges (0), modem control DTR/RTS (1), flow control (2), baud divisor (3), data format (4),
+ * modem status (5), event/error characters (6, 7), latency timer set/get (9, 10), bit mode
+ * (11), EEPROM read (0x90, a blank EEPROM). Bulk-OUT bytes are the serial line's data, handed
+ * to on_serial_out as they come. Bytes pushed with ccid_emu_ftdi_push_serial go back in
+ * bulk-IN packets that each begin with the two modem-status bytes; with nothing to send, a
+ * pending bulk-IN URB completes with the status bytes alone once the latency timer expires
+ * (a timer on umockdev's worker thread, no busy loop).
+ */
+
+/* The serial line as the host last set it. */
+typedef struct ccid_emu_ftdi_line {
+    uint32_t baud_rate;   /* decoded from the divisor (FT232R: 3 MHz base with 1/8 fractions) */
+    uint8_t data_bits;    /* 7 or 8 */
+    uint8_t parity;       /* 0 none, 1 odd, 2 even, 3 mark, 4 space */
+    uint8_t stop_bits;    /* 0 one, 1 one and a half, 2 two */
+    uint8_t break_on;
+    uint16_t flow_control;/* 0 none, 0x100 RTS/CTS, 0x200 DTR/DSR, 0x400 XON/XOFF */
+    uint8_t dtr;          /* 1 asserted (SIO_SET_DTR_HIGH) */
+    uint8_t rts;          /* 1 asserted (SIO_SET_RTS_HIGH) */
+    uint8_t latency_ms;   /* the latency timer (16 after a reset of the chip) */
+    uint8_t bit_mode;     /* 0 serial (bit-bang off) */
+} ccid_emu_ftdi_line;
+
+typedef struct ccid_emu_ftdi_info {
+    uint16_t vendor_id;   /* 0x0403 */
+    uint16_t product_id;  /* 0x6001 */
+    const char *manufacturer;
+    const char *product;
+    const char *serial_number;
+} ccid_emu_ftdi_info;
+
+/* Called on umockdev's worker thread, with the same rules as ccid_emu_callbacks. */
+typedef struct ccid_emu_ftdi_callbacks {
+    /* Bytes the host wrote to the serial line (one bulk-OUT URB). */
+    void (*on_serial_out)(void *context, const uint8_t *data, size_t length);
+    /* The line changed (baud, format, DTR/RTS, latency, a purge or reset): its new state. */
+    void (*on_line)(void *context, const ccid_emu_ftdi_line *line);
+} ccid_emu_ftdi_callbacks;
+
+/* Plugs in an FTDI device; released and unplugged like a reader (ccid_emu_reader_*). */
+ccid_emu_reader *ccid_emu_bed_add_ftdi(ccid_emu_bed *bed, const ccid_emu_ftdi_info *info,
+                                       const ccid_emu_ftdi_callbacks *callbacks, void *context, char **error);
+
+/* Queues bytes the serial device sent, for the host's bulk-IN reads. 0, -ENODEV after an
+   unplug, -EINVAL for a device that is not an FTDI one. Thread-safe. */
+int ccid_emu_ftdi_push_serial(ccid_emu_reader *reader, const uint8_t *data, size_t length);
+
+/* The line as the host set it. Thread-safe. */
+void ccid_emu_ftdi_get_line(ccid_emu_reader *reader, ccid_emu_ftdi_line *line);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,10 +1,14 @@
+import Logging
+
 /// Where a `ufr:` selector points: `ufr:tcp:HOST[:PORT]`, `ufr:udp:HOST[:PORT]` (a uFR Nano
-/// Online, port 8881 by default; an IPv6 address in brackets) or `ufr:serial:PATH[,baud=N]` (a
-/// serial device, 1 000 000 bps by default).
+/// Online, port 8881 by default; an IPv6 address in brackets), `ufr:serial:PATH[,baud=N]` (a
+/// serial device, 1 000 000 bps by default) or `ufr:usb[:SERIAL][,rts=low|high|off][,reset]`
+/// (a USB reader's FTDI chip through libftdi1, see ``UFRFTDIOptions``).
 ///
 /// ```swift
 /// try UFREndpoint(selector: "ufr:udp:192.168.1.5")     // .udp(host: "192.168.1.5", port: 8881)
 /// try UFREndpoint(selector: "ufr:serial:/dev/ttyUSB0,baud=115200")
+/// try UFREndpoint(selector: "ufr:usb:UN123456")
 /// ```
 public enum UFREndpoint: Sendable, Hashable, CustomStringConvertible {
     /// TCP to a Nano Online.
@@ -13,6 +17,8 @@ public enum UFREndpoint: Sendable, Hashable, CustomStringConvertible {
     case udp(host: String, port: Int)
     /// A serial device at a speed.
     case serial(path: String, baudRate: Int)
+    /// A USB reader's FTDI chip (the first 0403:6001 device, or the one with the serial).
+    case usb(UFRFTDIOptions)
 
     /// Parses a `ufr:` selector.
     ///
@@ -33,10 +39,38 @@ public enum UFREndpoint: Sendable, Hashable, CustomStringConvertible {
             self = .serial(path: String(path), baudRate: baudRate)
             return
         }
+        if rest == "usb" || rest.hasPrefix("usb:") || rest.hasPrefix("usb,") {
+            self = .usb(try Self.usbOptions(rest.dropFirst(3)))
+            return
+        }
         let isTCP = rest.hasPrefix("tcp:")
         guard isTCP || rest.hasPrefix("udp:") else { throw .notAUFRSelector }
         let (host, port) = try Self.hostAndPort(String(rest.dropFirst(4)))
         self = isTCP ? .tcp(host: host, port: port) : .udp(host: host, port: port)
+    }
+
+    /// `[:SERIAL][,rts=low|high|off][,reset]`.
+    private static func usbOptions(_ text: Substring) throws(UFRSelectorError) -> UFRFTDIOptions {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+        var options = UFRFTDIOptions()
+        if let first = parts.first, !first.isEmpty {
+            let serial = first.dropFirst()
+            guard first.hasPrefix(":"), !serial.isEmpty, serial.allSatisfy({ $0.isASCII && !$0.isWhitespace })
+            else { throw .badUSBSerial }
+            options.serial = String(serial)
+        }
+        for option in parts.dropFirst() {
+            if option == "reset" {
+                options.resetOnOpen = true
+            } else if option.hasPrefix("rts="),
+                let level = UFRFTDIOptions.ReaderRun(rawValue: String(option.dropFirst(4)))
+            {
+                options.readerRunsWith = level
+            } else {
+                throw .badUSBOption(String(option))
+            }
+        }
+        return options
     }
 
     private static func hostAndPort(_ text: String) throws(UFRSelectorError) -> (String, Int) {
@@ -71,6 +105,10 @@ public enum UFREndpoint: Sendable, Hashable, CustomStringConvertible {
         case .udp(let host, let port): "udp:\(Self.hostText(host)):\(port)"
         case .serial(let path, let baudRate):
             baudRate == UFRSerialPort.defaultBaudRate ? "serial:\(path)" : "serial:\(path),baud=\(baudRate)"
+        case .usb(let options):
+            "usb" + (options.serial.map { ":\($0)" } ?? "")
+                + (options.readerRunsWith == .rtsLow ? "" : ",rts=\(options.readerRunsWith.rawValue)")
+                + (options.resetOnOpen ? ",reset" : "")
         }
     }
 
@@ -79,11 +117,14 @@ public enum UFREndpoint: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Opens the link this endpoint names.
-    public func openLink() async throws -> UFRNIOLink {
+    ///
+    /// - Parameter logger: the USB link logs its set-up at trace.
+    public func openLink(logger: Logger = Logger(label: "cardflow.ufr")) async throws -> any UFRLink {
         switch self {
         case .tcp(let host, let port): try await UFRNIOLink.tcp(host: host, port: port)
         case .udp(let host, let port): try await UFRNIOLink.udp(host: host, port: port)
         case .serial(let path, let baudRate): try await UFRSerialPort.open(path: path, baudRate: baudRate)
+        case .usb(let options): try await UFRFTDILink.open(options: options, logger: logger)
         }
     }
 }
@@ -100,15 +141,22 @@ public enum UFRSelectorError: Error, Sendable, Hashable, CustomStringConvertible
     case badSerialPath
     /// A serial option other than `baud=` with a speed termios sets.
     case badSerialOption(String)
+    /// An empty or blank USB serial after `ufr:usb:`.
+    case badUSBSerial
+    /// A USB option other than `rts=low|high|off` or `reset`.
+    case badUSBOption(String)
 
     public var description: String {
         switch self {
-        case .notAUFRSelector: "expected ufr:tcp:HOST[:PORT], ufr:udp:HOST[:PORT] or ufr:serial:PATH[,baud=N]"
+        case .notAUFRSelector:
+            "expected ufr:tcp:HOST[:PORT], ufr:udp:HOST[:PORT], ufr:serial:PATH[,baud=N] or ufr:usb[:SERIAL]"
         case .badHost: "the host is empty or malformed (an IPv6 address goes in brackets)"
         case .badPort: "the port must be a number from 1 to 65535"
         case .badSerialPath: "the serial device must be an absolute path such as /dev/ttyUSB0"
         case .badSerialOption(let option):
             "unknown serial option '\(option)' (baud=N with N one of \(UFRSerialPort.speeds.keys.sorted()))"
+        case .badUSBSerial: "the USB serial after ufr:usb: is empty or has blanks (such as ufr:usb:UN123456)"
+        case .badUSBOption(let option): "unknown USB option '\(option)' (rts=low, rts=high, rts=off or reset)"
         }
     }
 }

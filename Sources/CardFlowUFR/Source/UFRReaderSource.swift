@@ -4,7 +4,8 @@ import Logging
 /// Digital Logic uFR readers as a ``/CardFlow/ReaderSource``: `ufr:tcp:HOST[:PORT]` and
 /// `ufr:udp:HOST[:PORT]` reach a uFR Nano Online (UART1 on port 8881 by default),
 /// `ufr:serial:PATH[,baud=N]` a reader on a serial device (a USB reader bound to `ftdi_sio`,
-/// an RS232 model). Opening asks the reader who it is, so a selector that names no uFR reader
+/// an RS232 model), `ufr:usb[:SERIAL]` a USB reader through its FTDI chip in user space
+/// (libftdi1, ``UFRFTDILink``). Opening asks the reader who it is, so a selector that names no uFR reader
 /// fails at once with a ``UFRError``; the reader's id is `ufr:` and the endpoint.
 ///
 /// ```swift
@@ -17,7 +18,12 @@ public struct UFRReaderSource: ReaderSource {
 
     public var scheme: String { "ufr" }
 
-    public var forms: [String] { ["ufr:tcp:HOST[:PORT]", "ufr:udp:HOST[:PORT]", "ufr:serial:PATH[,baud=N]"] }
+    public var forms: [String] {
+        [
+            "ufr:tcp:HOST[:PORT]", "ufr:udp:HOST[:PORT]", "ufr:serial:PATH[,baud=N]",
+            "ufr:usb[:SERIAL][,rts=low|high|off]",
+        ]
+    }
 
     public func check(_ selector: String) throws {
         _ = try UFREndpoint(selector: selector)
@@ -33,7 +39,7 @@ public struct UFRReaderSource: ReaderSource {
         let settings = options.backendSettings[UFRSourceSettings.self] ?? UFRSourceSettings()
         var timing = settings.timing
         if let readTimeout = options.readTimeout { timing.replyTimeout = readTimeout }
-        let link = try await endpoint.openLink()
+        let link = try await endpoint.openLink(logger: options.logger)
         let connection = UFRConnection(link: link, timing: timing, logger: options.logger)
         let device = UFRReaderDevice(
             connection: connection, cardTimeoutMilliseconds: settings.cardTimeoutMilliseconds, logger: options.logger)

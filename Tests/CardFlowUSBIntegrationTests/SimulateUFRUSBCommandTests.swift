@@ -1,0 +1,41 @@
+import Testing
+
+/// `cardctl simulate-ufr --usb -- COMMAND`: the seed app's DESFire workflow with provided keys
+/// through `cardctl --reader ufr:usb:…` (libftdi1) against the simulated USB uFR Nano.
+extension USBIntegration {
+    @Suite struct SimulateUFRUSBCommand {
+        static let key = "00112233445566778899AABBCCDDEEFF"
+        static let zero = String(repeating: "00", count: 16)
+
+        @Test func desfireWorkflowOverUSB() async throws {
+            guard try MockEnvironment.testbed() != nil else { return }
+            let cardctl = try Cardctl.executable()
+            // Each step is its own cardctl process opening the reader afresh, as a user runs them.
+            let steps = [
+                "desfire format",
+                "desfire create-app --aid A1A2A3 --key-count 2",
+                "desfire change-key --aid A1A2A3 --key \(Self.zero) --new-key \(Self.key)",
+                "desfire create-file --aid A1A2A3 --key \(Self.key) --file 2 --size 32 --comm enc",
+                "desfire write --aid A1A2A3 --key \(Self.key) --file 2 --data CAFEF00D",
+                "desfire read --aid A1A2A3 --key \(Self.key) --file 2 --length 4 --json",
+            ]
+            let script =
+                "set -e; echo \"selector=$CARDCTL_UFR_USB\"; "
+                + steps.map { "\"$0\" --reader \"$CARDCTL_UFR_USB\" \($0)" }.joined(separator: "; ")
+            let run = try await Cardctl.run([
+                "simulate-ufr", "--usb", "--usb-serial", "UN654321", "--card", "desfire,seed=21", "--", "sh", "-c",
+                script, cardctl,
+            ])
+            #expect(run.status == 0, "\(run)")
+            #expect(run.stdout.contains("selector=ufr:usb:UN654321"), "\(run)")
+            #expect(run.stdout.contains("\"CAFEF00D\""), "\(run)")
+        }
+
+        @Test func usbNeedsACommand() async throws {
+            guard try MockEnvironment.testbed() != nil else { return }
+            let run = try await Cardctl.run(["simulate-ufr", "--usb"])
+            #expect(run.status == 2, "\(run)")
+            #expect(run.stderr.contains("--usb needs the command"), "\(run)")
+        }
+    }
+}
