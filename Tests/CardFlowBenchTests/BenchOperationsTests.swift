@@ -297,8 +297,9 @@ struct BenchOperationsTests {
             try await Type2Tag(channel: session).writeMessageBytes(message)
             return try await OperationsBench.run(family: .ndef, channel: session, plan: Self.plan(), clock: RealClock())
         }
-        // READ pages 2-5 (CC), then the 144-byte data area, 16 bytes per READ.
-        Self.expectRow(result, "read NDEF message (Type 2)", apdus: 1 + 9, bytes: message.count)
+        // READ pages 2-5 (CC), then the data area up to the end of the NDEF TLV, 16 bytes per
+        // READ: TLV 03 13 and 19 bytes end in the second READ.
+        Self.expectRow(result, "read NDEF message (Type 2)", apdus: 1 + 2, bytes: message.count)
         #expect(
             result.skipped == [
                 SkippedOperation(
@@ -318,9 +319,9 @@ struct BenchOperationsTests {
         }
         #expect(message.count == 19)
         #expect(after == message)
-        // CC and data area (10 READs), then pages 4 (empty TLV), 5-9 (the rest: 22 bytes end in
-        // page 9), 4 again (the length).
-        Self.expectRow(result, "write NDEF message (Type 2)", apdus: 10 + 7, writes: true, bytes: message.count)
+        // CC and the data area up to where the new TLV ends (3 READs: 22 bytes end in page 9),
+        // then pages 4 (empty TLV), 5-9 (the rest), 4 again (the length).
+        Self.expectRow(result, "write NDEF message (Type 2)", apdus: 3 + 7, writes: true, bytes: message.count)
     }
 
     // MARK: - ISO 15693
