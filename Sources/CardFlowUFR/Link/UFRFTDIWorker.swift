@@ -118,8 +118,9 @@ final class UFRFTDIWorker: Sendable {
             if let run = runLevel {
                 if options.resetOnOpen {
                     try step(context, "RTS reset") { ftdi_setrts($0, run == 0 ? 1 : 0) }
-                    // The Arduino library holds the reset 10 ms (ufr.md §1.2); a dedicated thread may sleep.
-                    Thread.sleep(forTimeInterval: 0.01)
+                    // The Arduino library holds the reset 10 ms (ufr.md §1.2): a pause on the
+                    // worker's wake semaphore, which a close ends early (serve sees it next).
+                    _ = wake.wait(timeout: .now() + .milliseconds(10))
                 }
                 try step(context, "RTS run level") { ftdi_setrts($0, run) }
                 if options.resetOnOpen { try discardBootloaderBytes(context) }
@@ -156,7 +157,9 @@ final class UFRFTDIWorker: Sendable {
                 logger.trace("uFR FTDI: bootloader bytes after the reset discarded")
                 return
             }
-            if count == 0 { Thread.sleep(forTimeInterval: 0.001) }
+            // A chip answering an empty read at once must not make this a busy loop; a close
+            // ends the pause (serve sees it next).
+            if count == 0 { _ = wake.wait(timeout: .now() + .milliseconds(1)) }
         }
         logger.trace("uFR FTDI: no bootloader bytes after the reset", metadata: ["bytes": "\(seen.count)"])
     }
