@@ -411,6 +411,21 @@ static void control_entry_free(control_entry *c)
     g_free(c);
 }
 
+/* Completes a control transfer answered at once (`result` bytes of `answer`, or an error). */
+static void complete_control_now(ccid_emu_reader *r, client_state *cs, const ccid_emu_setup_packet *setup,
+                                 urb_entry *urb, UMockdevIoctlClient *sync_client, UMockdevIoctlData *sync_data,
+                                 int result, const uint8_t *answer)
+{
+    control_entry c = {.owner = cs, .urb = urb, .sync_client = sync_client, .sync_data = sync_data, .setup = *setup};
+    if (sync_client != NULL) {
+        /* finalize_control completes and drops these; keep the caller's references */
+        g_object_ref(sync_client);
+        if (sync_data != NULL)
+            g_object_ref(sync_data);
+    }
+    finalize_control(r, &c, result, answer, result > 0 ? (size_t)result : 0, 0);
+}
+
 /*
  * A control transfer. Standard requests are answered at once; class requests go to
  * on_control after the lock is released (`d`). Returns true when the request finished here
@@ -426,14 +441,7 @@ static bool handle_control(ccid_emu_reader *r, client_state *cs, const ccid_emu_
         ccid_emu_setup_packet s = *setup;
         s.length = (uint16_t)MIN((size_t)s.length, sizeof answer);
         int result = standard_request(r, &s, answer);
-        control_entry c = {.owner = cs, .urb = urb, .sync_client = sync_client, .sync_data = sync_data, .setup = *setup};
-        if (sync_client != NULL) {
-            /* finalize_control completes and drops these; keep the caller's references */
-            g_object_ref(sync_client);
-            if (sync_data != NULL)
-                g_object_ref(sync_data);
-        }
-        finalize_control(r, &c, result, answer, result > 0 ? (size_t)result : 0, 0);
+        complete_control_now(r, cs, setup, urb, sync_client, sync_data, result, answer);
         return true;
     }
     if (kind == 0x20) {
@@ -464,13 +472,7 @@ static bool handle_control(ccid_emu_reader *r, client_state *cs, const ccid_emu_
             d->ftdi_line_changed = true;
             d->ftdi_line = r->ftdi->line;
         }
-        control_entry c = {.owner = cs, .urb = urb, .sync_client = sync_client, .sync_data = sync_data, .setup = *setup};
-        if (sync_client != NULL) {
-            g_object_ref(sync_client);
-            if (sync_data != NULL)
-                g_object_ref(sync_data);
-        }
-        finalize_control(r, &c, result, answer, result > 0 ? (size_t)result : 0, 0);
+        complete_control_now(r, cs, setup, urb, sync_client, sync_data, result, answer);
         return true;
     }
     /* vendor and reserved requests stall */
