@@ -12,7 +12,7 @@
 #                                             DIR's parent folders must be searchable by `postgres`.
 #   Scripts/postgres-throwaway.sh stop DIR    stop the server (fast) and delete DIR
 #   Scripts/postgres-throwaway.sh pause DIR   stop the server but keep its data (tests: "server down")
-#   Scripts/postgres-throwaway.sh resume DIR  start it again
+#   Scripts/postgres-throwaway.sh resume DIR  start it again (if it is not running)
 #   Scripts/postgres-throwaway.sh standby DIR PRIMARY_DIR
 #                                             a streaming-replication standby of the server in
 #                                             PRIMARY_DIR (pg_basebackup over its socket), started in
@@ -21,6 +21,17 @@
 #                                             every transaction a client was told was committed
 #   Scripts/postgres-throwaway.sh crash DIR   stop the server at once (immediate), keeping its data
 #   Scripts/postgres-throwaway.sh promote DIR make a standby the primary (pg_ctl promote, waits)
+#   Scripts/postgres-throwaway.sh start-small DIR MB
+#                                             as start, on a tmpfs of MB megabytes mounted at DIR
+#                                             (root only), so a test can fill the server's disk
+#   Scripts/postgres-throwaway.sh fill DIR    fill that file system (DIR/filler) until no byte is left
+#   Scripts/postgres-throwaway.sh unfill DIR  delete DIR/filler: the space returns
+#   Scripts/postgres-throwaway.sh proxy DIR SERVER_DIR
+#                                             a relay (Scripts/partition-proxy.py) with its socket in
+#                                             DIR to the server in SERVER_DIR: clients of DIR reach
+#                                             the server through a link the test can cut
+#   Scripts/postgres-throwaway.sh cut DIR     cut that link (a partition: nothing passes, nothing closes)
+#   Scripts/postgres-throwaway.sh heal DIR    heal it (what was queued passes now)
 # Clients: postgresql:///cardflow?host=DIR&user=postgres (cardd's fleet.postgres, cardctl fleet --postgres).
 # Exit status: 0 done, 2 PostgreSQL is not installed or would not start.
 set -euo pipefail
@@ -28,7 +39,7 @@ set -euo pipefail
 command_name=${1:-}
 dir=${2:-}
 if [[ -z "$command_name" || -z "$dir" ]]; then
-  sed -n '2,15p' "$0" >&2
+  sed -n '2,35p' "$0" >&2
   exit 2
 fi
 pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
@@ -55,9 +66,17 @@ start_server() {
 }
 
 case "$command_name" in
-  start)
+  start | start-small)
     mkdir -p "$dir"
     dir=$(cd "$dir" && pwd)
+    if [[ "$command_name" == start-small ]]; then
+      size=${3:-}
+      [[ "$size" =~ ^[0-9]+$ ]] || { echo "postgres-throwaway: start-small DIR MB" >&2; exit 2; }
+      if ! mount -t tmpfs -o "size=${size}m" tmpfs "$dir"; then
+        echo "postgres-throwaway: cannot mount a ${size} MB tmpfs at $dir (needs root and mount rights)" >&2
+        exit 2
+      fi
+    fi
     if [[ "$(id -u)" -eq 0 ]]; then
       id postgres >/dev/null 2>&1 || { echo "postgres-throwaway: no 'postgres' user to run the server as" >&2; exit 2; }
       chown postgres "$dir"
@@ -70,8 +89,14 @@ case "$command_name" in
     echo "$dir"
     ;;
   stop)
+    if [[ -f "$dir/proxy.pid" ]]; then
+      kill "$(cat "$dir/proxy.pid")" 2>/dev/null || true
+    fi
     if [[ -d "$dir/data" ]]; then
       as_owner "$pgbin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true
+    fi
+    if mountpoint -q "$dir" 2>/dev/null; then
+      umount "$dir" || umount -l "$dir"
     fi
     rm -rf "$dir"
     ;;
@@ -79,7 +104,10 @@ case "$command_name" in
     as_owner "$pgbin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null
     ;;
   resume)
-    start_server
+    # A server that stopped itself (a PANIC on a full disk) or was paused; one still up stays up.
+    if ! as_owner "$pgbin/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
+      start_server
+    fi
     ;;
   standby)
     primary=${3:-}
@@ -113,8 +141,37 @@ case "$command_name" in
   promote)
     as_owner "$pgbin/pg_ctl" -D "$dir/data" -w -t 60 promote >/dev/null
     ;;
+  fill)
+    # dd stops at ENOSPC (exit 1): that is the point.
+    dd if=/dev/zero of="$dir/filler" bs=64k status=none 2>/dev/null || true
+    sync
+    ;;
+  unfill)
+    rm -f "$dir/filler"
+    ;;
+  proxy)
+    server=${3:-}
+    [[ -n "$server" && -S "$server/.s.PGSQL.5432" ]] || { echo "postgres-throwaway: proxy DIR SERVER_DIR (a running server)" >&2; exit 2; }
+    mkdir -p "$dir"
+    chmod 755 "$dir"
+    nohup python3 "$(dirname "$0")/partition-proxy.py" "$dir/.s.PGSQL.5432" "$server/.s.PGSQL.5432" \
+      >"$dir/proxy.log" 2>&1 </dev/null &
+    echo $! >"$dir/proxy.pid"
+    for _ in $(seq 1 100); do
+      [[ -S "$dir/.s.PGSQL.5432" ]] && break
+      sleep 0.05
+    done
+    [[ -S "$dir/.s.PGSQL.5432" ]] || { echo "postgres-throwaway: the relay did not start: $(cat "$dir/proxy.log")" >&2; exit 2; }
+    echo "$dir"
+    ;;
+  cut)
+    kill -USR1 "$(cat "$dir/proxy.pid")"
+    ;;
+  heal)
+    kill -USR2 "$(cat "$dir/proxy.pid")"
+    ;;
   *)
-    echo "postgres-throwaway: unknown command '$command_name' (start, stop, pause, resume, standby, crash, promote)" >&2
+    echo "postgres-throwaway: unknown command '$command_name' (start, start-small, stop, pause, resume, standby, crash, promote, fill, unfill, proxy, cut, heal)" >&2
     exit 2
     ;;
 esac

@@ -39,6 +39,31 @@ public struct ThrowawayPostgres: Sendable {
         return ThrowawayPostgres(folder: folder)
     }
 
+    /// Starts a server whose folder is a tmpfs of `megabytes` (root only), so that a test can fill
+    /// its disk with ``fillDisk()``.
+    public static func startSmall(megabytes: Int) async throws -> ThrowawayPostgres {
+        let folder = "/tmp/cardflow-pg-\(UUID().uuidString.prefix(8))"
+        try await run("bash", [script, "start-small", folder, String(megabytes)])
+        return ThrowawayPostgres(folder: folder)
+    }
+
+    /// Fills the file system of a ``startSmall(megabytes:)`` server until no byte is left.
+    public func fillDisk() async throws {
+        try await Self.run("bash", [Self.script, "fill", folder])
+    }
+
+    /// Gives back the space ``fillDisk()`` took.
+    public func freeDisk() async throws {
+        try await Self.run("bash", [Self.script, "unfill", folder])
+    }
+
+    /// Starts a relay to this server that the test can cut (a network partition) and heal.
+    public func startProxy() async throws -> PartitionProxy {
+        let folder = "/tmp/cardflow-pg-proxy-\(UUID().uuidString.prefix(8))"
+        try await Self.run("bash", [Self.script, "proxy", folder, self.folder])
+        return PartitionProxy(folder: folder)
+    }
+
     /// Stops the server and deletes its folder.
     public func stop() async {
         _ = try? await Self.run("bash", [Self.script, "stop", folder])
