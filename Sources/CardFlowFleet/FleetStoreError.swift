@@ -23,6 +23,9 @@ public enum FleetStoreError: Error, Sendable, Hashable, CustomStringConvertible 
         case .unreachable(let operation, let reason): "fleet database unreachable (\(operation)): \(reason)"
         case .timedOut(let operation, let seconds):
             "fleet database did not answer \(operation) within \(seconds) s"
+        case .server(let operation, "53100", let message):
+            "fleet database's disk is full (\(operation), SQLSTATE 53100): \(message); "
+                + "nothing of it was stored, and it succeeds once the server has space again"
         case .server(let operation, let sqlState, let message):
             "fleet database refused \(operation): \(message) (SQLSTATE \(sqlState))"
         case .schemaMissing(let reason): "fleet database has no usable schema (run `cardctl fleet init`): \(reason)"
@@ -32,11 +35,24 @@ public enum FleetStoreError: Error, Sendable, Hashable, CustomStringConvertible 
         }
     }
 
-    /// Whether retrying later may succeed (the server is down or slow), as opposed to a refusal.
+    /// Whether retrying later may succeed (the server is down or slow, or short of a resource),
+    /// as opposed to a refusal.
+    ///
+    /// SQLSTATE class 53 (insufficient resources: disk full 53100, out of memory 53200, too many
+    /// connections 53300) is transient: the statement was rolled back and the same one succeeds
+    /// once an operator frees the resource, so an outbox keeps it and retries rather than logging
+    /// a refusal for every waiting completion.
     public var isTransient: Bool {
         switch self {
         case .unreachable, .timedOut: true
+        case .server(_, let sqlState, _): sqlState.hasPrefix("53")
         default: false
         }
+    }
+
+    /// Whether the server refused for want of disk space (SQLSTATE 53100).
+    public var isDiskFull: Bool {
+        if case .server(_, "53100", _) = self { return true }
+        return false
     }
 }
