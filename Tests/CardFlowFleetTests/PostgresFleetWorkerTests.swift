@@ -69,15 +69,14 @@ struct PartitionableQueue: FleetQueue {
     .enabled(if: FleetTestEnvironment.hasPostgres, FleetTestEnvironment.skipReason))
 struct PostgresFleetWorkerTests {
     static func host(
-        _ name: String, server: ThrowawayPostgres, lease: Int, partition: PartitionSwitch? = nil,
-        template: [String: JSONValue] = ["kind": "ndef-write"]
+        _ name: String, server: ThrowawayPostgres, through url: String? = nil, lease: Int,
+        partition: PartitionSwitch? = nil, template: [String: JSONValue] = ["kind": "ndef-write"]
     ) throws -> (DaemonConfiguration, FleetMembership) {
         var logger = Logger(label: "fleet.\(name)")
         logger.logLevel = .warning
-        let store = FleetStore(
-            address: try FleetDatabaseAddress(server.url), operationTimeout: .seconds(3), logger: logger)
-        let settings = FleetSettings(
-            postgres: server.url, batch: "b", leaseSeconds: lease, hostName: name, pollSeconds: 1)
+        let url = url ?? server.url
+        let store = FleetStore(address: try FleetDatabaseAddress(url), operationTimeout: .seconds(3), logger: logger)
+        let settings = FleetSettings(postgres: url, batch: "b", leaseSeconds: lease, hostName: name, pollSeconds: 1)
         let queue: any FleetQueue = partition.map { PartitionableQueue(store: store, partition: $0) } ?? store
         let configuration = DaemonConfiguration(
             readers: [],
