@@ -7,7 +7,7 @@ import Testing
 struct TranscriptCorpusTests {
     @Test("the corpus is there")
     func corpusPresent() {
-        #expect(TranscriptFixtures.names.count >= 22)
+        #expect(TranscriptFixtures.names.count >= 25)
     }
 
     @Test(

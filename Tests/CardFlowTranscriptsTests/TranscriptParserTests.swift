@@ -209,4 +209,36 @@ struct TranscriptParserTests {
         #expect(transcript.segments.first?.frames.map(\.messageType) == [.iccPowerOn])
         #expect(transcript.problems.count == 2)
     }
+
+    /// FeitianSmartcardReader/FEITIAN_MOBILE_READERS#4: Feitian's iOS SDK announces each CCID
+    /// message on a line of its own and writes it in groups of four bytes; "80020000" must not be
+    /// taken for pcscd's timestamp.
+    @Test("Feitian SDK traces give frames and the APDU pair; its 0x80100016 is a transmit failure")
+    func feitianSDKLines() throws {
+        let text = """
+            Sending Command: 00A4000C022F00
+            ==========write:
+            6f070000 00000400 000000a4 000c022f
+            00
+            ==========read:
+            80020000 00000400 00009000
+            Rev:<9000>
+            ==========write:
+            6f050000 00000600 000000b0 000000
+            0x80100016:An attempt was made to end a non-existent transaction.
+            """
+        let transcript = try TranscriptParser.parse(text)
+        #expect(transcript.problems.isEmpty, "\(transcript.problems)")
+        let frames = transcript.segments.flatMap(\.frames)
+        #expect(frames.map(\.messageType) == [.xfrBlock, .dataBlock, .xfrBlock])
+        #expect(frames.map(\.sequence) == [0x04, 0x04, 0x06])
+        let events = transcript.events
+        #expect(events.first == .commandAPDU([0x00, 0xA4, 0x00, 0x0C, 0x02, 0x2F, 0x00]))
+        #expect(events.contains(.responseAPDU([0x90, 0x00])))
+        let failures = events.compactMap { event -> TranscriptFailure.Kind? in
+            if case .failure(let failure) = event { return failure.kind }
+            return nil
+        }
+        #expect(failures == [.notTransacted])
+    }
 }

@@ -95,4 +95,21 @@ struct LogLine {
         }
         return bytes
     }
+
+    /// Hex written in groups of one to four bytes without blanks inside a group
+    /// (`6f0c0000 00000300 0002`); nil when any group is something else.
+    static func groupedHexBytes(_ text: Substring) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        for token in text.split(whereSeparator: { $0 == " " || $0 == "\t" }) {
+            guard token.count.isMultiple(of: 2), token.count <= 8 else { return nil }
+            var index = token.startIndex
+            while index < token.endIndex {
+                let next = token.index(index, offsetBy: 2)
+                guard let byte = UInt8(token[index..<next], radix: 16) else { return nil }
+                bytes.append(byte)
+                index = next
+            }
+        }
+        return bytes
+    }
 }

@@ -10,7 +10,9 @@
 /// Logs of applications that write the CCID messages themselves are read too: libnfc's ACR122U
 /// driver (`libnfc.driver.acr122_usb  TX: 6f 05 00 …` / `RX: 80 02 00 …`). They have no APDU
 /// lines, so the payload of each XfrBlock is taken as the command APDU and that of the DataBlock
-/// answering it as the response.
+/// answering it as the response. Feitian's mobile reader SDK traces are read the same way: a
+/// `==========write:` or `==========read:` line, then the message as hex in groups of up to four
+/// bytes (`6f0c0000 00000300 000000a4 …`).
 ///
 /// ```swift
 /// let transcript = try TranscriptParser.parse(text)
@@ -51,6 +53,8 @@ private struct ParserState {
     /// An arrow line whose message is not complete yet (its hex may continue on the next line).
     private var pendingFrame:
         (direction: RecordedFrame.Direction, readerIndex: Int, bytes: [UInt8], line: Int, application: Bool)?
+    /// A Feitian SDK trace announced a message (`==========write:`): its grouped hex comes next.
+    private var announcedFrame: RecordedFrame.Direction?
     /// The last CCID command an application logged itself (libnfc) was an XfrBlock whose answer
     /// has not come yet.
     private var applicationAwaitsResponse = false
@@ -67,7 +71,20 @@ private struct ParserState {
             return
         }
         let message = line.message
-        if let pending = pendingFrame, let more = LogLine.hexBytes(message), !more.isEmpty {
+        if let direction = announcedFrame {
+            announcedFrame = nil
+            finishPendingFrame()
+            // The unquoted text: a group of eight digits would pass for pcscd's timestamp.
+            if let bytes = LogLine.groupedHexBytes(text), !bytes.isEmpty {
+                pendingFrame = (direction, 0, bytes, number, true)
+                if bytes.count >= 10, bytes.count - 10 >= RecordedFrame.declaredLength(bytes) { finishPendingFrame() }
+                return
+            }
+        }
+        if let pending = pendingFrame,
+            let more = LogLine.hexBytes(message) ?? (pending.application ? LogLine.groupedHexBytes(text) : nil),
+            !more.isEmpty
+        {
             pendingFrame?.bytes = pending.bytes + more
             if let bytes = pendingFrame?.bytes, bytes.count >= 10,
                 bytes.count - 10 >= RecordedFrame.declaredLength(bytes)
@@ -153,6 +170,10 @@ private struct ParserState {
             }
             pendingFrame = (direction, readerIndex, bytes, line, false)
             if bytes.count >= 10, bytes.count - 10 >= RecordedFrame.declaredLength(bytes) { finishPendingFrame() }
+            return
+        }
+        if let direction = Self.announcedDirection(message) {
+            announcedFrame = direction
             return
         }
         if let (direction, hex) = Self.applicationFrame(message) {
@@ -271,6 +292,14 @@ private struct ParserState {
         return nil
     }
 
+    /// Feitian's mobile reader SDK announces each CCID message it writes or reads on a line of its
+    /// own; the hex follows on the next line.
+    private static func announcedDirection(_ message: Substring) -> RecordedFrame.Direction? {
+        if message.hasPrefix("==========write:") { return .bulkOut }
+        if message.hasPrefix("==========read:") { return .bulkIn }
+        return nil
+    }
+
     private static func arrow(_ message: Substring) -> RecordedFrame.Direction? {
         if message.hasPrefix("-> ") { return .bulkOut }
         if message.hasPrefix("<- ") { return .bulkIn }
@@ -288,7 +317,8 @@ private struct ParserState {
             return .usbFailure
         }
         if message.contains("Protocol not supported") { return .protocolNotSupported }
-        if message.contains("Card not transacted") { return .notTransacted }
+        // SCARD_E_NOT_TRANSACTED as applications print it ("0x80100016:An attempt was made …").
+        if message.contains("Card not transacted") || message.hasPrefix("0x80100016") { return .notTransacted }
         return nil
     }
 
