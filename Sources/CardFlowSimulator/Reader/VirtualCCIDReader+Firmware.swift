@@ -25,4 +25,29 @@ extension VirtualCCIDReader {
         reply(dataBlock(command, data: answer), delay: time, cardExchange: true)
         return true
     }
+
+    /// The slot's firmware's answer to a PC_to_RDR_Escape carrying `data`; nil when it has no
+    /// firmware or the firmware does not know the command. A change on its panel (LEDs, buzzer)
+    /// is logged.
+    func escapeFromFirmware(_ data: [UInt8], slot index: Int) -> [UInt8]? {
+        guard var firmware = slots[index].firmware else { return nil }
+        var field = slots[index].card
+        let before = firmware.panel
+        let answer = firmware.escape(data, field: &field)
+        slots[index].card = field
+        slots[index].firmware = firmware
+        if let shown = firmware.panel, shown != before {
+            logger.debug("reader panel", metadata: ["slot": "\(index)", "panel": "\(shown)"])
+        }
+        return answer
+    }
+
+    /// What the reader's LEDs and buzzer have shown on `slot` (its firmware's
+    /// ``/CardFlowSimulatorCards/SimulatedReaderFirmware/panel``), nil for a reader without.
+    ///
+    /// - Parameter slot: the slot whose firmware to ask.
+    public func panel(slot: Int = 0) -> SimulatedReaderPanel? {
+        guard slots.indices.contains(slot) else { return nil }
+        return slots[slot].firmware?.panel
+    }
 }
