@@ -15,7 +15,7 @@ extension CCIDReaderDriver: ReaderSignalling {
     ///   (between commands, or during one: the driver aborts it).
     public func signal(_ signal: ReaderSignal) async throws {
         guard let dialect = signalDialect else {
-            throw ReaderSignalUnsupported(reason: "no signal commands known for this CCID reader")
+            throw ReaderSignalUnsupported()
         }
         for command in try dialect.commands(for: signal) {
             try Task.checkCancellation()

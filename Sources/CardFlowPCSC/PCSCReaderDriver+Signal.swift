@@ -18,7 +18,7 @@ extension PCSCReaderDriver: ReaderSignalling {
     ///   (PC/SC cannot interrupt one under way).
     public func signal(_ signal: ReaderSignal) async throws {
         guard let dialect = signalDialect else {
-            throw ReaderSignalUnsupported(reason: "no signal commands known for PC/SC reader \"\(reader)\"")
+            throw ReaderSignalUnsupported()
         }
         let commands = try dialect.commands(for: signal)
         guard !commands.isEmpty else { return }
