@@ -2,7 +2,9 @@
 # Reader signals through the real PC/SC stack (issue 37): pcscd with Debian's libccid drives
 # `cardctl simulate`'s emulated ACS ACR1252 Dual Reader (072F:223B, umockdev), whose firmware
 # answers the ACR1252U's LED and buzzer escape commands and records what it showed
-# (`cardctl simulate --panel-log`). Phases, each with its own simulated reader and pcscd:
+# (`cardctl simulate --panel-log`). Phases, each with its own simulated reader (and pcscd):
+#   0. `cardctl --reader usb signal --failure`: CardFlow's own libusb CCID driver, PC_to_RDR_Escape
+#      (no pcscd): the panel must be red with one 500 ms beep;
 #   1. Scripts/partners/pcsc-escape (plain C on libpcsclite, no CardFlow) sends LED control
 #      E0 00 00 29 01 02 with SCardControl(SCARD_CTL_CODE(1)) on a direct connection, no card:
 #      libccid passes it on as PC_to_RDR_Escape; the answer must be E1 00 00 00 01 02 and the
@@ -29,7 +31,7 @@ while [[ $# -gt 0 ]]; do
     case "$1" in
         --cardctl) cardctl="$2"; shift 2 ;;
         --keep-logs) keep_logs=1; shift ;;
-        -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "pcscd-signal-check: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -52,6 +54,13 @@ gcc -Wall -o "$work/pcsc-escape" "$root/Scripts/partners/pcsc-escape.c" $(pkg-co
 sed '/<key>ifdDriverOptions<\/key>/{n;s|<string>[^<]*</string>|<string>0x0001</string>|}' "$plist" >"$work/Info.plist"
 grep -A1 '<key>ifdDriverOptions</key>' "$work/Info.plist" | grep -q '0x0001' \
     || { echo "pcscd-signal-check: could not set ifdDriverOptions in a copy of $plist" >&2; exit 2; }
+
+echo "== phase 0: cardctl --reader usb signal --failure (CardFlow's libusb CCID driver, no pcscd)"
+output=$(timeout 120 "$cardctl" simulate --reader-profile "$profile" --card none --panel-log "$work/usb.panel" -- \
+    "$cardctl" --reader usb signal --failure 2>&1) || fail "cardctl --reader usb signal: $output"
+echo "$output"
+grep -q "red on, green off, 0 blink sequences, beeps \[500 ms\]" "$work/usb.panel" 2>/dev/null \
+    || fail "the emulated reader did not show red and one 500 ms beep: $(cat "$work/usb.panel" 2>/dev/null)"
 
 echo "== phase 1: pcsc-escape (C, libpcsclite) → pcscd + libccid → emulated ACR1252U: LED control"
 output=$(PCSCD_CCID_INFO_PLIST="$work/Info.plist" timeout 120 "$cardctl" simulate --reader-profile "$profile" \
