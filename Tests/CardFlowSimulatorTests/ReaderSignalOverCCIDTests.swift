@@ -11,7 +11,8 @@ import Testing
 struct ReaderSignalOverCCIDTests {
     static func acr1252u() -> VirtualCCIDReader {
         VirtualCCIDReader(
-            configuration: VirtualReaderConfiguration(name: "ACS ACR1252 Dual Reader", vendorID: 0x072F, productID: 0x223B))
+            configuration: VirtualReaderConfiguration(
+                name: "ACS ACR1252 Dual Reader", vendorID: 0x072F, productID: 0x223B))
     }
 
     static func acr122u() -> VirtualCCIDReader {
@@ -89,7 +90,8 @@ struct ReaderSignalOverCCIDTests {
         }
         #expect(slotError == .commandNotSupported)
         // The manual's LED status read answers the state without changing it.
-        #expect(try await driver.driver.escape([0xE0, 0x00, 0x00, 0x29, 0x00]) == [0xE1, 0x00, 0x00, 0x00, 0x01, 0x00])
+        #expect(
+            try await driver.driver.escape([0xE0, 0x00, 0x00, 0x29, 0x00]) == [0xE1, 0x00, 0x00, 0x00, 0x01, 0x00])
     }
 
     @Test("a refused answer is ReaderSignalRefused, a reader error")

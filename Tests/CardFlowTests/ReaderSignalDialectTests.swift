@@ -24,11 +24,12 @@ struct ReaderSignalDialectTests {
         #expect(
             ReaderSignalDialects.dialect(for: Self.pcsc("ACS ACR1252 Dual Reader [ACR1252 Dual Reader PICC] 00 00"))?
                 .family == "ACS ACR1252U")
-        #expect(ReaderSignalDialects.dialect(for: Self.pcsc("ACS ACR122U PICC Interface 00 00"))?.family == "ACS ACR122U")
+        #expect(
+            ReaderSignalDialects.dialect(for: Self.pcsc("ACS ACR122U PICC Interface 00 00"))?.family == "ACS ACR122U")
         #expect(ReaderSignalDialects.dialect(for: Self.pcsc("ACS ACR1222 3S PICC Reader 00 00")) == nil)
-        #expect(ReaderSignalDialects.dialect(for: Self.usb(0x076B, 0x5427)) == nil)  // OMNIKEY 5427 CK
+        #expect(ReaderSignalDialects.dialect(for: Self.usb(0x076B, 0x5427)) == nil) // OMNIKEY 5427 CK
         #expect(ReaderSignalDialects.dialect(for: Self.pcsc("HID Global OMNIKEY 5022 Smart Card Reader 00 00")) == nil)
-        #expect(ReaderSignalDialects.dialect(for: Self.usb(0x04E6, 0x5790)) == nil)  // Identiv uTrust 3700 F
+        #expect(ReaderSignalDialects.dialect(for: Self.usb(0x04E6, 0x5790)) == nil) // Identiv uTrust 3700 F
         #expect(ReaderSignalDialects.dialect(for: Self.usb(0x1209, 0x2702)) == nil)
     }
 

@@ -26,7 +26,9 @@ struct SignalCommandTests {
         ])
         #expect(blink.status == 2, "\(blink)")
         #expect(blink.stderr.contains("cannot blink"), "\(blink)")
-        let unknown = try await CardctlProcess.run(["--reader", Self.simulated("Identiv_uTrust_3700_F_CL_Reader"), "signal", "--success"])
+        let unknown = try await CardctlProcess.run([
+            "--reader", Self.simulated("Identiv_uTrust_3700_F_CL_Reader"), "signal", "--success",
+        ])
         #expect(unknown.status == 2, "\(unknown)")
         #expect(unknown.stderr.contains("has no signal"), "\(unknown)")
     }

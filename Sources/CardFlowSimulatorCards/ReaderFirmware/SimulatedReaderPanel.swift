@@ -33,7 +33,9 @@ public struct SimulatedReaderPanel: Sendable, Hashable, CustomStringConvertible 
 
     /// "red off, green on, 0 blink sequences, beeps [100 ms]".
     public var description: String {
-        let lengths = beeps.map { "\($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) ms" }
+        let lengths = beeps.map {
+            "\($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) ms"
+        }
         return "red \(red ? "on" : "off"), green \(green ? "on" : "off"), \(blinkSequences) blink sequences, "
             + "beeps [\(lengths.joined(separator: ", "))]"
     }

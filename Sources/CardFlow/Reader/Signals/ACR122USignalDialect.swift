@@ -27,11 +27,11 @@ public struct ACR122USignalDialect: ReaderSignalDialect {
     public func commands(for signal: ReaderSignal) throws(ReaderSignalUnsupported) -> [ReaderSignalCommand] {
         let ledControl: UInt8
         switch signal.light {
-        case .none: ledControl = 0x00  // buzzer only: no LED state updated
-        case .green: ledControl = 0b0000_1110  // final green on, red off, both updated
-        case .red: ledControl = 0b0000_1101  // final red on, green off, both updated
-        case .alternating: ledControl = 0b1101_0000  // both blink, red starting on, green off
-        case .flash: ledControl = 0b1010_0000  // green blinks, starting on
+        case .none: ledControl = 0x00 // buzzer only: no LED state updated
+        case .green: ledControl = 0b0000_1110 // final green on, red off, both updated
+        case .red: ledControl = 0b0000_1101 // final red on, green off, both updated
+        case .alternating: ledControl = 0b1101_0000 // both blink, red starting on, green off
+        case .flash: ledControl = 0b1010_0000 // green blinks, starting on
         }
         let blinks = ledControl & 0xC0 != 0
         // T1, T2 (100 ms units), repetitions, link to buzzer (01: during T1).

@@ -36,8 +36,8 @@ public struct ACR1252USignalDialect: ReaderSignalDialect {
         }
         switch signal.beep {
         case .none: break
-        case .short: commands.append(Self.buzzerControl(10))  // 100 ms
-        case .long: commands.append(Self.buzzerControl(50))  // 500 ms
+        case .short: commands.append(Self.buzzerControl(10)) // 100 ms
+        case .long: commands.append(Self.buzzerControl(50)) // 500 ms
         case .double, .triple, .melody:
             throw ReaderSignalUnsupported(reason: "\(family) sounds one beep per command, no \(signal.beep.rawValue)")
         }
