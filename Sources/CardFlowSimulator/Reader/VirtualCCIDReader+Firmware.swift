@@ -4,6 +4,7 @@ import CardFlowSimulatorCards
 // Reader firmware that answers APDUs itself (``SimulatedReaderFirmware``): the ACR122U's
 // controller takes its pseudo-APDUs even with no card on the reader and none powered, as the
 // real reader does (libnfc's acr122_usb and nfcpy talk to its PN532 before any IccPowerOn).
+// Escape commands (LEDs, buzzer) go to the firmware too, card or no card.
 extension VirtualCCIDReader {
     /// Answers `command` from the slot's firmware when it takes the APDU; false when the APDU
     /// goes the usual way (to the card).
