@@ -21,12 +21,22 @@ public struct CCIDReaderDriver: ReaderDriver {
     /// commands), nil when CardFlow knows none for it.
     public let signalDialect: (any ReaderSignalDialect)?
 
+    /// A reader without signal commands (``/CardFlow/Reader/signal(_:)`` throws
+    /// ``/CardFlow/ReaderSignalUnsupported``).
+    ///
+    /// - Parameters:
+    ///   - driver: the device's driver.
+    ///   - slot: the slot this reader is.
+    public init(driver: CCIDDriver, slot: UInt8 = 0) {
+        self.init(driver: driver, slot: slot, signalDialect: nil)
+    }
+
     /// - Parameters:
     ///   - driver: the device's driver.
     ///   - slot: the slot this reader is.
     ///   - signalDialect: the reader family's signal commands, nil for none
     ///     (``/CardFlow/Reader/signal(_:)`` then throws ``/CardFlow/ReaderSignalUnsupported``).
-    public init(driver: CCIDDriver, slot: UInt8 = 0, signalDialect: (any ReaderSignalDialect)? = nil) {
+    public init(driver: CCIDDriver, slot: UInt8, signalDialect: (any ReaderSignalDialect)?) {
         self.driver = driver
         self.slot = slot
         self.signalDialect = signalDialect
