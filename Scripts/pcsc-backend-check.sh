@@ -24,7 +24,8 @@
 #   Scripts/pcsc-backend-check.sh --serve WORK -- COMMAND...
 #     inside `cardctl simulate`: start a private pcscd (socket WORK/run/pcscd.comm, log
 #     WORK/pcscd.log, an empty reader.conf.d so only USB readers appear, further options from
-#     PCSCD_OPTIONS, default "--debug --apdu", empty for none), run COMMAND with
+#     PCSCD_OPTIONS, default "--debug --apdu", empty for none; libccid's Info.plist replaced by
+#     PCSCD_CCID_INFO_PLIST when set), run COMMAND with
 #     PCSCLITE_CSOCK_NAME set and without umockdev's preload, stop pcscd; exits with COMMAND's status.
 #     Benchmarks/pcsc-backend/run.sh uses it.
 #
@@ -53,9 +54,13 @@ if [[ "${1:-}" == "--serve" ]]; then
     # drivers from /etc/reader.conf.d (vpcd would contend for its TCP port with other pcscds).
     mkdir -p "$work/run" "$work/reader.conf.d"
     [[ -d /run/pcscd ]] || mkdir -p /run/pcscd  # the mount point; pcscd itself never writes the real one
+    # PCSCD_CCID_INFO_PLIST: a libccid Info.plist of the caller's own (ifdDriverOptions, say),
+    # bind-mounted over the system's inside the namespace: the system's copy stays untouched.
+    ccid_plist=/usr/lib/pcsc/drivers/ifd-ccid.bundle/Contents/Info.plist
     # shellcheck disable=SC2086 # PCSCD_OPTIONS is a list of options
     unshare --mount --propagation private -- \
-        sh -c 'mount --bind "$0" /run/pcscd && exec pcscd --foreground "$@"' "$work/run" --config "$work/reader.conf.d" ${PCSCD_OPTIONS---debug --apdu} \
+        sh -c 'mount --bind "$0" /run/pcscd && { [ -z "$1" ] || mount --bind "$1" "$2"; } && shift 2 && exec pcscd --foreground "$@"' \
+        "$work/run" "${PCSCD_CCID_INFO_PLIST:-}" "$ccid_plist" --config "$work/reader.conf.d" ${PCSCD_OPTIONS---debug --apdu} \
         >"$work/pcscd.log" 2>&1 &
     pcscd_pid=$!
     trap stop_pcscd EXIT

@@ -68,6 +68,9 @@ step bash Scripts/pcscd-check.sh
 step bash Scripts/bench-compare-check.sh
 # The PC/SC backend (PCSC target) against pcscd + libccid on the emulated reader.
 step bash Scripts/pcsc-backend-check.sh
+# Reader signals (LED, buzzer escape commands) through pcscd + libccid to the emulated ACR1252U:
+# a plain C client and CardFlow's PC/SC backend.
+step bash Scripts/pcscd-signal-check.sh
 # Differential check against libccid on the CI subset of reader profiles (every exchange level x
 # protocol set x message-length class): the same APDUs through pcscd + libccid and through
 # CardFlow's driver must give byte-identical answers. CI must run it; elsewhere a machine

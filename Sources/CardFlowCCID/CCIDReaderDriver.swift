@@ -17,10 +17,29 @@ public struct CCIDReaderDriver: ReaderDriver {
     public let driver: CCIDDriver
     /// The slot this reader is.
     public let slot: UInt8
+    /// How this reader's family shows a ``/CardFlow/ReaderSignal`` (its LED and buzzer escape
+    /// commands), nil when CardFlow knows none for it.
+    public let signalDialect: (any ReaderSignalDialect)?
 
+    /// A reader without signal commands (``/CardFlow/Reader/signal(_:)`` throws
+    /// ``/CardFlow/ReaderSignalUnsupported``).
+    ///
+    /// - Parameters:
+    ///   - driver: the device's driver.
+    ///   - slot: the slot this reader is.
     public init(driver: CCIDDriver, slot: UInt8 = 0) {
+        self.init(driver: driver, slot: slot, signalDialect: nil)
+    }
+
+    /// - Parameters:
+    ///   - driver: the device's driver.
+    ///   - slot: the slot this reader is.
+    ///   - signalDialect: the reader family's signal commands, nil for none
+    ///     (``/CardFlow/Reader/signal(_:)`` then throws ``/CardFlow/ReaderSignalUnsupported``).
+    public init(driver: CCIDDriver, slot: UInt8, signalDialect: (any ReaderSignalDialect)?) {
         self.driver = driver
         self.slot = slot
+        self.signalDialect = signalDialect
     }
 
     /// The CCID driver's executor: sessions and the driver share it.
@@ -74,13 +93,17 @@ public struct CCIDReaderDriver: ReaderDriver {
 
 extension Reader {
     /// A reader on one slot of a CCID driver: ``/CardFlow/Reader/init(info:driver:logger:metricsFactory:)``
-    /// with a ``CCIDReaderDriver``.
+    /// with a ``CCIDReaderDriver`` whose signal dialect is the one ``/CardFlow/ReaderSignalDialects``
+    /// names for `info` (by USB vendor and product ID).
     public init(
         info: ReaderInfo, driver: CCIDDriver, slot: UInt8 = 0, logger: Logger = Logger(label: "cardflow.reader"),
         metricsFactory: any MetricsFactory = MetricsSystem.factory
     ) {
         self.init(
-            info: info, driver: CCIDReaderDriver(driver: driver, slot: slot), logger: logger,
+            info: info,
+            driver: CCIDReaderDriver(
+                driver: driver, slot: slot, signalDialect: ReaderSignalDialects.dialect(for: info)),
+            logger: logger,
             metricsFactory: metricsFactory)
     }
 

@@ -22,7 +22,10 @@ import Logging
 public actor PCSCReaderDriver: ReaderDriver {
     /// The reader's PC/SC name.
     public nonisolated let reader: String
-    private let context: PCSCContext
+    /// How this reader's family shows a ``/CardFlow/ReaderSignal``, chosen by its PC/SC name
+    /// (``/CardFlow/ReaderSignalDialects``); nil when CardFlow knows none for it.
+    public nonisolated let signalDialect: (any ReaderSignalDialect)?
+    let context: PCSCContext
     private let logger: Logger
     private var connection: PCSCCardConnection?
 
@@ -46,6 +49,7 @@ public actor PCSCReaderDriver: ReaderDriver {
         self.context = context
         self.reader = reader
         self.logger = logger
+        signalDialect = ReaderSignalDialects.dialect(for: Self.info(reader: reader))
     }
 
     deinit {

@@ -10,6 +10,7 @@ public enum PCSCCall: String, Hashable, Sendable, CustomStringConvertible {
     case disconnect = "SCardDisconnect"
     case status = "SCardStatus"
     case transmit = "SCardTransmit"
+    case control = "SCardControl"
 
     public var description: String { rawValue }
 }

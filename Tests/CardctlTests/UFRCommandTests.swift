@@ -63,7 +63,9 @@ struct UFRCommandTests {
 
     @Test("a reader with no signal CardFlow drives exits 2 and says so")
     func signalUnsupported() async throws {
-        let result = try await CardctlProcess.run(["--reader", "sim:desfire", "signal", "--success"])
+        // The default simulated reader is an ACR1252 (072F:223E), which signals: an Identiv one does not.
+        let identiv = Fixtures.readerDump("Identiv_uTrust_3700_F_CL_Reader.txt").path
+        let result = try await CardctlProcess.run(["--reader", "sim:desfire,profile=\(identiv)", "signal", "--success"])
         #expect(result.status == 2, "\(result)")
         #expect(result.stderr.contains("has no signal"), "\(result)")
         let usage = try await CardctlProcess.run(["--reader", "sim:desfire", "signal"])

@@ -2,14 +2,18 @@ import ArgumentParser
 import CardFlow
 
 /// `cardctl signal --light green --beep short`: the reader's light and buzzer, for the person at
-/// the reader (uFR readers; others say they have none, exit 2).
+/// the reader (uFR readers, and USB CCID or PC/SC readers of a family with a signal dialect:
+/// ACS ACR122U, ACR1252U; others say they have none, exit 2).
 struct SignalCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "signal",
-        abstract: "Show a light and sound a beep on the reader (readers with a LED and buzzer CardFlow drives: uFR).",
+        abstract:
+            "Show a light and sound a beep on the reader (readers with a LED and buzzer CardFlow drives: uFR, ACS ACR122U, ACS ACR1252U).",
         discussion: """
             --success is --light green --beep short; --failure is --light red --beep long. A reader whose \
-            backend has no signal exits 2 and says so.
+            backend or family has no signal (or not this one: the ACR1252U cannot blink) exits 2 and says so. \
+            Under pcscd, libccid passes the escape commands on only when its Info.plist's ifdDriverOptions \
+            has 0x0001 set.
             """)
 
     @OptionGroup(title: "Global Options") var global: GlobalOptions

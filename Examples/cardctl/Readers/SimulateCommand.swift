@@ -52,6 +52,13 @@ struct SimulateCommand: AsyncParsableCommand {
             valueName: "KIND[,options]"))
     var card: String = "iso7816"
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "When COMMAND has ended, write what each simulated reader's LEDs and buzzer showed to PATH (one line per reader slot with a panel).",
+            valueName: "PATH"))
+    var panelLog: String?
+
     @Argument(parsing: .postTerminator, help: ArgumentHelp("The command to run, after --.", valueName: "COMMAND"))
     var command: [String] = []
 
@@ -82,6 +89,7 @@ struct SimulateCommand: AsyncParsableCommand {
         }
         for device in devices { await device.unplug(); device.close() }
         try await simulation.saveCardState()
+        if let panelLog { try await simulation.writePanels(to: panelLog) }
         throw ExitCode(status)
     }
 
@@ -227,6 +235,18 @@ struct SimulatedReaders {
         }
         setup = nil
         readers = [reader]
+    }
+
+    /// Writes one line per reader slot whose firmware has LEDs or a buzzer: `READER/SLOT: PANEL`
+    /// (``SimulatedReaderPanel``'s description), for scripts that check a signal arrived.
+    func writePanels(to path: String) async throws {
+        var lines: [String] = []
+        for (index, reader) in readers.enumerated() {
+            for slot in 0..<reader.configuration.descriptor.slotCount {
+                if let panel = await reader.panel(slot: slot) { lines.append("\(index)/\(slot): \(panel)") }
+            }
+        }
+        try (lines.map { $0 + "\n" }.joined()).write(toFile: path, atomically: true, encoding: .utf8)
     }
 
     /// Writes the card back to `state=PATH` (when given).

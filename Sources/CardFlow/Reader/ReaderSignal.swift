@@ -73,18 +73,37 @@ public protocol ReaderSignalling: ReaderDriver {
     func signal(_ signal: ReaderSignal) async throws
 }
 
-/// The reader has no light or buzzer CardFlow can drive (or its backend does not know how).
+/// The reader has no light or buzzer CardFlow can drive (or its backend does not know how), or
+/// its family cannot show this particular signal (a blink on a reader with steady LEDs).
 public struct ReaderSignalUnsupported: CategorizedError, Hashable, CustomStringConvertible {
-    /// The reader's ``ReaderInfo/id``.
-    public let reader: String
+    /// The reader's ``ReaderInfo/id`` (empty until ``Reader/signal(_:)`` fills it in).
+    public var reader: String
     /// The reader's backend (``ReaderInfo/backend``).
-    public let backend: String
+    public var backend: String
+    /// Why, when more is known than that the reader has no signal: the part of the signal the
+    /// reader's family cannot show.
+    public var reason: String?
+
+    /// The reader `reader` of `backend` cannot show the signal, for `reason`.
+    ///
+    /// - Parameters:
+    ///   - reader: the reader's id; backends that do not know it leave it empty for
+    ///     ``Reader/signal(_:)`` to fill in.
+    ///   - backend: the reader's backend, likewise.
+    ///   - reason: why, when more is known.
+    public init(reader: String = "", backend: String = "", reason: String? = nil) {
+        self.reader = reader
+        self.backend = backend
+        self.reason = reason
+    }
 
     /// Asking for a signal the reader cannot give is the caller's choice to change: usage.
     public var category: ErrorCategory { .usage }
 
     public var description: String {
-        "reader \(reader) (\(backend)) has no signal CardFlow can drive (uFR readers do)"
+        let what = "reader \(reader) (\(backend))"
+        if let reason { return "\(what) cannot show this signal: \(reason)" }
+        return "\(what) has no signal CardFlow can drive (uFR, ACS ACR122U and ACR1252U readers do)"
     }
 }
 
@@ -93,12 +112,22 @@ extension Reader {
     /// reader that their card was done (or not). Safe beside a running session: the backend
     /// serialises it with the session's exchanges.
     ///
+    /// - Parameter signal: the light and beep to show.
     /// - Throws: ``ReaderSignalUnsupported`` when the reader's driver is no
-    ///   ``ReaderSignalling``; otherwise what the backend throws.
+    ///   ``ReaderSignalling``, or its family has no such signal (USB CCID and PC/SC readers
+    ///   signal through their family's ``ReaderSignalDialect``); ``ReaderSignalRefused`` when
+    ///   the reader turned a command down; otherwise what the backend throws.
     public func signal(_ signal: ReaderSignal) async throws {
         guard let signalling = driver as? any ReaderSignalling else {
             throw ReaderSignalUnsupported(reader: info.id, backend: info.backend)
         }
-        try await signalling.signal(signal)
+        do {
+            try await signalling.signal(signal)
+        } catch var error as ReaderSignalUnsupported {
+            // Drivers know their device, not the reader's CardFlow identity.
+            if error.reader.isEmpty { error.reader = info.id }
+            if error.backend.isEmpty { error.backend = info.backend }
+            throw error
+        }
     }
 }

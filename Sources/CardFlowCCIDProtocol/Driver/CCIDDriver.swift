@@ -205,7 +205,9 @@ public actor CCIDDriver {
         }
     }
 
-    /// Sends a vendor command through PC_to_RDR_Escape and returns the reader's answer.
+    /// Sends a vendor command through PC_to_RDR_Escape and returns the reader's answer. A reader
+    /// that refuses it gives ``CCIDDriverError/slotError(_:state:during:)`` with its bError
+    /// (CMD_NOT_SUPPORTED for a command it does not know), card or no card.
     public func escape(_ data: [UInt8], slot: UInt8 = 0) async throws -> [UInt8] {
         try await exclusively(slot: slot) {
             let response = try await exchange(.escape(data), slot: slot, timeout: configuration.readTimeout)
@@ -436,7 +438,9 @@ public actor CCIDDriver {
     private func mapFailure(_ error: CCIDSlotError, state: CCIDSlotState, slot: UInt8, during type: CCIDMessageType)
         -> CCIDDriverError
     {
-        if state.icc == .absent {
+        // An escape addresses the reader, not the card: its failure says the reader refused
+        // the command, whatever the slot holds.
+        if state.icc == .absent && type != .escape {
             forgetCard(slot: slot)
             return .noCard
         }

@@ -104,7 +104,13 @@ extension VirtualCCIDReader {
             slots[index].parameters = requested
             reply(parameters(command, requested), delay: readerTime)
         case .escape(let data):
-            if data.isEmpty {
+            if let answer = escapeFromFirmware(data, slot: index) {
+                reply(
+                    CCIDResponse(
+                        slot: command.slot, sequence: command.sequence,
+                        state: .init(icc: slots[index].iccStatus, command: .processed), kind: .escape(answer)),
+                    delay: readerTime)
+            } else if data.isEmpty {
                 reply(
                     CCIDResponse(
                         slot: command.slot, sequence: command.sequence,

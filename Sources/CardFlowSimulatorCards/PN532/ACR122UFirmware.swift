@@ -12,6 +12,14 @@
 ///
 /// Every other APDU goes to the card (nil): PC/SC part 3 `FF CA`, the storage-card pseudo-APDUs
 /// and card APDUs, which the controller passes on through the PN532 itself.
+///
+/// The same `FF 00` pseudo-APDUs are answered when they come as PC_to_RDR_Escape, with or
+/// without a card (libnfc's acr122_pcsc driver sends them that way through `SCardControl` on a
+/// direct connection); other escape commands are left to the reader (CMD_NOT_SUPPORTED).
+///
+/// The LED and buzzer command's effect shows in ``panel``: the final LED state (P2 bits 0–3),
+/// a blinking sequence when P2 bit 6 or 7 asks for one and Reps > 0, and Reps beeps when Link
+/// is not 00, each T1 (Link 01 or 03) or T2 (Link 02) × 100 ms long.
 public struct ACR122UFirmware: SimulatedReaderFirmware {
     /// The PN532 behind the controller.
     public private(set) var chip = SimulatedPN532()
@@ -49,6 +57,7 @@ public struct ACR122UFirmware: SimulatedReaderFirmware {
             // Bits 2 and 3 of P2 say which of the final-state bits 0 (red) and 1 (green) apply.
             if p2 & 0x04 != 0 { ledState = (ledState & ~0x01) | (p2 & 0x01) }
             if p2 & 0x08 != 0 { ledState = (ledState & ~0x02) | (p2 & 0x02) }
+            show(ledControl: p2, blinking: data)
             return [0x90, ledState]
         case 0x50:
             return [0x90, piccOperatingParameter]
@@ -60,6 +69,30 @@ public struct ACR122UFirmware: SimulatedReaderFirmware {
         default:
             return nil
         }
+    }
+
+    /// The controller's answer to a PC_to_RDR_Escape: the `FF 00` pseudo-APDUs as through
+    /// XfrBlock, nil (not known) for anything else.
+    public mutating func escape(_ command: [UInt8], field: inout (any VirtualCard)?) -> [UInt8]? {
+        guard command.count >= 5, command[0] == 0xFF, command[1] == 0x00 else { return nil }
+        return answer(command, field: &field)
+    }
+
+    /// What the LED and buzzer command left: the LED state now, blinking sequences and beeps.
+    public private(set) var panel: SimulatedReaderPanel? = SimulatedReaderPanel(red: false, green: true)
+
+    /// Notes on ``panel`` what `FF 00 40 P2 04 T1 T2 Reps Link` showed.
+    mutating func show(ledControl p2: UInt8, blinking data: [UInt8]) {
+        guard var shown = panel else { return }
+        let (t1, t2, repetitions, link) = (data[0], data[1], Int(data[2]), data[3])
+        shown.red = ledState & 0x01 != 0
+        shown.green = ledState & 0x02 != 0
+        if p2 & 0xC0 != 0 && repetitions > 0 { shown.blinkSequences += 1 }
+        if link & 0x03 != 0 {
+            let length = Duration.milliseconds(100 * Int(link & 0x03 == 0x02 ? t2 : t1))
+            for _ in 0..<repetitions { shown.beep(length) }
+        }
+        panel = shown
     }
 
     /// The data of `FF 00 P1 P2 Lc data`; nil when Lc does not match.

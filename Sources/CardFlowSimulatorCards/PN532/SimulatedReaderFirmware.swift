@@ -1,5 +1,6 @@
 /// The firmware of a simulated reader that answers some host commands itself, whether or not
-/// a card lies on it: the ACR122U's controller speaks for its PN532 (``ACR122UFirmware``).
+/// a card lies on it: the ACR122U's controller speaks for its PN532 (``ACR122UFirmware``), the
+/// ACR1252U's drives its LEDs and buzzer (``ACR1252UFirmware``).
 ///
 /// The virtual reader asks its firmware first with every APDU it receives; the firmware
 /// returns nil for the APDUs it leaves to the card in the field.
@@ -15,6 +16,26 @@ public protocol SimulatedReaderFirmware: Sendable {
 
     /// The card in the field changed (placed, lifted): the firmware forgets the target it had.
     mutating func fieldChanged()
+
+    /// The reader's own answer to a PC_to_RDR_Escape carrying `command` (the RDR_to_PC_Escape
+    /// data), or nil when the firmware does not know the command (the reader then answers as
+    /// readers without firmware of their own do).
+    ///
+    /// - Parameters:
+    ///   - command: the escape command's bytes.
+    ///   - field: the card in the field, nil when there is none.
+    mutating func escape(_ command: [UInt8], field: inout (any VirtualCard)?) -> [UInt8]?
+
+    /// What the reader's LEDs and buzzer have shown, nil for firmware without them.
+    var panel: SimulatedReaderPanel? { get }
+}
+
+extension SimulatedReaderFirmware {
+    /// No escape commands of its own.
+    public mutating func escape(_ command: [UInt8], field: inout (any VirtualCard)?) -> [UInt8]? { nil }
+
+    /// No LEDs or buzzer.
+    public var panel: SimulatedReaderPanel? { nil }
 }
 
 /// The simulator's list of reader firmwares, each for the readers with its USB vendor and
@@ -28,7 +49,10 @@ public enum SimulatedReaderFirmwares {
 
     static let all: [Entry] = [
         // ACS ACR122U PICC: an 8051 controller in front of an NXP PN532.
-        Entry(vendorID: 0x072F, productID: 0x2200) { ACR122UFirmware(bcdDevice: $0) }
+        Entry(vendorID: 0x072F, productID: 0x2200) { ACR122UFirmware(bcdDevice: $0) },
+        // ACS ACR1252 Dual Reader and ACR1252 Reader: LED and buzzer escape commands.
+        Entry(vendorID: 0x072F, productID: 0x223B) { _ in ACR1252UFirmware() },
+        Entry(vendorID: 0x072F, productID: 0x223E) { _ in ACR1252UFirmware() },
     ]
 
     /// The firmware of the reader with this USB identity; nil for readers whose firmware only
