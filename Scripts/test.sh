@@ -62,6 +62,10 @@ step umockdev-wrapper swift test --skip-build --disable-xctest --skip "$heavy|$p
 step umockdev-wrapper swift test --skip-build --disable-xctest --filter "$timing"
 step umockdev-wrapper swift test --skip-build --disable-xctest --filter "$heavy" --no-parallel
 step swift test --skip-build --disable-xctest --filter "$fleet_tests" --no-parallel
+# The fleet at scale, shortened: 4 cardd hosts x 2 readers on a batch of 100,000 records, 25
+# cards each, every one done once (Benchmarks/fleet/scale.sh; the full run is 1,000,000 x 8 x 4).
+step env REQUIRE_ALL=1 CARDD="$(swift build --show-bin-path)/cardd" CARDCTL="$(swift build --show-bin-path)/cardctl" \
+  bash Benchmarks/fleet/scale.sh 100000 4 2 25
 # pcscd + libccid drive the simulated USB reader (ATR, SCardTransmit): the emulated device is
 # real enough for the reference CCID stack.
 step bash Scripts/pcscd-check.sh

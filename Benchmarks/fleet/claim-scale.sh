@@ -41,17 +41,7 @@ SELECT record_id AS id, record_token AS tok FROM fleet_claim('big', 'host' || :c
 SELECT fleet_complete(:id, ':tok'::uuid, 'done', NULL, NULL);
 SQL
 
-# CPU seconds (user + system) used so far by the server in $1: the postmaster's own and that of
-# its reaped children (backends of clients that left), plus its live children's.
-server_cpu() {
-  local postmaster child total
-  postmaster=$(head -1 "$1/data/postmaster.pid")
-  total=$(awk '{ print $14 + $15 + $16 + $17 }' "/proc/$postmaster/stat")
-  for child in $(pgrep -P "$postmaster"); do
-    total=$(awk -v t="$total" '{ print t + $14 + $15 }' "/proc/$child/stat" 2>/dev/null || echo "$total")
-  done
-  python3 -c "import os, sys; print(float(sys.argv[1]) / os.sysconf('SC_CLK_TCK'))" "$total"
-}
+source Benchmarks/fleet/server-cpu.sh
 
 echo "| pending records | cards | card p50 / p99 ms, first ¼ | card p50 / p99 ms, last ¼ | server: claim p50 / p99 ms | server: completion p50 / p99 ms | cards/s | server CPU ms per card | database MB |"
 echo "|---|---|---|---|---|---|---|---|---|"

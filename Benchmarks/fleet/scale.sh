@@ -8,7 +8,8 @@
 # Usage: Benchmarks/fleet/scale.sh [RECORDS] [HOSTS] [READERS] [CARDS]
 #   defaults: 1000000 records, 8 hosts, 4 readers per host, 250 cards per host
 # Environment: CARDD, CARDCTL (built binaries; default: swift build --product …, debug),
-#   LATENCY (simulated ms per APDU, default 0).
+#   LATENCY (simulated ms per APDU, default 0), REQUIRE_ALL=1 (exit 1 unless the store has every
+#   card done: HOSTS × CARDS records, each once — the short run in Scripts/test.sh).
 # Prints a markdown table row: records done, records/s over the run, a reader's cycle (one card's
 # whole cost) p50/p99, the server's own time for each claim and completion statement
 # (log_min_duration_statement = 0), server CPU and WAL per record, the database's size.
@@ -48,18 +49,8 @@ sql -c "INSERT INTO fleet_records (batch, ref, params) SELECT 'scale', 'R' || g,
   -c "VACUUM ANALYZE" -c "ALTER SYSTEM SET log_min_duration_statement = 0" -c "SELECT pg_reload_conf()" >/dev/null
 : >"$pg/server.log"
 
-# CPU seconds (user + system) of the server so far: the postmaster's own and its reaped
-# children's, plus its live children's.
-server_cpu() {
-  local postmaster child total
-  postmaster=$(head -1 "$pg/data/postmaster.pid")
-  total=$(awk '{ print $14 + $15 + $16 + $17 }' "/proc/$postmaster/stat")
-  for child in $(pgrep -P "$postmaster"); do
-    total=$(awk -v t="$total" '{ print t + $14 + $15 }' "/proc/$child/stat" 2>/dev/null || echo "$total")
-  done
-  python3 -c "import os, sys; print(float(sys.argv[1]) / os.sysconf('SC_CLK_TCK'))" "$total"
-}
-cpu_before=$(server_cpu)
+source Benchmarks/fleet/server-cpu.sh
+cpu_before=$(server_cpu "$pg")
 wal_before=$(sql -c "SELECT pg_current_wal_lsn()")
 
 for ((host = 1; host <= hosts; host++)); do
@@ -78,10 +69,19 @@ done
 pids=()
 # The last completions may still be in an outbox when cardd exits; they are delivered at the next
 # start. The table counts what the store has.
-cpu_after=$(server_cpu)
+cpu_after=$(server_cpu "$pg")
 wal_bytes=$(sql -c "SELECT pg_current_wal_lsn() - '$wal_before'::pg_lsn")
 done_count=$(sql -c "SELECT count(*) FROM fleet_records WHERE batch = 'scale' AND state = 'done'")
 db_bytes=$(sql -c "SELECT pg_database_size('cardflow')")
+if [[ "${REQUIRE_ALL:-}" == 1 ]]; then
+  # Every card a host handled has its record done, no UID on two records, no card spoiled.
+  uids=$(sql -c "SELECT count(DISTINCT uid) FROM fleet_records WHERE batch = 'scale' AND state = 'done'")
+  spoiled=$(sql -c "SELECT count(*) FROM fleet_spoiled")
+  if [[ "$done_count" != $((hosts * cards)) || "$uids" != "$done_count" || "$spoiled" != 0 ]]; then
+    echo "fleet scale: $done_count records done ($uids cards) of $((hosts * cards)), $spoiled spoiled" >&2
+    exit 1
+  fi
+fi
 
 for ((host = 1; host <= hosts; host++)); do
   sqlite3 -separator ' ' "$work/host-$host.sqlite" \

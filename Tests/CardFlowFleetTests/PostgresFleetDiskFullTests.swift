@@ -5,7 +5,6 @@ import CardFlowFleet
 import CardFlowFleetPostgres
 import CardFlowPostgresTestSupport
 import Foundation
-import Logging
 import Testing
 
 /// The database server's disk fills up: PostgreSQL refuses to extend a table (SQLSTATE 53100)
@@ -82,22 +81,6 @@ struct PostgresFleetDiskFullTests {
     private func withSmallServer(
         _ body: @Sendable (FleetStore, ThrowawayPostgres) async throws -> Void
     ) async throws {
-        let server = try await ThrowawayPostgres.startSmall(megabytes: 64)
-        do {
-            var logger = Logger(label: "fleet.disk-full")
-            logger.logLevel = .critical
-            let store = FleetStore(
-                address: try FleetDatabaseAddress(server.url), operationTimeout: .seconds(10), logger: logger)
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { await store.run() }
-                defer { group.cancelAll() }
-                try await store.migrate()
-                try await body(store, server)
-            }
-        } catch {
-            await server.stop()
-            throw error
-        }
-        await server.stop()
+        try await withFleetStore(start: { try await ThrowawayPostgres.startSmall(megabytes: 64) }, body)
     }
 }

@@ -5,12 +5,14 @@ import Foundation
 import Logging
 import Testing
 
-/// Runs `body` with a migrated store on a throwaway server, stopping both afterwards.
+/// Runs `body` with a migrated store on a throwaway server (`start` makes it), stopping both
+/// afterwards.
 func withFleetStore(
     leaseCheck: Bool = true, operationTimeout: Duration = .seconds(10),
+    start: @Sendable () async throws -> ThrowawayPostgres = { try await ThrowawayPostgres.start() },
     _ body: @Sendable (FleetStore, ThrowawayPostgres) async throws -> Void
 ) async throws {
-    let server = try await ThrowawayPostgres.start()
+    let server = try await start()
     do {
         var logger = Logger(label: "fleet.test")
         logger.logLevel = .warning
