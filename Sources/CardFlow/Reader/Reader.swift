@@ -264,7 +264,7 @@ public actor Reader: DeadlineWaiting {
         let deadline = clock.now() + policy.connectTimeout
         if try await currentPresence() == .absent {
             events?.emit(.waitingForCard)
-            try await waitForPresence(.present, until: deadline, policy: policy)
+            try await waitForPresence(.present, until: deadline, wait: policy.connectTimeout, policy: policy)
         }
         while true {
             do {
@@ -281,16 +281,20 @@ public actor Reader: DeadlineWaiting {
                 // The card left between the presence check and power-on: wait again.
                 publish(.absent, announced: true)
                 events?.emit(.waitingForCard)
-                try await waitForPresence(.present, until: deadline, policy: policy)
+                try await waitForPresence(.present, until: deadline, wait: policy.connectTimeout, policy: policy)
             }
         }
     }
 
     /// Waits until presence equals `wanted`, or throws when `deadline` passes. The reader is
     /// asked directly each time; notifications (or the poll interval) say when to ask again.
-    func waitForPresence(_ wanted: CardPresence, until deadline: Duration, policy: SessionPolicy) async throws {
+    /// `wait`: the wait the deadline was set for, which the error reports (what is left of it
+    /// by the time this runs is a little less: "0.299 seconds" for the user's 0.3).
+    func waitForPresence(
+        _ wanted: CardPresence, until deadline: Duration, wait: Duration? = nil, policy: SessionPolicy
+    ) async throws {
         let clock = policy.clock
-        let waited = max(.zero, deadline - clock.now())
+        let waited = wait ?? max(.zero, deadline - clock.now())
         while true {
             if try await currentPresence() == wanted { return }
             try Task.checkCancellation()
