@@ -12,8 +12,9 @@
 # How: malloc-count.c (LD_PRELOAD) counts the process's allocations; each loop runs N and 2N
 # times (`cardflow-bench --profile NAME N`) and the difference ÷ N is the count per repetition,
 # free of start-up and setup. To see where allocations come from, run one loop with
-# MALLOC_COUNT_TRACE_FROM=K (see malloc-count.c). Needs gcc. cardflow-bench is a product of the
-# main package (the repository root), so the build runs there.
+# MALLOC_COUNT_TRACE_FROM=K (see malloc-count.c). A loop above its limit is measured up to three
+# times and the least count taken (scheduling noise only adds). Needs gcc. cardflow-bench is a
+# product of the main package (the repository root), so the build runs there.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/../.."
@@ -51,9 +52,17 @@ while read -r name limit; do
   [[ -z "$name" || "$name" == \#* ]] && continue
   n=1000
   [[ "$name" == Flow-* || "$name" == DESFire-* ]] && n=100
-  one=$(mallocs "$name" "$n")
-  two=$(mallocs "$name" $((2 * n)))
-  per=$(awk -v a="$one" -v b="$two" -v n="$n" 'BEGIN { printf "%.2f", (b - a) / n }')
+  # Scheduling can only add allocations (a task resumed on another thread, a runtime slab
+  # refilled: a few per thousand repetitions on a loaded machine, e.g. 8.01 for 8 in one CI run),
+  # never remove the ones the code makes, so the least of up to three measurements is the count.
+  per=""
+  for _attempt in 1 2 3; do
+    one=$(mallocs "$name" "$n")
+    two=$(mallocs "$name" $((2 * n)))
+    this=$(awk -v a="$one" -v b="$two" -v n="$n" 'BEGIN { printf "%.2f", (b - a) / n }')
+    if [[ -z "$per" ]] || awk -v t="$this" -v p="$per" 'BEGIN { exit !(t < p) }'; then per="$this"; fi
+    awk -v c="$per" -v l="$limit" 'BEGIN { exit !(c <= l) }' && break
+  done
   verdict=ok
   if awk -v c="$per" -v l="$limit" 'BEGIN { exit !(c > l) }'; then verdict="ABOVE LIMIT"; failed=1; fi
   printf '%-32s %10s %8s  %s\n' "$name" "$per" "$limit" "$verdict"
