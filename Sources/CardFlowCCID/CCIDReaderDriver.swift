@@ -65,7 +65,8 @@ public struct CCIDReaderDriver: ReaderDriver {
     public func nextPresenceNotice(timeout: Duration) async throws -> PresenceNotice {
         do {
             guard let message = try await driver.readInterrupt(slot: slot, timeout: timeout) else { return .quiet }
-            return Self.announcesRemoval(message, slot: slot) ? .removed : .changed
+            if Self.announcesRemoval(message, slot: slot) { return .removed }
+            return Self.announcesArrival(message, slot: slot) ? .arrived : .changed
         } catch CCIDDriverError.transport(.noInterruptEndpoint, _) {
             return .unsupported
         } catch CCIDDriverError.malformedResponse(let error, _) {
@@ -81,6 +82,12 @@ public struct CCIDReaderDriver: ReaderDriver {
     public static func announcesRemoval(_ message: CCIDInterruptMessage, slot: UInt8) -> Bool {
         guard case .slotChange(let changes) = message else { return false }
         return changes.contains { $0.slot == Int(slot) && $0.changed && !$0.cardPresent }
+    }
+
+    /// Whether a NotifySlotChange says the card in `slot` changed and is there: a card arrived.
+    public static func announcesArrival(_ message: CCIDInterruptMessage, slot: UInt8) -> Bool {
+        guard case .slotChange(let changes) = message else { return false }
+        return changes.contains { $0.slot == Int(slot) && $0.changed && $0.cardPresent }
     }
 
     static func preference(_ cardProtocol: CardProtocol) -> ProtocolPreference {

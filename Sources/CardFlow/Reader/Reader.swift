@@ -168,6 +168,12 @@ public actor Reader: DeadlineWaiting {
                     await self?.publish(.absent, announced: true)
                     askReader = true
                     announced = true
+                case .arrived:
+                    // The card may be gone again by the time the reader is asked (put down and
+                    // lifted, or swapped, faster than the check): it still came, and is reported.
+                    await self?.publish(.present, announced: true)
+                    askReader = true
+                    announced = true
                 case .unreadable(let reason):
                     // Like pcsc-lite: log it and ask the reader; monitoring goes on. The first is a
                     // warning, a stream of them is not worth a log line each.

@@ -63,6 +63,10 @@ public enum PresenceNotice: Sendable, Hashable {
     /// The reader announced that the card left. Counted as a removal even when the next
     /// presence check already finds a card (a card swapped faster than the check).
     case removed
+    /// The reader announced that a card arrived. Counted as an arrival even when the next
+    /// presence check finds the slot empty again (a card put down and taken away, or one of
+    /// several swapped cards, faster than the check).
+    case arrived
     /// The reader sent a notice that could not be read; it may still stand for a card event,
     /// so the reader is asked (pcsc-lite does the same). The text says what was wrong.
     case unreadable(String)
