@@ -28,20 +28,30 @@ public actor Reader: DeadlineWaiting {
     private var subscribers: [UInt64: AsyncStream<CardPresence>.Continuation] = [:]
     private var nextSubscriber: UInt64 = 0
     private var monitor: Task<Void, Never>?
-    private var presencePollInterval: Duration = .milliseconds(400)
+    /// How often the presence monitor asks a reader that announces nothing, and the clock it
+    /// waits on between asks.
+    private let presencePollInterval: Duration
+    private let presenceClock: any ElapsedClock
 
     /// - Parameters:
     ///   - info: the reader's identity and capabilities.
     ///   - driver: the backend that talks to the card.
     ///   - logger: reader events at debug; every APDU at trace (secrets redacted).
     ///   - metricsFactory: where APDU counters and timers go (the bootstrapped system by default).
+    ///   - presencePollInterval: how often ``cardPresence()`` asks a reader that announces
+    ///     nothing (a uFR, vpcd or PC/SC reader polled for its card): one presence check per
+    ///     interval and nothing in between.
+    ///   - presenceClock: the clock those polls wait on (a ``ManualClock`` in tests).
     public init(
         info: ReaderInfo, driver: any ReaderDriver, logger: Logger = Logger(label: "cardflow.reader"),
-        metricsFactory: any MetricsFactory = MetricsSystem.factory
+        metricsFactory: any MetricsFactory = MetricsSystem.factory,
+        presencePollInterval: Duration = .milliseconds(400), presenceClock: any ElapsedClock = RealClock()
     ) {
         self.info = info
         self.driver = driver
         self.metricsFactory = metricsFactory
+        self.presencePollInterval = presencePollInterval
+        self.presenceClock = presenceClock
         var logger = logger
         logger[metadataKey: "reader"] = "\(info.name)"
         self.logger = logger
@@ -119,6 +129,7 @@ public actor Reader: DeadlineWaiting {
         guard monitor == nil else { return }
         let driver = self.driver
         let interval = presencePollInterval
+        let clock = presenceClock
         let logger = self.logger
         monitor = Task { [weak self] in
             var polling = false
@@ -136,7 +147,7 @@ public actor Reader: DeadlineWaiting {
                     await self?.publish(state, announced: announced)
                 }
                 if polling {
-                    try? await Task.sleep(for: interval)
+                    try? await clock.suspend(until: clock.now() + interval)
                     continue
                 }
                 let notice: PresenceNotice
