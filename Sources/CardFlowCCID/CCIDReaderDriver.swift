@@ -99,9 +99,10 @@ public struct CCIDReaderDriver: ReaderDriver {
 }
 
 extension Reader {
-    /// A reader on one slot of a CCID driver: ``/CardFlow/Reader/init(info:driver:logger:metricsFactory:)``
-    /// with a ``CCIDReaderDriver`` whose signal dialect is the one ``/CardFlow/ReaderSignalDialects``
-    /// names for `info` (by USB vendor and product ID).
+    /// A reader on one slot of a CCID driver:
+    /// ``/CardFlow/Reader/init(info:driver:logger:metricsFactory:presencePollInterval:presenceClock:)``
+    /// with a ``CCIDReaderDriver`` whose signal dialect is the one
+    /// ``/CardFlow/ReaderSignalDialects`` names for `info` (by USB vendor and product ID).
     public init(
         info: ReaderInfo, driver: CCIDDriver, slot: UInt8 = 0, logger: Logger = Logger(label: "cardflow.reader"),
         metricsFactory: any MetricsFactory = MetricsSystem.factory
