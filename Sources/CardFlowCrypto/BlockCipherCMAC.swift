@@ -36,6 +36,13 @@ public enum BlockCipherCMAC {
         guard startValue.count == blockSize else {
             throw .invalidIVLength(expected: blockSize, actual: startValue.count)
         }
+        if let aes = cipher as? AES128Cipher {
+            // AES: the block function chained in one array from the starting value (``AESCMAC``),
+            // no padded copy of the message, no CBC output.
+            var state = startValue
+            try AESCMAC.chain(message, key: aes.symmetricKey, state: &state)
+            return state
+        }
         let keys = try subkeys(of: cipher)
         var padded = message
         let complete = !message.isEmpty && message.count % blockSize == 0
