@@ -60,7 +60,7 @@ public enum BlockCipherCMAC {
 
     /// Multiplies a block by x in GF(2^n) in place: a left shift by one bit, and `rb` into the last
     /// byte when the top bit fell out (SP 800-38B §6.1). ``AESCMAC`` uses it too.
-    static func double(_ block: inout [UInt8], rb: UInt8) {
+    static func double<Block: MutableCollection<UInt8>>(_ block: inout Block, rb: UInt8) where Block.Index == Int {
         let overflow = block[0] & 0x80 != 0
         for index in block.indices {
             let next = index + 1 < block.count ? block[index + 1] >> 7 : 0
