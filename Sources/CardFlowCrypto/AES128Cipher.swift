@@ -38,6 +38,17 @@ public struct AES128Cipher: BlockCipher {
         try permutedBlock(block, inverse: true)
     }
 
+    /// ``encryptBlock(_:)`` with the ciphertext written over `block` (16 bytes): no allocation.
+    ///
+    /// - Throws: ``CardCryptoError/dataNotBlockAligned(length:blockSize:)`` unless `block` has 16
+    ///   bytes, leaving it as it was.
+    public func encryptBlock(inPlace block: inout [UInt8]) throws(CardCryptoError) {
+        guard block.count == Self.blockSize else {
+            throw .dataNotBlockAligned(length: block.count, blockSize: Self.blockSize)
+        }
+        try permuteBlocks(&block, inverse: false)
+    }
+
     public func encryptECB(_ data: [UInt8]) throws(CardCryptoError) -> [UInt8] {
         try checkBlockAligned(data)
         var output = data
