@@ -126,8 +126,9 @@ extension DESFireClient {
         return joined
     }
 
+    /// `answer` is consumed: deciphered in place when nothing else holds it.
     private func unprotect(
-        _ command: DESFireCommand, _ answer: [UInt8],
+        _ command: DESFireCommand, _ answer: consuming [UInt8],
         _ protection: DESFireResponseProtection, fileMode: DESFireCommMode?
     ) throws(DESFireError) -> [UInt8] {
         guard var secure = session else { return answer }
@@ -179,8 +180,9 @@ extension DESFireClient {
             data = answer
         case (.legacy, .mac):
             guard answer.count >= 4 else { throw broken("answer of \(answer.count) bytes has no MAC") }
-            data = Array(answer.dropLast(4))
-            guard try secure.legacyMAC(data) == Array(answer.suffix(4)) else { throw broken("MAC mismatch") }
+            let macStart = answer.count - 4
+            data = Array(answer[..<macStart])
+            guard try secure.legacyMAC(data) == Array(answer[macStart...]) else { throw broken("MAC mismatch") }
         case (.legacy, .enciphered(let length)):
             guard !answer.isEmpty, answer.count % secure.blockSize == 0 else {
                 throw broken("enciphered answer of \(answer.count) bytes is not whole blocks")
