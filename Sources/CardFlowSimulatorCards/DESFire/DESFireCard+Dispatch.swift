@@ -100,8 +100,9 @@ extension DESFireCard {
         }
     }
 
-    /// Splits a response into frames, returns the first and keeps the rest for `90 AF`.
-    private mutating func frame(_ wire: [UInt8], sizes: [Int]?) -> [UInt8] {
+    /// Splits a response into frames, returns the first and keeps the rest for `90 AF`. `wire` is
+    /// consumed: a one-frame answer gets its status appended in place.
+    private mutating func frame(_ wire: consuming [UInt8], sizes: [Int]?) -> [UInt8] {
         if sizes == nil, wire.count <= Self.maxResponseFrame {
             // One frame: the answer and 91 00, nothing kept for 90 AF.
             pendingFrames = []

@@ -171,9 +171,10 @@ enum DESFireSecureMessaging {
         case (.mac, .legacy):
             return data.isEmpty ? data : data + (try legacyMAC(data, session: active))
         case (.plain, .ev1), (.plainData, .ev1), (.mac, .ev1):
-            // data ‖ 00 is CMACed; the same array, room reserved, becomes data ‖ CMAC(8).
+            // data ‖ 00 is CMACed; the same array, room reserved, becomes data ‖ CMAC(8) (and the
+            // 91 00 a one-frame answer appends).
             var wire: [UInt8] = []
-            wire.reserveCapacity(data.count + 9)
+            wire.reserveCapacity(data.count + 8 + 2)
             wire += data
             wire.append(0x00)
             let (cipher, iv) = (active.cipher, active.iv)
@@ -189,9 +190,10 @@ enum DESFireSecureMessaging {
             let iv = active.zeroIV
             return try guarded { () throws(CardCryptoError) in try active.cipher.encryptCBC(plain, iv: iv) }
         case (.enciphered, .ev1):
-            // data ‖ CRC32(data ‖ 00) ‖ zeros, enciphered in place.
+            // data ‖ CRC32(data ‖ 00) ‖ zeros, enciphered in place, with room for the 91 00 a
+            // one-frame answer appends.
             var wire: [UInt8] = []
-            wire.reserveCapacity(padded(data.count + 4, active.blockSize))
+            wire.reserveCapacity(padded(data.count + 4, active.blockSize) + 2)
             wire += data
             DESFireCRC32.append(
                 DESFireCRC32.checksum(appending: 0x00, to: DESFireCRC32.checksum(data)), to: &wire)

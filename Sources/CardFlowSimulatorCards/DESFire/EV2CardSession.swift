@@ -154,11 +154,12 @@ struct EV2CardSession: Hashable, Sendable {
         case .mac:
             return data + (try responseMAC(data))
         case .full:
-            // E(data ‖ 80 00…) built and enciphered in one array, room left for the MACt.
+            // E(data ‖ 80 00…) built and enciphered in one array, room left for the MACt and the
+            // status word the card model appends.
             var body: [UInt8] = []
             if !data.isEmpty {
                 let cipher = try AES128Cipher(key: encryptionKey)
-                body.reserveCapacity((data.count / 16 + 1) * 16 + 8)
+                body.reserveCapacity((data.count / 16 + 1) * 16 + 8 + 2)
                 body += data
                 body.append(0x80)
                 body += repeatElement(0, count: (16 - body.count % 16) % 16)
