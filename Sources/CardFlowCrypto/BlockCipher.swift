@@ -19,6 +19,32 @@ public protocol BlockCipher: Sendable {
 
     /// Standard CBC decryption: `p_i = D(c_i) ⊕ c_{i-1}`, `c_0 = iv`. No padding.
     func decryptCBC(_ data: [UInt8], iv: [UInt8]) throws(CardCryptoError) -> [UInt8]
+
+    /// ``encryptCBC(_:iv:)`` with the ciphertext written over `data`, for callers that own the
+    /// buffer: ``AES128Cipher`` then allocates nothing. The default implementation assigns the
+    /// result of ``encryptCBC(_:iv:)``.
+    ///
+    /// - Throws: as ``encryptCBC(_:iv:)``; an input error leaves `data` as it was.
+    func encryptCBC(inPlace data: inout [UInt8], iv: [UInt8]) throws(CardCryptoError)
+
+    /// ``decryptCBC(_:iv:)`` with the plaintext written over `data`, for callers that own the
+    /// buffer: ``AES128Cipher`` then allocates nothing. The default implementation assigns the
+    /// result of ``decryptCBC(_:iv:)``.
+    ///
+    /// - Throws: as ``decryptCBC(_:iv:)``; an input error leaves `data` as it was.
+    func decryptCBC(inPlace data: inout [UInt8], iv: [UInt8]) throws(CardCryptoError)
+}
+
+extension BlockCipher {
+    /// Assigns ``encryptCBC(_:iv:)``'s result to `data`.
+    public func encryptCBC(inPlace data: inout [UInt8], iv: [UInt8]) throws(CardCryptoError) {
+        data = try encryptCBC(data, iv: iv)
+    }
+
+    /// Assigns ``decryptCBC(_:iv:)``'s result to `data`.
+    public func decryptCBC(inPlace data: inout [UInt8], iv: [UInt8]) throws(CardCryptoError) {
+        data = try decryptCBC(data, iv: iv)
+    }
 }
 
 extension BlockCipher {

@@ -36,6 +36,13 @@ public enum BlockCipherCMAC {
         guard startValue.count == blockSize else {
             throw .invalidIVLength(expected: blockSize, actual: startValue.count)
         }
+        if let aes = cipher as? AES128Cipher {
+            // AES: the block function chained in one array from the starting value (``AESCMAC``),
+            // no padded copy of the message, no CBC output.
+            var state = startValue
+            try AESCMAC.chain(message, key: aes.symmetricKey, state: &state)
+            return state
+        }
         let keys = try subkeys(of: cipher)
         var padded = message
         let complete = !message.isEmpty && message.count % blockSize == 0
@@ -53,7 +60,7 @@ public enum BlockCipherCMAC {
 
     /// Multiplies a block by x in GF(2^n) in place: a left shift by one bit, and `rb` into the last
     /// byte when the top bit fell out (SP 800-38B §6.1). ``AESCMAC`` uses it too.
-    static func double(_ block: inout [UInt8], rb: UInt8) {
+    static func double<Block: MutableCollection<UInt8>>(_ block: inout Block, rb: UInt8) where Block.Index == Int {
         let overflow = block[0] & 0x80 != 0
         for index in block.indices {
             let next = index + 1 < block.count ? block[index + 1] >> 7 : 0

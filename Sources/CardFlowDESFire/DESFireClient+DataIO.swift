@@ -8,8 +8,7 @@ extension DESFireClient {
     {
         try checkRange(offset: offset, length: length)
         let mode = try await self.commMode(forFile: file, rights: { [$0.read, $0.readWrite] }, override: commMode)
-        let header =
-            [try fileNumber(file)] + littleEndian(UInt32(offset), count: 3) + littleEndian(UInt32(length), count: 3)
+        let header = try dataHeader(file, offset, length)
         let content = try await exchange(
             .readData, header: header, response: responseProtection(mode, length: length == 0 ? nil : length),
             fileMode: mode)
@@ -24,8 +23,7 @@ extension DESFireClient {
     public func writeData(file: UInt8, offset: Int = 0, data: [UInt8], commMode: DESFireCommMode? = nil) async throws {
         try checkRange(offset: offset, length: data.count)
         let mode = try await self.commMode(forFile: file, rights: { [$0.write, $0.readWrite] }, override: commMode)
-        let header =
-            [try fileNumber(file)] + littleEndian(UInt32(offset), count: 3) + littleEndian(UInt32(data.count), count: 3)
+        let header = try dataHeader(file, offset, data.count)
         _ = try await exchange(
             .writeData, header: header, data: data, protection: commandProtection(mode), fileMode: mode)
         addTransactionMACInput(file: file, [DESFireCommand.writeData.rawValue] + header, data: data)
@@ -133,6 +131,17 @@ extension DESFireClient {
         case .linearRecord(let size, _, _), .cyclicRecord(let size, _, _): size
         default: nil
         }
+    }
+
+    /// `FileNo ‖ offset (3) ‖ length (3)`, little-endian, the header of ReadData and WriteData.
+    private func dataHeader(_ file: UInt8, _ offset: Int, _ length: Int) throws(DESFireError) -> [UInt8] {
+        [
+            try fileNumber(file),
+            UInt8(truncatingIfNeeded: offset), UInt8(truncatingIfNeeded: offset >> 8),
+            UInt8(truncatingIfNeeded: offset >> 16),
+            UInt8(truncatingIfNeeded: length), UInt8(truncatingIfNeeded: length >> 8),
+            UInt8(truncatingIfNeeded: length >> 16),
+        ]
     }
 
     private func checkRange(offset: Int, length: Int) throws(DESFireError) {

@@ -68,9 +68,10 @@ extension DESFireClient {
     }
 
     /// Adds a data command to TMI when recording (the TransactionMAC file itself never counts).
-    func addTransactionMACInput(file: UInt8, _ head: [UInt8], data: [UInt8]? = nil) {
-        guard file != transactionMACFile else { return }
-        transactionMACInput?.add(head, data: data)
+    /// `head` is only built when it is recorded.
+    func addTransactionMACInput(file: UInt8, _ head: @autoclosure () -> [UInt8], data: [UInt8]? = nil) {
+        guard file != transactionMACFile, transactionMACInput != nil else { return }
+        transactionMACInput?.add(head(), data: data)
     }
 
     /// A committed or aborted transaction: the next one starts with an empty TMI.

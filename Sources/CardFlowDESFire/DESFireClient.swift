@@ -85,24 +85,51 @@ public actor DESFireClient {
     /// Sends a native message (command byte + body) with command-direction chaining and collects an
     /// AF-chained answer. An error status drops the session and throws.
     func transceive(_ command: DESFireCommand, _ body: [UInt8]) async throws -> [UInt8] {
-        try await transceiveFrames(command, body).flatMap { $0 }
+        var answer = try await sendCommandFrames(command, body)
+        // A one-frame answer is returned as received; further frames are appended to it.
+        var collected = answer.data
+        var frames = 1
+        while answer.status == 0xAF {
+            try checkFrameCount(frames, command)
+            answer = try await transmitFrame(0xAF, [], command: command)
+            collected += answer.data
+            frames += 1
+        }
+        try fail(answer.status, command)
+        return collected
     }
 
     /// As ``transceive(_:_:)``, keeping the answer's frames apart (GetDFNames sends one entry per frame).
     func transceiveFrames(_ command: DESFireCommand, _ body: [UInt8]) async throws -> [[UInt8]] {
-        var chunks: [[UInt8]] = stride(from: 0, to: body.count, by: maxFrameDataLength).map {
-            Array(body[$0..<min($0 + maxFrameDataLength, body.count)])
+        var answer = try await sendCommandFrames(command, body)
+        var collected = [answer.data]
+        while answer.status == 0xAF {
+            try checkFrameCount(collected.count, command)
+            answer = try await transmitFrame(0xAF, [], command: command)
+            collected.append(answer.data)
         }
-        if chunks.isEmpty { chunks = [[]] }
+        try fail(answer.status, command)
+        return collected
+    }
+
+    /// Sends `command ‖ body` in frames of at most ``maxFrameDataLength`` bytes (a body that fits
+    /// goes out as it is) and returns the answer to the last one.
+    private func sendCommandFrames(_ command: DESFireCommand, _ body: [UInt8]) async throws -> (
+        data: [UInt8], status: UInt8
+    ) {
+        let count = max(1, (body.count + maxFrameDataLength - 1) / maxFrameDataLength)
+        guard count > 1 else { return try await transmitFrame(command.rawValue, body, command: command) }
         var answer: (data: [UInt8], status: UInt8) = ([], 0)
-        for (index, chunk) in chunks.enumerated() {
+        for index in 0..<count {
+            let start = index * maxFrameDataLength
+            let chunk = Array(body[start..<min(start + maxFrameDataLength, body.count)])
             answer = try await transmitFrame(index == 0 ? command.rawValue : 0xAF, chunk, command: command)
-            guard index < chunks.count - 1 else { break }
+            guard index < count - 1 else { break }
             guard answer.status == 0xAF else {
                 try fail(answer.status, command)
                 session = nil
                 throw DESFireError.malformedResponse(
-                    command: command, reason: "card ended the command after frame \(index + 1) of \(chunks.count)")
+                    command: command, reason: "card ended the command after frame \(index + 1) of \(count)")
             }
             guard answer.data.isEmpty else {
                 session = nil
@@ -110,17 +137,15 @@ public actor DESFireClient {
                     command: command, reason: "data in the middle of a chained command")
             }
         }
-        var collected = [answer.data]
-        while answer.status == 0xAF {
-            guard collected.count < 256 else {
-                session = nil
-                throw DESFireError.malformedResponse(command: command, reason: "more than 256 answer frames")
-            }
-            answer = try await transmitFrame(0xAF, [], command: command)
-            collected.append(answer.data)
+        return answer
+    }
+
+    /// Drops the session and throws once an answer has run to 256 frames.
+    private func checkFrameCount(_ frames: Int, _ command: DESFireCommand) throws(DESFireError) {
+        guard frames < 256 else {
+            session = nil
+            throw .malformedResponse(command: command, reason: "more than 256 answer frames")
         }
-        try fail(answer.status, command)
-        return collected
     }
 
     /// Throws (and drops the session) for any status but `00`.

@@ -62,24 +62,35 @@ extension DESFireClient {
         protection: DESFireCommandProtection, fileMode: DESFireCommMode?
     ) throws(DESFireError) -> [UInt8] {
         guard var secure = session else {
-            if case .plain = protection { return header + data }
+            if case .plain = protection { return Self.joined(header, data) }
             throw .notAuthenticated(command: command)
         }
-        let message = [command.rawValue] + header + data
         let body: [UInt8]
         switch (secure.flavour, protection) {
         case (.ev2, _):
             body = try protectEV2(
                 command, header: header, data: data, mode: ev2Mode(protection, fileMode: fileMode), session: secure)
         case (.ev1, .plain):
-            _ = try secure.cmac(message)
-            body = header + data
+            _ = try secure.cmac(Self.message(command, header, data))
+            body = Self.joined(header, data)
         case (.ev1, .mac):
-            body = header + data + MACTruncation.ev1(try secure.cmac(message))
+            let mac = try secure.cmac(Self.message(command, header, data))
+            var field = Self.joined(header, data, reserving: 8)
+            field += mac[..<8]
+            body = field
         case (.ev1, .enciphered):
-            body = header + (try secure.encryptEV1(data + DESFireCRC32.bytes(message)))
+            // E(data ‖ CRC32(cmd ‖ header ‖ data) ‖ zeros), the CRC taken over the parts in place.
+            var crc = DESFireCRC32.checksum(appending: command.rawValue, to: DESFireCRC32.initialValue)
+            crc = DESFireCRC32.checksum(header[...], continuing: crc)
+            crc = DESFireCRC32.checksum(data[...], continuing: crc)
+            var cryptogram = Self.joined([], data, reserving: 4 + secure.blockSize)
+            DESFireCRC32.append(crc, to: &cryptogram)
+            try secure.encryptEV1(inPlace: &cryptogram)
+            body = Self.joined(header, cryptogram)
         case (.ev1, .cryptogram):
-            body = header + (try secure.encryptEV1(data))
+            var cryptogram = data
+            try secure.encryptEV1(inPlace: &cryptogram)
+            body = Self.joined(header, cryptogram)
         case (.legacy, .plain):
             body = header + data
         case (.legacy, .mac):
@@ -93,8 +104,31 @@ extension DESFireClient {
         return body
     }
 
+    /// `command ‖ header ‖ data`, what the EV1 CMAC covers, in one array.
+    static func message(_ command: DESFireCommand, _ header: [UInt8], _ data: [UInt8]) -> [UInt8] {
+        var message: [UInt8] = []
+        message.reserveCapacity(1 + header.count + data.count)
+        message.append(command.rawValue)
+        message += header
+        message += data
+        return message
+    }
+
+    /// `first ‖ second`: one of them when the other is empty and nothing is reserved, else one new
+    /// array with room for `reserving` more bytes.
+    static func joined(_ first: [UInt8], _ second: [UInt8], reserving extra: Int = 0) -> [UInt8] {
+        if extra == 0, second.isEmpty { return first }
+        if extra == 0, first.isEmpty { return second }
+        var joined: [UInt8] = []
+        joined.reserveCapacity(first.count + second.count + extra)
+        joined += first
+        joined += second
+        return joined
+    }
+
+    /// `answer` is consumed: deciphered in place when nothing else holds it.
     private func unprotect(
-        _ command: DESFireCommand, _ answer: [UInt8],
+        _ command: DESFireCommand, _ answer: consuming [UInt8],
         _ protection: DESFireResponseProtection, fileMode: DESFireCommMode?
     ) throws(DESFireError) -> [UInt8] {
         guard var secure = session else { return answer }
@@ -117,28 +151,38 @@ extension DESFireClient {
             }
         case (.ev1, .plain), (.ev1, .mac):
             guard answer.count >= 8 else { throw broken("answer of \(answer.count) bytes has no CMAC") }
-            data = Array(answer.dropLast(8))
-            let expected = MACTruncation.ev1(try secure.cmac(data + [0x00]))
-            guard expected == Array(answer.suffix(8)) else { throw broken("CMAC mismatch") }
+            // The CMAC covers data ‖ 00 (the status); that array then becomes the data.
+            let dataLength = answer.count - 8
+            var covered: [UInt8] = []
+            covered.reserveCapacity(dataLength + 1)
+            covered += answer[..<dataLength]
+            covered.append(0x00)
+            let expected = try secure.cmac(covered)
+            guard expected[..<8].elementsEqual(answer[dataLength...]) else { throw broken("CMAC mismatch") }
+            covered.removeLast()
+            data = covered
         case (.ev1, .enciphered(let length)):
             guard !answer.isEmpty, answer.count % secure.blockSize == 0 else {
                 throw broken("enciphered answer of \(answer.count) bytes is not whole blocks")
             }
-            let plaintext = try secure.decryptEV1(answer)
+            var plaintext = answer
+            try secure.decryptEV1(inPlace: &plaintext)
             guard
                 let found = Self.locateCRC(
                     plaintext, length: length, crcLength: 4, blockSize: secure.blockSize,
-                    check: { DESFireCRC32.bytes($0 + [0x00]) })
+                    crc: { DESFireCRC32.checksum(appending: 0x00, to: DESFireCRC32.checksum($0)) })
             else {
                 throw broken("CRC32 of the deciphered answer does not match")
             }
-            data = found
+            plaintext.removeLast(plaintext.count - found)
+            data = plaintext
         case (.legacy, .plain):
             data = answer
         case (.legacy, .mac):
             guard answer.count >= 4 else { throw broken("answer of \(answer.count) bytes has no MAC") }
-            data = Array(answer.dropLast(4))
-            guard try secure.legacyMAC(data) == Array(answer.suffix(4)) else { throw broken("MAC mismatch") }
+            let macStart = answer.count - 4
+            data = Array(answer[..<macStart])
+            guard try secure.legacyMAC(data) == Array(answer[macStart...]) else { throw broken("MAC mismatch") }
         case (.legacy, .enciphered(let length)):
             guard !answer.isEmpty, answer.count % secure.blockSize == 0 else {
                 throw broken("enciphered answer of \(answer.count) bytes is not whole blocks")
@@ -147,31 +191,27 @@ extension DESFireClient {
             guard
                 let found = Self.locateCRC(
                     plaintext, length: length, crcLength: 2, blockSize: secure.blockSize,
-                    check: { CRC16A.bytes($0) })
+                    crc: { UInt32(CRC16A.checksum(Array($0))) })
             else {
                 throw broken("CRC16 of the deciphered answer does not match")
             }
-            data = found
+            data = Array(plaintext[..<found])
         }
         session = secure
         return data
     }
 
-    /// Finds the data in `plaintext` = data ‖ CRC ‖ padding (zeros, or 0x80 then zeros). With an
-    /// unknown length the candidates are tried from the longest down.
+    /// The length of the data in `plaintext` = data ‖ CRC ‖ padding (zeros, or 0x80 then zeros),
+    /// `nil` when no reading checks out. With an unknown length the candidates are tried from the
+    /// longest down. `crc` is the CRC of a candidate's data, compared with the `crcLength` bytes
+    /// after it read least significant byte first; nothing is copied.
     static func locateCRC(
         _ plaintext: [UInt8], length: Int?, crcLength: Int, blockSize: Int,
-        check: ([UInt8]) -> [UInt8]
-    ) -> [UInt8]? {
+        crc: (ArraySlice<UInt8>) -> UInt32
+    ) -> Int? {
         let knownLength = length
         let longest = plaintext.count - crcLength
         guard longest >= 0 else { return nil }
-        let candidates: [Int]
-        if let length {
-            candidates = length <= longest ? [length] : []
-        } else {
-            candidates = Array(stride(from: longest, through: max(0, longest - blockSize), by: -1))
-        }
         func valid(_ length: Int) -> Bool {
             guard length >= 0 else { return false }
             let tail = plaintext[(length + crcLength)...]
@@ -179,14 +219,18 @@ extension DESFireClient {
             let zeros =
                 tail.allSatisfy { $0 == 0 }
                 || (knownLength == nil && tail.first == 0x80 && tail.dropFirst().allSatisfy { $0 == 0 })
-            return zeros && check(Array(plaintext[..<length])) == Array(plaintext[length..<(length + crcLength)])
+            guard zeros else { return false }
+            var sent: UInt32 = 0
+            for index in 0..<crcLength { sent |= UInt32(plaintext[length + index]) << (8 * index) }
+            return crc(plaintext[..<length]) == sent
         }
-        for length in candidates where valid(length) {
+        if let length { return length <= longest && valid(length) ? length : nil }
+        for length in stride(from: longest, through: max(0, longest - blockSize), by: -1) where valid(length) {
             // A CRC without final XOR over data ‖ its own CRC is zero, so data ‖ CRC followed by zero
             // padding looks valid too: prefer the shorter reading while it is also valid.
             var found = length
-            while knownLength == nil, valid(found - crcLength) { found -= crcLength }
-            return Array(plaintext[..<found])
+            while valid(found - crcLength) { found -= crcLength }
+            return found
         }
         return nil
     }

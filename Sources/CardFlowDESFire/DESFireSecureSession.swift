@@ -29,21 +29,23 @@ struct DESFireSecureSession: Sendable {
         return mac
     }
 
-    /// EV1 CBC encryption from the current IV; the IV becomes the last ciphertext block.
-    mutating func encryptEV1(_ plaintext: [UInt8]) throws(DESFireError) -> [UInt8] {
+    /// EV1 CBC encryption of `data`, zero-padded to whole blocks, in place from the current IV; the
+    /// IV becomes the last ciphertext block.
+    mutating func encryptEV1(inPlace data: inout [UInt8]) throws(DESFireError) {
+        let remainder = data.count % blockSize
+        if remainder != 0 { data += repeatElement(0, count: blockSize - remainder) }
         let (cipher, iv) = (self.cipher, self.iv)
-        let padded = BlockPadding.zeroPadded(plaintext, blockSize: blockSize)
-        let ciphertext = try crypto { () throws(CardCryptoError) in try cipher.encryptCBC(padded, iv: iv) }
-        if !ciphertext.isEmpty { self.iv = Array(ciphertext.suffix(blockSize)) }
-        return ciphertext
+        try crypto { () throws(CardCryptoError) in try cipher.encryptCBC(inPlace: &data, iv: iv) }
+        if !data.isEmpty { self.iv = Array(data.suffix(blockSize)) }
     }
 
-    /// EV1 CBC decryption from the current IV; the IV becomes the last ciphertext block.
-    mutating func decryptEV1(_ ciphertext: [UInt8]) throws(DESFireError) -> [UInt8] {
-        let (cipher, iv) = (self.cipher, self.iv)
-        let plaintext = try crypto { () throws(CardCryptoError) in try cipher.decryptCBC(ciphertext, iv: iv) }
-        if !ciphertext.isEmpty { self.iv = Array(ciphertext.suffix(blockSize)) }
-        return plaintext
+    /// EV1 CBC decryption of `data` in place from the current IV; the IV becomes the last
+    /// ciphertext block.
+    mutating func decryptEV1(inPlace data: inout [UInt8]) throws(DESFireError) {
+        guard !data.isEmpty else { return }
+        let (cipher, iv, next) = (self.cipher, self.iv, Array(data.suffix(blockSize)))
+        try crypto { () throws(CardCryptoError) in try cipher.decryptCBC(inPlace: &data, iv: iv) }
+        self.iv = next
     }
 
     // MARK: Legacy

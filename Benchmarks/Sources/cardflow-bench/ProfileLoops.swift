@@ -16,6 +16,9 @@ enum ProfileLoop: String, CaseIterable {
     case sessionTraceOnLong = "Session-TraceOn-Short-255-256"
     case flow = "Flow-TraceOff-Short-5-2"
     case desfireRead = "DESFire-ReadData-Enc-32B"
+    case desfireWrite = "DESFire-WriteData-Enc-32B"
+    case desfireEV2Read = "DESFire-EV2-ReadData-Full-32B"
+    case desfireEV2Write = "DESFire-EV2-WriteData-Full-32B"
     case sunVerify = "SUN-VerifyURL"
 
     func run(count: Int) async throws {
@@ -37,12 +40,10 @@ enum ProfileLoop: String, CaseIterable {
                 }
                 _ = try await reader.run(flow).value
             }
-        case .desfireRead:
-            let (client, session) = try await DESFireBench.authenticatedClient(commMode: .enciphered)
-            for _ in 0..<count {
-                _ = try await client.readData(file: DESFireBench.file, offset: 0, length: 32, commMode: .enciphered)
-            }
-            await session.close()
+        case .desfireRead: try await desfire(ev2: false, write: false, count)
+        case .desfireWrite: try await desfire(ev2: false, write: true, count)
+        case .desfireEV2Read: try await desfire(ev2: true, write: false, count)
+        case .desfireEV2Write: try await desfire(ev2: true, write: true, count)
         case .sunVerify:
             // StackBench's SUN body: AN12196's example URL, keys 16 × 00, one URL per repetition.
             let url = "https://ntag.nxp.com/424?e=EF963FF7828658A599F3041510671E88&c=94EED9EE65337086"
@@ -55,6 +56,22 @@ enum ProfileLoop: String, CaseIterable {
     private func driver(_ level: CCIDExchangeLevel, _ exchange: Exchange, _ count: Int) async throws {
         let driver = try await makePoweredDriver(level: level, exchange: exchange)
         for _ in 0..<count { check(try await driver.transmit(exchange.command.encoded()), exchange) }
+    }
+
+    /// StackBench's DESFire bodies at 32 bytes: enciphered ReadData or WriteData after
+    /// AuthenticateAES (EV1 secure messaging) or, with `ev2`, after AuthenticateEV2First (CommMode.Full).
+    private func desfire(ev2: Bool, write: Bool, _ count: Int) async throws {
+        let (client, session) = try await DESFireBench.authenticatedClient(commMode: .enciphered)
+        if ev2 { try await client.authenticateEV2First(keyNumber: 0, key: .defaultAES) }
+        let data = (0..<32).map { UInt8(truncatingIfNeeded: $0) }
+        for _ in 0..<count {
+            if write {
+                try await client.writeData(file: DESFireBench.file, offset: 0, data: data, commMode: .enciphered)
+            } else {
+                _ = try await client.readData(file: DESFireBench.file, offset: 0, length: 32, commMode: .enciphered)
+            }
+        }
+        await session.close()
     }
 
     private func session(_ exchange: Exchange, traced: Bool, _ count: Int) async throws {

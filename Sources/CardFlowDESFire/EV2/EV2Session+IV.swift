@@ -29,8 +29,16 @@ extension EV2Session {
     }
 
     private func iv(label: [UInt8], counter: UInt16) throws(EV2Error) -> [UInt8] {
-        let block = label + transactionIdentifier + littleEndian(counter) + [UInt8](repeating: 0, count: 8)
-        let key = keys.encryption
-        return try ev2Crypto { () throws(CardCryptoError) in try AES128Cipher(key: key).encryptBlock(block) }
+        // label ‖ TI ‖ CmdCtr ‖ 00 × 8, enciphered in the same array.
+        var block: [UInt8] = []
+        block.reserveCapacity(16)
+        block += label
+        block += transactionIdentifier
+        block.append(UInt8(truncatingIfNeeded: counter))
+        block.append(UInt8(truncatingIfNeeded: counter >> 8))
+        block += repeatElement(0, count: 8)
+        let cipher = keys.encryptionCipher
+        try ev2Crypto { () throws(CardCryptoError) in try cipher.encryptBlock(inPlace: &block) }
+        return block
     }
 }

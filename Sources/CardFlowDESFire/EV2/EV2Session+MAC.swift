@@ -13,8 +13,7 @@ extension EV2Session {
     public func commandMAC(_ instruction: EV2Instruction, header: [UInt8] = [], payload: [UInt8] = []) throws(EV2Error)
         -> [UInt8]
     {
-        try truncatedMAC(
-            [instruction.rawValue] + littleEndian(commandCounter) + transactionIdentifier + header + payload)
+        try truncatedMAC(first: instruction.rawValue, counter: commandCounter, header, payload)
     }
 
     /// MACt of an answer: `CMAC(SesAuthMACKey, RC ‖ CmdCtr + 1 ‖ TI ‖ RespData)` truncated as for
@@ -30,12 +29,23 @@ extension EV2Session {
         throws(EV2Error) -> [UInt8]
     {
         let counter = try answerCounter(for: instruction)
-        return try truncatedMAC([returnCode] + littleEndian(counter) + transactionIdentifier + payload)
+        return try truncatedMAC(first: returnCode, counter: counter, [], payload)
     }
 
-    private func truncatedMAC(_ message: [UInt8]) throws(EV2Error) -> [UInt8] {
-        let key = keys.mac
+    /// MACt of `first ‖ counter ‖ TI ‖ header ‖ payload`, the input built in one array.
+    private func truncatedMAC(first: UInt8, counter: UInt16, _ header: [UInt8], _ payload: [UInt8]) throws(EV2Error)
+        -> [UInt8]
+    {
+        var message: [UInt8] = []
+        message.reserveCapacity(3 + transactionIdentifier.count + header.count + payload.count)
+        message.append(first)
+        message.append(UInt8(truncatingIfNeeded: counter))
+        message.append(UInt8(truncatingIfNeeded: counter >> 8))
+        message += transactionIdentifier
+        message += header
+        message += payload
+        let cipher = keys.macCipher
         return MACTruncation.ev2OddBytes(
-            try ev2Crypto { () throws(CardCryptoError) in try AESCMAC.mac(message, key: key) })
+            try ev2Crypto { () throws(CardCryptoError) in try BlockCipherCMAC.mac(message, cipher: cipher) })
     }
 }

@@ -29,11 +29,21 @@ extension EV2Session {
         case .plain:
             return header + data
         case .mac:
-            return header + data + (try commandMAC(instruction, header: header, payload: data))
+            return Self.field(header, data, try commandMAC(instruction, header: header, payload: data))
         case .enciphered:
             let cryptogram = try encipher(data)
-            return header + cryptogram + (try commandMAC(instruction, header: header, payload: cryptogram))
+            return Self.field(header, cryptogram, try commandMAC(instruction, header: header, payload: cryptogram))
         }
+    }
+
+    /// `header ‖ payload ‖ mac` in one array.
+    private static func field(_ header: [UInt8], _ payload: [UInt8], _ mac: [UInt8]) -> [UInt8] {
+        var field: [UInt8] = []
+        field.reserveCapacity(header.count + payload.count + mac.count)
+        field += header
+        field += payload
+        field += mac
+        return field
     }
 
     /// The next command as an ISO-wrapped native APDU: `90 INS 00 00 Lc field 00`, with `field` from
@@ -85,16 +95,15 @@ extension EV2Session {
                     instruction: instruction, statusWord: statusWord,
                     reason: "answer of \(response.data.count) bytes has no MAC")
             }
-            let payload = Array(response.data.dropLast(8))
+            var payload = Array(response.data.dropLast(8))
             let expected = try responseMAC(for: instruction, payload: payload)
             guard constantTimeEqual(expected, Array(response.data.suffix(8))) else {
                 throw .integrityCheckFailed(instruction: instruction, statusWord: statusWord, reason: "MAC mismatch")
             }
-            if mode == .mac {
-                data = payload
-            } else {
-                data = try decipher(payload, for: instruction, statusWord: statusWord)
+            if mode == .enciphered {
+                try decipher(&payload, for: instruction, statusWord: statusWord)
             }
+            data = payload
         }
         try advanceCounter(for: instruction)
         return data
@@ -115,33 +124,41 @@ extension EV2Session {
         }
     }
 
+    /// `E(SesAuthENCKey, IVc, data ‖ 80 00…)`, padded and enciphered in one array.
     private func encipher(_ data: [UInt8]) throws(EV2Error) -> [UInt8] {
         guard !data.isEmpty else { return [] }
         let iv = try commandIV()
-        let (key, padded) = (keys.encryption, BlockPadding.iso9797Method2(data, blockSize: 16))
-        return try ev2Crypto { () throws(CardCryptoError) in try AES128Cipher(key: key).encryptCBC(padded, iv: iv) }
+        var cryptogram: [UInt8] = []
+        cryptogram.reserveCapacity((data.count / 16 + 1) * 16)
+        cryptogram += data
+        cryptogram.append(0x80)
+        cryptogram += repeatElement(0, count: (16 - cryptogram.count % 16) % 16)
+        let cipher = keys.encryptionCipher
+        try ev2Crypto { () throws(CardCryptoError) in try cipher.encryptCBC(inPlace: &cryptogram, iv: iv) }
+        return cryptogram
     }
 
+    /// Deciphers `cryptogram` in place and cuts its padding off.
     private func decipher(
-        _ cryptogram: [UInt8], for instruction: EV2Instruction,
+        _ cryptogram: inout [UInt8], for instruction: EV2Instruction,
         statusWord: StatusWord
-    ) throws(EV2Error) -> [UInt8] {
-        guard !cryptogram.isEmpty else { return [] }
+    ) throws(EV2Error) {
+        guard !cryptogram.isEmpty else { return }
         guard cryptogram.count % 16 == 0 else {
             throw .malformedResponse(
                 instruction: instruction, statusWord: statusWord,
                 reason: "enciphered answer of \(cryptogram.count) bytes is not whole blocks")
         }
-        let (key, iv) = (keys.encryption, try responseIV(for: instruction))
-        let plaintext = try ev2Crypto { () throws(CardCryptoError) in
-            try AES128Cipher(key: key).decryptCBC(cryptogram, iv: iv)
-        }
+        let (cipher, iv) = (keys.encryptionCipher, try responseIV(for: instruction))
+        try ev2Crypto { () throws(CardCryptoError) in try cipher.decryptCBC(inPlace: &cryptogram, iv: iv) }
         // Method 2 padding is 1…16 bytes: 80, then zeros to the end of the last block.
-        guard let data = BlockPadding.removingISO9797Method2(plaintext), plaintext.count - data.count <= 16 else {
+        guard let marker = cryptogram.lastIndex(where: { $0 != 0 }), cryptogram[marker] == 0x80,
+            cryptogram.count - marker <= 16
+        else {
             throw .integrityCheckFailed(
                 instruction: instruction, statusWord: statusWord,
                 reason: "deciphered answer does not end in ISO 9797-1 method 2 padding")
         }
-        return data
+        cryptogram.removeLast(cryptogram.count - marker)
     }
 }

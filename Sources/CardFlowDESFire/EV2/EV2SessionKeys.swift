@@ -25,6 +25,10 @@ public struct EV2SessionKeys: Sendable, Equatable, CustomStringConvertible {
     public let encryption: [UInt8]
     /// SesAuthMACKey: MACs every command and answer of CommMode.MAC and CommMode.Full.
     public let mac: [UInt8]
+    /// SesAuthENCKey keyed once for the session's IVs and cryptograms.
+    let encryptionCipher: AES128Cipher
+    /// SesAuthMACKey keyed once for the session's MACs.
+    let macCipher: AES128Cipher
 
     /// The session vector label of SesAuthENCKey (SV1).
     public static let encryptionLabel: [UInt8] = [0xA5, 0x5A]
@@ -40,6 +44,8 @@ public struct EV2SessionKeys: Sendable, Equatable, CustomStringConvertible {
         }
         self.encryption = encryption
         self.mac = mac
+        self.encryptionCipher = try ev2Crypto { () throws(CardCryptoError) in try AES128Cipher(key: encryption) }
+        self.macCipher = try ev2Crypto { () throws(CardCryptoError) in try AES128Cipher(key: mac) }
     }
 
     /// Derives the session keys of an authentication with the AES key `key`.

@@ -37,9 +37,12 @@ extension DESFireCard {
         let mode = communicationMode(of: file, access)
         let expected = 7 + DESFireSecureMessaging.protectedLength(length, mode: mode, session: session)
         if data.count < expected { return DESFireReply(needsMoreData: expected) }
+        var header: [UInt8] = []
+        header.reserveCapacity(8)
+        header.append(0x3D)
+        header += data[..<7]
         let content = try DESFireSecureMessaging.unwrapCommand(
-            header: [0x3D] + data.prefix(7), protected: Array(data[7...]), plainLength: length, mode: mode,
-            session: &session)
+            header: header, protected: Array(data[7...]), plainLength: length, mode: mode, session: &session)
         if file.type == .backup {
             var working = transaction.backupData[file.number] ?? file.data
             working.replaceSubrange(offset..<offset + length, with: content)
@@ -47,7 +50,7 @@ extension DESFireCard {
         } else {
             current.files[index].data.replaceSubrange(offset..<offset + length, with: content)
         }
-        addTransactionMACInput([0x3D] + data.prefix(7), data: content)
+        addTransactionMACInput(header, data: content)
         return writeReply(mode)
     }
 }

@@ -100,8 +100,17 @@ extension DESFireCard {
         }
     }
 
-    /// Splits a response into frames, returns the first and keeps the rest for `90 AF`.
-    private mutating func frame(_ wire: [UInt8], sizes: [Int]?) -> [UInt8] {
+    /// Splits a response into frames, returns the first and keeps the rest for `90 AF`. `wire` is
+    /// consumed: a one-frame answer gets its status appended in place.
+    private mutating func frame(_ wire: consuming [UInt8], sizes: [Int]?) -> [UInt8] {
+        if sizes == nil, wire.count <= Self.maxResponseFrame {
+            // One frame: the answer and 91 00, nothing kept for 90 AF.
+            pendingFrames = []
+            var answer = wire
+            answer.append(0x91)
+            answer.append(0x00)
+            return answer
+        }
         var frames: [[UInt8]] = []
         var rest = wire[...]
         if let sizes {
@@ -189,7 +198,11 @@ extension DESFireCard {
     private mutating func acceptPlainCommand(_ ins: UInt8, _ data: [UInt8]) throws(DESFireCardStatus) -> [UInt8] {
         guard let active = session else { return data }
         guard active.mode == .ev2 else {
-            try DESFireSecureMessaging.advance(&session!, over: [ins] + data)
+            var message: [UInt8] = []
+            message.reserveCapacity(1 + data.count)
+            message.append(ins)
+            message += data
+            try DESFireSecureMessaging.advance(&session!, over: message)
             return data
         }
         let protection = [0xBD, 0x6C, 0xBB].contains(ins) ? ev2ReadCommandProtection(ins, data) : .mac

@@ -14,7 +14,11 @@ extension DESFireCard {
     func grant(_ file: DESFireFile, _ rights: (DESFireAccessRights) -> [UInt8]) throws(DESFireCardStatus)
         -> DESFireAccessGrant
     {
-        try grant(file.accessRightSets.flatMap(rights))
+        // Without EV2 additional sets (the usual file) the one set's rights, without joining sets.
+        guard let additional = file.additionalAccessRights, !additional.isEmpty else {
+            return try grant(rights(file.accessRights))
+        }
+        return try grant(file.accessRightSets.flatMap(rights))
     }
 
     /// The communication mode of a granted file command.

@@ -27,9 +27,10 @@ extension DESFireCard {
 
     /// Adds one command to TMI when the selected application has a TransactionMAC file:
     /// `head ‖ ZeroPadding`, then `data ‖ ZeroPadding` (plain values, whatever the comm mode).
-    mutating func addTransactionMACInput(_ head: [UInt8], data: [UInt8]? = nil) {
+    /// `head` is only built when it is recorded.
+    mutating func addTransactionMACInput(_ head: @autoclosure () -> [UInt8], data: [UInt8]? = nil) {
         guard selectedAID != 0, current.files.contains(where: { $0.type == .transactionMAC }) else { return }
-        var input = transaction.transactionMACInput + head
+        var input = transaction.transactionMACInput + head()
         input += [UInt8](repeating: 0, count: (16 - input.count % 16) % 16)
         if let data {
             input += data

@@ -87,12 +87,16 @@ enum DESFireSecureMessaging {
             else { throw .integrityError }
             return data
         case (.enciphered, .ev1):
-            let plain = try decipherEV1(protected, session: &active)
-            let data = Array(plain.prefix(plainLength))
-            guard Array(plain[plainLength..<plainLength + 4]) == DESFireCRC32.bytes(header + data),
+            // Deciphered in its own array, the CRC32 over header ‖ data read in place, the array
+            // then cut to the data.
+            var plain = protected
+            try decipherEV1(inPlace: &plain, session: &active)
+            let crc = DESFireCRC32.checksum(plain[..<plainLength], continuing: DESFireCRC32.checksum(header))
+            guard plain[plainLength..<plainLength + 4].elementsEqual(littleEndian(crc)),
                 plain[(plainLength + 4)...].allSatisfy({ $0 == 0 })
             else { throw .integrityError }
-            return data
+            plain.removeLast(plain.count - plainLength)
+            return plain
         }
     }
 
@@ -113,11 +117,22 @@ enum DESFireSecureMessaging {
 
     /// EV1: CBC-decrypts `ciphertext` from the session IV; the IV becomes its last block.
     static func decipherEV1(_ ciphertext: [UInt8], session: inout DESFireSession) throws(DESFireCardStatus) -> [UInt8] {
-        guard !ciphertext.isEmpty, ciphertext.count % session.blockSize == 0 else { throw .lengthError }
-        let iv = session.iv
-        let plain = try guarded { () throws(CardCryptoError) in try session.cipher.decryptCBC(ciphertext, iv: iv) }
-        session.iv = Array(ciphertext.suffix(session.blockSize))
+        var plain = ciphertext
+        try decipherEV1(inPlace: &plain, session: &session)
         return plain
+    }
+
+    /// EV1: ``decipherEV1(_:session:)`` with the plaintext written over `data`.
+    static func decipherEV1(inPlace data: inout [UInt8], session: inout DESFireSession) throws(DESFireCardStatus) {
+        guard !data.isEmpty, data.count % session.blockSize == 0 else { throw .lengthError }
+        let (cipher, iv, next) = (session.cipher, session.iv, Array(data.suffix(session.blockSize)))
+        try guarded { () throws(CardCryptoError) in try cipher.decryptCBC(inPlace: &data, iv: iv) }
+        session.iv = next
+    }
+
+    /// A CRC32 as DESFire sends it, least significant byte first, without an array.
+    static func littleEndian(_ crc: UInt32) -> some Collection<UInt8> {
+        (0..<4).lazy.map { UInt8(truncatingIfNeeded: crc >> (8 * $0)) }
     }
 
     /// Legacy: recovers a send-mode-deciphered cryptogram (IV 0).
@@ -156,21 +171,37 @@ enum DESFireSecureMessaging {
         case (.mac, .legacy):
             return data.isEmpty ? data : data + (try legacyMAC(data, session: active))
         case (.plain, .ev1), (.plainData, .ev1), (.mac, .ev1):
+            // data ‖ 00 is CMACed; the same array, room reserved, becomes data ‖ CMAC(8) (and the
+            // 91 00 a one-frame answer appends).
+            var wire: [UInt8] = []
+            wire.reserveCapacity(data.count + 8 + 2)
+            wire += data
+            wire.append(0x00)
+            let (cipher, iv) = (active.cipher, active.iv)
             let mac = try guarded { () throws(CardCryptoError) in
-                try BlockCipherCMAC.mac(data + [0x00], cipher: active.cipher, iv: active.iv)
+                try BlockCipherCMAC.mac(wire, cipher: cipher, iv: iv)
             }
             active.iv = mac
-            return data + mac.prefix(8)
+            wire.removeLast()
+            wire += mac[..<8]
+            return wire
         case (.enciphered, .legacy):
             let plain = BlockPadding.zeroPadded(data + CRC16A.bytes(data), blockSize: active.blockSize)
             let iv = active.zeroIV
             return try guarded { () throws(CardCryptoError) in try active.cipher.encryptCBC(plain, iv: iv) }
         case (.enciphered, .ev1):
-            let plain = BlockPadding.zeroPadded(data + DESFireCRC32.bytes(data + [0x00]), blockSize: active.blockSize)
-            let iv = active.iv
-            let encrypted = try guarded { () throws(CardCryptoError) in try active.cipher.encryptCBC(plain, iv: iv) }
-            active.iv = Array(encrypted.suffix(active.blockSize))
-            return encrypted
+            // data ‖ CRC32(data ‖ 00) ‖ zeros, enciphered in place, with room for the 91 00 a
+            // one-frame answer appends.
+            var wire: [UInt8] = []
+            wire.reserveCapacity(padded(data.count + 4, active.blockSize) + 2)
+            wire += data
+            DESFireCRC32.append(
+                DESFireCRC32.checksum(appending: 0x00, to: DESFireCRC32.checksum(data)), to: &wire)
+            wire += repeatElement(0, count: padded(wire.count, active.blockSize) - wire.count)
+            let (cipher, iv) = (active.cipher, active.iv)
+            try guarded { () throws(CardCryptoError) in try cipher.encryptCBC(inPlace: &wire, iv: iv) }
+            active.iv = Array(wire.suffix(active.blockSize))
+            return wire
         }
     }
 

@@ -56,14 +56,25 @@ struct EV2CardSession: Hashable, Sendable {
 
     /// IVc = E(SesAuthENCKey, A5 5A ‖ TI ‖ CmdCtr ‖ 0⁸) at the current counter.
     func commandIV() throws(CardCryptoError) -> [UInt8] {
-        try AES128Cipher(key: encryptionKey).encryptBlock(
-            [0xA5, 0x5A] + transactionIdentifier + counterBytes + [UInt8](repeating: 0, count: 8))
+        try iv(0xA5, 0x5A, cipher: AES128Cipher(key: encryptionKey))
     }
 
     /// IVr = E(SesAuthENCKey, 5A A5 ‖ TI ‖ CmdCtr ‖ 0⁸), taken after the counter moved on.
     func responseIV() throws(CardCryptoError) -> [UInt8] {
-        try AES128Cipher(key: encryptionKey).encryptBlock(
-            [0x5A, 0xA5] + transactionIdentifier + counterBytes + [UInt8](repeating: 0, count: 8))
+        try iv(0x5A, 0xA5, cipher: AES128Cipher(key: encryptionKey))
+    }
+
+    /// E(`cipher`, label ‖ TI ‖ CmdCtr ‖ 0⁸), built and enciphered in one array.
+    private func iv(_ label0: UInt8, _ label1: UInt8, cipher: AES128Cipher) throws(CardCryptoError) -> [UInt8] {
+        var block: [UInt8] = []
+        block.reserveCapacity(16)
+        block.append(label0)
+        block.append(label1)
+        block += transactionIdentifier
+        block += counterBytes
+        block += repeatElement(0, count: 16 - block.count)
+        try cipher.encryptBlock(inPlace: &block)
+        return block
     }
 
     /// MACt: bytes 1, 3, …, 15 of the CMAC under SesAuthMACKey.
@@ -73,12 +84,23 @@ struct EV2CardSession: Hashable, Sendable {
 
     /// The MAC a command carries: Cmd ‖ CmdCtr ‖ TI ‖ header ‖ data.
     func commandMAC(ins: UInt8, _ body: [UInt8]) throws(CardCryptoError) -> [UInt8] {
-        try truncatedMAC([ins] + counterBytes + transactionIdentifier + body)
+        try truncatedMAC(first: ins, body[...])
     }
 
     /// The MAC of an answer (after the counter moved on): RC 00 ‖ CmdCtr ‖ TI ‖ data.
     func responseMAC(_ body: [UInt8]) throws(CardCryptoError) -> [UInt8] {
-        try truncatedMAC([0x00] + counterBytes + transactionIdentifier + body)
+        try truncatedMAC(first: 0x00, body[...])
+    }
+
+    /// MACt of `first ‖ CmdCtr ‖ TI ‖ body`, the input built in one array.
+    private func truncatedMAC(first: UInt8, _ body: ArraySlice<UInt8>) throws(CardCryptoError) -> [UInt8] {
+        var message: [UInt8] = []
+        message.reserveCapacity(3 + transactionIdentifier.count + body.count)
+        message.append(first)
+        message += counterBytes
+        message += transactionIdentifier
+        message += body
+        return try truncatedMAC(message)
     }
 
     /// The length on the wire of `plainLength` data bytes sent in `protection`.
@@ -101,17 +123,24 @@ struct EV2CardSession: Hashable, Sendable {
         let header = Array(data[..<headerLength])
         guard protection != .plain else { return (header, Array(data[headerLength...])) }
         guard data.count >= headerLength + 8 else { throw .length }
-        let body = Array(data[..<(data.count - 8)])
-        let mac = Array(data[(data.count - 8)...])
-        guard let expected = try? commandMAC(ins: ins, body), expected == mac else { throw .integrity }
-        let protected = Array(body[headerLength...])
-        guard protection == .full, !protected.isEmpty else { return (header, protected) }
-        guard protected.count % 16 == 0,
-            let iv = try? commandIV(),
-            let plain = try? AES128Cipher(key: encryptionKey).decryptCBC(protected, iv: iv),
-            let payload = BlockPadding.removingISO9797Method2(plain),
-            plain.count - payload.count <= 16
+        // The MAC over everything before it, read in place; the payload then copied once (and
+        // deciphered in that copy).
+        let macStart = data.count - 8
+        guard let expected = try? truncatedMAC(first: ins, data[..<macStart]), expected.elementsEqual(data[macStart...])
         else { throw .integrity }
+        var payload = Array(data[headerLength..<macStart])
+        guard protection == .full, !payload.isEmpty else { return (header, payload) }
+        guard payload.count % 16 == 0 else { throw .integrity }
+        do {
+            let cipher = try AES128Cipher(key: encryptionKey)
+            try cipher.decryptCBC(inPlace: &payload, iv: try iv(0xA5, 0x5A, cipher: cipher))
+        } catch {
+            throw .integrity
+        }
+        // Method 2 padding: 80, then zeros to the end of the last block (1…16 bytes).
+        guard let marker = payload.lastIndex(where: { $0 != 0 }), payload[marker] == 0x80, payload.count - marker <= 16
+        else { throw .integrity }
+        payload.removeLast(payload.count - marker)
         return (header, payload)
     }
 
@@ -125,12 +154,20 @@ struct EV2CardSession: Hashable, Sendable {
         case .mac:
             return data + (try responseMAC(data))
         case .full:
+            // E(data ‖ 80 00…) built and enciphered in one array, room left for the MACt and the
+            // status word the card model appends.
             var body: [UInt8] = []
             if !data.isEmpty {
-                body = try AES128Cipher(key: encryptionKey).encryptCBC(
-                    BlockPadding.iso9797Method2(data, blockSize: 16), iv: try responseIV())
+                let cipher = try AES128Cipher(key: encryptionKey)
+                body.reserveCapacity((data.count / 16 + 1) * 16 + 8 + 2)
+                body += data
+                body.append(0x80)
+                body += repeatElement(0, count: (16 - body.count % 16) % 16)
+                try cipher.encryptCBC(inPlace: &body, iv: try iv(0x5A, 0xA5, cipher: cipher))
             }
-            return body + (try responseMAC(body))
+            let mac = try responseMAC(body)
+            body += mac
+            return body
         }
     }
 }
