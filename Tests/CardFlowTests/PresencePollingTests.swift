@@ -36,12 +36,18 @@ struct PresencePollingTests {
         throw CancellationError()
     }
 
-    @Test func oneAskPerIntervalAndNoneBetween() async throws {
+    /// A polled reader on a manual clock.
+    private func polledReader(interval: Duration) -> (PolledReaderDriver, ManualClock, Reader) {
         let driver = PolledReaderDriver()
         let clock = ManualClock()
         let reader = Reader(
             info: ReaderInfo(id: "poll:0", name: "Polled", backend: "poll"), driver: driver,
-            presencePollInterval: .milliseconds(400), presenceClock: clock)
+            presencePollInterval: interval, presenceClock: clock)
+        return (driver, clock, reader)
+    }
+
+    @Test func oneAskPerIntervalAndNoneBetween() async throws {
+        let (driver, clock, reader) = polledReader(interval: .milliseconds(400))
         let stream = await reader.cardPresence()
         var states = stream.makeAsyncIterator()
         try await monitorSleeps(on: clock)
@@ -71,11 +77,7 @@ struct PresencePollingTests {
     }
 
     @Test func nobodyWatchingStopsTheAsks() async throws {
-        let driver = PolledReaderDriver()
-        let clock = ManualClock()
-        let reader = Reader(
-            info: ReaderInfo(id: "poll:0", name: "Polled", backend: "poll"), driver: driver,
-            presencePollInterval: .milliseconds(100), presenceClock: clock)
+        let (driver, clock, reader) = polledReader(interval: .milliseconds(100))
         var stream: AsyncStream<CardPresence>? = await reader.cardPresence()
         try await monitorSleeps(on: clock)
         #expect(await driver.asks == 1)
