@@ -81,6 +81,11 @@ public struct AES128Cipher: BlockCipher {
         try AESCBC.decrypt(inPlace: &data, key: self, iv: iv)
     }
 
+    /// The CMAC block chained in `state` by ``AESCMAC``'s in-place code: no allocation.
+    public func cmac(_ message: [UInt8], chainingFrom state: inout [UInt8]) throws(CardCryptoError) {
+        try AESCMAC.chain(message, key: symmetricKey, state: &state)
+    }
+
     private func permutedBlock(_ block: [UInt8], inverse: Bool) throws(CardCryptoError) -> [UInt8] {
         guard block.count == Self.blockSize else {
             throw .dataNotBlockAligned(length: block.count, blockSize: Self.blockSize)

@@ -33,6 +33,13 @@ public protocol BlockCipher: Sendable {
     ///
     /// - Throws: as ``decryptCBC(_:iv:)``; an input error leaves `data` as it was.
     func decryptCBC(inPlace data: inout [UInt8], iv: [UInt8]) throws(CardCryptoError)
+
+    /// The full CMAC block (NIST SP 800-38B) of `message`, chained from `state` (one block: zero
+    /// for standard CMAC) instead of zero and written over it; ``BlockCipherCMAC/mac(_:cipher:iv:)``
+    /// checks the length and calls it. The default pads the message and runs
+    /// ``encryptCBC(_:iv:)``; ``AES128Cipher`` chains its block function in `state` itself
+    /// (``AESCMAC``), with no padded copy and no CBC output.
+    func cmac(_ message: [UInt8], chainingFrom state: inout [UInt8]) throws(CardCryptoError)
 }
 
 extension BlockCipher {
@@ -44,6 +51,11 @@ extension BlockCipher {
     /// Assigns ``decryptCBC(_:iv:)``'s result to `data`.
     public func decryptCBC(inPlace data: inout [UInt8], iv: [UInt8]) throws(CardCryptoError) {
         data = try decryptCBC(data, iv: iv)
+    }
+
+    /// SP 800-38B over ``encryptCBC(_:iv:)``.
+    public func cmac(_ message: [UInt8], chainingFrom state: inout [UInt8]) throws(CardCryptoError) {
+        state = try BlockCipherCMAC.chainedOverCBC(message, cipher: self, startValue: state)
     }
 }
 

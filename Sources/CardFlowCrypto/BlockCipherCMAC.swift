@@ -32,17 +32,21 @@ public enum BlockCipherCMAC {
         -> [UInt8]
     {
         let blockSize = cipher.blockSize
-        let startValue = iv ?? [UInt8](repeating: 0, count: blockSize)
-        guard startValue.count == blockSize else {
-            throw .invalidIVLength(expected: blockSize, actual: startValue.count)
+        var state = iv ?? [UInt8](repeating: 0, count: blockSize)
+        guard state.count == blockSize else {
+            throw .invalidIVLength(expected: blockSize, actual: state.count)
         }
-        if let aes = cipher as? AES128Cipher {
-            // AES: the block function chained in one array from the starting value (``AESCMAC``),
-            // no padded copy of the message, no CBC output.
-            var state = startValue
-            try AESCMAC.chain(message, key: aes.symmetricKey, state: &state)
-            return state
-        }
+        try cipher.cmac(message, chainingFrom: &state)
+        return state
+    }
+
+    /// SP 800-38B over the cipher's CBC: the message padded, its last block XORed with K1 or K2,
+    /// CBC-encrypted from `startValue` (one block, checked by the caller); the last block.
+    /// ``BlockCipher/cmac(_:chainingFrom:)``'s default.
+    static func chainedOverCBC(_ message: [UInt8], cipher: some BlockCipher, startValue: [UInt8])
+        throws(CardCryptoError) -> [UInt8]
+    {
+        let blockSize = cipher.blockSize
         let keys = try subkeys(of: cipher)
         var padded = message
         let complete = !message.isEmpty && message.count % blockSize == 0
