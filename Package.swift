@@ -396,7 +396,7 @@ let package = Package(
         .testTarget(
             name: "CardFlowTranscriptsTests",
             dependencies: [
-                "CardFlowTranscripts", "CardFlowCCIDProtocol", "CardFlowSimulator",
+                "CardFlowTranscripts", "CardFlowCCIDProtocol", "CardFlowCCID", "CardFlowSimulator",
                 // Real cards' recordings replayed against the card clients.
                 "CardFlowSimulatorCards", "CardFlow", "CardFlowDESFire", "CardFlowStorageCards", "CardFlowISO15693",
             ]),
