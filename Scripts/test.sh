@@ -21,6 +21,22 @@ step_summary() {
   printf '%6d  total\n' "$SECONDS" >&2
 }
 trap step_summary EXIT
+# A test process that crashes prints the Swift runtime's backtrace to its standard output, in
+# the middle of thousands of test lines; CI shows only the end of the log. So the test steps keep
+# their output in a file too and, when the process died of a signal, repeat the crashed thread's
+# backtrace (symbolicated, without registers or images) just before the step table.
+export SWIFT_BACKTRACE="enable=yes,interactive=no,color=no,threads=crashed,registers=none,images=none"
+tests() {
+  local log status=0
+  log="$(mktemp)"
+  "$@" 2>&1 | tee "$log" || status=$?
+  if [ $status -ne 0 ] && grep -q '^\*\*\* Program crashed' "$log"; then
+    echo "test.sh: the test process crashed; its backtrace again:" >&2
+    sed -n '/^\*\*\* Signal/,/^Backtrace took/p' "$log" >&2
+  fi
+  rm -f "$log"
+  return $status
+}
 step bash Scripts/setup.sh
 # Formatting lint (swift format lint --strict, .swift-format) before the long build: a format
 # problem fails in seconds.
@@ -58,10 +74,10 @@ fleet_tests='PostgresFleet'
 # suite overran 30 s once, at 9dcaeed). cardctl's session options bound the exit after SIGINT at
 # 0.5 s (0.506 s seen beside the parallel suite on a loaded machine).
 timing='CardFlowTests.FlowTests|MultiSlotReaderTests|RelayTLSTests|RelayEndToEndTests|CardctlRelayTests|CarddProcessTests|ExchangeTimeLimitTests|LatencyRunnerTests|SessionOptionTests'
-step umockdev-wrapper swift test --skip-build --disable-xctest --skip "$heavy|$pcscd_tests|$fleet_tests|$timing"
-step umockdev-wrapper swift test --skip-build --disable-xctest --filter "$timing"
-step umockdev-wrapper swift test --skip-build --disable-xctest --filter "$heavy" --no-parallel
-step swift test --skip-build --disable-xctest --filter "$fleet_tests" --no-parallel
+step tests umockdev-wrapper swift test --skip-build --disable-xctest --skip "$heavy|$pcscd_tests|$fleet_tests|$timing"
+step tests umockdev-wrapper swift test --skip-build --disable-xctest --filter "$timing"
+step tests umockdev-wrapper swift test --skip-build --disable-xctest --filter "$heavy" --no-parallel
+step tests swift test --skip-build --disable-xctest --filter "$fleet_tests" --no-parallel
 # The fleet at scale, shortened: 4 cardd hosts x 2 readers on a batch of 100,000 records, 25
 # cards each, every one done once (Benchmarks/fleet/scale.sh; the full run is 1,000,000 x 8 x 4).
 step env REQUIRE_ALL=1 CARDD="$(swift build --show-bin-path)/cardd" CARDCTL="$(swift build --show-bin-path)/cardctl" \
