@@ -410,7 +410,7 @@ let package = Package(
         .testTarget(
             name: "CardctlTests",
             dependencies: [
-                "cardctl", "cardd", "CardFlowSimulator", "CardFlowPostgresTestSupport",
+                "cardctl", "cardd", "CardFlowSimulator", "CardFlowPostgresTestSupport", "CardFlowProcessTestSupport",
                 "CardFlowSimulatorUFR", "CardFlowSimulatorCards",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
@@ -431,14 +431,14 @@ let package = Package(
             name: "CardFlowBenchTests",
             dependencies: [
                 "CardFlowBench", "CardFlow", "CardFlowCCID", "CardFlowCCIDProtocol", "CardFlowSimulator",
-                "CardFlowSimulatorReaders",
+                "CardFlowSimulatorReaders", "CardFlowProcessTestSupport",
                 "CardFlowDESFire", "CardFlowTONCard", "CardFlowNDEF", "CardFlowISO15693", "CardFlowCrypto",
                 .product(name: "Histogram", package: "hdrhistogram-swift", condition: bench),
             ]),
         .testTarget(
             name: "CardFlowVPCDTests",
             dependencies: [
-                "CardFlowVPCDProtocol", "CardFlowSimulator", "CardFlow", "CardFlowVPCD",
+                "CardFlowVPCDProtocol", "CardFlowSimulator", "CardFlow", "CardFlowVPCD", "CardFlowProcessTestSupport",
                 .product(name: "NIOCore", package: "swift-nio", condition: networkReaders),
                 .product(name: "NIOPosix", package: "swift-nio", condition: networkReaders),
                 .product(name: "NIOEmbedded", package: "swift-nio", condition: networkReaders),
@@ -446,7 +446,10 @@ let package = Package(
             ]),
         .testTarget(
             name: "CardFlowNDEFTests",
-            dependencies: ["CardFlowSimulatorTestSupport", "CardFlowNDEF", "CardFlow", "CardFlowSimulator"],
+            dependencies: [
+                "CardFlowSimulatorTestSupport", "CardFlowNDEF", "CardFlow", "CardFlowSimulator",
+                "CardFlowProcessTestSupport",
+            ],
             exclude: ["ndeflib_crosscheck.py"]),
         .testTarget(
             name: "CardFlowISO15693Tests",
@@ -475,7 +478,7 @@ let package = Package(
             dependencies: [
                 "CardFlowSimulatorTestSupport",
                 "CardFlowRelay", "CardFlow", "CardFlowSimulator", "CardFlowDESFire", "CardFlowCrypto", "cardctl",
-                "CardFlowDaemon",
+                "CardFlowDaemon", "CardFlowProcessTestSupport",
                 "CardFlowDaemonControl", "CardFlowDaemonFlows", "CardFlowDaemonTestSupport",
                 .product(name: "NIOCore", package: "swift-nio", condition: networkReaders),
                 .product(name: "NIOPosix", package: "swift-nio", condition: networkReaders),
@@ -510,6 +513,8 @@ let package = Package(
         .target(
             name: "CardFlowSimulatorTestSupport", dependencies: ["CardFlowSimulatorCards", "CardFlow"],
             path: "Tests/CardFlowSimulatorTestSupport"),
+        // Programs the tests start (cardctl, cardd, vicc, python3…) on posix_spawn, not Foundation's Process.
+        .target(name: "CardFlowProcessTestSupport", path: "Tests/CardFlowProcessTestSupport"),
         // A throwaway PostgreSQL per test (Scripts/postgres-throwaway.sh), for the fleet's tests.
         .target(name: "CardFlowPostgresTestSupport", path: "Tests/CardFlowPostgresTestSupport"),
         .testTarget(
@@ -534,6 +539,7 @@ let package = Package(
                 "CCardFlowLibUSB", "CardFlowDaemon", "CardFlowUFR", "CardFlowSimulatorUFR", "CardFlowSimulatorCards",
                 "CardFlowDESFire", .product(name: "Logging", package: "swift-log"),
                 "CardFlowDaemonControl", "CardFlowDaemonFlows", "CardFlowDaemonTestSupport",
+                "CardFlowProcessTestSupport",
             ]),
     ],
     swiftLanguageModes: [.v6]

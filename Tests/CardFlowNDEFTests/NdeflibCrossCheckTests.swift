@@ -1,3 +1,4 @@
+import CardFlowProcessTestSupport
 import Foundation
 import Testing
 
@@ -10,42 +11,12 @@ enum Ndeflib {
     static let isCI = ProcessInfo.processInfo.environment["CI"] == "true"
     static let available: Bool = (try? run(["-c", "import ndef"], input: Data()).status) == 0
 
-    /// Runs `python3 arguments` with `input` on stdin.
-    static func run(_ arguments: [String], input: Data) throws -> (status: Int32, output: Data, errors: Data) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        let stdin = Pipe()
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        // Read both pipes on their own threads so neither can fill up and block the child.
-        let collected = Collected()
-        let group = DispatchGroup()
-        for (handle, isOutput) in [(stdout.fileHandleForReading, true), (stderr.fileHandleForReading, false)] {
-            group.enter()
-            DispatchQueue.global().async {
-                let data = handle.readDataToEndOfFile()
-                collected.set(data, output: isOutput)
-                group.leave()
-            }
-        }
-        stdin.fileHandleForWriting.write(input)
-        try stdin.fileHandleForWriting.close()
-        group.wait()
-        process.waitUntilExit()
-        return (process.terminationStatus, collected.output, collected.errors)
-    }
-
-    private final class Collected: @unchecked Sendable {
-        private let lock = NSLock()
-        private var out = Data(), err = Data()
-        func set(_ data: Data, output: Bool) { lock.withLock { if output { out = data } else { err = data } } }
-        var output: Data { lock.withLock { out } }
-        var errors: Data { lock.withLock { err } }
+    /// Runs `python3 arguments` with `input` on stdin (synchronous: ``available`` is a test
+    /// trait's condition).
+    static func run(_ arguments: [String], input: Data) throws -> ChildProcess.Result {
+        let child = try ChildProcess("/usr/bin/env", ["python3"] + arguments, input: .pipe)
+        child.write(input)
+        return child.waitUntilExit()
     }
 }
 

@@ -1,3 +1,4 @@
+import CardFlowProcessTestSupport
 import Foundation
 import Testing
 
@@ -106,37 +107,19 @@ enum Cardctl {
     /// must restart itself under it). With `signalWhenReady`, that signal goes to cardctl once
     /// the child printed "ready".
     static func run(_ arguments: [String], preloaded: Bool = true, signalWhenReady: Int32? = nil) async throws -> Run {
-        let path = try executable()
-        return try await offPool {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: path)
-            process.arguments = arguments
-            var environment = ProcessInfo.processInfo.environment
-            environment["UMOCKDEV_DIR"] = nil // this test process's own sandbox is not cardctl's
-            if !preloaded { environment["LD_PRELOAD"] = nil }
-            process.environment = environment
-            let output = Pipe()
-            let errors = Pipe()
-            process.standardOutput = output
-            process.standardError = errors
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            var collected = Data()
-            if let number = signalWhenReady {
-                let deadline = ContinuousClock.now + .seconds(10)
-                while !String(decoding: collected, as: UTF8.self).contains("ready"), ContinuousClock.now < deadline {
-                    let chunk = output.fileHandleForReading.availableData
-                    if chunk.isEmpty { break }
-                    collected.append(chunk)
-                }
-                kill(process.processIdentifier, number)
+        var environment = ProcessInfo.processInfo.environment
+        environment["UMOCKDEV_DIR"] = nil // this test process's own sandbox is not cardctl's
+        if !preloaded { environment["LD_PRELOAD"] = nil }
+        let child = try ChildProcess(executable(), arguments, environment: environment)
+        if let number = signalWhenReady {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !child.outputText.contains("ready"), child.isRunning, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
             }
-            collected.append(output.fileHandleForReading.readDataToEndOfFile())
-            let errorText = errors.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return Run(
-                status: process.terminationStatus, stdout: String(decoding: collected, as: UTF8.self),
-                stderr: String(decoding: errorText, as: UTF8.self))
+            child.send(signal: number)
         }
+        // A bound against a hang, not a time the test measures.
+        let result = try await child.waitForExit(timeout: .seconds(120))
+        return Run(status: result.status, stdout: result.outputText, stderr: result.errorText)
     }
 }

@@ -1,3 +1,4 @@
+import CardFlowProcessTestSupport
 import Foundation
 
 #if canImport(Glibc)
@@ -45,22 +46,18 @@ enum VPCDPeers {
 
 /// A running `vicc -t iso7816`, connecting to a vpcd listener on loopback.
 final class ViccProcess {
-    let process = Process()
+    private let child: ChildProcess
     let logPath: String
 
     init(type: String = "iso7816", port: Int) throws {
         if let missing = VPCDPeers.viccMissing { throw PeerMissing(what: missing) }
         logPath = NSTemporaryDirectory() + "vicc-\(port)-\(UUID().uuidString).log"
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        process.executableURL = URL(fileURLWithPath: VPCDPeers.executable("vicc")!)
-        process.arguments = ["-t", type, "-H", "127.0.0.1", "-P", "\(port)"]
         var environment = ProcessInfo.processInfo.environment
         environment["PYTHONPATH"] = VPCDPeers.viccModuleFolder + ":" + VPCDPeers.pythonDependencies
-        process.environment = environment
-        process.standardOutput = log
-        process.standardError = log
-        try process.run()
+        child = try ChildProcess(
+            VPCDPeers.executable("vicc")!, ["-t", type, "-H", "127.0.0.1", "-P", "\(port)"],
+            environment: environment, output: .file(logPath), errors: .file(logPath))
     }
 
     /// vicc's log, for failure messages.
@@ -69,16 +66,16 @@ final class ViccProcess {
     /// Waits (bounded) for vicc to exit; true when it did.
     func waitForExit(within limit: Duration = .seconds(5)) async -> Bool {
         let deadline = ContinuousClock.now + limit
-        while process.isRunning, ContinuousClock.now < deadline {
+        while child.isRunning, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(20))
         }
-        return !process.isRunning
+        return !child.isRunning
     }
 
     /// Kills vicc at once, like a phone leaving: SIGKILL, because a test runner may start its
     /// children with SIGTERM ignored.
     func kill() {
-        if process.isRunning { _ = Glibc.kill(process.processIdentifier, SIGKILL) }
+        child.send(signal: SIGKILL)
     }
 
     func stop() {

@@ -1,4 +1,6 @@
+import CardFlowProcessTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -98,20 +100,18 @@ enum CardctlExecutable {
     }
 }
 
-/// A running `cardctl`: stdin is a pipe (or /dev/null), stdout and stderr are collected by
-/// reader threads so a full pipe can never block the child.
-final class CardctlProcess: @unchecked Sendable {
+/// A running `cardctl` (a ``ChildProcess``: posix_spawn, not Foundation's `Process`): stdin is a
+/// pipe (or /dev/null), stdout and stderr are collected by reader threads so a full pipe can never
+/// block the child.
+final class CardctlProcess: Sendable {
     /// Longest a run may take before it is killed and the test fails.
     static let defaultTimeout: Duration = .seconds(20)
 
     let arguments: [String]
-    private let process = Process()
-    private let input: Pipe?
-    private let output = CollectedOutput()
-    private let errors = CollectedOutput()
-    /// When the process ended and when SIGINT was sent, taken on non-cooperative threads so a
-    /// busy Swift concurrency pool (other tests) cannot distort them.
-    private let timing = Timing()
+    private let child: ChildProcess
+    /// When SIGINT was sent and whether cardctl still ran then, taken on the sending thread so a
+    /// busy Swift concurrency pool (other tests) cannot distort it.
+    private let interruption = Interruption()
 
     /// Starts `cardctl arguments`. With `interactiveInput` the test writes stdin itself
     /// (``send(_:)``, ``closeInput()``); otherwise `input` (if any) is written and closed at
@@ -126,141 +126,75 @@ final class CardctlProcess: @unchecked Sendable {
         executable: String = "cardctl", environment overrides: [String: String?] = [:]
     ) throws {
         self.arguments = arguments
-        process.executableURL = try CardctlExecutable.locate(executable)
-        process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["CARDCTL_READER"] = nil
         environment["XDG_CONFIG_HOME"] = try Self.emptyConfigurationHome()
         for (name, value) in overrides { environment[name] = value }
-        process.environment = environment
-        if text != nil || interactiveInput {
-            let pipe = Pipe()
-            input = pipe
-            process.standardInput = pipe
-        } else {
-            input = nil
-            process.standardInput = FileHandle.nullDevice
-        }
-        let stdoutPipe = Pipe()
-        let stderrPipe = Pipe()
-        process.standardOutput = stdoutPipe
-        process.standardError = stderrPipe
-        let timing = timing
-        process.terminationHandler = { _ in timing.markExit() }
-        // swift-corelibs-foundation's Process.run does not retry a read interrupted by a signal
-        // (a fatal error "Interrupted system call"): keep every signal off this thread while it
-        // runs, not only SIGCHLD (many cardctl children end meanwhile) — CI once met another
-        // signal there. Process-directed signals go to the other threads meanwhile.
-        var allSignals = sigset_t()
-        var previousMask = sigset_t()
-        sigfillset(&allSignals)
-        pthread_sigmask(SIG_BLOCK, &allSignals, &previousMask)
-        defer { pthread_sigmask(SIG_SETMASK, &previousMask, nil) }
-        try process.run()
-        output.drain(stdoutPipe.fileHandleForReading)
-        errors.drain(stderrPipe.fileHandleForReading)
+        child = try ChildProcess(
+            CardctlExecutable.locate(executable).path, arguments, environment: environment,
+            input: text != nil || interactiveInput ? .pipe : .null)
         if let text {
             send(text)
             if !interactiveInput { closeInput() }
         }
     }
 
-    /// A test that stops early (a failed `#require`, a thrown error) must not leave cardctl running.
-    deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-    }
-
     /// Writes `text` to the child's stdin.
     func send(_ text: String) {
-        input?.fileHandleForWriting.write(Data(text.utf8))
+        child.write(text)
     }
 
     /// Closes the child's stdin (end of input).
     func closeInput() {
-        try? input?.fileHandleForWriting.close()
+        child.closeInput()
     }
 
-    var isRunning: Bool { process.isRunning }
+    var isRunning: Bool { child.isRunning }
 
     /// Sends `signal` (SIGTERM, SIGKILL, SIGHUP…) now.
     func send(signal: Int32) {
-        kill(process.processIdentifier, signal)
+        child.send(signal: signal)
     }
 
     /// Sends SIGINT now, as Ctrl-C in a terminal would.
     func interrupt() {
-        timing.markInterrupt(stillRunning: timing.exitTime == nil)
-        kill(process.processIdentifier, SIGINT)
+        interruption.send(to: child)
     }
 
     /// Sends SIGINT `delay` after now, from a Dispatch thread (on time even when the test's
     /// own task is starved).
     func interrupt(after delay: Duration) {
-        let pid = process.processIdentifier
-        let timing = timing
+        let child = child
+        let interruption = interruption
         let nanoseconds =
             Int(delay.components.seconds) * 1_000_000_000 + Int(delay.components.attoseconds / 1_000_000_000)
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
-            timing.markInterrupt(stillRunning: timing.exitTime == nil)
-            kill(pid, SIGINT)
+            interruption.send(to: child)
         }
     }
 
     /// After ``waitForExit(timeout:)``: whether the process was still running when SIGINT was
     /// sent, and how long after the signal it ended (nil if no signal was sent).
     var interruptOutcome: (wasRunning: Bool, exitDelay: Duration)? {
-        guard let interrupt = timing.interruptTime, let exit = timing.exitTime else { return nil }
-        return (timing.runningAtInterrupt, exit - interrupt)
+        guard let sent = interruption.sent, let exit = child.exitInstant else { return nil }
+        return (sent.wasRunning, exit - sent.instant)
     }
 
     /// Waits for the next complete stderr line (consumed line by line, as ``nextOutputLine(timeout:)``).
     func nextErrorLine(timeout: Duration = .seconds(10)) async -> String? {
-        await errors.nextLine(deadline: ContinuousClock.now + timeout)
+        await child.nextErrorLine(timeout: timeout)
     }
 
     /// Waits for the next complete stdout line (the output so far is consumed line by line).
     func nextOutputLine(timeout: Duration = .seconds(10)) async -> String? {
-        await output.nextLine(deadline: ContinuousClock.now + timeout)
+        await child.nextOutputLine(timeout: timeout)
     }
 
     /// Waits for the process to end; kills it and throws when it takes longer than `timeout`.
     func waitForExit(timeout: Duration = CardctlProcess.defaultTimeout) async throws -> CardctlResult {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
-            if ContinuousClock.now >= deadline {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-                _ = await output.waitForEnd(deadline: ContinuousClock.now + .seconds(2))
-                _ = await errors.waitForEnd(deadline: ContinuousClock.now + .seconds(2))
-                throw CardctlHarnessError(
-                    description: """
-                        cardctl \(arguments.joined(separator: " ")) did not finish within \(timeout); killed it.
-                        --- stdout so far
-                        \(output.text)--- stderr so far
-                        \(errors.text)---
-                        """)
-            }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        process.waitUntilExit()
-        // Foundation runs the termination handler (which stamps the exit time) asynchronously,
-        // possibly after isRunning turned false: wait for it, bounded.
-        let stampDeadline = ContinuousClock.now + .seconds(2)
-        while timing.exitTime == nil, ContinuousClock.now < stampDeadline {
-            try? await Task.sleep(for: .milliseconds(2))
-        }
-        closeInput()
-        let outputEnded = await output.waitForEnd(deadline: ContinuousClock.now + .seconds(5))
-        let errorsEnded = await errors.waitForEnd(deadline: ContinuousClock.now + .seconds(5))
-        guard outputEnded, errorsEnded else {
-            throw CardctlHarnessError(description: "cardctl exited but its output pipes stayed open")
-        }
+        let result = try await child.waitForExit(timeout: timeout)
         return CardctlResult(
-            arguments: arguments, status: process.terminationStatus,
-            stdout: output.text, stderr: errors.text)
+            arguments: arguments, status: result.status, stdout: result.outputText, stderr: result.errorText)
     }
 
     /// Runs `cardctl arguments` to completion (at most `timeout`).
@@ -283,82 +217,16 @@ final class CardctlProcess: @unchecked Sendable {
     }
 }
 
-/// Instants recorded from Foundation's and Dispatch's threads.
-private final class Timing: @unchecked Sendable {
-    private let lock = NSLock()
-    private var exit: ContinuousClock.Instant?
-    private var interrupt: ContinuousClock.Instant?
-    private var running = false
+/// When SIGINT was sent to a cardctl and whether it still ran then.
+private final class Interruption: Sendable {
+    private let state = Mutex<(instant: ContinuousClock.Instant, wasRunning: Bool)?>(nil)
 
-    func markExit() {
+    var sent: (instant: ContinuousClock.Instant, wasRunning: Bool)? { state.withLock { $0 } }
+
+    func send(to child: ChildProcess) {
         let now = ContinuousClock.now
-        lock.withLock { exit = now }
-    }
-
-    func markInterrupt(stillRunning: Bool) {
-        let now = ContinuousClock.now
-        lock.withLock {
-            interrupt = now
-            running = stillRunning
-        }
-    }
-
-    var exitTime: ContinuousClock.Instant? { lock.withLock { exit } }
-    var interruptTime: ContinuousClock.Instant? { lock.withLock { interrupt } }
-    var runningAtInterrupt: Bool { lock.withLock { running } }
-}
-
-/// Bytes read from one pipe by a thread of its own.
-private final class CollectedOutput: @unchecked Sendable {
-    private let lock = NSLock()
-    private var data = Data()
-    private var consumedLines = 0
-    private var ended = false
-
-    func drain(_ handle: FileHandle) {
-        let thread = Thread { [self] in
-            while true {
-                let chunk = handle.availableData
-                lock.withLock {
-                    if chunk.isEmpty { ended = true } else { data.append(chunk) }
-                }
-                if chunk.isEmpty { break }
-            }
-        }
-        thread.start()
-    }
-
-    var text: String {
-        lock.withLock { String(decoding: data, as: UTF8.self) }
-    }
-
-    private var isEnded: Bool { lock.withLock { ended } }
-
-    /// The next complete line not handed out yet, if there is one.
-    private func takeLine() -> String? {
-        lock.withLock {
-            let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-            // The last piece is an incomplete line (or "" after a final newline).
-            guard lines.count - 1 > consumedLines else { return nil }
-            consumedLines += 1
-            return String(lines[consumedLines - 1])
-        }
-    }
-
-    func nextLine(deadline: ContinuousClock.Instant) async -> String? {
-        while true {
-            if let line = takeLine() { return line }
-            if isEnded || ContinuousClock.now >= deadline { return takeLine() }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-    }
-
-    func waitForEnd(deadline: ContinuousClock.Instant) async -> Bool {
-        while true {
-            if isEnded { return true }
-            if ContinuousClock.now >= deadline { return false }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
+        state.withLock { $0 = (now, child.isRunning) }
+        child.send(signal: SIGINT)
     }
 }
 

@@ -1,4 +1,5 @@
 import CardFlow
+import CardFlowProcessTestSupport
 import Foundation
 import Testing
 
@@ -22,18 +23,9 @@ struct HelpTests {
         let result = try await CardctlProcess.run(["--version"])
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == CardFlowVersion.current, "\(result)")
-        let cardd = Process()
-        cardd.executableURL = try CardctlExecutable.locate("cardd")
-        cardd.arguments = ["--version"]
-        let output = Pipe()
-        cardd.standardOutput = output
-        try cardd.run()
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
-        cardd.waitUntilExit()
-        #expect(cardd.terminationStatus == 0)
-        #expect(
-            String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-                == CardFlowVersion.current)
+        let cardd = try await ChildProcess.run(CardctlExecutable.locate("cardd").path, ["--version"])
+        #expect(cardd.status == 0, "\(cardd)")
+        #expect(cardd.outputText.trimmingCharacters(in: .whitespacesAndNewlines) == CardFlowVersion.current)
         let changelog = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("CHANGELOG.md")
         let text = try String(contentsOf: changelog, encoding: .utf8)

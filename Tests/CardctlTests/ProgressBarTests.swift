@@ -1,3 +1,4 @@
+import CardFlowProcessTestSupport
 import Foundation
 import Testing
 
@@ -20,17 +21,9 @@ struct ProgressBarTests {
         }
         let cardctl = try CardctlExecutable.locate().path
         let command = ([cardctl, "--reader", "sim:desfire"] + Self.provision).map { "'\($0)'" }.joined(separator: " ")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        process.arguments = ["-qec", command, "/dev/null"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        #expect(process.terminationStatus == 0, "\(text)")
+        let run = try await ChildProcess.run("/usr/bin/script", ["-qec", command, "/dev/null"])
+        let text = run.outputText
+        #expect(run.status == 0, "\(run)")
         #expect(text.contains("] 100% 7/7 read back"), "\(text)")
         #expect(text.contains("\r\u{1B}[K"), "the bar is erased before the result line")
         #expect(text.contains("provisioned 010203 file 1"))

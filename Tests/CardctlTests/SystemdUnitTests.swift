@@ -1,3 +1,4 @@
+import CardFlowProcessTestSupport
 import CardFlowSimulator
 import Foundation
 import Testing
@@ -95,9 +96,8 @@ struct SystemdUnitTests {
         #expect(keys.contains("ton.hmac.\(factory.serialNumber)"))
 
         let reload = try #require(unit["ExecReload"]).replacingOccurrences(of: "$MAINPID", with: "\(daemon.pid)")
-        let reloader = try Process.run(URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", reload])
-        reloader.waitUntilExit()
-        #expect(reloader.terminationStatus == 0)
+        let reloader = try await ChildProcess.run("/bin/sh", ["-c", reload])
+        #expect(reloader.status == 0, "\(reloader)")
         #expect(try await notifications.next(within: .seconds(20), while: daemon).hasPrefix("RELOADING=1"))
         #expect(try await notifications.next(within: .seconds(20), while: daemon) == "READY=1")
 
@@ -169,35 +169,32 @@ struct UnitSandbox {
     }
 
     func start(executable: String, arguments: [String], environment: [String: String]) throws -> SandboxedDaemon {
-        let process = Process()
+        let command: [String]
         if isolatedByMount {
             // unshare and sh exec in place: the daemon keeps this process's pid ($MAINPID).
             let mounts =
                 ["mount --bind \"$ROOT\" \"$ROOT\""]
                 + writable.map { "mount --bind \"$ROOT\($0)\" \"$ROOT\($0)\"" }
                 + ["mount -o remount,bind,ro \"$ROOT\"", "exec \"$@\""]
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-            process.arguments =
+            command =
                 [
-                    "--mount", "--propagation", "private", "/bin/sh", "-ec", mounts.joined(separator: "\n"),
+                    "/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-ec",
+                    mounts.joined(separator: "\n"),
                     "sh", executable,
                 ] + arguments
         } else {
             for directory in ["/etc", "/var/lib", "/var", "/run", "", directories[0]] {
                 chmod(root + directory, 0o555)
             }
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-        }
-        process.environment = ProcessInfo.processInfo.environment.merging(environment.merging(["ROOT": root]) { $1 }) {
-            $1
+            command = [executable] + arguments
         }
         let errors = root + ".stderr"
-        FileManager.default.createFile(atPath: errors, contents: nil)
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        return SandboxedDaemon(process: process, errorsPath: errors)
+        _ = FileManager.default.createFile(atPath: errors, contents: nil)
+        let child = try ChildProcess(
+            command[0], Array(command.dropFirst()),
+            environment: ProcessInfo.processInfo.environment.merging(environment.merging(["ROOT": root]) { $1 }) { $1 },
+            output: .null, errors: .file(errors))
+        return SandboxedDaemon(child: child, errorsPath: errors)
     }
 
     func remove() {
@@ -210,32 +207,29 @@ struct UnitSandbox {
 }
 
 struct SandboxedDaemon {
-    let process: Process
+    let child: ChildProcess
     let errorsPath: String
 
-    var pid: Int32 { process.processIdentifier }
+    var pid: Int32 { child.pid }
 
     func signal(_ signal: Int32) { Glibc.kill(pid, signal) }
 
     func kill() {
-        if process.isRunning {
-            Glibc.kill(pid, SIGKILL)
-            process.waitUntilExit()
-        }
+        child.send(signal: SIGKILL)
     }
 
     func errors() -> String { (try? String(contentsOfFile: errorsPath, encoding: .utf8)) ?? "" }
 
     func waitForExit(within limit: Duration) async throws -> Int32 {
         let deadline = ContinuousClock.now + limit
-        while process.isRunning {
+        while child.isRunning {
             guard ContinuousClock.now < deadline else {
                 kill()
                 throw CardctlHarnessError(description: "cardd did not stop within \(limit):\n\(errors())")
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        return process.terminationStatus
+        return child.termination?.status ?? -1
     }
 }
 
@@ -268,9 +262,11 @@ struct NotificationSocket {
         while ContinuousClock.now < deadline {
             let count = recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
             if count > 0 { return String(decoding: buffer[..<count], as: UTF8.self) }
-            if let daemon, !daemon.process.isRunning {
+            if let daemon, !daemon.child.isRunning {
                 throw CardctlHarnessError(
-                    description: "cardd ended (status \(daemon.process.terminationStatus)):\n\(daemon.errors())")
+                    description:
+                        "cardd ended (\(daemon.child.termination.map(String.init(describing:)) ?? "?")):\n\(daemon.errors())"
+                )
             }
             try await Task.sleep(for: .milliseconds(20))
         }
