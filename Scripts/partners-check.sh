@@ -6,7 +6,10 @@
 #   libfreefare (Debian's DESFire tools, through libnfc's pcsc driver: Scripts/libnfc-pcsc.sh)
 #               reads a DESFire EV1's version, formats it, makes it an NFC Forum Type 4 tag,
 #               writes an NDEF message built by ndeflib and reads it back, and runs the EV1
-#               SetConfiguration tools (ATS, default key, random UID);
+#               SetConfiguration tools (ATS, default key, random UID); through its API
+#               (Scripts/partners/libfreefare-desfire-aes.c) it makes an AES application and
+#               writes an enciphered and a MACed file that cardctl reads with the AES key, and
+#               reads back the enciphered data cardctl writes;
 #   PyPI desfire (pure Python over pyscard) lists the card's applications right after connecting,
 #               and reads the Type 4 application's files: the bytes libfreefare wrote;
 #   CardFlow    reads the same message with `cardctl ndef read`, through PC/SC and, after the
@@ -202,6 +205,47 @@ if [[ "${1:-}" == "--inner" ]]; then
     output=$(nfc mifare-desfire-info 2>&1) || fail "mifare-desfire-info after the configuration: $output"
     echo "$output" | grep -q "Use random UID: *yes" || fail "mifare-desfire-info does not report the random UID: $output"
     ok libfreefare "mifare-desfire-info: Use random UID: yes"
+    stop_export
+
+    # --- AES secure messaging (EV1 AuthenticateAES, CMAC chaining, CRC32, CBC encipherment)
+    # between libfreefare and CardFlow, on a fresh card in slot 0: libfreefare makes an AES
+    # application, changes its key (enciphered ChangeKey) and writes an enciphered and a MACed
+    # file; cardctl reads both through PC/SC with that key and writes the enciphered file anew;
+    # libfreefare reads what cardctl wrote (Scripts/partners/libfreefare-desfire-aes.c).
+    cc -o "$logs/libfreefare-desfire-aes" "$root/Scripts/partners/libfreefare-desfire-aes.c" \
+        $(pkg-config --cflags --libs libfreefare libnfc) || fail "building libfreefare-desfire-aes.c"
+    aes_key=F0E1D2C3B4A5968778695A4B3C2D1E0F
+    aes_hex() { python3 -c "import sys; print(bytes((i * int(sys.argv[1]) + int(sys.argv[2])) % 256 for i in range(int(sys.argv[3]))).hex().upper())" "$@"; }
+    enc_data=$(aes_hex 37 5 48); mac_data=$(aes_hex 91 200 32); cardflow_data=$(aes_hex 13 77 64)
+    zeros16=00000000000000000000000000000000
+    export_card 35963 "sim:desfire,state=$logs/desfire-aes.json" export-desfire-aes
+    wait_for_card "$slot0"
+    nfc_slot="$slot0"
+    check libfreefare
+    output=$(nfc "$logs/libfreefare-desfire-aes" write "$aes_key" "$enc_data" "$mac_data" 2>&1) \
+        || fail "libfreefare-desfire-aes write: $output"
+    echo "$output" | grep -qx "wrote 1 $enc_data" && echo "$output" | grep -qx "wrote 2 $mac_data" \
+        || fail "libfreefare-desfire-aes write: $output"
+    ok libfreefare "AES application, enciphered ChangeKey, enciphered and MACed WriteData read back"
+    printf 'reset\n' | timeout 10 scriptor -r "$slot0" >/dev/null 2>&1 || fail "scriptor could not reset the card"
+    cardctl_aes() { "$cardctl" --reader "pcsc:$slot0" desfire "$1" --aid ABCDAB --key "$aes_key" "${@:2}"; }
+    hex_of() { tr -d ' \n' | tr a-f A-F; }
+    for entry in "1|$enc_data$zeros16|enciphered" "2|$mac_data|MACed"; do
+        IFS='|' read -r file expected mode <<<"$entry"
+        check CardFlow
+        output=$(cardctl_aes read --file "$file" --hex 2>&1) || fail "cardctl desfire read --file $file: $output"
+        [[ "$(echo "$output" | hex_of)" == "$expected" ]] \
+            || fail "cardctl read file $file ($mode) as $(echo "$output" | hex_of), libfreefare wrote $expected"
+        ok CardFlow "desfire read: the $mode file libfreefare wrote, with its AES key"
+    done
+    check CardFlow
+    output=$(cardctl_aes write --file 1 --data "$cardflow_data" 2>&1) || fail "cardctl desfire write --file 1: $output"
+    ok CardFlow "desfire write: 64 bytes into the enciphered file"
+    check libfreefare
+    output=$(nfc "$logs/libfreefare-desfire-aes" read "$aes_key" 2>&1) || fail "libfreefare-desfire-aes read (exit $?): $output"
+    echo "$output" | grep -qx "read 1 $cardflow_data" && echo "$output" | grep -qx "read 2 $mac_data" \
+        || fail "libfreefare read back $output; cardctl wrote $cardflow_data to file 1"
+    ok libfreefare "enciphered and MACed ReadData: the bytes cardctl wrote"
     stop_export
 
     # --- cardctl's --json answers and exit codes against pyscard, on vsmartcard's vicc card in
