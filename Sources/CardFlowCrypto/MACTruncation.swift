@@ -7,7 +7,15 @@ public enum MACTruncation {
     }
 
     /// DESFire EV2/EV3 secure channel: the odd-indexed bytes 1, 3, 5, …, 15 of a 16-byte AES CMAC.
-    public static func ev2OddBytes(_ mac: [UInt8]) -> [UInt8] {
-        stride(from: 1, to: mac.count, by: 2).map { mac[$0] }
+    /// The odd bytes move to the front of `mac`'s own storage, so a CMAC result handed over is
+    /// shortened without a new array.
+    public static func ev2OddBytes(_ mac: consuming [UInt8]) -> [UInt8] {
+        let kept = mac.count / 2
+        // Byte 2i + 1 moves to i: every source lies ahead of every slot written before it.
+        for index in 0..<kept {
+            mac[index] = mac[2 * index + 1]
+        }
+        mac.removeLast(mac.count - kept)
+        return mac
     }
 }

@@ -111,6 +111,16 @@ import Testing
             MACTruncation.ev2OddBytes(try AESCMAC.mac(hex("00 0100 E2D3AF69"), key: macKey)) == hex("0820F68898C2A7F1"))
     }
 
+    /// The truncation reuses the array it is handed; a caller's array that lives on is not changed.
+    @Test func oddByteTruncationLeavesTheCallersArrayAlone() {
+        let mac = Array(UInt8(0)..<16)
+        #expect(MACTruncation.ev2OddBytes(mac) == [1, 3, 5, 7, 9, 11, 13, 15])
+        #expect(mac == Array(0..<16))
+        #expect(MACTruncation.ev2OddBytes([0xA0, 0xA1, 0xA2]) == [0xA1])
+        #expect(MACTruncation.ev2OddBytes([0xA0]).isEmpty)
+        #expect(MACTruncation.ev2OddBytes([]).isEmpty)
+    }
+
     @Test func secureRandom() {
         #expect(SecureRandom.bytes(count: 0).isEmpty)
         #expect(SecureRandom.bytes(count: 16).count == 16)

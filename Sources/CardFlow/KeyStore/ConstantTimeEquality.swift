@@ -6,11 +6,15 @@
 /// ```swift
 /// guard constantTimeEqual(expectedMAC, receivedMAC) else { throw MyError.macMismatch }
 /// ```
-public func constantTimeEqual(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+///
+/// Any byte collections: a MAC at the end of an answer is compared where it lies
+/// (`response.data.suffix(8)`), without copying it out.
+@inlinable
+public func constantTimeEqual(_ lhs: some Collection<UInt8>, _ rhs: some Collection<UInt8>) -> Bool {
     guard lhs.count == rhs.count else { return false }
     var difference: UInt8 = 0
-    for index in lhs.indices {
-        difference |= lhs[index] ^ rhs[index]
+    for (left, right) in zip(lhs, rhs) {
+        difference |= left ^ right
     }
     return difference == 0
 }

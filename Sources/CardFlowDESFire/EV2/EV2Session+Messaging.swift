@@ -97,7 +97,7 @@ extension EV2Session {
             }
             var payload = Array(response.data.dropLast(8))
             let expected = try responseMAC(for: instruction, payload: payload)
-            guard constantTimeEqual(expected, Array(response.data.suffix(8))) else {
+            guard constantTimeEqual(expected, response.data.suffix(8)) else {
                 throw .integrityCheckFailed(instruction: instruction, statusWord: statusWord, reason: "MAC mismatch")
             }
             if mode == .enciphered {

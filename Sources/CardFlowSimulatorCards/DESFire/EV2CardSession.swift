@@ -50,8 +50,10 @@ struct EV2CardSession: Hashable, Sendable {
         )
     }
 
-    var counterBytes: [UInt8] {
-        [UInt8(truncatingIfNeeded: commandCounter), UInt8(truncatingIfNeeded: commandCounter >> 8)]
+    /// Appends CmdCtr (LSB first) to `bytes` without an array of its own.
+    private func appendCounter(to bytes: inout [UInt8]) {
+        bytes.append(UInt8(truncatingIfNeeded: commandCounter))
+        bytes.append(UInt8(truncatingIfNeeded: commandCounter >> 8))
     }
 
     /// IVc = E(SesAuthENCKey, A5 5A ‖ TI ‖ CmdCtr ‖ 0⁸) at the current counter.
@@ -71,7 +73,7 @@ struct EV2CardSession: Hashable, Sendable {
         block.append(label0)
         block.append(label1)
         block += transactionIdentifier
-        block += counterBytes
+        appendCounter(to: &block)
         block += repeatElement(0, count: 16 - block.count)
         try cipher.encryptBlock(inPlace: &block)
         return block
@@ -97,7 +99,7 @@ struct EV2CardSession: Hashable, Sendable {
         var message: [UInt8] = []
         message.reserveCapacity(3 + transactionIdentifier.count + body.count)
         message.append(first)
-        message += counterBytes
+        appendCounter(to: &message)
         message += transactionIdentifier
         message += body
         return try truncatedMAC(message)
