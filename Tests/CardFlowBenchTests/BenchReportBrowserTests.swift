@@ -1,4 +1,5 @@
 import CardFlowBench
+import CardFlowProcessTestSupport
 import Foundation
 import Testing
 
@@ -46,30 +47,23 @@ enum BrowserCheck {
             "cardflow-browser-check-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: outputURL) }
-        let output = try FileHandle(forWritingTo: outputURL)
-        defer { try? output.close() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.currentDirectoryURL = packageRoot
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
+        let child = try ChildProcess(
+            "/usr/bin/env", arguments, workingDirectory: packageRoot.path, output: .file(outputURL.path),
+            errors: .file(outputURL.path))
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         var timedOut = false
-        while process.isRunning {
+        while child.isRunning {
             if clock.now >= deadline {
                 timedOut = true
-                process.terminate()
+                child.send(signal: SIGTERM)
                 break
             }
             Thread.sleep(forTimeInterval: 0.1)
         }
-        process.waitUntilExit()
+        let status = child.waitUntilExit().status
         let text = (try? String(contentsOf: outputURL, encoding: .utf8)) ?? ""
-        return Outcome(status: process.terminationStatus, output: text, timedOut: timedOut)
+        return Outcome(status: status, output: text, timedOut: timedOut)
     }
 }
 

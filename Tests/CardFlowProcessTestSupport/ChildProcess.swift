@@ -82,9 +82,11 @@ public final class ChildProcess: Sendable {
     private let exit = ExitState()
 
     /// Starts `executable` (a path; a bare name is looked up in `PATH`) with `arguments`.
-    /// `environment` nil gives the child this process's environment.
+    /// `environment` nil gives the child this process's environment; `workingDirectory` nil this
+    /// process's current directory.
     public init(
         _ executable: String, _ arguments: [String] = [], environment: [String: String]? = nil,
+        workingDirectory: String? = nil,
         input: Input = .null, output outputTarget: Output = .collect, errors errorTarget: Output = .collect
     ) throws {
         Self.ignoreBrokenPipes
@@ -123,6 +125,12 @@ public final class ChildProcess: Sendable {
             }
             // dup2 clears close-on-exec on 0, 1 and 2; nothing else reaches the child.
             _ = Self.closeFrom.map { $0(&actions, 3) }
+            if let workingDirectory {
+                guard let changeDirectory = Self.changeDirectory else {
+                    throw ChildProcessError(description: "this C library cannot set a child's working directory")
+                }
+                _ = changeDirectory(&actions, workingDirectory)
+            }
             var attributes = posix_spawnattr_t()
             posix_spawnattr_init(&attributes)
             defer { posix_spawnattr_destroy(&attributes) }
@@ -173,13 +181,20 @@ public final class ChildProcess: Sendable {
     /// process with SIGPIPE.
     private static let ignoreBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN) }()
 
-    /// Glibc has `pipe2` and `posix_spawn_file_actions_addclosefrom_np` (2.34+), but its Swift
-    /// module does not export them (they need _GNU_SOURCE): found at run time.
+    /// Glibc has `pipe2`, `posix_spawn_file_actions_addclosefrom_np` (2.34+) and `…_addchdir_np`
+    /// (2.29+), but its Swift module does not export them (they need _GNU_SOURCE): found at run
+    /// time.
     private typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>?, Int32) -> Int32
     private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32
+    private typealias AddChangeDirectory =
+        @convention(c) (
+            UnsafeMutablePointer<posix_spawn_file_actions_t>?, UnsafePointer<CChar>?
+        ) -> Int32
     private static let pipe2: Pipe2? = unsafeBitCast(dlsym(dlopen(nil, RTLD_NOW), "pipe2"), to: Pipe2?.self)
     private static let closeFrom: AddCloseFrom? = unsafeBitCast(
         dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np"), to: AddCloseFrom?.self)
+    private static let changeDirectory: AddChangeDirectory? = unsafeBitCast(
+        dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addchdir_np"), to: AddChangeDirectory?.self)
 
     /// A pipe whose both ends close at exec, so no child started by another thread inherits it.
     private static func makePipe() throws -> (read: Int32, write: Int32) {

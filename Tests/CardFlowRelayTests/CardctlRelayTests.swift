@@ -1,3 +1,4 @@
+import CardFlowProcessTestSupport
 import Foundation
 import Testing
 
@@ -29,29 +30,11 @@ struct CardctlRelayTests {
         throw RemoteProtocolError(description: "cardctl not found next to the test product")
     }
 
-    /// Runs cardctl to completion; output goes through files so no pipe can fill up.
+    /// Runs cardctl to completion (its output collected by threads, so no pipe can fill up).
     static func cardctl(_ arguments: [String]) async throws -> Run {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "relay-cardctl-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let out = directory.appendingPathComponent("out")
-        let err = directory.appendingPathComponent("err")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-        let process = Process()
-        process.executableURL = try executable()
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
-        }
-        return Run(
-            status: status, stdout: try String(contentsOf: out, encoding: .utf8),
-            stderr: try String(contentsOf: err, encoding: .utf8))
+        // A bound against a hang, not a time the tests measure.
+        let result = try await ChildProcess.run(executable().path, arguments, timeout: .seconds(120))
+        return Run(status: result.status, stdout: result.outputText, stderr: result.errorText)
     }
 
     @Test("a lifted and returned card: the sync completes with progress and a resume")

@@ -1,4 +1,5 @@
 import CardFlow
+import CardFlowProcessTestSupport
 import CardFlowRelay
 import CardFlowSimulator
 import Foundation
@@ -37,15 +38,9 @@ struct RelayTLSTests {
                 ],
             ]
             for arguments in steps {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-                process.arguments = arguments
-                process.currentDirectoryURL = directory
-                process.standardOutput = FileHandle.nullDevice
-                process.standardError = FileHandle.nullDevice
-                try process.run()
-                process.waitUntilExit()
-                guard process.terminationStatus == 0 else {
+                let openssl = try ChildProcess(
+                    "/usr/bin/openssl", arguments, workingDirectory: directory.path, output: .null, errors: .null)
+                guard openssl.waitUntilExit().status == 0 else {
                     throw RemoteProtocolError(description: "openssl \(arguments.joined(separator: " ")) failed")
                 }
             }
