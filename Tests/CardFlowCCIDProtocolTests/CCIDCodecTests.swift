@@ -69,6 +69,22 @@ struct CCIDCodecTests {
         #expect(try CCIDCommand(decoding: bytes) == command)
     }
 
+    /// The driver's kept buffer: whatever it held before (longer, shorter, shared with another
+    /// array), `encode(into:)` leaves exactly the message in it and never changes the other array.
+    @Test("encoding into a reused buffer gives the same bytes", arguments: 0..<commandVectors.count)
+    func commandIntoReusedBuffer(_ index: Int) {
+        let (command, bytes) = Self.commandVectors[index]
+        var buffer = [UInt8](repeating: 0xEE, count: 300)
+        command.encode(into: &buffer)
+        #expect(buffer == bytes)
+        let shared = buffer
+        CCIDCommand(slot: 1, sequence: 9, kind: .iccPowerOff).encode(into: &buffer)
+        #expect(buffer == [0x63, 0, 0, 0, 0, 0x01, 0x09, 0, 0, 0])
+        #expect(shared == bytes)
+        command.encode(into: &buffer)
+        #expect(buffer == bytes)
+    }
+
     static let responseVectors: [(CCIDResponse, [UInt8])] = [
         // DESFire ATR through an ACR122U-like reader.
         (

@@ -61,6 +61,20 @@ public struct CCIDCommand: Sendable, Hashable {
 
     /// The wire bytes: 10-byte header followed by the payload.
     public func encoded() -> [UInt8] {
+        var bytes: [UInt8] = []
+        encode(into: &bytes)
+        return bytes
+    }
+
+    /// Replaces the contents of `bytes` with the wire bytes, reusing its storage: a driver that
+    /// keeps one buffer for its outgoing messages allocates none per message.
+    ///
+    /// ```swift
+    /// var frame: [UInt8] = []
+    /// CCIDCommand(slot: 0, sequence: 1, kind: .getSlotStatus).encode(into: &frame)
+    /// // 65 00 00 00 00 00 01 00 00 00
+    /// ```
+    public func encode(into bytes: inout [UInt8]) {
         var specific: (UInt8, UInt8, UInt8) = (0, 0, 0)
         var payload: [UInt8] = []
         switch kind {
@@ -81,7 +95,8 @@ public struct CCIDCommand: Sendable, Hashable {
             payload.appendLittleEndian(clock)
             payload.appendLittleEndian(rate)
         }
-        return CCIDFraming.encode(type: messageType, slot: slot, sequence: sequence, fields: specific, payload: payload)
+        CCIDFraming.encode(
+            type: messageType, slot: slot, sequence: sequence, fields: specific, payload: payload, into: &bytes)
     }
 
     /// Decodes a bulk-OUT message, as a reader does.

@@ -73,6 +73,17 @@ enum CCIDFraming {
         fields: (UInt8, UInt8, UInt8), payload: [UInt8]
     ) -> [UInt8] {
         var bytes: [UInt8] = []
+        encode(type: type, slot: slot, sequence: sequence, fields: fields, payload: payload, into: &bytes)
+        return bytes
+    }
+
+    /// Replaces the contents of `bytes` with the message, in its storage when that is large enough
+    /// and not shared.
+    static func encode(
+        type: CCIDMessageType, slot: UInt8, sequence: UInt8,
+        fields: (UInt8, UInt8, UInt8), payload: [UInt8], into bytes: inout [UInt8]
+    ) {
+        bytes.removeAll(keepingCapacity: true)
         bytes.reserveCapacity(ccidHeaderLength + payload.count)
         bytes.append(type.rawValue)
         bytes.appendLittleEndian(UInt32(payload.count))
@@ -82,7 +93,6 @@ enum CCIDFraming {
         bytes.append(fields.1)
         bytes.append(fields.2)
         bytes.append(contentsOf: payload)
-        return bytes
     }
 
     static func decode(_ bytes: [UInt8], commands: Bool) throws(CCIDFrameError) -> (

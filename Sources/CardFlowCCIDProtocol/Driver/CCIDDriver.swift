@@ -35,6 +35,10 @@ public actor CCIDDriver {
     let interrupts: InboundPipe<UInt8>
 
     private var nextSequence: UInt8 = 0
+    /// The bulk-OUT message being sent, rebuilt in place for each command: once the transport
+    /// has taken the bytes (copied them into its transfer, or decoded them) the storage is this
+    /// actor's alone again, so a message costs no allocation of its own.
+    private var outgoingMessage: [UInt8] = []
     var t1Sessions: [UInt8: T1HostProtocol] = [:]
     /// The protocol set up at power-on for each powered slot.
     var activeProtocols: [UInt8: TransmissionProtocol] = [:]
@@ -328,7 +332,8 @@ public actor CCIDDriver {
         nextSequence &+= 1
         let command = CCIDCommand(slot: slot, sequence: sequence, kind: kind)
         let type = command.messageType
-        let encoded = command.encoded()
+        command.encode(into: &outgoingMessage)
+        let encoded = outgoingMessage
         if logger.logLevel <= .trace {
             // Filled in place: a dictionary literal builds an array of its pairs first.
             var metadata = Logger.Metadata(minimumCapacity: 3)
