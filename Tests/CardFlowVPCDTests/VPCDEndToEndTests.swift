@@ -197,10 +197,31 @@ struct VPCDEndToEndTests {
         }
     }
 
+    /// A listener on a port below the kernel's ephemeral range (32768–60999 on Linux), picked at
+    /// random and retried when taken.
+    ///
+    /// The reconnection test closes its listener and binds the same port again 300 ms later. An
+    /// ephemeral port (`port: 0`) could meanwhile go to another test's `bind(port: 0)`, or become
+    /// the local port of the exporter's own retry, which then connects to itself and waits there
+    /// for a reader that never speaks: seen once in CI, the exporter never reached the second
+    /// listener (60 s). Ports outside the range are never handed out by the kernel.
+    static func listenerOutsideEphemeralRange() async throws -> VPCDListener {
+        var lastError: (any Error)?
+        for _ in 0..<50 {
+            do {
+                return try await VPCDListener.bind(
+                    port: Int.random(in: 20_000..<30_000), configuration: configuration, logger: quietLogger)
+            } catch {
+                lastError = error
+            }
+        }
+        throw lastError!
+    }
+
     @Test("the exporter reconnects when the listener comes back, and stops when cancelled")
     func exporterReconnects() async throws {
         let card = SimulatedVPCDCard(APDUTestCard())
-        let first = try await VPCDListener.bind(port: 0, configuration: Self.configuration, logger: quietLogger)
+        let first = try await Self.listenerOutsideEphemeralRange()
         let port = first.port
         let exporter = VPCDCardExporter(
             card: card, port: port,
