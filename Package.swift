@@ -516,7 +516,9 @@ let package = Package(
         // Programs the tests start (cardctl, cardd, vicc, python3…) on posix_spawn, not Foundation's Process.
         .target(name: "CardFlowProcessTestSupport", path: "Tests/CardFlowProcessTestSupport"),
         // A throwaway PostgreSQL per test (Scripts/postgres-throwaway.sh), for the fleet's tests.
-        .target(name: "CardFlowPostgresTestSupport", path: "Tests/CardFlowPostgresTestSupport"),
+        .target(
+            name: "CardFlowPostgresTestSupport", dependencies: ["CardFlowProcessTestSupport"],
+            path: "Tests/CardFlowPostgresTestSupport"),
         .testTarget(
             name: "CardFlowFleetTests",
             dependencies: [

@@ -1,3 +1,4 @@
+import CardFlowProcessTestSupport
 import Foundation
 
 #if canImport(Glibc)
@@ -109,44 +110,21 @@ public struct ThrowawayPostgres: Sendable {
     }
 
     /// Runs a program to its end without blocking a concurrency thread; throws with its output
-    /// when it fails.
+    /// when it fails or takes longer than 120 s.
     ///
-    /// posix_spawn and a polled `waitpid`, not Foundation's `Process`: in the test process its
-    /// child-exit monitoring left the script a zombie (never reaped, `isRunning` stayed true).
-    /// The output goes to a file, not a pipe, since the server the script starts inherits
-    /// descriptors.
+    /// A ``ChildProcess`` (posix_spawn), not Foundation's `Process`, whose child-exit monitoring
+    /// left the script a zombie here. The output goes to a file, not a pipe, since the server the
+    /// script starts keeps the script's stdout and stderr.
     @discardableResult
     static func run(_ program: String, _ arguments: [String]) async throws -> String {
         let outputPath = NSTemporaryDirectory() + "cardflow-pg-output-\(UUID().uuidString)"
         defer { unlink(outputPath) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let argv = ([program] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawnp(&pid, program, &actions, nil, argv, environ)
-        guard spawned == 0 else {
-            throw ThrowawayPostgresError(description: "cannot start \(program): \(String(cString: strerror(spawned)))")
-        }
-        var status: Int32 = 0
-        let deadline = ContinuousClock.now + .seconds(120)
-        while waitpid(pid, &status, WNOHANG) == 0 {
-            guard ContinuousClock.now < deadline else {
-                kill(pid, SIGKILL)
-                _ = waitpid(pid, &status, 0)
-                throw ThrowawayPostgresError(description: "\(program) \(arguments.joined(separator: " ")) hung")
-            }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        let child = try ChildProcess(program, arguments, output: .file(outputPath), errors: .file(outputPath))
+        let result = try await child.waitForExit(timeout: .seconds(120))
         let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-        // Exited normally with 0 (WIFEXITED and WEXITSTATUS by hand: they are macros).
-        guard status & 0x7F == 0, (status >> 8) & 0xFF == 0 else {
+        guard result.termination == .exited(0) else {
             throw ThrowawayPostgresError(
-                description: "\(program) \(arguments.joined(separator: " ")) → status \(status): \(text)")
+                description: "\(program) \(arguments.joined(separator: " ")) → \(result.termination): \(text)")
         }
         return text
     }
