@@ -38,14 +38,21 @@ public actor VPCDListener {
 
     private let logger: Logger
     private var serving: Task<Void, Never>?
+    private var serverChannel: (any Channel)?
+    private let openConnections: VPCDOpenConnections
+    /// Set when ``close()`` begins: connections accepted from then on are refused.
+    private var isClosing = false
     private var isClosed = false
     private var card: VPCDCardConnection?
     private var connectionCount = 0
     private var subscribers: [Int: AsyncThrowingStream<VPCDCardPresence, any Error>.Continuation] = [:]
     private var subscriberCount = 0
 
-    private init(host: String, port: Int, configuration: Configuration, logger: Logger) {
+    private init(
+        host: String, port: Int, configuration: Configuration, openConnections: VPCDOpenConnections, logger: Logger
+    ) {
         self.host = host
+        self.openConnections = openConnections
         self.port = port
         self.configuration = configuration
         self.logger = logger
@@ -76,6 +83,7 @@ public actor VPCDListener {
             throw VPCDError.remoteBindNotAllowed(host: host)
         }
         let maximumPayload = configuration.maximumResponseLength
+        let openConnections = VPCDOpenConnections()
         let server: NIOAsyncChannel<VPCDAcceptedChannel, Never>
         do {
             server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -83,6 +91,7 @@ public actor VPCDListener {
                 .serverChannelOption(.backlog, value: 8)
                 .bind(to: address) { channel in
                     channel.eventLoop.makeCompletedFuture {
+                        openConnections.track(channel)
                         try VPCDChannel.addCodec(to: channel, maximumPayload: maximumPayload)
                         let exchanges = VPCDExchangeHandler(
                             timeouts: configuration.timeouts, logger: logger,
@@ -98,7 +107,7 @@ public actor VPCDListener {
         }
         let listener = VPCDListener(
             host: host, port: server.channel.localAddress?.port ?? port,
-            configuration: configuration, logger: logger)
+            configuration: configuration, openConnections: openConnections, logger: logger)
         await listener.start(server)
         logger.info("vpcd: listening", metadata: ["address": "\(host):\(listener.port)"])
         return listener
@@ -127,8 +136,12 @@ public actor VPCDListener {
     public func close() async {
         guard let serving else { return }
         self.serving = nil
+        isClosing = true
         await card?.close()
-        serving.cancel()
+        // Stop accepting, then close what was accepted: also connections the accept loop never
+        // saw, which would otherwise stay open with their card side waiting on them.
+        try? await serverChannel?.close()
+        openConnections.closeAll()
         await serving.value
     }
 
@@ -196,6 +209,7 @@ public actor VPCDListener {
     // MARK: - Serving
 
     private func start(_ server: NIOAsyncChannel<VPCDAcceptedChannel, Never>) {
+        serverChannel = server.channel
         serving = Task { await self.serve(server) }
     }
 
@@ -209,10 +223,8 @@ public actor VPCDListener {
                     }
                 }
             }
-        } catch  where !Task.isCancelled {
-            failure = error
         } catch {
-            // close() cancelled the accept loop: a normal end.
+            failure = error
         }
         await stopped(failure)
     }
@@ -235,7 +247,7 @@ public actor VPCDListener {
 
     private func admit(_ accepted: VPCDAcceptedChannel) -> VPCDCardConnection? {
         let remote = accepted.channel.remoteAddress?.description ?? "unknown"
-        if isClosed { return nil }
+        if isClosing || isClosed { return nil }
         if let card {
             logger.warning(
                 "vpcd: refusing a second card connection; one card at a time",
@@ -268,6 +280,8 @@ public actor VPCDListener {
     }
 
     private func stopped(_ failure: (any Error)?) {
+        // Once close() began, the end of the accept loop is the normal one, whatever it says.
+        let failure = isClosing ? nil : failure
         isClosed = true
         card = nil
         if let failure {
