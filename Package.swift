@@ -188,7 +188,7 @@ let package = Package(
             name: "CardFlowSimulatorUSB",
             dependencies: [
                 "CardFlowSimulator", "CardFlowCCIDProtocol", "CardFlowCCIDEmulator", "CardFlowSimulatorUFR",
-                .product(name: "Logging", package: "swift-log"),
+                "CardFlowTranscripts", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The cardd daemon's parts: configuration, reader supervision, job log, control socket, metrics.
@@ -541,7 +541,7 @@ let package = Package(
                 "CCardFlowLibUSB", "CardFlowDaemon", "CardFlowUFR", "CardFlowSimulatorUFR", "CardFlowSimulatorCards",
                 "CardFlowDESFire", .product(name: "Logging", package: "swift-log"),
                 "CardFlowDaemonControl", "CardFlowDaemonFlows", "CardFlowDaemonTestSupport",
-                "CardFlowProcessTestSupport",
+                "CardFlowProcessTestSupport", "CardFlowTranscripts",
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -10,8 +10,8 @@ import Glibc
 import Musl
 #endif
 
-/// The process's emulated USB bus: a umockdev sandbox in which ``/CardFlowSimulator/VirtualCCIDReader``s appear
-/// as USB CCID readers to libusb programs — this process, or children started with
+/// The process's emulated USB bus: a umockdev sandbox in which ``/CardFlowSimulator/VirtualCCIDReader``s
+/// (and other ``EmulatedCCIDDeviceModel``s) appear as USB CCID readers to libusb programs — this process, or children started with
 /// ``childEnvironment(inheritedPreload:)``.
 ///
 /// ```swift
@@ -75,22 +75,23 @@ public final class USBTestbed: Sendable {
         return ["UMOCKDEV_DIR": directory, "LD_PRELOAD": libraries.joined(separator: ":")]
     }
 
-    /// Plugs `reader` in as a USB device with the identity of its configuration (vendor and
-    /// product ID, bcdDevice, manufacturer, name as product and interface string, serial
+    /// Plugs `model` in as a USB device with its ``EmulatedCCIDDeviceModel/usbIdentity`` (vendor
+    /// and product ID, bcdDevice, manufacturer, product as product and interface string, serial
     /// number, CCID class descriptor, interrupt endpoint) and starts moving its traffic:
-    /// bulk-OUT transfers go to ``/CardFlowSimulator/VirtualCCIDReader/receiveBulkOut(_:)`` in order, its bulk-IN
-    /// and interrupt-IN messages complete the host's IN transfers, class control requests go
-    /// to ``/CardFlowSimulator/VirtualCCIDReader/control(_:)``.
+    /// bulk-OUT transfers go to ``EmulatedCCIDDeviceModel/receiveBulkOut(_:)`` in order, its
+    /// bulk-IN and interrupt-IN messages complete the host's IN transfers, class control requests
+    /// go to ``EmulatedCCIDDeviceModel/control(_:)``. A ``/CardFlowSimulator/VirtualCCIDReader``
+    /// gives an ``EmulatedUSBReader``, a ``ReplayedCCIDDevice`` a recorded reader.
     ///
     /// The device gets a fresh bus address (never reused) and emits the hotplug "add" event.
     /// Keep the returned object: releasing it unplugs the device.
-    public func attach(
-        _ reader: VirtualCCIDReader,
+    public func attach<Model: EmulatedCCIDDeviceModel>(
+        _ model: Model,
         logger: Logger = Logger(label: "cardflow.usb-emulator")
-    ) throws(USBEmulationError) -> EmulatedUSBReader {
-        let configuration = reader.configuration
+    ) throws(USBEmulationError) -> EmulatedUSBDevice<Model> {
+        let identity = model.usbIdentity
         let bridge = BridgeContext()
-        let classDescriptor = configuration.descriptor.encoded()
+        let classDescriptor = identity.classDescriptor
         // Called on umockdev's worker thread: hand over and return at once.
         var callbacks = ccid_emu_callbacks(
             on_bulk_out: { context, data, length in
@@ -113,20 +114,17 @@ public final class USBTestbed: Sendable {
                 return CCID_EMU_CONTROL_PENDING
             })
 
-        let identity: [String] = [
-            configuration.manufacturer, configuration.name, configuration.serialNumber ?? "",
-            configuration.name,
-        ]
-        let strings = identity.map { strdup($0) }
+        let names: [String] = [identity.manufacturer, identity.product, identity.serialNumber ?? "", identity.product]
+        let strings = names.map { strdup($0) }
         defer { strings.forEach { free($0) } }
         var message: UnsafeMutablePointer<CChar>?
         let created: OpaquePointer? = classDescriptor.withUnsafeBufferPointer { descriptor in
             var info = ccid_emu_reader_info(
-                vendor_id: configuration.vendorID, product_id: configuration.productID,
-                bcd_device: configuration.bcdDevice,
+                vendor_id: identity.vendorID, product_id: identity.productID,
+                bcd_device: identity.bcdDevice,
                 manufacturer: strings[0], product: strings[1], serial_number: strings[2], interface_name: strings[3],
                 class_descriptor: descriptor.baseAddress, class_descriptor_length: descriptor.count,
-                has_interrupt_endpoint: configuration.hasInterruptEndpoint ? 1 : 0)
+                has_interrupt_endpoint: identity.hasInterruptEndpoint ? 1 : 0)
             return ccid_emu_bed_add_reader(
                 bed.raw, &info, &callbacks, Unmanaged.passUnretained(bridge).toOpaque(), &message)
         }
@@ -134,8 +132,8 @@ public final class USBTestbed: Sendable {
             bridge.finish()
             throw .attach(USBEmulationError.take(message) ?? "the reader could not be added")
         }
-        return EmulatedUSBReader(
-            reader: reader, testbed: self, handle: ReaderPointer(raw: created), bridge: bridge, logger: logger)
+        return EmulatedUSBDevice(
+            model: model, testbed: self, handle: ReaderPointer(raw: created), bridge: bridge, logger: logger)
     }
 }
 

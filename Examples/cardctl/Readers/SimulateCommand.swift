@@ -24,7 +24,13 @@ struct SimulateCommand: AsyncParsableCommand {
             Without --reader-profile the reader is 1209:2702, which pcsc-lite's CCID driver lists. \
             SIGINT and SIGTERM are passed on to COMMAND; cardctl exits with COMMAND's status \
             (128+N when a signal N ended it, 127 when COMMAND cannot be found).
+            With --replay LOG the reader is the one of a pcscd + libccid debug log (LIBCCID_ifdLogLevel=0x000F \
+            pcscd --foreground --debug --apdu, as pasted): it answers each CCID message the recording accepts with \
+            the recorded answer and stays silent otherwise; when COMMAND has ended, what matched and what did not \
+            is printed on standard error. Its descriptor comes from --reader-profile or the log's # descriptor: \
+            line (in --fixtures).
             Example: cardctl simulate --card iso7816,seed=3 -- pcscd --foreground
+            Example: cardctl simulate --replay Tests/Fixtures/transcripts/pcsc-71-gemalto-ct40-t1.log -- pcscd -f
             """
     )
 
@@ -50,7 +56,18 @@ struct SimulateCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             "The card on the reader, with sim options: iso7816|apdu-test|none[,seed=N][,latency=MS][,lift-after=N][,return-after=MS][,swap][,state=PATH][,contact=t0|t1|dual[,ta1=HH][,specific][,pps=MODE][,edc=lrc|crc]|contact=none]; a profile without T=1 or at character level gets a dual-protocol contact card unless contact= says otherwise.",
             valueName: "KIND[,options]"))
-    var card: String = "iso7816"
+    var card: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Replay the reader of a pcscd + libccid debug log instead of simulating one.", valueName: "LOG"))
+    var replay: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("With --replay: the folder of reader descriptor dumps.", valueName: "DIR"))
+    var fixtures: String = "Tests/Fixtures/ccid-readers"
 
     @Option(
         name: .long,
@@ -66,11 +83,19 @@ struct SimulateCommand: AsyncParsableCommand {
         if command.isEmpty {
             throw ValidationError("give the command to run after --, e.g. cardctl simulate -- pcscd --foreground")
         }
+        if replay != nil, card != nil || panelLog != nil {
+            throw ValidationError("--replay plays a recorded reader and card: --card and --panel-log do not apply")
+        }
     }
 
     func run() async throws {
         try Self.ensurePreloaded()
         let logger = CommandLogging.logger(trace: global.trace)
+        if let replay {
+            try await runReplay(log: replay, logger: logger)
+            return
+        }
+        let card = card ?? "iso7816"
         var selector = card.hasPrefix("sim") ? card : "sim:" + card
         if let readerProfile { selector += ",profile=" + readerProfile }
         let specification = try SimulatorSpecification(parsing: selector)

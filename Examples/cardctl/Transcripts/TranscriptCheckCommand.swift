@@ -68,44 +68,9 @@ struct TranscriptCheckCommand: AsyncParsableCommand {
 
     /// The CCID class descriptor of the interface the log talks to.
     private func descriptor(for transcript: Transcript, log: String) throws -> CCIDClassDescriptor {
-        let header = transcript.header
-        let profile: ReaderProfile
-        if let readerProfile {
-            guard let first = try ReaderProfile.profiles(contentsOfFile: readerProfile).first else {
-                throw InputError(description: "\(readerProfile) describes no reader")
-            }
-            profile = first
-        } else if let found = try Self.profile(
-            in: fixtures, file: header.descriptorFile, vendor: header.vendorID, product: header.productID)
-        {
-            profile = found
-        } else {
-            throw InputError(
-                description: "\(log): no descriptor for the reader (give --reader-profile, or a # descriptor: line)")
-        }
-        guard profile.interfaces.indices.contains(header.interface) else {
-            throw InputError(description: "\(log): the reader has no interface \(header.interface)")
-        }
-        return try CCIDClassDescriptor(bytes: profile.classDescriptorBytes(interface: header.interface))
-    }
-
-    /// The header's dump, else the first dump in `directory` with the log's USB IDs.
-    private static func profile(in directory: String, file: String?, vendor: UInt16?, product: UInt16?) throws
-        -> ReaderProfile?
-    {
-        let matches = { (profile: ReaderProfile) in profile.vendorID == vendor && profile.productID == product }
-        if let file {
-            return try ReaderProfile.profiles(contentsOfFile: directory + "/" + file).first(where: matches)
-        }
-        guard vendor != nil, product != nil else { return nil }
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory))?.sorted() ?? []
-        for name in names where name.hasSuffix(".txt") {
-            if let found = (try? ReaderProfile.profiles(contentsOfFile: directory + "/" + name))?.first(where: matches)
-            {
-                return found
-            }
-        }
-        return nil
+        let profile = try TranscriptReaderProfile(explicitPath: readerProfile, fixtures: fixtures)
+            .profile(for: transcript, log: log)
+        return try CCIDClassDescriptor(bytes: profile.classDescriptorBytes(interface: transcript.header.interface))
     }
 }
 

@@ -32,6 +32,19 @@ public enum TranscriptReplayCheck {
         let driver = CCIDDriver(
             transport: replay, descriptor: descriptor, interfaceNumber: UInt8(clamping: transcript.header.interface),
             configuration: configuration, logger: logger)
+        let results = await results(of: transcript, on: driver)
+        return TranscriptReplayReport(
+            results: results, mismatches: await replay.mismatches, matchedCommands: await replay.matchedCommands,
+            standIns: await replay.standIns)
+    }
+
+    /// Asks `driver` what the log's application asked, operation by operation, and returns what it
+    /// answered: for a driver on any transport to a replay of `transcript` — in process, or a
+    /// replayed reader on the emulated USB bus (CardFlowSimulatorUSB's `ReplayedCCIDDevice`)
+    /// reached through libusb.
+    public static func results(of transcript: Transcript, on driver: CCIDDriver) async
+        -> [TranscriptReplayReport.Result]
+    {
         var results: [TranscriptReplayReport.Result] = []
         var powered = false
         for operation in TranscriptOperation.operations(of: transcript) {
@@ -54,9 +67,7 @@ public enum TranscriptReplayCheck {
             }
             results.append(TranscriptReplayReport.Result(operation: operation, outcome: actual))
         }
-        return TranscriptReplayReport(
-            results: results, mismatches: await replay.mismatches, matchedCommands: await replay.matchedCommands,
-            standIns: await replay.standIns)
+        return results
     }
 
     private static func perform(_ request: TranscriptOperation.Request, on driver: CCIDDriver) async

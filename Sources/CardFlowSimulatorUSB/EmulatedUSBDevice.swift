@@ -10,17 +10,21 @@ import Glibc
 import Musl
 #endif
 
-/// A ``/CardFlowSimulator/VirtualCCIDReader`` plugged into the ``USBTestbed`` as a USB device.
+/// A simulated reader on the ``USBTestbed``: the ``USBTestbed/attach(_:logger:)`` of a
+/// ``/CardFlowSimulator/VirtualCCIDReader``.
+public typealias EmulatedUSBReader = EmulatedUSBDevice<VirtualCCIDReader>
+
+/// A device model (``EmulatedCCIDDeviceModel``) plugged into the ``USBTestbed`` as a USB device.
 ///
-/// Four tasks move the traffic between the emulated device and the reader: bulk-OUT transfers
-/// to ``/CardFlowSimulator/VirtualCCIDReader/receiveBulkOut(_:)`` (in submission order), the reader's bulk-IN and
+/// Four tasks move the traffic between the emulated device and the model: bulk-OUT transfers
+/// to ``EmulatedCCIDDeviceModel/receiveBulkOut(_:)`` (in submission order), the model's bulk-IN and
 /// interrupt-IN messages to the host's IN transfers (a `stall` halts the bulk-IN endpoint until
-/// the host clears it), and class control requests to ``/CardFlowSimulator/VirtualCCIDReader/control(_:)``. When
-/// the reader reports `noDevice` (``/CardFlowSimulator/VirtualCCIDReader/unplug()`` or an injected
+/// the host clears it), and class control requests to ``EmulatedCCIDDeviceModel/control(_:)``. When
+/// the model reports `noDevice` (a ``/CardFlowSimulator/VirtualCCIDReader/unplug()`` or an injected
 /// ``/CardFlowSimulator/ReaderFault/unplug``), the device is unplugged as well.
-public final class EmulatedUSBReader: Sendable {
-    /// The reader behind the device.
-    public let reader: VirtualCCIDReader
+public final class EmulatedUSBDevice<Model: EmulatedCCIDDeviceModel>: Sendable {
+    /// The model behind the device.
+    public let model: Model
     /// The bed the device lives on (kept alive by it).
     public let testbed: USBTestbed
     /// The USB bus number (`libusb_get_bus_number`).
@@ -37,8 +41,8 @@ public final class EmulatedUSBReader: Sendable {
     private let pumps: Mutex<[Task<Void, Never>]>
     private let logger: Logger
 
-    init(reader: VirtualCCIDReader, testbed: USBTestbed, handle: ReaderPointer, bridge: BridgeContext, logger: Logger) {
-        self.reader = reader
+    init(model: Model, testbed: USBTestbed, handle: ReaderPointer, bridge: BridgeContext, logger: Logger) {
+        self.model = model
         self.testbed = testbed
         self.handle = handle
         self.bridge = bridge
@@ -47,10 +51,10 @@ public final class EmulatedUSBReader: Sendable {
         deviceAddress = Int(ccid_emu_reader_device_address(handle.raw))
         sysfsPath = String(cString: ccid_emu_reader_sysfs_path(handle.raw))
         deviceNode = String(cString: ccid_emu_reader_device_node(handle.raw))
-        pumps = Mutex(Self.startPumps(reader: reader, handle: handle, bridge: bridge, logger: logger))
+        pumps = Mutex(Self.startPumps(model: model, handle: handle, bridge: bridge, logger: logger))
         logger.debug(
-            "emulated USB reader plugged in",
-            metadata: ["node": "\(deviceNode)", "name": "\(reader.configuration.name)"])
+            "emulated USB device plugged in",
+            metadata: ["node": "\(deviceNode)", "name": "\(model.usbIdentity.product)"])
     }
 
     deinit {
@@ -60,11 +64,11 @@ public final class EmulatedUSBReader: Sendable {
     /// True once the device was unplugged (by ``unplug()``, ``close()`` or the reader).
     public var isUnplugged: Bool { ccid_emu_reader_is_unplugged(handle.raw) != 0 }
 
-    /// Pulls the cable: the reader is unplugged (its transfers fail with `noDevice`), the host's
+    /// Pulls the cable: the model is unplugged (its transfers fail with `noDevice`), the host's
     /// pending transfers complete with `LIBUSB_TRANSFER_NO_DEVICE`, later calls fail with
     /// `LIBUSB_ERROR_NO_DEVICE`, and the hotplug "remove" event goes out. Idempotent.
     public func unplug() async {
-        await reader.unplug()
+        await model.unplug()
         handle.unplug()
     }
 
@@ -90,7 +94,7 @@ public final class EmulatedUSBReader: Sendable {
     // MARK: - Pumps
 
     private static func startPumps(
-        reader: VirtualCCIDReader, handle: ReaderPointer, bridge: BridgeContext,
+        model: Model, handle: ReaderPointer, bridge: BridgeContext,
         logger: Logger
     ) -> [Task<Void, Never>] {
         // Large enough for any message; the C side fits it to the host's buffers.
@@ -105,12 +109,12 @@ public final class EmulatedUSBReader: Sendable {
                     // A zero-length packet ends a transfer; it carries no CCID message.
                     if bytes.isEmpty { continue }
                     do throws(USBTransportError) {
-                        try await reader.receiveBulkOut(bytes)
+                        try await model.receiveBulkOut(bytes)
                     } catch .noDevice {
                         handle.unplug()
                         return
                     } catch {
-                        logger.debug("bulk-OUT not taken by the reader", metadata: ["error": "\(error)"])
+                        logger.debug("bulk-OUT not taken by the device model", metadata: ["error": "\(error)"])
                     }
                 }
             })
@@ -119,7 +123,7 @@ public final class EmulatedUSBReader: Sendable {
             Task {
                 while !Task.isCancelled {
                     do throws(USBTransportError) {
-                        let message = try await reader.nextBulkIn(maxLength: anyLength, timeout: slice)
+                        let message = try await model.nextBulkIn(maxLength: anyLength, timeout: slice)
                         if handle.pushBulkIn(message) != 0 { return }
                     } catch {
                         switch error {
@@ -133,12 +137,12 @@ public final class EmulatedUSBReader: Sendable {
                 }
             })
 
-        if reader.configuration.hasInterruptEndpoint {
+        if model.usbIdentity.hasInterruptEndpoint {
             tasks.append(
                 Task {
                     while !Task.isCancelled {
                         do throws(USBTransportError) {
-                            let message = try await reader.nextInterrupt(maxLength: anyLength, timeout: slice)
+                            let message = try await model.nextInterrupt(maxLength: anyLength, timeout: slice)
                             if handle.pushInterrupt(message) != 0 { return }
                         } catch {
                             switch error {
@@ -156,7 +160,7 @@ public final class EmulatedUSBReader: Sendable {
             Task {
                 for await pending in bridge.controlStream {
                     do throws(USBTransportError) {
-                        let answer = try await reader.control(pending.request)
+                        let answer = try await model.control(pending.request)
                         handle.completeControl(pending.token, answer: pending.request.isDeviceToHost ? answer : [])
                     } catch .noDevice {
                         handle.completeControl(pending.token, answer: nil)
@@ -171,7 +175,7 @@ public final class EmulatedUSBReader: Sendable {
     }
 }
 
-/// Counters of an emulated USB device (see ``EmulatedUSBReader/statistics``).
+/// Counters of an emulated USB device (see ``EmulatedUSBDevice/statistics``).
 public struct EmulatedUSBStatistics: Sendable, Hashable {
     /// usbdevfs requests received.
     public var ioctls: UInt64
@@ -262,4 +266,9 @@ struct ReaderPointer: Sendable {
     func unplug() {
         ccid_emu_reader_unplug(raw)
     }
+}
+
+extension EmulatedUSBDevice where Model == VirtualCCIDReader {
+    /// The simulated reader behind the device.
+    public var reader: VirtualCCIDReader { model }
 }
