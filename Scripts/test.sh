@@ -95,10 +95,13 @@ step bash Scripts/pcscd-signal-check.sh
 # protocol set x message-length class): the same APDUs through pcscd + libccid and through
 # CardFlow's driver must give byte-identical answers. CI must run it; elsewhere a machine
 # without pcscd skips it.
+# And pcscd + libccid against real readers' recordings (cardctl simulate --replay): the responses
+# the recording holds must come back through SCardTransmit.
 if [[ "${CI:-}" == "true" ]] || command -v pcscd >/dev/null; then
   step bash Scripts/ccid-differential.sh --subset
+  step bash Scripts/transcript-pcscd-check.sh --subset
 else
-  echo "test.sh: pcscd is not installed: skipping Scripts/ccid-differential.sh --subset (CI runs it)" >&2
+  echo "test.sh: pcscd is not installed: skipping Scripts/ccid-differential.sh and transcript-pcscd-check.sh --subset (CI runs them)" >&2
 fi
 # vsmartcard's vpcd protocol against its own programs, both roles: vicc's card through our
 # listener, and our exported simulated cards through pcscd + vpcd to PC/SC clients (private

@@ -64,6 +64,39 @@ extension USBIntegration {
             #expect(badCard.status == 2, "\(badCard)")
         }
 
+        @Test func replayOfARecordedReader() async throws {
+            guard try MockEnvironment.testbed() != nil else { return }
+            let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("Fixtures")
+            let log = fixtures.appendingPathComponent("transcripts/pcsc-71-gemalto-ct40-t1.log").path
+            let replay = [
+                "simulate", "--replay", log, "--fixtures", fixtures.appendingPathComponent("ccid-readers").path,
+            ]
+            // The log's first APDU through CardFlow's libusb driver in a child: the recorded answer.
+            let run = try await Cardctl.run(
+                replay + [
+                    "--", try Cardctl.executable(), "--reader", "usb", "apdu", "--raw",
+                    "80F8000008378EDECD843BF4E0",
+                ])
+            #expect(run.status == 0, "\(run)")
+            #expect(
+                run.stdout.replacingOccurrences(of: " ", with: "").hasPrefix("43378EDECD843BF4E0047911C2"), "\(run)")
+            #expect(run.stdout.replacingOccurrences(of: " ", with: "").contains("2C87B91A6A9000"), "\(run)")
+            #expect(run.stderr.contains("command(s) matched the recording, 0 did not"), "\(run)")
+            // A command the recording never saw: no answer (the host times out), and the summary says so.
+            let unknown = try await Cardctl.run(
+                replay + [
+                    "--", try Cardctl.executable(), "--reader", "usb", "apdu",
+                    "00A4040000",
+                ])
+            #expect(unknown.status != 0, "\(unknown)")
+            #expect(
+                unknown.stderr.contains("1 did not") && unknown.stderr.contains("mismatch at segment"), "\(unknown)")
+            // --replay plays the recorded card: --card does not apply.
+            let both = try await Cardctl.run(replay + ["--card", "iso7816", "--", "true"])
+            #expect(both.status == 2, "\(both)")
+        }
+
         @Test func signalsArePassedOn() async throws {
             guard try MockEnvironment.testbed() != nil else { return }
             for (number, code) in [(SIGTERM, 9), (SIGINT, 5)] {

@@ -35,10 +35,21 @@ struct TranscriptCheckCommand: AsyncParsableCommand {
         help: ArgumentHelp("The folder of reader descriptor dumps.", valueName: "DIR"))
     var fixtures: String = "Tests/Fixtures/ccid-readers"
 
+    @Flag(
+        name: .customLong("list-apdus"),
+        help: ArgumentHelp(
+            "Replay nothing: print each LOG's command APDUs, one a line as APDU EXPECTED (the recorded response, '-' when the log has none), '--' between segments, for a PC/SC client (Scripts/transcript-pcscd-check.sh)."
+        ))
+    var listAPDUs = false
+
     @Argument(help: ArgumentHelp("The logs to replay.", valueName: "LOG"))
     var logs: [String]
 
     func run() async throws {
+        if listAPDUs {
+            for path in logs { Self.listAPDUs(of: try TranscriptParser.parse(try Self.read(path))) }
+            return
+        }
         let logger = CommandLogging.logger(trace: global.trace)
         var differing: [String] = []
         for path in logs {
@@ -57,6 +68,22 @@ struct TranscriptCheckCommand: AsyncParsableCommand {
             if !report.isIdentical { differing.append(path) }
         }
         if !differing.isEmpty { throw TranscriptDifferences(logs: differing) }
+    }
+
+    private static func listAPDUs(of transcript: Transcript) {
+        var segment: Int?
+        for operation in TranscriptOperation.operations(of: transcript) {
+            guard case .transmit(let apdu) = operation.request else { continue }
+            if let segment, segment != operation.segment { Output.standardOutput("--") }
+            segment = operation.segment
+            let expected: String
+            if case .bytes(let bytes) = operation.recordedOutcome, !bytes.isEmpty {
+                expected = bytes.hexString
+            } else {
+                expected = "-"
+            }
+            Output.standardOutput("\(apdu.hexString) \(expected)")
+        }
     }
 
     private static func read(_ path: String) throws -> String {
