@@ -13,7 +13,8 @@ import Logging
 /// the recording does not accept gets no answer — the host times out, as with a mute reader — and
 /// is kept in ``replay``'s `mismatches` with both frames and the position. The recorded
 /// interrupt-IN messages (slot changes) are delivered in their recorded order as the host reads
-/// the interrupt pipe; class requests stall (pcscd logs do not show them).
+/// the interrupt pipe; GET_DATA_RATES gets the rates libccid logged, other class requests stall
+/// (pcscd logs do not show them).
 ///
 /// ```swift
 /// let transcript = try TranscriptParser.parse(logText)

@@ -32,6 +32,39 @@ struct ReplayUSBTransportTests {
         #expect(await replay.matchedCommands == 1)
     }
 
+    @Test("GET_DATA_RATES gets the rates libccid logged (as many as asked); other class requests stall")
+    func dataRatesFromTheLog() async throws {
+        // The lines as pcsc-71's log has them (libccid's start-up, before the first CCID message).
+        let log = """
+            00000013 [1995993136] ccid_usb.c:1233:get_data_rates() declared: 125000 bps
+            00000013 [1995993136] ccid_usb.c:1233:get_data_rates() declared: 56250 bps
+            00000014 [1995993136] ccid_usb.c:1233:get_data_rates() declared: 93750 bps
+            -> 000000 65 00 00 00 00 00 21 00 00 00
+            <- 000000 81 00 00 00 00 00 21 00 00 00
+            """
+        let transcript = try TranscriptParser.parse(log)
+        #expect(transcript.header.dataRates == [125_000, 56_250, 93_750])
+        let replay = ReplayUSBTransport(transcript: transcript)
+        let all = try await replay.control(
+            CCIDClassRequest.getDataRates(count: 3).controlRequest(interface: 0), timeout: .seconds(1))
+        #expect(CCIDClassRequest.decodeValues(all) == [125_000, 56_250, 93_750])
+        let two = try await replay.control(
+            CCIDClassRequest.getDataRates(count: 2).controlRequest(interface: 0), timeout: .seconds(1))
+        #expect(CCIDClassRequest.decodeValues(two) == [125_000, 56_250])
+        await #expect(throws: USBTransportError.stall(endpoint: "control")) {
+            try await replay.control(
+                CCIDClassRequest.getClockFrequencies(count: 1).controlRequest(interface: 0), timeout: .seconds(1))
+        }
+        // A log without the lines: the request stalls, as before.
+        await #expect(throws: USBTransportError.stall(endpoint: "control")) {
+            try await self.replay().control(
+                CCIDClassRequest.getDataRates(count: 3).controlRequest(interface: 0), timeout: .seconds(1))
+        }
+        // The corpus's one log with the lines.
+        let corpus = try TranscriptFixtures.transcript("pcsc-71-gemalto-ct40-t1.log")
+        #expect(corpus.header.dataRates == [125_000, 56_250, 93_750, 62_500, 28_125, 46_875])
+    }
+
     @Test("time extensions come back in order; then nothing more is recorded, so the read times out")
     func timeExtensionThenTimeout() async throws {
         let replay = try replay()

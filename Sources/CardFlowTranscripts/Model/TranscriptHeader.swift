@@ -32,10 +32,14 @@ public struct TranscriptHeader: Sendable, Hashable {
     public var transmissionProtocol: Int?
     /// `note` lines, in order.
     public var notes: [String]
+    /// The data rates the reader answered to GET_DATA_RATES, in bps, as libccid logs them
+    /// (`get_data_rates() declared: 125000 bps`); empty when the log does not show them.
+    public var dataRates: [UInt32]
 
     /// An empty header.
     public init() {
         interface = 0
         notes = []
+        dataRates = []
     }
 }

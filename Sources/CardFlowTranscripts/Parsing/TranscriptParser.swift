@@ -208,6 +208,10 @@ private struct ParserState {
             events.append(.failure(TranscriptFailure(kind: kind, text: String(message))))
             return
         }
+        if let rate = Self.declaredDataRate(message) {
+            header.dataRates.append(rate)
+            return
+        }
         if header.vendorID == nil, let ids = Self.usbIDsInLog(message) {
             header.vendorID = ids.vendor
             header.productID = ids.product
@@ -269,6 +273,14 @@ private struct ParserState {
         if !events.isEmpty { segments.append(TranscriptSegment(firstLine: segmentStart, events: events)) }
         events = []
         segmentStart = nextStart
+    }
+
+    /// A data rate libccid read with GET_DATA_RATES at start-up: `get_data_rates() declared: 125000 bps`.
+    private static func declaredDataRate(_ message: Substring) -> UInt32? {
+        guard let marker = message.range(of: "get_data_rates() declared: ") else { return nil }
+        let rest = message[marker.upperBound...]
+        guard rest.hasSuffix(" bps") else { return nil }
+        return UInt32(rest.dropLast(4))
     }
 
     /// Markers of byte lists at the start of a message; nil builds NotifySlotChange.

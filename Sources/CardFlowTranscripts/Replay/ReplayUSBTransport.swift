@@ -101,9 +101,15 @@ public actor ReplayUSBTransport: USBTransport {
         throw .timeout(endpoint: "interrupt-IN", after: timeout)
     }
 
-    /// pcscd logs do not show class requests (GET_DATA_RATES…): the recording cannot answer them.
+    /// GET_DATA_RATES gets the rates libccid logged (``TranscriptHeader/dataRates``), as many as
+    /// asked for; other class requests, and GET_DATA_RATES in a log without them, stall: pcscd
+    /// logs do not show class requests themselves.
     public func control(_ request: USBControlRequest, timeout: Duration) async throws(USBTransportError) -> [UInt8] {
-        throw .stall(endpoint: "control")
+        let rates = transcript.header.dataRates
+        guard case .getDataRates(let count) = CCIDClassRequest(request), !rates.isEmpty else {
+            throw .stall(endpoint: "control")
+        }
+        return CCIDClassRequest.encodeValues(Array(rates.prefix(count)))
     }
 
     // MARK: - Following the recording
