@@ -35,6 +35,23 @@ public struct UFRCommandCode: RawRepresentable, Sendable, Hashable, CustomString
     public static let getSerialNumber = Self(rawValue: 0x40)
     /// GET_LAST_CARD_ID_EX (0x7C): as GET_CARD_ID_EX, from the reader's memory.
     public static let getLastCardIDEx = Self(rawValue: 0x7C)
+    /// DESFIRE_WRITE_TO_STD_FILE (0x82): the reader authenticates and writes a standard data file.
+    public static let desfireWriteStandardFile = Self(rawValue: 0x82)
+    /// DESFIRE_READ_FROM_STD_FILE (0x83): the reader authenticates and reads a standard data file
+    /// (the data come streamed before the RSP).
+    public static let desfireReadStandardFile = Self(rawValue: 0x83)
+    /// DESFIRE_CREATE_APPLICATION (0x84).
+    public static let desfireCreateApplication = Self(rawValue: 0x84)
+    /// DESFIRE_CREATE_STD_FILE (0x85) ("DESFIRE_CREATE_FILE" in the code list).
+    public static let desfireCreateStandardFile = Self(rawValue: 0x85)
+    /// DESFIRE_CHANGE_AES_KEY (0x86) ("DESFIRE_CREATE_AES_KEY" in the code list).
+    public static let desfireChangeKey = Self(rawValue: 0x86)
+    /// DESFIRE_FORMAT_CARD (0x8C).
+    public static let desfireFormatCard = Self(rawValue: 0x8C)
+    /// DESFIRE_FREE_MEM (0x8D): the card's free memory, no authentication.
+    public static let desfireFreeMemory = Self(rawValue: 0x8D)
+    /// DESFIRE_WRITE_AES_KEY (0x8E): stores a key in one of the reader's key slots (write-only).
+    public static let desfireWriteReaderKey = Self(rawValue: 0x8E)
     /// I_BLOCK_TRANSCEIVE (0x90).
     public static let iBlockTransceive = Self(rawValue: 0x90)
     /// R_BLOCK_TRANSCEIVE (0x91).
@@ -69,6 +86,14 @@ public struct UFRCommandCode: RawRepresentable, Sendable, Hashable, CustomString
         case .getDLogicCardType: "GET_DLOGIC_CARD_TYPE"
         case .getSerialNumber: "GET_SERIAL_NUMBER"
         case .getLastCardIDEx: "GET_LAST_CARD_ID_EX"
+        case .desfireWriteStandardFile: "DESFIRE_WRITE_TO_STD_FILE"
+        case .desfireReadStandardFile: "DESFIRE_READ_FROM_STD_FILE"
+        case .desfireCreateApplication: "DESFIRE_CREATE_APPLICATION"
+        case .desfireCreateStandardFile: "DESFIRE_CREATE_STD_FILE"
+        case .desfireChangeKey: "DESFIRE_CHANGE_AES_KEY"
+        case .desfireFormatCard: "DESFIRE_FORMAT_CARD"
+        case .desfireFreeMemory: "DESFIRE_FREE_MEM"
+        case .desfireWriteReaderKey: "DESFIRE_WRITE_AES_KEY"
         case .iBlockTransceive: "I_BLOCK_TRANSCEIVE"
         case .rBlockTransceive: "R_BLOCK_TRANSCEIVE"
         case .sBlockDeselect: "S_BLOCK_DESELECT"

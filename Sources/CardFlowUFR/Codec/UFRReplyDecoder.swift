@@ -18,6 +18,11 @@ public struct UFRReplyDecoder: Sendable {
     /// How many bytes were skipped as no frame's, since the decoder was made or reset.
     public private(set) var skippedByteCount = 0
 
+    /// Whether a `00` byte where a frame begins starts a chunk of streamed data (`00 n <n bytes>`),
+    /// as the reply to DESFIRE_READ_FROM_STD_FILE sends its data before the RSP (ufr.md §2.3).
+    /// Off, such bytes are skipped as no frame's.
+    public var acceptsStreamedData = false
+
     /// An empty decoder.
     public init() {}
 
@@ -43,6 +48,14 @@ public struct UFRReplyDecoder: Sendable {
     ///   call again for the ones after it).
     public mutating func next() throws(UFRFrameError) -> UFRIncomingFrame? {
         while true {
+            if acceptsStreamedData, buffer.first == 0x00 {
+                guard buffer.count >= 2 else { return nil }
+                let count = Int(buffer[1])
+                guard buffer.count >= 2 + count else { return nil }
+                let data = Array(buffer[2..<(2 + count)])
+                drop(2 + count, skipped: false)
+                return .streamedData(data)
+            }
             skipToHeader()
             guard buffer.count >= UFRPacket.size else { return nil }
             guard let kind = UFRPacketKind(header: buffer[0]), buffer[2] == kind.trailer else {
@@ -84,9 +97,10 @@ public struct UFRReplyDecoder: Sendable {
     }
 
     private mutating func skipToHeader() {
+        let streaming = acceptsStreamedData
         let start =
             buffer.firstIndex(where: { byte in
-                UFRPacketKind(header: byte).map { $0 != .command } ?? false
+                (streaming && byte == 0x00) || (UFRPacketKind(header: byte).map { $0 != .command } ?? false)
             }) ?? buffer.count
         if start > 0 { drop(start, skipped: true) }
     }

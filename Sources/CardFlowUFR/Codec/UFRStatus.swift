@@ -21,6 +21,8 @@ public struct UFRStatus: RawRepresentable, Sendable, Hashable, CustomStringConve
     public static let checksumError = Self(rawValue: 0x02)
     /// BUFFER_OVERFLOW (0x05).
     public static let bufferOverflow = Self(rawValue: 0x05)
+    /// MAX_KEY_INDEX_EXCEEDED (0x07): a key slot beyond the reader's.
+    public static let maxKeyIndexExceeded = Self(rawValue: 0x07)
     /// NO_CARD (0x08): no card in the field.
     public static let noCard = Self(rawValue: 0x08)
     /// COMMAND_NOT_SUPPORTED (0x09).
@@ -29,6 +31,8 @@ public struct UFRStatus: RawRepresentable, Sendable, Hashable, CustomStringConve
     public static let parametersError = Self(rawValue: 0x0F)
     /// UNSUPPORTED_CARD_TYPE (0x11).
     public static let unsupportedCardType = Self(rawValue: 0x11)
+    /// KEYS_LOCKED (0x76): the reader's keys are locked with a password.
+    public static let keysLocked = Self(rawValue: 0x76)
     /// UFR_APDU_TRANSCEIVE_ERROR (0xAE): listed among the API's APDU statuses; whether the
     /// firmware sends it in an ERR packet is not documented.
     public static let apduTransceiveError = Self(rawValue: 0xAE)

@@ -30,7 +30,7 @@ public actor UFRConnection {
     private var frames: [Result<UFRIncomingFrame, UFRFrameError>] = []
     private var closedReason: String??
     private var arrivalWaiter: (id: UInt64, continuation: CheckedContinuation<Void, Never>)?
-    private var callers: [UInt64: CheckedContinuation<UFRReply, any Error>] = [:]
+    private var callers: [UInt64: CheckedContinuation<Exchanged, any Error>] = [:]
     private var admission = FIFOAdmission()
     private var nextID: UInt64 = 0
     private var pump: Task<Void, Never>?
@@ -56,12 +56,39 @@ public actor UFRConnection {
     ///   - timeout: the wait for the answer; ``UFRTiming/replyTimeout`` when nil.
     /// - Throws: ``UFRError`` (time-out, corrupt answer, closed link), or `CancellationError`.
     public func execute(_ command: UFRCommand, timeout: Duration? = nil) async throws -> UFRReply {
+        try await executeCollectingStreamedData(command, timeout: timeout).reply
+    }
+
+    /// Sends a command whose reply streams data before its RSP (DESFIRE_READ_FROM_STD_FILE,
+    /// ufr.md §2.3) and returns the RSP or ERR with the streamed data, in order.
+    ///
+    /// - Parameters:
+    ///   - command: the command.
+    ///   - timeout: the wait for the whole answer; ``UFRTiming/replyTimeout`` when nil.
+    /// - Throws: as ``execute(_:timeout:)``.
+    public func executeCollectingStreamedData(_ command: UFRCommand, timeout: Duration? = nil) async throws -> (
+        reply: UFRReply, streamedData: [UInt8]
+    ) {
+        let exchanged = try await run(command, timeout: timeout)
+        return (exchanged.reply, exchanged.streamedData)
+    }
+
+    /// The most streamed data one reply may bring (a read's 16-bit length).
+    static let maximumStreamedDataCount = 0xFFFF
+
+    /// What one exchange brought back.
+    private struct Exchanged: Sendable {
+        var reply: UFRReply
+        var streamedData: [UInt8]
+    }
+
+    private func run(_ command: UFRCommand, timeout: Duration?) async throws -> Exchanged {
         startPumpIfNeeded()
         try await enterAdmission()
         let id = takeID()
         Task { await self.runExchange(id: id, command: command, timeout: timeout ?? timing.replyTimeout) }
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<UFRReply, any Error>) in
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Exchanged, any Error>) in
                 callers[id] = continuation
             }
         } onCancel: {
@@ -78,12 +105,14 @@ public actor UFRConnection {
     // MARK: exchange
 
     private func runExchange(id: UInt64, command: UFRCommand, timeout: Duration) async {
-        let result: Result<UFRReply, any Error>
+        let result: Result<Exchanged, any Error>
+        decoder.acceptsStreamedData = command.code == .desfireReadStandardFile
         do {
             result = .success(try await exchange(command, timeout: timeout))
         } catch {
             result = .failure(error)
         }
+        decoder.acceptsStreamedData = false
         admission.leave()
         if let caller = callers.removeValue(forKey: id) {
             caller.resume(with: result)
@@ -92,7 +121,7 @@ public actor UFRConnection {
         }
     }
 
-    private func exchange(_ command: UFRCommand, timeout: Duration) async throws -> UFRReply {
+    private func exchange(_ command: UFRCommand, timeout: Duration) async throws -> Exchanged {
         let retryable = link.isDatagram && !command.isExtended && UFRCommandCode.readOnly.contains(command.code)
         let attempts = retryable ? timing.datagramAttempts : 1
         let attemptTimeout = retryable ? min(timing.datagramAttemptTimeout, timeout) : timeout
@@ -112,7 +141,7 @@ public actor UFRConnection {
                         if let refusal = try await awaitAcknowledgement(
                             of: command, until: acknowledgementDeadline, timeout: attemptTimeout)
                         {
-                            return refusal
+                            return Exchanged(reply: refusal, streamedData: [])
                         }
                     } catch UFRError.timedOut where link.isDatagram && clock.now() < deadline {
                         logger.debug("uFR: no ACK on the datagram link; sending the CMD_EXT anyway")
@@ -143,18 +172,27 @@ public actor UFRConnection {
     }
 
     private func awaitReply(to command: UFRCommand, until deadline: Duration, timeout: Duration) async throws
-        -> UFRReply
+        -> Exchanged
     {
+        var streamed: [UInt8] = []
         while true {
             let frame = try await nextFrame(for: command, until: deadline, timeout: timeout)
-            if case .reply(let reply) = frame {
+            switch frame {
+            case .reply(let reply):
                 if case .response(let code) = reply.outcome, code != command.code {
                     logger.debug("uFR: dropped a stale frame", metadata: ["frame": "\(frame)"])
                     continue
                 }
-                return reply
+                return Exchanged(reply: reply, streamedData: streamed)
+            case .streamedData(let data):
+                // A read asks for at most 65,535 bytes (its length is 16 bits): more is a broken reader.
+                guard streamed.count + data.count <= Self.maximumStreamedDataCount else {
+                    throw UFRError.unexpectedReply(command.code, "more than 65,535 bytes of streamed data")
+                }
+                streamed += data
+            case .acknowledgement:
+                logger.debug("uFR: dropped a stale frame", metadata: ["frame": "\(frame)"])
             }
-            logger.debug("uFR: dropped a stale frame", metadata: ["frame": "\(frame)"])
         }
     }
 
