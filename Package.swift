@@ -310,7 +310,8 @@ let package = Package(
         .target(
             name: "CardFlowSimulatorUFR",
             dependencies: [
-                "CardFlowSimulatorCards", "CardFlow", .product(name: "Logging", package: "swift-log"),
+                "CardFlowSimulatorCards", "CardFlow", "CardFlowDESFire",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio", condition: networkReaders),
                 .product(name: "NIOPosix", package: "swift-nio", condition: networkReaders),
             ]),

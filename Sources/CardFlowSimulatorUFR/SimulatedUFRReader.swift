@@ -12,6 +12,25 @@ import CardFlowSimulatorCards
 /// than one EXT BUFFER_OVERFLOW (05); GET_CARD_ID (13, 4-byte UIDs only) is not simulated
 /// (COMMAND_NOT_SUPPORTED, like any other code it does not know).
 ///
+/// **DESFire 8x commands** (issue 37; ufr.md §4, desfire.md §8, the wire decisions file): the
+/// reader does the DESFire host work itself with CardFlow's `DESFireClient` over the card in the
+/// field (``UFRDESFireCommandHandler``): 8D FREE_MEM, 8C FORMAT_CARD, 84 CREATE_APPLICATION,
+/// 85 CREATE_STD_FILE, 83 READ_FROM_STD_FILE (data streamed as `00 n <n bytes>` chunks, then the
+/// RSP), 82 WRITE_TO_STD_FILE (`DD`, then the RSP), 86 CHANGE_AES_KEY (with Par0 02 at AID
+/// 000000 the DES→AES PICC master key change), 8E DESFIRE_WRITE_AES_KEY into the 16 reader key
+/// slots (``readerKeys``; ``lockReaderKeys()``). RSP_EXT = status LE16 (3001 OK, 3003 when the
+/// authentication step fails, `0x0C00 | status` for card errors), exec_time LE16, [extra]; no card
+/// in the field: exec_time only. Choices the documents leave open: exec_time is a fixed 10 ms
+/// (``setDESFireExecutionTime(_:)``); reads stream in chunks of up to 255 bytes
+/// (``setDESFireReadChunkSize(_:)``); a CMD_EXT of the wrong length, a key source other than
+/// 0/1 or a slot above 15 answers ERR PARAMETERS_ERROR (`EC 0F CE 00 00 00 34`, no `DD`); an
+/// unknown comm value 0x0C9E; 3K3DES reader keys 3010; 82 with data count ≠ its length field
+/// 0x0C7E (the multi-part `AD` write is not simulated: at most 160 bytes); a card that is not
+/// ISO-DEP or does not answer as a DESFire 3009; a card changed or lifted during the
+/// transaction 3005. Each command is one whole transaction; without an open 93 session the card
+/// is powered on (activated) first. READER_KEYS_LOCK/UNLOCK (27/28) are not on the wire: lock
+/// with ``lockReaderKeys()``.
+///
 /// ```swift
 /// let reader = SimulatedUFRReader(card: DESFireCard(seed: 1))
 /// await reader.lift()
@@ -23,7 +42,12 @@ public actor SimulatedUFRReader {
     /// The serial GET_SERIAL_NUMBER reports.
     public nonisolated let serialNumber: String
 
-    private var card: (any VirtualCard)?
+    private var card: (any VirtualCard)? {
+        didSet { cardGeneration &+= 1 }
+    }
+    /// Counts every change of ``card``: a DESFire 8x transaction puts its card back only if no
+    /// other command changed, lifted or replaced it while the transaction ran.
+    private var cardGeneration: UInt64 = 0
     private var lastCard: (any VirtualCard)?
     private var selected = false
     private var fault: UFRSimulatorFault?
@@ -37,6 +61,9 @@ public actor SimulatedUFRReader {
     public private(set) var apduLog: [[UInt8]] = []
     /// The last USER_INTERFACE_SIGNAL's light and beep modes.
     public private(set) var lastSignal: (light: UInt8, beep: UInt8)?
+    /// The DESFire key slots (written by DESFIRE_WRITE_AES_KEY, 8E; readable here only).
+    public private(set) var readerKeys = SimulatedUFRReaderKeys()
+    private var desfireSettings = UFRDESFireCommandHandler.Settings(executionTime: 10, readChunkSize: 255)
 
     /// - Parameters:
     ///   - card: the card in the field, nil for none.
@@ -93,6 +120,41 @@ public actor SimulatedUFRReader {
     public func releaseAPDU() {
         apduGate?.resume()
         apduGate = nil
+    }
+
+    /// Locks the reader keys (as READER_KEYS_LOCK would): DESFIRE_WRITE_AES_KEY then answers
+    /// KEYS_LOCKED (`00 76`); the DESFire commands still use the slots.
+    public func lockReaderKeys() {
+        readerKeys.isLocked = true
+    }
+
+    /// Unlocks the reader keys (as READER_KEYS_UNLOCK with the right password would).
+    public func unlockReaderKeys() {
+        readerKeys.isLocked = false
+    }
+
+    /// Writes `key` (16 bytes) into reader key `slot` (0–15) directly, whatever the lock (test
+    /// set-up; on the wire it is DESFIRE_WRITE_AES_KEY). Returns false, storing nothing, for a
+    /// slot outside 0–15 or a key of another length.
+    @discardableResult
+    public func setReaderKey(_ key: [UInt8], slot: Int) -> Bool {
+        readerKeys.store(key, inSlot: slot)
+    }
+
+    /// The exec_time (ms) every DESFire 8x reply reports; 10 unless set (ufr.md's FREE_MEM example).
+    public var desfireExecutionTime: UInt16 { desfireSettings.executionTime }
+
+    /// Sets the exec_time (ms) of the DESFire 8x replies.
+    public func setDESFireExecutionTime(_ milliseconds: UInt16) {
+        desfireSettings.executionTime = milliseconds
+    }
+
+    /// The largest chunk (`00 n <n bytes>`) DESFIRE_READ_FROM_STD_FILE streams; 255 unless set.
+    public var desfireReadChunkSize: Int { desfireSettings.readChunkSize }
+
+    /// Sets the largest chunk of a streamed read, clamped to 1–255.
+    public func setDESFireReadChunkSize(_ size: Int) {
+        desfireSettings.readChunkSize = min(max(size, 1), 255)
     }
 
     /// A reset through the reset line (RTS): the ISO 14443-4 session is gone, as after SELF_RESET.
@@ -152,8 +214,30 @@ public actor SimulatedUFRReader {
         case 0xE6:
             let state: UInt8 = selected ? 2 : 1
             return UFRWireFormat.response(code: code, ext: [state, 0, 0, 0])
+        case 0x82, 0x83, 0x84, 0x85, 0x86, 0x8C, 0x8D:
+            return await desfire(code: code, parameter0: parameter0, ext: ext)
+        case 0x8E: return UFRDESFireCommandHandler.writeReaderKey(keyType: parameter0, ext: ext, into: &readerKeys)
         default: return UFRWireFormat.error(0x09)
         }
+    }
+
+    /// One DESFire 8x transaction on the card in the field (``UFRDESFireCommandHandler``). The
+    /// card is put back only if nothing else changed it meanwhile; otherwise the command answers
+    /// 3005 READER_CARD_COMM_ERROR (as a card leaving mid-transaction) and its changes are lost.
+    private func desfire(code: UInt8, parameter0: UInt8, ext: [UInt8]) async -> [UInt8] {
+        let generation = cardGeneration
+        let transaction = await UFRDESFireCommandHandler.answer(
+            code: code, parameter0: parameter0, ext: ext, card: card, sessionOpen: selected, keys: readerKeys,
+            settings: desfireSettings)
+        guard let after = transaction.card else { return transaction.answer }
+        guard generation == cardGeneration else {
+            return UFRDESFireCommandHandler.reply(
+                code: code, status: UFRDESFireStatus.readerCardCommunicationError, settings: desfireSettings)
+        }
+        card = after
+        lastCard = after
+        apduLog += transaction.commands
+        return transaction.answer
     }
 
     private func cardID(of card: (any VirtualCard)?) -> [UInt8] {

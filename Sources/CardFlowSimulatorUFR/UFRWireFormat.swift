@@ -32,3 +32,20 @@ enum UFRWireFormat {
         bytes + [checksum(bytes)]
     }
 }
+
+extension UFRWireFormat {
+    /// The streamed reply of DESFIRE_READ_FROM_STD_FILE (ufr.md §2.3): the data in chunks
+    /// `00 n <n bytes>`, n 1…`chunkSize` (clamped to 1…255), no checksum per chunk; empty data
+    /// give no chunk.
+    static func streamedChunks(_ data: [UInt8], chunkSize: Int) -> [UInt8] {
+        let size = min(max(chunkSize, 1), 255)
+        var bytes: [UInt8] = []
+        var start = 0
+        while start < data.count {
+            let chunk = data[start..<min(start + size, data.count)]
+            bytes += [0x00, UInt8(truncatingIfNeeded: chunk.count)] + chunk
+            start += size
+        }
+        return bytes
+    }
+}
