@@ -16,7 +16,8 @@ struct CardCtl: AsyncParsableCommand {
         subcommands: [
             ListCommand.self, IdentifyCommand.self, DoctorCommand.self, APDUCommand.self, ShellCommand.self,
             WatchCommand.self, SignalCommand.self, KeyCommand.self,
-            SimulateCommand.self, SimulateUFRCommand.self, NDEFCommand.self, ISO15693Command.self, DESFireCommand.self,
+            SimulateCommand.self, SimulateUFRCommand.self, UFRReaderCommand.self, NDEFCommand.self,
+            ISO15693Command.self, DESFireCommand.self,
             NTAG424Command.self,
             ClassicCommand.self, NTAGCommand.self, FeliCaCommand.self, TONCommand.self,
             JobsCommand.self, FlowCommand.self, RelayCommand.self, ExportCommand.self, FleetCommand.self,

@@ -15,6 +15,10 @@ struct DESFireCommand: AsyncParsableCommand {
             is an AN10922 master key: the card's own key is derived from its UID, --aid and --system-identifier HEX. The UID \
             is the one the reader reports, or GetCardUID under --picc-key for a card that shows a random one.
             Comm mode of file I/O comes from the file's settings unless --comm is given.
+            uFR readers: with --reader-key N (and --new-reader-key/--old-reader-key for des-to-aes and change-key) the \
+            reader runs format, des-to-aes, free-memory, create-app, create-file, read, write and change-key itself with \
+            the AES key in its key slot N (store it with `cardctl ufr key-write`); --reader-runs does so with the keys \
+            given here. Then --comm defaults to plain and read needs --length.
             """,
         subcommands: [
             DESFireFormat.self, DESFireDESToAES.self, DESFireFreeMemory.self, DESFireCreateApp.self,
@@ -75,7 +79,9 @@ struct DESFireFormat: AsyncParsableCommand {
         commandName: "format", abstract: "Delete every application (needs the PICC master key).")
     @OptionGroup(title: "Global Options") var global: GlobalOptions
     @OptionGroup var keys: DESFireKeyOptions
+    @OptionGroup var readerKeys: DESFireReaderKeyOptions
     func run() async throws {
+        if readerKeys.isRequested { return try await runOnReader() }
         let method = try keys.method()
         let picc = try await keys.key() ?? keys.piccKey()
         try await withDESFire(global) { client in
@@ -93,7 +99,10 @@ struct DESFireDESToAES: AsyncParsableCommand {
     @OptionGroup(title: "Global Options") var global: GlobalOptions
     @OptionGroup var keys: DESFireKeyOptions
     @Option(name: .customLong("key-version"), help: "Version of the new AES key.") var version: UInt8 = 0
+    @OptionGroup var readerKeys: DESFireReaderKeyOptions
+    @OptionGroup var changed: DESFireChangedReaderKeyOptions
     func run() async throws {
+        if readerKeys.isRequested || changed.isRequested { return try await runOnReader() }
         let method = try keys.method()
         let picc = try keys.piccKey()
         let given = try await keys.key()
@@ -116,7 +125,9 @@ struct DESFireDESToAES: AsyncParsableCommand {
 struct DESFireFreeMemory: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "free-memory", abstract: "Free bytes on the card.")
     @OptionGroup(title: "Global Options") var global: GlobalOptions
+    @OptionGroup var readerKeys: DESFireReaderKeyOptions
     func run() async throws {
+        if readerKeys.isRequested { return try await runOnReader() }
         let free = try await withDESFire(global) { client in try await client.getFreeMemory() }
         if global.json {
             try Output.json(DESFireOutput.FreeMemory(freeMemory: free))
@@ -138,7 +149,9 @@ struct DESFireCreateApp: AsyncParsableCommand {
     @Option(name: .customLong("settings"), help: ArgumentHelp("Key settings byte in hex.", valueName: "HEX"))
     var settings: String = "0F"
     @Flag(name: .customLong("no-auth"), help: "Do not authenticate with the PICC master key.") var noAuth = false
+    @OptionGroup var readerKeys: DESFireReaderKeyOptions
     func run() async throws {
+        if readerKeys.isRequested { return try await runOnReader() }
         let method = try keys.method()
         let aid = try application.aid()
         guard let type = DESFireKeyType(name: appKeyType) else {
@@ -176,7 +189,9 @@ struct DESFireCreateFile: AsyncParsableCommand {
     var access: String = "0000"
     @Flag(help: "Create a backup data file instead.") var backup = false
     @OptionGroup var diversification: DESFireDiversificationOptions
+    @OptionGroup var readerKeys: DESFireReaderKeyOptions
     func run() async throws {
+        if readerKeys.isRequested { return try await runOnReader() }
         let method = try keys.method()
         let aid = try application.aid()
         let mode = try parseCommMode(comm)
@@ -240,7 +255,9 @@ struct DESFireRead: AsyncParsableCommand {
     @Option(help: "Force the comm mode: plain, mac or enc (default: from the file's settings).") var comm: String?
     @Flag(help: "Always print hex.") var hex = false
     @OptionGroup var diversification: DESFireDiversificationOptions
+    @OptionGroup var readerKeys: DESFireReaderKeyOptions
     func run() async throws {
+        if readerKeys.isRequested { return try await runOnReader() }
         let method = try keys.method()
         let aid = try application.aid()
         let mode = try comm.map(parseCommMode)
@@ -272,7 +289,9 @@ struct DESFireWrite: AsyncParsableCommand {
     @Option(help: "First byte.") var offset: Int = 0
     @Option(help: "Force the comm mode: plain, mac or enc (default: from the file's settings).") var comm: String?
     @OptionGroup var diversification: DESFireDiversificationOptions
+    @OptionGroup var readerKeys: DESFireReaderKeyOptions
     func run() async throws {
+        if readerKeys.isRequested { return try await runOnReader() }
         let method = try keys.method()
         let aid = try application.aid()
         let bytes = try input.bytes()
@@ -322,7 +341,10 @@ struct DESFireChangeKey: AsyncParsableCommand {
             "Current value of the key being changed (when it is not the authenticated one).", valueName: "HEX"))
     var oldKeyHex: String?
     @OptionGroup var diversification: DESFireDiversificationOptions
+    @OptionGroup var readerKeys: DESFireReaderKeyOptions
+    @OptionGroup var changed: DESFireChangedReaderKeyOptions
     func run() async throws {
+        if readerKeys.isRequested || changed.isRequested { return try await runOnReader() }
         let method = try keys.method()
         let aid = try application.aid()
         guard
