@@ -31,6 +31,29 @@ extension USBIntegration {
             #expect(run.stdout.contains("\"CAFEF00D\""), "\(run)")
         }
 
+        /// The reader-key mode: the reader runs each operation with keys from its slots; the
+        /// last step reads over CardFlow's own secure messaging with the slot's key in hex.
+        @Test func desfireWorkflowWithReaderKeysOverUSB() async throws {
+            guard try MockEnvironment.testbed() != nil else { return }
+            let cardctl = try Cardctl.executable()
+            let steps = [
+                "printf \(Self.key) | \"$0\" --reader \"$CARDCTL_UFR_USB\" ufr key-write 3 -",
+                "\"$0\" --reader \"$CARDCTL_UFR_USB\" desfire des-to-aes --new-reader-key 3",
+                "\"$0\" --reader \"$CARDCTL_UFR_USB\" desfire format --reader-key 3",
+                "\"$0\" --reader \"$CARDCTL_UFR_USB\" desfire create-app --aid A1A2A3 --reader-key 3",
+                "\"$0\" --reader \"$CARDCTL_UFR_USB\" desfire change-key --aid A1A2A3 --reader-key 0 --new-reader-key 3",
+                "\"$0\" --reader \"$CARDCTL_UFR_USB\" desfire create-file --aid A1A2A3 --reader-key 3 --file 2 --size 32 --comm enc",
+                "\"$0\" --reader \"$CARDCTL_UFR_USB\" desfire write --aid A1A2A3 --reader-key 3 --file 2 --data CAFEF00D --comm enc",
+                "\"$0\" --reader \"$CARDCTL_UFR_USB\" desfire read --aid A1A2A3 --key \(Self.key) --file 2 --length 4 --json",
+            ]
+            let run = try await Cardctl.run([
+                "simulate-ufr", "--usb", "--usb-serial", "UN654322", "--card", "desfire,seed=22", "--", "sh", "-c",
+                "set -e; " + steps.joined(separator: "; "), cardctl,
+            ])
+            #expect(run.status == 0, "\(run)")
+            #expect(run.stdout.contains("\"CAFEF00D\""), "\(run)")
+        }
+
         @Test func usbNeedsACommand() async throws {
             guard try MockEnvironment.testbed() != nil else { return }
             let run = try await Cardctl.run(["simulate-ufr", "--usb"])
