@@ -13,9 +13,13 @@
 #      pcscd and libccid): the panel must be green with one 100 ms beep;
 #   3. the same client as 1 with libccid's own Info.plist (ifdDriverOptions 0x0000): libccid must
 #      refuse the escape and the panel stay dark (the check can fail, and the option matters).
+#   4. the ACS ACR122U (072F:2200, PN532 firmware, libccid's "ACR122U PICC Interface"):
+#      pcsc-escape sends the pseudo-APDU FF 00 40 0D 04 01 01 01 01 (ACR122U API v2.04 §6.2: red
+#      on, green off, one 100 ms beep) as SCardControl; the answer must be 90 01 (LED state: red);
+#   5. `cardctl --reader pcsc signal --success` on the ACR122U: green and one 100 ms beep.
 #
 # libccid forwards SCardControl(SCARD_CTL_CODE(1)) only when its Info.plist's ifdDriverOptions
-# has 0x0001 (DRIVER_OPTION_CCID_EXCHANGE_AUTHORIZED). Phases 1 and 2 give pcscd a copy with that
+# has 0x0001 (DRIVER_OPTION_CCID_EXCHANGE_AUTHORIZED). Phases 1, 2, 4 and 5 give pcscd a copy with that
 # bit set, bind-mounted over the system's inside pcscd's mount namespace
 # (Scripts/pcsc-backend-check.sh --serve, PCSCD_CCID_INFO_PLIST); the system's file is untouched.
 #
@@ -31,7 +35,7 @@ while [[ $# -gt 0 ]]; do
     case "$1" in
         --cardctl) cardctl="$2"; shift 2 ;;
         --keep-logs) keep_logs=1; shift ;;
-        -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "pcscd-signal-check: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -93,6 +97,25 @@ if grep -A1 '<key>ifdDriverOptions</key>' "$plist" | grep -q '0x0000'; then
 else
     echo "pcscd-signal-check: the system's libccid already allows escapes: phase 3 has nothing to refuse"
 fi
+
+acr122u="$root/Tests/Fixtures/ccid-readers/ACR122U_PICC.txt"
+echo "== phase 4: pcsc-escape → pcscd + libccid → emulated ACR122U: FF 00 40 (LED and buzzer)"
+output=$(PCSCD_CCID_INFO_PLIST="$work/Info.plist" timeout 120 "$cardctl" simulate --reader-profile "$acr122u" \
+    --card none --panel-log "$work/acr122u-escape.panel" -- "$serve" --serve "$work/acr122u-escape" -- \
+    "$work/pcsc-escape" ACR122U "FF 00 40 0D 04 01 01 01 01" 2>&1) || fail "pcsc-escape on the ACR122U: $output"
+echo "$output"
+grep -q "answer: 90 01" <<<"$output" || fail "expected the ACR122U's answer 90 01 (red): $output"
+grep -q "red on, green off, 0 blink sequences, beeps \[100 ms\]" "$work/acr122u-escape.panel" 2>/dev/null \
+    || fail "the emulated ACR122U did not show red and one 100 ms beep: $(cat "$work/acr122u-escape.panel" 2>/dev/null)"
+
+echo "== phase 5: cardctl --reader pcsc signal --success on the ACR122U → pcscd + libccid"
+output=$(PCSCD_CCID_INFO_PLIST="$work/Info.plist" timeout 120 "$cardctl" simulate --reader-profile "$acr122u" \
+    --card none --panel-log "$work/acr122u-cardflow.panel" -- "$serve" --serve "$work/acr122u-cardflow" -- \
+    bash -c 'for _ in $(seq 1 100); do "$0" --reader pcsc signal --success && exit 0; sleep 0.2; done; exit 1' \
+    "$cardctl" 2>&1) || fail "cardctl --reader pcsc signal on the ACR122U: $output"
+echo "$output"
+grep -q "red off, green on, 0 blink sequences, beeps \[100 ms\]" "$work/acr122u-cardflow.panel" 2>/dev/null \
+    || fail "the emulated ACR122U did not show green and one 100 ms beep: $(cat "$work/acr122u-cardflow.panel" 2>/dev/null)"
 
 if [[ $status != 0 || $keep_logs == 1 ]]; then
     echo "pcscd-signal-check: logs in $work (escape, cardflow, refused: pcscd.log each; *.panel)"
