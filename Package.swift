@@ -197,7 +197,7 @@ let package = Package(
         .target(
             name: "CardFlowDaemon",
             dependencies: [
-                "CardFlow", "CardFlowDaemonControl", "CardFlowFleet",
+                "CardFlow", "CardFlowDaemonControl", "CardFlowFleet", "CardFlowNIOSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus", condition: daemon),
@@ -281,10 +281,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // Network readers over vsmartcard's vpcd protocol (TCP), both roles; nothing from CardFlow.
+        // What the NIO servers (vpcd listener, cardd's control socket and metrics port) share:
+        // the registry that closes connections accepted while a server stops.
+        .target(
+            name: "CardFlowNIOSupport",
+            dependencies: [.product(name: "NIOCore", package: "swift-nio", condition: networkReaders)]),
         .target(
             name: "CardFlowVPCDProtocol",
             dependencies: [
-                "CardFlowHex",
+                "CardFlowHex", "CardFlowNIOSupport",
                 .product(name: "NIOCore", package: "swift-nio", condition: networkReaders),
                 .product(name: "NIOPosix", package: "swift-nio", condition: networkReaders),
                 .product(name: "Logging", package: "swift-log"),
@@ -509,6 +514,8 @@ let package = Package(
                 "CardFlowUFR", "CardFlowSimulatorUFR", "CardFlowSimulatorCards",
                 .product(name: "GRDB", package: "GRDB.swift", condition: daemon),
                 .product(name: "NIOEmbedded", package: "swift-nio", condition: networkReaders),
+                .product(name: "NIOCore", package: "swift-nio", condition: networkReaders),
+                .product(name: "NIOPosix", package: "swift-nio", condition: networkReaders),
             ]),
         // Runs a client against many seeded hostile cards (HostileCampaign): for tests, not a product.
         .target(

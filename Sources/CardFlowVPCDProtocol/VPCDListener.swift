@@ -1,3 +1,4 @@
+import CardFlowNIOSupport
 import Logging
 import NIOCore
 import NIOPosix
@@ -39,7 +40,7 @@ public actor VPCDListener {
     private let logger: Logger
     private var serving: Task<Void, Never>?
     private var serverChannel: (any Channel)?
-    private let openConnections: VPCDOpenConnections
+    private let openConnections: NIOOpenChannels
     /// Set when ``close()`` begins: connections accepted from then on are refused.
     private var isClosing = false
     private var isClosed = false
@@ -49,7 +50,7 @@ public actor VPCDListener {
     private var subscriberCount = 0
 
     private init(
-        host: String, port: Int, configuration: Configuration, openConnections: VPCDOpenConnections, logger: Logger
+        host: String, port: Int, configuration: Configuration, openConnections: NIOOpenChannels, logger: Logger
     ) {
         self.host = host
         self.openConnections = openConnections
@@ -83,7 +84,7 @@ public actor VPCDListener {
             throw VPCDError.remoteBindNotAllowed(host: host)
         }
         let maximumPayload = configuration.maximumResponseLength
-        let openConnections = VPCDOpenConnections()
+        let openConnections = NIOOpenChannels()
         let server: NIOAsyncChannel<VPCDAcceptedChannel, Never>
         do {
             server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)

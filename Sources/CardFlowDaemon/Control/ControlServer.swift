@@ -1,4 +1,5 @@
 import CardFlowDaemonControl
+import CardFlowNIOSupport
 import Foundation
 import Logging
 import NIOCore
@@ -24,6 +25,8 @@ public struct ControlServer: Sendable {
     let handler: ControlRequestHandler
     let logger: Logger
     private let connections: RequestLimiter
+    /// Accepted connections the accept loop has not taken; closed when serving stops.
+    private let accepted = NIOAcceptedConnections<ControlLine, ByteBuffer>()
 
     init(path: String, handler: ControlRequestHandler, logger: Logger, limits: DaemonLimits = DaemonLimits()) {
         self.path = path
@@ -44,35 +47,33 @@ public struct ControlServer: Sendable {
         let previous = umask(0o177)
         defer { umask(previous) }
         let lineLimit = maximumLineLength
+        let accepted = accepted
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 64)
             .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true) { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(
-                        ByteToMessageHandler(ControlLineDecoder(maximumLength: lineLimit)))
-                    return try NIOAsyncChannel<ControlLine, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    try accepted.admit(channel) {
+                        try channel.pipeline.syncOperations.addHandler(
+                            ByteToMessageHandler(ControlLineDecoder(maximumLength: lineLimit)))
+                        return try NIOAsyncChannel<ControlLine, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    }
                 }
             }
         chmod(path, 0o600)
         return server
     }
 
-    /// Serves connections until the task is cancelled; then closes the socket and removes its file.
+    /// Serves connections until the task is cancelled; then closes the socket and every
+    /// connection (those accepted as it stopped too: ``NIOAcceptLoop``) and removes the file.
     func serve(_ server: NIOAsyncChannel<NIOAsyncChannel<ControlLine, ByteBuffer>, Never>) async throws {
         defer { unlink(path) }
-        try await withThrowingDiscardingTaskGroup { group in
-            try await server.executeThenClose { inbound in
-                for try await connection in inbound {
-                    guard await connections.enter() else {
-                        group.addTask { await self.refuse(connection) }
-                        continue
-                    }
-                    group.addTask {
-                        await self.serveConnection(connection)
-                        await connections.leave()
-                    }
-                }
+        try await NIOAcceptLoop.run(server, accepted: accepted) { connection in
+            guard await connections.enter() else {
+                await refuse(connection)
+                return
             }
+            await serveConnection(connection)
+            await connections.leave()
         }
     }
 

@@ -1,3 +1,4 @@
+import CardFlowNIOSupport
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -8,30 +9,30 @@ import NIOPosix
 struct MetricsHTTPServer: Sendable {
     let metrics: DaemonMetrics
     let logger: Logger
+    /// Accepted connections the accept loop has not taken; closed when serving stops.
+    let accepted = NIOAcceptedConnections<HTTPServerRequestPart, HTTPServerResponsePart>()
 
     typealias Connection = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
 
     /// Binds 127.0.0.1:`port` (0: any free port; the channel's local address tells which).
     func bind(port: Int) async throws -> NIOAsyncChannel<Connection, Never> {
-        try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let accepted = accepted
+        return try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 16)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .bind(host: "127.0.0.1", port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                    return try Connection(wrappingChannelSynchronously: channel)
+                    try accepted.admit(channel) {
+                        try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                        return try Connection(wrappingChannelSynchronously: channel)
+                    }
                 }
             }
     }
 
+    /// Serves until the task is cancelled; then closes every connection (``NIOAcceptLoop``).
     func serve(_ server: NIOAsyncChannel<Connection, Never>) async throws {
-        try await withThrowingDiscardingTaskGroup { group in
-            try await server.executeThenClose { inbound in
-                for try await connection in inbound {
-                    group.addTask { await self.answer(connection) }
-                }
-            }
-        }
+        try await NIOAcceptLoop.run(server, accepted: accepted) { connection in await answer(connection) }
     }
 
     private func answer(_ connection: Connection) async {
