@@ -58,7 +58,7 @@ step bash Scripts/dependent-build.sh --check
 # simulator answered too late (a serial-link test missed its 0.6 s bound in a fresh-clone run),
 # so they run here, one at a time. So do the USB uFR suites (libftdi1 to the simulated Nano behind
 # the emulated FTDI chip, under umockdev: 0.8 s reply bounds, and cardctl processes).
-heavy='Campaign|ChaosOverLibUSB|SoakSmoke|BenchReportBrowser|CardFlowUFRTests|UFRReaderDaemonTests|UFRCommandTests|UFROverFTDI|SimulateUFRUSBCommand'
+heavy='Campaign|ChaosOverLibUSB|SoakSmoke|BenchReportBrowser|CardFlowUFRTests|UFRReaderDaemonTests|UFRCommandTests|UFRReaderKeyCommandTests|UFROverFTDI|SimulateUFRUSBCommand'
 # The PC/SC backend's tests need a pcscd of their own: Scripts/pcsc-backend-check.sh starts one
 # (private mount namespace) and runs them below.
 pcscd_tests='PCSCBackend|PCSCCardRemoval'
