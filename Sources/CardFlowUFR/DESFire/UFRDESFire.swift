@@ -101,8 +101,13 @@ public struct UFRDESFire: Sendable {
     /// Reads `length` bytes of a standard data file from `offset`.
     ///
     /// - Parameters:
-    ///   - key: the key to authenticate with (key number `keyNumber`), nil for a free file.
+    ///   - application: the application.
+    ///   - file: the file number, 0–31.
+    ///   - offset: the first byte.
+    ///   - length: how many bytes, 1–65,535 (the data come streamed before the reply).
     ///   - communication: the file's communication settings.
+    ///   - key: the key to authenticate with, nil for a file free to read.
+    ///   - keyNumber: the application key number `key` is.
     public func read(
         application: UInt32, file: UInt8, offset: Int = 0, length: Int,
         communication: UFRDESFireCommunication = .plain, key: UFRDESFireKey?, keyNumber: UInt8 = 0
@@ -148,8 +153,14 @@ public struct UFRDESFire: Sendable {
     /// Changes key `keyNumber` of `application` to `new`, authenticating with key
     /// `authenticationKeyNumber` (`key`).
     ///
-    /// - Parameter oldKey: the key's current value, needed when the key changed is not the one
-    ///   authenticated with.
+    /// - Parameters:
+    ///   - application: the application (000000 for the PICC master key).
+    ///   - keyNumber: the key changed.
+    ///   - new: its new value.
+    ///   - key: the key to authenticate with.
+    ///   - authenticationKeyNumber: the key number `key` is.
+    ///   - oldKey: the changed key's current value, needed when it is not the one authenticated
+    ///     with.
     public func changeKey(
         application: UInt32, keyNumber: UInt8, to new: UFRDESFireKey, authenticatingWith key: UFRDESFireKey,
         authenticationKeyNumber: UInt8 = 0, oldKey: UFRDESFireKey? = nil
