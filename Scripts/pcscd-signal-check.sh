@@ -66,23 +66,41 @@ echo "$output"
 grep -q "red on, green off, 0 blink sequences, beeps \[500 ms\]" "$work/usb.panel" 2>/dev/null \
     || fail "the emulated reader did not show red and one 500 ms beep: $(cat "$work/usb.panel" 2>/dev/null)"
 
+# escape_phase NAME PROFILE READER-NAME COMMAND ANSWER PANEL: the C client on libpcsclite sends
+# COMMAND with SCardControl through pcscd + libccid (escapes allowed) to the emulated reader; its
+# answer must be ANSWER and the reader's panel show PANEL.
+escape_phase() {
+    local name=$1 reader_profile=$2 reader=$3 command=$4 answer=$5 panel=$6 output
+    output=$(PCSCD_CCID_INFO_PLIST="$work/Info.plist" timeout 120 "$cardctl" simulate \
+        --reader-profile "$reader_profile" --card none --panel-log "$work/$name.panel" -- \
+        "$serve" --serve "$work/$name" -- "$work/pcsc-escape" "$reader" "$command" 2>&1) \
+        || fail "$name: pcsc-escape: $output"
+    echo "$output"
+    grep -q "answer: $answer" <<<"$output" || fail "$name: expected the answer $answer: $output"
+    grep -qF "$panel" "$work/$name.panel" 2>/dev/null \
+        || fail "$name: the emulated reader's panel is not '$panel': $(cat "$work/$name.panel" 2>/dev/null)"
+}
+
+# cardflow_phase NAME PROFILE PANEL: `cardctl --reader pcsc signal --success` (CardFlow's PC/SC
+# backend) through pcscd + libccid; the reader's panel must show PANEL.
+cardflow_phase() {
+    local name=$1 reader_profile=$2 panel=$3 output
+    output=$(PCSCD_CCID_INFO_PLIST="$work/Info.plist" timeout 120 "$cardctl" simulate \
+        --reader-profile "$reader_profile" --card none --panel-log "$work/$name.panel" -- \
+        "$serve" --serve "$work/$name" -- \
+        bash -c 'for _ in $(seq 1 100); do "$0" --reader pcsc signal --success && exit 0; sleep 0.2; done; exit 1' \
+        "$cardctl" 2>&1) || fail "$name: cardctl --reader pcsc signal: $output"
+    echo "$output"
+    grep -qF "$panel" "$work/$name.panel" 2>/dev/null \
+        || fail "$name: the emulated reader's panel is not '$panel': $(cat "$work/$name.panel" 2>/dev/null)"
+}
+
 echo "== phase 1: pcsc-escape (C, libpcsclite) → pcscd + libccid → emulated ACR1252U: LED control"
-output=$(PCSCD_CCID_INFO_PLIST="$work/Info.plist" timeout 120 "$cardctl" simulate --reader-profile "$profile" \
-    --card none --panel-log "$work/escape.panel" -- "$serve" --serve "$work/escape" -- \
-    "$work/pcsc-escape" ACR1252 "E0 00 00 29 01 02" 2>&1) || fail "pcsc-escape: $output"
-echo "$output"
-grep -q "answer: E1 00 00 00 01 02" <<<"$output" || fail "expected the answer E1 00 00 00 01 02: $output"
-grep -q "red off, green on, 0 blink sequences, beeps \[\]" "$work/escape.panel" 2>/dev/null \
-    || fail "the emulated reader's panel is not green: $(cat "$work/escape.panel" 2>/dev/null)"
+escape_phase escape "$profile" ACR1252 "E0 00 00 29 01 02" "E1 00 00 00 01 02" \
+    "red off, green on, 0 blink sequences, beeps []"
 
 echo "== phase 2: cardctl --reader pcsc signal --success (CardFlow's PC/SC backend) → pcscd + libccid"
-output=$(PCSCD_CCID_INFO_PLIST="$work/Info.plist" timeout 120 "$cardctl" simulate --reader-profile "$profile" \
-    --card none --panel-log "$work/cardflow.panel" -- "$serve" --serve "$work/cardflow" -- \
-    bash -c 'for _ in $(seq 1 100); do "$0" --reader pcsc signal --success && exit 0; sleep 0.2; done; exit 1' \
-    "$cardctl" 2>&1) || fail "cardctl --reader pcsc signal: $output"
-echo "$output"
-grep -q "red off, green on, 0 blink sequences, beeps \[100 ms\]" "$work/cardflow.panel" 2>/dev/null \
-    || fail "the emulated reader did not show green and one 100 ms beep: $(cat "$work/cardflow.panel" 2>/dev/null)"
+cardflow_phase cardflow "$profile" "red off, green on, 0 blink sequences, beeps [100 ms]"
 
 echo "== phase 3: pcsc-escape with libccid's own Info.plist: the escape is refused"
 refused=0
@@ -100,25 +118,14 @@ fi
 
 acr122u="$root/Tests/Fixtures/ccid-readers/ACR122U_PICC.txt"
 echo "== phase 4: pcsc-escape → pcscd + libccid → emulated ACR122U: FF 00 40 (LED and buzzer)"
-output=$(PCSCD_CCID_INFO_PLIST="$work/Info.plist" timeout 120 "$cardctl" simulate --reader-profile "$acr122u" \
-    --card none --panel-log "$work/acr122u-escape.panel" -- "$serve" --serve "$work/acr122u-escape" -- \
-    "$work/pcsc-escape" ACR122U "FF 00 40 0D 04 01 01 01 01" 2>&1) || fail "pcsc-escape on the ACR122U: $output"
-echo "$output"
-grep -q "answer: 90 01" <<<"$output" || fail "expected the ACR122U's answer 90 01 (red): $output"
-grep -q "red on, green off, 0 blink sequences, beeps \[100 ms\]" "$work/acr122u-escape.panel" 2>/dev/null \
-    || fail "the emulated ACR122U did not show red and one 100 ms beep: $(cat "$work/acr122u-escape.panel" 2>/dev/null)"
+escape_phase acr122u-escape "$acr122u" ACR122U "FF 00 40 0D 04 01 01 01 01" "90 01" \
+    "red on, green off, 0 blink sequences, beeps [100 ms]"
 
 echo "== phase 5: cardctl --reader pcsc signal --success on the ACR122U → pcscd + libccid"
-output=$(PCSCD_CCID_INFO_PLIST="$work/Info.plist" timeout 120 "$cardctl" simulate --reader-profile "$acr122u" \
-    --card none --panel-log "$work/acr122u-cardflow.panel" -- "$serve" --serve "$work/acr122u-cardflow" -- \
-    bash -c 'for _ in $(seq 1 100); do "$0" --reader pcsc signal --success && exit 0; sleep 0.2; done; exit 1' \
-    "$cardctl" 2>&1) || fail "cardctl --reader pcsc signal on the ACR122U: $output"
-echo "$output"
-grep -q "red off, green on, 0 blink sequences, beeps \[100 ms\]" "$work/acr122u-cardflow.panel" 2>/dev/null \
-    || fail "the emulated ACR122U did not show green and one 100 ms beep: $(cat "$work/acr122u-cardflow.panel" 2>/dev/null)"
+cardflow_phase acr122u-cardflow "$acr122u" "red off, green on, 0 blink sequences, beeps [100 ms]"
 
 if [[ $status != 0 || $keep_logs == 1 ]]; then
-    echo "pcscd-signal-check: logs in $work (escape, cardflow, refused: pcscd.log each; *.panel)"
+    echo "pcscd-signal-check: logs in $work (escape, cardflow, refused, acr122u-*: pcscd.log each; *.panel)"
 else
     rm -rf "$work"
 fi
