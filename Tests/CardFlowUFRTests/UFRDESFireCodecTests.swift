@@ -37,7 +37,7 @@ struct UFRDESFireCodecTests {
 
     @Test("DESFIRE_FREE_MEM (8D): no EXT; the reply carries status, time and 1000 bytes (p. 64)")
     func freeMemory() throws {
-        #expect(UFRCommand.desfireFreeMemory().packet.bytes == Self.hex("55 8D AA 00 00 00 79"))
+        #expect(try UFRCommand.desfireFreeMemory().packet.bytes == Self.hex("55 8D AA 00 00 00 79"))
         let reply = try UFRDESFireReply(
             try Self.reply("DE 8D ED 09 00 00 BE B9 0B 0A 00 E8 03 00 00 5A"), to: .desfireFreeMemory)
         #expect(reply.status == .ok)

@@ -81,10 +81,20 @@ struct ReaderConnection {
         _ global: GlobalOptions,
         _ body: @escaping @Sendable (CardSession) async throws -> T
     ) async throws -> T {
+        try await withPrimaryReader(global) { reader in
+            try await reader.withSession(policy: global.policy(for: reader), body)
+        }
+    }
+
+    /// Opens the readers, runs `body` with the primary reader (no session: for what a reader
+    /// does itself, such as a uFR reader's own DESFire commands), and closes everything however
+    /// `body` ends.
+    static func withPrimaryReader<T: Sendable>(
+        _ global: GlobalOptions, _ body: (Reader) async throws -> T
+    ) async throws -> T {
         let connection = try await open(global, logger: CommandLogging.logger(trace: global.trace))
         do {
-            let reader = try connection.primary
-            let value = try await reader.withSession(policy: global.policy(for: reader), body)
+            let value = try await body(try connection.primary)
             try await connection.close()
             return value
         } catch {

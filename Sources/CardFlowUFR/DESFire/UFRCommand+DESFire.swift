@@ -19,9 +19,8 @@ extension UFRCommand {
     public static let maximumDESFireWritePart = 160
 
     /// DESFIRE_FREE_MEM (0x8D): no key, no CMD_EXT.
-    public static func desfireFreeMemory() -> UFRCommand {
-        // A simple command always fits.
-        try! UFRCommand(.desfireFreeMemory)
+    public static func desfireFreeMemory() throws(UFRDESFireError) -> UFRCommand {
+        try make(.desfireFreeMemory, parameter0: 0, [])
     }
 
     /// DESFIRE_FORMAT_CARD (0x8C): authenticates with the PICC master key `piccKey`, then formats.

@@ -42,7 +42,7 @@ public struct UFRDESFire: Sendable {
 
     /// The card's free memory in bytes (no authentication).
     public func freeMemory() async throws -> UInt32 {
-        let reply = try await run(.desfireFreeMemory())
+        let reply = try await run(try .desfireFreeMemory())
         guard reply.data.count >= 4 else {
             throw UFRDESFireError.malformedReply(.desfireFreeMemory, "\(reply.data.count) bytes of free memory")
         }

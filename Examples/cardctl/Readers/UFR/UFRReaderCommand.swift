@@ -79,18 +79,11 @@ struct UFRKeyWriteCommand: AsyncParsableCommand {
 func withUFRDESFire<T: Sendable>(
     _ global: GlobalOptions, _ body: @escaping @Sendable (UFRDESFire) async throws -> T
 ) async throws -> T {
-    let connection = try await ReaderConnection.open(global, logger: CommandLogging.logger(trace: global.trace))
-    do {
-        let reader = try connection.primary
+    try await ReaderConnection.withPrimaryReader(global) { reader in
         guard let driver = reader.driver as? UFRReaderDriver else {
             throw InputError(
                 description: "reader keys live in uFR readers: \(reader.info.id) is not one (give --reader ufr:…)")
         }
-        let value = try await body(UFRDESFire(device: driver.device))
-        try await connection.close()
-        return value
-    } catch {
-        try? await connection.close()
-        throw error
+        return try await body(UFRDESFire(device: driver.device))
     }
 }
