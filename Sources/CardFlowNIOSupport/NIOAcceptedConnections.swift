@@ -55,9 +55,6 @@ public final class NIOAcceptedConnections<Inbound: Sendable, Outbound: Sendable>
         _ = state.withLock { $0.untaken.removeValue(forKey: ObjectIdentifier(connection.channel)) }
     }
 
-    /// How many accepted connections the loop has not taken.
-    public var untakenCount: Int { state.withLock { $0.untaken.count } }
-
     /// Admits no more connections and closes every one the loop never took.
     public func closeUntaken() async {
         let untaken = state.withLock { state in

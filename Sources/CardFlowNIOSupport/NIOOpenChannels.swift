@@ -48,9 +48,6 @@ public final class NIOOpenChannels: Sendable {
         }
     }
 
-    /// How many tracked channels are open.
-    public var count: Int { state.withLock { $0.channels.count } }
-
     /// Closes every open connection, and every one accepted from now on.
     public func closeAll() {
         let channels = state.withLock { state in

@@ -118,7 +118,8 @@ enum UFRDESFireCommandHandler {
             case .freeMemory:
                 try await client.selectApplication(.picc)
                 let free = try await client.getFreeMemory()
-                return Outcome(status: UFRDESFireStatus.ok, extra: littleEndian32(UInt32(clamping: free)))
+                return Outcome(
+                    status: UFRDESFireStatus.ok, extra: SimulatedUFRReader.littleEndian(UInt32(clamping: free)))
             case .formatCard(let key):
                 try await enter(client, aid: 0, keyNumber: 0, key: key, keys: keys)
                 try await client.formatPICC()
@@ -170,9 +171,5 @@ enum UFRDESFireCommandHandler {
 
     static func littleEndian16(_ value: UInt16) -> [UInt8] {
         [UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8)]
-    }
-
-    static func littleEndian32(_ value: UInt32) -> [UInt8] {
-        (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
     }
 }
