@@ -5,42 +5,44 @@ import Testing
 /// PCSCContext, PCSCReaderMonitor and PCSCCardConnection against the real pcscd + libccid,
 /// driving CardFlow's simulated USB reader (Scripts/pcsc-backend-check.sh). Serialized: a reset
 /// or an exclusive connection in one test would disturb the others' connections.
-@Suite(.serialized, .enabled(if: PCSCTestEnvironment.hasPCSCD, PCSCTestEnvironment.skipReason))
+@Suite(.serialized, .pcscContextsReleased, .enabled(if: PCSCTestEnvironment.hasPCSCD, PCSCTestEnvironment.skipReason))
 struct PCSCBackendTests {
     typealias Environment = PCSCTestEnvironment
 
     @Test func listsTheSimulatedReader() async throws {
-        let context = try await PCSCContext(logger: Environment.logger)
+        let context = try await Environment.context()
         let reader = try await Environment.simulatedReader(context)
         #expect(try await context.readers().contains(reader))
     }
 
     @Test func readerChangesStartWithTheReadersPresent() async throws {
-        let context = try await PCSCContext(logger: Environment.logger)
+        let context = try await Environment.context()
         let reader = try await Environment.simulatedReader(context)
         let listed = try await context.readers()
         let first = try await Environment.within(.seconds(10), "an arrival for each reader listed") {
-            var events = context.readerChanges().makeAsyncIterator()
-            var first: [PCSCReaderEvent] = []
-            while first.count < listed.count, let event = try await events.next() { first.append(event) }
-            return first
+            try await Environment.watching(context.watchReaderChanges()) { events in
+                var first: [PCSCReaderEvent] = []
+                while first.count < listed.count, let event = try await events.next() { first.append(event) }
+                return first
+            }
         }
         #expect(Set(first) == Set(listed.map { PCSCReaderEvent.arrived($0) }))
         #expect(first.contains(.arrived(reader)))
     }
 
     @Test func presenceReportsTheSimulatedCard() async throws {
-        let context = try await PCSCContext(logger: Environment.logger)
+        let context = try await Environment.context()
         let reader = try await Environment.simulatedReader(context)
         let first = try await Environment.within(.seconds(10), "the first presence event") {
-            var presence = PCSCReaderMonitor(reader: reader, logger: Environment.logger).presence().makeAsyncIterator()
-            return try await presence.next()
+            try await Environment.watching(PCSCReaderMonitor(reader: reader, logger: Environment.logger).watch()) {
+                try await $0.next()
+            }
         }
         #expect(first == .present(atr: Environment.simulatedATR))
     }
 
     @Test func connectGivesTheSimulatedCardsATR() async throws {
-        let context = try await PCSCContext(logger: Environment.logger)
+        let context = try await Environment.context()
         let card = try await context.connect(reader: try await Environment.simulatedReader(context))
         let status = try await card.status()
         #expect(status.atr == Environment.simulatedATR)
@@ -50,7 +52,7 @@ struct PCSCBackendTests {
     }
 
     @Test func transmitsAllFourAPDUCases() async throws {
-        let context = try await PCSCContext(logger: Environment.logger)
+        let context = try await Environment.context()
         let card = try await context.connect(reader: try await Environment.simulatedReader(context))
         // Case 1: no data either way.
         #expect(try await card.transmit(SimulatedCard.selectMasterFile) == SimulatedCard.ok)
@@ -67,7 +69,7 @@ struct PCSCBackendTests {
     }
 
     @Test func transmitsA256ByteAnswer() async throws {
-        let context = try await PCSCContext(logger: Environment.logger)
+        let context = try await Environment.context()
         let card = try await context.connect(reader: try await Environment.simulatedReader(context))
         #expect(try await card.transmit(SimulatedCard.selectApplication).suffix(2) == [0x90, 0x00])
         #expect(try await card.transmit(SimulatedCard.selectFile(0x02)) == SimulatedCard.ok)
@@ -78,7 +80,7 @@ struct PCSCBackendTests {
     }
 
     @Test func reconnectWithResetClearsTheCardsState() async throws {
-        let context = try await PCSCContext(logger: Environment.logger)
+        let context = try await Environment.context()
         let card = try await context.connect(reader: try await Environment.simulatedReader(context))
         #expect(try await card.transmit(SimulatedCard.selectApplication).suffix(2) == [0x90, 0x00])
         #expect(try await card.transmit(SimulatedCard.selectFile(0x01)) == SimulatedCard.ok)
@@ -91,7 +93,7 @@ struct PCSCBackendTests {
     }
 
     @Test func aDisconnectedConnectionThrowsClosed() async throws {
-        let context = try await PCSCContext(logger: Environment.logger)
+        let context = try await Environment.context()
         let card = try await context.connect(reader: try await Environment.simulatedReader(context))
         try await card.disconnect()
         try await card.disconnect() // twice: nothing
@@ -100,10 +102,10 @@ struct PCSCBackendTests {
     }
 
     @Test func anExclusiveConnectionKeepsOthersOut() async throws {
-        let context = try await PCSCContext(logger: Environment.logger)
+        let context = try await Environment.context()
         let reader = try await Environment.simulatedReader(context)
         let exclusive = try await context.connect(reader: reader, share: .exclusive)
-        let other = try await PCSCContext(logger: Environment.logger)
+        let other = try await Environment.context()
         await #expect(throws: PCSCError.failed(.connect, .sharingViolation)) { try await other.connect(reader: reader) }
         try await exclusive.disconnect()
         let shared = try await other.connect(reader: reader)
@@ -111,12 +113,14 @@ struct PCSCBackendTests {
     }
 
     @Test func aMissingReaderIsATypedError() async throws {
-        let context = try await PCSCContext(logger: Environment.logger)
+        let context = try await Environment.context()
         let missing = "CardFlow No Such Reader 00 00"
         await #expect(throws: PCSCError.failed(.connect, .unknownReader)) { try await context.connect(reader: missing) }
         await #expect(throws: PCSCError.failed(.getStatusChange, .unknownReader)) {
             try await Environment.within(.seconds(10), "the unknown reader's presence") {
-                for try await _ in PCSCReaderMonitor(reader: missing, logger: Environment.logger).presence() {}
+                try await Environment.watching(PCSCReaderMonitor(reader: missing, logger: Environment.logger).watch()) {
+                    while try await $0.next() != nil {}
+                }
             }
         }
         await #expect(
@@ -128,21 +132,16 @@ struct PCSCBackendTests {
     }
 
     @Test func cancellingAPresenceWaitEndsItPromptlyWithSCardCancel() async throws {
-        let context = try await PCSCContext(logger: Environment.logger)
+        let context = try await Environment.context()
         let reader = try await Environment.simulatedReader(context)
-        let (firstEvent, announce) = AsyncStream.makeStream(of: PCSCCardPresence.self)
-        let watching = Task {
-            for try await presence in PCSCReaderMonitor(reader: reader, logger: Environment.logger).presence() {
-                announce.yield(presence)
-            }
-        }
-        var events = firstEvent.makeAsyncIterator()
-        #expect(await events.next() == .present(atr: Environment.simulatedATR))
+        let watch = PCSCReaderMonitor(reader: reader, logger: Environment.logger).watch()
+        var events = watch.updates.makeAsyncIterator()
+        #expect(try await events.next() == .present(atr: Environment.simulatedATR))
         // Let the monitor enter its next SCardGetStatusChange (no timeout: only SCardCancel ends it).
         try await Task.sleep(for: .milliseconds(300))
         let start = ContinuousClock.now
-        watching.cancel()
-        try await Environment.within(.seconds(5), "the cancelled presence wait") { try await watching.value }
+        // stop() returns once the wait has left libpcsclite and the watch's context is released.
+        try await Environment.within(.seconds(5), "the cancelled presence wait") { await watch.stop() }
         let elapsed = ContinuousClock.now - start
         #expect(elapsed < .milliseconds(500), "the wait took \(elapsed) to end after cancellation")
     }
@@ -153,7 +152,7 @@ struct PCSCBackendTests {
     /// list` hung with two readers on a 2-core machine. A starved pool cannot run this test's own
     /// time-out either, so a watchdog thread ends the process with the reason instead of a hang.
     @Test func presenceWatchesLeaveSwiftsThreadPoolFree() async throws {
-        let context = try await PCSCContext(logger: Environment.logger)
+        let context = try await Environment.context()
         let reader = try await Environment.simulatedReader(context)
         let count = ProcessInfo.processInfo.activeProcessorCount + 2
         let watches = (0..<count).map { _ in PCSCReaderMonitor(reader: reader, logger: Environment.logger).watch() }
@@ -178,7 +177,7 @@ struct PCSCBackendTests {
     }
 
     @Test func aTransmitCancelledBeforeItStartsThrowsCancellationError() async throws {
-        let context = try await PCSCContext(logger: Environment.logger)
+        let context = try await Environment.context()
         let card = try await context.connect(reader: try await Environment.simulatedReader(context))
         let cancelled = Task {
             withUnsafeCurrentTask { $0?.cancel() }
