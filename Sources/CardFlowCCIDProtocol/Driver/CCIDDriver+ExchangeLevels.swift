@@ -140,8 +140,17 @@ extension CCIDDriver {
     }
 
     func transmitT1(_ apdu: [UInt8], slot: UInt8) async throws -> [UInt8] {
-        guard var t1 = t1Sessions[slot] else { throw CCIDDriverError.cardNotPowered(slot: slot) }
-        defer { if poweredSlots.contains(slot) { t1Sessions[slot] = t1 } }
+        // Moved out, not copied: the protocol's block buffer stays uniquely referenced, so each
+        // block is written into it without allocating (issue 40).
+        guard var t1 = t1Sessions.removeValue(forKey: slot) else { throw CCIDDriverError.cardNotPowered(slot: slot) }
+        defer {
+            if poweredSlots.contains(slot) {
+                t1Sessions[slot] = t1
+            } else {
+                // The card was forgotten meanwhile (removed, powered off).
+                retiredT1Recoveries += t1.recoveries
+            }
+        }
         if t1.isExchangeInProgress {
             // The previous exchange was abandoned (cancelled, timed out, aborted): get back in
             // step with the card before the next command.
@@ -173,14 +182,13 @@ extension CCIDDriver {
                 let bwi: UInt8 = multiplier > 1 ? multiplier : 0
                 let timeout = configuration.readTimeout * Int(max(multiplier, 1))
                 do {
-                    if exchangeLevel == .character {
-                        action = t1.receive(
-                            try await characterT1Block(
-                                block, slot: slot, bwi: bwi, timeout: timeout,
-                                checksum: t1.checksum))
-                    } else {
-                        action = t1.receive(try await xfrBlock(block, slot: slot, bwi: bwi, timeout: timeout).data)
-                    }
+                    let answer =
+                        exchangeLevel == .character
+                        ? try await characterT1Block(
+                            block, slot: slot, bwi: bwi, timeout: timeout, checksum: t1.checksum)
+                        : try await xfrBlock(block, slot: slot, bwi: bwi, timeout: timeout).data
+                    // T1HostProtocol writes its next block into its other buffer, not the one held here.
+                    action = t1.receive(answer)
                 } catch CCIDDriverError.cardMute {
                     action = t1.timeoutOccurred()
                 } catch CCIDDriverError.slotError(.parityError, _, _) {

@@ -162,32 +162,10 @@ public struct T1Block: Sendable, Hashable {
     /// The checks run in the order a receiver needs them: size, reserved LEN, LEN against the
     /// actual size, EDC, then the PCB (so a corrupted PCB shows up as a bad EDC).
     public init(decoding bytes: [UInt8], checksum: T1Checksum) throws(T1Error) {
-        let minimumLength = 3 + checksum.length
-        guard bytes.count >= minimumLength else {
-            throw .blockTooShort(length: bytes.count, minimum: minimumLength)
-        }
-        let declared = Int(bytes[2])
-        guard declared != 0xFF else { throw .reservedLength }
-        guard bytes.count == minimumLength + declared else {
-            throw .lengthMismatch(declared: declared, actual: bytes.count - minimumLength)
-        }
-        let body = bytes[..<(3 + declared)]
-        // Compared as a number; the arrays are built only for the error.
-        let value = checksum.edc(body)
-        var expected: [UInt8] = []
-        let received = bytes[(3 + declared)...]
-        let matches =
-            checksum == .crc
-            ? received.first == UInt8(truncatingIfNeeded: value >> 8)
-                && received.last == UInt8(truncatingIfNeeded: value)
-            : received.first == UInt8(truncatingIfNeeded: value)
-        guard matches else {
-            checksum.append(edc: value, to: &expected)
-            throw .checksumMismatch(expected: expected, received: Array(received))
-        }
-        self.nodeAddress = bytes[0]
-        self.kind = try T1BlockKind(protocolControlByte: bytes[1])
-        self.information = Array(bytes[3..<(3 + declared)])
+        let checked = try T1ReceivedBlock(checking: bytes, checksum: checksum)
+        self.nodeAddress = checked.nodeAddress
+        self.kind = checked.kind
+        self.information = Array(bytes[checked.information])
     }
 
     /// Encodes the block with its EDC.
@@ -207,15 +185,32 @@ public struct T1Block: Sendable, Hashable {
     /// Encoding for blocks built by this module, whose INF size and sequence numbers are correct by
     /// construction (so the protocol needs no error path that cannot happen).
     func encodedWithoutValidation(checksum: T1Checksum) -> [UInt8] {
-        // Reserved before the first byte and the EDC appended as a number: one allocation per block.
+        Self.encode(nodeAddress: nodeAddress, kind: kind, information: information, checksum: checksum)
+    }
+
+    /// A block's bytes straight from its parts, so an I-block carrying a piece of a command needs
+    /// no copy of that piece first: one allocation per block, reserved before the first byte.
+    static func encode(
+        nodeAddress: UInt8, kind: T1BlockKind, information: some Collection<UInt8>, checksum: T1Checksum
+    ) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(3 + information.count + checksum.length)
+        encode(nodeAddress: nodeAddress, kind: kind, information: information, checksum: checksum, into: &bytes)
+        return bytes
+    }
+
+    /// Writes a block into `bytes`, replacing what was there and keeping its capacity: a sender
+    /// that keeps one buffer writes every block without allocating.
+    static func encode(
+        nodeAddress: UInt8, kind: T1BlockKind, information: some Collection<UInt8>, checksum: T1Checksum,
+        into bytes: inout [UInt8]
+    ) {
+        bytes.removeAll(keepingCapacity: true)
         bytes.append(nodeAddress)
         bytes.append(kind.protocolControlByte)
         bytes.append(UInt8(truncatingIfNeeded: information.count))
         bytes += information
         checksum.append(edc: checksum.edc(bytes), to: &bytes)
-        return bytes
     }
 }
 

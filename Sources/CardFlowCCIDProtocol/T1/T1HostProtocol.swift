@@ -80,10 +80,13 @@ public struct T1HostProtocol: Sendable {
     /// Size and chaining bit of the I-block in flight.
     private var inFlightLength = 0
     private var inFlightMore = false
-    /// The I-block in flight, resent verbatim when the card asks for it.
-    private var lastInformationBlock: [UInt8] = []
     /// The last block transmitted, resent verbatim under rules 7.2 and 7.3.
-    private var lastSent: [UInt8] = []
+    private var outgoing: [UInt8] = []
+    /// The block transmitted before it. Blocks are written into these two buffers in turn: the
+    /// caller still holds the block it just sent while it hands over the card's answer, so the
+    /// next block goes into the other buffer, which it let go of by then, without allocating
+    /// (issue 40).
+    private var previousOutgoing: [UInt8] = []
     private var response: [UInt8] = []
     private var consecutiveFailures = 0
     private var resynchronisations = 0
@@ -163,7 +166,7 @@ public struct T1HostProtocol: Sendable {
         clearExchange()
         let value = UInt8(ifsd)
         stage = .negotiatingIFSD(value)
-        return transmit(supervisory(.ifs, isResponse: false, information: [value]))
+        return transmit(.supervisory(.ifs, isResponse: false), information: CollectionOfOne(value))
     }
 
     /// Resynchronises with the card: S(RESYNCH request), and on S(RESYNCH response) both sides
@@ -180,11 +183,14 @@ public struct T1HostProtocol: Sendable {
     }
 
     /// Feeds one block received from the card (the abData of the reader's DataBlock).
-    public mutating func receive(_ bytes: [UInt8]) -> T1HostAction {
+    ///
+    /// Taken as its owner's: the first piece of a response becomes the response APDU in place
+    /// (its prologue and EDC removed), so a response in one block costs no copy.
+    public mutating func receive(_ bytes: consuming [UInt8]) -> T1HostAction {
         if let refusal = refusalToContinue() { return .failed(refusal) }
-        let block: T1Block
+        let block: T1ReceivedBlock
         do {
-            block = try T1Block(decoding: bytes, checksum: checksum)
+            block = try T1ReceivedBlock(checking: copy bytes, checksum: checksum)
         } catch {
             if case .checksumMismatch = error {
                 return invalidBlockReceived(.edcOrParity)
@@ -196,7 +202,9 @@ public struct T1HostProtocol: Sendable {
         }
         switch stage {
         case .negotiatingIFSD(let value):
-            guard block.kind == .supervisory(.ifs, isResponse: true), block.information == [value] else {
+            guard block.kind == .supervisory(.ifs, isResponse: true),
+                bytes[block.information].elementsEqual(CollectionOfOne(value))
+            else {
                 return invalidBlockReceived(.other)
             }
             ifsd = Int(value)
@@ -209,7 +217,16 @@ public struct T1HostProtocol: Sendable {
             }
             return restartAfterResynchronisation()
         case .sendingCommand, .receivingResponse:
-            return exchangeBlockReceived(block)
+            switch block.kind {
+            case .information(let sequence, let more):
+                return informationBlockReceived(&bytes, information: block.information, sequence: sequence, more: more)
+            case .receiveReady(let sequence, _):
+                return receiveReadyReceived(sequence: sequence, information: bytes[block.information])
+            case .supervisory(let function, let isResponse):
+                // The host sends no S-request during an exchange, so no S-response is expected.
+                guard !isResponse else { return invalidBlockReceived(.other) }
+                return supervisoryRequestReceived(function, information: bytes[block.information])
+            }
         case .idle, .halted:
             // Handled by refusalToContinue(); kept so the switch stays exhaustive.
             return .failed(.noExchangeInProgress)
@@ -243,21 +260,10 @@ public struct T1HostProtocol: Sendable {
         }
     }
 
-    private mutating func exchangeBlockReceived(_ block: T1Block) -> T1HostAction {
-        switch block.kind {
-        case .information(let sequence, let more):
-            return informationBlockReceived(block.information, sequence: sequence, more: more)
-        case .receiveReady(let sequence, _):
-            return receiveReadyReceived(sequence: sequence, information: block.information)
-        case .supervisory(let function, let isResponse):
-            // The host sends no S-request during an exchange, so no S-response is expected.
-            guard !isResponse else { return invalidBlockReceived(.other) }
-            return supervisoryRequestReceived(function, information: block.information)
-        }
-    }
-
-    private mutating func informationBlockReceived(_ information: [UInt8], sequence: UInt8, more: Bool) -> T1HostAction
-    {
+    /// An I-block from the card; `information` are the INF's indices in `bytes`.
+    private mutating func informationBlockReceived(
+        _ bytes: inout [UInt8], information: Range<Int>, sequence: UInt8, more: Bool
+    ) -> T1HostAction {
         // While our chain is unfinished the card must acknowledge with R-blocks (rule 5).
         if stage == .sendingCommand && inFlightMore {
             return invalidBlockReceived(.other)
@@ -271,14 +277,21 @@ public struct T1HostProtocol: Sendable {
             sendSequence ^= 1
             stage = .receivingResponse
         }
-        response += information
+        if response.isEmpty {
+            // The first piece: the received bytes become the response, trimmed in place.
+            bytes.removeSubrange(information.upperBound...)
+            bytes.removeSubrange(..<information.lowerBound)
+            swap(&response, &bytes)
+        } else {
+            response += bytes[information]
+        }
         guard response.count <= maximumResponseLength else {
             return fail(.responseTooLong(limit: maximumResponseLength))
         }
         receiveSequence ^= 1
         consecutiveFailures = 0
         if more {
-            return transmit(receiveReady(error: .none))
+            return transmitReceiveReady(error: .none)
         }
         let completeResponse = response
         stage = .idle
@@ -286,7 +299,7 @@ public struct T1HostProtocol: Sendable {
         return .completed(completeResponse)
     }
 
-    private mutating func receiveReadyReceived(sequence: UInt8, information: [UInt8]) -> T1HostAction {
+    private mutating func receiveReadyReceived(sequence: UInt8, information: ArraySlice<UInt8>) -> T1HostAction {
         // While receiving, the card may only send I-blocks; an R-block means it did not get our
         // last R-block, which rule 7.2 (via invalidBlockReceived) resends.
         guard stage == .sendingCommand, information.isEmpty else {
@@ -296,7 +309,7 @@ public struct T1HostProtocol: Sendable {
             // The card asks for the I-block in flight again.
             consecutiveFailures += 1
             if consecutiveFailures >= retryLimit { return resynchronise() }
-            return transmit(lastInformationBlock)
+            return sendInformationBlockInFlight()
         }
         // N(R) names the next I-block: an acknowledgement, valid only inside our chain (rule 5).
         guard inFlightMore else { return invalidBlockReceived(.other) }
@@ -306,26 +319,27 @@ public struct T1HostProtocol: Sendable {
         return sendNextInformationBlock()
     }
 
-    private mutating func supervisoryRequestReceived(_ function: T1SupervisoryFunction, information: [UInt8])
+    private mutating func supervisoryRequestReceived(_ function: T1SupervisoryFunction, information: ArraySlice<UInt8>)
         -> T1HostAction
     {
         switch function {
         case .waitingTimeExtension:
             guard information.count == 1 else { return invalidBlockReceived(.other) }
-            let multiplier = information[0]
+            let multiplier = information[information.startIndex]
             consecutiveFailures = 0
             // A multiplier of 0 is meaningless; the wait is never shortened below BWT.
             return transmit(
-                supervisory(.waitingTimeExtension, isResponse: true, information: [multiplier]),
-                waitingTimeMultiplier: max(multiplier, 1)
-            )
+                .supervisory(.waitingTimeExtension, isResponse: true), information: CollectionOfOne(multiplier),
+                waitingTimeMultiplier: max(multiplier, 1))
         case .ifs:
-            guard information.count == 1, (1...UInt8(T1Block.maximumInformationLength)).contains(information[0]) else {
+            guard let size = information.first, information.count == 1,
+                (1...UInt8(T1Block.maximumInformationLength)).contains(size)
+            else {
                 return invalidBlockReceived(.other)
             }
-            ifsc = Int(information[0])
+            ifsc = Int(size)
             consecutiveFailures = 0
-            return transmit(supervisory(.ifs, isResponse: true, information: information))
+            return transmit(.supervisory(.ifs, isResponse: true), information: information)
         case .abort:
             guard information.isEmpty else { return invalidBlockReceived(.other) }
             return fail(.cardAborted)
@@ -345,13 +359,13 @@ public struct T1HostProtocol: Sendable {
         switch stage {
         case .negotiatingIFSD(let value):
             if consecutiveFailures >= retryLimit { return fail(.ifsdNegotiationFailed(requested: value)) }
-            return transmit(lastSent) // Rule 7.3: resend S(IFS request).
+            return resend() // Rule 7.3: resend S(IFS request).
         case .resynchronising:
             return resynchronise() // Rule 7.3: resend S(RESYNCH request), counted as an attempt.
         case .sendingCommand, .receivingResponse:
             if consecutiveFailures >= retryLimit { return resynchronise() }
-            if lastSentIsReceiveReady { return transmit(lastSent) } // Rule 7.2.
-            return transmit(receiveReady(error: error)) // Rule 7.1.
+            if lastSentIsReceiveReady { return resend() } // Rule 7.2.
+            return transmitReceiveReady(error: error) // Rule 7.1.
         case .idle, .halted:
             return .failed(.noExchangeInProgress)
         }
@@ -366,7 +380,7 @@ public struct T1HostProtocol: Sendable {
         resynchronisations += 1
         consecutiveFailures = 0
         stage = .resynchronising
-        return transmit(supervisory(.resynch, isResponse: false, information: []))
+        return transmit(.supervisory(.resynch, isResponse: false))
     }
 
     /// After S(RESYNCH response) both sides start from sequence numbers 0 and the command is
@@ -391,13 +405,15 @@ public struct T1HostProtocol: Sendable {
         let length = min(remaining, ifsc)
         inFlightLength = length
         inFlightMore = remaining > length
-        let block = T1Block(
-            nodeAddress: nodeAddress,
-            kind: .information(sendSequence: sendSequence, more: inFlightMore),
-            information: Array(command[acknowledgedLength..<(acknowledgedLength + length)])
-        )
-        lastInformationBlock = block.encodedWithoutValidation(checksum: checksum)
-        return transmit(lastInformationBlock)
+        return sendInformationBlockInFlight()
+    }
+
+    /// The I-block in flight (again, when the card asks for it), encoded from the command's own
+    /// storage: no copy of the piece first.
+    private mutating func sendInformationBlockInFlight() -> T1HostAction {
+        transmit(
+            .information(sendSequence: sendSequence, more: inFlightMore),
+            information: command[acknowledgedLength..<(acknowledgedLength + inFlightLength)])
     }
 
     private mutating func fail(_ error: T1Error) -> T1HostAction {
@@ -411,8 +427,8 @@ public struct T1HostProtocol: Sendable {
         acknowledgedLength = 0
         inFlightLength = 0
         inFlightMore = false
-        lastInformationBlock = []
-        lastSent = []
+        // The block buffers stay: every exchange writes its first block before reading one, and
+        // clearing them while the caller still holds the last block would allocate anew.
         response = []
         consecutiveFailures = 0
         resynchronisations = 0
@@ -422,23 +438,28 @@ public struct T1HostProtocol: Sendable {
     // MARK: - Blocks
 
     private var lastSentIsReceiveReady: Bool {
-        lastSent.count > 1 && lastSent[1] & 0xC0 == 0x80
+        outgoing.count > 1 && outgoing[1] & 0xC0 == 0x80
     }
 
-    private mutating func transmit(_ bytes: [UInt8], waitingTimeMultiplier: UInt8 = 1) -> T1HostAction {
-        lastSent = bytes
-        return .send(bytes, waitingTimeMultiplier: waitingTimeMultiplier)
+    /// Writes the block into ``outgoing`` and asks the caller to send it.
+    private mutating func transmit(
+        _ kind: T1BlockKind, information: some Collection<UInt8> = EmptyCollection(), waitingTimeMultiplier: UInt8 = 1
+    ) -> T1HostAction {
+        swap(&outgoing, &previousOutgoing)
+        if outgoing.capacity == 0 {
+            outgoing.reserveCapacity(3 + T1Block.maximumInformationLength + T1Checksum.crc.length)
+        }
+        T1Block.encode(
+            nodeAddress: nodeAddress, kind: kind, information: information, checksum: checksum, into: &outgoing)
+        return .send(outgoing, waitingTimeMultiplier: waitingTimeMultiplier)
     }
 
-    private func receiveReady(error: T1ReceiveReadyError) -> [UInt8] {
-        T1Block(nodeAddress: nodeAddress, kind: .receiveReady(sequence: receiveSequence, error: error))
-            .encodedWithoutValidation(checksum: checksum)
+    /// The last block again, byte for byte.
+    private func resend() -> T1HostAction {
+        .send(outgoing, waitingTimeMultiplier: 1)
     }
 
-    private func supervisory(_ function: T1SupervisoryFunction, isResponse: Bool, information: [UInt8]) -> [UInt8] {
-        T1Block(
-            nodeAddress: nodeAddress, kind: .supervisory(function, isResponse: isResponse), information: information
-        )
-        .encodedWithoutValidation(checksum: checksum)
+    private mutating func transmitReceiveReady(error: T1ReceiveReadyError) -> T1HostAction {
+        transmit(.receiveReady(sequence: receiveSequence, error: error))
     }
 }

@@ -83,7 +83,7 @@ extension VirtualCCIDReader {
                 reply(failure(command, error: .iccMute, icc: .presentActive), delay: readerTime)
                 return
             }
-            guard var t1 = slots[index].t1 else {
+            guard var t1 = slots[index].t1.take() else {
                 reply(failure(command, error: .iccMute, icc: .presentActive), delay: readerTime)
                 return
             }

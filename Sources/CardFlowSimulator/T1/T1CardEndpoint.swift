@@ -171,7 +171,9 @@ public struct T1CardEndpoint: Sendable {
     /// The longest command APDU the card takes through T=1 chaining (an extended APDU).
     public static let maximumCommandLength = 65_544
 
-    private mutating func informationReceived(sequence: UInt8, more: Bool, information: [UInt8]) -> T1CardEvent {
+    private mutating func informationReceived(sequence: UInt8, more: Bool, information: ArraySlice<UInt8>)
+        -> T1CardEvent
+    {
         switch stage {
         case .idle, .receivingCommand:
             guard sequence == expectedSequence, information.count <= ifsc else {
@@ -215,7 +217,7 @@ public struct T1CardEndpoint: Sendable {
         }
     }
 
-    private mutating func supervisoryReceived(pcb: UInt8, information: [UInt8]) -> T1CardEvent {
+    private mutating func supervisoryReceived(pcb: UInt8, information: ArraySlice<UInt8>) -> T1CardEvent {
         switch pcb {
         case 0xC0 where information.isEmpty:
             // RESYNCH: both sides start again from N(S) = N(R) = 0; everything pending is dropped.
@@ -227,9 +229,9 @@ public struct T1CardEndpoint: Sendable {
             ifsd = keptIFSD
             corruptedBlocksRemaining = keptFaults
             return .send(emit(supervisoryBlock(pcb: 0xE0, information: [])))
-        case 0xC1 where information.count == 1 && (1...254).contains(information[0]):
+        case 0xC1 where information.count == 1 && (1...254).contains(information.first ?? 0):
             if case .awaitingSupervisoryResponse = stage { break }
-            ifsd = Int(information[0])
+            ifsd = Int(information.first ?? 0)
             return .send(emit(supervisoryBlock(pcb: 0xE1, information: information)))
         case 0xC2 where information.isEmpty:
             stage = .idle
@@ -243,13 +245,13 @@ public struct T1CardEndpoint: Sendable {
             {
                 stage = .processing
                 pendingRequest = []
-                return .waitingTimeExtensionGranted(multiplier: information[0])
+                return .waitingTimeExtensionGranted(multiplier: information.first ?? 0)
             }
         case 0xE1:
             if stage == .awaitingSupervisoryResponse(requestPCB: 0xC1, value: information.first ?? 0),
                 information.count == 1
             {
-                ifsc = Int(information[0])
+                ifsc = Int(information.first ?? 0)
                 pendingRequest = []
                 stage = deferredStage
                 let block = deferredBlock
@@ -282,7 +284,7 @@ public struct T1CardEndpoint: Sendable {
         let more = remaining > length
         var pcb: UInt8 = sendSequence << 6
         if more { pcb |= 0x20 }
-        let block = frame(pcb: pcb, information: Array(response[responseOffset..<(responseOffset + length)]))
+        let block = frame(pcb: pcb, information: response[responseOffset..<(responseOffset + length)])
         responseOffset += length
         lastInformationBlock = block
         lastInformationSequence = sendSequence
@@ -330,7 +332,7 @@ public struct T1CardEndpoint: Sendable {
         frame(pcb: 0x80 | sequence << 4 | errorCode, information: [])
     }
 
-    private func supervisoryBlock(pcb: UInt8, information: [UInt8]) -> [UInt8] {
+    private func supervisoryBlock(pcb: UInt8, information: some Collection<UInt8>) -> [UInt8] {
         frame(pcb: pcb, information: information)
     }
 
@@ -338,17 +340,23 @@ public struct T1CardEndpoint: Sendable {
 
     private var cardNodeAddress: UInt8 { (hostNodeAddress >> 4) | (hostNodeAddress << 4) }
 
-    private func frame(pcb: UInt8, information: [UInt8]) -> [UInt8] {
-        var block: [UInt8] = [cardNodeAddress, pcb, UInt8(information.count)] + information
-        block += errorDetectionCode(block)
+    /// A block built in one array: reserved before the first byte, the EDC appended in place.
+    private func frame(pcb: UInt8, information: some Collection<UInt8>) -> [UInt8] {
+        var block: [UInt8] = []
+        block.reserveCapacity(3 + information.count + 2)
+        block.append(cardNodeAddress)
+        block.append(pcb)
+        block.append(UInt8(information.count))
+        block += information
+        appendErrorDetectionCode(to: &block)
         return block
     }
 
     private enum HostBlock {
         case invalid(checksumError: Bool)
-        case information(sequence: UInt8, more: Bool, information: [UInt8])
+        case information(sequence: UInt8, more: Bool, information: ArraySlice<UInt8>)
         case receiveReady(sequence: UInt8)
-        case supervisory(pcb: UInt8, information: [UInt8])
+        case supervisory(pcb: UInt8, information: ArraySlice<UInt8>)
     }
 
     /// Checks a host block the way ISO/IEC 7816-3 §11.3 defines it.
@@ -359,12 +367,12 @@ public struct T1CardEndpoint: Sendable {
         guard length < 0xFF, bytes.count == 3 + length + edcLength else {
             return .invalid(checksumError: false)
         }
-        guard Array(bytes.suffix(edcLength)) == errorDetectionCode(bytes.dropLast(edcLength)) else {
+        guard errorDetectionCodeMatches(bytes, edcLength: edcLength) else {
             return .invalid(checksumError: true)
         }
         guard bytes[0] == hostNodeAddress else { return .invalid(checksumError: false) }
         let pcb = bytes[1]
-        let information = Array(bytes[3..<(3 + length)])
+        let information = bytes[3..<(3 + length)]
         switch pcb >> 6 {
         case 0, 1: // I-block: 0 N(S) M 0 0 0 0 0
             guard pcb & 0x1F == 0 else { return .invalid(checksumError: false) }
@@ -378,7 +386,25 @@ public struct T1CardEndpoint: Sendable {
         }
     }
 
-    private func errorDetectionCode(_ bytes: some Collection<UInt8>) -> [UInt8] {
+    /// True when the last `edcLength` bytes are the EDC of the ones before.
+    private func errorDetectionCodeMatches(_ bytes: [UInt8], edcLength: Int) -> Bool {
+        let body = bytes.dropLast(edcLength)
+        let code = errorDetectionCode(body)
+        if checksum == .crc {
+            return bytes[bytes.count - 2] == UInt8(code >> 8) && bytes[bytes.count - 1] == UInt8(code & 0xFF)
+        }
+        return bytes[bytes.count - 1] == UInt8(code & 0xFF)
+    }
+
+    /// Appends the EDC of the block's bytes so far, as it goes on the wire (CRC high byte first).
+    private func appendErrorDetectionCode(to block: inout [UInt8]) {
+        let code = errorDetectionCode(block)
+        if checksum == .crc { block.append(UInt8(code >> 8)) }
+        block.append(UInt8(code & 0xFF))
+    }
+
+    /// The EDC as a number: LRC in the low byte, or the CRC register.
+    private func errorDetectionCode(_ bytes: some Collection<UInt8>) -> UInt16 {
         if checksum == .crc {
             // Same CRC as the host side documents (openct): reflected 0x8408, preset 0xFFFF, no
             // final complement, high byte first. Table-free form, independent of CCID's code.
@@ -390,10 +416,10 @@ public struct T1CardEndpoint: Sendable {
                     if feedback != 0 { register ^= 0x8408 }
                 }
             }
-            return [UInt8(register >> 8), UInt8(register & 0xFF)]
+            return register
         }
         var lrc: UInt8 = 0
         for byte in bytes { lrc ^= byte }
-        return [lrc]
+        return UInt16(lrc)
     }
 }
