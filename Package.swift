@@ -403,6 +403,7 @@ let package = Package(
             name: "CardFlowTranscriptsTests",
             dependencies: [
                 "CardFlowTranscripts", "CardFlowCCIDProtocol", "CardFlowCCID", "CardFlowSimulator",
+                "CardFlowSimulatorReaders",
                 // Real cards' recordings replayed against the card clients.
                 "CardFlowSimulatorCards", "CardFlow", "CardFlowDESFire", "CardFlowStorageCards", "CardFlowISO15693",
             ]),

@@ -12,7 +12,8 @@ import Foundation
 ///
 /// The reader's CCID descriptor comes from `profile=PATH` (a descriptor dump), else from the
 /// log's `# descriptor:` header line, looked up in `ccid-readers/` beside the log's folder (the
-/// layout of `Tests/Fixtures`).
+/// layout of `Tests/Fixtures`): ``TranscriptReaderProfileLookup``, which cardctl's
+/// `transcript-check` and `simulate --replay` use too.
 ///
 /// ```swift
 /// let sources: [any ReaderSource] = [ReplayReaderSource()]
@@ -36,19 +37,8 @@ public struct ReplayReaderSource: ReaderSource {
         }
         let transcript = try TranscriptParser.parse(String(decoding: data, as: UTF8.self))
         let header = transcript.header
-        let profilePath =
-            parsed.profile
-            ?? header.descriptorFile.map {
-                URL(fileURLWithPath: parsed.log).deletingLastPathComponent().deletingLastPathComponent()
-                    .appendingPathComponent("ccid-readers").appendingPathComponent($0).path
-            }
-        guard let profilePath else { throw ReplaySelectorError.noDescriptor(parsed.log) }
-        let profiles = try ReaderProfile.profiles(contentsOfFile: profilePath)
-        guard
-            let profile = profiles.first(where: { $0.vendorID == header.vendorID && $0.productID == header.productID })
-                ?? profiles.first,
-            profile.interfaces.indices.contains(header.interface)
-        else { throw ReplaySelectorError.noDescriptor(parsed.log) }
+        let profile = try TranscriptReaderProfileLookup(explicitPath: parsed.profile).profile(
+            for: transcript, log: parsed.log)
         let descriptor = try CCIDClassDescriptor(bytes: profile.classDescriptorBytes(interface: header.interface))
         let id = "replay:\(options.firstIndex)"
         var driverLogger = options.logger

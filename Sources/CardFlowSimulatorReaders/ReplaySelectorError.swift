@@ -8,15 +8,12 @@ public enum ReplaySelectorError: Error, Sendable, Hashable, CustomStringConverti
     case unknownOption(String)
     /// The log cannot be read.
     case unreadable(String)
-    /// Neither `profile=PATH` nor the log's `# descriptor:` line gives the reader's descriptor.
-    case noDescriptor(String)
 
     public var description: String {
         switch self {
         case .missingLog: "replay needs a log: replay:LOG[,profile=PATH]"
         case .unknownOption(let option): "unknown replay option '\(option)' (only profile=PATH)"
         case .unreadable(let path): "cannot read the log \(path)"
-        case .noDescriptor(let path): "no descriptor for the reader of \(path): give profile=PATH"
         }
     }
 

@@ -20,7 +20,8 @@ struct PresenceNoticeReplayTests {
             return nil
         }
         #expect(recorded == [[0x50, 0x03], [0x50, 0x02]])
-        let descriptor = try #require(try TranscriptFixtures.descriptor(for: transcript))
+        let descriptor = try #require(
+            try TranscriptFixtures.descriptor(for: transcript, named: "pyscard-18-acr122u-card-events.log"))
         let driver = CCIDReaderDriver(
             driver: CCIDDriver(transport: ReplayUSBTransport(transcript: transcript), descriptor: descriptor), slot: 0)
         var notices: [PresenceNotice] = []

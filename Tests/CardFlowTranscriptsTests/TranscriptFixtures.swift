@@ -1,5 +1,6 @@
 import CardFlowCCIDProtocol
 import CardFlowSimulator
+import CardFlowSimulatorReaders
 import CardFlowTranscripts
 import Foundation
 
@@ -25,14 +26,16 @@ enum TranscriptFixtures {
         try TranscriptParser.parse(try text(name))
     }
 
-    /// The CCID class descriptor the transcript's header names (`# descriptor:` and `# interface:`).
-    static func descriptor(for transcript: Transcript) throws -> CCIDClassDescriptor? {
-        guard let file = transcript.header.descriptorFile else { return nil }
-        let path = fixturesRoot.appendingPathComponent("ccid-readers").appendingPathComponent(file).path
-        let profile = try ReaderProfile.profiles(contentsOfFile: path).first { profile in
-            profile.vendorID == transcript.header.vendorID && profile.productID == transcript.header.productID
+    /// The CCID class descriptor of the transcript's reader (its `# descriptor:` dump, found as
+    /// `replay:` readers and cardctl find it), nil when the corpus has no dump of the reader.
+    static func descriptor(for transcript: Transcript, named name: String) throws -> CCIDClassDescriptor? {
+        let log = transcriptsDirectory.appendingPathComponent(name).path
+        let profile: ReaderProfile
+        do {
+            profile = try TranscriptReaderProfileLookup().profile(for: transcript, log: log)
+        } catch .noDescriptor {
+            return nil
         }
-        guard let profile, profile.interfaces.indices.contains(transcript.header.interface) else { return nil }
         return try CCIDClassDescriptor(bytes: profile.classDescriptorBytes(interface: transcript.header.interface))
     }
 }

@@ -11,7 +11,8 @@ import Testing
 @Suite("Transcript replay")
 struct TranscriptReplayTests {
     static let replayable = TranscriptFixtures.names.filter { name in
-        (try? TranscriptFixtures.transcript(name)).flatMap { try? TranscriptFixtures.descriptor(for: $0) } != nil
+        (try? TranscriptFixtures.transcript(name)).flatMap { try? TranscriptFixtures.descriptor(for: $0, named: name) }
+            != nil
     }
 
     @Test("every transcript with a reader descriptor is replayed")
@@ -23,7 +24,7 @@ struct TranscriptReplayTests {
     @Test("the driver's messages are accepted and the outcomes are pcscd's", arguments: replayable)
     func replay(name: String) async throws {
         let transcript = try TranscriptFixtures.transcript(name)
-        let descriptor = try #require(try TranscriptFixtures.descriptor(for: transcript))
+        let descriptor = try #require(try TranscriptFixtures.descriptor(for: transcript, named: name))
         let report = await TranscriptReplayCheck.run(transcript, descriptor: descriptor)
         let summary =
             report.results.map(\.description).joined(separator: "\n")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CardFlowSimulatorReaders
 import CardFlowSimulatorUSB
 import CardFlowTranscripts
 import Foundation
@@ -12,7 +13,7 @@ extension SimulateCommand {
         }
         let transcript = try TranscriptParser.parse(String(decoding: data, as: UTF8.self))
         for problem in transcript.problems { Output.standardError("\(log): \(problem)") }
-        let profile = try TranscriptReaderProfile(explicitPath: readerProfile, fixtures: fixtures)
+        let profile = try TranscriptReaderProfileLookup(explicitPath: readerProfile, searchDirectories: [fixtures])
             .profile(for: transcript, log: log)
         let model = try ReplayedCCIDDevice(transcript: transcript, profile: profile, logger: logger)
 

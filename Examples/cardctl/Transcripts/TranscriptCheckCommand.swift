@@ -2,6 +2,7 @@ import ArgumentParser
 import CardFlow
 import CardFlowCCIDProtocol
 import CardFlowSimulator
+import CardFlowSimulatorReaders
 import CardFlowTranscripts
 import Foundation
 
@@ -95,7 +96,7 @@ struct TranscriptCheckCommand: AsyncParsableCommand {
 
     /// The CCID class descriptor of the interface the log talks to.
     private func descriptor(for transcript: Transcript, log: String) throws -> CCIDClassDescriptor {
-        let profile = try TranscriptReaderProfile(explicitPath: readerProfile, fixtures: fixtures)
+        let profile = try TranscriptReaderProfileLookup(explicitPath: readerProfile, searchDirectories: [fixtures])
             .profile(for: transcript, log: log)
         return try CCIDClassDescriptor(bytes: profile.classDescriptorBytes(interface: transcript.header.interface))
     }
