@@ -6,7 +6,7 @@ import Logging
 // XfrBlock at every exchange level (short/extended APDU, TPDU T=1 and T=0, character),
 // and the card exchange behind it.
 extension VirtualCCIDReader {
-    func handleXfrBlock(_ command: CCIDCommand, level: UInt16, data: [UInt8]) {
+    func handleXfrBlock(_ command: CCIDCommand, level: UInt16, data: consuming [UInt8]) {
         let index = Int(command.slot)
         let readerTime = configuration.timing.readerOnlyTime
         if answerFromFirmware(command, level: level, apdu: data) { return }

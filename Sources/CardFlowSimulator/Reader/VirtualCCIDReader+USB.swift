@@ -25,7 +25,7 @@ extension VirtualCCIDReader {
             unplug()
             throw .noDevice
         }
-        let command: CCIDCommand
+        var command: CCIDCommand
         do {
             command = try CCIDCommand(decoding: bytes)
         } catch {
@@ -71,7 +71,12 @@ extension VirtualCCIDReader {
             reply(failure(command, error: .slotBusy, icc: slots[Int(command.slot)].iccStatus), delay: .zero)
             return
         }
-        handle(command)
+        if let (level, data) = command.takeTransferBlock() {
+            // The data handed over alone: the card side may take it over in place (issue 40).
+            handleXfrBlock(command, level: level, data: data)
+        } else {
+            handle(command)
+        }
     }
 
     /// How many slots may work on a command at once (bMaxCCIDBusySlots; readers declaring 0

@@ -109,22 +109,25 @@ public struct T1CardEndpoint: Sendable {
     // MARK: - Driving the card
 
     /// Processes one block from the host.
-    public mutating func receive(_ bytes: [UInt8]) -> T1CardEvent {
+    ///
+    /// Taken as its owner's: the first piece of a command becomes the command in place (its
+    /// prologue and EDC removed), so a command in one block costs no copy.
+    public mutating func receive(_ bytes: consuming [UInt8]) -> T1CardEvent {
         if stage == .processing {
             // The host spoke while the card had the turn; a real card would not be listening.
             // The command is dropped and the block handled as if the card were idle.
             stage = .idle
             command = []
         }
-        switch parse(bytes) {
+        switch parse(copy bytes) {
         case .invalid(let checksumError):
             return .send(answerInvalidBlock(errorCode: checksumError ? 1 : 2))
         case .information(let sequence, let more, let information):
-            return informationReceived(sequence: sequence, more: more, information: information)
+            return informationReceived(&bytes, sequence: sequence, more: more, information: information)
         case .receiveReady(let sequence):
             return .send(receiveReadyReceived(sequence: sequence))
         case .supervisory(let pcb, let information):
-            return supervisoryReceived(pcb: pcb, information: information)
+            return supervisoryReceived(pcb: pcb, information: bytes[information])
         }
     }
 
@@ -171,9 +174,10 @@ public struct T1CardEndpoint: Sendable {
     /// The longest command APDU the card takes through T=1 chaining (an extended APDU).
     public static let maximumCommandLength = 65_544
 
-    private mutating func informationReceived(sequence: UInt8, more: Bool, information: ArraySlice<UInt8>)
-        -> T1CardEvent
-    {
+    /// An I-block from the host; `information` are the INF's indices in `bytes`.
+    private mutating func informationReceived(
+        _ bytes: inout [UInt8], sequence: UInt8, more: Bool, information: Range<Int>
+    ) -> T1CardEvent {
         switch stage {
         case .idle, .receivingCommand:
             guard sequence == expectedSequence, information.count <= ifsc else {
@@ -187,7 +191,13 @@ public struct T1CardEndpoint: Sendable {
                 stage = .idle
                 return .send(answerInvalidBlock(errorCode: 2))
             }
-            command += information
+            if command.isEmpty {
+                bytes.removeSubrange(information.upperBound...)
+                bytes.removeSubrange(..<information.lowerBound)
+                swap(&command, &bytes)
+            } else {
+                command += bytes[information]
+            }
             expectedSequence ^= 1
             // The host's I-block acknowledges the card's last response block.
             finalResponseBlockRetransmittable = false
@@ -354,9 +364,10 @@ public struct T1CardEndpoint: Sendable {
 
     private enum HostBlock {
         case invalid(checksumError: Bool)
-        case information(sequence: UInt8, more: Bool, information: ArraySlice<UInt8>)
+        /// `information`: the INF's indices in the block.
+        case information(sequence: UInt8, more: Bool, information: Range<Int>)
         case receiveReady(sequence: UInt8)
-        case supervisory(pcb: UInt8, information: ArraySlice<UInt8>)
+        case supervisory(pcb: UInt8, information: Range<Int>)
     }
 
     /// Checks a host block the way ISO/IEC 7816-3 §11.3 defines it.
@@ -372,7 +383,7 @@ public struct T1CardEndpoint: Sendable {
         }
         guard bytes[0] == hostNodeAddress else { return .invalid(checksumError: false) }
         let pcb = bytes[1]
-        let information = bytes[3..<(3 + length)]
+        let information = 3..<(3 + length)
         switch pcb >> 6 {
         case 0, 1: // I-block: 0 N(S) M 0 0 0 0 0
             guard pcb & 0x1F == 0 else { return .invalid(checksumError: false) }
