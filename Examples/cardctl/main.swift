@@ -5,8 +5,16 @@ import Foundation
 // Global options may come before or after the subcommand: see GlobalOptions.
 let arguments = Array(CommandLine.arguments.dropFirst())
 
-/// Parses and runs the command; returns the process exit status.
+/// Parses and runs the command, then closes the readers it left open; returns the process exit
+/// status.
 @Sendable func runCardCtl() async -> Int32 {
+    let status = await parseAndRunCardCtl()
+    await OpenReaderConnections.shared.closeAll()
+    return status
+}
+
+/// Parses and runs the command; returns the process exit status.
+@Sendable func parseAndRunCardCtl() async -> Int32 {
     let command: any ParsableCommand
     do {
         command = try CardCtl.parseAsRoot(arguments)

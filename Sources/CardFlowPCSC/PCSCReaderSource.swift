@@ -55,6 +55,12 @@ public struct PCSCReaderSource: ReaderSource {
             try? await context.release()
             throw error
         }
+        guard !names.isEmpty else {
+            // Nothing to use the context for: released now, not by its deinit on its own thread,
+            // which could still be inside libpcsclite when a caller that gives up exits.
+            try? await context.release()
+            return OpenedReaders(readers: [], close: {})
+        }
         let readers = names.map { name in
             // The driver's own lines (presence watch) stay out of the APDU trace.
             Reader(

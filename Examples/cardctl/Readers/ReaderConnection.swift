@@ -9,6 +9,8 @@ struct ReaderConnection {
     private let opened: OpenedReaders
     /// The selector the readers came from, and what chose it.
     private(set) var choice = ReaderChoice(selector: "", source: .option)
+    /// Its entry in ``OpenReaderConnections``, which closes it at exit if the command did not.
+    private var registration = 0
 
     /// With `--trace`, the readers' APDU trace is printed (to stderr when stdout carries data).
     static func open(_ options: GlobalOptions, logger: Logger, traceToStandardError: Bool = false) async throws
@@ -50,6 +52,7 @@ struct ReaderConnection {
         }
         var connection = ReaderConnection(readers: opened.readers, opened: opened)
         connection.choice = choice
+        connection.registration = await OpenReaderConnections.shared.add(opened)
         return connection
     }
 
@@ -72,6 +75,7 @@ struct ReaderConnection {
 
     /// Releases the readers, and persists the simulated card's contents when `state=PATH` was given.
     func close() async throws {
+        await OpenReaderConnections.shared.remove(registration)
         try await opened.close()
     }
 
