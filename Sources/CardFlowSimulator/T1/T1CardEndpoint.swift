@@ -356,7 +356,8 @@ public struct T1CardEndpoint: Sendable {
         block.reserveCapacity(3 + information.count + 2)
         block.append(cardNodeAddress)
         block.append(pcb)
-        block.append(UInt8(information.count))
+        // At most IFSD (1...254, checked when the host set it) or one S-block byte.
+        block.append(UInt8(truncatingIfNeeded: information.count))
         block += information
         appendErrorDetectionCode(to: &block)
         return block
@@ -402,16 +403,17 @@ public struct T1CardEndpoint: Sendable {
         let body = bytes.dropLast(edcLength)
         let code = errorDetectionCode(body)
         if checksum == .crc {
-            return bytes[bytes.count - 2] == UInt8(code >> 8) && bytes[bytes.count - 1] == UInt8(code & 0xFF)
+            return bytes[bytes.count - 2] == UInt8(truncatingIfNeeded: code >> 8)
+                && bytes[bytes.count - 1] == UInt8(truncatingIfNeeded: code)
         }
-        return bytes[bytes.count - 1] == UInt8(code & 0xFF)
+        return bytes[bytes.count - 1] == UInt8(truncatingIfNeeded: code)
     }
 
     /// Appends the EDC of the block's bytes so far, as it goes on the wire (CRC high byte first).
     private func appendErrorDetectionCode(to block: inout [UInt8]) {
         let code = errorDetectionCode(block)
-        if checksum == .crc { block.append(UInt8(code >> 8)) }
-        block.append(UInt8(code & 0xFF))
+        if checksum == .crc { block.append(UInt8(truncatingIfNeeded: code >> 8)) }
+        block.append(UInt8(truncatingIfNeeded: code))
     }
 
     /// The EDC as a number: LRC in the low byte, or the CRC register.
