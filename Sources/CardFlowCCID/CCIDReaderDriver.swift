@@ -54,8 +54,8 @@ public struct CCIDReaderDriver: ReaderDriver {
     }
 
     @inline(__always)
-    public func transmit(_ command: [UInt8]) async throws -> [UInt8] {
-        try await driver.transmit(command, slot: slot)
+    public func transmit(_ command: consuming [UInt8]) async throws -> [UInt8] {
+        try await driver.transmit(consume command, slot: slot)
     }
 
     public func presence() async throws -> CardPresence {

@@ -85,6 +85,59 @@ struct CCIDCodecTests {
         #expect(buffer == bytes)
     }
 
+    /// The APDU-level path's framing (issue 40): an XfrBlock framed around its own data, and the
+    /// simulated reader's decoding that takes the data out of the frame, give the vectors' bytes
+    /// and commands; every other message frames as ``CCIDCommand/encoded()`` does.
+    @Test(
+        "framing around the data and decoding out of the frame match the vectors", arguments: 0..<commandVectors.count)
+    func commandFramedInPlace(_ index: Int) throws {
+        let (command, bytes) = Self.commandVectors[index]
+        #expect(command.frameAroundTransferData() == bytes)
+        var frame = bytes
+        #expect(try CCIDCommand(decodingFrame: &frame) == command)
+        if command.messageType == .xfrBlock { #expect(frame.isEmpty) }
+    }
+
+    /// With room in front or none, shared or not, the frame is the same, and the caller's array
+    /// (still held here) is never changed under it.
+    @Test func framingAroundDataNeverChangesTheCallersArray() {
+        var roomy: [UInt8] = []
+        roomy.reserveCapacity(64)
+        roomy += [0x00, 0xB0, 0x00, 0x00, 0x02]
+        let tight: [UInt8] = [0x00, 0xB0, 0x00, 0x00, 0x02]
+        let expected: [UInt8] = [0x6F, 5, 0, 0, 0, 0x01, 0x2A, 0x00, 0x00, 0x00, 0x00, 0xB0, 0x00, 0x00, 0x02]
+        for data in [roomy, tight] {
+            let command = CCIDCommand(
+                slot: 1, sequence: 0x2A, kind: .xfrBlock(blockWaitingTimeMultiplier: 0, levelParameter: 0, data: data))
+            #expect(command.frameAroundTransferData() == expected)
+            #expect(data == tight)
+        }
+        // A 65,544-byte extended APDU: dwLength needs three bytes.
+        let long = [UInt8](repeating: 0x5A, count: 65_544)
+        let frame = CCIDCommand(
+            slot: 0, sequence: 0, kind: .xfrBlock(blockWaitingTimeMultiplier: 0, levelParameter: 1, data: long)
+        ).frameAroundTransferData()
+        #expect(Array(frame.prefix(10)) == [0x6F, 0x08, 0x00, 0x01, 0x00, 0, 0, 0, 0x01, 0x00])
+        #expect(frame.count == 65_554 && frame.dropFirst(10).allSatisfy { $0 == 0x5A })
+    }
+
+    /// A malformed message leaves the frame as it was, so the reader can still answer it from
+    /// its header; the error is the one ``CCIDCommand/init(decoding:)`` gives.
+    @Test func decodingOutOfAMalformedFrameLeavesIt() {
+        for malformed: [UInt8] in [
+            [0x6F, 4, 0, 0, 0, 0, 1, 0, 0, 0, 0x00, 0xA4], // dwLength 4, 2 bytes follow
+            [0x6F, 0, 0], // truncated header
+            [0x80, 0, 0, 0, 0, 0, 1, 0, 0, 0], // a response type
+            [0x62, 0, 0, 0, 0, 0, 0, 9, 0, 0], // IccPowerOn with bPowerSelect 9
+        ] {
+            var frame = malformed
+            let error = #expect(throws: CCIDFrameError.self) { try CCIDCommand(decodingFrame: &frame) }
+            let expected = #expect(throws: CCIDFrameError.self) { try CCIDCommand(decoding: malformed) }
+            #expect(error == expected)
+            #expect(frame == malformed)
+        }
+    }
+
     static let responseVectors: [(CCIDResponse, [UInt8])] = [
         // DESFire ATR through an ACR122U-like reader.
         (
@@ -180,6 +233,9 @@ struct CCIDCodecTests {
             }
             if (try? CCIDResponse(decoding: bytes)) != nil { decoded += 1 }
             _ = try? CCIDCommand(decoding: bytes)
+            var frame = bytes
+            // Decoding out of the frame agrees with decoding a copy, and fails the same way.
+            #expect((try? CCIDCommand(decodingFrame: &frame)) == (try? CCIDCommand(decoding: bytes)))
             _ = try? CCIDInterruptMessage(decoding: bytes, slotCount: Int(random.next() % 5) + 1)
         }
         #expect(decoded > 0)

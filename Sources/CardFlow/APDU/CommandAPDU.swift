@@ -98,17 +98,25 @@ public struct CommandAPDU: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The spare capacity of ``encoded(forceExtendedLength:)``'s array: a CCID message header.
+    private static let transportHeaderRoom = 10
+
     /// The command's bytes.
     ///
     /// Short length fields are used when the data field has at most 255 bytes and Ne is at most
     /// 256; otherwise, or when `forceExtendedLength` is set, both Lc and Le are extended, as
     /// ISO/IEC 7816-4 does not mix the two forms. A case 1 command has no length fields, so the
     /// flag does not change it.
+    ///
+    /// The array has room for 10 more bytes, so a backend that is handed it can put its message
+    /// header in front without allocating (the CCID driver does).
     public func encoded(forceExtendedLength: Bool = false) -> [UInt8] {
         let extended = forceExtendedLength || requiresExtendedLength
-        // Reserved before the first byte: one allocation per command (a literal first would be two).
+        // Reserved before the first byte: one allocation per command (a literal first would be
+        // two), with room for a transport's message header, which a backend given the array can
+        // then write in front of the command in place (CCID's 10 bytes; issue 40).
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(4 + 3 + data.count + 2)
+        bytes.reserveCapacity(4 + 3 + data.count + 2 + Self.transportHeaderRoom)
         bytes.append(cla)
         bytes.append(ins)
         bytes.append(p1)

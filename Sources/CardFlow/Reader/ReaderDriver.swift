@@ -43,7 +43,8 @@ public protocol ReaderDriver: Sendable {
 
     /// Sends one command APDU to the powered card and returns its answer, data then SW1 SW2,
     /// as the card gave them (61xx and 6Cxx are the session's business, not the backend's).
-    func transmit(_ command: [UInt8]) async throws -> [UInt8]
+    /// The command is handed over (`consuming`): a backend may frame it in its own storage.
+    func transmit(_ command: consuming [UInt8]) async throws -> [UInt8]
 
     /// Whether a card is on the reader now (asks the reader).
     func presence() async throws -> CardPresence

@@ -28,8 +28,8 @@ public struct ReaderDriverChannel: CardChannel {
     /// ``exchange(_:)`` of a command already encoded (`encoded` is `command.encoded()`): the
     /// traced path encodes once for the trace and the backend.
     @inline(__always)
-    func exchange(_ command: CommandAPDU, encoded: [UInt8]) async throws -> ResponseAPDU {
-        try ResponseAPDU(answer: try await driver.transmit(encoded), to: command)
+    func exchange(_ command: CommandAPDU, encoded: consuming [UInt8]) async throws -> ResponseAPDU {
+        try ResponseAPDU(answer: try await driver.transmit(consume encoded), to: command)
     }
 }
 

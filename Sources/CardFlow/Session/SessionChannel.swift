@@ -72,7 +72,7 @@ final class SessionChannel: Sendable {
         do {
             if tracing.isTracing {
                 response = try await tracing.traced(command) { command, encoded in
-                    try await backend.exchange(command, encoded: encoded)
+                    try await backend.exchange(command, encoded: consume encoded)
                 }
             } else {
                 tracing.recordUntraced()

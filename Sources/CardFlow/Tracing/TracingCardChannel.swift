@@ -85,13 +85,11 @@ public struct TracingCardChannel: CardChannel {
     /// keeps what it was given.
     func traced(
         _ command: CommandAPDU,
-        through exchange: (CommandAPDU, [UInt8]) async throws -> ResponseAPDU
+        through exchange: (CommandAPDU, consuming [UInt8]) async throws -> ResponseAPDU
     ) async throws -> ResponseAPDU {
         let ranges = redaction.hidesNothing ? .none : redaction.ranges(for: command)
         let responseRanges = ranges.responseData + getResponseRedaction.carriedRanges(for: command)
-        var instructionText = ""
-        HexFormat.append(command.ins, to: &instructionText)
-        let instruction = Logger.MetadataValue.string(instructionText)
+        let instruction = Logger.MetadataValue.string(HexFormat.digits(command.ins))
 
         var metadata: Logger.Metadata = [:]
         metadata.reserveCapacity(4)
@@ -101,11 +99,12 @@ public struct TracingCardChannel: CardChannel {
         if sendLine.redacted { metadata["apdu.redacted"] = "true" }
         // The line as the message itself: an interpolation would copy it.
         logger.trace(Logger.Message(stringLiteral: sendLine.text), metadata: metadata)
-        metadata["apdu.redacted"] = nil
+        if sendLine.redacted { metadata["apdu.redacted"] = nil }
 
         let response: ResponseAPDU
         do {
-            response = try await exchange(command, encoded)
+            // Handed over: the backend may frame the command in its storage.
+            response = try await exchange(command, consume encoded)
         } catch {
             getResponseRedaction.recordTraced(command, ownRanges: ranges.responseData, response: nil)
             logger.trace(
@@ -118,10 +117,7 @@ public struct TracingCardChannel: CardChannel {
         }
         getResponseRedaction.recordTraced(command, ownRanges: ranges.responseData, response: response)
 
-        var statusWord = ""
-        HexFormat.append(response.sw1, to: &statusWord)
-        HexFormat.append(response.sw2, to: &statusWord)
-        metadata["apdu.sw"] = .string(statusWord)
+        metadata["apdu.sw"] = .string(HexFormat.digits(UInt16(response.sw1) << 8 | UInt16(response.sw2)))
         logger.trace(Logger.Message(stringLiteral: APDUTraceText.statusLine(response)), metadata: metadata)
         metadata["apdu.length"] = .string(String(response.data.count))
         let responseLine = APDUTraceText.responseLine(response, hiding: responseRanges)

@@ -66,10 +66,11 @@ extension CCIDDriver {
     /// response APDU (a response has at least SW1 SW2); the ACR122U sends one with bStatus
     /// "processed" and bError ICC_MUTE when the tag did not answer (pcscd logs in pyscard#18 and
     /// libnfc#263), so that answer means a mute card, not an empty response.
-    func apduLevelXfrBlock(_ apdu: [UInt8], slot: UInt8) async throws -> (chain: UInt8, data: [UInt8]) {
+    /// The APDU is handed over: framed in its own storage (``exchange(_:slot:timeout:failureIsError:handingOverData:)``).
+    func apduLevelXfrBlock(_ apdu: consuming [UInt8], slot: UInt8) async throws -> (chain: UInt8, data: [UInt8]) {
         let response = try await exchange(
-            .xfrBlock(blockWaitingTimeMultiplier: 0, levelParameter: CCIDLevelParameter.complete, data: apdu),
-            slot: slot, timeout: configuration.readTimeout)
+            .xfrBlock(blockWaitingTimeMultiplier: 0, levelParameter: CCIDLevelParameter.complete, data: consume apdu),
+            slot: slot, timeout: configuration.readTimeout, handingOverData: true)
         guard case .dataBlock(let chain, let payload) = response.kind else {
             throw CCIDDriverError.unexpectedResponse(response.messageType, during: .xfrBlock)
         }
@@ -79,18 +80,18 @@ extension CCIDDriver {
         return (chain, payload)
     }
 
-    func transmitShort(_ apdu: [UInt8], slot: UInt8) async throws -> [UInt8] {
+    func transmitShort(_ apdu: consuming [UInt8], slot: UInt8) async throws -> [UInt8] {
         guard apdu.count <= descriptor.maxPayloadPerMessage else {
             throw CCIDDriverError.commandTooLong(length: apdu.count, maximum: descriptor.maxPayloadPerMessage)
         }
-        let first = try await apduLevelXfrBlock(apdu, slot: slot)
+        let first = try await apduLevelXfrBlock(consume apdu, slot: slot)
         return try await collectChainedResponse(first, slot: slot)
     }
 
-    func transmitExtended(_ apdu: [UInt8], slot: UInt8) async throws -> [UInt8] {
+    func transmitExtended(_ apdu: consuming [UInt8], slot: UInt8) async throws -> [UInt8] {
         let chunk = descriptor.maxPayloadPerMessage
         guard apdu.count > chunk else {
-            return try await collectChainedResponse(try await apduLevelXfrBlock(apdu, slot: slot), slot: slot)
+            return try await collectChainedResponse(try await apduLevelXfrBlock(consume apdu, slot: slot), slot: slot)
         }
         guard apdu.count <= 65_544 else { throw CCIDDriverError.commandTooLong(length: apdu.count, maximum: 65_544) }
         var offset = 0

@@ -192,17 +192,24 @@ public actor CCIDDriver {
 
     /// Sends one command APDU and returns the response APDU bytes (data and status word),
     /// using the reader's exchange level.
-    public func transmit(_ apdu: [UInt8], slot: UInt8 = 0) async throws -> [UInt8] {
+    ///
+    /// At APDU level the XfrBlock is framed in `apdu`'s own storage when the caller hands over
+    /// its only reference to an array with 10 bytes to spare (as `CommandAPDU.encoded()` returns
+    /// one); any other array is framed as usual.
+    public func transmit(_ apdu: consuming [UInt8], slot: UInt8 = 0) async throws -> [UInt8] {
         try await exclusively(slot: slot) {
             guard poweredSlots.contains(slot) else { throw CCIDDriverError.cardNotPowered(slot: slot) }
+            // Taken out of the capture, so that the exchange below holds the only reference.
+            var command: [UInt8] = []
+            swap(&command, &apdu)
             switch exchangeLevel {
-            case .shortAPDU: return try await transmitShort(apdu, slot: slot)
-            case .extendedAPDU: return try await transmitExtended(apdu, slot: slot)
+            case .shortAPDU: return try await transmitShort(consume command, slot: slot)
+            case .extendedAPDU: return try await transmitExtended(consume command, slot: slot)
             case .tpdu, .character:
                 // T=0 and T=1 run in the driver; only how a TPDU or block travels differs.
                 switch activeProtocols[slot] {
-                case .t0: return try await transmitT0(apdu, slot: slot)
-                case .t1: return try await transmitT1(apdu, slot: slot)
+                case .t0: return try await transmitT0(consume command, slot: slot)
+                case .t1: return try await transmitT1(consume command, slot: slot)
                 case nil: throw CCIDDriverError.cardNotPowered(slot: slot)
                 }
             }
@@ -302,9 +309,13 @@ public actor CCIDDriver {
     /// Sends one command and returns its answer, following time extensions, discarding stale
     /// frames, and aborting on cancellation. The command counts as one of the device's busy
     /// slots from before it is written until its answer (or its abort) is in.
+    ///
+    /// With `handingOverData`, an XfrBlock is framed in its data's own storage
+    /// (``CCIDCommand/frameAroundTransferData()``): for data the caller no longer holds, such as a
+    /// caller's command APDU; not for data kept for reuse (T=1 blocks), which would be copied.
     func exchange(
-        _ kind: CCIDCommand.Kind, slot: UInt8, timeout: Duration,
-        failureIsError: Bool = true
+        _ kind: consuming CCIDCommand.Kind, slot: UInt8, timeout: Duration,
+        failureIsError: Bool = true, handingOverData: Bool = false
     ) async throws -> CCIDResponse {
         guard Int(slot) < descriptor.slotCount else {
             throw CCIDDriverError.noSuchSlot(slot, slotCount: descriptor.slotCount)
@@ -315,7 +326,7 @@ public actor CCIDDriver {
         await bulkIn.open(slot)
         do {
             let response = try await exchangeOnBusySlot(
-                kind, slot: slot, timeout: timeout, failureIsError: failureIsError)
+                kind, slot: slot, timeout: timeout, failureIsError: failureIsError, handingOverData: handingOverData)
             await bulkIn.close(slot)
             return response
         } catch {
@@ -325,22 +336,25 @@ public actor CCIDDriver {
     }
 
     private func exchangeOnBusySlot(
-        _ kind: CCIDCommand.Kind, slot: UInt8, timeout: Duration,
-        failureIsError: Bool
+        _ kind: consuming CCIDCommand.Kind, slot: UInt8, timeout: Duration,
+        failureIsError: Bool, handingOverData: Bool
     ) async throws -> CCIDResponse {
         let sequence = nextSequence
         nextSequence &+= 1
-        let command = CCIDCommand(slot: slot, sequence: sequence, kind: kind)
+        let command = CCIDCommand(slot: slot, sequence: sequence, kind: consume kind)
         let type = command.messageType
-        command.encode(into: &outgoingMessage)
-        let encoded = outgoingMessage
+        let encoded: [UInt8]
+        if handingOverData {
+            encoded = (consume command).frameAroundTransferData()
+        } else {
+            command.encode(into: &outgoingMessage)
+            encoded = outgoingMessage
+        }
         if logger.logLevel <= .trace {
-            // Filled in place: a dictionary literal builds an array of its pairs first.
-            var metadata = Logger.Metadata(minimumCapacity: 3)
-            metadata["type"] = "\(type)"
-            metadata["seq"] = .string(String(sequence))
-            metadata["length"] = .string(String(encoded.count))
-            logger.trace("CCID >", metadata: metadata)
+            // One string, no metadata dictionary (building and hashing one per message was a
+            // tenth of a traced APDU's cost).
+            logger.trace(
+                Logger.Message(stringLiteral: CCIDTraceLine.sent(type, sequence: sequence, length: encoded.count)))
         }
         let limitExceeded = CCIDDriverError.exchangeTimeLimitExceeded(
             limit: configuration.exchangeTimeLimit, during: type)
@@ -349,7 +363,7 @@ public actor CCIDDriver {
         let writeTimeout = min(configuration.writeTimeout, leftToWrite)
         eventCounts.messagesSent += 1
         do throws(USBTransportError) {
-            try await transport.bulkOut(encoded, timeout: writeTimeout)
+            try await transport.bulkOut(consume encoded, timeout: writeTimeout)
         } catch .cancelled {
             await abort(slot: slot, sequence: sequence)
             throw CancellationError()

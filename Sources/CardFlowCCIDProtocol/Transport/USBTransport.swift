@@ -5,8 +5,10 @@
 /// demo. Implementations must honour Swift task cancellation: when the calling task is
 /// cancelled, a pending transfer is cancelled and the call throws ``USBTransportError/cancelled``.
 public protocol USBTransport: Sendable {
-    /// Writes one whole CCID message to the bulk-OUT endpoint.
-    func bulkOut(_ data: [UInt8], timeout: Duration) async throws(USBTransportError)
+    /// Writes one whole CCID message to the bulk-OUT endpoint. The message is handed over
+    /// (`consuming`): a transport that passes it on, as the in-memory one does to its simulated
+    /// reader, gives the only reference, which can be worked on in place.
+    func bulkOut(_ data: consuming [UInt8], timeout: Duration) async throws(USBTransportError)
 
     /// Reads one bulk-IN transfer (one whole CCID message, ended by a short packet) of at most
     /// `maxLength` bytes.

@@ -7,8 +7,9 @@ import Logging
 extension VirtualCCIDReader {
     // MARK: - USB side
 
-    /// Handles one bulk-OUT transfer.
-    public func receiveBulkOut(_ bytes: [UInt8]) throws(USBTransportError) {
+    /// Handles one bulk-OUT transfer. An XfrBlock's data is the transfer's own storage with the
+    /// header removed in place, so a message handed over alone reaches the card without a copy.
+    public func receiveBulkOut(_ bytes: consuming [UInt8]) throws(USBTransportError) {
         guard !unplugged else { throw .noDevice }
         applyScheduledEvents()
         commandsReceived += 1
@@ -25,9 +26,10 @@ extension VirtualCCIDReader {
             unplug()
             throw .noDevice
         }
+        let transferLength = bytes.count
         var command: CCIDCommand
         do {
-            command = try CCIDCommand(decoding: bytes)
+            command = try CCIDCommand(decodingFrame: &bytes)
         } catch {
             answerMalformed(bytes, error: error)
             return
@@ -50,7 +52,7 @@ extension VirtualCCIDReader {
                 delay: configuration.timing.readerOnlyTime)
             return
         }
-        if bytes.count > Int(configuration.descriptor.maxMessageLength) {
+        if transferLength > Int(configuration.descriptor.maxMessageLength) {
             reply(
                 failure(command, error: .badParameter(offset: 1), icc: slots[Int(command.slot)].iccStatus),
                 delay: configuration.timing.readerOnlyTime)

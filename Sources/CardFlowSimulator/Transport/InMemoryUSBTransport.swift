@@ -9,9 +9,9 @@ public struct InMemoryUSBTransport: USBTransport {
         self.reader = reader
     }
 
-    public func bulkOut(_ data: [UInt8], timeout: Duration) async throws(USBTransportError) {
+    public func bulkOut(_ data: consuming [UInt8], timeout: Duration) async throws(USBTransportError) {
         if Task.isCancelled { throw .cancelled }
-        try await reader.receiveBulkOut(data)
+        try await reader.receiveBulkOut(consume data)
     }
 
     public func bulkIn(maxLength: Int, timeout: Duration) async throws(USBTransportError) -> [UInt8] {
