@@ -5,14 +5,24 @@ import CardFlowCCIDProtocol
 
 /// Session-layer overhead measured in pairs: batches through the bare driver and through a
 /// `CardSession` (tracing off) alternate, round after round, and each round gives the ratio
-/// session time ÷ driver time. On a shared VM whose speed drifts by tens of percent from one
+/// session time ÷ driver time. With `comparing: .tracingOverUntraced` the pair is a traced
+/// session (logger at `trace`, records discarded) and an untraced one: the cost of tracing. On a shared VM whose speed drifts by tens of percent from one
 /// second to the next, two benchmarks run one after the other (package-benchmark's way) differ by
 /// the drift; in a pair the two batches are a millisecond apart and see the same machine, so the
 /// median of the per-round ratios resolves a few percent.
 struct PairedSessionOverhead {
+    /// What the pair's second batch adds to its first.
+    enum Comparison {
+        /// A session (tracing off) over the bare driver.
+        case sessionOverDriver
+        /// A traced session over an untraced one.
+        case tracingOverUntraced
+    }
+
     let exchange: Exchange
     let rounds: Int
     let batch: Int
+    var comparing = Comparison.sessionOverDriver
 
     struct Result {
         let medianRatio: Double
@@ -30,12 +40,23 @@ struct PairedSessionOverhead {
     }
 
     func measure() async throws -> Result {
-        // Separate simulated readers of the same kind: the driver's and the session's.
-        let driver = try await makePoweredDriver(level: .shortAPDU, exchange: exchange)
-        let reader = await makeReader(level: .shortAPDU, exchange: exchange, logLevel: .info)
+        // Separate simulated readers of the same kind, one for each side of the pair.
+        let reader = await makeReader(
+            level: .shortAPDU, exchange: exchange, logLevel: comparing == .tracingOverUntraced ? .trace : .info)
         let session = try await reader.connect()
+        let baseline: () async throws -> Double
+        var untraced: CardSession?
+        switch comparing {
+        case .sessionOverDriver:
+            let driver = try await makePoweredDriver(level: .shortAPDU, exchange: exchange)
+            baseline = { try await driverBatch(driver) }
+        case .tracingOverUntraced:
+            let plain = try await makeReader(level: .shortAPDU, exchange: exchange, logLevel: .info).connect()
+            untraced = plain
+            baseline = { try await sessionBatch(plain) }
+        }
         for _ in 0..<20 {
-            _ = try await driverBatch(driver)
+            _ = try await baseline()
             _ = try await sessionBatch(session)
         }
         var ratios: [Double] = []
@@ -46,17 +67,18 @@ struct PairedSessionOverhead {
             let driverTime: Double
             let sessionTime: Double
             if round.isMultiple(of: 2) {
-                driverTime = try await driverBatch(driver)
+                driverTime = try await baseline()
                 sessionTime = try await sessionBatch(session)
             } else {
                 sessionTime = try await sessionBatch(session)
-                driverTime = try await driverBatch(driver)
+                driverTime = try await baseline()
             }
             ratios.append(sessionTime / driverTime)
             driverTimes.append(driverTime)
             sessionTimes.append(sessionTime)
         }
         await session.close()
+        await untraced?.close()
         let perAPDU = 1e9 / Double(batch)
         return Result(
             medianRatio: median(ratios), ratioOfMinimums: sessionTimes.min()! / driverTimes.min()!,

@@ -4,7 +4,8 @@ import CardFlow
 // provisioning flow on a modelled reader. Prints JSON.
 //
 // Usage: cardflow-bench [--apdus N] [--scaling-apdus N] [--paired-rounds N]
-//        cardflow-bench --paired-only [--paired-rounds N]   (only the paired session-overhead measurement)
+//        cardflow-bench --paired-only [--paired-rounds N]   (only the paired session-overhead and
+//                                                            tracing-cost measurements)
 //        cardflow-bench --profile-session N | --profile-driver N   (only N zero-latency APDUs through
 //        a session / the bare driver, for perf or callgrind)
 //        cardflow-bench --profile NAME N   (N repetitions of one package-benchmark body, ProfileLoops.swift)
@@ -105,6 +106,22 @@ for exchange in [Exchange.tiny, Exchange.maxShort] {
             "\(Int(result.sessionNanosecondsPerAPDU)) vs \(Int(result.driverNanosecondsPerAPDU)) ns/APDU")
     }
     pairedOverhead.append(
+        ["name": name, "rounds": pairedRounds, "batch": 100].merging(result.json) { first, _ in first })
+}
+// The cost of tracing, paired the same way: a traced session's batches against an untraced one's
+// (issue 40: ≤ 1.5× for 5-byte and ≤ 2× for 255-byte APDUs).
+var pairedTracing: [[String: Any]] = []
+for exchange in [Exchange.tiny, Exchange.maxShort] {
+    let name = "Session-TraceOn-Short-\(exchange.name)"
+    let result = try await PairedSessionOverhead(
+        exchange: exchange, rounds: pairedRounds, batch: 100, comparing: .tracingOverUntraced
+    ).measure()
+    if pairedOnly {
+        print(
+            "\(name): traced ÷ untraced \(result.medianRatio) (median), \(result.ratioOfMinimums) (minimums);",
+            "\(Int(result.sessionNanosecondsPerAPDU)) vs \(Int(result.driverNanosecondsPerAPDU)) ns/APDU")
+    }
+    pairedTracing.append(
         ["name": name, "rounds": pairedRounds, "batch": 100].merging(result.json) { first, _ in first })
 }
 if pairedOnly { exit(0) }
@@ -213,7 +230,8 @@ let provision: [String: Any] = [
 ]
 
 let output: [String: Any] = [
-    "sessionOverheadPaired": pairedOverhead, "latencyModel": latency, "scaling": scaling, "provision": provision,
+    "sessionOverheadPaired": pairedOverhead, "tracingCostPaired": pairedTracing, "latencyModel": latency,
+    "scaling": scaling, "provision": provision,
 ]
 let data = try JSONSerialization.data(withJSONObject: output, options: [.prettyPrinted, .sortedKeys])
 print(String(decoding: data, as: UTF8.self))
