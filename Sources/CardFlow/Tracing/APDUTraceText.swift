@@ -54,10 +54,10 @@ enum APDUTraceText {
         var redacted = false
         // The prefix, then at most three characters per byte (no space after the last).
         let capacity = prefix.utf8.count + bytes.count * 3
-        // Unsafe: ASCII written straight into the string's storage, one allocation and no
-        // per-character append (a 256-byte line took ~20 µs that way); every index is below `capacity`.
         // Nothing hidden (the common case): no range check per byte.
         let hides = !hidden.isEmpty
+        // Unsafe: ASCII written straight into the string's storage, one allocation and no
+        // per-character append (a 256-byte line took ~20 µs that way); every index is below `capacity`.
         let text = String(unsafeUninitializedCapacity: capacity) { buffer in
             var count = 0
             for unit in prefix.utf8 {
@@ -86,7 +86,8 @@ enum APDUTraceText {
     }
 
     /// The upper-case ASCII hex digit of a nibble, here rather than `HexFormat.digit`: that one
-    /// was not inlined across modules, a call per digit (two thirds of a 255-byte trace's cost).
+    /// was not inlined across modules, a call per digit (with the loop around it, close to half
+    /// of what tracing added to a 255-byte APDU).
     @inline(__always)
     private static func hexDigit(_ nibble: UInt8) -> UInt8 {
         nibble < 10 ? UInt8(ascii: "0") &+ nibble : UInt8(ascii: "A") &+ (nibble &- 10)
