@@ -15,7 +15,7 @@
 set -euo pipefail
 cache="${CARDFLOW_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cardflow}/libnfc-pcsc"
 library="$cache/src/libnfc/.libs"
-if [[ -f "$library/libnfc.so.6" && -f "$cache/drivers" ]] && grep -q pcsc "$cache/drivers"; then
+if [[ -f "$library/libnfc.so.6" && -f "$cache/drivers" && -f "$cache/reader-len-patched" ]] && grep -q pcsc "$cache/drivers"; then
     echo "$library"
     exit 0
 fi
@@ -36,6 +36,13 @@ source_dir=$(find "$cache/download" -maxdepth 1 -type d -name 'libnfc-*' | head 
 [[ -n "$source_dir" ]] || fail "no libnfc source folder after apt-get source"
 mv "$source_dir" "$cache/src"
 cd "$cache/src"
+# libnfc 1.8.0's pcsc_get_status passes SCardStatus an uninitialised reader-name length with no
+# name buffer; when the stack happens to hold 0xFFFFFFFF there (SCARD_AUTOALLOCATE) pcsc-lite
+# answers SCARD_E_INVALID_PARAMETER and libnfc reports "Get status failed" / "Can't connect to
+# Mifare DESFire target" at random steps. Initialised to 0, as the PC/SC API asks for a NULL name.
+sed -i 's/DWORD dw_atr_len = \*atr_len, reader_len, state, protocol;/DWORD dw_atr_len = *atr_len, reader_len = 0, state, protocol;/' \
+    libnfc/drivers/pcsc.c
+grep -q 'reader_len = 0, state, protocol;' libnfc/drivers/pcsc.c || fail "could not patch pcsc_get_status's reader_len"
 {
     autoreconf -fi
     ./configure --disable-silent-rules --with-drivers=pcsc,acr122_pcsc
@@ -43,4 +50,5 @@ cd "$cache/src"
 } >"$cache/build.log" 2>&1 || { tail -n 30 "$cache/build.log" >&2; fail "building libnfc failed (log: $cache/build.log)"; }
 [[ -f "$library/libnfc.so.6" ]] || fail "the build left no libnfc.so.6"
 echo "pcsc acr122_pcsc" >"$cache/drivers"
+touch "$cache/reader-len-patched"
 echo "$library"
