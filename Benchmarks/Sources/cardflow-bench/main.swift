@@ -95,35 +95,30 @@ if profileDriverAPDUs > 0 {
     exit(0)
 }
 
-// 2. Session-layer overhead, paired: driver and session batches alternate (PairedSessionOverhead).
-var pairedOverhead: [[String: Any]] = []
-for exchange in [Exchange.tiny, Exchange.maxShort] {
-    let name = "Session-TraceOff-Short-\(exchange.name)"
-    let result = try await PairedSessionOverhead(exchange: exchange, rounds: pairedRounds, batch: 100).measure()
-    if pairedOnly {
-        print(
-            "\(name): session ÷ driver \(result.medianRatio) (median), \(result.ratioOfMinimums) (minimums);",
-            "\(Int(result.sessionNanosecondsPerAPDU)) vs \(Int(result.driverNanosecondsPerAPDU)) ns/APDU")
+// 2. Session-layer overhead and the cost of tracing, paired: the two sides' batches alternate
+// (PairedSessionOverhead). Tracing: issue 40's ≤ 1.5× for 5-byte and ≤ 2× for 255-byte APDUs.
+/// Both exchange sizes of one paired comparison, named `prefix-5-2` and `prefix-255-256`; with
+/// `--paired-only` each result is printed as "`what` median (median), … (minimums); ns vs ns".
+func pairedRuns(_ prefix: String, _ comparing: PairedSessionOverhead.Comparison, what: String) async throws
+    -> [[String: Any]]
+{
+    var runs: [[String: Any]] = []
+    for exchange in [Exchange.tiny, Exchange.maxShort] {
+        let name = "\(prefix)-\(exchange.name)"
+        let result = try await PairedSessionOverhead(
+            exchange: exchange, rounds: pairedRounds, batch: 100, comparing: comparing
+        ).measure()
+        if pairedOnly {
+            print(
+                "\(name): \(what) \(result.medianRatio) (median), \(result.ratioOfMinimums) (minimums);",
+                "\(Int(result.sessionNanosecondsPerAPDU)) vs \(Int(result.driverNanosecondsPerAPDU)) ns/APDU")
+        }
+        runs.append(["name": name, "rounds": pairedRounds, "batch": 100].merging(result.json) { first, _ in first })
     }
-    pairedOverhead.append(
-        ["name": name, "rounds": pairedRounds, "batch": 100].merging(result.json) { first, _ in first })
+    return runs
 }
-// The cost of tracing, paired the same way: a traced session's batches against an untraced one's
-// (issue 40: ≤ 1.5× for 5-byte and ≤ 2× for 255-byte APDUs).
-var pairedTracing: [[String: Any]] = []
-for exchange in [Exchange.tiny, Exchange.maxShort] {
-    let name = "Session-TraceOn-Short-\(exchange.name)"
-    let result = try await PairedSessionOverhead(
-        exchange: exchange, rounds: pairedRounds, batch: 100, comparing: .tracingOverUntraced
-    ).measure()
-    if pairedOnly {
-        print(
-            "\(name): traced ÷ untraced \(result.medianRatio) (median), \(result.ratioOfMinimums) (minimums);",
-            "\(Int(result.sessionNanosecondsPerAPDU)) vs \(Int(result.driverNanosecondsPerAPDU)) ns/APDU")
-    }
-    pairedTracing.append(
-        ["name": name, "rounds": pairedRounds, "batch": 100].merging(result.json) { first, _ in first })
-}
+let pairedOverhead = try await pairedRuns("Session-TraceOff-Short", .sessionOverDriver, what: "session ÷ driver")
+let pairedTracing = try await pairedRuns("Session-TraceOn-Short", .tracingOverUntraced, what: "traced ÷ untraced")
 if pairedOnly { exit(0) }
 
 /// APDU/s through a session to a reader whose waits `clock` skips (timed on that clock: the
