@@ -19,9 +19,8 @@ final class SessionChannel: Sendable {
     /// session cost. Same answers: `Logger` is a value, so the reader's copy never changes its
     /// handler, and a handler whose level lives in shared state still reports changes.
     private let logHandler: any LogHandler
-    /// Replaced when the session adds a redaction rule; read only when tracing. In a box, so
-    /// that reading it per APDU retains one reference instead of copying the channel's fields.
-    private let tracing: Mutex<TracingChannelBox>
+    /// Replaced when the session adds a redaction rule; read only when tracing.
+    private let tracing: Mutex<TracingCardChannel>
     /// Shared by every tracing channel the session makes, so GET RESPONSE redaction carries on.
     private let getResponseRedaction = GetResponseRedaction()
     private let metrics: MetricsCardChannel
@@ -32,10 +31,9 @@ final class SessionChannel: Sendable {
         logger = reader.logger
         logHandler = reader.logger.handler
         tracing = Mutex(
-            TracingChannelBox(
-                TracingCardChannel(
-                    wrapping: backend, logger: reader.logger, redaction: .none,
-                    getResponseRedaction: getResponseRedaction)))
+            TracingCardChannel(
+                wrapping: backend, logger: reader.logger, redaction: .none,
+                getResponseRedaction: getResponseRedaction))
         metrics = MetricsCardChannel(wrapping: backend, readerName: reader.info.name, factory: reader.metricsFactory)
     }
 
@@ -52,8 +50,7 @@ final class SessionChannel: Sendable {
         let channel = TracingCardChannel(
             wrapping: backend, logger: logger, redaction: redaction,
             getResponseRedaction: getResponseRedaction)
-        let box = TracingChannelBox(channel)
-        tracing.withLock { $0 = box }
+        tracing.withLock { $0 = channel }
     }
 
     /// One exchange. With tracing off and metrics going nowhere (swift-metrics' no-op factory)
@@ -70,15 +67,15 @@ final class SessionChannel: Sendable {
 
     private func observedTransmit(_ command: CommandAPDU) async throws -> ResponseAPDU {
         let sent = metrics.recordSending(command)
-        let box = self.tracing.withLock { $0 }
+        let tracing = self.tracing.withLock { $0 }
         let response: ResponseAPDU
         do {
-            if box.channel.isTracing {
-                response = try await box.channel.traced(command) { command, encoded in
+            if tracing.isTracing {
+                response = try await tracing.traced(command) { command, encoded in
                     try await backend.exchange(command, encoded: consume encoded)
                 }
             } else {
-                box.channel.recordUntraced()
+                tracing.recordUntraced()
                 response = try await backend.exchange(command)
             }
         } catch {
@@ -87,14 +84,5 @@ final class SessionChannel: Sendable {
         }
         metrics.recordAnswer(response, sentAt: sent)
         return response
-    }
-}
-
-/// A session's tracing channel behind one reference.
-private final class TracingChannelBox: Sendable {
-    let channel: TracingCardChannel
-
-    init(_ channel: TracingCardChannel) {
-        self.channel = channel
     }
 }

@@ -21,9 +21,6 @@ final class GetResponseRedaction: Sendable {
     static let getResponseInstruction: UInt8 = 0xC0
 
     private let state = Mutex(State.none)
-    /// Whether `state` is `.unknown`, readable without the lock: an untraced exchange (every APDU
-    /// of a session with tracing off) then has nothing to record, and takes no lock (issue 40).
-    private let isUnknown = Atomic<Bool>(false)
 
     /// The response ranges to hide for `command` on top of its own rules.
     func carriedRanges(for command: CommandAPDU) -> [Range<Int>] {
@@ -43,7 +40,6 @@ final class GetResponseRedaction: Sendable {
     /// Records a traced exchange: `ownRanges` are the response ranges the rules gave `command`.
     func recordTraced(_ command: CommandAPDU, ownRanges: [Range<Int>], response: ResponseAPDU?) {
         state.withLock { state in
-            defer { isUnknown.store(state == .unknown, ordering: .releasing) }
             guard let response, response.sw1 == 0x61 else {
                 state = .none
                 return
@@ -63,11 +59,7 @@ final class GetResponseRedaction: Sendable {
 
     /// Records an exchange that was not traced.
     func recordUntraced() {
-        guard !isUnknown.load(ordering: .acquiring) else { return }
-        state.withLock {
-            $0 = .unknown
-            isUnknown.store(true, ordering: .releasing)
-        }
+        state.withLock { $0 = .unknown }
     }
 }
 
