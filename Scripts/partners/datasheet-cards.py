@@ -25,7 +25,10 @@ Usage: datasheet-cards.py --port PORT --card classic1k|ntag215|felica-lite-s
                           --reader generic|acs|identiv [--uid HEX] [--log FILE]
 The process connects to 127.0.0.1:PORT again after every disconnect (each cardctl command is a new
 connection, the card is re-presented: volatile state reset) and keeps the card's memory until it
-is stopped.
+is stopped. A connection on which the reader says nothing for FIRST_MESSAGE_SECONDS is dropped and
+made again: cardctl powers the card on at once, and on this kernel a connect() racing the previous
+cardctl's exit was seen to leave a connection established on this side with nothing on the other
+and no reset ever arriving, which blocked the card for every later command.
 """
 
 import argparse
@@ -809,9 +812,14 @@ def receive(sock, count):
     return data
 
 
+FIRST_MESSAGE_SECONDS = 3
+
+
 def serve(sock, reader, log):
+    sock.settimeout(FIRST_MESSAGE_SECONDS)
     while True:
         length = struct.unpack(">H", receive(sock, 2))[0]
+        sock.settimeout(None)
         message = receive(sock, length)
         if length == 1:
             if message[0] in (0x00,):
@@ -849,17 +857,19 @@ def main():
         except OSError:
             time.sleep(0.05)
             continue
-        sock.settimeout(None)
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         reader.power_on()
+        ending = "-- disconnected\n"
         try:
             serve(sock, reader, log)
+        except TimeoutError:
+            ending = f"-- nothing from the reader in {FIRST_MESSAGE_SECONDS} s: connecting again\n"
         except (ConnectionError, OSError):
             pass
         finally:
             sock.close()
         if log:
-            log.write("-- disconnected\n")
+            log.write(ending)
             log.flush()
 
 
