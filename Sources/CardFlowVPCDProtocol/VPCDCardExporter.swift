@@ -25,14 +25,19 @@ public struct VPCDCardExporter: Sendable {
         public var maximumReconnectDelay: Duration
         /// The longest message accepted from the reader.
         public var maximumCommandLength: Int
+        /// How a reader that vanished without closing the connection is noticed (`nil`: never;
+        /// the exporter then waits on such a connection until its task is cancelled).
+        public var keepAlive: VPCDKeepAlive?
 
         public init(
             reconnectDelay: Duration = .milliseconds(100), maximumReconnectDelay: Duration = .seconds(5),
-            maximumCommandLength: Int = VPCDFraming.defaultMaximumPayload
+            maximumCommandLength: Int = VPCDFraming.defaultMaximumPayload,
+            keepAlive: VPCDKeepAlive? = .standard
         ) {
             self.reconnectDelay = reconnectDelay
             self.maximumReconnectDelay = maximumReconnectDelay
             self.maximumCommandLength = maximumCommandLength
+            self.keepAlive = keepAlive
         }
     }
 
@@ -99,6 +104,7 @@ public struct VPCDCardExporter: Sendable {
         do {
             (channel, closed) = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connectTimeout(.seconds(5))
+                .vpcdKeepAlive(configuration.keepAlive)
                 .connect(host: host, port: port) { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try VPCDChannel.addCodec(to: channel, maximumPayload: maximumPayload)

@@ -90,6 +90,7 @@ public actor VPCDListener {
             server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .serverChannelOption(.backlog, value: 8)
+                .vpcdKeepAlive(configuration.keepAlive)
                 .bind(to: address) { channel in
                     channel.eventLoop.makeCompletedFuture {
                         openConnections.track(channel)
