@@ -77,23 +77,13 @@ public struct VPCDKeepAlive: Sendable, Hashable {
 extension ClientBootstrap {
     /// Sets `keepAlive`'s socket options on the connection (none when `nil`).
     package func vpcdKeepAlive(_ keepAlive: VPCDKeepAlive?) -> ClientBootstrap {
-        guard let keepAlive else { return self }
-        var bootstrap = self
-        for (option, value) in keepAlive.socketOptions {
-            bootstrap = bootstrap.channelOption(option, value: value)
-        }
-        return bootstrap
+        (keepAlive?.socketOptions ?? []).reduce(self) { $0.channelOption($1.option, value: $1.value) }
     }
 }
 
 extension ServerBootstrap {
     /// Sets `keepAlive`'s socket options on every accepted connection (none when `nil`).
     package func vpcdKeepAlive(_ keepAlive: VPCDKeepAlive?) -> ServerBootstrap {
-        guard let keepAlive else { return self }
-        var bootstrap = self
-        for (option, value) in keepAlive.socketOptions {
-            bootstrap = bootstrap.childChannelOption(option, value: value)
-        }
-        return bootstrap
+        (keepAlive?.socketOptions ?? []).reduce(self) { $0.childChannelOption($1.option, value: $1.value) }
     }
 }
