@@ -69,7 +69,7 @@ public struct VPCDKeepAlive: Sendable, Hashable {
     static func wholeSeconds(_ duration: Duration) -> Int {
         let (seconds, attoseconds) = duration.components
         guard seconds >= 0 else { return 1 }
-        let rounded = attoseconds > 0 ? seconds.addingReportingOverflow(1).partialValue : seconds
+        let rounded = attoseconds > 0 && seconds < 32_767 ? seconds + 1 : seconds
         return Int(min(max(rounded, 1), 32_767))
     }
 }

@@ -16,6 +16,9 @@ struct VPCDKeepAliveTests {
         // Negative values and values past the kernel's limits are kept within them, no trap.
         let extreme = VPCDKeepAlive(idle: .seconds(Int64.max), interval: .seconds(-3), probes: Int.max)
         #expect(extreme.detectionTime == .seconds(32_767 + 1 * 127))
+        // The largest duration with a fraction left over: no wrap-around to the minimum.
+        let largest = VPCDKeepAlive(idle: .seconds(Int64.max) + .nanoseconds(1), interval: .seconds(1), probes: 1)
+        #expect(largest.detectionTime == .seconds(32_767 + 1))
     }
 
     @Test("exporters and listeners use it unless told not to")
