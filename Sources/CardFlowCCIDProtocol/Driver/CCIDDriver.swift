@@ -362,8 +362,11 @@ public actor CCIDDriver {
         guard let leftToWrite = timeLeft(slot: slot) else { throw limitExceeded }
         let writeTimeout = min(configuration.writeTimeout, leftToWrite)
         eventCounts.messagesSent += 1
+        // The answer's read may start with the write (the transport decides): the first read
+        // below takes it over, with the same timeout it would have asked for.
+        let answerRead = USBBulkInRead(maxLength: readBufferLength, timeout: min(timeout, leftToWrite))
         do throws(USBTransportError) {
-            try await transport.bulkOut(consume encoded, timeout: writeTimeout)
+            try await transport.bulkOut(consume encoded, timeout: writeTimeout, readingAhead: answerRead)
         } catch .cancelled {
             await abort(slot: slot, sequence: sequence)
             throw CancellationError()

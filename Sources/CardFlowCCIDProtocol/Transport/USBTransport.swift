@@ -21,6 +21,39 @@ public protocol USBTransport: Sendable {
     /// Performs a control transfer on the default pipe. For device-to-host requests the answer is
     /// returned; for host-to-device requests the result is empty.
     func control(_ request: USBControlRequest, timeout: Duration) async throws(USBTransportError) -> [UInt8]
+
+    /// Writes one whole CCID message whose answer the caller reads next with
+    /// ``bulkIn(maxLength:timeout:)``. A transport may start that read before the write has
+    /// completed, so the answer meets a waiting transfer instead of a host that is still being
+    /// told the write is done; the next `bulkIn` call then takes the read begun here. What the
+    /// caller sees is the same as ``bulkOut(_:timeout:)`` followed by `bulkIn`: no message is
+    /// lost or reordered, and the `bulkIn` call's own timeout and cancellation hold. The default
+    /// implementation is plain ``bulkOut(_:timeout:)``.
+    func bulkOut(
+        _ data: consuming [UInt8], timeout: Duration, readingAhead read: USBBulkInRead
+    ) async throws(USBTransportError)
+}
+
+extension USBTransport {
+    public func bulkOut(
+        _ data: consuming [UInt8], timeout: Duration, readingAhead read: USBBulkInRead
+    ) async throws(USBTransportError) {
+        try await bulkOut(consume data, timeout: timeout)
+    }
+}
+
+/// The bulk-IN read that will follow a write (see
+/// ``USBTransport/bulkOut(_:timeout:readingAhead:)``).
+public struct USBBulkInRead: Sendable, Hashable {
+    /// The longest message the read accepts.
+    public var maxLength: Int
+    /// How long the read waits for the answer, counted from the write.
+    public var timeout: Duration
+
+    public init(maxLength: Int, timeout: Duration) {
+        self.maxLength = maxLength
+        self.timeout = timeout
+    }
 }
 
 /// A USB control request (the SETUP packet plus, host-to-device, its data stage).

@@ -15,6 +15,9 @@ import Synchronization
 /// 4. The C memory is freed in `deinit`. While submitted, the transfer retains itself through
 ///    `user_data`; a cancellation handler that is running retains it too. So the memory outlives
 ///    both the callback and any `libusb_cancel_transfer` call.
+/// 5. A read begun ahead of its caller (a bulk-IN read submitted along with the command it
+///    answers) is submitted with ``start(finishing:)`` and awaited later with ``wait()``; when
+///    it ends before anyone waits, its outcome is kept for the waiter.
 ///
 /// `libusb_cancel_transfer` is called with `state` locked. libusb 1.0.26 reads the transfer's
 /// device handle in it, and the owner may close that handle as soon as the transfer has
@@ -38,6 +41,8 @@ final class LibUSBTransfer: Sendable {
         var cancelRequested = false
         var continuation: CheckedContinuation<LibUSBTransferOutcome, Never>?
         var finishing: (@Sendable (LibUSBTransferOutcome) -> Void)?
+        /// How a transfer begun with start(finishing:) ended, until wait() takes it.
+        var outcome: LibUSBTransferOutcome?
     }
 
     // The libusb_transfer and its buffer are C memory owned by this object and freed in deinit;
@@ -140,6 +145,43 @@ final class LibUSBTransfer: Sendable {
         }
     }
 
+    /// Submits the transfer without waiting for it: ``wait()`` takes its outcome later.
+    /// `finishing` runs as in ``run(finishing:)``.
+    func start(finishing: @escaping @Sendable (LibUSBTransferOutcome) -> Void) {
+        submit(resuming: nil, finishing: finishing)
+    }
+
+    /// Waits for a transfer begun with ``start(finishing:)`` to end (at once when it has).
+    /// Cancelling the calling task cancels the transfer. Call it once.
+    func wait() async -> LibUSBTransferOutcome {
+        if let outcome = takeOutcome() { return outcome }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<LibUSBTransferOutcome, Never>) in
+                let outcome = state.withLock { state -> LibUSBTransferOutcome? in
+                    guard let outcome = state.outcome else {
+                        state.continuation = continuation
+                        return nil
+                    }
+                    state.outcome = nil
+                    return outcome
+                }
+                if let outcome { continuation.resume(returning: outcome) }
+            }
+        } onCancel: {
+            cancel()
+        }
+    }
+
+    /// True once the transfer has ended (its outcome is known).
+    var isFinished: Bool { state.withLock { $0.phase == .finished } }
+
+    private func takeOutcome() -> LibUSBTransferOutcome? {
+        state.withLock { state in
+            defer { state.outcome = nil }
+            return state.outcome
+        }
+    }
+
     /// Asks libusb to cancel the transfer (or prevents its submission). The transfer then ends
     /// through the usual path with `LIBUSB_TRANSFER_CANCELLED`, unless it completed first.
     func cancel() {
@@ -151,8 +193,9 @@ final class LibUSBTransfer: Sendable {
         }
     }
 
+    /// `continuation` nil: nobody waits yet (``start(finishing:)``); the outcome is kept.
     private func submit(
-        resuming continuation: CheckedContinuation<LibUSBTransferOutcome, Never>,
+        resuming continuation: CheckedContinuation<LibUSBTransferOutcome, Never>?,
         finishing: @escaping @Sendable (LibUSBTransferOutcome) -> Void
     ) {
         let proceed = state.withLock { state -> Bool in
@@ -167,6 +210,10 @@ final class LibUSBTransfer: Sendable {
         }
         guard proceed else {
             finishing(.cancelledBeforeSubmission)
+            guard let continuation else {
+                state.withLock { $0.outcome = .cancelledBeforeSubmission }
+                return
+            }
             continuation.resume(returning: .cancelledBeforeSubmission)
             return
         }
@@ -204,15 +251,20 @@ final class LibUSBTransfer: Sendable {
     }
 
     private func finish(with outcome: LibUSBTransferOutcome) {
-        let (continuation, finishing) = state.withLock { state in
+        // Finished before the hook runs (the hook may let the owner close the device handle,
+        // and cancel() must not touch the transfer then); the outcome is seen only after the
+        // hook, so its bookkeeping (a cleared halt, a gone device) comes first.
+        let finishing = state.withLock { state in
             state.phase = .finished
-            defer {
-                state.continuation = nil
-                state.finishing = nil
-            }
-            return (state.continuation, state.finishing)
+            defer { state.finishing = nil }
+            return state.finishing
         }
         finishing?(outcome)
+        let continuation = state.withLock { state in
+            defer { state.continuation = nil }
+            if state.continuation == nil { state.outcome = outcome }
+            return state.continuation
+        }
         continuation?.resume(returning: outcome)
     }
 }

@@ -20,6 +20,9 @@ import Synchronization
 /// - Bulk-IN reads ask for whole packets (a multiple of wMaxPacketSize) so that a reader sending
 ///   more than expected yields ``USBTransportError/overflow(endpoint:)`` from this transport,
 ///   not a babble error from the host controller.
+/// - ``bulkOut(_:timeout:readingAhead:)`` submits the bulk-IN read for the answer together with
+///   the command (when no other read is on the pipe), so the answer never waits for the host to
+///   come back from the write; the next ``bulkIn(maxLength:timeout:)`` takes that read over.
 public final class LibUSBTransport: USBTransport, CustomStringConvertible {
     /// The reader this transport talks to.
     public let reader: USBReaderDescription
@@ -40,7 +43,40 @@ public final class LibUSBTransport: USBTransport, CustomStringConvertible {
         var pending: [ObjectIdentifier: LibUSBTransfer] = [:]
         /// Set by close() while it waits for `pending` to drain.
         var drained: DispatchSemaphore?
+        /// The bulk-IN read begun with a command, until a bulkIn call takes it over.
+        var readAhead: ReadAhead?
+        /// bulkIn calls under way: while one reads, no read is begun ahead.
+        var bulkInCalls = 0
+        var readAheadCounts = ReadAheadCounts()
     }
+
+    /// A bulk-IN read submitted before anyone asked for it.
+    private struct ReadAhead {
+        let transfer: LibUSBTransfer
+        /// When libusb times it out; nil: never (a timeout beyond libusb's range).
+        let deadline: ContinuousClock.Instant?
+    }
+
+    /// What became of the reads begun ahead (for tests and measurements).
+    struct ReadAheadCounts: Sendable, Hashable {
+        /// Submitted with a command.
+        var started = 0
+        /// Taken over by a bulkIn call, finished or not.
+        var taken = 0
+        /// Their answer came in time for the caller (the read-ahead's purpose).
+        var answered = 0
+        /// Ended without an answer (timed out or cancelled) before the caller's time was up, so
+        /// the caller read again.
+        var readAgain = 0
+        /// Cancelled because it would have outlasted the caller's own timeout.
+        var cutShort = 0
+    }
+
+    /// What became of the reads begun ahead so far.
+    var readAheadCounts: ReadAheadCounts { state.withLock { $0.readAheadCounts } }
+
+    /// bulkIn calls under way now (for tests).
+    var bulkInCallsUnderWay: Int { state.withLock { $0.bulkInCalls } }
 
     /// How long close() waits for cancelled transfers to come back from libusb.
     private static let drainTimeout: DispatchTimeInterval = .seconds(5)
@@ -83,14 +119,45 @@ public final class LibUSBTransport: USBTransport, CustomStringConvertible {
         }
     }
 
+    public func bulkOut(
+        _ data: consuming [UInt8], timeout: Duration, readingAhead read: USBBulkInRead
+    ) async throws(USBTransportError) {
+        startReadAhead(read)
+        // A failed write leaves the read in place: the next bulkIn takes it (or reads afresh once
+        // it has timed out), as it would have read whatever the reader sends anyway.
+        try await bulkOut(consume data, timeout: timeout)
+    }
+
     public func bulkIn(maxLength: Int, timeout: Duration) async throws(USBTransportError) -> [UInt8] {
         let endpoint = reader.endpoints.bulkIn
         let name = LibUSBErrorMapping.endpointName("bulk-IN", endpoint)
+        let readAhead = state.withLock { state in
+            state.bulkInCalls += 1
+            defer { state.readAhead = nil }
+            return state.readAhead
+        }
+        defer { state.withLock { $0.bulkInCalls -= 1 } }
+        var timeLeft = timeout
+        if let readAhead {
+            let deadline = ContinuousClock.now + timeout
+            if let answer = try await takeOver(readAhead, until: deadline, timeout: timeout, name: name) {
+                guard answer.count <= maxLength else { throw .overflow(endpoint: name) }
+                return answer
+            }
+            timeLeft = deadline - ContinuousClock.now
+            guard timeLeft > .zero else { throw .timeout(endpoint: name, after: timeout) }
+        }
         let length = Self.wholePackets(maxLength, packetSize: reader.endpoints.bulkInMaxPacketSize)
         let transfer = try LibUSBTransfer.bulk(
             handle: handle, endpoint: endpoint, length: length,
-            timeoutMilliseconds: Self.milliseconds(timeout))
-        let (_, data) = try await perform(transfer, endpoint: endpoint, name: name, timeout: timeout)
+            timeoutMilliseconds: Self.milliseconds(timeLeft))
+        let (_, data): (Int, [UInt8])
+        do throws(USBTransportError) {
+            (_, data) = try await perform(transfer, endpoint: endpoint, name: name, timeout: timeLeft)
+        } catch .timeout {
+            // Named with the caller's timeout, also when part of it went to a read begun ahead.
+            throw .timeout(endpoint: name, after: timeout)
+        }
         guard data.count <= maxLength else { throw .overflow(endpoint: name) }
         return data
     }
@@ -128,6 +195,7 @@ public final class LibUSBTransport: USBTransport, CustomStringConvertible {
         let step = state.withLock { state -> Step in
             guard !state.closed else { return .alreadyClosed }
             state.closed = true
+            state.readAhead = nil
             guard !state.pending.isEmpty else { return .release }
             // Starts at 0 and is signalled once: libdispatch traps when a semaphore is freed
             // below its initial value.
@@ -165,6 +233,78 @@ public final class LibUSBTransport: USBTransport, CustomStringConvertible {
         libusb_close(handle)
         context.transportClosed(ObjectIdentifier(self))
         logger.debug("USB reader closed")
+    }
+
+    // MARK: - Reading ahead
+
+    /// Submits a bulk-IN read for the answer to the command about to be written, unless a read
+    /// is on the pipe already (a bulkIn call, or a read begun earlier and not taken yet). Never
+    /// fails: without a read ahead, the next bulkIn reads as usual.
+    private func startReadAhead(_ read: USBBulkInRead) {
+        guard state.withLock({ $0.readAhead == nil && $0.bulkInCalls == 0 }) else { return }
+        let endpoint = reader.endpoints.bulkIn
+        let length = Self.wholePackets(read.maxLength, packetSize: reader.endpoints.bulkInMaxPacketSize)
+        let milliseconds = Self.milliseconds(read.timeout)
+        guard
+            let transfer = try? LibUSBTransfer.bulk(
+                handle: handle, endpoint: endpoint, length: length, timeoutMilliseconds: milliseconds)
+        else { return }
+        let id = ObjectIdentifier(transfer)
+        // libusb counts the timeout from submission, just after this.
+        let deadline = milliseconds == 0 ? nil : ContinuousClock.now + .milliseconds(Int64(milliseconds))
+        let accepted = state.withLock { state -> Bool in
+            guard !state.closed, !state.deviceGone, state.readAhead == nil, state.bulkInCalls == 0 else {
+                return false
+            }
+            state.pending[id] = transfer
+            state.readAhead = ReadAhead(transfer: transfer, deadline: deadline)
+            state.readAheadCounts.started += 1
+            return true
+        }
+        guard accepted else { return }
+        let name = LibUSBErrorMapping.endpointName("bulk-IN", endpoint)
+        transfer.start { [self] outcome in
+            self.transferFinished(id, outcome: outcome, endpoint: endpoint, name: name)
+        }
+    }
+
+    /// Waits for a read begun ahead, for a caller whose own read would end at `deadline`.
+    /// Returns its answer, or nil when the caller must read afresh (the read ahead ended
+    /// without an answer, or was cut short because it would have outlasted the caller). Errors
+    /// of the pipe itself (stall, overflow, a gone device) and the caller's cancellation throw.
+    private func takeOver(
+        _ readAhead: ReadAhead, until deadline: ContinuousClock.Instant, timeout: Duration, name: String
+    ) async throws(USBTransportError) -> [UInt8]? {
+        // libusb works in whole milliseconds; a read ahead ending within one of the caller's
+        // deadline is the caller's own.
+        var cutShort = false
+        if readAhead.deadline.map({ $0 > deadline + .milliseconds(1) }) ?? true, !readAhead.transfer.isFinished {
+            readAhead.transfer.cancel()
+            cutShort = true
+        }
+        let outcome = await readAhead.transfer.wait()
+        let result: Result<[UInt8]?, USBTransportError>
+        switch outcome {
+        case .completed(LIBUSB_TRANSFER_COMPLETED, _, let data):
+            result = .success(data)
+        case .completed(LIBUSB_TRANSFER_TIMED_OUT, _, _), .completed(LIBUSB_TRANSFER_CANCELLED, _, _),
+            .cancelledBeforeSubmission, .submissionFailed:
+            // Timed out, or cancelled: by the caller's cancellation, cut short, or by close()
+            // (then the caller's own read fails as closed).
+            result = Task.isCancelled ? .failure(.cancelled) : .success(nil)
+        case .completed(let status, _, _):
+            result = .failure(LibUSBErrorMapping.transportError(status: status, endpoint: name, timeout: timeout))
+        }
+        state.withLock { state in
+            state.readAheadCounts.taken += 1
+            if cutShort { state.readAheadCounts.cutShort += 1 }
+            switch result {
+            case .success(.some): state.readAheadCounts.answered += 1
+            case .success(.none): state.readAheadCounts.readAgain += 1
+            case .failure: break
+            }
+        }
+        return try result.get()
     }
 
     // MARK: - Transfers
