@@ -49,14 +49,17 @@ final class ViccProcess {
     private let child: ChildProcess
     let logPath: String
 
-    init(type: String = "iso7816", port: Int) throws {
+    /// - Parameter launcher: a command vicc runs under, such as `ip netns exec NAME` (that
+    ///   command execs vicc, so the process is vicc itself).
+    init(type: String = "iso7816", host: String = "127.0.0.1", port: Int, launcher: [String] = []) throws {
         if let missing = VPCDPeers.viccMissing { throw PeerMissing(what: missing) }
         logPath = NSTemporaryDirectory() + "vicc-\(port)-\(UUID().uuidString).log"
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         var environment = ProcessInfo.processInfo.environment
         environment["PYTHONPATH"] = VPCDPeers.viccModuleFolder + ":" + VPCDPeers.pythonDependencies
+        let command = launcher + [VPCDPeers.executable("vicc")!, "-t", type, "-H", host, "-P", "\(port)"]
         child = try ChildProcess(
-            VPCDPeers.executable("vicc")!, ["-t", type, "-H", "127.0.0.1", "-P", "\(port)"],
+            command[0], Array(command.dropFirst()),
             environment: environment, output: .file(logPath), errors: .file(logPath))
     }
 

@@ -1,0 +1,152 @@
+import CardFlowProcessTestSupport
+import CardFlowVPCDProtocol
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A card side that vanishes without closing its connection (a phone that walked out of Wi-Fi, a
+/// host that lost power): nothing arrives, not even a reset. vicc runs in a network namespace of
+/// its own, reached through a veth pair; the link is taken down before vicc is killed, so its FIN
+/// never reaches the listener. Only TCP keep-alive can tell the listener the card is gone.
+@Suite(
+    "vpcd: a card side that vanishes without closing",
+    .enabled(
+        if: VPCDPeers.canRunVicc && (VPCDPeers.isCI || VanishingLink.unavailable == nil),
+        "needs vicc, root and iproute2 (network namespaces); runs always when CI is set"))
+struct VPCDVanishedPeerTests {
+    /// Detection after 1 s idle and two unanswered probes 1 s apart: about 3 s.
+    static let quickKeepAlive = VPCDKeepAlive(idle: .seconds(1), interval: .seconds(1), probes: 2)
+
+    @Test("with keep-alive the listener reports the card gone within the detection time")
+    func keepAliveNoticesIt() async throws {
+        let link = try await VanishingLink()
+        defer { link.remove() }
+        let configuration = VPCDListener.Configuration(keepAlive: Self.quickKeepAlive)
+        try await VPCDListener.withListener(
+            host: link.hostAddress, port: 0, allowRemote: true, configuration: configuration, logger: quietLogger
+        ) { listener in
+            let vicc = try ViccProcess(host: link.hostAddress, port: listener.port, launcher: link.launcher)
+            defer { vicc.stop() }
+            let card = try await within(.seconds(20), "vicc connects") { try await listener.waitForCard() }
+            #expect(try await card.powerOn() == VPCDViccInteropTests.viccATR, "vicc log: \(vicc.log)")
+
+            try await link.cut()
+            vicc.kill()
+            #expect(await vicc.waitForExit(), "vicc did not exit")
+            let cut = ContinuousClock.now
+            try await waitFor(.absent, on: listener, limit: .seconds(60))
+            let noticed = ContinuousClock.now - cut
+            // Three seconds of keep-alive plus the kernel's timer slack; far below "never".
+            #expect(noticed < Self.quickKeepAlive.detectionTime + .seconds(15), "noticed after \(noticed)")
+            await #expect {
+                try await card.transmit(hex("00A4000C023F00"))
+            } throws: { error in
+                guard case .cardLost(_, let reason) = error as? VPCDError else { return false }
+                return reason != .closedLocally
+            }
+        }
+    }
+
+    /// The control: the same vanishing without keep-alive leaves the card reported present, so
+    /// the test above proves keep-alive and not something else noticing.
+    @Test("without keep-alive the vanished card stays reported present")
+    func withoutKeepAliveNothingNotices() async throws {
+        let link = try await VanishingLink()
+        defer { link.remove() }
+        let configuration = VPCDListener.Configuration(keepAlive: nil)
+        try await VPCDListener.withListener(
+            host: link.hostAddress, port: 0, allowRemote: true, configuration: configuration, logger: quietLogger
+        ) { listener in
+            let vicc = try ViccProcess(host: link.hostAddress, port: listener.port, launcher: link.launcher)
+            defer { vicc.stop() }
+            let card = try await within(.seconds(20), "vicc connects") { try await listener.waitForCard() }
+            #expect(try await card.powerOn() == VPCDViccInteropTests.viccATR, "vicc log: \(vicc.log)")
+
+            try await link.cut()
+            vicc.kill()
+            #expect(await vicc.waitForExit(), "vicc did not exit")
+            // Twice the detection time of the test above: a wait for something that must not
+            // happen, so it cannot be a gate.
+            try await Task.sleep(for: Self.quickKeepAlive.detectionTime * 2)
+            #expect(await listener.currentCard?.number == card.number, "still the vanished card")
+        }
+    }
+}
+
+/// A veth pair between this network namespace and a new one: the far end is where a peer runs,
+/// and ``cut()`` takes this end down, so nothing either side sends arrives any more.
+struct VanishingLink {
+    let namespace: String
+    let hostInterface: String
+    let hostAddress: String
+    /// Runs a command in the far namespace.
+    var launcher: [String] { [Self.ip, "netns", "exec", namespace] }
+
+    static let ip = VPCDPeers.executable("ip") ?? "/usr/sbin/ip"
+
+    /// Nil when namespaces can be made here; else why not.
+    static let unavailable: String? = {
+        guard FileManager.default.isExecutableFile(atPath: ip) else { return "ip (apt-get install iproute2)" }
+        guard geteuid() == 0 else { return "root (network namespaces)" }
+        return nil
+    }()
+
+    init() async throws {
+        if let missing = Self.unavailable { throw ViccProcess.PeerMissing(what: missing) }
+        let tag = String(UInt32.random(in: 0...0xFF_FFFF), radix: 16)
+        namespace = "cardflow-ka-\(tag)"
+        hostInterface = "cfka\(tag)a"
+        let peerInterface = "cfka\(tag)b"
+        // A /30 in 10.213.0.0/16 picked at random, so concurrent runs rarely meet.
+        let subnet = Int.random(in: 0..<16_384)
+        let prefix = "10.213.\(subnet / 64)"
+        let last = subnet % 64 * 4
+        hostAddress = "\(prefix).\(last + 1)"
+        let peerAddress = "\(prefix).\(last + 2)"
+        let steps: [[String]] = [
+            ["netns", "add", namespace],
+            ["link", "add", hostInterface, "type", "veth", "peer", "name", peerInterface],
+            ["link", "set", peerInterface, "netns", namespace],
+            ["addr", "add", "\(hostAddress)/30", "dev", hostInterface],
+            ["link", "set", hostInterface, "up"],
+            ["netns", "exec", namespace, Self.ip, "addr", "add", "\(peerAddress)/30", "dev", peerInterface],
+            ["netns", "exec", namespace, Self.ip, "link", "set", peerInterface, "up"],
+            ["netns", "exec", namespace, Self.ip, "link", "set", "lo", "up"],
+        ]
+        for step in steps {
+            do {
+                try await Self.run(step)
+            } catch {
+                remove()
+                throw error
+            }
+        }
+    }
+
+    /// Takes this end of the link down: from now on nothing crosses it, in either direction.
+    func cut() async throws {
+        try await Self.run(["link", "set", hostInterface, "down"])
+    }
+
+    /// Deletes the namespace (its end of the pair goes with it) and this end. Idempotent.
+    func remove() {
+        for step in [["netns", "delete", namespace], ["link", "delete", hostInterface]] {
+            let child = try? ChildProcess(Self.ip, step, output: .null, errors: .null)
+            _ = child?.waitUntilExit()
+        }
+    }
+
+    private static func run(_ arguments: [String]) async throws {
+        let result = try await ChildProcess.run(ip, arguments)
+        guard result.termination == .exited(0) else {
+            throw LinkSetupFailed(description: "ip \(arguments.joined(separator: " ")): \(result)")
+        }
+    }
+
+    struct LinkSetupFailed: Error, CustomStringConvertible {
+        let description: String
+    }
+}
