@@ -1,4 +1,5 @@
 import CardFlowProcessTestSupport
+import CardFlowSimulator
 import CardFlowVPCDProtocol
 import Foundation
 import Testing
@@ -10,7 +11,8 @@ import Glibc
 /// A card side that vanishes without closing its connection (a phone that walked out of Wi-Fi, a
 /// host that lost power): nothing arrives, not even a reset. vicc runs in a network namespace of
 /// its own, reached through a veth pair; the link is taken down before vicc is killed, so its FIN
-/// never reaches the listener. Only TCP keep-alive can tell the listener the card is gone.
+/// never reaches the listener. Only TCP keep-alive can tell the listener the card is gone. The
+/// same for an exporter whose reader vanishes (there a silent TCP listener is the reader).
 @Suite(
     "vpcd: a card side that vanishes without closing",
     .enabled(
@@ -74,6 +76,78 @@ struct VPCDVanishedPeerTests {
             #expect(await listener.currentCard?.number == card.number, "still the vanished card")
         }
     }
+
+    @Test("with keep-alive an exporter whose reader vanished ends the connection within the detection time")
+    func exporterNoticesItsReaderGone() async throws {
+        let (ended, waited) = try await exporterWithVanishingReader(keepAlive: Self.quickKeepAlive)
+        #expect(ended, "the connection to the vanished reader ended")
+        #expect(waited < Self.quickKeepAlive.detectionTime + .seconds(15), "noticed after \(waited)")
+    }
+
+    @Test("without keep-alive an exporter waits on a vanished reader")
+    func exporterWithoutKeepAliveWaits() async throws {
+        let (ended, _) = try await exporterWithVanishingReader(keepAlive: nil)
+        #expect(!ended, "nothing else tells the exporter")
+    }
+
+    /// An exporter connected to a reader (a plain TCP listener in the far namespace that accepts
+    /// and stays silent, as a reader between commands does) that vanishes: whether the
+    /// exporter's connection ended within twice the quick detection time, and how long it took.
+    private func exporterWithVanishingReader(keepAlive: VPCDKeepAlive?) async throws -> (Bool, Duration) {
+        let link = try await VanishingLink()
+        defer { link.remove() }
+        let port = Int.random(in: 20_000..<30_000)
+        let script = """
+            import socket, sys, time
+            server = socket.socket()
+            server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            server.bind((sys.argv[1], int(sys.argv[2])))
+            server.listen(1)
+            connection, _ = server.accept()
+            time.sleep(3600)
+            """
+        let reader = try ChildProcess(
+            link.launcher[0],
+            Array(link.launcher.dropFirst()) + ["python3", "-c", script, link.peerAddress, "\(port)"],
+            output: .null, errors: .null)
+        defer { reader.send(signal: SIGKILL) }
+        let exporter = VPCDCardExporter(
+            card: SimulatedVPCDCard(APDUTestCard()), host: link.peerAddress, port: port,
+            configuration: .init(keepAlive: keepAlive), logger: quietLogger)
+        let (connections, connected) = AsyncStream.makeStream(of: Void.self)
+        let (endings, ended) = AsyncStream.makeStream(of: Void.self)
+        let serving = Task {
+            // The reader may not listen yet: connect until it does (bounded by the test below).
+            while !Task.isCancelled {
+                do {
+                    try await exporter.runOnce { connected.yield() }
+                    break
+                } catch VPCDError.connectFailed {
+                    try? await Task.sleep(for: .milliseconds(50))
+                } catch {
+                    break
+                }
+            }
+            ended.yield()
+        }
+        defer { serving.cancel() }
+        try await within(.seconds(20), "the exporter connects") {
+            for await _ in connections { return }
+        }
+        try await link.cut()
+        reader.send(signal: SIGKILL)
+        let cut = ContinuousClock.now
+        // Twice the quick detection time: long enough for keep-alive, and for the control a
+        // wait for something that must not happen.
+        let endedInTime =
+            (try? await within(Self.quickKeepAlive.detectionTime * 2, "the connection ends") {
+                for await _ in endings { return }
+            }) != nil
+        let waited = ContinuousClock.now - cut
+        serving.cancel()
+        await serving.value
+        return (endedInTime, waited)
+    }
 }
 
 /// A veth pair between this network namespace and a new one: the far end is where a peer runs,
@@ -82,6 +156,8 @@ struct VanishingLink {
     let namespace: String
     let hostInterface: String
     let hostAddress: String
+    /// The far end's address.
+    let peerAddress: String
     /// Runs a command in the far namespace.
     var launcher: [String] { [Self.ip, "netns", "exec", namespace] }
 
@@ -105,7 +181,7 @@ struct VanishingLink {
         let prefix = "10.213.\(subnet / 64)"
         let last = subnet % 64 * 4
         hostAddress = "\(prefix).\(last + 1)"
-        let peerAddress = "\(prefix).\(last + 2)"
+        peerAddress = "\(prefix).\(last + 2)"
         let steps: [[String]] = [
             ["netns", "add", namespace],
             ["link", "add", hostInterface, "type", "veth", "peer", "name", peerInterface],
