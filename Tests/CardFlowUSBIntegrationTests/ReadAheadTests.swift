@@ -39,6 +39,20 @@ extension USBIntegration.ReadAheadTests {
         }
     }
 
+    /// Sends command 1, which the reader will never answer, with a read begun ahead that lasts
+    /// `readAhead`.
+    private static func unansweredCommand(on reader: OpenedUSBReader, readAhead: Duration) async throws {
+        await reader.virtual.inject(.noResponse)
+        try await reader.transport.bulkOut(
+            slotStatus(1), timeout: .seconds(2), readingAhead: USBBulkInRead(maxLength: 1024, timeout: readAhead))
+    }
+
+    /// Command 2, written plainly, is answered to the next read: nothing earlier took its answer.
+    private static func expectCommandTwoAnswered(on transport: LibUSBTransport) async throws {
+        try await transport.bulkOut(slotStatus(2), timeout: .seconds(2))
+        #expect(try await answer(transport, timeout: .seconds(2))?.sequence == 2)
+    }
+
     @Test func theReadBegunWithTheCommandCarriesItsAnswer() async throws {
         guard let testbed = try MockEnvironment.testbed() else { return }
         let reader = try await OpenedUSBReader.make(testbed)
@@ -65,10 +79,7 @@ extension USBIntegration.ReadAheadTests {
         guard let testbed = try MockEnvironment.testbed() else { return }
         let reader = try await OpenedUSBReader.make(testbed)
         let transport = reader.transport
-        await reader.virtual.inject(.noResponse)
-        try await transport.bulkOut(
-            Self.slotStatus(1), timeout: .seconds(2),
-            readingAhead: USBBulkInRead(maxLength: 1024, timeout: .seconds(60)))
+        try await Self.unansweredCommand(on: reader, readAhead: .seconds(60))
         let started = ContinuousClock.now
         let name = LibUSBErrorMapping.endpointName("bulk-IN", transport.reader.endpoints.bulkIn)
         await #expect(throws: USBTransportError.timeout(endpoint: name, after: .milliseconds(200))) {
@@ -77,8 +88,7 @@ extension USBIntegration.ReadAheadTests {
         #expect(ContinuousClock.now - started < .seconds(30), "the caller's 200 ms, not the read ahead's 60 s")
         #expect(transport.readAheadCounts.cutShort == 1)
         // The read cut short took nothing: the next answer reaches the next read.
-        try await transport.bulkOut(Self.slotStatus(2), timeout: .seconds(2))
-        #expect(try await Self.answer(transport, timeout: .seconds(2))?.sequence == 2)
+        try await Self.expectCommandTwoAnswered(on: transport)
         await reader.close()
     }
 
@@ -86,10 +96,7 @@ extension USBIntegration.ReadAheadTests {
         guard let testbed = try MockEnvironment.testbed() else { return }
         let reader = try await OpenedUSBReader.make(testbed)
         let transport = reader.transport
-        await reader.virtual.inject(.noResponse)
-        try await transport.bulkOut(
-            Self.slotStatus(1), timeout: .seconds(2),
-            readingAhead: USBBulkInRead(maxLength: 1024, timeout: .milliseconds(50)))
+        try await Self.unansweredCommand(on: reader, readAhead: .milliseconds(50))
         let waiting = Task { try await Self.answer(transport, timeout: .seconds(30)) }
         // The read ahead ended without an answer and the caller reads again…
         try await Self.until { transport.readAheadCounts.readAgain == 1 }
@@ -104,17 +111,13 @@ extension USBIntegration.ReadAheadTests {
         guard let testbed = try MockEnvironment.testbed() else { return }
         let reader = try await OpenedUSBReader.make(testbed)
         let transport = reader.transport
-        await reader.virtual.inject(.noResponse)
-        try await transport.bulkOut(
-            Self.slotStatus(1), timeout: .seconds(2),
-            readingAhead: USBBulkInRead(maxLength: 1024, timeout: .seconds(60)))
+        try await Self.unansweredCommand(on: reader, readAhead: .seconds(60))
         let waiting = Task { try await Self.answer(transport, timeout: .seconds(60)) }
         let started = ContinuousClock.now
         waiting.cancel()
         await #expect(throws: USBTransportError.cancelled) { _ = try await waiting.value }
         #expect(ContinuousClock.now - started < .seconds(30))
-        try await transport.bulkOut(Self.slotStatus(2), timeout: .seconds(2))
-        #expect(try await Self.answer(transport, timeout: .seconds(2))?.sequence == 2)
+        try await Self.expectCommandTwoAnswered(on: transport)
         await reader.close()
     }
 
@@ -135,10 +138,7 @@ extension USBIntegration.ReadAheadTests {
     @Test func aReadAheadNobodyTakesIsCancelledByClose() async throws {
         guard let testbed = try MockEnvironment.testbed() else { return }
         let reader = try await OpenedUSBReader.make(testbed)
-        await reader.virtual.inject(.noResponse)
-        try await reader.transport.bulkOut(
-            Self.slotStatus(1), timeout: .seconds(2),
-            readingAhead: USBBulkInRead(maxLength: 1024, timeout: .seconds(60)))
+        try await Self.unansweredCommand(on: reader, readAhead: .seconds(60))
         let started = ContinuousClock.now
         reader.transport.close() // waits for the pending read to come back from libusb
         #expect(ContinuousClock.now - started < .seconds(30))

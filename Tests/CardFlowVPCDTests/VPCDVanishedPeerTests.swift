@@ -24,21 +24,7 @@ struct VPCDVanishedPeerTests {
 
     @Test("with keep-alive the listener reports the card gone within the detection time")
     func keepAliveNoticesIt() async throws {
-        let link = try await VanishingLink()
-        defer { link.remove() }
-        let configuration = VPCDListener.Configuration(keepAlive: Self.quickKeepAlive)
-        try await VPCDListener.withListener(
-            host: link.hostAddress, port: 0, allowRemote: true, configuration: configuration, logger: quietLogger
-        ) { listener in
-            let vicc = try ViccProcess(host: link.hostAddress, port: listener.port, launcher: link.launcher)
-            defer { vicc.stop() }
-            let card = try await within(.seconds(20), "vicc connects") { try await listener.waitForCard() }
-            #expect(try await card.powerOn() == VPCDViccInteropTests.viccATR, "vicc log: \(vicc.log)")
-
-            try await link.cut()
-            vicc.kill()
-            #expect(await vicc.waitForExit(), "vicc did not exit")
-            let cut = ContinuousClock.now
+        try await withVanishedVicc(keepAlive: Self.quickKeepAlive) { listener, card, cut in
             try await waitFor(.absent, on: listener, limit: .seconds(60))
             let noticed = ContinuousClock.now - cut
             // Three seconds of keep-alive plus the kernel's timer slack; far below "never".
@@ -56,24 +42,34 @@ struct VPCDVanishedPeerTests {
     /// the test above proves keep-alive and not something else noticing.
     @Test("without keep-alive the vanished card stays reported present")
     func withoutKeepAliveNothingNotices() async throws {
+        try await withVanishedVicc(keepAlive: nil) { listener, card, _ in
+            // Twice the detection time of the test above: a wait for something that must not
+            // happen, so it cannot be a gate.
+            try await Task.sleep(for: Self.quickKeepAlive.detectionTime * 2)
+            #expect(await listener.currentCard?.number == card.number, "still the vanished card")
+        }
+    }
+
+    /// A listener with `keepAlive` serving vicc across a ``VanishingLink``, powered on; then the
+    /// link is cut and vicc killed, and `afterVanishing` gets the listener, the card and when.
+    private func withVanishedVicc(
+        keepAlive: VPCDKeepAlive?,
+        _ afterVanishing: (VPCDListener, VPCDCardConnection, ContinuousClock.Instant) async throws -> Void
+    ) async throws {
         let link = try await VanishingLink()
         defer { link.remove() }
-        let configuration = VPCDListener.Configuration(keepAlive: nil)
         try await VPCDListener.withListener(
-            host: link.hostAddress, port: 0, allowRemote: true, configuration: configuration, logger: quietLogger
+            host: link.hostAddress, port: 0, allowRemote: true,
+            configuration: VPCDListener.Configuration(keepAlive: keepAlive), logger: quietLogger
         ) { listener in
             let vicc = try ViccProcess(host: link.hostAddress, port: listener.port, launcher: link.launcher)
             defer { vicc.stop() }
             let card = try await within(.seconds(20), "vicc connects") { try await listener.waitForCard() }
             #expect(try await card.powerOn() == VPCDViccInteropTests.viccATR, "vicc log: \(vicc.log)")
-
             try await link.cut()
             vicc.kill()
             #expect(await vicc.waitForExit(), "vicc did not exit")
-            // Twice the detection time of the test above: a wait for something that must not
-            // happen, so it cannot be a gate.
-            try await Task.sleep(for: Self.quickKeepAlive.detectionTime * 2)
-            #expect(await listener.currentCard?.number == card.number, "still the vanished card")
+            try await afterVanishing(listener, card, ContinuousClock.now)
         }
     }
 
