@@ -75,21 +75,27 @@ struct VPCDVanishedPeerTests {
 
     @Test("with keep-alive an exporter whose reader vanished ends the connection within the detection time")
     func exporterNoticesItsReaderGone() async throws {
-        let (ended, waited) = try await exporterWithVanishingReader(keepAlive: Self.quickKeepAlive)
-        #expect(ended, "the connection to the vanished reader ended")
-        #expect(waited < Self.quickKeepAlive.detectionTime + .seconds(15), "noticed after \(waited)")
+        // Three seconds of keep-alive plus the kernel's timer slack and a loaded machine's delays.
+        let limit = Self.quickKeepAlive.detectionTime + .seconds(15)
+        let (ended, waited) = try await exporterWithVanishingReader(
+            keepAlive: Self.quickKeepAlive, waitingAtMost: limit)
+        #expect(ended, "the connection to the vanished reader ended (waited \(waited))")
     }
 
     @Test("without keep-alive an exporter waits on a vanished reader")
     func exporterWithoutKeepAliveWaits() async throws {
-        let (ended, _) = try await exporterWithVanishingReader(keepAlive: nil)
+        // Twice the quick detection time: a wait for something that must not happen.
+        let (ended, _) = try await exporterWithVanishingReader(
+            keepAlive: nil, waitingAtMost: Self.quickKeepAlive.detectionTime * 2)
         #expect(!ended, "nothing else tells the exporter")
     }
 
     /// An exporter connected to a reader (a plain TCP listener in the far namespace that accepts
     /// and stays silent, as a reader between commands does) that vanishes: whether the
-    /// exporter's connection ended within twice the quick detection time, and how long it took.
-    private func exporterWithVanishingReader(keepAlive: VPCDKeepAlive?) async throws -> (Bool, Duration) {
+    /// exporter's connection ended within `limit`, and how long it took.
+    private func exporterWithVanishingReader(
+        keepAlive: VPCDKeepAlive?, waitingAtMost limit: Duration
+    ) async throws -> (Bool, Duration) {
         let link = try await VanishingLink()
         defer { link.remove() }
         let port = Int.random(in: 20_000..<30_000)
@@ -133,10 +139,8 @@ struct VPCDVanishedPeerTests {
         try await link.cut()
         reader.send(signal: SIGKILL)
         let cut = ContinuousClock.now
-        // Twice the quick detection time: long enough for keep-alive, and for the control a
-        // wait for something that must not happen.
         let endedInTime =
-            (try? await within(Self.quickKeepAlive.detectionTime * 2, "the connection ends") {
+            (try? await within(limit, "the connection ends") {
                 for await _ in endings { return }
             }) != nil
         let waited = ContinuousClock.now - cut
