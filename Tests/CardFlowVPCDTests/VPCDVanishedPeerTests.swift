@@ -56,20 +56,20 @@ struct VPCDVanishedPeerTests {
         keepAlive: VPCDKeepAlive?,
         _ afterVanishing: (VPCDListener, VPCDCardConnection, ContinuousClock.Instant) async throws -> Void
     ) async throws {
-        let link = try await VanishingLink()
-        defer { link.remove() }
-        try await VPCDListener.withListener(
-            host: link.hostAddress, port: 0, allowRemote: true,
-            configuration: VPCDListener.Configuration(keepAlive: keepAlive), logger: quietLogger
-        ) { listener in
-            let vicc = try ViccProcess(host: link.hostAddress, port: listener.port, launcher: link.launcher)
-            defer { vicc.stop() }
-            let card = try await within(.seconds(20), "vicc connects") { try await listener.waitForCard() }
-            #expect(try await card.powerOn() == VPCDViccInteropTests.viccATR, "vicc log: \(vicc.log)")
-            try await link.cut()
-            vicc.kill()
-            #expect(await vicc.waitForExit(), "vicc did not exit")
-            try await afterVanishing(listener, card, ContinuousClock.now)
+        try await VanishingLink.with { link in
+            try await VPCDListener.withListener(
+                host: link.hostAddress, port: 0, allowRemote: true,
+                configuration: VPCDListener.Configuration(keepAlive: keepAlive), logger: quietLogger
+            ) { listener in
+                let vicc = try ViccProcess(host: link.hostAddress, port: listener.port, launcher: link.launcher)
+                defer { vicc.stop() }
+                let card = try await within(.seconds(20), "vicc connects") { try await listener.waitForCard() }
+                #expect(try await card.powerOn() == VPCDViccInteropTests.viccATR, "vicc log: \(vicc.log)")
+                try await link.cut()
+                vicc.kill()
+                #expect(await vicc.waitForExit(), "vicc did not exit")
+                try await afterVanishing(listener, card, ContinuousClock.now)
+            }
         }
     }
 
@@ -96,8 +96,14 @@ struct VPCDVanishedPeerTests {
     private func exporterWithVanishingReader(
         keepAlive: VPCDKeepAlive?, waitingAtMost limit: Duration
     ) async throws -> (Bool, Duration) {
-        let link = try await VanishingLink()
-        defer { link.remove() }
+        try await VanishingLink.with { link in
+            try await exporter(keepAlive: keepAlive, waitingAtMost: limit, across: link)
+        }
+    }
+
+    private func exporter(
+        keepAlive: VPCDKeepAlive?, waitingAtMost limit: Duration, across link: VanishingLink
+    ) async throws -> (Bool, Duration) {
         let port = Int.random(in: 20_000..<30_000)
         let script = """
             import socket, sys, time
@@ -196,7 +202,7 @@ struct VanishingLink {
             do {
                 try await Self.run(step)
             } catch {
-                remove()
+                await remove()
                 throw error
             }
         }
@@ -207,11 +213,23 @@ struct VanishingLink {
         try await Self.run(["link", "set", hostInterface, "down"])
     }
 
+    /// A link for the duration of `body`, removed afterwards whatever `body` did.
+    static func with<T>(_ body: (VanishingLink) async throws -> T) async throws -> T {
+        let link = try await VanishingLink()
+        do {
+            let result = try await body(link)
+            await link.remove()
+            return result
+        } catch {
+            await link.remove()
+            throw error
+        }
+    }
+
     /// Deletes the namespace (its end of the pair goes with it) and this end. Idempotent.
-    func remove() {
+    func remove() async {
         for step in [["netns", "delete", namespace], ["link", "delete", hostInterface]] {
-            let child = try? ChildProcess(Self.ip, step, output: .null, errors: .null)
-            _ = child?.waitUntilExit()
+            _ = try? await ChildProcess.run(Self.ip, step)
         }
     }
 
