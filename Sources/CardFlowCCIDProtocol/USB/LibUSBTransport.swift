@@ -65,8 +65,8 @@ public final class LibUSBTransport: USBTransport, CustomStringConvertible {
         var taken = 0
         /// Their answer came in time for the caller (the read-ahead's purpose).
         var answered = 0
-        /// Ended without an answer (timed out or cancelled) before the caller's time was up, so
-        /// the caller read again.
+        /// Ended without an answer (timed out or cancelled, not by the caller's cancellation):
+        /// the caller read again for whatever was left of its time, or timed out if nothing was.
         var readAgain = 0
         /// Cancelled because it would have outlasted the caller's own timeout.
         var cutShort = 0
