@@ -396,6 +396,22 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        // The fuzz package's targets (Fuzz/Sources, less its three libFuzzer entry points)
+        // compiled into one test module and run over their seed corpus and seeded mutants of it:
+        // CI's fuzz smoke with no second, sanitizer-instrumented build of the whole package.
+        // Coverage-guided runs: Scripts/fuzz.sh.
+        .testTarget(
+            name: "CardFlowFuzzSeedTests",
+            dependencies: [
+                "CardFlow", "CardFlowCCIDProtocol", "CardFlowSimulator", "CardFlowSimulatorCards", "CardFlowDaemon",
+                "CardFlowDaemonFlows", "CardFlowDaemonControl", "CardFlowRelay", "CardFlowDESFire", "CardFlowNDEF",
+                "CardFlowISO15693", "CardFlowUFR",
+                .product(name: "NIOCore", package: "swift-nio", condition: networkReaders),
+                .product(name: "NIOEmbedded", package: "swift-nio", condition: networkReaders),
+            ],
+            path: "Fuzz/Sources",
+            exclude: ["CardFlowFuzz/FuzzEntry.swift", "CardFlowFuzzCCID", "CardFlowFuzzTags"],
+            sources: ["FuzzSupport", "CCIDFuzzTargets", "TagFuzzTargets", "CardFlowFuzz", "SeedTests"]),
         .testTarget(
             name: "CardFlowCCIDProtocolTests",
             dependencies: ["CardFlowCCIDProtocol", "CardFlowSimulator", "CardFlow", "CardFlowCCID"]),

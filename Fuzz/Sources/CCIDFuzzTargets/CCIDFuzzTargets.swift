@@ -1,4 +1,6 @@
+#if canImport(FuzzSupport)
 import FuzzSupport
+#endif
 
 /// The CCID layer's targets: they link only the CCID module, so libFuzzer's per-input scan of
 /// coverage counters stays small and these run many times faster than in the all-in-one binary.

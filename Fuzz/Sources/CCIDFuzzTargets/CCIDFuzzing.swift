@@ -1,5 +1,7 @@
 import CardFlowCCIDProtocol
+#if canImport(FuzzSupport)
 import FuzzSupport
+#endif
 
 /// The CCID codec: what a reader (or, for the simulator, a host) puts on the bulk and interrupt
 /// endpoints, the class descriptor, the class requests' answers and the card's ATR.

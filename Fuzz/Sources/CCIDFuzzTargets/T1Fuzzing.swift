@@ -1,5 +1,7 @@
 import CardFlowCCIDProtocol
+#if canImport(FuzzSupport)
 import FuzzSupport
+#endif
 
 /// T=1: the block codec, and the host's state machine fed with whatever a card sends.
 enum T1Fuzzing {

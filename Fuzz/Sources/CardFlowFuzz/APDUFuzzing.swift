@@ -1,8 +1,10 @@
 import CardFlow
-import FuzzSupport
 
 @testable import CardFlowSimulator
 @testable import CardFlowSimulatorCards
+#if canImport(FuzzSupport)
+import FuzzSupport
+#endif
 
 /// Command and response APDUs, from bytes and from hex text (relay messages, CLI arguments,
 /// configuration files carry APDUs as hex).

@@ -1,8 +1,10 @@
 import Foundation
-import FuzzSupport
 
 @testable import CardFlowSimulator
 @testable import CardFlowSimulatorCards
+#if canImport(FuzzSupport)
+import FuzzSupport
+#endif
 
 /// Simulated-card state files, for each persistent card model: a file that loads saves to one
 /// that loads the same, and the loaded card answers commands without trapping.

@@ -1,11 +1,13 @@
 import CardFlowDaemon
 import CardFlowDaemonFlows
 import Foundation
-import FuzzSupport
 import NIOCore
 import NIOEmbedded
 
 @testable import CardFlowDaemonControl
+#if canImport(FuzzSupport)
+import FuzzSupport
+#endif
 
 /// The control socket: the byte stream split into bounded lines, each line parsed as the
 /// request handler does (one JSON object; a `flow` field as a flow specification).

@@ -1,7 +1,9 @@
 import CardFlowDaemon
 import CardFlowDaemonFlows
 import Foundation
+#if canImport(FuzzSupport)
 import FuzzSupport
+#endif
 
 /// cardd's configuration file (JSON): what decodes encodes to a configuration that decodes the same.
 enum DaemonConfigurationFuzzing {

@@ -1,6 +1,12 @@
+#if canImport(CCIDFuzzTargets)
 import CCIDFuzzTargets
+#endif
+#if canImport(FuzzSupport)
 import FuzzSupport
+#endif
+#if canImport(TagFuzzTargets)
 import TagFuzzTargets
+#endif
 
 /// Every fuzz target, by name. Each name is also a folder under Fuzz/Corpus. This binary holds
 /// them all (for reproducing any crash and writing seeds); Scripts/fuzz.sh runs the CCID and tag

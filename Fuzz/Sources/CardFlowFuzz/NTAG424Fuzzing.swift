@@ -1,6 +1,8 @@
 import CardFlow
 import CardFlowDESFire
+#if canImport(FuzzSupport)
 import FuzzSupport
+#endif
 
 /// What an NTAG 424 DNA's outside brings: SUN messages from URLs anyone can forge, and the
 /// tag's GetFileSettings answers.

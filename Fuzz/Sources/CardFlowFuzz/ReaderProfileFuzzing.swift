@@ -1,5 +1,7 @@
 import CardFlowSimulator
+#if canImport(FuzzSupport)
 import FuzzSupport
+#endif
 
 /// Simulated reader profiles (`--reader-profile`, lsusb-style dumps): parsing terminates and
 /// never traps; what parses is a usable profile.

@@ -1,6 +1,8 @@
 import CardFlow
 import CardFlowRelay
+#if canImport(FuzzSupport)
 import FuzzSupport
+#endif
 
 /// Messages a relay service sends over its WebSocket: only what the limits allow gets through.
 enum RelayFuzzing {

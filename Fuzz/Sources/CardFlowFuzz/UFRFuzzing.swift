@@ -1,5 +1,7 @@
 import CardFlowUFR
+#if canImport(FuzzSupport)
 import FuzzSupport
+#endif
 
 /// What a uFR reader (or anything posing as one on its TCP/UDP port or serial line) sends: the
 /// frame decoder behind every uFR link.

@@ -1,5 +1,7 @@
 import CardFlowISO15693
+#if canImport(FuzzSupport)
 import FuzzSupport
+#endif
 
 /// ISO 15693 GET SYSTEM INFORMATION answers, as tags send them.
 enum ISO15693Fuzzing {

@@ -1,6 +1,7 @@
-import FuzzSupport
-
 @testable import CardFlow
+#if canImport(FuzzSupport)
+import FuzzSupport
+#endif
 
 /// The key-store file: contents that decode are written back to a file that decodes the same.
 enum KeyStoreFuzzing {

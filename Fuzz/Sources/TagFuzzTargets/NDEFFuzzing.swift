@@ -1,6 +1,7 @@
-import FuzzSupport
-
 @testable import CardFlowNDEF
+#if canImport(FuzzSupport)
+import FuzzSupport
+#endif
 
 /// NDEF: messages and their typed records, the TLV area of Type 2 and Type 5 tags, and the
 /// Type 4 capability container, all read from tags.

@@ -1,4 +1,6 @@
+#if canImport(FuzzSupport)
 import FuzzSupport
+#endif
 
 /// Tag and key-store decoders: they link CardFlow, NDEF and ISO15693 but not the simulator, the
 /// daemon or their crypto and networking libraries (see ``CCIDFuzzTargets`` for why that matters).
