@@ -5,12 +5,17 @@
 #   cardd           the daemon, its systemd unit, the udev rule for CCID readers, the example
 #                   configuration as the conffile /etc/cardd/cardd.json, the cardd system user
 # Usage: Scripts/package.sh [--version-suffix SUFFIX] [--out DIR] [--uncompressed]
+#                           [--scratch-path DIR] [--no-build]
 #   The version is CardFlowVersion.current (Sources/CardFlow/Package/CardFlowVersion.swift),
 #   plus SUFFIX when given (Scripts/package-check.sh builds a "+test1" package to test upgrades
 #   with). The .debs go to DIR (default .build/debs); the script prints their paths.
 #   --uncompressed skips xz (minutes for the two binaries on a loaded machine), for packages that
 #   are only installed by a test. (An option, not an environment variable: swift build sees the
 #   environment, and a changed one rebuilt cardctl.)
+#   --scratch-path DIR builds in DIR instead of .build (Scripts/test.sh builds the release
+#   products beside the tests' debug build; two SwiftPM processes cannot share one folder).
+#   --no-build packages the binaries an earlier run built in the same scratch folder (a second
+#   package of the same build, e.g. with another version suffix).
 # Needs dpkg-dev (dpkg-shlibdeps), binutils (strip, readelf) and chrpath; Scripts/setup.sh installs them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,11 +24,15 @@ export PATH="/opt/swift/usr/bin:$PATH"
 suffix=""
 out=".build/debs"
 compression=xz
+scratch=.build
+build=true
 while [ $# -gt 0 ]; do
   case "$1" in
     --version-suffix) suffix="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --uncompressed) compression=none; shift ;;
+    --scratch-path) scratch="$2"; shift 2 ;;
+    --no-build) build=false; shift ;;
     *) echo "package.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -40,11 +49,17 @@ arch=$(dpkg --print-architecture)
 maintainer="${CARDFLOW_MAINTAINER:-CardFlow authors <cardflow@example.org>}"
 
 products=(cardctl cardd vpcdtool)
+swift_build=(swift build -c release --static-swift-stdlib --scratch-path "$scratch")
+if $build; then
+  for product in "${products[@]}"; do
+    echo "package.sh: [${SECONDS}s] ${swift_build[*]} --product $product" >&2
+    "${swift_build[@]}" --product "$product"
+  done
+fi
+bin=$("${swift_build[@]}" --show-bin-path)
 for product in "${products[@]}"; do
-  echo "package.sh: [${SECONDS}s] swift build -c release --static-swift-stdlib --product $product" >&2
-  swift build -c release --static-swift-stdlib --product "$product"
+  [ -x "$bin/$product" ] || { echo "package.sh: no $bin/$product (build it: drop --no-build)" >&2; exit 1; }
 done
-bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
 
 # Nothing of the Swift toolchain may be left for the dynamic linker to find on the target.
 for product in "${products[@]}"; do
@@ -64,8 +79,9 @@ trap 'rm -rf "$work"' EXIT
 # runs here on the very binaries that are packaged).
 # Built with the products' flags: a build with other flags would recompile ArgumentParser and
 # with it every module above it, next time the products are built.
-swift build -c release --static-swift-stdlib --product generate-manual >&2
+if $build; then "${swift_build[@]}" --product generate-manual >&2; fi
 generate_manual="$bin/generate-manual"
+[ -x "$generate_manual" ] || { echo "package.sh: no $generate_manual (build it: drop --no-build)" >&2; exit 1; }
 # Reproducible timestamps (changelog, manual dates, file times, dpkg-deb's): the last commit's.
 # Exported only after the builds: swift build hands it on to the compilers, so a new commit
 # would otherwise rebuild the products (seen: cardctl recompiled after a commit).
@@ -111,7 +127,7 @@ copyright() {
     echo " (Apache-2.0 with Runtime Library Exception) and these Swift packages, each"
     echo " under the license in its own source:"
     local checkout
-    for checkout in .build/checkouts/*/; do
+    for checkout in "$scratch"/checkouts/*/; do
       echo "  $(basename "$checkout") $(git -C "$checkout" describe --tags --always 2>/dev/null || echo unknown)"
     done
     echo
