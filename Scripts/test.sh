@@ -46,7 +46,8 @@ step bash Scripts/format.sh --check
 step swift package resolve
 # Builds that only the last steps need (the release packages and their clean Debian root, the
 # allocation gate's release benchmark, the light dependent) run in the background from here, at
-# idle priority (SCHED_IDLE: a CPU only when nothing else wants one). The test steps leave much
+# idle priority (SCHED_IDLE, and nice 19 for their session's autogroup: a CPU only when nothing
+# else wants one). The test steps leave much
 # of the machine unused (measured: 1,012 idle core-seconds in their 814 s), and the debug build
 # some; the steps that need a result wait for it (`ahead NAME`). The suites with tight time
 # bounds stop the background builds while they run (SIGSTOP to the builds' session).
