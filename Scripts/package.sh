@@ -5,17 +5,15 @@
 #   cardd           the daemon, its systemd unit, the udev rule for CCID readers, the example
 #                   configuration as the conffile /etc/cardd/cardd.json, the cardd system user
 # Usage: Scripts/package.sh [--version-suffix SUFFIX] [--out DIR] [--uncompressed]
-#                           [--scratch-path DIR] [--no-build]
+#                           [--no-build]
 #   The version is CardFlowVersion.current (Sources/CardFlow/Package/CardFlowVersion.swift),
 #   plus SUFFIX when given (Scripts/package-check.sh builds a "+test1" package to test upgrades
 #   with). The .debs go to DIR (default .build/debs); the script prints their paths.
 #   --uncompressed skips xz (minutes for the two binaries on a loaded machine), for packages that
 #   are only installed by a test. (An option, not an environment variable: swift build sees the
 #   environment, and a changed one rebuilt cardctl.)
-#   --scratch-path DIR builds in DIR instead of .build (Scripts/test.sh builds the release
-#   products beside the tests' debug build; two SwiftPM processes cannot share one folder).
-#   --no-build packages the binaries an earlier run built in the same scratch folder (a second
-#   package of the same build, e.g. with another version suffix).
+#   --no-build packages the binaries an earlier run built (a second package of the same build,
+#   e.g. with another version suffix).
 # Needs dpkg-dev (dpkg-shlibdeps), binutils (strip, readelf) and chrpath; Scripts/setup.sh installs them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,14 +22,12 @@ export PATH="/opt/swift/usr/bin:$PATH"
 suffix=""
 out=".build/debs"
 compression=xz
-scratch=.build
 build=true
 while [ $# -gt 0 ]; do
   case "$1" in
     --version-suffix) suffix="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --uncompressed) compression=none; shift ;;
-    --scratch-path) scratch="$2"; shift 2 ;;
     --no-build) build=false; shift ;;
     *) echo "package.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
@@ -49,7 +45,7 @@ arch=$(dpkg --print-architecture)
 maintainer="${CARDFLOW_MAINTAINER:-CardFlow authors <cardflow@example.org>}"
 
 products=(cardctl cardd vpcdtool)
-swift_build=(swift build -c release --static-swift-stdlib --scratch-path "$scratch")
+swift_build=(swift build -c release --static-swift-stdlib)
 if $build; then
   for product in "${products[@]}"; do
     echo "package.sh: [${SECONDS}s] ${swift_build[*]} --product $product" >&2
@@ -127,7 +123,7 @@ copyright() {
     echo " (Apache-2.0 with Runtime Library Exception) and these Swift packages, each"
     echo " under the license in its own source:"
     local checkout
-    for checkout in "$scratch"/checkouts/*/; do
+    for checkout in .build/checkouts/*/; do
       echo "  $(basename "$checkout") $(git -C "$checkout" describe --tags --always 2>/dev/null || echo unknown)"
     done
     echo

@@ -41,51 +41,13 @@ step bash Scripts/setup.sh
 # Formatting lint (swift format lint --strict, .swift-format) before the long build: a format
 # problem fails in seconds.
 step bash Scripts/format.sh --check
-# Resolved before anything builds: the background builds below must find Package.resolved
-# written, not write it at the same time as the debug build.
-step swift package resolve
-# Builds that only the last steps need (the release packages and their clean Debian root, the
-# allocation gate's release benchmark, the light dependent) run in the background from here, at
-# idle priority (SCHED_IDLE, and nice 19 for their session's autogroup: a CPU only when nothing
-# else wants one). The test steps leave much
-# of the machine unused (measured: 1,012 idle core-seconds in their 814 s), and the debug build
-# some; the steps that need a result wait for it (`ahead NAME`). The suites with tight time
-# bounds stop the background builds while they run (SIGSTOP to the builds' session).
-ahead_dir=.build-ahead
-rm -rf "$ahead_dir"
-mkdir -p "$ahead_dir"
-chrt --idle 0 setsid bash Scripts/test-builds-ahead.sh "$ahead_dir" .build-release </dev/null >"$ahead_dir/jobs.log" 2>&1 &
-ahead_group=$!
-# The builds' compilers run in process groups of their own (llbuild's), but in the builds' session.
-trap 'pkill -TERM -s "$ahead_group" || true; pkill -CONT -s "$ahead_group" || true; step_summary' EXIT
-# ahead NAME: waits for the background job NAME; fails as it did, with the end of its log.
-ahead() {
-  local name="$1" status seconds
-  while [ ! -f "$ahead_dir/$name.status" ]; do
-    if ! kill -0 "$ahead_group" 2>/dev/null && [ ! -f "$ahead_dir/$name.status" ]; then
-      echo "test.sh: the background builds ended without $name; $ahead_dir/jobs.log:" >&2
-      tail -20 "$ahead_dir/jobs.log" >&2
-      return 1
-    fi
-    sleep 1
-  done
-  read -r status seconds <"$ahead_dir/$name.status"
-  echo "test.sh: background $name: ${seconds}s at idle priority, exit $status" >&2
-  [ "$status" -eq 0 ] || tail -80 "$ahead_dir/$name.log" >&2
-  return "$status"
-}
-# paused COMMAND...: runs COMMAND with the background builds stopped.
-paused() {
-  local status=0
-  pkill -STOP -s "$ahead_group" || true
-  "$@" || status=$?
-  pkill -CONT -s "$ahead_group" || true
-  return $status
-}
 step swift build --build-tests
 # DocC for every library product, warnings as errors: a broken symbol link fails CI (reuses the
 # debug build above).
 step bash Scripts/docs-check.sh
+# A CardFlow-only dependent (traits: []) resolves the card library's dependencies and no more:
+# a heavy dependency that slipped out of its package trait fails here (about a minute).
+step bash Scripts/dependent-build.sh --check
 # The libusb integration tests need the umockdev preload; the other tests do not mind it.
 # The seeded hostile-counterpart campaigns and the short cardd soak keep both cores busy for
 # seconds at a time; beside the rest of the suite they would starve its wall-clock bounds, so
@@ -113,8 +75,8 @@ fleet_tests='PostgresFleet'
 # 0.5 s (0.506 s seen beside the parallel suite on a loaded machine).
 timing='CardFlowTests.FlowTests|MultiSlotReaderTests|RelayTLSTests|RelayEndToEndTests|CardctlRelayTests|CarddProcessTests|ExchangeTimeLimitTests|LatencyRunnerTests|SessionOptionTests'
 step tests umockdev-wrapper swift test --skip-build --disable-xctest --skip "$heavy|$pcscd_tests|$fleet_tests|$timing"
-step paused tests umockdev-wrapper swift test --skip-build --disable-xctest --filter "$timing"
-step paused tests umockdev-wrapper swift test --skip-build --disable-xctest --filter "$heavy" --no-parallel
+step tests umockdev-wrapper swift test --skip-build --disable-xctest --filter "$timing"
+step tests umockdev-wrapper swift test --skip-build --disable-xctest --filter "$heavy" --no-parallel
 step tests swift test --skip-build --disable-xctest --filter "$fleet_tests" --no-parallel
 # The fleet at scale, shortened: 4 cardd hosts x 2 readers on a batch of 100,000 records, 25
 # cards each, every one done once (Benchmarks/fleet/scale.sh; the full run is 1,000,000 x 8 x 4).
@@ -152,20 +114,17 @@ step bash Scripts/partners-check.sh
 # datasheets and the ACS/Identiv manuals (Python, over vpcd) in front of every cardctl
 # classic|ntag|felica command (about a minute).
 step bash Scripts/datasheet-cards-check.sh
-# The Debian packages (Scripts/package.sh: release build, static Swift runtime; built in the
-# background) checked as an operator meets them: lintian, then apt install, use, upgrade and purge
-# in a clean Debian 12 root without Swift (debootstrap once per clone into .build-debroot).
-step ahead packages
-step bash Scripts/package-check.sh --prepared
+# The Debian packages (Scripts/package.sh: release build, static Swift runtime) checked as an
+# operator meets them: lintian, then apt install, use, upgrade and purge in a clean Debian 12 root
+# without Swift (debootstrap once per clone into .build-debroot).
+step bash Scripts/package-check.sh
 # The allocation gate (issue 40): mallocs per APDU of the driver, session, tracing, flow and
 # DESFire paths must stay at or under Benchmarks/allocations/limits.txt. Counts are exact, unlike
-# times. cardflow-bench is built in the background with Scripts/package.sh's release flags, on
-# the packages' release modules.
-step ahead allocations-build
-step bash Benchmarks/allocations/check.sh --static --scratch-path .build-release --no-build
-# A CardFlow-only dependent (traits: []) resolves the card library's dependencies and no more:
-# a heavy dependency that slipped out of its package trait fails here (built in the background).
-step ahead dependent-build
-# The fuzz smoke is in the parallel suite above (CardFlowFuzzSeedTests: every fuzz target over its
-# seeds and seeded mutants). Coverage-guided libFuzzer runs: Scripts/fuzz.sh 600.
+# times. --static builds cardflow-bench with Scripts/package.sh's release flags, so only it is
+# compiled: the CardFlow modules come from the package step's build.
+step bash Benchmarks/allocations/check.sh --static
+# The fuzz smoke is in the parallel suite above: CardFlowFuzzSeedTests runs every fuzz target over
+# its seeds and 2,000 seeded mutants, on the debug build (a libFuzzer step needed a second,
+# sanitizer-instrumented build of the whole package: ~600 s). Coverage-guided runs:
+# Scripts/fuzz.sh 600.
 echo "test.sh: [${SECONDS}s] all steps passed" >&2

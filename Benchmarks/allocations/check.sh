@@ -8,7 +8,6 @@
 #                                              Scripts/package.sh, whose release modules it reuses
 #                                              (Scripts/test.sh runs it after the package step)
 #   Benchmarks/allocations/check.sh --no-build use the cardflow-bench already built (release)
-#   --scratch-path DIR                         build in (or, with --no-build, take from) DIR
 #
 # How: malloc-count.c (LD_PRELOAD) counts the process's allocations; each loop runs N and 2N
 # times (`cardflow-bench --profile NAME N`) and the difference ÷ N is the count per repetition,
@@ -22,14 +21,12 @@ cd "$here/../.."
 export PATH="/opt/swift/usr/bin:$PATH"
 flags=(-c release)
 build=true
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --static) flags+=(--static-swift-stdlib); shift ;;
-    --no-build) build=false; shift ;;
-    --scratch-path) flags+=(--scratch-path "$2"); shift 2 ;;
-    *) echo "allocations/check.sh: unknown argument $1 (options: --static, --no-build, --scratch-path DIR)" >&2; exit 2 ;;
-  esac
-done
+case "${1:-}" in
+  "") ;;
+  --static) flags+=(--static-swift-stdlib) ;;
+  --no-build) build=false ;;
+  *) echo "allocations/check.sh: unknown argument $1 (options: --static, --no-build)" >&2; exit 2 ;;
+esac
 if $build; then swift build "${flags[@]}" --product cardflow-bench >&2; fi
 bench="$(swift build "${flags[@]}" --show-bin-path)/cardflow-bench"
 [[ -x "$bench" ]] || { echo "allocations/check.sh: no $bench (build it, or drop --no-build)" >&2; exit 2; }
