@@ -35,7 +35,8 @@ struct FuzzTargetSeedTests {
         try #require(!seeds.isEmpty)
         target.run([])
         for seed in seeds { target.run(seed) }
-        // Seeded by the target's name: a mutant that breaks an invariant is the same in every run.
+        // Seeded by the target's name (its FNV-1a hash), not its place in the list: a mutant that
+        // breaks an invariant is the same in every run, whatever targets are added.
         var generator = SeededRandom(
             seed: name.utf8.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 })
         for index in 0..<mutantsPerTarget {
