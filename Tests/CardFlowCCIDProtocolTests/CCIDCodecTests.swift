@@ -93,9 +93,17 @@ struct CCIDCodecTests {
     func commandFramedInPlace(_ index: Int) throws {
         let (command, bytes) = Self.commandVectors[index]
         #expect(command.frameAroundTransferData() == bytes)
-        var frame = bytes
-        #expect(try CCIDCommand(decodingFrame: &frame) == command)
-        if command.messageType == .xfrBlock { #expect(frame.isEmpty) }
+        #expect(try CCIDCommand(decodingLeavingTransferData: bytes) == Self.leavingTransferData(command))
+        if case .xfrBlock(_, _, let data) = command.kind { #expect(Array(bytes[ccidHeaderLength...]) == data) }
+    }
+
+    /// What ``CCIDCommand/init(decodingLeavingTransferData:)`` gives for `command`: an XfrBlock
+    /// without its data (that stays in the frame), anything else unchanged.
+    static func leavingTransferData(_ command: CCIDCommand) -> CCIDCommand {
+        guard case .xfrBlock(let multiplier, let level, _) = command.kind else { return command }
+        return CCIDCommand(
+            slot: command.slot, sequence: command.sequence,
+            kind: .xfrBlock(blockWaitingTimeMultiplier: multiplier, levelParameter: level, data: []))
     }
 
     /// With room in front or none, shared or not, the frame is the same, and the caller's array
@@ -121,20 +129,20 @@ struct CCIDCodecTests {
         #expect(frame.count == 65_554 && frame.dropFirst(10).allSatisfy { $0 == 0x5A })
     }
 
-    /// A malformed message leaves the frame as it was, so the reader can still answer it from
-    /// its header; the error is the one ``CCIDCommand/init(decoding:)`` gives.
-    @Test func decodingOutOfAMalformedFrameLeavesIt() {
+    /// A malformed message is refused with the error ``CCIDCommand/init(decoding:)`` gives (the
+    /// reader still has the frame to answer from its header).
+    @Test func decodingAMalformedFrameLeavingItsDataFailsAsDecoding() {
         for malformed: [UInt8] in [
             [0x6F, 4, 0, 0, 0, 0, 1, 0, 0, 0, 0x00, 0xA4], // dwLength 4, 2 bytes follow
             [0x6F, 0, 0], // truncated header
             [0x80, 0, 0, 0, 0, 0, 1, 0, 0, 0], // a response type
             [0x62, 0, 0, 0, 0, 0, 0, 9, 0, 0], // IccPowerOn with bPowerSelect 9
         ] {
-            var frame = malformed
-            let error = #expect(throws: CCIDFrameError.self) { try CCIDCommand(decodingFrame: &frame) }
+            let error = #expect(throws: CCIDFrameError.self) {
+                try CCIDCommand(decodingLeavingTransferData: malformed)
+            }
             let expected = #expect(throws: CCIDFrameError.self) { try CCIDCommand(decoding: malformed) }
             #expect(error == expected)
-            #expect(frame == malformed)
         }
     }
 
@@ -233,9 +241,11 @@ struct CCIDCodecTests {
             }
             if (try? CCIDResponse(decoding: bytes)) != nil { decoded += 1 }
             _ = try? CCIDCommand(decoding: bytes)
-            var frame = bytes
-            // Decoding out of the frame agrees with decoding a copy, and fails the same way.
-            #expect((try? CCIDCommand(decodingFrame: &frame)) == (try? CCIDCommand(decoding: bytes)))
+            // Decoding that leaves an XfrBlock's data in the frame agrees with decoding a copy
+            // (less that data), and fails the same way.
+            #expect(
+                (try? CCIDCommand(decodingLeavingTransferData: bytes))
+                    == (try? CCIDCommand(decoding: bytes)).map(Self.leavingTransferData))
             _ = try? CCIDInterruptMessage(decoding: bytes, slotCount: Int(random.next() % 5) + 1)
         }
         #expect(decoded > 0)

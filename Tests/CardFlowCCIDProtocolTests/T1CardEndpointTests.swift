@@ -123,6 +123,49 @@ import Testing
         #expect(card.receive([0x00, 0xC1, 0x01, 0xFE, 0x3E]) != .send(expected))
     }
 
+    /// The simulated reader hands the card each block where it lies, behind the bulk-OUT
+    /// message's 10-byte header: a slice whose indices start at 10. A whole conversation (IFS,
+    /// a chained command, a chained answer with a resend, CRC and LRC cards) gives the same
+    /// events as with the blocks on their own.
+    @Test(arguments: [T1Checksum.lrc, .crc])
+    func blocksReadInsideAMessageGiveTheSameEvents(_ checksum: T1Checksum) throws {
+        func block(_ kind: T1BlockKind, _ information: [UInt8] = []) throws -> [UInt8] {
+            try T1Block(kind: kind, information: information).encoded(checksum: checksum)
+        }
+        let conversation = [
+            try block(.supervisory(.ifs, isResponse: false), [0x03]),
+            try block(.information(sendSequence: 0, more: true), [1, 2, 3, 4]),
+            [0x00, 0x00, 0x01, 0x01, 0x55], // invalid: answered by the last R-block
+            try block(.information(sendSequence: 1, more: false), [5, 6]),
+            try block(.receiveReady(sequence: 0, error: .none)), // "send that block again"
+            try block(.receiveReady(sequence: 1, error: .none)),
+            try block(.receiveReady(sequence: 0, error: .none)),
+            try block(.information(sendSequence: 0, more: false), [7]),
+        ]
+        var alone = T1CardEndpoint(ifsc: 4, checksum: checksum)
+        var inMessage = T1CardEndpoint(ifsc: 4, checksum: checksum)
+        var events: [T1CardEvent] = []
+        for bytes in conversation {
+            let message = [UInt8](repeating: 0xEE, count: 10) + bytes
+            let event = alone.receive(bytes)
+            #expect(inMessage.receive(message[10...]) == event)
+            events.append(event)
+            if case .commandComplete = event {
+                let first = alone.respond(with: [0xAA, 0xBB, 0xCC, 0x90, 0x00])
+                #expect(inMessage.respond(with: [0xAA, 0xBB, 0xCC, 0x90, 0x00]) == first)
+                events.append(.send(first))
+            }
+        }
+        // Every block and command handed out is still what it was when the card gave it: the
+        // card writes later blocks and commands into storage it keeps, never into these.
+        #expect(events.contains(.commandComplete([1, 2, 3, 4, 5, 6])))
+        #expect(events.contains(.commandComplete([7])))
+        #expect(events.contains(.send(try block(.information(sendSequence: 0, more: true), [0xAA, 0xBB, 0xCC]))))
+        #expect(events.contains(.send(try block(.information(sendSequence: 1, more: false), [0x90, 0x00]))))
+        let acknowledgement = T1CardEvent.send(try block(.receiveReady(sequence: 1, error: .none)))
+        #expect(events.filter { $0 == acknowledgement }.count == 2)
+    }
+
     @Test func resetRestoresThePowerOnState() {
         var card = T1CardEndpoint(ifsc: 100, initialIFSD: 40)
         _ = card.receive([0x00, 0xC1, 0x01, 0xFE, 0x3E])

@@ -1,6 +1,6 @@
-/// An XfrBlock framed in the storage of its own data, and taken apart the same way: the command
-/// APDU of a driver's caller becomes the bulk-OUT message and, at the simulated reader, the
-/// command its card gets, with no array allocated between them (issue 40).
+/// An XfrBlock framed in the storage of its own data, and taken apart without copying it: the
+/// command APDU of a driver's caller becomes the bulk-OUT message and, at the simulated reader,
+/// the command its card gets, with no array allocated between them (issue 40).
 extension CCIDCommand {
     /// The wire bytes of an XfrBlock whose data the caller hands over: the 10-byte header goes
     /// in front of the data in the data's own storage, the bytes shifted in place, when that
@@ -22,22 +22,18 @@ extension CCIDCommand {
         return data
     }
 
-    /// Decodes a bulk-OUT message as ``init(decoding:)`` does, except that an XfrBlock's data is
-    /// `frame` itself with the header removed in place: on success `frame` is left empty, and a
-    /// frame the caller held alone becomes the command's data without a copy. On failure `frame`
-    /// is unchanged (a reader answers a malformed message from its header).
-    package init(decodingFrame frame: inout [UInt8]) throws(CCIDFrameError) {
+    /// Decodes a bulk-OUT message as ``init(decoding:)`` does, with the same checks and errors,
+    /// except that an XfrBlock's data is not copied out: the command carries empty data, and the
+    /// data stays in `frame` behind its ``ccidHeaderLength``-byte header, where a reader reads it
+    /// in place or takes it over (issue 40). Any other message decodes whole.
+    package init(decodingLeavingTransferData frame: borrowing [UInt8]) throws(CCIDFrameError) {
         guard try CCIDFraming.messageType(of: frame, commands: true) == .xfrBlock else {
-            try self.init(decoding: frame)
+            try self.init(decoding: copy frame)
             return
         }
-        let (slot, sequence, multiplier) = (frame[5], frame[6], frame[7])
         let level = UInt16(frame[8]) | UInt16(frame[9]) << 8
-        var data: [UInt8] = []
-        swap(&data, &frame)
-        data.removeSubrange(0..<ccidHeaderLength)
         self.init(
-            slot: slot, sequence: sequence,
-            kind: .xfrBlock(blockWaitingTimeMultiplier: multiplier, levelParameter: level, data: data))
+            slot: frame[5], sequence: frame[6],
+            kind: .xfrBlock(blockWaitingTimeMultiplier: frame[7], levelParameter: level, data: []))
     }
 }

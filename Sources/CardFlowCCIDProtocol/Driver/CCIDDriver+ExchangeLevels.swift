@@ -156,10 +156,13 @@ extension CCIDDriver {
             // The previous exchange was abandoned (cancelled, timed out, aborted): get back in
             // step with the card before the next command.
             logger.debug("resynchronising T=1 after an abandoned exchange", metadata: ["slot": "\(slot)"])
-            _ = try await runT1(&t1, first: t1.beginResynchronisation(), slot: slot)
+            let resynchronisation = t1.beginResynchronisation()
+            _ = try await runT1(&t1, first: consume resynchronisation, slot: slot)
         }
+        // Consumed: held here for the whole exchange, its block buffer would be shared when
+        // T1HostProtocol writes the third block into it (one allocation per chained command).
         let first = t1.begin(command: apdu)
-        let response = try await runT1(&t1, first: first, slot: slot)
+        let response = try await runT1(&t1, first: consume first, slot: slot)
         guard response.count >= 2 else {
             // Valid blocks without a status word: most likely a block whose spoiled LEN passed
             // the EDC by chance, while the card still sends the rest of it.
@@ -175,8 +178,7 @@ extension CCIDDriver {
     /// character level byte-wise (``characterT1Block(_:slot:bwi:timeout:checksum:)``);
     /// bBWI carries the card's waiting time extension. A silent card or a parity error counts as
     /// a T=1 time-out.
-    func runT1(_ t1: inout T1HostProtocol, first: T1HostAction, slot: UInt8) async throws -> [UInt8] {
-        var action = first
+    func runT1(_ t1: inout T1HostProtocol, first action: consuming T1HostAction, slot: UInt8) async throws -> [UInt8] {
         for _ in 0..<configuration.maxT1Blocks {
             switch action {
             case .send(let block, let multiplier):

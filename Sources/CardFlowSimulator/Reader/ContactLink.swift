@@ -84,9 +84,10 @@ struct ContactLink: Sendable {
     /// Whether `bytes` have the shape of a PPS request: PPSS FF, PPS0, the optional bytes PPS0
     /// announces, and a PCK making the XOR zero. Anything else right after the ATR (a TPDU with
     /// the invalid class FF, say) is taken as a command.
-    static func isPPSRequest(_ bytes: [UInt8]) -> Bool {
-        guard bytes.count >= 3, bytes[0] == 0xFF else { return false }
-        let optional = [0x10, 0x20, 0x40].filter { bytes[1] & $0 != 0 }.count
+    static func isPPSRequest(_ bytes: ArraySlice<UInt8>) -> Bool {
+        guard bytes.count >= 3, bytes.first == 0xFF else { return false }
+        let pps0 = bytes[bytes.startIndex + 1]
+        let optional = [0x10, 0x20, 0x40].filter { pps0 & $0 != 0 }.count
         return bytes.count == 3 + optional && bytes.reduce(0, ^) == 0
     }
 

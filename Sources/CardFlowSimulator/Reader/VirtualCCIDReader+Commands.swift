@@ -85,9 +85,9 @@ extension VirtualCCIDReader {
             }
             reply(status(command, icc: slots[index].iccStatus), delay: readerTime)
         case .xfrBlock(_, let level, let data):
-            // The bulk-OUT path hands XfrBlocks to handleXfrBlock with their data taken out
-            // (takeTransferBlock); this stays for a command handled whole.
-            handleXfrBlock(command, level: level, data: data)
+            // The bulk-OUT path hands XfrBlocks to handleXfrBlock with their data still in the
+            // message; this stays for a command handled whole.
+            handleXfrBlock(command, level: level, data: ReceivedTransferData(data: data))
         case .getParameters:
             reply(parameters(command, slots[index].parameters), delay: readerTime)
         case .resetParameters:

@@ -6,10 +6,14 @@ import Logging
 // XfrBlock at every exchange level (short/extended APDU, TPDU T=1 and T=0, character),
 // and the card exchange behind it.
 extension VirtualCCIDReader {
-    func handleXfrBlock(_ command: CCIDCommand, level: UInt16, data: consuming [UInt8]) {
+    /// `transfer`: a TPDU stays where it lies until a path keeps it (a T=1 block is read there);
+    /// at the other levels the data is the command and is taken at once.
+    func handleXfrBlock(_ command: CCIDCommand, level: UInt16, data transfer: consuming ReceivedTransferData) {
         let index = Int(command.slot)
         let readerTime = configuration.timing.readerOnlyTime
-        if answerFromFirmware(command, level: level, apdu: data) { return }
+        let tpdu = configuration.descriptor.exchangeLevel == .tpdu
+        let data = tpdu ? [] : transfer.take()
+        if !tpdu, answerFromFirmware(command, level: level, apdu: data) { return }
         guard slots[index].card != nil else {
             reply(failure(command, error: .iccMute, icc: .absent), delay: readerTime)
             return
@@ -32,8 +36,8 @@ extension VirtualCCIDReader {
                     reply(failure(command, error: .iccMute, icc: .presentActive), delay: readerTime)
                     return
                 }
-                if link.ppsAllowed, ContactLink.isPPSRequest(data) {
-                    let answer = link.answerPPS(data)
+                if link.ppsAllowed, ContactLink.isPPSRequest(transfer.bytes) {
+                    let answer = link.answerPPS(transfer.take())
                     slots[index].contactLink = link
                     if let answer {
                         reply(dataBlock(command, data: answer), delay: readerTime, cardExchange: true)
@@ -50,7 +54,7 @@ extension VirtualCCIDReader {
                     return
                 }
                 if link.cardProtocol == 0 {
-                    handleT0(command, tpdu: data, slot: index)
+                    handleT0(command, tpdu: transfer.take(), slot: index)
                     return
                 }
                 if slots[index].t1 == nil {
@@ -59,12 +63,13 @@ extension VirtualCCIDReader {
                 }
             } else if slots[index].ppsAllowed {
                 slots[index].ppsAllowed = false
-                if ContactLink.isPPSRequest(data) {
+                if ContactLink.isPPSRequest(transfer.bytes) {
                     // A contactless card behind the reader runs T=1: it confirms a request for
                     // T=1 (PPS0 bits 4-1; pcsc-lite's CCID driver sends FF 01 FE) by echoing it
                     // (ISO/IEC 7816-3 §9.3), and stays mute otherwise.
-                    if data[1] & 0x0F == 1 {
-                        reply(dataBlock(command, data: data), delay: readerTime, cardExchange: true)
+                    let request = transfer.take()
+                    if request[1] & 0x0F == 1 {
+                        reply(dataBlock(command, data: request), delay: readerTime, cardExchange: true)
                     } else {
                         reply(failure(command, error: .iccMute, icc: .presentActive), delay: readerTime)
                     }
@@ -88,7 +93,7 @@ extension VirtualCCIDReader {
                 return
             }
             if takeFault(.corruptT1Block) { t1.corruptNextBlockChecksum() }
-            let event = t1.receive(data)
+            let event = t1.receive(transfer.bytes)
             // A storm of S(WTX) requests lasts only while the host keeps granting them; any
             // other block (a resynchronisation, a new command) ends it.
             if case .waitingTimeExtensionGranted = event {} else { slots[index].waitingTimeExtensionStorm = nil }
@@ -97,9 +102,11 @@ extension VirtualCCIDReader {
                 slots[index].t1 = t1
                 replyT1Block(command, block, slot: index, delay: readerTime, cardExchange: true)
             case .commandComplete(let apdu):
-                slots[index].t1 = t1
+                // Moved, not copied, both ways: a copy would share the endpoint's block storage,
+                // and its next block would allocate.
+                slots[index].t1 = consume t1
                 let (response, time) = processAPDU(apdu, slot: index, usbMessages: 1)
-                guard var endpoint = slots[index].t1 else {
+                guard var endpoint = slots[index].t1.take() else {
                     // The card left during the exchange.
                     reply(failure(command, error: .iccMute, icc: slots[index].iccStatus), delay: time)
                     return

@@ -7,8 +7,9 @@ import Logging
 extension VirtualCCIDReader {
     // MARK: - USB side
 
-    /// Handles one bulk-OUT transfer. An XfrBlock's data is the transfer's own storage with the
-    /// header removed in place, so a message handed over alone reaches the card without a copy.
+    /// Handles one bulk-OUT transfer. An XfrBlock's data stays in the transfer's own storage
+    /// (``ReceivedTransferData``): the card reads a T=1 block there, and a command handed over
+    /// alone becomes the card's command with the header removed in place, without a copy.
     public func receiveBulkOut(_ bytes: consuming [UInt8]) throws(USBTransportError) {
         guard !unplugged else { throw .noDevice }
         applyScheduledEvents()
@@ -27,9 +28,9 @@ extension VirtualCCIDReader {
             throw .noDevice
         }
         let transferLength = bytes.count
-        var command: CCIDCommand
+        let command: CCIDCommand
         do {
-            command = try CCIDCommand(decodingFrame: &bytes)
+            command = try CCIDCommand(decodingLeavingTransferData: bytes)
         } catch {
             answerMalformed(bytes, error: error)
             return
@@ -73,9 +74,8 @@ extension VirtualCCIDReader {
             reply(failure(command, error: .slotBusy, icc: slots[Int(command.slot)].iccStatus), delay: .zero)
             return
         }
-        if let (level, data) = command.takeTransferBlock() {
-            // The data handed over alone: the card side may take it over in place (issue 40).
-            handleXfrBlock(command, level: level, data: data)
+        if case .xfrBlock(_, let level, _) = command.kind {
+            handleXfrBlock(command, level: level, data: ReceivedTransferData(frame: consume bytes))
         } else {
             handle(command)
         }

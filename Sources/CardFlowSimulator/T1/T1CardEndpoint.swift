@@ -62,6 +62,8 @@ public struct T1CardEndpoint: Sendable {
     }
 
     private var stage: Stage = .idle
+    /// The command being gathered. Its storage is kept from one command to the next, so a
+    /// command costs no allocation once the card's owner has let go of the last one (issue 40).
     private var command: [UInt8] = []
     private var response: [UInt8] = []
     private var responseOffset = 0
@@ -80,6 +82,10 @@ public struct T1CardEndpoint: Sendable {
     private var deferredBlock: [UInt8] = []
     private var deferredStage: Stage = .idle
     private var scheduledIFSC: UInt8?
+    /// Storage for the next block: the block sent before the last one, which the card needs no
+    /// more. The reader frames a copy of every block, so this storage is the card's alone again
+    /// by the next block and each block is written without allocating (issue 40).
+    private var spareBlock: [UInt8] = []
 
     /// Creates the card side.
     ///
@@ -109,21 +115,24 @@ public struct T1CardEndpoint: Sendable {
     // MARK: - Driving the card
 
     /// Processes one block from the host.
-    ///
-    /// Taken as its owner's: the first piece of a command becomes the command in place (its
-    /// prologue and EDC removed), so a command in one block costs no copy.
-    public mutating func receive(_ bytes: consuming [UInt8]) -> T1CardEvent {
+    public mutating func receive(_ bytes: [UInt8]) -> T1CardEvent {
+        receive(bytes[...])
+    }
+
+    /// Processes one block from the host, read where it lies (a slice of the message that
+    /// carried it): the card copies only the command's bytes, into storage it keeps.
+    public mutating func receive(_ bytes: ArraySlice<UInt8>) -> T1CardEvent {
         if stage == .processing {
             // The host spoke while the card had the turn; a real card would not be listening.
             // The command is dropped and the block handled as if the card were idle.
             stage = .idle
-            command = []
+            command.removeAll(keepingCapacity: true)
         }
-        switch parse(copy bytes) {
+        switch parse(bytes) {
         case .invalid(let checksumError):
             return .send(answerInvalidBlock(errorCode: checksumError ? 1 : 2))
         case .information(let sequence, let more, let information):
-            return informationReceived(&bytes, sequence: sequence, more: more, information: information)
+            return informationReceived(sequence: sequence, more: more, information: bytes[information])
         case .receiveReady(let sequence):
             return .send(receiveReadyReceived(sequence: sequence))
         case .supervisory(let pcb, let information):
@@ -174,16 +183,26 @@ public struct T1CardEndpoint: Sendable {
     /// The longest command APDU the card takes through T=1 chaining (an extended APDU).
     public static let maximumCommandLength = 65_544
 
-    /// An I-block from the host; `information` are the INF's indices in `bytes`.
-    private mutating func informationReceived(
-        _ bytes: inout [UInt8], sequence: UInt8, more: Bool, information: Range<Int>
-    ) -> T1CardEvent {
+    /// CLA INS P1 P2, Lc, 255 data bytes and Le.
+    private static let longestShortCommand = 261
+
+    /// NAD PCB LEN, the longest INF and a CRC: every block fits in storage of this size.
+    private static let longestBlock = 3 + 254 + 2
+
+    /// An I-block from the host carrying `information`.
+    private mutating func informationReceived(sequence: UInt8, more: Bool, information: ArraySlice<UInt8>)
+        -> T1CardEvent
+    {
         switch stage {
         case .idle, .receivingCommand:
             guard sequence == expectedSequence, information.count <= ifsc else {
                 return .send(answerInvalidBlock(errorCode: 2))
             }
-            if stage == .idle { command = [] }
+            if stage == .idle {
+                command.removeAll(keepingCapacity: true)
+                // A chained command is most often a short APDU: room for the longest one at once.
+                if more { command.reserveCapacity(Self.longestShortCommand) }
+            }
             guard command.count + information.count <= Self.maximumCommandLength else {
                 // A host that chains without end must not grow the card's memory: like a card
                 // whose buffer is full, drop the command and refuse the block.
@@ -191,16 +210,12 @@ public struct T1CardEndpoint: Sendable {
                 stage = .idle
                 return .send(answerInvalidBlock(errorCode: 2))
             }
-            if command.isEmpty {
-                bytes.removeSubrange(information.upperBound...)
-                bytes.removeSubrange(..<information.lowerBound)
-                swap(&command, &bytes)
-            } else {
-                command += bytes[information]
-            }
+            command += information
             expectedSequence ^= 1
-            // The host's I-block acknowledges the card's last response block.
+            // The host's I-block acknowledges the card's last response block, which is let go
+            // (its storage can take the card's next block).
             finalResponseBlockRetransmittable = false
+            lastInformationBlock = []
             if more {
                 return .send(
                     sendNew(receiveReadyBlock(sequence: expectedSequence, errorCode: 0), stage: .receivingCommand))
@@ -245,7 +260,7 @@ public struct T1CardEndpoint: Sendable {
             return .send(emit(supervisoryBlock(pcb: 0xE1, information: information)))
         case 0xC2 where information.isEmpty:
             stage = .idle
-            command = []
+            command.removeAll(keepingCapacity: true)
             response = []
             finalResponseBlockRetransmittable = false
             return .send(emit(supervisoryBlock(pcb: 0xE2, information: [])))
@@ -330,6 +345,7 @@ public struct T1CardEndpoint: Sendable {
 
     /// Records the block as sent and applies a pending EDC fault to the copy on the wire.
     private mutating func emit(_ block: [UInt8]) -> [UInt8] {
+        spareBlock = lastSent
         lastSent = block
         guard corruptedBlocksRemaining > 0, let last = block.last else { return block }
         corruptedBlocksRemaining -= 1
@@ -338,11 +354,11 @@ public struct T1CardEndpoint: Sendable {
         return corrupted
     }
 
-    private func receiveReadyBlock(sequence: UInt8, errorCode: UInt8) -> [UInt8] {
-        frame(pcb: 0x80 | sequence << 4 | errorCode, information: [])
+    private mutating func receiveReadyBlock(sequence: UInt8, errorCode: UInt8) -> [UInt8] {
+        frame(pcb: 0x80 | sequence << 4 | errorCode, information: EmptyCollection())
     }
 
-    private func supervisoryBlock(pcb: UInt8, information: some Collection<UInt8>) -> [UInt8] {
+    private mutating func supervisoryBlock(pcb: UInt8, information: some Collection<UInt8>) -> [UInt8] {
         frame(pcb: pcb, information: information)
     }
 
@@ -350,10 +366,13 @@ public struct T1CardEndpoint: Sendable {
 
     private var cardNodeAddress: UInt8 { (hostNodeAddress >> 4) | (hostNodeAddress << 4) }
 
-    /// A block built in one array: reserved before the first byte, the EDC appended in place.
-    private func frame(pcb: UInt8, information: some Collection<UInt8>) -> [UInt8] {
+    /// A block built in one array, the EDC appended in place: the spare block's storage when
+    /// nobody else holds it, else new storage with room for any block.
+    private mutating func frame(pcb: UInt8, information: some Collection<UInt8>) -> [UInt8] {
         var block: [UInt8] = []
-        block.reserveCapacity(3 + information.count + 2)
+        swap(&block, &spareBlock)
+        block.removeAll(keepingCapacity: true)
+        block.reserveCapacity(Self.longestBlock)
         block.append(cardNodeAddress)
         block.append(pcb)
         // At most IFSD (1...254, checked when the host set it) or one S-block byte.
@@ -365,26 +384,28 @@ public struct T1CardEndpoint: Sendable {
 
     private enum HostBlock {
         case invalid(checksumError: Bool)
-        /// `information`: the INF's indices in the block.
+        /// `information`: the INF's indices in the block (the slice's own indices).
         case information(sequence: UInt8, more: Bool, information: Range<Int>)
         case receiveReady(sequence: UInt8)
         case supervisory(pcb: UInt8, information: Range<Int>)
     }
 
     /// Checks a host block the way ISO/IEC 7816-3 §11.3 defines it.
-    private func parse(_ bytes: [UInt8]) -> HostBlock {
+    private func parse(_ bytes: ArraySlice<UInt8>) -> HostBlock {
         let edcLength = checksum == .crc ? 2 : 1
         guard bytes.count >= 3 + edcLength else { return .invalid(checksumError: false) }
-        let length = Int(bytes[2])
+        // A slice keeps its message's indices: every position is counted from its start.
+        let start = bytes.startIndex
+        let length = Int(bytes[start + 2])
         guard length < 0xFF, bytes.count == 3 + length + edcLength else {
             return .invalid(checksumError: false)
         }
         guard errorDetectionCodeMatches(bytes, edcLength: edcLength) else {
             return .invalid(checksumError: true)
         }
-        guard bytes[0] == hostNodeAddress else { return .invalid(checksumError: false) }
-        let pcb = bytes[1]
-        let information = 3..<(3 + length)
+        guard bytes[start] == hostNodeAddress else { return .invalid(checksumError: false) }
+        let pcb = bytes[start + 1]
+        let information = (start + 3)..<(start + 3 + length)
         switch pcb >> 6 {
         case 0, 1: // I-block: 0 N(S) M 0 0 0 0 0
             guard pcb & 0x1F == 0 else { return .invalid(checksumError: false) }
@@ -399,14 +420,15 @@ public struct T1CardEndpoint: Sendable {
     }
 
     /// True when the last `edcLength` bytes are the EDC of the ones before.
-    private func errorDetectionCodeMatches(_ bytes: [UInt8], edcLength: Int) -> Bool {
+    private func errorDetectionCodeMatches(_ bytes: ArraySlice<UInt8>, edcLength: Int) -> Bool {
         let body = bytes.dropLast(edcLength)
         let code = errorDetectionCode(body)
+        let end = bytes.endIndex
         if checksum == .crc {
-            return bytes[bytes.count - 2] == UInt8(truncatingIfNeeded: code >> 8)
-                && bytes[bytes.count - 1] == UInt8(truncatingIfNeeded: code)
+            return bytes[end - 2] == UInt8(truncatingIfNeeded: code >> 8)
+                && bytes[end - 1] == UInt8(truncatingIfNeeded: code)
         }
-        return bytes[bytes.count - 1] == UInt8(truncatingIfNeeded: code)
+        return bytes[end - 1] == UInt8(truncatingIfNeeded: code)
     }
 
     /// Appends the EDC of the block's bytes so far, as it goes on the wire (CRC high byte first).
