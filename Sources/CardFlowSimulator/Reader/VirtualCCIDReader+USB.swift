@@ -8,7 +8,7 @@ extension VirtualCCIDReader {
     // MARK: - USB side
 
     /// Handles one bulk-OUT transfer. An XfrBlock's data stays in the transfer's own storage
-    /// (``ReceivedTransferData``): the card reads a T=1 block there, and a command handed over
+    /// (`ReceivedTransferData`): the card reads a T=1 block there, and a command handed over
     /// alone becomes the card's command with the header removed in place, without a copy.
     public func receiveBulkOut(_ bytes: consuming [UInt8]) throws(USBTransportError) {
         guard !unplugged else { throw .noDevice }
