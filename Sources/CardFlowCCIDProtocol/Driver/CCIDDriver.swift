@@ -34,6 +34,12 @@ public actor CCIDDriver {
     /// The interrupt-IN pipe, read by one task and shared out to the slots a message concerns.
     let interrupts: InboundPipe<UInt8>
 
+    /// The driver runs on its bulk-IN pipe's executor. An exchange calls the pipe three times
+    /// (open the slot's mailbox, wait for the answer, close it); on one serial executor each
+    /// call goes straight in instead of switching between two actors and back. Neither actor
+    /// blocks it (both only await), and the pipe outlives the driver, which holds it.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { bulkIn.unownedExecutor }
+
     private var nextSequence: UInt8 = 0
     /// The bulk-OUT message being sent, rebuilt in place for each command: once the transport
     /// has taken the bytes (copied them into its transfer, or decoded them) the storage is this
@@ -266,10 +272,11 @@ public actor CCIDDriver {
         return try await body()
     }
 
-    /// What is left of the time limit of the operation running on `slot`; nil when it is used up.
-    private func timeLeft(slot: UInt8) -> Duration? {
+    /// What is left of the time limit of the operation running on `slot` at `now` (the time
+    /// source's reading, taken by a caller that needs it anyway); nil when it is used up.
+    private func timeLeft(slot: UInt8, now: Duration? = nil) -> Duration? {
         guard let deadline = operationDeadlines[slot] else { return configuration.exchangeTimeLimit }
-        let left = deadline - timeSource.now()
+        let left = deadline - (now ?? timeSource.now())
         return left > .zero ? left : nil
     }
 
@@ -383,12 +390,14 @@ public actor CCIDDriver {
         while true {
             // Every read is shortened to what is left of the operation's time limit, so neither
             // time extensions nor a slow trickle of frames can hold the reader beyond it.
-            guard let left = timeLeft(slot: slot) else {
+            // One reading of the time source serves both (a clock read is a few percent of a
+            // fast exchange).
+            let readStarted = timeSource.now()
+            guard let left = timeLeft(slot: slot, now: readStarted) else {
                 await abort(slot: slot, sequence: sequence)
                 throw limitExceeded
             }
             let readTimeout = min(currentTimeout, left)
-            let readStarted = timeSource.now()
             let bytes: [UInt8]
             do throws(USBTransportError) {
                 // The bulk-IN pipe hands over the frames that name this slot.

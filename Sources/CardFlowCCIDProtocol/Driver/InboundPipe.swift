@@ -157,8 +157,8 @@ actor InboundPipe<Key: Hashable & Sendable> {
             startPumpIfNeeded()
         }
         while true {
-            let left = max(.zero, timeout - (timeSource.now() - started))
-            switch await readOnce(left) {
+            let now = timeSource.now()
+            switch await readOnce(max(.zero, timeout - (now - started)), at: now) {
             case .success(let bytes):
                 if let mine = dispatch(bytes, reader: key) { return .success(mine) }
                 if let mine = takeFirst(for: key) { return mine }
@@ -174,9 +174,10 @@ actor InboundPipe<Key: Hashable & Sendable> {
     }
 
     /// One transfer on the pipe, with ``readDeadline`` set while it runs (a waiter arriving
-    /// meanwhile knows how long the read in flight lasts).
-    private func readOnce(_ timeout: Duration) async -> Outcome {
-        readDeadline = timeSource.now() + timeout
+    /// meanwhile knows how long the read in flight lasts). `now` is the time source's reading
+    /// the caller computed `timeout` from.
+    private func readOnce(_ timeout: Duration, at now: Duration) async -> Outcome {
+        readDeadline = now + timeout
         defer { readDeadline = nil }
         do throws(USBTransportError) {
             return .success(try await read(timeout))
@@ -243,7 +244,7 @@ actor InboundPipe<Key: Hashable & Sendable> {
                     due.append(id)
                 }
             }
-            switch await readOnce(timeout) {
+            switch await readOnce(timeout, at: now) {
             case .success(let bytes):
                 _ = dispatch(bytes)
             case .failure(.timeout):
