@@ -75,10 +75,17 @@ public struct TimingModel: Sendable, Hashable {
     public func exchangeTime(commandLength: Int, responseLength: Int, cardTime: Duration, usbMessages: Int = 1)
         -> Duration
     {
-        usbRoundTrip * usbMessages + readerFirmware
+        scaled(usbRoundTrip, by: usbMessages) + readerFirmware
             + radioTime(commandLength: commandLength, responseLength: responseLength)
-            + perCommandByte * commandLength + perResponseByte * responseLength
+            + scaled(perCommandByte, by: commandLength) + scaled(perResponseByte, by: responseLength)
             + cardTime + extraLatency
+    }
+
+    /// `duration * count`, skipped for a zero duration: the standard library's multiplication
+    /// is generic over the count and was not specialised here, a few percent of an exchange
+    /// through the zero model (unit tests, overhead benchmarks), where every term is zero.
+    private func scaled(_ duration: Duration, by count: Int) -> Duration {
+        duration == .zero ? .zero : duration * count
     }
 
     /// Time of a message that does not reach the card (status, power, chaining steps).
