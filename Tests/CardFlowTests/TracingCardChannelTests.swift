@@ -1,4 +1,5 @@
 import CardFlow
+import Foundation
 import Logging
 import Testing
 
@@ -26,6 +27,30 @@ struct TracingCardChannelTests {
                     metadata: ["reader": "sim", "apdu.ins": "A4", "apdu.sw": "9000", "apdu.length": "15"]),
             ])
         #expect(await base.sent == [try CommandAPDU(hex: Self.select)])
+    }
+
+    /// Every byte value in both lines, against a formatter written independently of the trace's
+    /// table (String(format:), per byte), lines of one byte up to 255 bytes of data.
+    @Test(arguments: [1, 2, 16, 255])
+    func everyByteValueIsItsTwoUpperCaseDigits(length: Int) async throws {
+        let log = CapturedLog()
+        let values = (0..<256).map { UInt8($0) }
+        for start in stride(from: 0, to: 256, by: length) {
+            let data = Array(values[start..<min(256, start + length)])
+            let answer = data.map { String(format: "%02X", $0) }.joined() + "9000"
+            let channel = TracingCardChannel(
+                wrapping: try ExchangeScriptChannel(answers: [answer]), logger: log.logger())
+            let command = try CommandAPDU(cla: 0x80, ins: 0xDA, p1: 0x01, p2: 0xFE, data: data)
+            _ = try await channel.transmit(command)
+            let spaced = data.map { String(format: "%02X", $0) }.joined(separator: " ")
+            let lines = log.messages.suffix(3)
+            #expect(
+                Array(lines) == [
+                    ">>> Send apdu 80 DA 01 FE " + String(format: "%02X ", data.count) + spaced,
+                    "SW1-SW2: 90, 00",
+                    "APDU Response: " + spaced,
+                ])
+        }
     }
 
     @Test func answersWithoutDataSayNoData() async throws {

@@ -46,43 +46,57 @@ enum APDUTraceText {
         return spacedHex(response.data, after: "APDU Response: ", hiding: dataRanges, within: response.data.indices)
     }
 
-    /// `prefix` and the spaced upper-case hex of `bytes`, showing `**` for bytes inside `hidden`
-    /// (and inside `limit`); and whether any byte was hidden.
+    /// `prefix` (which ends in a space) and the spaced upper-case hex of `bytes`, showing `**`
+    /// for bytes inside `hidden` (and inside `limit`); and whether any byte was hidden.
     static func spacedHex(
-        _ bytes: [UInt8], after prefix: String, hiding hidden: [Range<Int>], within limit: Range<Int>
+        _ bytes: [UInt8], after prefix: StaticString, hiding hidden: [Range<Int>], within limit: Range<Int>
     ) -> (text: String, redacted: Bool) {
+        guard !bytes.isEmpty else { return (prefix.description, false) }
         var redacted = false
-        // The prefix, then at most three characters per byte (no space after the last).
-        let capacity = prefix.utf8.count + bytes.count * 3
+        assert(prefix.hasPointerRepresentation && prefix.utf8Start[prefix.utf8CodeUnitCount - 1] == UInt8(ascii: " "))
+        // The prefix, then three characters per byte (the first byte's space is the prefix's),
+        // and room for the last store's fourth byte.
+        let capacity = prefix.utf8CodeUnitCount + bytes.count * 3
         // Nothing hidden (the common case): no range check per byte.
         let hides = !hidden.isEmpty
         // Unsafe: ASCII written straight into the string's storage, one allocation and no
-        // per-character append (a 256-byte line took ~20 µs that way); every index is below `capacity`.
+        // per-character append. Each byte is one 4-byte store of " XX" and a spare byte (which
+        // the next store overwrites, or which lies past the text's end) at offset `count`; the
+        // last byte's store ends at `capacity - 1`: every write is inside the buffer.
         let text = String(unsafeUninitializedCapacity: capacity) { buffer in
-            var count = 0
-            for unit in prefix.utf8 {
-                buffer[count] = unit
-                count += 1
-            }
-            for index in bytes.indices {
-                if index > 0 {
-                    buffer[count] = UInt8(ascii: " ")
-                    count += 1
+            let base = UnsafeMutableRawPointer(buffer.baseAddress!)
+            base.copyMemory(from: prefix.utf8Start, byteCount: prefix.utf8CodeUnitCount)
+            var count = prefix.utf8CodeUnitCount - 1
+            spacedDigitWords.withUnsafeBufferPointer { words in
+                for index in bytes.indices {
+                    let word: UInt32
+                    if hides && isHidden(index, by: hidden, within: limit) {
+                        word = hiddenByteWord
+                        redacted = true
+                    } else {
+                        word = words[Int(bytes[index])]
+                    }
+                    base.storeBytes(of: word.littleEndian, toByteOffset: count, as: UInt32.self)
+                    count += 3
                 }
-                if hides && isHidden(index, by: hidden, within: limit) {
-                    buffer[count] = UInt8(ascii: "*")
-                    buffer[count + 1] = UInt8(ascii: "*")
-                    redacted = true
-                } else {
-                    let byte = bytes[index]
-                    buffer[count] = hexDigit(byte >> 4)
-                    buffer[count + 1] = hexDigit(byte & 0x0F)
-                }
-                count += 2
             }
             return count
         }
         return (text, redacted)
+    }
+
+    /// For each byte value, `" XX"` in the first three bytes of a little-endian word: a byte of
+    /// the line is one table read and one store (formatting nibble by nibble was most of what
+    /// tracing added to a 255-byte APDU).
+    private static let spacedDigitWords: [UInt32] = (0...255).map { value in
+        spacedWord(hexDigit(UInt8(value) >> 4), hexDigit(UInt8(value) & 0x0F))
+    }
+
+    /// `" **"`, a hidden byte.
+    private static let hiddenByteWord = spacedWord(UInt8(ascii: "*"), UInt8(ascii: "*"))
+
+    private static func spacedWord(_ first: UInt8, _ second: UInt8) -> UInt32 {
+        UInt32(UInt8(ascii: " ")) | UInt32(first) << 8 | UInt32(second) << 16
     }
 
     /// The upper-case ASCII hex digit of a nibble, here rather than `HexFormat.digit`: that one
