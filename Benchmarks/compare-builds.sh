@@ -23,17 +23,18 @@ for binary in "$old" "$new"; do
   [[ -x "$binary" ]] || { echo "compare-builds: $binary is not an executable" >&2; exit 2; }
 done
 
-# Milliseconds of one run of BINARY, pinned to CORE when given.
+# Milliseconds of APDUS repetitions of the loop in BINARY (pinned to CORE when given): a run of
+# APDUS + 1 less a run of 1, so process start and reader set-up (~25-30 ms here, a few percent of
+# a run) drop out, as in Benchmarks/pcsc/run.sh.
 run_ms() {  # BINARY [CORE]
-  local start end
-  start=$(date +%s%N)
-  if [[ -n "${2:-}" ]]; then
-    taskset -c "$2" "$1" --profile "$profile" "$apdus" >/dev/null
-  else
-    "$1" --profile "$profile" "$apdus" >/dev/null
-  fi
-  end=$(date +%s%N)
-  echo $(((end - start) / 1000000))
+  local pin=() t0 t1 t2
+  if [[ -n "${2:-}" ]]; then pin=(taskset -c "$2"); fi
+  t0=$(date +%s%N)
+  "${pin[@]}" "$1" --profile "$profile" 1 >/dev/null
+  t1=$(date +%s%N)
+  "${pin[@]}" "$1" --profile "$profile" "$((apdus + 1))" >/dev/null
+  t2=$(date +%s%N)
+  echo $((((t2 - t1) - (t1 - t0)) / 1000000))
 }
 
 results=$(mktemp)
