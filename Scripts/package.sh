@@ -45,7 +45,9 @@ arch=$(dpkg --print-architecture)
 maintainer="${CARDFLOW_MAINTAINER:-CardFlow authors <cardflow@example.org>}"
 
 products=(cardctl cardd vpcdtool)
-swift_build=(swift build -c release --static-swift-stdlib)
+# shellcheck source=lib/release-build.sh
+source Scripts/lib/release-build.sh
+swift_build=("${release_build[@]}")
 if $build; then
   for product in "${products[@]}"; do
     echo "package.sh: [${SECONDS}s] ${swift_build[*]} --product $product" >&2

@@ -4,9 +4,9 @@
 # so this is a CI gate that wall-clock benchmarks on shared machines cannot be.
 #
 #   Benchmarks/allocations/check.sh            build cardflow-bench (release), count, compare
-#   Benchmarks/allocations/check.sh --static   the same with --static-swift-stdlib: the flags of
-#                                              Scripts/package.sh, whose release modules it reuses
-#                                              (Scripts/test.sh runs it after the package step)
+#   Benchmarks/allocations/check.sh --static   the same with the flags of Scripts/package.sh
+#                                              (Scripts/lib/release-build.sh), whose release modules
+#                                              it reuses (Scripts/test.sh runs it after the package step)
 #   Benchmarks/allocations/check.sh --no-build use the cardflow-bench already built (release)
 #
 # How: malloc-count.c (LD_PRELOAD) counts the process's allocations; each loop runs N and 2N
@@ -19,16 +19,19 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/../.."
 export PATH="/opt/swift/usr/bin:$PATH"
-flags=(-c release)
+swift_build=(swift build -c release)
 build=true
 case "${1:-}" in
   "") ;;
-  --static) flags+=(--static-swift-stdlib) ;;
+  --static)
+    # shellcheck source=../../Scripts/lib/release-build.sh
+    source Scripts/lib/release-build.sh
+    swift_build=("${release_build[@]}") ;;
   --no-build) build=false ;;
   *) echo "allocations/check.sh: unknown argument $1 (options: --static, --no-build)" >&2; exit 2 ;;
 esac
-if $build; then swift build "${flags[@]}" --product cardflow-bench >&2; fi
-bench="$(swift build "${flags[@]}" --show-bin-path)/cardflow-bench"
+if $build; then "${swift_build[@]}" --product cardflow-bench >&2; fi
+bench="$("${swift_build[@]}" --show-bin-path)/cardflow-bench"
 [[ -x "$bench" ]] || { echo "allocations/check.sh: no $bench (build it, or drop --no-build)" >&2; exit 2; }
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
