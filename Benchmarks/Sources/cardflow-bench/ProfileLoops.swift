@@ -2,6 +2,7 @@ import CardFlow
 import CardFlowBenchSupport
 import CardFlowCCIDProtocol
 import CardFlowDESFire
+import CardFlowSimulator
 
 /// Loops for profilers (`perf record`, `valgrind --tool=callgrind`): `count` repetitions of one
 /// benchmark's measured body, after a short warm-up, so that per-APDU costs dominate the profile.
@@ -11,6 +12,9 @@ enum ProfileLoop: String, CaseIterable {
     case driverShortLong = "Driver-Short-255-256"
     case driverTPDU = "Driver-TPDU-5-2"
     case driverTPDULong = "Driver-TPDU-255-256"
+    case driverCharacter = "Driver-Character-5-2"
+    case driverCharacterLong = "Driver-Character-255-256"
+    case driverCharacterT0 = "Driver-Character-T0-5-2"
     case sessionTraceOff = "Session-TraceOff-Short-5-2"
     case sessionTraceOn = "Session-TraceOn-Short-5-2"
     case sessionTraceOnLong = "Session-TraceOn-Short-255-256"
@@ -27,6 +31,9 @@ enum ProfileLoop: String, CaseIterable {
         case .driverShortLong: try await driver(.shortAPDU, .maxShort, count)
         case .driverTPDU: try await driver(.tpdu, .tiny, count)
         case .driverTPDULong: try await driver(.tpdu, .maxShort, count)
+        case .driverCharacter: try await driver(.character, .tiny, count)
+        case .driverCharacterLong: try await driver(.character, .maxShort, count)
+        case .driverCharacterT0: try await driver(.character, .tiny, count, contact: .t0Only())
         case .sessionTraceOff: try await session(.tiny, traced: false, count)
         case .sessionTraceOn: try await session(.tiny, traced: true, count)
         case .sessionTraceOnLong: try await session(.maxShort, traced: true, count)
@@ -53,8 +60,10 @@ enum ProfileLoop: String, CaseIterable {
         }
     }
 
-    private func driver(_ level: CCIDExchangeLevel, _ exchange: Exchange, _ count: Int) async throws {
-        let driver = try await makePoweredDriver(level: level, exchange: exchange)
+    private func driver(
+        _ level: CCIDExchangeLevel, _ exchange: Exchange, _ count: Int, contact: ContactInterface? = nil
+    ) async throws {
+        let driver = try await makePoweredDriver(level: level, exchange: exchange, contact: contact)
         for _ in 0..<count { check(try await driver.transmit(exchange.command.encoded()), exchange) }
     }
 

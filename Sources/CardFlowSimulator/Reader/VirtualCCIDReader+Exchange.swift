@@ -190,7 +190,11 @@ extension VirtualCCIDReader {
     /// of what the card sends come back (CCID rev 1.1 §6.1.4). A card that stops sending before
     /// that many makes the reader time out: ICC_MUTE.
     func handleCharacterXfrBlock(_ command: CCIDCommand, level: UInt16, data: [UInt8], slot index: Int) {
-        guard var line = slots[index].characterLine else {
+        // The line and the link are taken out of the slot while they work, and the card is read
+        // where it lies: copies left behind would share their storage, and each change of a
+        // buffer of the line, of the card's T=1 endpoint or of a boxed card would copy it first
+        // (four of the sixteen allocations of a short T=1 APDU).
+        guard var line = slots[index].characterLine.take() else {
             reply(
                 failure(command, error: .iccMute, icc: slots[index].iccStatus),
                 delay: configuration.timing.readerOnlyTime)
@@ -203,11 +207,10 @@ extension VirtualCCIDReader {
         if case .characterLine(let fault)? = takeFault(where: { if case .characterLine = $0 { true } else { false } }) {
             line.inject(fault)
         }
-        var link = slots[index].contactLink
+        var link = slots[index].contactLink.take()
         var time = configuration.timing.readerOnlyTime
-        let card = slots[index].card
         line.receive(
-            data, link: &link, takesData: { card?.t0TakesData(header: $0) ?? false },
+            data, link: &link, takesData: { slots[index].card?.t0TakesData(header: $0) ?? false },
             process: { apdu in
                 let (response, cardTime) = processAPDU(apdu, slot: index, usbMessages: 1)
                 time = cardTime
