@@ -25,8 +25,9 @@ import tempfile
 
 def search_arguments(manifest: pathlib.Path) -> list[str]:
     """The module search arguments of every Swift compile in the build manifest (the -I module
-    directories and the -Xcc module maps and include paths of the C modules), de-duplicated in
-    first-seen order: what SwiftPM gives swift-symbolgraph-extract for a target of this build."""
+    directories and header paths, and the -Xcc module maps and include paths of the C modules),
+    de-duplicated in first-seen order: what SwiftPM gives swift-symbolgraph-extract for a target
+    of this build."""
     arguments: list[str] = []
     seen: set[tuple[str, ...]] = set()
     for line in manifest.read_text().splitlines():
@@ -39,6 +40,10 @@ def search_arguments(manifest: pathlib.Path) -> list[str]:
             group: tuple[str, ...] = ()
             if command[i] == "-I" and i + 1 < len(command):
                 group = tuple(command[i:i + 2])
+            elif command[i].startswith("-I"):
+                # Joined: a system library's pkg-config flags (-I/usr/include/libusb-1.0), which
+                # its C module map's headers need.
+                group = (command[i],)
             elif command[i:i + 1] == ["-Xcc"] and i + 1 < len(command):
                 if command[i + 1].startswith("-fmodule-map-file="):
                     group = tuple(command[i:i + 2])
@@ -88,10 +93,8 @@ def main() -> None:
     options = parser.parse_args()
 
     bin_path = options.bin_path.resolve()
+    # .build/debug.yaml for .build/<triple>/debug (the .build/debug link resolved).
     manifest = bin_path.parent.parent / f"{bin_path.name}.yaml"
-    if not manifest.is_file():
-        # Older layouts: .build/debug.yaml next to .build/debug.
-        manifest = bin_path.parent / f"{bin_path.name}.yaml"
     if not manifest.is_file():
         raise SystemExit(f"docs-build: no build manifest for {bin_path} (run swift build first)")
     for target in options.targets:
@@ -101,6 +104,7 @@ def main() -> None:
     package = json.loads(subprocess.run(["swift", "package", "dump-package"], check=True,
                                         stdout=subprocess.PIPE, text=True).stdout)
     dependencies = direct_dependencies(package, set(options.targets))
+    executables = {t["name"] for t in package["targets"] if t.get("type") == "executable"}
     triple = bin_path.parent.name
     search = ["-I", str(bin_path / "Modules")] + search_arguments(manifest)
     docc = shutil.which("docc")
@@ -115,10 +119,12 @@ def main() -> None:
 
         def extract(target: str) -> None:
             graphs[target].mkdir(parents=True)
-            # The options swift-docc-plugin asks for a library target: public symbols,
-            # synthesized members and inherited documentation kept, no SPI, extension blocks.
+            # The options swift-docc-plugin asks for: public symbols (internal ones too for an
+            # executable), synthesized members and inherited documentation kept, no SPI,
+            # extension blocks.
+            access = "internal" if target in executables else "public"
             run(["swift-symbolgraph-extract", "-module-name", target, "-target", triple, *search,
-                 "-module-cache-path", str(bin_path / "ModuleCache"), "-minimum-access-level", "public",
+                 "-module-cache-path", str(bin_path / "ModuleCache"), "-minimum-access-level", access,
                  "-emit-extension-block-symbols", "-output-dir", str(graphs[target])],
                 f"symbol graph of {target}")
 
@@ -130,6 +136,8 @@ def main() -> None:
                        "--enable-experimental-external-link-support"]
             for dependency in dependencies[target]:
                 command += ["--dependency", str(archives[dependency])]
+            if target in executables:
+                command += ["--fallback-default-module-kind", "Command-line Tool"]
             run(command, f"docc convert of {target}")
 
         with concurrent.futures.ThreadPoolExecutor(max_workers=options.jobs) as pool:
