@@ -57,9 +57,11 @@ def search_arguments(manifest: pathlib.Path) -> list[str]:
 
 
 def direct_dependencies(package: dict, documented: set[str]) -> dict[str, list[str]]:
-    """Each documented target's direct dependencies among the documented targets (targets, and
-    this package's library products, which here are named after their one target)."""
+    """Each documented target's direct dependencies among the documented targets: its targets,
+    and the targets of this package's products it names (a bare name is a target when one has
+    that name, else a product, as SwiftPM resolves it)."""
     products = {p["name"]: p["targets"] for p in package.get("products", [])}
+    targets = {t["name"] for t in package["targets"]}
     result = {}
     for target in package["targets"]:
         name = target["name"]
@@ -67,10 +69,12 @@ def direct_dependencies(package: dict, documented: set[str]) -> dict[str, list[s
             continue
         names: list[str] = []
         for dependency in target.get("dependencies", []):
-            for kind in ("byName", "target"):
-                if kind in dependency:
-                    names.append(dependency[kind][0])
-            if "product" in dependency and dependency["product"][1] is None:
+            if "target" in dependency:
+                names.append(dependency["target"][0])
+            elif "byName" in dependency:
+                named = dependency["byName"][0]
+                names += [named] if named in targets else products.get(named, [])
+            elif "product" in dependency and dependency["product"][1] is None:
                 names += products.get(dependency["product"][0], [])
         result[name] = [d for d in dict.fromkeys(names) if d in documented and d != name]
     return result
