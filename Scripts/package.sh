@@ -5,7 +5,7 @@
 #   cardd           the daemon, its systemd unit, the udev rule for CCID readers, the example
 #                   configuration as the conffile /etc/cardd/cardd.json, the cardd system user
 # Usage: Scripts/package.sh [--version-suffix SUFFIX] [--out DIR] [--uncompressed]
-#                           [--no-build | --build-only]
+#                           [--no-build]
 #   The version is CardFlowVersion.current (Sources/CardFlow/Package/CardFlowVersion.swift),
 #   plus SUFFIX when given (Scripts/package-check.sh builds a "+test1" package to test upgrades
 #   with). The .debs go to DIR (default .build/debs); the script prints their paths.
@@ -14,8 +14,6 @@
 #   environment, and a changed one rebuilt cardctl.)
 #   --no-build packages the binaries an earlier run built (a second package of the same build,
 #   e.g. with another version suffix).
-#   --build-only compiles what the packages need and stops (Scripts/test.sh starts it in the
-#   background, so that the compiling overlaps the tests).
 # Needs dpkg-dev (dpkg-shlibdeps), binutils (strip, readelf) and chrpath; Scripts/setup.sh installs them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,14 +23,12 @@ suffix=""
 out=".build/debs"
 compression=xz
 build=true
-build_only=false
 while [ $# -gt 0 ]; do
   case "$1" in
     --version-suffix) suffix="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --uncompressed) compression=none; shift ;;
     --no-build) build=false; shift ;;
-    --build-only) build_only=true; shift ;;
     *) echo "package.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -52,19 +48,12 @@ products=(cardctl cardd vpcdtool)
 # shellcheck source=lib/release-build.sh
 source Scripts/lib/release-build.sh
 swift_build=("${release_build[@]}")
-# The manual pages come from the command definitions, by argument-parser's generate-manual tool
-# (what its generate-manual plugin runs; the plugin itself first rebuilds every product of the
-# package in release without --static-swift-stdlib, a second full release build, so the tool
-# runs here on the very binaries that are packaged).
-# Built with the products' flags: a build with other flags would recompile ArgumentParser and
-# with it every module above it, next time the products are built.
 if $build; then
-  for product in "${products[@]}" generate-manual; do
+  for product in "${products[@]}"; do
     echo "package.sh: [${SECONDS}s] ${swift_build[*]} --product $product" >&2
     "${swift_build[@]}" --product "$product"
   done
 fi
-if $build_only; then exit 0; fi
 bin=$("${swift_build[@]}" --show-bin-path)
 for product in "${products[@]}"; do
   [ -x "$bin/$product" ] || { echo "package.sh: no $bin/$product (build it: drop --no-build)" >&2; exit 1; }
@@ -82,6 +71,13 @@ done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+# The manual pages come from the command definitions, by argument-parser's generate-manual tool
+# (what its generate-manual plugin runs; the plugin itself first rebuilds every product of the
+# package in release without --static-swift-stdlib, a second full release build, so the tool
+# runs here on the very binaries that are packaged).
+# Built with the products' flags: a build with other flags would recompile ArgumentParser and
+# with it every module above it, next time the products are built.
+if $build; then "${swift_build[@]}" --product generate-manual >&2; fi
 generate_manual="$bin/generate-manual"
 [ -x "$generate_manual" ] || { echo "package.sh: no $generate_manual (build it: drop --no-build)" >&2; exit 1; }
 # Reproducible timestamps (changelog, manual dates, file times, dpkg-deb's): the last commit's.

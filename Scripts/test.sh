@@ -20,49 +20,7 @@ step_summary() {
   printf '%s\n' "${durations[@]}" >&2
   printf '%6d  total\n' "$SECONDS" >&2
 }
-# The release build of the Debian packages and the allocation gate (Scripts/lib/release-build.sh:
-# a whole second compile of the package, ~19 minutes of both cores) starts in the background once
-# the debug build is done, at the lowest CPU and I/O priority, so that it takes only what the
-# tests leave idle (they wait on pcscd, PostgreSQL, cardd processes and timers much of the
-# time) and a test that needs a core gets it at once. package-check waits for it.
-release_pid=""
-release_log="$(mktemp)"
-release_build_start() {
-  # shellcheck source=lib/release-build.sh
-  source Scripts/lib/release-build.sh
-  # setsid: its own process group, so that a failed run can stop the compilers too. A new session
-  # is also a new scheduler autogroup (Linux, sched_autogroup_enabled), which competes with the
-  # tests' autogroup as an equal whatever its processes' nice values: so the autogroup is given
-  # nice 19 as well. (Without that, the first run of this gave the build half of the machine: the
-  # dependent build took 379 s instead of 198, and 18 time-bound tests failed.)
-  setsid nice -n 19 ionice -c 3 bash -c \
-    '{ echo 19 >/proc/self/autogroup; } 2>/dev/null; bash Scripts/package.sh --build-only && "$@" --product cardflow-bench' \
-    release-build "${release_build[@]}" >"$release_log" 2>&1 &
-  release_pid=$!
-  release_started=$SECONDS
-  echo "test.sh: [${SECONDS}s] the packages' release build runs in the background (pid $release_pid)" >&2
-}
-release_build_wait() {
-  local status=0
-  wait "$release_pid" || status=$?
-  release_pid=""
-  # When each product's build started (package.sh's lines), and the whole build's time.
-  grep '^package.sh: \[' "$release_log" >&2 || true
-  echo "test.sh: [${SECONDS}s] the release build took $((SECONDS - release_started)) s in the background" >&2
-  if [ $status -ne 0 ]; then
-    echo "test.sh: the packages' release build failed (exit $status); the end of its output:" >&2
-    tail -40 "$release_log" >&2
-  fi
-  rm -f "$release_log"
-  return $status
-}
-finish() {
-  # A step that failed leaves the background build running: stop it with the script.
-  [ -z "$release_pid" ] || kill -- "-$release_pid" 2>/dev/null || true
-  rm -f "$release_log"
-  step_summary
-}
-trap finish EXIT
+trap step_summary EXIT
 # A test process that crashes prints the Swift runtime's backtrace to its standard output, in
 # the middle of thousands of test lines; CI shows only the end of the log. So the test steps keep
 # their output in a file too and, when the process died of a signal, repeat the crashed thread's
@@ -84,7 +42,6 @@ step bash Scripts/setup.sh
 # problem fails in seconds.
 step bash Scripts/format.sh --check
 step swift build --build-tests
-release_build_start
 # DocC for every library product, warnings as errors: a broken symbol link fails CI (from the
 # debug build above).
 step bash Scripts/docs-check.sh --no-build
@@ -160,12 +117,11 @@ step bash Scripts/datasheet-cards-check.sh
 # The Debian packages (Scripts/package.sh: release build, static Swift runtime) checked as an
 # operator meets them: lintian, then apt install, use, upgrade and purge in a clean Debian 12 root
 # without Swift (debootstrap once per clone into .build-debroot).
-step release_build_wait
 step bash Scripts/package-check.sh
 # The allocation gate (issue 40): mallocs per APDU of the driver, session, tracing, flow and
 # DESFire paths must stay at or under Benchmarks/allocations/limits.txt. Counts are exact, unlike
-# times. --static counts on the cardflow-bench of the background release build (Scripts/package.sh's
-# flags and build directory), so nothing is compiled here.
+# times. --static builds cardflow-bench with Scripts/package.sh's release flags, so only it is
+# compiled: the CardFlow modules come from the package step's build.
 step bash Benchmarks/allocations/check.sh --static
 # The fuzz smoke is in the parallel suite above: CardFlowFuzzSeedTests runs every fuzz target over
 # its seeds and 2,000 seeded mutants, on the debug build (a libFuzzer step needed a second,

@@ -4,10 +4,9 @@
 # so this is a CI gate that wall-clock benchmarks on shared machines cannot be.
 #
 #   Benchmarks/allocations/check.sh            build cardflow-bench (release), count, compare
-#   Benchmarks/allocations/check.sh --static   the same with the flags and build directory of
-#                                              Scripts/package.sh (Scripts/lib/release-build.sh),
-#                                              whose release modules it reuses (Scripts/test.sh runs
-#                                              it after the package step)
+#   Benchmarks/allocations/check.sh --static   the same with the flags of Scripts/package.sh
+#                                              (Scripts/lib/release-build.sh), whose release modules
+#                                              it reuses (Scripts/test.sh runs it after the package step)
 #   Benchmarks/allocations/check.sh --no-build use the cardflow-bench already built (release)
 #
 # How: malloc-count.c (LD_PRELOAD) counts the process's allocations; each loop runs N and 2N
