@@ -74,7 +74,10 @@ private func echo(_ marker: UInt8) -> [UInt8] { [0x80, 0x10, 0x00, 0x00, 0x02, m
 
 @Suite("CCID driver with multi-slot readers")
 struct MultiSlotDriverTests {
-    @Test("bMaxCCIDBusySlots 2: a slow card in slot 0 does not delay slot 1's exchange")
+    // The time limit ends a driver that holds slot 1 behind slot 0 (it would wait for ever on the
+    // manual clock) as a failure; a real-time deadline instead also failed a correct driver on a
+    // machine busy for 30 s.
+    @Test("bMaxCCIDBusySlots 2: a slow card in slot 0 does not delay slot 1's exchange", .timeLimit(.minutes(1)))
     func slotsExchangeSideBySide() async throws {
         let harness = await MultiSlotHarness(busySlots: 2, cards: [SlowEchoCard(delay: .seconds(2)), EchoCard()])
         #expect(harness.driver.concurrentSlotLimit == 2)
@@ -82,16 +85,8 @@ struct MultiSlotDriverTests {
         _ = try await harness.driver.powerOn(slot: 1)
         let slow = Task { try await harness.driver.transmit(echo(0xA0), slot: 0) }
         try await harness.waitUntilCardsReceived(1)
-        // A driver that held slot 1 behind slot 0 would wait for ever on the manual clock; this
-        // moves the clock after a while so such a driver fails the time check instead of hanging.
-        let unstick = Task {
-            // Generous: a busy CI machine can take seconds for the other slot's exchanges.
-            try await Task.sleep(for: .seconds(30))
-            await harness.clock.advance(by: .seconds(2))
-        }
         let fast = try await harness.driver.transmit(echo(0xB1), slot: 1)
         let finishedAt = harness.clock.now()
-        unstick.cancel()
         #expect(fast == [0xB1, 0xB1, 0x90, 0x00])
         #expect(finishedAt == .zero, "slot 1 waited for slot 0's card")
         await harness.clock.advance(by: .seconds(2))
@@ -213,7 +208,11 @@ struct MultiSlotDriverTests {
         #expect(try await again.value == [0xE2, 0xE2, 0x90, 0x00])
     }
 
-    @Test("a time-extension storm on slot 0 ends at slot 0's exchange time limit; slot 1 exchanges meanwhile")
+    // The time limit ends a driver that holds slot 1 behind slot 0's storm as a failure (see
+    // slotsExchangeSideBySide).
+    @Test(
+        "a time-extension storm on slot 0 ends at slot 0's exchange time limit; slot 1 exchanges meanwhile",
+        .timeLimit(.minutes(2)))
     func exchangeTimeLimitPerSlot() async throws {
         let harness = await MultiSlotHarness(
             busySlots: 2, cards: [EchoCard(), EchoCard()], exchangeTimeLimit: .seconds(60))
@@ -226,13 +225,6 @@ struct MultiSlotDriverTests {
             return try await harness.driver.transmit(echo(0xF0), slot: 0)
         }
         try await harness.waitUntilCardsReceived(1)
-        // A driver that held slot 1 behind slot 0 would wait for ever; this ends the storm after
-        // a while so such a driver fails the clock check below instead of hanging.
-        let unstick = Task {
-            // Generous: a busy CI machine can take seconds for the other slot's exchanges.
-            try await Task.sleep(for: .seconds(30))
-            await harness.clock.advance(by: .seconds(120))
-        }
         // Slot 1 keeps working while slot 0's reader asks for more time, 10 s of clock apart.
         for round in 0..<5 {
             let marker = 0xF1 + UInt8(round)
@@ -242,7 +234,6 @@ struct MultiSlotDriverTests {
                 try await Task.sleep(for: .milliseconds(1))
             }
         }
-        unstick.cancel()
         #expect(harness.clock.now() == .seconds(50), "slot 1 waited for slot 0")
         while await ended.order.isEmpty, harness.clock.now() < .seconds(120) {
             await harness.clock.advance(by: .milliseconds(500))
