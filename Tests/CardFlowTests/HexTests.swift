@@ -44,6 +44,30 @@ import Testing
         #expect(throws: HexParseError.empty) { try [UInt8](hex: " \t\n ") }
     }
 
+    @Test("ASCII text gives what the character walk gives: the same bytes, or no bytes where it throws")
+    func asciiReadingAgreesWithTheCharacterWalk() throws {
+        // Every ASCII byte alone and between digits, then seeded random ASCII texts rich in digits.
+        var texts = (0..<128).flatMap { code in
+            let character = String(UnicodeScalar(UInt8(code)))
+            return [character, "A" + character + "B", "AB" + character, character + "0F", "\r\n" + character + "12"]
+        }
+        var random = SplitMix64(seed: 0x4845_58)
+        let alphabet = Array("0123456789abcdefABCDEF \t\n\r\u{0B}\u{0C}gGxX-\u{1C}\u{1F}\u{7F}\u{00}".utf8)
+        for _ in 0..<20_000 {
+            let length = Int.random(in: 0...12, using: &random)
+            let bytes = (0..<length).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &random)] }
+            texts.append(String(decoding: bytes, as: UTF8.self))
+        }
+        for text in texts {
+            let walked = try? [UInt8](hexCharacters: text)
+            let read = Array(text.utf8).withUnsafeBufferPointer { [UInt8](asciiHex: $0) }
+            #expect(read == walked, "\(text.debugDescription)")
+            #expect((try? [UInt8](hex: text)) == walked, "\(text.debugDescription)")
+        }
+        // Non-ASCII whitespace is the character walk's: a no-break space between digits.
+        #expect(try [UInt8](hex: "AB\u{00A0}CD") == [0xAB, 0xCD])
+    }
+
     @Test func formatsUpperCase() {
         let bytes: [UInt8] = [0x00, 0xA4, 0x0F, 0xFF]
         #expect(bytes.hexString == "00A40FFF")

@@ -33,6 +33,47 @@ extension Array where Element == UInt8 {
     /// - Throws: ``HexParseError`` when the text is empty, holds a non-hex character, or has an odd
     ///   number of digits.
     public init(hex text: String) throws(HexParseError) {
+        // Plain ASCII hex, the usual case, is read as UTF-8 bytes; anything else (and every error,
+        // whose position counts characters) takes the character walk below.
+        if let parsed = text.utf8.withContiguousStorageIfAvailable({ Self(asciiHex: $0) }), let parsed {
+            self = parsed
+            return
+        }
+        try self.init(hexCharacters: text)
+    }
+
+    /// The bytes of hex text given as UTF-8: ASCII hex digits, ASCII whitespace (tab, line feed,
+    /// vertical tab, form feed, carriage return, space) anywhere. `nil` for anything else — no
+    /// digits, an odd count, any other byte — so that the caller can say why or read it as text.
+    package init?(asciiHex utf8: UnsafeBufferPointer<UInt8>) {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count / 2)
+        var high: UInt8 = 0
+        var haveHigh = false
+        for byte in utf8 {
+            let nibble: UInt8
+            if byte &- 0x30 < 10 {
+                nibble = byte &- 0x30
+            } else if (byte | 0x20) &- 0x61 < 6 {
+                nibble = (byte | 0x20) &- 0x61 + 10
+            } else if byte == 0x20 || byte &- 0x09 < 5 {
+                continue
+            } else {
+                return nil
+            }
+            if haveHigh {
+                bytes.append(high << 4 | nibble)
+            } else {
+                high = nibble
+            }
+            haveHigh.toggle()
+        }
+        guard !bytes.isEmpty, !haveHigh else { return nil }
+        self = bytes
+    }
+
+    /// The character walk: Unicode whitespace skipped, errors with their character positions.
+    init(hexCharacters text: String) throws(HexParseError) {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count / 2)
         var highNibble: UInt8?

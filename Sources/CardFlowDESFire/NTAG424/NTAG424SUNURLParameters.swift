@@ -5,7 +5,9 @@ import CardFlow
 /// Names understood (the ones NXP's application notes and common back ends use): `e`,
 /// `picc_data` or `picc` for enciphered PICCData; `c`, `cmac` or `mac` for the SDMMAC; `enc`
 /// for SDMENCFileData; `uid` and `ctr` for a plain mirror. A URL template that names them
-/// otherwise (`?p={picc}&m={mac}`) gives its names to the initialiser.
+/// otherwise (`?p={picc}&m={mac}`) gives its names to the initialiser. The query runs from the
+/// first `?` to the fragment (`#`), the first pair of a name counts, values are not
+/// percent-decoded (hex needs no escapes).
 ///
 /// ```swift
 /// let fields = try NTAG424SUNURLParameters(url: "https://example.org/tap?picc_data=EF96…&cmac=94EE…")
@@ -25,6 +27,9 @@ public struct NTAG424SUNURLParameters: Sendable, Hashable {
 
     static let piccDataNames = ["e", "picc_data", "picc"]
     static let macNames = ["c", "cmac", "mac"]
+    static let uidNames = ["uid"]
+    static let encFileDataNames = ["enc"]
+    static let readCounterNames = ["ctr"]
 
     /// - Parameters:
     ///   - url: the URL the tag gave.
@@ -33,26 +38,45 @@ public struct NTAG424SUNURLParameters: Sendable, Hashable {
     /// - Throws: ``NTAG424SUNURLError`` for a URL without a query, without a MAC, without PICCData
     ///   or UID, or with a value that is not hex of the right size.
     public init(url: String, piccDataName: String? = nil, macName: String? = nil) throws(NTAG424SUNURLError) {
-        guard let mark = url.firstIndex(of: "?") else { throw .noQuery }
-        var values: [String: Substring] = [:]
-        for pair in url[url.index(after: mark)...].split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard parts.count == 2 else { continue }
-            // The first of a repeated name counts; a later one cannot override it.
-            if values[String(parts[0])] == nil { values[String(parts[0])] = parts[1].split(separator: "#").first ?? "" }
+        // Read as UTF-8 bytes: a verifying back end parses every tap, and walking the URL's
+        // characters cost more than the cryptography (every delimiter is ASCII, and no byte of a
+        // multi-byte UTF-8 sequence is).
+        var url = url
+        let parsed = url.withUTF8 { text in
+            Result { () throws(NTAG424SUNURLError) in
+                try Self(utf8: text, piccDataName: piccDataName, macName: macName)
+            }
         }
+        self = try parsed.get()
+    }
+
+    private init(utf8 url: UnsafeBufferPointer<UInt8>, piccDataName: String?, macName: String?)
+        throws(NTAG424SUNURLError)
+    {
+        guard let mark = url.firstIndex(of: UInt8(ascii: "?")) else { throw .noQuery }
+        // The query runs to the fragment, if any (RFC 3986 §3.4–3.5).
+        let fragment = url[(mark + 1)...].firstIndex(of: UInt8(ascii: "#")) ?? url.endIndex
+        let query = UnsafeBufferPointer(rebasing: url[(mark + 1)..<fragment])
         func field(_ names: [String]) throws(NTAG424SUNURLError) -> [UInt8]? {
-            guard let name = names.first(where: { values[$0] != nil }), let text = values[name] else { return nil }
-            do { return try [UInt8](hex: String(text)) } catch { throw .notHex(parameter: name) }
+            for name in names {
+                guard let value = Self.value(named: name, in: query) else { continue }
+                let text = UnsafeBufferPointer(rebasing: query[value])
+                // Hex with non-ASCII whitespace in it is still read, by the text parser.
+                if let bytes = [UInt8](asciiHex: text) ?? (try? [UInt8](hex: String(decoding: text, as: UTF8.self))) {
+                    return bytes
+                }
+                throw .notHex(parameter: name)
+            }
+            return nil
         }
         let macNames = macName.map { [$0] } ?? Self.macNames
         guard let mac = try field(macNames) else {
             throw .missing("SDMMAC (" + macNames.map { $0 + "=" }.joined(separator: ", ") + ")")
         }
         piccData = try field(piccDataName.map { [$0] } ?? Self.piccDataNames)
-        uid = try field(["uid"])
-        encFileData = try field(["enc"])
-        if let counter = try field(["ctr"]) {
+        uid = try field(Self.uidNames)
+        encFileData = try field(Self.encFileDataNames)
+        if let counter = try field(Self.readCounterNames) {
             guard counter.count == 3 else { throw .notHex(parameter: "ctr") }
             readCounter = counter.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         } else {
@@ -60,6 +84,22 @@ public struct NTAG424SUNURLParameters: Sendable, Hashable {
         }
         guard piccData != nil || uid != nil else { throw .missing("PICCData (e=, picc_data=) or a plain uid=") }
         self.mac = mac
+    }
+
+    /// Where the value of the first `name=value` pair called `name` lies in `query`: the first of a
+    /// repeated name counts, so a later one cannot override it; a pair without `=` is no pair.
+    private static func value(named name: String, in query: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        var start = query.startIndex
+        while start < query.endIndex {
+            let end = query[start...].firstIndex(of: UInt8(ascii: "&")) ?? query.endIndex
+            if let equals = query[start..<end].firstIndex(of: UInt8(ascii: "=")),
+                name.utf8.elementsEqual(query[start..<equals])
+            {
+                return (equals + 1)..<end
+            }
+            start = end + 1
+        }
+        return nil
     }
 }
 
