@@ -43,12 +43,17 @@ public struct NTAG424PICCData: Sendable, Equatable {
     ///   when the tag byte is not one — most often a wrong key.
     public init(deciphering piccData: [UInt8], metaReadKey: [UInt8]) throws(NTAG424SUNError) {
         try checkSUNKey(metaReadKey, .metaRead)
+        try self.init(
+            deciphering: piccData,
+            metaCipher: sunCrypto { () throws(CardCryptoError) in try AES128Cipher(key: metaReadKey) })
+    }
+
+    /// With SDMMetaReadKey ready as a cipher (a verifier makes it once).
+    init(deciphering piccData: [UInt8], metaCipher: AES128Cipher) throws(NTAG424SUNError) {
         guard piccData.count == 16 else {
             throw .invalidLength(.piccData, expected: "16 (AES)", actual: piccData.count)
         }
-        let plain = try sunCrypto { () throws(CardCryptoError) in
-            try AES128Cipher(key: metaReadKey).decryptBlock(piccData)
-        }
+        let plain = try sunCrypto { () throws(CardCryptoError) in try metaCipher.decryptBlock(piccData) }
         let tag = plain[0]
         let (uidMirrored, counterMirrored) = (tag & 0x80 != 0, tag & 0x40 != 0)
         guard tag & 0x30 == 0, uidMirrored || counterMirrored, !uidMirrored || tag & 0x0F == 7 else {

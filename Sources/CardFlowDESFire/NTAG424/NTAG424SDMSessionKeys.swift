@@ -59,8 +59,20 @@ public struct NTAG424SDMSessionKeys: Sendable, Equatable, CustomStringConvertibl
 
     /// SV1 (`label` C3 3C) or SV2 (`label` 3C C3) for `piccData`.
     public static func sessionVector(label: [UInt8], piccData: NTAG424PICCData) -> [UInt8] {
-        let vector = label + [0x00, 0x01, 0x00, 0x80] + (piccData.uid ?? []) + (piccData.readCounterBytes ?? [])
-        return BlockPadding.zeroPadded(vector, blockSize: 16)
+        // One array, written in place: a verifying back end derives a vector per message.
+        var vector: [UInt8] = []
+        vector.reserveCapacity(32)
+        vector.append(contentsOf: label)
+        for byte: UInt8 in [0x00, 0x01, 0x00, 0x80] { vector.append(byte) }
+        if let uid = piccData.uid { vector.append(contentsOf: uid) }
+        if let counter = piccData.readCounter {
+            // Least significant byte first.
+            vector.append(UInt8(truncatingIfNeeded: counter))
+            vector.append(UInt8(truncatingIfNeeded: counter >> 8))
+            vector.append(UInt8(truncatingIfNeeded: counter >> 16))
+        }
+        vector.append(contentsOf: repeatElement(0, count: (16 - vector.count % 16) % 16))
+        return vector
     }
 
     /// Compares both keys without an early exit.

@@ -1,4 +1,5 @@
 import CardFlow
+import CardFlowCrypto
 
 /// Verifies the SUN messages of NTAG 424 DNA tags on a server: a pure function of the URL's
 /// parameters and the SDM keys, no card needed (NT4H2421Gx §9.3, AN12196 §3.4).
@@ -22,7 +23,8 @@ import CardFlow
 /// let perTag = try NTAG424SUNVerifier(metaReadKey: metaKey) { uid in uid.flatMap(keyStore.fileReadKey(for:)) }
 /// ```
 public struct NTAG424SUNVerifier: Sendable {
-    let metaReadKey: [UInt8]?
+    /// SDMMetaReadKey, ready: made once, not per message.
+    let metaCipher: AES128Cipher?
     let fileReadKey: @Sendable ([UInt8]?) -> [UInt8]?
 
     /// A verifier with one SDMFileReadKey for every tag.
@@ -43,8 +45,12 @@ public struct NTAG424SUNVerifier: Sendable {
     public init(metaReadKey: [UInt8]?, fileReadKey: @escaping @Sendable (_ uid: [UInt8]?) -> [UInt8]?)
         throws(NTAG424SUNError)
     {
-        if let metaReadKey { try checkSUNKey(metaReadKey, .metaRead) }
-        self.metaReadKey = metaReadKey
+        if let metaReadKey {
+            try checkSUNKey(metaReadKey, .metaRead)
+            metaCipher = try sunCrypto { () throws(CardCryptoError) in try AES128Cipher(key: metaReadKey) }
+        } else {
+            metaCipher = nil
+        }
         self.fileReadKey = fileReadKey
     }
 
@@ -57,8 +63,8 @@ public struct NTAG424SUNVerifier: Sendable {
         piccData: [UInt8], encFileData: [UInt8]? = nil, mac: [UInt8],
         macInput: [UInt8] = []
     ) throws(NTAG424SUNError) -> NTAG424SUNMessage {
-        guard let metaReadKey else { throw .invalidKey(.metaRead, length: nil) }
-        let picc = try NTAG424PICCData(deciphering: piccData, metaReadKey: metaReadKey)
+        guard let metaCipher else { throw .invalidKey(.metaRead, length: nil) }
+        let picc = try NTAG424PICCData(deciphering: piccData, metaCipher: metaCipher)
         return try verify(picc, encFileData: encFileData, mac: mac, macInput: macInput)
     }
 
