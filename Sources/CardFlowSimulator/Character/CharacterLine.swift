@@ -76,7 +76,7 @@ struct CharacterLine: Sendable {
     ///   - takesData: whether a T=0 command with this header takes P3 bytes from the terminal.
     ///   - process: runs one command APDU on the card model; an empty answer means it left.
     mutating func receive(
-        _ bytes: [UInt8], link: inout ContactLink?, takesData: ([UInt8]) -> Bool,
+        _ bytes: ArraySlice<UInt8>, link: inout ContactLink?, takesData: ([UInt8]) -> Bool,
         process: ([UInt8]) -> [UInt8]
     ) {
         guard !behaviour.mute else { return }
@@ -244,9 +244,11 @@ struct CharacterLine: Sendable {
         t1Block.append(byte)
         // NAD PCB LEN, then LEN information bytes and the EDC.
         guard t1Block.count >= 3, t1Block.count == 3 + Int(t1Block[2]) + t1Endpoint.checksum.length else { return }
-        let block = t1Block
-        t1Block = []
-        switch t1Endpoint.receive(block) {
+        // The endpoint reads the block where it lies and keeps nothing of it, so the buffer is
+        // emptied in place for the next block rather than handed away.
+        let event = t1Endpoint.receive(t1Block[...])
+        t1Block.removeAll(keepingCapacity: true)
+        switch event {
         case .send(let answer):
             sendT1(answer)
         case .commandComplete(let apdu):

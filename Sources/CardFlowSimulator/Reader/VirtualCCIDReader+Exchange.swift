@@ -6,14 +6,16 @@ import Logging
 // XfrBlock at every exchange level (short/extended APDU, TPDU T=1 and T=0, character),
 // and the card exchange behind it.
 extension VirtualCCIDReader {
-    /// `transfer`: a TPDU stays where it lies until a path keeps it (a T=1 block is read there);
-    /// at the other levels the data is the command and is taken at once.
+    /// `transfer`: a TPDU, or the characters of a character-level reader, stays where it lies
+    /// until a path keeps it (a T=1 block is read there, characters go to the line one by one); at
+    /// the APDU levels the data is the command and is taken at once.
     func handleXfrBlock(_ command: CCIDCommand, level: UInt16, data transfer: consuming ReceivedTransferData) {
         let index = Int(command.slot)
         let readerTime = configuration.timing.readerOnlyTime
-        let tpdu = configuration.descriptor.exchangeLevel == .tpdu
-        let data = tpdu ? [] : transfer.take()
-        if !tpdu, answerFromFirmware(command, level: level, apdu: data) { return }
+        let exchangeLevel = configuration.descriptor.exchangeLevel
+        let apduLevel = exchangeLevel == .shortAPDU || exchangeLevel == .extendedAPDU
+        let data = apduLevel ? transfer.take() : []
+        if apduLevel, answerFromFirmware(command, level: level, apdu: data) { return }
         guard slots[index].card != nil else {
             reply(failure(command, error: .iccMute, icc: .absent), delay: readerTime)
             return
@@ -29,7 +31,7 @@ extension VirtualCCIDReader {
         let maxPayload = configuration.descriptor.maxPayloadPerMessage
         switch configuration.descriptor.exchangeLevel {
         case .character:
-            handleCharacterXfrBlock(command, level: level, data: data, slot: index)
+            handleCharacterXfrBlock(command, level: level, data: transfer.bytes, slot: index)
         case .tpdu:
             if var link = slots[index].contactLink {
                 guard !link.cardMute else {
@@ -189,7 +191,7 @@ extension VirtualCCIDReader {
     /// Character level: the bytes go to the card's I/O line, and exactly wLevelParameter bytes
     /// of what the card sends come back (CCID rev 1.1 §6.1.4). A card that stops sending before
     /// that many makes the reader time out: ICC_MUTE.
-    func handleCharacterXfrBlock(_ command: CCIDCommand, level: UInt16, data: [UInt8], slot index: Int) {
+    func handleCharacterXfrBlock(_ command: CCIDCommand, level: UInt16, data: ArraySlice<UInt8>, slot index: Int) {
         // The line and the link are taken out of the slot while they work, and the card is read
         // where it lies: copies left behind would share their storage, and each change of a
         // buffer of the line, of the card's T=1 endpoint or of a boxed card would copy it first
