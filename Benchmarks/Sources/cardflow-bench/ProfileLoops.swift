@@ -15,6 +15,9 @@ enum ProfileLoop: String, CaseIterable {
     case driverCharacter = "Driver-Character-5-2"
     case driverCharacterLong = "Driver-Character-255-256"
     case driverCharacterT0 = "Driver-Character-T0-5-2"
+    case driverCharacterT0Long = "Driver-Character-T0-255-256"
+    case driverTPDUT0 = "Driver-TPDU-T0-5-2"
+    case driverTPDUT0Long = "Driver-TPDU-T0-255-256"
     case sessionTraceOff = "Session-TraceOff-Short-5-2"
     case sessionTraceOn = "Session-TraceOn-Short-5-2"
     case sessionTraceOnLong = "Session-TraceOn-Short-255-256"
@@ -34,6 +37,9 @@ enum ProfileLoop: String, CaseIterable {
         case .driverCharacter: try await driver(.character, .tiny, count)
         case .driverCharacterLong: try await driver(.character, .maxShort, count)
         case .driverCharacterT0: try await driver(.character, .tiny, count, contact: .t0Only())
+        case .driverCharacterT0Long: try await driver(.character, .maxShort, count, contact: .t0Only())
+        case .driverTPDUT0: try await driver(.tpdu, .tiny, count, contact: .t0Only())
+        case .driverTPDUT0Long: try await driver(.tpdu, .maxShort, count, contact: .t0Only())
         case .sessionTraceOff: try await session(.tiny, traced: false, count)
         case .sessionTraceOn: try await session(.tiny, traced: true, count)
         case .sessionTraceOnLong: try await session(.maxShort, traced: true, count)

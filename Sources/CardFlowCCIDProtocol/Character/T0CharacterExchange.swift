@@ -81,7 +81,10 @@ public struct T0CharacterExchange: Sendable {
     /// Feeds the bytes read back for the last transfer (exactly as many as it asked for).
     public mutating func receive(_ bytes: [UInt8]) -> T0CharacterStep {
         var send: [UInt8] = []
-        for byte in bytes {
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            index += 1
             switch stage {
             case .finished:
                 // Bytes after SW2 cannot come from a transfer that asked only for what was due.
@@ -90,9 +93,12 @@ public struct T0CharacterExchange: Sendable {
                 stage = .finished
                 return .completed(received + [sw1, byte])
             case .data(let count):
-                received.append(byte)
-                leftToReceive -= 1
-                stage = count > 1 ? .data(count - 1) : .procedure
+                // The promised data bytes are taken together, not one step each.
+                let taken = min(count, bytes.endIndex - index + 1)
+                received.append(contentsOf: bytes[(index - 1)..<(index - 1 + taken)])
+                index += taken - 1
+                leftToReceive -= taken
+                stage = count > taken ? .data(count - taken) : .procedure
             case .procedure:
                 if byte == 0x60 { continue }
                 if byte & 0xF0 == 0x60 || byte & 0xF0 == 0x90 {

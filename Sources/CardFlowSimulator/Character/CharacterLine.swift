@@ -80,7 +80,10 @@ struct CharacterLine: Sendable {
         process: ([UInt8]) -> [UInt8]
     ) {
         guard !behaviour.mute else { return }
-        for byte in bytes {
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            index += 1
             if ppsPossible {
                 ppsPossible = false
                 if byte == 0xFF {
@@ -102,10 +105,26 @@ struct CharacterLine: Sendable {
             // answers nothing the reader can decode.
             if let current = link, !current.inStep || current.cardMute { continue }
             switch cardProtocol(link) {
-            case .t0: t0Received(byte, takesData: takesData, process: process)
+            case .t0:
+                t0Received(byte, takesData: takesData, process: process)
+                index += t0ReceiveData(bytes[index...])
             case .t1: t1Received(byte, process: process)
             }
         }
+    }
+
+    /// Command data the card ACKed as a whole (no per-byte procedure bytes) is only collected
+    /// until the last byte: takes what `bytes` holds of it short of that byte (which completes
+    /// the command through ``t0Received``) in one append, and returns how many it took. The same
+    /// effect as character by character.
+    private mutating func t0ReceiveData(_ bytes: ArraySlice<UInt8>) -> Int {
+        guard !behaviour.oneByteAtATime, case .incoming(let header, var data) = t0Stage else { return 0 }
+        let count = min(Int(header[4]) - 1 - data.count, bytes.count)
+        guard count > 0 else { return 0 }
+        t0Stage = .silent
+        data.append(contentsOf: bytes.prefix(count))
+        t0Stage = .incoming(header: header, data: data)
+        return count
     }
 
     /// Takes `count` bytes of the card's output, or nil when the card stops sending before
@@ -151,6 +170,9 @@ struct CharacterLine: Sendable {
         case .silent, .stalled:
             return
         case .header(var header):
+            // The stage lets go of its array first, so the append works in place rather than on
+            // a copy (one allocation per character otherwise).
+            t0Stage = .silent
             header.append(byte)
             guard header.count == 5 else {
                 t0Stage = .header(header)
@@ -169,7 +191,9 @@ struct CharacterLine: Sendable {
             if header[4] != 0, takesData(header) {
                 // Command data follows: ACK it all at once, or one byte at a time.
                 sendT0(nulls + [behaviour.oneByteAtATime ? ~ins : ins], instruction: ins, endsWithStatusWord: false)
-                t0Stage = .incoming(header: header, data: [])
+                var data: [UInt8] = []
+                data.reserveCapacity(Int(header[4]))
+                t0Stage = .incoming(header: header, data: data)
                 return
             }
             t0Stage = .header([])
@@ -184,6 +208,7 @@ struct CharacterLine: Sendable {
                     nullBytes: behaviour.nullBytes, oneByteAtATime: behaviour.oneByteAtATime),
                 instruction: ins)
         case .incoming(let header, var data):
+            t0Stage = .silent
             data.append(byte)
             guard data.count == Int(header[4]) else {
                 if behaviour.oneByteAtATime { sendT0([~header[1]], instruction: header[1], endsWithStatusWord: false) }
