@@ -51,14 +51,9 @@ extension Array where Element == UInt8 {
         var high: UInt8 = 0
         var haveHigh = false
         for byte in utf8 {
-            let nibble: UInt8
-            if byte &- 0x30 < 10 {
-                nibble = byte &- 0x30
-            } else if (byte | 0x20) &- 0x61 < 6 {
-                nibble = (byte | 0x20) &- 0x61 + 10
-            } else if byte == 0x20 || byte &- 0x09 < 5 {
-                continue
-            } else {
+            guard let nibble = Self.asciiHexDigitValue(byte) else {
+                // ASCII whitespace: space, or tab to carriage return.
+                if byte == 0x20 || byte &- 0x09 < 5 { continue }
                 return nil
             }
             if haveHigh {
@@ -100,7 +95,11 @@ extension Array where Element == UInt8 {
 
     // `Character.hexDigitValue` also accepts full-width digits; APDU text is plain ASCII.
     private static func asciiHexDigitValue(_ character: Character) -> UInt8? {
-        guard let ascii = character.asciiValue else { return nil }
+        character.asciiValue.flatMap(asciiHexDigitValue)
+    }
+
+    /// The value of an ASCII hex digit, for both readings.
+    private static func asciiHexDigitValue(_ ascii: UInt8) -> UInt8? {
         switch ascii {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return ascii - UInt8(ascii: "0")
         case UInt8(ascii: "A")...UInt8(ascii: "F"): return ascii - UInt8(ascii: "A") + 10

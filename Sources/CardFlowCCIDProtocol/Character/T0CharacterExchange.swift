@@ -93,10 +93,12 @@ public struct T0CharacterExchange: Sendable {
                 stage = .finished
                 return .completed(received + [sw1, byte])
             case .data(let count):
-                // The promised data bytes are taken together, not one step each.
-                let taken = min(count, bytes.endIndex - index + 1)
-                received.append(contentsOf: bytes[(index - 1)..<(index - 1 + taken)])
-                index += taken - 1
+                // The promised data bytes are taken together, not one step each; this byte is the
+                // first of them.
+                let start = index - 1
+                let taken = min(count, bytes.endIndex - start)
+                received.append(contentsOf: bytes[start..<(start + taken)])
+                index = start + taken
                 leftToReceive -= taken
                 stage = count > taken ? .data(count - taken) : .procedure
             case .procedure:
