@@ -14,9 +14,22 @@ struct CapturedLogRecord: Sendable, Equatable {
 final class CapturedLog: Sendable {
     private let records = Mutex<[CapturedLogRecord]>([])
     private let level: Mutex<Logger.Level>
+    /// With `keepingEvents`, the events as the handler got them (their metadata dictionaries
+    /// kept, not copied): for the channel that rewrites its metadata between APDUs.
+    private let events: Mutex<[LogEvent]>?
 
-    init(level: Logger.Level = .trace) {
+    init(level: Logger.Level = .trace, keepingEvents: Bool = false) {
         self.level = Mutex(level)
+        events = keepingEvents ? Mutex([]) : nil
+    }
+
+    func keep(_ event: LogEvent) {
+        events?.withLock { $0.append(event) }
+    }
+
+    /// The kept events' own metadata (without the handler's), as text.
+    var keptEventMetadata: [[String: String]] {
+        events?.withLock { $0.map { ($0.metadata ?? [:]).mapValues(\.description) } } ?? []
     }
 
     var logLevel: Logger.Level {
@@ -55,6 +68,7 @@ struct CapturingLogHandler: LogHandler {
     }
 
     func log(event: LogEvent) {
+        log.keep(event)
         let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
         log.append(
             CapturedLogRecord(

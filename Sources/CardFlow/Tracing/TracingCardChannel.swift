@@ -41,6 +41,12 @@ public struct TracingCardChannel: CardChannel {
     /// What the trace hides.
     public let redaction: APDURedaction
     private let getResponseRedaction: GetResponseRedaction
+    private let metadataStore = APDUTraceMetadataStore()
+    /// The logger's handler, read once, as ``SessionChannel`` does: the records of an exchange the
+    /// level check let through go to it directly, without the logger's copy-on-write box and its
+    /// exclusivity checks twice per record. Same records: `logger` never changes, its level is the
+    /// handler's, and the handler adds its own metadata and provider as it would under the logger.
+    private let logHandler: any LogHandler
 
     public init(wrapping base: any CardChannel, logger: Logger, redaction: APDURedaction = .none) {
         self.init(wrapping: base, logger: logger, redaction: redaction, getResponseRedaction: GetResponseRedaction())
@@ -56,6 +62,7 @@ public struct TracingCardChannel: CardChannel {
         self.logger = logger
         self.redaction = redaction
         self.getResponseRedaction = getResponseRedaction
+        logHandler = logger.handler
     }
 
     public func transmit(_ command: CommandAPDU) async throws -> ResponseAPDU {
@@ -69,7 +76,7 @@ public struct TracingCardChannel: CardChannel {
     // The parts of `transmit`, for ``SessionChannel``, which runs them around its own exchange.
 
     /// Whether exchanges are traced now (the logger's level is `trace`).
-    var isTracing: Bool { logger.logLevel <= .trace }
+    var isTracing: Bool { logHandler.logLevel <= .trace }
 
     /// Notes an exchange that went by untraced (a later GET RESPONSE could continue it).
     func recordUntraced() {
@@ -80,9 +87,9 @@ public struct TracingCardChannel: CardChannel {
     /// too (the send line needed them; a backend need not encode them again).
     ///
     /// What the records cost: each line is one string (``APDUTraceText``), the instruction and
-    /// status word are short strings (stored inline), and one metadata dictionary serves all three
-    /// records, changed in place between them: it is passed by value, so a handler that keeps it
-    /// keeps what it was given.
+    /// status word are short strings (stored inline), and each record's metadata dictionary is the
+    /// channel's, rewritten in place (``APDUTraceMetadata``); only a record with hidden bytes gets
+    /// a copy with `apdu.redacted` added.
     func traced(
         _ command: CommandAPDU,
         through exchange: (CommandAPDU, consuming [UInt8]) async throws -> ResponseAPDU
@@ -91,15 +98,11 @@ public struct TracingCardChannel: CardChannel {
         let responseRanges = ranges.responseData + getResponseRedaction.carriedRanges(for: command)
         let instruction = Logger.MetadataValue.string(HexFormat.digits(command.ins))
 
-        var metadata: Logger.Metadata = [:]
-        metadata.reserveCapacity(4)
-        metadata["apdu.ins"] = instruction
+        var metadata = metadataStore.take()
+        metadata.setInstruction(instruction)
         let encoded = command.encoded()
         let sendLine = APDUTraceText.sendLine(command, encoded: encoded, hiding: ranges.commandData)
-        if sendLine.redacted { metadata["apdu.redacted"] = "true" }
-        // The line as the message itself: an interpolation would copy it.
-        logger.trace(Logger.Message(stringLiteral: sendLine.text), metadata: metadata)
-        if sendLine.redacted { metadata["apdu.redacted"] = nil }
+        record(sendLine.text, metadata: sendLine.redacted ? Self.markedRedacted(metadata.send) : metadata.send)
 
         let response: ResponseAPDU
         do {
@@ -107,6 +110,7 @@ public struct TracingCardChannel: CardChannel {
             response = try await exchange(command, consume encoded)
         } catch {
             getResponseRedaction.recordTraced(command, ownRanges: ranges.responseData, response: nil)
+            metadataStore.putBack(metadata)
             logger.trace(
                 "APDU exchange failed: \(error)",
                 metadata: [
@@ -117,12 +121,33 @@ public struct TracingCardChannel: CardChannel {
         }
         getResponseRedaction.recordTraced(command, ownRanges: ranges.responseData, response: response)
 
-        metadata["apdu.sw"] = .string(HexFormat.digits(UInt16(response.sw1) << 8 | UInt16(response.sw2)))
-        logger.trace(Logger.Message(stringLiteral: APDUTraceText.statusLine(response)), metadata: metadata)
-        metadata["apdu.length"] = .string(String(response.data.count))
+        metadata.setAnswer(
+            statusWord: .string(HexFormat.digits(UInt16(response.sw1) << 8 | UInt16(response.sw2))),
+            length: .string(String(response.data.count)))
+        record(APDUTraceText.statusLine(response), metadata: metadata.status)
         let responseLine = APDUTraceText.responseLine(response, hiding: responseRanges)
-        if responseLine.redacted { metadata["apdu.redacted"] = "true" }
-        logger.trace(Logger.Message(stringLiteral: responseLine.text), metadata: metadata)
+        record(
+            responseLine.text,
+            metadata: responseLine.redacted ? Self.markedRedacted(metadata.response) : metadata.response)
+        metadataStore.putBack(metadata)
         return response
+    }
+
+    /// Logs `text` at `trace` as `logger.trace` would (the caller checked the level): the line as
+    /// the message itself, since an interpolation would copy it.
+    private func record(
+        _ text: String, metadata: Logger.Metadata, function: String = #function, line: UInt = #line
+    ) {
+        logHandler.log(
+            event: LogEvent(
+                level: .trace, message: Logger.Message(stringLiteral: text), metadata: metadata, source: nil,
+                file: #fileID, function: function, line: line))
+    }
+
+    /// A record's metadata with `apdu.redacted: "true"` (a copy: the kept one stays without it).
+    private static func markedRedacted(_ metadata: Logger.Metadata) -> Logger.Metadata {
+        var marked = metadata
+        marked["apdu.redacted"] = "true"
+        return marked
     }
 }
