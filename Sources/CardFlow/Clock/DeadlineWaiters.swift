@@ -12,13 +12,16 @@ package struct DeadlineWaiters<Tag: Sendable, Outcome: Sendable> {
         let timer: Task<Void, Never>
     }
 
+    /// How many wait (`waiters.count`), first and not generic: unspecialised code (any caller in
+    /// another module) reads it without looking up the dictionary type's generic metadata.
+    private var waiting = 0
     private var waiters: [UInt64: Waiter] = [:]
     private var nextID: UInt64 = 0
 
     package init() {}
 
     /// Whether no task is waiting.
-    package var isEmpty: Bool { waiters.isEmpty }
+    package var isEmpty: Bool { waiting == 0 }
 
     /// A fresh identity for the next waiter.
     mutating func reserveID() -> UInt64 {
@@ -30,31 +33,37 @@ package struct DeadlineWaiters<Tag: Sendable, Outcome: Sendable> {
         _ id: UInt64, tag: Tag, continuation: CheckedContinuation<Outcome, Never>, timer: Task<Void, Never>
     ) {
         waiters[id] = Waiter(tag: tag, continuation: continuation, timer: timer)
+        waiting = waiters.count
     }
 
     /// Resumes waiter `id` with `outcome` if it still waits (a second wake does nothing).
     package mutating func wake(_ id: UInt64, with outcome: Outcome) {
-        guard let waiter = waiters.removeValue(forKey: id) else { return }
+        guard waiting > 0, let waiter = waiters.removeValue(forKey: id) else { return }
+        waiting = waiters.count
         waiter.timer.cancel()
         waiter.continuation.resume(returning: outcome)
     }
 
     /// Resumes every waiter whose tag matches with `outcome`.
     package mutating func wake(where matches: (Tag) -> Bool, with outcome: Outcome) {
-        // Callers in other modules run this unspecialised: iterating even an empty dictionary
-        // looks up its generic metadata, and a simulated reader wakes on every message it queues.
-        guard !waiters.isEmpty else { return }
+        // Callers in other modules run this unspecialised: even asking an empty dictionary
+        // whether it is empty looks up its generic metadata, and a simulated reader wakes on
+        // every message it queues.
+        guard waiting > 0 else { return }
         for (id, waiter) in waiters where matches(waiter.tag) {
             waiters[id] = nil
             waiter.timer.cancel()
             waiter.continuation.resume(returning: outcome)
         }
+        waiting = waiters.count
     }
 
     /// Resumes every waiter with `outcome`.
     package mutating func wakeAll(with outcome: Outcome) {
+        guard waiting > 0 else { return }
         let woken = waiters
         waiters.removeAll()
+        waiting = 0
         for waiter in woken.values {
             waiter.timer.cancel()
             waiter.continuation.resume(returning: outcome)

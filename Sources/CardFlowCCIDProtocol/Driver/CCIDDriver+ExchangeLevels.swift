@@ -41,7 +41,7 @@ extension CCIDDriver {
 
     /// Forgets what the driver knew about the card in `slot` (power-off, removal, new power-on).
     func forgetCard(slot: UInt8) {
-        poweredSlots.remove(slot)
+        poweredSlots[slot] = nil
         retiredT1Recoveries += t1Sessions[slot]?.recoveries ?? 0
         t1Sessions[slot] = nil
         activeProtocols[slot] = nil
@@ -143,7 +143,7 @@ extension CCIDDriver {
     func transmitT1(_ apdu: [UInt8], slot: UInt8) async throws -> [UInt8] {
         // Moved out, not copied: the protocol's block buffer stays uniquely referenced, so each
         // block is written into it without allocating (issue 40).
-        guard var t1 = t1Sessions.removeValue(forKey: slot) else { throw CCIDDriverError.cardNotPowered(slot: slot) }
+        guard var t1 = t1Sessions.removeValue(forSlot: slot) else { throw CCIDDriverError.cardNotPowered(slot: slot) }
         defer {
             if poweredSlots.contains(slot) {
                 t1Sessions[slot] = t1

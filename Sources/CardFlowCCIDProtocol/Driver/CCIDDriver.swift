@@ -24,15 +24,20 @@ public actor CCIDDriver {
     public nonisolated let interfaceNumber: UInt8
     let transport: any USBTransport
     let logger: Logger
+    /// The logger's handler, read once: each message asks it for the level (and at trace level
+    /// hands it the message's line) without the logger's copy-on-write box and its exclusivity
+    /// checks, a visible share of a traced APDU. Same answers and records: `logger` never
+    /// changes, its level is the handler's, and the handler adds its own metadata either way.
+    private let logHandler: any LogHandler
     private let readBufferLength: Int
     private let timeSource: any CCIDTimeSource
     /// When the operation now running on each slot must end
     /// (``CCIDDriverConfiguration/exchangeTimeLimit``).
-    private var operationDeadlines: [UInt8: Duration] = [:]
+    private var operationDeadlines = SlotTable<Duration>()
     /// The bulk-IN pipe, read by one task and shared out by bSlot.
-    let bulkIn: InboundPipe<UInt8>
+    let bulkIn: InboundPipe
     /// The interrupt-IN pipe, read by one task and shared out to the slots a message concerns.
-    let interrupts: InboundPipe<UInt8>
+    let interrupts: InboundPipe
 
     /// The driver runs on its bulk-IN pipe's executor. An exchange calls the pipe three times
     /// (open the slot's mailbox, wait for the answer, close it); on one serial executor each
@@ -45,13 +50,13 @@ public actor CCIDDriver {
     /// has taken the bytes (copied them into its transfer, or decoded them) the storage is this
     /// actor's alone again, so a message costs no allocation of its own.
     private var outgoingMessage: [UInt8] = []
-    var t1Sessions: [UInt8: T1HostProtocol] = [:]
+    var t1Sessions = SlotTable<T1HostProtocol>()
     /// The protocol set up at power-on for each powered slot.
-    var activeProtocols: [UInt8: TransmissionProtocol] = [:]
+    var activeProtocols = SlotTable<TransmissionProtocol>()
     /// The reader's GET_DATA_RATES table: not asked yet (nil), or the answer (nil inside when
     /// the reader has no table or did not answer).
     var dataRateTable: [UInt32]?? = nil
-    var poweredSlots: Set<UInt8> = []
+    var poweredSlots = SlotTable<Void>()
     private var eventCounts = CCIDDriverCounters()
     /// T=1 recoveries of protocol states no longer in ``t1Sessions`` (a slot powered off or reset).
     var retiredT1Recoveries = 0
@@ -65,7 +70,7 @@ public actor CCIDDriver {
     }
 
     // Per slot: one operation at a time, in the order callers arrived.
-    private var slotAdmissions: [UInt8: FIFOAdmission] = [:]
+    private var slotAdmissions = SlotTable<FIFOAdmission>()
     // Per device: at most bMaxCCIDBusySlots commands outstanding at once.
     private var busySlots: FIFOAdmission
 
@@ -89,6 +94,7 @@ public actor CCIDDriver {
         self.interfaceNumber = interfaceNumber
         self.configuration = configuration
         self.logger = logger
+        logHandler = logger.handler
         // Large enough for the longest message the reader may send, in whole 64-byte packets;
         // never more than any exchange needs, whatever dwMaxCCIDMessageLength claims.
         let readLength = Self.readBufferLength(for: descriptor)
@@ -175,7 +181,7 @@ public actor CCIDDriver {
             forgetCard(slot: slot)
             var atr = try await powerOnSelectingVoltage(slot: slot)
             if exchangeLevel == .character { atr = try await completeCharacterATR(atr, slot: slot) }
-            poweredSlots.insert(slot)
+            poweredSlots[slot] = ()
             atr = try await setUpProtocol(
                 slot: slot, atr: atr, preference: protocolPreference ?? configuration.protocolPreference)
             logger.debug(
@@ -281,19 +287,21 @@ public actor CCIDDriver {
     }
 
     private func enterSlot(_ slot: UInt8) async throws {
-        guard let ticket = slotAdmissions.withMovedValue(forKey: slot, default: FIFOAdmission(), { $0.tryEnter() })
+        guard let ticket = slotAdmissions.update(slot, default: FIFOAdmission(), { $0.tryEnter() })
         else { return }
         try await FIFOAdmission.wait(
-            enqueue: { slotAdmissions[slot, default: FIFOAdmission()].enqueue(ticket, $0) },
+            enqueue: { continuation in
+                slotAdmissions.update(slot, default: FIFOAdmission()) { $0.enqueue(ticket, continuation) }
+            },
             cancel: { await self.cancelSlotWaiter(slot: slot, ticket: ticket) })
     }
 
     private func leaveSlot(_ slot: UInt8) {
-        slotAdmissions.withMovedValue(forKey: slot) { $0.leave() }
+        slotAdmissions.update(slot) { $0.leave() }
     }
 
     private func cancelSlotWaiter(slot: UInt8, ticket: UInt64) {
-        slotAdmissions[slot]?.cancel(ticket)
+        slotAdmissions.update(slot) { $0.cancel(ticket) }
     }
 
     /// Waits until fewer than bMaxCCIDBusySlots commands are outstanding on the device.
@@ -357,11 +365,15 @@ public actor CCIDDriver {
             command.encode(into: &outgoingMessage)
             encoded = outgoingMessage
         }
-        if logger.logLevel <= .trace {
+        if logHandler.logLevel <= .trace {
             // One string, no metadata dictionary (building and hashing one per message was a
             // tenth of a traced APDU's cost).
-            logger.trace(
-                Logger.Message(stringLiteral: CCIDTraceLine.sent(type, sequence: sequence, length: encoded.count)))
+            logHandler.log(
+                event: LogEvent(
+                    level: .trace,
+                    message: Logger.Message(
+                        stringLiteral: CCIDTraceLine.sent(type, sequence: sequence, length: encoded.count)),
+                    metadata: nil, source: nil, file: #fileID, function: #function, line: #line))
         }
         let limitExceeded = CCIDDriverError.exchangeTimeLimitExceeded(
             limit: configuration.exchangeTimeLimit, during: type)

@@ -18,7 +18,10 @@ import Logging
 /// ``CCIDTimeSource``. Cancellation: a cancelled waiter leaves at once; when nobody is left
 /// waiting, the transfer in flight is cancelled (it really stops), and the next read starts
 /// only after that cancelled transfer has returned, so two reads never compete for a message.
-actor InboundPipe<Key: Hashable & Sendable> {
+actor InboundPipe {
+    /// A slot number (bSlot): whom a message is for.
+    typealias Key = UInt8
+
     /// Which keys a message is for.
     enum Destination: Sendable {
         /// One key (a bulk-IN answer): no array built per message.
@@ -55,7 +58,7 @@ actor InboundPipe<Key: Hashable & Sendable> {
     private let timeSource: any CCIDTimeSource
     private let logger: Logger
 
-    private var mailboxes: [Key: [Outcome]] = [:]
+    private var mailboxes = SlotTable<[Outcome]>()
     private var waiters: [UInt64: Waiter] = [:]
     private var nextWaiterID: UInt64 = 0
     private var pump: Task<Void, Never>?
@@ -94,7 +97,7 @@ actor InboundPipe<Key: Hashable & Sendable> {
 
     /// Starts collecting the messages for `key`.
     func open(_ key: Key) {
-        if mailboxes[key] == nil { mailboxes[key] = [] }
+        if !mailboxes.contains(key) { mailboxes[key] = [] }
     }
 
     /// Stops collecting for `key`; what its mailbox still holds is dropped.
@@ -262,7 +265,7 @@ actor InboundPipe<Key: Hashable & Sendable> {
     /// The oldest message in `key`'s mailbox, taken out of it.
     private func takeFirst(for key: Key) -> Outcome? {
         guard mailboxes[key]?.isEmpty == false else { return nil }
-        return mailboxes.withMovedValue(forKey: key) { $0.removeFirst() }
+        return mailboxes.update(key) { $0.removeFirst() }
     }
 
     /// Hands `bytes` to the keys it is for. A message for `reader` alone (the caller of
@@ -271,21 +274,21 @@ actor InboundPipe<Key: Hashable & Sendable> {
     /// without a mailbox append per message.
     private func dispatch(_ bytes: [UInt8], reader: Key? = nil) -> [UInt8]? {
         let destination = route(bytes)
-        if case .key(let key) = destination, mailboxes[key] != nil {
+        if case .key(let key) = destination, mailboxes.contains(key) {
             if key == reader, mailboxes[key]?.isEmpty == true, firstWaiter(for: key) == nil { return bytes }
             deliver(.success(bytes), to: key)
             return nil
         }
         var targets: [Key]
         switch destination {
-        case .everyone: targets = Array(mailboxes.keys)
+        case .everyone: targets = mailboxes.slots
         // Not open (checked above).
         case .key: targets = []
-        case .keys(let keys): targets = keys.filter { mailboxes[$0] != nil }
+        case .keys(let keys): targets = keys.filter { mailboxes.contains($0) }
         }
         if targets.isEmpty {
             unclaimedCount += 1
-            if case .shownToEveryone = unclaimed { targets = Array(mailboxes.keys) }
+            if case .shownToEveryone = unclaimed { targets = mailboxes.slots }
             if unclaimedCount <= Self.loggedIndividually || unclaimedCount.isMultiple(of: 100) {
                 logger.debug(
                     "\(endpoint) message for no waiting slot",
@@ -314,8 +317,8 @@ actor InboundPipe<Key: Hashable & Sendable> {
             finish(id, with: outcome)
             return
         }
-        // Moved out of the dictionary, so the append does not copy the mailbox.
-        guard var mailbox = mailboxes.removeValue(forKey: key) else { return }
+        // Moved out of the table, so the append does not copy the mailbox.
+        guard var mailbox = mailboxes.removeValue(forSlot: key) else { return }
         mailbox.append(outcome)
         if mailbox.count > mailboxLimit {
             mailbox.removeFirst()
