@@ -49,41 +49,38 @@ extension USBIntegration {
             let events = Events()
             let stream = await daemon.bus.subscribe()
             let recording = Task { for await event in stream { await events.record(event) } }
-            let running = Task { try await daemon.run() }
-            defer {
-                running.cancel()
-                recording.cancel()
-            }
+            defer { recording.cancel() }
+            try await whileRunning(daemon) {
+                let descriptor = CCIDClassDescriptor(
+                    features: [.automaticParameterNegotiation, .extendedAPDULevel],
+                    maxMessageLength: .max)
+                let virtual = VirtualCCIDReader(
+                    configuration: VirtualReaderConfiguration(
+                        serialNumber: "HUGE\(UInt32.random(in: 0...UInt32.max))", descriptor: descriptor))
+                await virtual.insert(ISO7816Card(seed: 5))
+                let device = try testbed.attach(virtual)
+                defer { withExtendedLifetime(device) {} }
 
-            let descriptor = CCIDClassDescriptor(
-                features: [.automaticParameterNegotiation, .extendedAPDULevel],
-                maxMessageLength: .max)
-            let virtual = VirtualCCIDReader(
-                configuration: VirtualReaderConfiguration(
-                    serialNumber: "HUGE\(UInt32.random(in: 0...UInt32.max))", descriptor: descriptor))
-            await virtual.insert(ISO7816Card(seed: 5))
-            let device = try testbed.attach(virtual)
-            defer { withExtendedLifetime(device) {} }
-
-            guard
-                let job = await events.first({ event -> JobID? in
-                    if case .jobStarted(let id, _, _, _) = event { id } else { nil }
-                })
-            else {
-                Issue.record("no job started on the hotplugged reader; events: \(await events.all)")
-                return
+                guard
+                    let job = await events.first({ event -> JobID? in
+                        if case .jobStarted(let id, _, _, _) = event { id } else { nil }
+                    })
+                else {
+                    Issue.record("no job started on the hotplugged reader; events: \(await events.all)")
+                    return
+                }
+                guard
+                    let ending = await events.first({ event -> JobState? in
+                        if case .jobFinished(job, let state, _) = event { state } else { nil }
+                    })
+                else {
+                    Issue.record("the job did not finish; events: \(await events.all)")
+                    return
+                }
+                let seen = await events.all
+                #expect(ending == .succeeded, "\(seen)")
+                await device.unplug()
             }
-            guard
-                let ending = await events.first({ event -> JobState? in
-                    if case .jobFinished(job, let state, _) = event { state } else { nil }
-                })
-            else {
-                Issue.record("the job did not finish; events: \(await events.all)")
-                return
-            }
-            let seen = await events.all
-            #expect(ending == .succeeded, "\(seen)")
-            await device.unplug()
         }
     }
 }

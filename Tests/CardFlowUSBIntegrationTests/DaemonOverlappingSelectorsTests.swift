@@ -48,31 +48,29 @@ extension USBIntegration.DaemonOverlappingSelectorsTests {
         let events = Events()
         let stream = await daemon.bus.subscribe()
         let recording = Task { for await event in stream { await events.record(event) } }
-        let running = Task { try await daemon.run() }
-        defer {
-            running.cancel()
-            recording.cancel()
-        }
+        defer { recording.cancel() }
+        try await whileRunning(daemon) {
+            let virtual = VirtualCCIDReader(configuration: VirtualReaderConfiguration(serialNumber: serial))
+            await virtual.insert(ISO7816Card(seed: 5))
+            let device = try testbed.attach(virtual)
+            defer { withExtendedLifetime(device) {} }
 
-        let virtual = VirtualCCIDReader(configuration: VirtualReaderConfiguration(serialNumber: serial))
-        await virtual.insert(ISO7816Card(seed: 5))
-        let device = try testbed.attach(virtual)
-        defer { withExtendedLifetime(device) {} }
-
-        let finished = await events.waitFor { event in
-            if case .jobFinished(_, .succeeded, _) = event { true } else { false }
+            let finished = await events.waitFor { event in
+                if case .jobFinished(_, .succeeded, _) = event { true } else { false }
+            }
+            let all = await events.all
+            #expect(finished, "a job ran on the reader; events: \(all)")
+            let added = all.filter { event in
+                if case .readerAdded = event { true } else { false }
+            }
+            #expect(added.count == 1, "the reader is supervised once: \(added)")
+            let jobs = all.filter { event in
+                if case .jobStarted = event { true } else { false }
+            }
+            #expect(jobs.count == 1, "one card, one job: \(jobs)")
+            #expect(
+                !logs.text.contains("cannot open reader"), "no selector failed to open the shared reader:\n\(logs.text)"
+            )
         }
-        let all = await events.all
-        #expect(finished, "a job ran on the reader; events: \(all)")
-        let added = all.filter { event in
-            if case .readerAdded = event { true } else { false }
-        }
-        #expect(added.count == 1, "the reader is supervised once: \(added)")
-        let jobs = all.filter { event in
-            if case .jobStarted = event { true } else { false }
-        }
-        #expect(jobs.count == 1, "one card, one job: \(jobs)")
-        #expect(
-            !logs.text.contains("cannot open reader"), "no selector failed to open the shared reader:\n\(logs.text)")
     }
 }

@@ -54,77 +54,74 @@ extension USBIntegration.DaemonUnplugTests {
         let recorder = EventRecorder()
         let stream = await daemon.bus.subscribe()
         let recording = Task { for await event in stream { await recorder.record(event) } }
-        let running = Task { try await daemon.run() }
-        defer {
-            running.cancel()
-            recording.cancel()
-        }
+        defer { recording.cancel() }
+        try await whileRunning(daemon) {
+            func slowReader(seed: UInt64) async -> VirtualCCIDReader {
+                var readerConfiguration = VirtualReaderConfiguration(
+                    serialNumber: "CARDD\(UInt32.random(in: 0...UInt32.max))")
+                readerConfiguration.timing.extraLatency = .milliseconds(40)
+                let virtual = VirtualCCIDReader(configuration: readerConfiguration)
+                await virtual.insert(ISO7816Card(seed: seed))
+                return virtual
+            }
 
-        func slowReader(seed: UInt64) async -> VirtualCCIDReader {
-            var readerConfiguration = VirtualReaderConfiguration(
-                serialNumber: "CARDD\(UInt32.random(in: 0...UInt32.max))")
-            readerConfiguration.timing.extraLatency = .milliseconds(40)
-            let virtual = VirtualCCIDReader(configuration: readerConfiguration)
-            await virtual.insert(ISO7816Card(seed: seed))
-            return virtual
-        }
-
-        let first = try testbed.attach(await slowReader(seed: 31))
-        guard
-            let (job, started) = await recorder.first({ event -> JobID? in
-                if case .jobStarted(let id, _, _, _) = event { id } else { nil }
-            })
-        else {
-            Issue.record("no job started on the plugged reader; events: \(await recorder.events)")
-            return
-        }
-        guard
-            await recorder.first(
-                after: started,
-                { event -> Bool? in
-                    if case .jobProgress(job, "stepFinished", _, _) = event { true } else { nil }
-                }) != nil
-        else {
-            Issue.record("the job made no progress; events: \(await recorder.events)")
-            return
-        }
-        await first.unplug()
-        guard
-            let (ending, _) = await recorder.first(
-                after: started,
-                { event -> (JobState, String?)? in
-                    if case .jobFinished(job, let state, let error) = event { (state, error) } else { nil }
-                })
-        else {
-            Issue.record("the job did not finish after the unplug; events: \(await recorder.events)")
-            return
-        }
-        #expect(ending.0 == .failed)
-        #expect(ending.1?.isEmpty == false, "the job log says why")
-        let record = try #require(try await daemon.jobLog?.job(job))
-        #expect(record.state == .failed)
-        #expect(record.lastStep == "identify")
-        let count = await recorder.events.count
-
-        // Replugged (a reader with the same card): supervised again, and its job succeeds.
-        // Keep the device: releasing it unplugs it.
-        let replugged = try testbed.attach(await slowReader(seed: 31))
-        defer { withExtendedLifetime(replugged) {} }
-        guard
-            let (second, secondStart) = await recorder.first(
-                after: count,
-                { event -> JobID? in
+            let first = try testbed.attach(await slowReader(seed: 31))
+            guard
+                let (job, started) = await recorder.first({ event -> JobID? in
                     if case .jobStarted(let id, _, _, _) = event { id } else { nil }
-                }),
-            let (secondEnding, _) = await recorder.first(
-                after: secondStart,
-                { event -> (JobState, String?)? in
-                    if case .jobFinished(second, let state, let error) = event { (state, error) } else { nil }
                 })
-        else {
-            Issue.record("the replugged reader ran no job to its end; events: \(await recorder.events)")
-            return
+            else {
+                Issue.record("no job started on the plugged reader; events: \(await recorder.events)")
+                return
+            }
+            guard
+                await recorder.first(
+                    after: started,
+                    { event -> Bool? in
+                        if case .jobProgress(job, "stepFinished", _, _) = event { true } else { nil }
+                    }) != nil
+            else {
+                Issue.record("the job made no progress; events: \(await recorder.events)")
+                return
+            }
+            await first.unplug()
+            guard
+                let (ending, _) = await recorder.first(
+                    after: started,
+                    { event -> (JobState, String?)? in
+                        if case .jobFinished(job, let state, let error) = event { (state, error) } else { nil }
+                    })
+            else {
+                Issue.record("the job did not finish after the unplug; events: \(await recorder.events)")
+                return
+            }
+            #expect(ending.0 == .failed)
+            #expect(ending.1?.isEmpty == false, "the job log says why")
+            let record = try #require(try await daemon.jobLog?.job(job))
+            #expect(record.state == .failed)
+            #expect(record.lastStep == "identify")
+            let count = await recorder.events.count
+
+            // Replugged (a reader with the same card): supervised again, and its job succeeds.
+            // Keep the device: releasing it unplugs it.
+            let replugged = try testbed.attach(await slowReader(seed: 31))
+            defer { withExtendedLifetime(replugged) {} }
+            guard
+                let (second, secondStart) = await recorder.first(
+                    after: count,
+                    { event -> JobID? in
+                        if case .jobStarted(let id, _, _, _) = event { id } else { nil }
+                    }),
+                let (secondEnding, _) = await recorder.first(
+                    after: secondStart,
+                    { event -> (JobState, String?)? in
+                        if case .jobFinished(second, let state, let error) = event { (state, error) } else { nil }
+                    })
+            else {
+                Issue.record("the replugged reader ran no job to its end; events: \(await recorder.events)")
+                return
+            }
+            #expect(secondEnding.0 == .succeeded, "\(secondEnding.1 ?? "")")
         }
-        #expect(secondEnding.0 == .succeeded, "\(secondEnding.1 ?? "")")
     }
 }
