@@ -27,6 +27,8 @@ struct APDUTraceMetadata {
     static let instructionKey = "apdu.ins"
     static let statusWordKey = "apdu.sw"
     static let lengthKey = "apdu.length"
+    /// Only on a record with hidden bytes (a copy of the kept metadata).
+    static let redactedKey = "apdu.redacted"
 
     init() {
         let empty = Logger.MetadataValue.string("")

@@ -114,7 +114,7 @@ public struct TracingCardChannel: CardChannel {
             logger.trace(
                 "APDU exchange failed: \(error)",
                 metadata: [
-                    "apdu.ins": instruction,
+                    APDUTraceMetadata.instructionKey: instruction,
                     "error.type": "\(String(describing: type(of: error)))",
                 ])
             throw error
@@ -147,7 +147,7 @@ public struct TracingCardChannel: CardChannel {
     /// A record's metadata with `apdu.redacted: "true"` (a copy: the kept one stays without it).
     private static func markedRedacted(_ metadata: Logger.Metadata) -> Logger.Metadata {
         var marked = metadata
-        marked["apdu.redacted"] = "true"
+        marked[APDUTraceMetadata.redactedKey] = "true"
         return marked
     }
 }
