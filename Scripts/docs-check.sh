@@ -35,7 +35,7 @@ for catalog in Sources/*/*.docc; do
   targets+=("$target")
 done
 
-if $build; then swift build; fi
+if $build; then env SWIFT_DETERMINISTIC_HASHING=1 swift build; fi
 output=.build/docs
 rm -rf "$output"
 echo "docs-check: ${targets[*]}"

@@ -12,8 +12,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 bash Scripts/setup.sh
-swift build --product cardctl
-swift build --product cardd
+env SWIFT_DETERMINISTIC_HASHING=1 swift build --product cardctl
+env SWIFT_DETERMINISTIC_HASHING=1 swift build --product cardd
 cardctl=".build/debug/cardctl"
 cardd=".build/debug/cardd"
 

@@ -31,7 +31,7 @@ tolerance_pct=${RSS_TOLERANCE_PCT:-15}
 tolerance_kb=${RSS_TOLERANCE_KB:-16384}
 
 if [ -z "${CARDD:-}" ]; then
-  swift build --product cardd >/dev/null
+  env SWIFT_DETERMINISTIC_HASHING=1 swift build --product cardd >/dev/null
   CARDD="$(swift build --show-bin-path)/cardd"
 fi
 command -v sqlite3 >/dev/null || { echo "soak: needs the sqlite3 command (apt-get install sqlite3)" >&2; exit 2; }

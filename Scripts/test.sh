@@ -41,7 +41,9 @@ step bash Scripts/setup.sh
 # Formatting lint (swift format lint --strict, .swift-format) before the long build: a format
 # problem fails in seconds.
 step bash Scripts/format.sh --check
-step swift build --build-tests
+# SWIFT_DETERMINISTIC_HASHING for SwiftPM alone (not the tests): a build plan's trait -D flags in
+# one order, so a later build (another --product) reuses the modules (Scripts/lib/release-build.sh).
+step env SWIFT_DETERMINISTIC_HASHING=1 swift build --build-tests
 # DocC for every library product, warnings as errors: a broken symbol link fails CI (from the
 # debug build above).
 step bash Scripts/docs-check.sh --no-build

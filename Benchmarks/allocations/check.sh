@@ -19,7 +19,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/../.."
 export PATH="/opt/swift/usr/bin:$PATH"
-swift_build=(swift build -c release)
+swift_build=(env SWIFT_DETERMINISTIC_HASHING=1 swift build -c release)
 build=true
 case "${1:-}" in
   "") ;;

@@ -20,7 +20,7 @@ sizes=${1:-"10000 1000000"}
 claims=${2:-8000}
 clients=${CLIENTS:-8}
 if [[ -z "${CARDCTL:-}" ]]; then
-  swift build --product cardctl >/dev/null
+  env SWIFT_DETERMINISTIC_HASHING=1 swift build --product cardctl >/dev/null
   CARDCTL=$(swift build --show-bin-path)/cardctl
 fi
 pgbench=${PGBENCH:-$(ls -d /usr/lib/postgresql/*/bin/pgbench 2>/dev/null | sort -V | tail -1)}

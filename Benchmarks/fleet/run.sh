@@ -17,8 +17,8 @@ cards=${1:-400}
 reader_counts=${READER_COUNTS:-"1 8"}
 latency=${LATENCY:-0}
 if [[ -z "${CARDD:-}" || -z "${CARDCTL:-}" ]]; then
-  swift build --product cardd >/dev/null
-  swift build --product cardctl >/dev/null
+  env SWIFT_DETERMINISTIC_HASHING=1 swift build --product cardd >/dev/null
+  env SWIFT_DETERMINISTIC_HASHING=1 swift build --product cardctl >/dev/null
   bin=$(swift build --show-bin-path)
   CARDD=${CARDD:-$bin/cardd}
   CARDCTL=${CARDCTL:-$bin/cardctl}

@@ -21,8 +21,8 @@ readers=${3:-4}
 cards=${4:-250}
 latency=${LATENCY:-0}
 if [[ -z "${CARDD:-}" || -z "${CARDCTL:-}" ]]; then
-  swift build --product cardd >/dev/null
-  swift build --product cardctl >/dev/null
+  env SWIFT_DETERMINISTIC_HASHING=1 swift build --product cardd >/dev/null
+  env SWIFT_DETERMINISTIC_HASHING=1 swift build --product cardctl >/dev/null
   bin=$(swift build --show-bin-path)
   CARDD=${CARDD:-$bin/cardd}
   CARDCTL=${CARDCTL:-$bin/cardctl}

@@ -54,7 +54,7 @@ cd "$root"
 bench="$root/.build/pcsc-backend-bench"
 mkdir -p "$bench"
 gcc -O2 -Wall -o "$bench/transmit-loop" Benchmarks/pcsc-backend/transmit-loop.c $(pkg-config --cflags --libs libpcsclite)
-swift build -c release --product pcsc-transmit-loop >/dev/null 2>&1 \
+env SWIFT_DETERMINISTIC_HASHING=1 swift build -c release --product pcsc-transmit-loop >/dev/null 2>&1 \
     || { echo "pcsc-backend bench: swift build -c release --product pcsc-transmit-loop failed" >&2; exit 2; }
 cp "$(swift build -c release --show-bin-path)/pcsc-transmit-loop" "$bench/"
 

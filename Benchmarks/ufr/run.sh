@@ -26,7 +26,7 @@ done
 [[ -d /opt/swift/usr/bin ]] && export PATH="/opt/swift/usr/bin:$PATH"
 cd "$root"
 if [[ -z "${CARDCTL:-}" ]]; then
-    swift build -c release --product cardctl >/dev/null 2>&1 \
+    env SWIFT_DETERMINISTIC_HASHING=1 swift build -c release --product cardctl >/dev/null 2>&1 \
         || { echo "ufr bench: swift build -c release --product cardctl failed" >&2; exit 2; }
     CARDCTL="$(swift build -c release --show-bin-path)/cardctl"
 fi

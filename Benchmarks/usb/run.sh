@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 count="${1:-500}"
-swift build --product cardctl >/dev/null
+env SWIFT_DETERMINISTIC_HASHING=1 swift build --product cardctl >/dev/null
 mkdir -p .build/bench
 gcc -O2 -o .build/bench/minimal-client Benchmarks/usb/minimal-client.c $(pkg-config --cflags --libs libusb-1.0)
 cardctl="$PWD/.build/debug/cardctl"

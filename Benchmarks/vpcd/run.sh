@@ -26,7 +26,7 @@ cd "$root"
 bench="$root/.build/vpcd-bench"
 mkdir -p "$bench"
 gcc -O2 -Wall -o "$bench/tcp-pingpong" Benchmarks/vpcd/tcp-pingpong.c
-swift build -c release --product vpcdtool >/dev/null 2>&1 \
+env SWIFT_DETERMINISTIC_HASHING=1 swift build -c release --product vpcdtool >/dev/null 2>&1 \
     || { echo "vpcd bench: swift build -c release --product vpcdtool failed" >&2; exit 2; }
 vpcdtool="$(swift build -c release --show-bin-path)/vpcdtool"
 
