@@ -14,8 +14,6 @@
 #   environment, and a changed one rebuilt cardctl.)
 #   --no-build packages the binaries an earlier run built (a second package of the same build,
 #   e.g. with another version suffix).
-#   --build-only builds what the packages need (the three programs, argument-parser's
-#   generate-manual) and stops: Scripts/test.sh starts it early, beside the tests.
 # Needs dpkg-dev (dpkg-shlibdeps), binutils (strip, readelf) and chrpath; Scripts/setup.sh installs them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,14 +23,12 @@ suffix=""
 out=".build/debs"
 compression=xz
 build=true
-build_only=false
 while [ $# -gt 0 ]; do
   case "$1" in
     --version-suffix) suffix="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --uncompressed) compression=none; shift ;;
     --no-build) build=false; shift ;;
-    --build-only) build_only=true; shift ;;
     *) echo "package.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -82,7 +78,6 @@ trap 'rm -rf "$work"' EXIT
 # Built with the products' flags: a build with other flags would recompile ArgumentParser and
 # with it every module above it, next time the products are built.
 if $build; then "${swift_build[@]}" --product generate-manual >&2; fi
-if $build_only; then exit 0; fi
 generate_manual="$bin/generate-manual"
 [ -x "$generate_manual" ] || { echo "package.sh: no $generate_manual (build it: drop --no-build)" >&2; exit 1; }
 # Reproducible timestamps (changelog, manual dates, file times, dpkg-deb's): the last commit's.

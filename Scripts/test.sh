@@ -20,8 +20,7 @@ step_summary() {
   printf '%s\n' "${durations[@]}" >&2
   printf '%6d  total\n' "$SECONDS" >&2
 }
-# A background release build (below) still running when a step fails goes with the script.
-trap '[ -z "${release_build_pid:-}" ] || kill -- "-$release_build_pid" 2>/dev/null; step_summary' EXIT
+trap step_summary EXIT
 # A test process that crashes prints the Swift runtime's backtrace to its standard output, in
 # the middle of thousands of test lines; CI shows only the end of the log. So the test steps keep
 # their output in a file too and, when the process died of a signal, repeat the crashed thread's
@@ -47,37 +46,6 @@ step bash Scripts/format.sh --check
 # (No --disable-index-store, which would save compile time: test discovery on Linux reads the
 # index store, and the build of the tests fails without it.)
 step env SWIFT_DETERMINISTIC_HASHING=1 swift build --build-tests
-# The packages' release build (the package step's and the allocation gate's: about 15 minutes of
-# both cores, the longest build) starts now and runs beside the steps below at idle priority:
-# SCHED_IDLE and the idle I/O class give it a core or the disk only when no test wants them, so it
-# takes up the time the tests spend waiting (on PostgreSQL, pcscd, leases, time-outs) and no test
-# waits for it. It has a scratch folder of its own (.build-release), so it holds no lock that
-# `swift test` needs. The package step waits for it.
-release_build_log=$(mktemp)
-release_build_pid=""
-start_release_build() {
-  local idle=(chrt --idle 0 ionice -c 3)
-  # Where the scheduler refuses SCHED_IDLE, the lowest nice level is the next best thing.
-  "${idle[@]}" true 2>/dev/null || idle=(nice -n 19)
-  # A session of its own (setsid), so that the EXIT trap can stop the whole build.
-  # shellcheck disable=SC2016
-  setsid -w bash -c 'source Scripts/lib/release-build.sh \
-      && "$@" bash Scripts/package.sh --build-only \
-      && "$@" "${release_build[@]}" --product cardflow-bench' release-build "${idle[@]}" \
-    >"$release_build_log" 2>&1 &
-  release_build_pid=$!
-}
-wait_for_release_build() {
-  local status=0
-  wait "$release_build_pid" || status=$?
-  release_build_pid=""
-  if [ $status -ne 0 ]; then
-    echo "test.sh: the release build failed (exit $status); its last lines:" >&2
-    tail -40 "$release_build_log" >&2
-  fi
-  return $status
-}
-step start_release_build
 # DocC for every library product, warnings as errors: a broken symbol link fails CI (from the
 # debug build above).
 step bash Scripts/docs-check.sh --no-build
@@ -156,7 +124,6 @@ step bash Scripts/datasheet-cards-check.sh
 # The Debian packages (Scripts/package.sh: release build, static Swift runtime) checked as an
 # operator meets them: lintian, then apt install, use, upgrade and purge in a clean Debian 12 root
 # without Swift (debootstrap once per clone into .build-debroot).
-step wait_for_release_build
 step bash Scripts/package-check.sh
 # The allocation gate (issue 40): mallocs per APDU of the driver, session, tracing, flow and
 # DESFire paths must stay at or under Benchmarks/allocations/limits.txt. Counts are exact, unlike

@@ -1,9 +1,6 @@
 # Sourced by Scripts/package.sh and Benchmarks/allocations/check.sh --static: the release build
 # of the Debian packages, whose modules CI's allocation gate reuses. One set of flags for both,
 # so neither recompiles the other's modules.
-#   --scratch-path .build-release  a scratch folder of its own: Scripts/test.sh runs this build
-#                             beside the tests, and every `swift test` takes SwiftPM's lock on
-#                             .build (two builds in one folder would also share its build.db)
 #   --static-swift-stdlib     the packaged programs need no Swift runtime on the target
 #   -debug-info-format none   package.sh strips the programs, so DWARF for the optimised modules
 #                             was compile and link time spent for nothing
@@ -13,5 +10,4 @@
 #                             recompiled every module of the package (package.sh's cardd build
 #                             redid all of cardctl's: 240 s). A fixed hash seed keeps the order.
 #                             swiftlang/swift-package-manager#10525, fixed in SwiftPM 6.4.
-release_build=(env SWIFT_DETERMINISTIC_HASHING=1 swift build -c release --scratch-path .build-release --static-swift-stdlib
-  -debug-info-format none)
+release_build=(env SWIFT_DETERMINISTIC_HASHING=1 swift build -c release --static-swift-stdlib -debug-info-format none)
