@@ -41,10 +41,8 @@ step bash Scripts/setup.sh
 # Formatting lint (swift format lint --strict, .swift-format) before the long build: a format
 # problem fails in seconds.
 step bash Scripts/format.sh --check
-# SWIFT_DETERMINISTIC_HASHING for SwiftPM alone (not the tests): a build plan's trait -D flags in
-# one order, so a later build (another --product) reuses the modules (Scripts/lib/release-build.sh).
-# (No --disable-index-store, which would save compile time: test discovery on Linux reads the
-# index store, and the build of the tests fails without it.)
+# SWIFT_DETERMINISTIC_HASHING for SwiftPM alone, not the tests: why in Scripts/lib/release-build.sh.
+# (Not --disable-index-store: Linux test discovery reads the index store.)
 step env SWIFT_DETERMINISTIC_HASHING=1 swift build --build-tests
 # DocC for every library product, warnings as errors: a broken symbol link fails CI (from the
 # debug build above).
