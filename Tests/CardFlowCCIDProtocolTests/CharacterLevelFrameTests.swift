@@ -192,13 +192,14 @@ actor RecordingUSBTransport: USBTransport {
             ])
     }
 
-    @Test func t1BlocksAreReadAsPrologueThenLengthAndEDC() async throws {
+    @Test func t1BlocksAreReadAsTheShortestBlockThenTheRestOfLEN() async throws {
         let (driver, transport, _) = try await Self.setUp(Self.t1Card, selectApplication: false)
-        // Power-on: S(IFS request) with IFSD 254 and the card's S(IFS response).
+        // Power-on: S(IFS request) with IFSD 254 and the card's S(IFS response): first as many
+        // bytes as the shortest block has (NAD PCB LEN LRC), then LEN = 1 more.
         #expect(
             await transport.takeXfrBlocks() == [
-                Transfer(level: 3, data: [0x00, 0xC1, 0x01, 0xFE, 0x3E]),
-                Transfer(level: 2, data: []),
+                Transfer(level: 4, data: [0x00, 0xC1, 0x01, 0xFE, 0x3E]),
+                Transfer(level: 1, data: []),
             ])
         _ = try await driver.transmit(Self.select)
         _ = await transport.takeXfrBlocks()
@@ -207,9 +208,22 @@ actor RecordingUSBTransport: USBTransport {
         let block: [UInt8] = [0x00, 0x40, 0x05, 0x00, 0xB0, 0x81, 0x00, 0x04]
         #expect(
             await transport.takeXfrBlocks() == [
-                Transfer(level: 3, data: block + [block.reduce(0, ^)]),
-                Transfer(level: 7, data: []), // 4 data + SW1 SW2 + LRC
+                Transfer(level: 4, data: block + [block.reduce(0, ^)]),
+                Transfer(level: 6, data: []), // LEN 6 more: 4 data + SW1 SW2 + LRC, less the first INF byte
             ])
+    }
+
+    @Test func theCardsRBlocksComeInOneXfrBlock() async throws {
+        // IFSC 16: a 45-byte command goes in three I-blocks; the card acknowledges the first two
+        // with R-blocks, which have no INF, so the shortest block's 4 bytes are the whole block.
+        let card = ContactInterface(protocols: [1], ta1: nil, ifsc: 16)
+        let (driver, transport, _) = try await Self.setUp(card)
+        _ = await transport.takeXfrBlocks()
+        let answer = try await driver.transmit([0x00, 0xD6, 0x81, 0x00, 0x28] + [UInt8](repeating: 0x5A, count: 40))
+        #expect(answer.count == 2)
+        let frames = await transport.takeXfrBlocks()
+        #expect(frames.map(\.level) == [4, 4, 4, 2], "\(frames)")
+        #expect(frames.map(\.data.count) == [3 + 16 + 1, 3 + 16 + 1, 3 + 13 + 1, 0], "\(frames)")
     }
 
     @Test func ppsIsSentAndReadByteWiseWhenTheReaderLeavesItToTheHost() async throws {

@@ -87,11 +87,12 @@ import Testing
         #expect(setParameters.allSatisfy { $0[7] == 1 && $0[11] & 0x01 == 0x01 }, "\(setParameters)")
         let frames = await transport.takeXfrBlocks()
         if level == .character {
-            // Prologue (NAD PCB LEN), then LEN + 2 bytes: FE 57 75.
+            // The shortest block (NAD PCB LEN and the two CRC bytes), then the LEN bytes it
+            // leaves: 00 E1 01 FE 57, then 75.
             #expect(
                 frames == [
-                    RecordingUSBTransport.Transfer(level: 3, data: request),
-                    RecordingUSBTransport.Transfer(level: 3, data: []),
+                    RecordingUSBTransport.Transfer(level: 5, data: request),
+                    RecordingUSBTransport.Transfer(level: 1, data: []),
                 ], "\(frames)")
         } else {
             // The PPS for T=1 at TA1's speed (FF 11 96 PCK), then the block whole.

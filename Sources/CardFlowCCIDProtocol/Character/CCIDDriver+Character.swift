@@ -3,8 +3,8 @@ import Logging
 // Character level (CCID rev 1.1 §6.1.4: wLevelParameter is the number of bytes the host expects
 // back): the host drives the card's I/O line. Power-on completes the ATR, the PPS is read byte by
 // byte, T=0 runs its procedure bytes here (the TPDU mapping stays in T0HostProtocol), and T=1
-// blocks are read as prologue, then LEN + EDC (what pcsc-lite's CCID driver does in
-// CCID_Transmit/CCID_Receive for character readers).
+// blocks are read as the shortest block's length (prologue and EDC), then the LEN bytes left
+// (pcsc-lite's CCID driver reads the prologue alone first, one XfrBlock more for every R-block).
 extension CCIDDriver {
     // MARK: - Transfers
 
@@ -23,8 +23,10 @@ extension CCIDDriver {
             let end = min(offset + chunk, data.count)
             let last = end == data.count
             let ask = last ? min(expect, chunk) : 0
+            // Data that fits one message goes as it is (no copy: the message is framed apart).
+            let part = offset == 0 && last ? data : Array(data[offset..<end])
             let answer = try await xfrBlock(
-                Array(data[offset..<end]), slot: slot, bwi: bwi,
+                part, slot: slot, bwi: bwi,
                 level: UInt16(truncatingIfNeeded: ask), timeout: timeout
             ).data
             guard answer.count == ask else {
@@ -106,9 +108,13 @@ extension CCIDDriver {
 
     // MARK: - T=1
 
-    /// One T=1 block at character level: the block's bytes out, then the card's block read as
-    /// its prologue (NAD PCB LEN), then LEN + EDC bytes. ``runT1(_:first:slot:)`` drives the
-    /// state machine for both levels.
+    /// One T=1 block at character level: the block's bytes out, then the card's block read in
+    /// two parts: as many bytes as the shortest block has (NAD PCB LEN and the EDC), then the
+    /// LEN bytes that leaves. An R-block or an S-block without INF (LEN 0) thus comes in one
+    /// XfrBlock: where a chained command's blocks are acknowledged, one USB round trip less per
+    /// block than reading the prologue first. No block is shorter, so the first read never
+    /// waits for characters the card does not send. ``runT1(_:first:slot:)`` drives the state
+    /// machine for both levels.
     ///
     /// A block whose EDC does not check (or whose LEN is the reserved FF) may have had its LEN
     /// spoiled, so the card may still be sending: its characters are read off until it falls
@@ -119,20 +125,22 @@ extension CCIDDriver {
         _ block: [UInt8], slot: UInt8, bwi: UInt8, timeout: Duration,
         checksum: T1Checksum
     ) async throws -> [UInt8] {
-        let prologue = try await characterTransfer(block, expect: 3, slot: slot, bwi: bwi, timeout: timeout)
-        var received = prologue
+        var received = try await characterTransfer(
+            block, expect: 3 + checksum.length, slot: slot, bwi: bwi, timeout: timeout)
+        let length = received[2]
         // LEN FF is reserved: the block is invalid whatever follows; T=1 says so.
-        if prologue[2] != 0xFF {
-            received += try await characterTransfer(
-                [], expect: Int(prologue[2]) + checksum.length, slot: slot,
-                bwi: bwi, timeout: timeout)
-            if checksum.compute(received.dropLast(checksum.length)) == Array(received.suffix(checksum.length)) {
+        if length != 0xFF {
+            if length > 0 {
+                received += try await characterTransfer(
+                    [], expect: Int(length), slot: slot, bwi: bwi, timeout: timeout)
+            }
+            if checksum.isEnding(of: received) {
                 return received
             }
         }
         logger.debug(
             "T=1 block with a bad EDC or LEN; reading off the rest of what the card sends",
-            metadata: ["prologue": "\(prologue.map(hex2).joined(separator: " "))"])
+            metadata: ["prologue": "\(received.prefix(3).map(hex2).joined(separator: " "))"])
         try await discardCharacters(slot: slot, bwi: bwi, timeout: timeout)
         return received
     }

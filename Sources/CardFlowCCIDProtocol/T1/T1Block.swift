@@ -60,6 +60,15 @@ public enum T1Checksum: Sendable, Hashable, CaseIterable {
         if self == .crc { bytes.append(UInt8(truncatingIfNeeded: value >> 8)) }
         bytes.append(UInt8(truncatingIfNeeded: value))
     }
+
+    /// Whether `bytes` end in the EDC of what comes before it, checked where they lie.
+    func isEnding(of bytes: [UInt8]) -> Bool {
+        guard bytes.count >= length else { return false }
+        let value = edc(bytes[..<(bytes.count - length)])
+        let lastMatches = bytes[bytes.count - 1] == UInt8(truncatingIfNeeded: value)
+        guard self == .crc else { return lastMatches }
+        return lastMatches && bytes[bytes.count - 2] == UInt8(truncatingIfNeeded: value >> 8)
+    }
 }
 
 /// The error indication carried in the low nibble of an R-block's PCB.

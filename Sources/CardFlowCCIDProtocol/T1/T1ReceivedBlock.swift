@@ -19,18 +19,10 @@ struct T1ReceivedBlock {
         guard bytes.count == minimumLength + declared else {
             throw .lengthMismatch(declared: declared, actual: bytes.count - minimumLength)
         }
-        // Compared as a number; the arrays are built only for the error.
-        let value = checksum.edc(bytes[..<(3 + declared)])
-        let received = bytes[(3 + declared)...]
-        let matches =
-            checksum == .crc
-            ? received.first == UInt8(truncatingIfNeeded: value >> 8)
-                && received.last == UInt8(truncatingIfNeeded: value)
-            : received.first == UInt8(truncatingIfNeeded: value)
-        guard matches else {
-            var expected: [UInt8] = []
-            checksum.append(edc: value, to: &expected)
-            throw .checksumMismatch(expected: expected, received: Array(received))
+        // Checked in place; the arrays are built only for the error.
+        guard checksum.isEnding(of: bytes) else {
+            throw .checksumMismatch(
+                expected: checksum.compute(bytes[..<(3 + declared)]), received: Array(bytes[(3 + declared)...]))
         }
         nodeAddress = bytes[0]
         kind = try T1BlockKind(protocolControlByte: bytes[1])
