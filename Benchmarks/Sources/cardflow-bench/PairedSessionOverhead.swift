@@ -6,7 +6,10 @@ import CardFlowCCIDProtocol
 /// Session-layer overhead measured in pairs: batches through the bare driver and through a
 /// `CardSession` (tracing off) alternate, round after round, and each round gives the ratio
 /// session time ÷ driver time. With `comparing: .tracingOverUntraced` the pair is a traced
-/// session (logger at `trace`, records discarded) and an untraced one: the cost of tracing. On a shared VM whose speed drifts by tens of percent from one
+/// session (logger at `trace`, records discarded) and an untraced one: the cost of tracing. With
+/// `.flowOverDriver` the second batch is a one-step flow run on the reader as an application runs
+/// one (`reader.run(flow)`: the session's acquisition, power-on and close included, once per
+/// batch). On a shared VM whose speed drifts by tens of percent from one
 /// second to the next, two benchmarks run one after the other (package-benchmark's way) differ by
 /// the drift; in a pair the two batches are a millisecond apart and see the same machine, so the
 /// median of the per-round ratios resolves a few percent.
@@ -17,6 +20,8 @@ struct PairedSessionOverhead {
         case sessionOverDriver
         /// A traced session over an untraced one.
         case tracingOverUntraced
+        /// A one-step flow (its session opened and closed per batch) over the bare driver.
+        case flowOverDriver
     }
 
     let exchange: Exchange
@@ -43,21 +48,31 @@ struct PairedSessionOverhead {
         // Separate simulated readers of the same kind, one for each side of the pair.
         let reader = await makeReader(
             level: .shortAPDU, exchange: exchange, logLevel: comparing == .tracingOverUntraced ? .trace : .info)
-        let session = try await reader.connect()
         let baseline: () async throws -> Double
-        var untraced: CardSession?
+        let measured: () async throws -> Double
+        // Sessions this measurement opened, closed at its end (a flow opens its own).
+        var sessions: [CardSession] = []
         switch comparing {
         case .sessionOverDriver:
             let driver = try await makePoweredDriver(level: .shortAPDU, exchange: exchange)
+            let session = try await reader.connect()
+            sessions = [session]
             baseline = { try await driverBatch(driver) }
+            measured = { try await sessionBatch(session) }
         case .tracingOverUntraced:
+            let traced = try await reader.connect()
             let plain = try await makeReader(level: .shortAPDU, exchange: exchange, logLevel: .info).connect()
-            untraced = plain
+            sessions = [traced, plain]
             baseline = { try await sessionBatch(plain) }
+            measured = { try await sessionBatch(traced) }
+        case .flowOverDriver:
+            let driver = try await makePoweredDriver(level: .shortAPDU, exchange: exchange)
+            baseline = { try await driverBatch(driver) }
+            measured = { try await flowBatch(reader) }
         }
         for _ in 0..<20 {
             _ = try await baseline()
-            _ = try await sessionBatch(session)
+            _ = try await measured()
         }
         var ratios: [Double] = []
         var driverTimes: [Double] = []
@@ -68,17 +83,16 @@ struct PairedSessionOverhead {
             let sessionTime: Double
             if round.isMultiple(of: 2) {
                 driverTime = try await baseline()
-                sessionTime = try await sessionBatch(session)
+                sessionTime = try await measured()
             } else {
-                sessionTime = try await sessionBatch(session)
+                sessionTime = try await measured()
                 driverTime = try await baseline()
             }
             ratios.append(sessionTime / driverTime)
             driverTimes.append(driverTime)
             sessionTimes.append(sessionTime)
         }
-        await session.close()
-        await untraced?.close()
+        for session in sessions { await session.close() }
         let perAPDU = 1e9 / Double(batch)
         return Result(
             medianRatio: median(ratios), ratioOfMinimums: sessionTimes.min()! / driverTimes.min()!,
@@ -102,6 +116,23 @@ struct PairedSessionOverhead {
             let response = try await session.transmit(command)
             precondition(response.statusWord == .success && response.data.count == exchange.responseDataLength)
         }
+        return seconds(start.duration(to: .now))
+    }
+
+    /// Seconds for `batch` APDUs in one flow step, the flow run from its start to its value.
+    private func flowBatch(_ reader: Reader) async throws -> Double {
+        let command = exchange.command
+        let exchange = exchange
+        let batch = batch
+        let start = ContinuousClock.now
+        let flow = Flow.start("batch") { session in
+            for _ in 0..<batch {
+                let response = try await session.transmit(command)
+                precondition(response.statusWord == .success && response.data.count == exchange.responseDataLength)
+            }
+            return batch
+        }
+        _ = try await reader.run(flow).value
         return seconds(start.duration(to: .now))
     }
 
