@@ -190,6 +190,33 @@ struct CCIDCodecTests {
         #expect(try CCIDResponse(decoding: bytes) == response)
     }
 
+    /// A reader writing into storage the host lent (``USBBulkInRead/storage``): whatever the
+    /// storage held, `encode(into:)` leaves exactly the message, in that storage when it is large
+    /// enough and not shared, and never changes an array that shares it.
+    @Test("encoding a response into lent storage gives the same bytes", arguments: 0..<responseVectors.count)
+    func responseIntoLentStorage(_ index: Int) {
+        let (response, bytes) = Self.responseVectors[index]
+        var storage = [UInt8](repeating: 0xEE, count: 300)
+        let address = Self.address(of: storage)
+        response.encode(into: &storage)
+        #expect(storage == bytes)
+        #expect(Self.address(of: storage) == address)
+        let shared = storage
+        CCIDResponse(
+            slot: 0, sequence: 1, state: .init(icc: .presentActive, command: .processed),
+            kind: .dataBlock(chainParameter: 0, data: [0x90, 0x00])
+        ).encode(into: &storage)
+        #expect(storage == [0x80, 0x02, 0, 0, 0, 0, 0x01, 0, 0, 0, 0x90, 0x00])
+        #expect(shared == bytes)
+        var short: [UInt8] = [0xEE]
+        response.encode(into: &short)
+        #expect(short == bytes)
+    }
+
+    static func address(of bytes: [UInt8]) -> UInt? {
+        bytes.withUnsafeBufferPointer { $0.baseAddress.map { UInt(bitPattern: $0) } }
+    }
+
     @Test func slotStateAndErrorsAreTyped() throws {
         let noCard = try CCIDResponse(decoding: [0x81, 0, 0, 0, 0, 0, 0, 0x42, 0xFE, 0x01])
         #expect(noCard.state.icc == .absent)

@@ -68,15 +68,6 @@ public let ccidHeaderLength = 10
 /// The 10-byte header framing shared by both directions: encodes it in front of a payload and
 /// checks, on decoding, that `dwLength` matches the transfer and the type suits the direction.
 enum CCIDFraming {
-    static func encode(
-        type: CCIDMessageType, slot: UInt8, sequence: UInt8,
-        fields: (UInt8, UInt8, UInt8), payload: [UInt8]
-    ) -> [UInt8] {
-        var bytes: [UInt8] = []
-        encode(type: type, slot: slot, sequence: sequence, fields: fields, payload: payload, into: &bytes)
-        return bytes
-    }
-
     /// Replaces the contents of `bytes` with the message, in its storage when that is large enough
     /// and not shared.
     static func encode(

@@ -47,6 +47,24 @@ public struct CCIDResponse: Sendable, Hashable {
 
     /// The wire bytes.
     public func encoded() -> [UInt8] {
+        var bytes: [UInt8] = []
+        encode(into: &bytes)
+        return bytes
+    }
+
+    /// Replaces the contents of `bytes` with the wire bytes, reusing its storage: a reader that
+    /// writes its answers into storage the host lent it (``USBBulkInRead/storage``) allocates
+    /// none per message.
+    ///
+    /// ```swift
+    /// var frame: [UInt8] = []
+    /// CCIDResponse(
+    ///     slot: 0, sequence: 1, state: .init(icc: .presentActive, command: .processed),
+    ///     kind: .dataBlock(chainParameter: 0, data: [0x90, 0x00])
+    /// ).encode(into: &frame)
+    /// // 80 02 00 00 00 00 01 00 00 00 90 00
+    /// ```
+    public func encode(into bytes: inout [UInt8]) {
         var byte9: UInt8 = 0
         var payload: [UInt8] = []
         switch kind {
@@ -58,9 +76,9 @@ public struct CCIDResponse: Sendable, Hashable {
             payload.appendLittleEndian(clock)
             payload.appendLittleEndian(rate)
         }
-        return CCIDFraming.encode(
+        CCIDFraming.encode(
             type: messageType, slot: slot, sequence: sequence,
-            fields: (state.rawValue, errorCode, byte9), payload: payload)
+            fields: (state.rawValue, errorCode, byte9), payload: payload, into: &bytes)
     }
 
     /// ``init(decoding:)`` of a frame the caller hands over: a DataBlock's data is the frame
