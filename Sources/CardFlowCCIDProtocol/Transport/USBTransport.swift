@@ -27,16 +27,17 @@ public protocol USBTransport: Sendable {
     /// completed, so the answer meets a waiting transfer instead of a host that is still being
     /// told the write is done; the next `bulkIn` call then takes the read begun here. What the
     /// caller sees is the same as ``bulkOut(_:timeout:)`` followed by `bulkIn`: no message is
-    /// lost or reordered, and the `bulkIn` call's own timeout and cancellation hold. The default
-    /// implementation is plain ``bulkOut(_:timeout:)``.
+    /// lost or reordered, and the `bulkIn` call's own timeout and cancellation hold. The read is
+    /// handed over (`consuming`) with the storage it lends (``USBBulkInRead/storage``). The
+    /// default implementation is plain ``bulkOut(_:timeout:)``.
     func bulkOut(
-        _ data: consuming [UInt8], timeout: Duration, readingAhead read: USBBulkInRead
+        _ data: consuming [UInt8], timeout: Duration, readingAhead read: consuming USBBulkInRead
     ) async throws(USBTransportError)
 }
 
 extension USBTransport {
     public func bulkOut(
-        _ data: consuming [UInt8], timeout: Duration, readingAhead read: USBBulkInRead
+        _ data: consuming [UInt8], timeout: Duration, readingAhead read: consuming USBBulkInRead
     ) async throws(USBTransportError) {
         try await bulkOut(consume data, timeout: timeout)
     }
@@ -44,15 +45,39 @@ extension USBTransport {
 
 /// The bulk-IN read that will follow a write (see
 /// ``USBTransport/bulkOut(_:timeout:readingAhead:)``).
+///
+/// ```swift
+/// // A driver that kept the storage of an answer it has finished with lends it for the next one.
+/// let read = USBBulkInRead(maxLength: 271, timeout: .seconds(5), storage: finishedAnswer)
+/// try await transport.bulkOut(command, timeout: .seconds(5), readingAhead: read)
+/// let answer = try await transport.bulkIn(maxLength: 271, timeout: .seconds(5))
+/// ```
 public struct USBBulkInRead: Sendable, Hashable {
     /// The longest message the read accepts.
     public var maxLength: Int
     /// How long the read waits for the answer, counted from the write.
     public var timeout: Duration
+    /// Storage the caller lends for the answer, its contents irrelevant: a transport that builds
+    /// answers in memory (the simulated reader) may write the answer into it instead of
+    /// allocating one, when the caller holds no other reference. Empty when the caller has none
+    /// to lend; a transport may ignore it.
+    public var storage: [UInt8]
 
-    public init(maxLength: Int, timeout: Duration) {
+    public init(maxLength: Int, timeout: Duration, storage: [UInt8] = []) {
         self.maxLength = maxLength
         self.timeout = timeout
+        self.storage = storage
+    }
+
+    /// Reads are equal when they accept the same messages for the same time: the lent storage's
+    /// contents are irrelevant (see ``storage``).
+    public static func == (lhs: USBBulkInRead, rhs: USBBulkInRead) -> Bool {
+        lhs.maxLength == rhs.maxLength && lhs.timeout == rhs.timeout
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(maxLength)
+        hasher.combine(timeout)
     }
 }
 

@@ -120,8 +120,9 @@ public final class LibUSBTransport: USBTransport, CustomStringConvertible {
     }
 
     public func bulkOut(
-        _ data: consuming [UInt8], timeout: Duration, readingAhead read: USBBulkInRead
+        _ data: consuming [UInt8], timeout: Duration, readingAhead read: consuming USBBulkInRead
     ) async throws(USBTransportError) {
+        // The lent storage goes unused: libusb writes into the transfer's own buffer.
         startReadAhead(read)
         // A failed write leaves the read in place: the next bulkIn takes it (or reads afresh once
         // it has timed out), as it would have read whatever the reader sends anyway.

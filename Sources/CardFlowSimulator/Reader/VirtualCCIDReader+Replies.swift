@@ -35,7 +35,10 @@ extension VirtualCCIDReader {
         }
         if takeFault(.wrongSequence) { response.sequence &+= 1 }
         if takeFault(.randomSequence) { response.sequence = UInt8(truncatingIfNeeded: random.next()) }
-        var bytes = response.encoded()
+        // Moved out: written into while this reader holds the only reference, it costs no allocation.
+        var bytes: [UInt8] = []
+        swap(&bytes, &lentAnswerStorage)
+        response.encode(into: &bytes)
         if takeFault(.shortResponse) { bytes = Array(bytes.prefix(max(1, bytes.count / 2))) }
         if takeFault(.garbledResponse) {
             let length = Int(random.next() % 40) + 1

@@ -7,6 +7,16 @@ import Logging
 extension VirtualCCIDReader {
     // MARK: - USB side
 
+    /// Handles one bulk-OUT transfer whose answer may be written into `answerStorage`, storage
+    /// the host lends (``/CardFlowCCIDProtocol/USBBulkInRead/storage``) and gives up: held by
+    /// the reader alone, the answer costs no allocation.
+    public func receiveBulkOut(
+        _ bytes: consuming [UInt8], answerStorage: consuming [UInt8]
+    ) throws(USBTransportError) {
+        swap(&lentAnswerStorage, &answerStorage)
+        try receiveBulkOut(consume bytes)
+    }
+
     /// Handles one bulk-OUT transfer. An XfrBlock's data stays in the transfer's own storage
     /// (`ReceivedTransferData`): the card reads a T=1 block there, and a command handed over
     /// alone becomes the card's command with the header removed in place, without a copy.

@@ -31,6 +31,9 @@ public actor VirtualCCIDReader: DeadlineWaiting {
 
     var slots: [VirtualSlot]
     var bulkInQueue: [(bytes: [UInt8], readyAt: Duration)] = []
+    /// Storage the host lent with its last command (``USBBulkInRead/storage``), taken by the
+    /// answer to it: the answer is written there instead of into a new array.
+    var lentAnswerStorage: [UInt8] = []
     var interruptQueue: [[UInt8]] = []
     var faults: [ReaderFault] = []
     var chaosRandom: SeededRandom?

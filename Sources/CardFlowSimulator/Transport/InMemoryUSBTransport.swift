@@ -14,6 +14,17 @@ public struct InMemoryUSBTransport: USBTransport {
         try await reader.receiveBulkOut(consume data)
     }
 
+    /// Hands the simulated reader the storage the host lends for the answer (``/CardFlowCCIDProtocol/USBBulkInRead/storage``).
+    public func bulkOut(
+        _ data: consuming [UInt8], timeout: Duration, readingAhead read: consuming USBBulkInRead
+    ) async throws(USBTransportError) {
+        if Task.isCancelled { throw .cancelled }
+        // Swapped out, not copied: the reader must get the only reference to write into it.
+        var storage: [UInt8] = []
+        swap(&storage, &read.storage)
+        try await reader.receiveBulkOut(consume data, answerStorage: consume storage)
+    }
+
     public func bulkIn(maxLength: Int, timeout: Duration) async throws(USBTransportError) -> [UInt8] {
         try await reader.nextBulkIn(maxLength: maxLength, timeout: timeout)
     }
