@@ -72,6 +72,33 @@ import Testing
         #expect(host.sendSequence == 1)
     }
 
+    /// The storage of blocks the host does not keep (the card's R-blocks, later pieces of a
+    /// response) comes back from takeFreedStorage(), once, for a driver to lend to the next
+    /// read; the first piece of a response becomes the response and frees nothing.
+    @Test func blocksNotKeptAreFreedForTheNextRead() {
+        var host = T1HostProtocol(ifsc: 4)
+        #expect(host.takeFreedStorage().capacity == 0)
+        _ = host.begin(command: Array(1...10))
+        let acknowledgement = withLRC([0x00, 0x90, 0x00])
+        let acknowledgementAddress = address(of: acknowledgement)
+        #expect(sentBlock(host.receive(acknowledgement)) == withLRC([0x00, 0x60, 0x04, 5, 6, 7, 8]))
+        #expect(address(of: host.takeFreedStorage()) == acknowledgementAddress)
+        #expect(host.takeFreedStorage().capacity == 0)
+        #expect(sentBlock(host.receive(withLRC([0x00, 0x80, 0x00]))) == withLRC([0x00, 0x00, 0x02, 9, 10]))
+        #expect(host.takeFreedStorage().count == 4)
+        // The card's response in two pieces.
+        #expect(sentBlock(host.receive(withLRC([0x00, 0x20, 0x01, 0xAA]))) == withLRC([0x00, 0x90, 0x00]))
+        #expect(host.takeFreedStorage().capacity == 0)
+        let last = withLRC([0x00, 0x40, 0x02, 0x90, 0x00])
+        let lastAddress = address(of: last)
+        #expect(host.receive(last) == .completed([0xAA, 0x90, 0x00]))
+        #expect(address(of: host.takeFreedStorage()) == lastAddress)
+    }
+
+    private func address(of bytes: [UInt8]) -> UInt? {
+        bytes.withUnsafeBufferPointer { $0.baseAddress.map { UInt(bitPattern: $0) } }
+    }
+
     @Test func responseChainingIsAcknowledgedWithReceiveReady() {
         var host = T1HostProtocol()
         _ = host.begin(command: select)

@@ -11,10 +11,11 @@ extension CCIDDriver {
     /// Sends `data` to the card and reads back exactly `expect` bytes, in as many XfrBlocks as
     /// the reader's message size requires: command chunks that ask for nothing back
     /// (wLevelParameter 0), the last one asking for the first part of the answer, then empty
-    /// XfrBlocks for the rest.
+    /// XfrBlocks for the rest. `answerStorage` is lent for the first part of the answer
+    /// (``xfrBlock(_:slot:bwi:level:timeout:lending:)``).
     func characterTransfer(
         _ data: [UInt8], expect: Int, slot: UInt8, bwi: UInt8 = 0,
-        timeout: Duration? = nil
+        timeout: Duration? = nil, lending answerStorage: consuming [UInt8] = []
     ) async throws -> [UInt8] {
         // wLevelParameter is 16 bits wide.
         let chunk = min(max(descriptor.maxPayloadPerMessage, 1), Int(UInt16.max))
@@ -25,9 +26,11 @@ extension CCIDDriver {
             let ask = last ? min(expect, chunk) : 0
             // Data that fits one message goes as it is (no copy: the message is framed apart).
             let part = offset == 0 && last ? data : Array(data[offset..<end])
+            var lent: [UInt8] = []
+            if last { swap(&lent, &answerStorage) }
             let answer = try await xfrBlock(
                 part, slot: slot, bwi: bwi,
-                level: UInt16(truncatingIfNeeded: ask), timeout: timeout
+                level: UInt16(truncatingIfNeeded: ask), timeout: timeout, lending: consume lent
             ).data
             guard answer.count == ask else {
                 throw CCIDDriverError.characterLevel(
@@ -114,7 +117,7 @@ extension CCIDDriver {
     /// XfrBlock: where a chained command's blocks are acknowledged, one USB round trip less per
     /// block than reading the prologue first. No block is shorter, so the first read never
     /// waits for characters the card does not send. ``runT1(_:first:slot:)`` drives the state
-    /// machine for both levels.
+    /// machine for both levels. `answerStorage` is lent for the first read.
     ///
     /// A block whose EDC does not check (or whose LEN is the reserved FF) may have had its LEN
     /// spoiled, so the card may still be sending: its characters are read off until it falls
@@ -123,10 +126,11 @@ extension CCIDDriver {
     /// of the block would be read as the start of the next one, again and again.
     func characterT1Block(
         _ block: [UInt8], slot: UInt8, bwi: UInt8, timeout: Duration,
-        checksum: T1Checksum
+        checksum: T1Checksum, lending answerStorage: consuming [UInt8] = []
     ) async throws -> [UInt8] {
         var received = try await characterTransfer(
-            block, expect: 3 + checksum.length, slot: slot, bwi: bwi, timeout: timeout)
+            block, expect: 3 + checksum.length, slot: slot, bwi: bwi, timeout: timeout,
+            lending: consume answerStorage)
         let length = received[2]
         // LEN FF is reserved: the block is invalid whatever follows; T=1 says so.
         if length != 0xFF {

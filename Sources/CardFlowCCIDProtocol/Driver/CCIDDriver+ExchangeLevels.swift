@@ -49,13 +49,14 @@ extension CCIDDriver {
 
     // MARK: - Exchange levels
 
+    /// One XfrBlock; `answerStorage` is lent for the answer (``exchange(_:slot:timeout:failureIsError:handingOverData:lending:)``).
     func xfrBlock(
         _ data: [UInt8], slot: UInt8, bwi: UInt8 = 0, level: UInt16 = CCIDLevelParameter.complete,
-        timeout: Duration? = nil
+        timeout: Duration? = nil, lending answerStorage: consuming [UInt8] = []
     ) async throws -> (chain: UInt8, data: [UInt8]) {
         let response = try await exchange(
             .xfrBlock(blockWaitingTimeMultiplier: bwi, levelParameter: level, data: data),
-            slot: slot, timeout: timeout ?? configuration.readTimeout)
+            slot: slot, timeout: timeout ?? configuration.readTimeout, lending: consume answerStorage)
         guard case .dataBlock(let chain, let payload) = response.kind else {
             throw CCIDDriverError.unexpectedResponse(response.messageType, during: .xfrBlock)
         }
@@ -66,7 +67,7 @@ extension CCIDDriver {
     /// response APDU (a response has at least SW1 SW2); the ACR122U sends one with bStatus
     /// "processed" and bError ICC_MUTE when the tag did not answer (pcscd logs in pyscard#18 and
     /// libnfc#263), so that answer means a mute card, not an empty response.
-    /// The APDU is handed over: framed in its own storage (``exchange(_:slot:timeout:failureIsError:handingOverData:)``).
+    /// The APDU is handed over: framed in its own storage (``exchange(_:slot:timeout:failureIsError:handingOverData:lending:)``).
     func apduLevelXfrBlock(_ apdu: consuming [UInt8], slot: UInt8) async throws -> (chain: UInt8, data: [UInt8]) {
         let response = try await exchange(
             .xfrBlock(blockWaitingTimeMultiplier: 0, levelParameter: CCIDLevelParameter.complete, data: consume apdu),
@@ -175,7 +176,7 @@ extension CCIDDriver {
     }
 
     /// Drives the T=1 state machine: at TPDU level each block travels in one XfrBlock, at
-    /// character level byte-wise (``characterT1Block(_:slot:bwi:timeout:checksum:)``);
+    /// character level byte-wise (``characterT1Block(_:slot:bwi:timeout:checksum:lending:)``);
     /// bBWI carries the card's waiting time extension. A silent card or a parity error counts as
     /// a T=1 time-out.
     func runT1(_ t1: inout T1HostProtocol, first action: consuming T1HostAction, slot: UInt8) async throws -> [UInt8] {
@@ -188,8 +189,11 @@ extension CCIDDriver {
                     let answer =
                         exchangeLevel == .character
                         ? try await characterT1Block(
-                            block, slot: slot, bwi: bwi, timeout: timeout, checksum: t1.checksum)
-                        : try await xfrBlock(block, slot: slot, bwi: bwi, timeout: timeout).data
+                            block, slot: slot, bwi: bwi, timeout: timeout, checksum: t1.checksum,
+                            lending: t1.takeFreedStorage())
+                        : try await xfrBlock(
+                            block, slot: slot, bwi: bwi, timeout: timeout, lending: t1.takeFreedStorage()
+                        ).data
                     // T1HostProtocol writes its next block into its other buffer, not the one held here.
                     action = t1.receive(answer)
                 } catch CCIDDriverError.cardMute {

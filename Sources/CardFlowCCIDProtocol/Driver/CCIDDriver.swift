@@ -328,9 +328,11 @@ public actor CCIDDriver {
     /// With `handingOverData`, an XfrBlock is framed in its data's own storage
     /// (``CCIDCommand/frameAroundTransferData()``): for data the caller no longer holds, such as a
     /// caller's command APDU; not for data kept for reuse (T=1 blocks), which would be copied.
+    /// `answerStorage` is lent to the transport for the answer (``USBBulkInRead/storage``): the
+    /// storage of an answer the caller has finished with.
     func exchange(
         _ kind: consuming CCIDCommand.Kind, slot: UInt8, timeout: Duration,
-        failureIsError: Bool = true, handingOverData: Bool = false
+        failureIsError: Bool = true, handingOverData: Bool = false, lending answerStorage: consuming [UInt8] = []
     ) async throws -> CCIDResponse {
         guard Int(slot) < descriptor.slotCount else {
             throw CCIDDriverError.noSuchSlot(slot, slotCount: descriptor.slotCount)
@@ -341,7 +343,8 @@ public actor CCIDDriver {
         await bulkIn.open(slot)
         do {
             let response = try await exchangeOnBusySlot(
-                kind, slot: slot, timeout: timeout, failureIsError: failureIsError, handingOverData: handingOverData)
+                kind, slot: slot, timeout: timeout, failureIsError: failureIsError, handingOverData: handingOverData,
+                answerStorage: consume answerStorage)
             await bulkIn.close(slot)
             return response
         } catch {
@@ -352,7 +355,7 @@ public actor CCIDDriver {
 
     private func exchangeOnBusySlot(
         _ kind: consuming CCIDCommand.Kind, slot: UInt8, timeout: Duration,
-        failureIsError: Bool, handingOverData: Bool
+        failureIsError: Bool, handingOverData: Bool, answerStorage: consuming [UInt8]
     ) async throws -> CCIDResponse {
         let sequence = nextSequence
         nextSequence &+= 1
@@ -383,9 +386,10 @@ public actor CCIDDriver {
         eventCounts.messagesSent += 1
         // The answer's read may start with the write (the transport decides): the first read
         // below takes it over, with the same timeout it would have asked for.
-        let answerRead = USBBulkInRead(maxLength: readBufferLength, timeout: min(timeout, leftToWrite))
+        let answerRead = USBBulkInRead(
+            maxLength: readBufferLength, timeout: min(timeout, leftToWrite), storage: consume answerStorage)
         do throws(USBTransportError) {
-            try await transport.bulkOut(consume encoded, timeout: writeTimeout, readingAhead: answerRead)
+            try await transport.bulkOut(consume encoded, timeout: writeTimeout, readingAhead: consume answerRead)
         } catch .cancelled {
             await abort(slot: slot, sequence: sequence)
             throw CancellationError()

@@ -74,6 +74,8 @@ public struct T1HostProtocol: Sendable {
     }
 
     private var stage: Stage = .idle
+    /// A received block's storage, no longer needed (``takeFreedStorage()``).
+    private var freedStorage: [UInt8] = []
     private var command: [UInt8] = []
     /// Command bytes the card has acknowledged.
     private var acknowledgedLength = 0
@@ -185,8 +187,32 @@ public struct T1HostProtocol: Sendable {
     /// Feeds one block received from the card (the abData of the reader's DataBlock).
     ///
     /// Taken as its owner's: the first piece of a response becomes the response APDU in place
-    /// (its prologue and EDC removed), so a response in one block costs no copy.
+    /// (its prologue and EDC removed), so a response in one block costs no copy. The storage of
+    /// a block not kept (an R-block, a later piece of a response) is kept for
+    /// ``takeFreedStorage()``.
     public mutating func receive(_ bytes: consuming [UInt8]) -> T1HostAction {
+        var block = consume bytes
+        let action = receive(block: &block)
+        // Left with capacity only when not moved into the response.
+        if block.capacity > freedStorage.capacity { freedStorage = consume block }
+        return action
+    }
+
+    /// The storage of a received block this protocol has finished with, given up (empty when
+    /// there is none). A driver lends it for the next block's read
+    /// (``USBBulkInRead/storage``), so a transport that can write into it allocates nothing for
+    /// the answer.
+    ///
+    /// ```swift
+    /// let read = USBBulkInRead(maxLength: 271, timeout: .seconds(5), storage: t1.takeFreedStorage())
+    /// ```
+    public mutating func takeFreedStorage() -> [UInt8] {
+        var storage: [UInt8] = []
+        swap(&storage, &freedStorage)
+        return storage
+    }
+
+    private mutating func receive(block bytes: inout [UInt8]) -> T1HostAction {
         if let refusal = refusalToContinue() { return .failed(refusal) }
         let block: T1ReceivedBlock
         do {
