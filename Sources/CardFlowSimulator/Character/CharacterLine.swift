@@ -128,20 +128,33 @@ struct CharacterLine: Sendable {
     }
 
     /// Takes `count` bytes of the card's output, or nil when the card stops sending before
-    /// that many (then what it did send is lost with the reader's time-out).
+    /// that many (then what it did send is lost with the reader's time-out). All of it goes in
+    /// its own storage (``recycle(_:)`` can give that back); a part is copied.
     mutating func read(_ count: Int) -> [UInt8]? {
         if case .stalled = t0Stage, output.count < count {
             output += [UInt8](repeating: 0x60, count: count - output.count)
         }
         guard output.count >= count else { return nil }
+        if output.count == count { return drain() }
         defer { output.removeFirst(count) }
         return Array(output.prefix(count))
     }
 
     /// Takes whatever the card has sent (for a reader that returns short answers).
     mutating func drain() -> [UInt8] {
-        defer { output = [] }
-        return output
+        var taken: [UInt8] = []
+        swap(&taken, &output)
+        return taken
+    }
+
+    /// Gives back the storage of output the reader has handed on, for the card's next output:
+    /// an exchange then costs the line no allocation. Kept only while nothing waits to be sent
+    /// and when larger than the line's own storage.
+    mutating func recycle(_ storage: consuming [UInt8]) {
+        guard output.isEmpty, storage.capacity > output.capacity else { return }
+        var spent = consume storage
+        spent.removeAll(keepingCapacity: true)
+        output = consume spent
     }
 
     private func cardProtocol(_ link: ContactLink?) -> CardProtocol {

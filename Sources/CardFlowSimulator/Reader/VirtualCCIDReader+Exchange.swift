@@ -226,15 +226,18 @@ extension VirtualCCIDReader {
         }
         if let shown = line.takeFaultShown() { characterLineFaultsShown[shown, default: 0] += 1 }
         let wanted = Int(level)
-        let answer = line.read(wanted) ?? (line.behaviour.readerReturnsShortAnswers ? line.drain() : nil)
+        var answer = line.read(wanted) ?? (line.behaviour.readerReturnsShortAnswers ? line.drain() : nil)
         if answer == nil { _ = line.drain() }
         slots[index].characterLine = line
         slots[index].contactLink = link
-        if let answer {
-            reply(dataBlock(command, data: answer), delay: time, cardExchange: true)
+        if let data = answer {
+            reply(dataBlock(command, data: data), delay: time, cardExchange: true)
         } else {
             reply(failure(command, error: .iccMute, icc: .presentActive), delay: time)
         }
+        // The answer is written into the host's message by now: its storage goes back to the
+        // line (in place in the slot, which holds the line's only copy).
+        if let spent = answer.take() { slots[index].characterLine?.recycle(spent) }
     }
 
     /// One T=0 TPDU with a contact card (the reader collapses the procedure bytes).
