@@ -5,6 +5,10 @@
 # Cards are paced by the daemon (`--pace handled`: the next card arrives as soon as the last was
 # handled), so a reader's cycle (one job start to the next on that reader) is the whole cost of a
 # card. The fleet's overhead per card is the fleet cycle minus the plain cycle, at p50 and p99.
+# CPU time per card is measured too: cardd's (user + system) and the server's (its processes'
+# times, Benchmarks/fleet/server-cpu.sh; statement logging included). Unlike cycle times it hardly
+# depends on what else the machine runs, and where the host is CPU-bound (R readers on C cores) a
+# card waits for about R / C cards' CPU: that is what the overhead is made of there.
 #
 # Usage: Benchmarks/fleet/run.sh [CARDS]   (default 400 per run)
 # Environment: CARDD, CARDCTL (built binaries; default: swift build --product …, debug),
@@ -24,6 +28,8 @@ if [[ -z "${CARDD:-}" || -z "${CARDCTL:-}" ]]; then
   CARDCTL=${CARDCTL:-$bin/cardctl}
 fi
 command -v sqlite3 >/dev/null || { echo "fleet bench: needs the sqlite3 command" >&2; exit 2; }
+[[ -x /usr/bin/time ]] || { echo "fleet bench: needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
+source Benchmarks/fleet/server-cpu.sh
 
 work=$(mktemp -d)
 pg=$(mktemp -d)
@@ -59,7 +65,7 @@ rate = (len(starts) - 1) / (starts[-1] - starts[0]) if len(starts) > 1 else floa
 print(f"{len(rows)} {rate:.1f} {pct(0.5):.2f} {pct(0.99):.2f}")'
 }
 
-run() { # MODE READERS → "jobs records/s p50 p99 statements-per-card"
+run() { # MODE READERS → "jobs records/s p50 p99 statements-per-card cardd-cpu-ms server-cpu-ms" (per card)
   local mode=$1 readers=$2 name="$1-$2" config
   config="$work/$name.json"
   if [[ $mode == fleet ]]; then
@@ -77,22 +83,32 @@ JSON
 {"rules": [{"name": "badges", "flow": {"kind": "ndef-write", "text": "Visitor"}}]}
 JSON
   fi
-  local before
+  local before server_before
   before=$(statements)
-  "$CARDD" --config "$config" --simulate --readers "$readers" --kinds ndef4,type2 --pace handled \
+  server_before=$(server_cpu "$pg")
+  /usr/bin/time -f "%U %S" -o "$work/$name.time" "$CARDD" --config "$config" --simulate --readers "$readers" --kinds ndef4,type2 --pace handled \
     --arrivals "$cards" --latency "$latency" --card-seed-base "$((readers * 10000000))" --quiet --log-level error \
     --socket "$work/$name.sock" --job-log "$work/$name.sqlite" >"$work/$name.log" 2>&1 ||
     { echo "fleet bench: cardd $name failed:" >&2; tail -n 20 "$work/$name.log" >&2; exit 1; }
-  echo "$(cycles "$work/$name.sqlite") $(python3 -c "import sys; print(f'{(int(sys.argv[2]) - int(sys.argv[1])) / int(sys.argv[3]):.1f}')" "$before" "$(statements)" "$cards")"
+  local stats
+  stats=$(cycles "$work/$name.sqlite")
+  echo "$stats $(python3 -c "
+import sys
+before, after, cards, jobs, server_before, server_after, times = sys.argv[1:]
+user, system = map(float, open(times).read().split()[-2:])
+jobs = max(int(jobs), 1)
+print(f'{(int(after) - int(before)) / int(cards):.1f} {(user + system) / jobs * 1000:.2f}'
+      f' {(float(server_after) - float(server_before)) / jobs * 1000:.2f}')" \
+    "$before" "$(statements)" "$cards" "${stats%% *}" "$server_before" "$(server_cpu "$pg")" "$work/$name.time")"
 }
 
-echo "| readers | mode | jobs | records/s | cycle p50 ms | cycle p99 ms | fleet overhead p50 / p99 ms | SQL statements per card |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| readers | mode | jobs | records/s | cycle p50 ms | cycle p99 ms | fleet overhead p50 / p99 ms | SQL statements per card | cardd CPU ms per card | server CPU ms per card |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for readers in $reader_counts; do
-  read -r pjobs prate pp50 pp99 _ <<<"$(run plain "$readers")"
-  read -r fjobs frate fp50 fp99 fstatements <<<"$(run fleet "$readers")"
-  echo "| $readers | plain | $pjobs | $prate | $pp50 | $pp99 | | |"
+  read -r pjobs prate pp50 pp99 _ pcpu _ <<<"$(run plain "$readers")"
+  read -r fjobs frate fp50 fp99 fstatements fcpu fserver <<<"$(run fleet "$readers")"
+  echo "| $readers | plain | $pjobs | $prate | $pp50 | $pp99 | | | $pcpu | |"
   overhead=$(python3 -c "import sys; print(f'{float(sys.argv[1]) - float(sys.argv[3]):.2f} / {float(sys.argv[2]) - float(sys.argv[4]):.2f}')" \
     "$fp50" "$fp99" "$pp50" "$pp99")
-  echo "| $readers | fleet | $fjobs | $frate | $fp50 | $fp99 | $overhead | $fstatements |"
+  echo "| $readers | fleet | $fjobs | $frate | $fp50 | $fp99 | $overhead | $fstatements | $fcpu | $fserver |"
 done
