@@ -29,7 +29,7 @@ extension JobLog {
     ) async throws -> Int64 {
         let retained = Int64(retainedJobs)
         return try await write { db in
-            try db.execute(
+            try db.executeCached(
                 sql: """
                     INSERT INTO fleet_outbox (record_id, token, batch, state, result, error, job_id, created_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (record_id, token) DO NOTHING
@@ -41,7 +41,7 @@ extension JobLog {
                 ])
             let id = db.lastInsertedRowID
             // Delivered entries are history; keep as many as jobs.
-            try db.execute(
+            try db.executeCached(
                 sql: "DELETE FROM fleet_outbox WHERE delivered_at IS NOT NULL AND id <= ?", arguments: [id - retained])
             return id
         }
@@ -83,7 +83,7 @@ extension JobLog {
     /// Marks an entry taken by the store, with what the store did (applied, alreadyApplied, fenced).
     public func markFleetCompletionDelivered(_ id: Int64, outcome: FleetCompletionOutcome) async throws {
         try await write { db in
-            try db.execute(
+            try db.executeCached(
                 sql: "UPDATE fleet_outbox SET delivered_at = ?, outcome = ? WHERE id = ?",
                 arguments: [Date().timeIntervalSince1970, outcome.rawValue, id])
         }

@@ -172,7 +172,7 @@ public final class JobLog: Sendable {
     public func begin(reader: String, rule: String?, flow: String, trigger: JobTrigger) async throws -> JobID {
         let retained = retainedJobs
         return try await write { db in
-            try db.execute(
+            try db.executeCached(
                 sql: """
                     INSERT INTO job (reader, rule, flow, trigger, state, started_at) VALUES (?, ?, ?, ?, 'running', ?)
                     """, arguments: [reader, rule, flow, trigger.rawValue, Date().timeIntervalSince1970])
@@ -188,7 +188,7 @@ public final class JobLog: Sendable {
     /// Records the card a job runs on.
     public func recordCard(_ id: JobID, atr: [UInt8], uid: [UInt8]?) async throws {
         try await write { db in
-            try db.execute(
+            try db.executeCached(
                 sql: "UPDATE job SET card_atr = ?, card_uid = ? WHERE id = ?",
                 arguments: [atr.hexString, uid?.hexString, id])
         }
@@ -197,11 +197,11 @@ public final class JobLog: Sendable {
     /// Records a progress event; a finished step also becomes the job's `lastStep`.
     public func recordEvent(_ id: JobID, kind: String, detail: String, completedStep: String? = nil) async throws {
         try await write { db in
-            try db.execute(
+            try db.executeCached(
                 sql: "INSERT INTO job_event (job_id, at, kind, detail) VALUES (?, ?, ?, ?)",
                 arguments: [id, Date().timeIntervalSince1970, kind, detail])
             if let completedStep {
-                try db.execute(sql: "UPDATE job SET last_step = ? WHERE id = ?", arguments: [completedStep, id])
+                try db.executeCached(sql: "UPDATE job SET last_step = ? WHERE id = ?", arguments: [completedStep, id])
             }
         }
     }
@@ -209,7 +209,7 @@ public final class JobLog: Sendable {
     /// Records the last step a job completed (without an event).
     public func recordLastStep(_ id: JobID, _ step: String) async throws {
         try await write { db in
-            try db.execute(sql: "UPDATE job SET last_step = ? WHERE id = ?", arguments: [step, id])
+            try db.executeCached(sql: "UPDATE job SET last_step = ? WHERE id = ?", arguments: [step, id])
         }
     }
 
@@ -217,7 +217,7 @@ public final class JobLog: Sendable {
     public func finish(_ id: JobID, state: JobState, outcome: JobOutcome? = nil, error: String? = nil) async throws {
         let outcomeText = try outcome.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         try await write { db in
-            try db.execute(
+            try db.executeCached(
                 sql: "UPDATE job SET state = ?, finished_at = ?, outcome = ?, error = ? WHERE id = ?",
                 arguments: [state.rawValue, Date().timeIntervalSince1970, outcomeText, error, id])
         }
