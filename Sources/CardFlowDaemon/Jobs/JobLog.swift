@@ -161,11 +161,13 @@ public final class JobLog: Sendable {
         return migrator
     }
 
-    /// Writes in a task of its own: a job that is being cancelled still gets its last records
-    /// (GRDB's async writes would otherwise give up with `CancellationError`).
+    /// Writes whether or not the calling task is cancelled: a job that is being cancelled still
+    /// gets its last records. (GRDB's async `write` gives up with `CancellationError`; its
+    /// completion-handler form does not look at the task, so no task of its own is needed.)
     func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        let database = self.database
-        return try await Task { try await database.write(updates) }.value
+        try await withCheckedThrowingContinuation { continuation in
+            database.asyncWrite(updates) { _, result in continuation.resume(with: result) }
+        }
     }
 
     /// Records a new running job and returns its id.
