@@ -25,6 +25,24 @@ struct JobLogTests {
         #expect(try await log.jobs().map(\.id) == [id])
     }
 
+    /// A job that is being cancelled still gets its last records: the writes do not give up
+    /// when the calling task is cancelled (as GRDB's async `write` would).
+    @Test func aCancelledTaskStillWritesItsRecords() async throws {
+        let log = try JobLog(path: Self.temporaryPath())
+        let id = try await log.begin(reader: "sim:0", rule: nil, flow: "apdu", trigger: .request)
+        let writer = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            #expect(Task.isCancelled)
+            try await log.recordEvent(id, kind: "cancelled", detail: "the job was cancelled", completedStep: "identify")
+            try await log.finish(id, state: .cancelled, error: "cancelled")
+        }
+        try await writer.value
+        let record = try #require(try await log.job(id))
+        #expect(record.state == .cancelled)
+        #expect(record.lastStep == "identify")
+        #expect(try await log.events(of: id).map(\.kind) == ["cancelled"])
+    }
+
     @Test func jobsRunningWhenTheDaemonDiedAreMarkedInterrupted() async throws {
         let path = Self.temporaryPath()
         var id: JobID = 0
