@@ -566,7 +566,7 @@ let package = Package(
                 "CCardFlowLibUSB", "CardFlowDaemon", "CardFlowUFR", "CardFlowSimulatorUFR", "CardFlowSimulatorCards",
                 "CardFlowDESFire", .product(name: "Logging", package: "swift-log"),
                 "CardFlowDaemonControl", "CardFlowDaemonFlows", "CardFlowDaemonTestSupport",
-                "CardFlowProcessTestSupport", "CardFlowTranscripts",
+                "CardFlowProcessTestSupport", "CardFlowTranscripts", "CardFlowSimulatorReaders",
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -30,7 +30,20 @@ struct TranscriptCheckCommandTests {
 
     @Test("a log whose reader has no descriptor dump exits 2")
     func noDescriptor() async throws {
-        let result = try await Self.run(["yubico-piv-tool-63-yubikey-neo-powerup.log"])
+        // The Yubikey NEO OTP+CCID log without the header line naming its stand-in dump: no dump
+        // of 1050:0111 exists.
+        let original = try String(
+            contentsOf: Self.fixtures.appendingPathComponent("transcripts/yubico-piv-tool-63-yubikey-neo-powerup.log"),
+            encoding: .utf8)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("transcript-check-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let log = directory.appendingPathComponent("neo.log")
+        try original.split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { !$0.hasPrefix("# descriptor:") }.joined(separator: "\n")
+            .write(to: log, atomically: true, encoding: .utf8)
+        let result = try await CardctlProcess.run(
+            ["transcript-check", "--fixtures", Self.fixtures.appendingPathComponent("ccid-readers").path, log.path])
         #expect(result.status == 2, "\(result)")
         #expect(result.stderr.contains("no descriptor for the reader"), "\(result)")
     }
