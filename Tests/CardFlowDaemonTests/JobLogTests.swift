@@ -43,6 +43,42 @@ struct JobLogTests {
         #expect(try await log.events(of: id).map(\.kind) == ["cancelled"])
     }
 
+    /// The fleet outbox: a new entry comes back as a read would give it, the same record and
+    /// token twice is not new, and a snapshot's last id covers every entry committed before it.
+    @Test func fleetOutboxEntriesAndSnapshots() async throws {
+        let log = try JobLog(path: Self.temporaryPath())
+        let empty = try await log.fleetOutboxSnapshot()
+        #expect(empty.pending.isEmpty && empty.lastID == 0)
+        let token = UUID()
+        let first = try #require(
+            try await log.enqueueNewFleetCompletion(
+                recordID: 7, token: token, batch: "b", state: .done, result: Array(#"{"uid":"04A1"}"#.utf8),
+                error: nil, job: 3))
+        let again = try await log.enqueueNewFleetCompletion(
+            recordID: 7, token: token, batch: "b", state: .failed, result: nil, error: "late", job: nil)
+        #expect(again == nil)
+        #expect(
+            try await log.enqueueFleetCompletion(
+                recordID: 7, token: token, batch: "b", state: .done, result: nil, error: nil, job: nil) == first.id)
+        let second = try #require(
+            try await log.enqueueNewFleetCompletion(
+                recordID: 8, token: UUID(), batch: "b", state: .failed, result: nil, error: "mute", job: nil))
+        #expect(second.id > first.id)
+        var snapshot = try await log.fleetOutboxSnapshot()
+        // What the worker keeps in memory is what a read of the log returns (dates to the microsecond).
+        #expect(snapshot.pending.map(\.id) == [first.id, second.id])
+        #expect(snapshot.pending[0].result == first.result && snapshot.pending[0].job == 3)
+        #expect(snapshot.pending[1].error == second.error && snapshot.pending[1].state == .failed)
+        #expect(abs(snapshot.pending[0].createdAt.timeIntervalSince(first.createdAt)) < 0.001)
+        #expect(snapshot.lastID == second.id)
+        try await log.markFleetCompletionsDelivered([
+            FleetOutboxDelivery(id: first.id, outcome: .applied), FleetOutboxDelivery(id: second.id, outcome: .fenced),
+        ])
+        snapshot = try await log.fleetOutboxSnapshot()
+        #expect(snapshot.pending.isEmpty && snapshot.lastID == second.id)
+        #expect(try await log.fleetOutboxDepth() == 0)
+    }
+
     @Test func jobsRunningWhenTheDaemonDiedAreMarkedInterrupted() async throws {
         let path = Self.temporaryPath()
         var id: JobID = 0

@@ -55,4 +55,45 @@ struct PostgresFleetDeliveryTests {
             #expect(await calls.completions == count)
         }
     }
+
+    /// A read of the outbox returns at most `FleetWorker.outboxReadLimit` entries; the worker
+    /// keeps the pending list in memory only after a read found all of them, so a previous
+    /// run's outbox larger than one read is still delivered whole, each completion once.
+    @Test func anOutboxLargerThanOneReadIsDeliveredWhole() async throws {
+        try await withFleetStore { store, server in
+            let count = FleetWorker.outboxReadLimit + 12
+            _ = try await store.importRecords(batch: "b", records(count))
+            let folder = NSTemporaryDirectory() + "fleet-outbox-\(UUID().uuidString.prefix(8))"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let log = try JobLog(path: folder + "/jobs.sqlite")
+            for index in 0..<count {
+                let claim = try claimed(
+                    try await store.claim(batch: "b", host: "a", reader: "sim:0", uid: uid(index), lease: .seconds(60)))
+                try await log.enqueueFleetCompletion(
+                    recordID: claim.recordID, token: claim.token, batch: "b", state: .done, result: nil, error: nil,
+                    job: nil)
+            }
+            let calls = QueueCalls()
+            var logger = Logger(label: "fleet.delivery")
+            logger.logLevel = .warning
+            let worker = FleetWorker(
+                settings: FleetSettings(postgres: server.url, batch: "b", leaseSeconds: 60, hostName: "a"),
+                queue: RecordingQueue(store: store, calls: calls), log: log, metrics: DaemonMetrics(),
+                version: "test", readers: { ["sim:0"] }, logger: logger)
+            await worker.deliverOutbox()
+            // The first read held the oldest entries only; the rest still wait in the log.
+            #expect(await calls.completions == FleetWorker.outboxReadLimit)
+            #expect(await worker.report.outboxDepth == count - FleetWorker.outboxReadLimit)
+            #expect(try await log.fleetOutboxDepth() == count - FleetWorker.outboxReadLimit)
+            await worker.deliverOutbox()
+            #expect(await calls.completions == count)
+            #expect(await calls.completionsPerRecord.values.allSatisfy { $0 == 1 })
+            #expect(await worker.report.outboxDepth == 0)
+            #expect(try await log.fleetOutboxDepth() == 0)
+            #expect(try await store.records(batch: "b", state: .done).count == count)
+            await worker.deliverOutbox()
+            #expect(await calls.completions == count)
+        }
+    }
 }

@@ -58,6 +58,16 @@ public actor FleetWorker {
     /// in memory and delivered like the others.
     private var unlogged: [FleetOutboxEntry] = []
     private var nextUnloggedID: Int64 = -1
+    /// Outbox entries known to be pending, oldest first: this run's completions as they are
+    /// committed, and what reads of the outbox found. Once a read found every pending entry
+    /// (`outboxInMemory`), this list is the whole outbox's pending part and passes deliver from
+    /// it without reading the job log; the log is still written first and marked after.
+    private var fresh: [FleetOutboxEntry] = []
+    /// The last id the outbox had given when it was last read: a completion committed with a
+    /// higher id was not in that read, so it joins `fresh`; one with a lower id was, so it
+    /// does not (whoever read it delivers it).
+    private var outboxReadThrough: Int64 = 0
+    private var outboxInMemory = false
     private var wakeGeneration = 0
     private var claims = 0
     private var completions = 0
@@ -337,9 +347,10 @@ public actor FleetWorker {
         var logged = false
         if let log {
             do {
-                try await log.enqueueFleetCompletion(
+                let entry = try await log.enqueueNewFleetCompletion(
                     recordID: claim.recordID, token: claim.token, batch: claim.batch, state: state, result: result,
                     error: error, job: job)
+                if let entry, entry.id > outboxReadThrough { fresh.append(entry) }
                 logged = true
             } catch {
                 logger.error(
@@ -386,16 +397,30 @@ public actor FleetWorker {
         deliveryPass = nil
     }
 
+    /// The most entries one read of the outbox returns.
+    public static let outboxReadLimit = 500
+
     private func deliverPending() async {
-        var pending: [FleetOutboxEntry] = unlogged
-        if let log {
+        if let log, !outboxInMemory {
             do {
-                pending = try await log.pendingFleetCompletions(limit: 500) + unlogged
+                let snapshot = try await log.fleetOutboxSnapshot(limit: Self.outboxReadLimit)
+                outboxReadThrough = max(outboxReadThrough, snapshot.lastID)
+                let read = Set(snapshot.pending.map(\.id))
+                // Entries up to the read's last id that it did not return were delivered before it.
+                let kept = fresh.filter { $0.id > snapshot.lastID && !read.contains($0.id) }
+                fresh = (snapshot.pending + kept).sorted { $0.id < $1.id }
+                // A read that returned every pending entry leaves nothing in the log that `fresh`
+                // lacks: from now on it is the outbox's pending part.
+                if snapshot.pending.count < Self.outboxReadLimit { outboxInMemory = true }
             } catch {
                 if Task.isCancelled { return }
                 logger.error("fleet outbox unreadable", metadata: ["error": "\(error)"])
             }
         }
+        let pending = fresh + unlogged
+        // Marked in the log in one write after the pass: a crash before it only means the store
+        // is asked again and answers alreadyApplied.
+        var deliveries: [FleetOutboxDelivery] = []
         for entry in pending {
             let outcome: FleetCompletionOutcome
             let sent = ContinuousClock.now
@@ -414,13 +439,9 @@ public actor FleetWorker {
                     metadata: ["record": "\(entry.recordID)", "error": "\(error)"])
                 continue
             }
-            if entry.id >= 0, let log {
-                do {
-                    try await log.markFleetCompletionDelivered(entry.id, outcome: outcome)
-                } catch {
-                    // Delivered again later: the store answers alreadyApplied.
-                    logger.error("fleet outbox update failed", metadata: ["error": "\(error)"])
-                }
+            if entry.id >= 0 {
+                deliveries.append(FleetOutboxDelivery(id: entry.id, outcome: outcome))
+                fresh.removeAll { $0.id == entry.id }
             } else {
                 unlogged.removeAll { $0.id == entry.id }
             }
@@ -440,13 +461,24 @@ public actor FleetWorker {
                     metadata: ["record": "\(entry.recordID)", "state": "\(entry.state)"])
             }
         }
+        if let log, !deliveries.isEmpty {
+            do {
+                try await log.markFleetCompletionsDelivered(deliveries)
+            } catch {
+                // Delivered again later (after a restart's read): the store answers alreadyApplied.
+                logger.error("fleet outbox update failed", metadata: ["error": "\(error)"])
+            }
+        }
         await refreshOutboxDepth()
     }
 
     private func refreshOutboxDepth() async {
         var depth = unlogged.count
         var oldest = unlogged.map(\.createdAt).min()
-        if let log, let logged = try? await log.fleetOutboxDepth() {
+        if outboxInMemory || log == nil {
+            depth += fresh.count
+            oldest = (fresh.map(\.createdAt) + [oldest].compactMap { $0 }).min()
+        } else if let log, let logged = try? await log.fleetOutboxDepth() {
             depth += logged
             if logged > 0, let loggedOldest = try? await log.oldestPendingFleetCompletion() {
                 oldest = min(oldest ?? loggedOldest, loggedOldest)

@@ -19,73 +19,143 @@ public struct FleetOutboxEntry: Sendable, Hashable {
     public var createdAt: Date
 }
 
+/// An outbox entry the store took, and what the store did with it.
+public struct FleetOutboxDelivery: Sendable, Hashable {
+    public var id: Int64
+    public var outcome: FleetCompletionOutcome
+
+    public init(id: Int64, outcome: FleetCompletionOutcome) {
+        self.id = id
+        self.outcome = outcome
+    }
+}
+
+/// What the outbox held when it was read: its pending entries and the last id it ever gave.
+public struct FleetOutboxSnapshot: Sendable, Hashable {
+    /// Completions the store has not taken yet, oldest first (at most the limit asked for).
+    public var pending: [FleetOutboxEntry]
+    /// The highest id the outbox has given an entry (0 when none): every entry committed before
+    /// the read has an id up to this one (ids only grow, `AUTOINCREMENT`).
+    public var lastID: Int64
+}
+
 extension JobLog {
     /// Puts a completion in the outbox (committed before the store is asked, so a crash or a
     /// store outage loses nothing). The same record and token twice keeps the first.
+    ///
+    /// - Returns: the entry's id (the first one's when the completion was there already).
     @discardableResult
     public func enqueueFleetCompletion(
         recordID: Int64, token: UUID, batch: String, state: FleetCompletionState, result: [UInt8]?, error: String?,
         job: JobID?
     ) async throws -> Int64 {
+        let entry = try await enqueueNewFleetCompletion(
+            recordID: recordID, token: token, batch: batch, state: state, result: result, error: error, job: job)
+        if let entry { return entry.id }
+        return try await database.read { db in
+            try Int64.fetchOne(
+                db, sql: "SELECT id FROM fleet_outbox WHERE record_id = ? AND token = ?",
+                arguments: [recordID, token.uuidString]) ?? 0
+        }
+    }
+
+    /// Puts a completion in the outbox like ``enqueueFleetCompletion(recordID:token:batch:state:result:error:job:)``
+    /// and returns the entry as committed, or nil when the record and token were there already
+    /// (the entry is not new: whoever put it there delivers it).
+    public func enqueueNewFleetCompletion(
+        recordID: Int64, token: UUID, batch: String, state: FleetCompletionState, result: [UInt8]?, error: String?,
+        job: JobID?
+    ) async throws -> FleetOutboxEntry? {
         let retained = Int64(retainedJobs)
-        return try await write { db in
+        let createdAt = Date()
+        let resultText = result.map { String(decoding: $0, as: UTF8.self) }
+        let errorText = error.map { String($0.prefix(2000)) }
+        let jobID = job.flatMap { $0 >= 0 ? $0 : nil }
+        return try await write { db -> FleetOutboxEntry? in
             try db.executeCached(
                 sql: """
                     INSERT INTO fleet_outbox (record_id, token, batch, state, result, error, job_id, created_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (record_id, token) DO NOTHING
                     """,
                 arguments: [
-                    recordID, token.uuidString, batch, state.rawValue,
-                    result.map { String(decoding: $0, as: UTF8.self) }, error.map { String($0.prefix(2000)) },
-                    job.flatMap { $0 >= 0 ? $0 : nil }, Date().timeIntervalSince1970,
+                    recordID, token.uuidString, batch, state.rawValue, resultText, errorText, jobID,
+                    createdAt.timeIntervalSince1970,
                 ])
+            // DO NOTHING leaves lastInsertedRowID at an earlier insert: only a changed row is new.
+            guard db.changesCount > 0 else { return nil }
             let id = db.lastInsertedRowID
             // Delivered entries are history; keep as many as jobs.
             try db.executeCached(
                 sql: "DELETE FROM fleet_outbox WHERE delivered_at IS NOT NULL AND id <= ?", arguments: [id - retained])
-            return id
+            // As a read of the entry would give it (`substr` counts code points).
+            let stored = resultText.map { text in
+                Array(String(String.UnicodeScalarView(text.unicodeScalars.prefix(65536))).utf8)
+            }
+            return FleetOutboxEntry(
+                id: id, recordID: recordID, token: token, batch: batch, state: state, result: stored,
+                error: errorText, job: jobID, attempts: 0, createdAt: createdAt)
+        }
+    }
+
+    /// The pending completions (oldest first, at most `limit`) and the last id given, read together.
+    public func fleetOutboxSnapshot(limit: Int = 100) async throws -> FleetOutboxSnapshot {
+        try await database.read { db in
+            let lastID =
+                try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'fleet_outbox'") ?? 0
+            return FleetOutboxSnapshot(pending: try Self.pendingFleetCompletions(db, limit: limit), lastID: lastID)
         }
     }
 
     /// Completions the store has not taken yet, oldest first.
     public func pendingFleetCompletions(limit: Int = 100) async throws -> [FleetOutboxEntry] {
-        try await database.read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT id, record_id, token, batch, state, substr(result, 1, 65536) AS result,
-                           substr(error, 1, 2000) AS error, job_id, attempts, created_at
-                    FROM fleet_outbox WHERE delivered_at IS NULL ORDER BY id LIMIT ?
-                    """, arguments: [limit]
-            ).map { row in
-                let id: Int64 = try row.decode(forColumn: "id")
-                let tokenText: String = try row.decode(forColumn: "token")
-                let stateText: String = try row.decode(forColumn: "state")
-                guard let token = UUID(uuidString: tokenText) else {
-                    throw JobLogError.unexpectedContent(
-                        table: "fleet_outbox", row: id, column: "token", reason: "not a UUID")
-                }
-                guard let state = FleetCompletionState(rawValue: stateText) else {
-                    throw JobLogError.unexpectedContent(
-                        table: "fleet_outbox", row: id, column: "state", reason: "not done or failed")
-                }
-                let result: String? = try row.decode(forColumn: "result")
-                return FleetOutboxEntry(
-                    id: id, recordID: try row.decode(forColumn: "record_id"), token: token,
-                    batch: try row.decode(forColumn: "batch"), state: state, result: result.map { Array($0.utf8) },
-                    error: try row.decode(forColumn: "error"), job: try row.decode(forColumn: "job_id"),
-                    attempts: try row.decode(forColumn: "attempts"),
-                    createdAt: Date(timeIntervalSince1970: try row.decode(forColumn: "created_at")))
+        try await database.read { db in try Self.pendingFleetCompletions(db, limit: limit) }
+    }
+
+    private static func pendingFleetCompletions(_ db: Database, limit: Int) throws -> [FleetOutboxEntry] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT id, record_id, token, batch, state, substr(result, 1, 65536) AS result,
+                       substr(error, 1, 2000) AS error, job_id, attempts, created_at
+                FROM fleet_outbox WHERE delivered_at IS NULL ORDER BY id LIMIT ?
+                """, arguments: [limit]
+        ).map { row in
+            let id: Int64 = try row.decode(forColumn: "id")
+            let tokenText: String = try row.decode(forColumn: "token")
+            let stateText: String = try row.decode(forColumn: "state")
+            guard let token = UUID(uuidString: tokenText) else {
+                throw JobLogError.unexpectedContent(
+                    table: "fleet_outbox", row: id, column: "token", reason: "not a UUID")
             }
+            guard let state = FleetCompletionState(rawValue: stateText) else {
+                throw JobLogError.unexpectedContent(
+                    table: "fleet_outbox", row: id, column: "state", reason: "not done or failed")
+            }
+            let result: String? = try row.decode(forColumn: "result")
+            return FleetOutboxEntry(
+                id: id, recordID: try row.decode(forColumn: "record_id"), token: token,
+                batch: try row.decode(forColumn: "batch"), state: state, result: result.map { Array($0.utf8) },
+                error: try row.decode(forColumn: "error"), job: try row.decode(forColumn: "job_id"),
+                attempts: try row.decode(forColumn: "attempts"),
+                createdAt: Date(timeIntervalSince1970: try row.decode(forColumn: "created_at")))
         }
     }
 
     /// Marks an entry taken by the store, with what the store did (applied, alreadyApplied, fenced).
     public func markFleetCompletionDelivered(_ id: Int64, outcome: FleetCompletionOutcome) async throws {
+        try await markFleetCompletionsDelivered([FleetOutboxDelivery(id: id, outcome: outcome)])
+    }
+
+    /// Marks entries taken by the store in one transaction.
+    public func markFleetCompletionsDelivered(_ deliveries: [FleetOutboxDelivery]) async throws {
+        guard !deliveries.isEmpty else { return }
+        let now = Date().timeIntervalSince1970
         try await write { db in
-            try db.executeCached(
-                sql: "UPDATE fleet_outbox SET delivered_at = ?, outcome = ? WHERE id = ?",
-                arguments: [Date().timeIntervalSince1970, outcome.rawValue, id])
+            for delivery in deliveries {
+                try db.executeCached(
+                    sql: "UPDATE fleet_outbox SET delivered_at = ?, outcome = ? WHERE id = ?",
+                    arguments: [now, delivery.outcome.rawValue, delivery.id])
+            }
         }
     }
 
