@@ -6,7 +6,8 @@ import PostgresNIO
 
 extension FleetStore {
     /// Claims the next record of `batch` for the card `uid` on `reader` and binds the card to it,
-    /// in one round trip: the `fleet_claim` function (installed by the schema) does it in one transaction.
+    /// in one round trip: the `fleet_claim` function (installed by the schema) does it in one transaction,
+    /// called through a statement prepared once per connection.
     ///
     /// Only a blank card gets a record: a card already bound to a claimed or done record, or on
     /// the spoilage list, is answered as such. The claimable records are `pending` ones and
@@ -26,16 +27,12 @@ extension FleetStore {
         let answer: FleetClaimResult?
         do {
             answer = try await perform("claim") { client, logger -> FleetClaimResult? in
-                let rows = try await client.query(
-                    """
-                    SELECT outcome, record_id, record_ref, record_params, record_token, record_attempt, replaces,
-                           record_state
-                    FROM fleet_claim(\(batch)::text, \(host)::text, \(reader)::text, \(uidText)::text,
-                                     \(leaseSeconds)::float8, \(sweep)::integer)
-                    """, logger: logger)
-                for try await (outcome, id, reference, parameters, token, attempt, replaces, state) in rows.decode(
-                    (String, Int64?, String?, String?, UUID?, Int?, Bool?, String?).self)
-                {
+                let rows = try await client.execute(
+                    FleetClaimStatement(
+                        batch: batch, host: host, reader: reader, uid: uidText, leaseSeconds: leaseSeconds,
+                        sweep: Int32(sweep)),
+                    logger: logger)
+                for try await (outcome, id, reference, parameters, token, attempt, replaces, state) in rows {
                     switch outcome {
                     case "claimed":
                         guard let id, let reference, let parameters, let token, let attempt else { break }
@@ -142,12 +139,11 @@ extension FleetStore {
         return try await perform("complete") { client, logger in
             // One round trip: `fleet_complete` (``FleetSchema``) tries the claim's token, then the
             // earlier claim's, then tells an already applied completion from a fenced one.
-            let rows = try await client.query(
-                """
-                SELECT fleet_complete(\(recordID)::bigint, \(token)::uuid, \(state.rawValue)::text,
-                                      \(resultText)::text, \(errorText)::text)
-                """, logger: logger)
-            for try await outcome in rows.decode(String.self) {
+            let rows = try await client.execute(
+                FleetCompleteStatement(
+                    recordID: recordID, token: token, state: state.rawValue, result: resultText, error: errorText),
+                logger: logger)
+            for try await outcome in rows {
                 switch outcome {
                 case "applied": return .applied
                 case "already-applied": return .alreadyApplied
