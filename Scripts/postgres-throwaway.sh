@@ -33,6 +33,8 @@
 #   Scripts/postgres-throwaway.sh cut DIR     cut that link (a partition: nothing passes, nothing closes)
 #   Scripts/postgres-throwaway.sh heal DIR    heal it (what was queued passes now)
 # Clients: postgresql:///cardflow?host=DIR&user=postgres (cardd's fleet.postgres, cardctl fleet --postgres).
+# POSTGRES_THROWAWAY_OPTIONS: more server options for start and resume (the fleet benchmark loads
+# pg_stat_statements with "-c shared_preload_libraries=pg_stat_statements").
 # Exit status: 0 done, 2 PostgreSQL is not installed or would not start.
 set -euo pipefail
 
@@ -58,7 +60,7 @@ as_owner() {
 
 start_server() {
   if ! as_owner "$pgbin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-      -o "-k $dir -c listen_addresses='' -c max_connections=200 -c fsync=off" start >/dev/null; then
+      -o "-k $dir -c listen_addresses='' -c max_connections=200 -c fsync=off ${POSTGRES_THROWAWAY_OPTIONS:-}" start >/dev/null; then
     echo "postgres-throwaway: the server did not start; its log:" >&2
     cat "$dir/server.log" >&2 || true
     exit 2

@@ -6,7 +6,7 @@
 # handled), so a reader's cycle (one job start to the next on that reader) is the whole cost of a
 # card. The fleet's overhead per card is the fleet cycle minus the plain cycle, at p50 and p99.
 # CPU time per card is measured too: cardd's (user + system) and the server's (its processes'
-# times, Benchmarks/fleet/server-cpu.sh; statement logging included). Unlike cycle times it hardly
+# times, Benchmarks/fleet/server-cpu.sh). Unlike cycle times it hardly
 # depends on what else the machine runs, and where the host is CPU-bound (R readers on C cores) a
 # card waits for about R / C cards' CPU: that is what the overhead is made of there.
 #
@@ -38,12 +38,17 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-bash Scripts/postgres-throwaway.sh start "$pg" >/dev/null
+# Statements are counted by pg_stat_statements (top-level calls), not by logging each one: a
+# server writing every statement to its log spends CPU the fleet itself would not.
+POSTGRES_THROWAWAY_OPTIONS="-c shared_preload_libraries=pg_stat_statements" \
+  bash Scripts/postgres-throwaway.sh start "$pg" >/dev/null
 export CARDFLOW_FLEET_POSTGRES="postgresql:///cardflow?host=$pg&user=postgres"
 "$CARDCTL" fleet init >/dev/null
-# Every statement the server runs goes to its log, to count the store's statements per card.
-psql -h "$pg" -U postgres -d cardflow -X -q -c "ALTER SYSTEM SET log_statement = 'all'" -c "SELECT pg_reload_conf()" >/dev/null
-statements() { grep -cE 'LOG:  (execute|statement:) ' "$pg/server.log" || true; }
+psql -h "$pg" -U postgres -d cardflow -X -q -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" >/dev/null
+statements() {
+  psql -h "$pg" -U postgres -d cardflow -X -q -t -A \
+    -c "SELECT coalesce(sum(calls), 0) FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%'"
+}
 
 # A card that already has a record (from an earlier run: UIDs are unique across batches) gets no
 # job, so every run's cards have seeds of their own (--card-seed-base).

@@ -21,9 +21,12 @@ public struct FleetOutboxEntry: Sendable, Hashable {
 
 /// An outbox entry the store took, and what the store did with it.
 public struct FleetOutboxDelivery: Sendable, Hashable {
+    /// The outbox entry's id.
     public var id: Int64
+    /// What the store did: applied, alreadyApplied or fenced.
     public var outcome: FleetCompletionOutcome
 
+    /// An entry the store took, with the store's answer.
     public init(id: Int64, outcome: FleetCompletionOutcome) {
         self.id = id
         self.outcome = outcome
