@@ -23,10 +23,31 @@ public protocol FleetQueue: Sendable {
     func complete(
         recordID: Int64, token: UUID, state: FleetCompletionState, result: [UInt8]?, error: String?
     ) async throws(FleetStoreError) -> FleetCompletionOutcome
+    /// Records how several claims ended, each fenced by its own token as with
+    /// ``complete(recordID:token:state:result:error:)``; the outcomes come in the same order.
+    /// A store that can does it in one round trip; all of them or, on an error, none.
+    func complete(_ completions: [FleetCompletion]) async throws(FleetStoreError) -> [FleetCompletionOutcome]
     /// Gives back a claim nothing was written for.
     func release(_ claim: FleetClaim) async throws(FleetStoreError) -> Bool
     /// Records the host's heartbeat.
     func report(_ host: FleetHostReport) async throws(FleetStoreError)
     /// Yields when records of `batch` may have become claimable.
     func wakeUps(batch: String, retryInterval: Duration) -> AsyncStream<Void>
+}
+
+extension FleetQueue {
+    /// One ``complete(recordID:token:state:result:error:)`` after the other, for stores without a
+    /// batch form (not atomic: an error leaves the earlier ones recorded, which completing again
+    /// answers as already applied).
+    public func complete(_ completions: [FleetCompletion]) async throws(FleetStoreError) -> [FleetCompletionOutcome] {
+        var outcomes: [FleetCompletionOutcome] = []
+        outcomes.reserveCapacity(completions.count)
+        for completion in completions {
+            outcomes.append(
+                try await complete(
+                    recordID: completion.recordID, token: completion.token, state: completion.state,
+                    result: completion.result, error: completion.error))
+        }
+        return outcomes
+    }
 }

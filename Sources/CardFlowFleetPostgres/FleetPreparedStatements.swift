@@ -65,3 +65,37 @@ struct FleetCompleteStatement: PostgresPreparedStatement {
         try row.decode(String.self)
     }
 }
+
+/// `fleet_complete_many` (``FleetSchema``, version 6) as a prepared statement: the completions as
+/// one JSON array of `{"id", "token", "state", "result", "error"}` objects.
+struct FleetCompleteManyStatement: PostgresPreparedStatement {
+    static let name = "cardflow_fleet_complete_many"
+    static let sql = "SELECT item, outcome FROM fleet_complete_many($1::jsonb)"
+    static let bindingDataTypes: [PostgresDataType] = [.text]
+    typealias Row = (Int, String)
+
+    /// One completion as the function reads it.
+    struct Entry: Encodable {
+        var id: Int64
+        var token: UUID
+        var state: String
+        var result: String?
+        var error: String?
+    }
+
+    var completions: String
+
+    init(_ entries: [Entry]) throws {
+        completions = String(decoding: try JSONEncoder().encode(entries), as: UTF8.self)
+    }
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 1)
+        bindings.append(completions)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {
+        try row.decode(Row.self)
+    }
+}

@@ -21,6 +21,7 @@ enum FleetSchema {
         (version: 3, statements: versionThree),
         (version: 4, statements: versionFour),
         (version: 5, statements: versionFive),
+        (version: 6, statements: versionSix),
     ]
 
     static let versionOne: [String] = [
@@ -392,4 +393,31 @@ enum FleetSchema {
 
     /// The LISTEN/NOTIFY channel; the payload is the batch name.
     static let channel = "cardflow_fleet"
+
+    /// Several completions in one round trip: a host's delivery pass that finds more than one
+    /// completion waiting sends them together, each applied by `fleet_complete` (its own fencing),
+    /// in one transaction. Answers each one's outcome with its position in the array.
+    static let versionSix: [String] = [
+        """
+        CREATE OR REPLACE FUNCTION fleet_complete_many(p_completions jsonb)
+        RETURNS TABLE (item integer, outcome text)
+        LANGUAGE plpgsql AS $fn$
+        #variable_conflict use_column
+        DECLARE
+            v_entry jsonb;
+            v_position bigint;
+        BEGIN
+            FOR v_entry, v_position IN
+                SELECT e.value, e.ordinality FROM jsonb_array_elements(p_completions) WITH ORDINALITY AS e
+                ORDER BY e.ordinality
+            LOOP
+                item := v_position - 1;
+                outcome := fleet_complete((v_entry->>'id')::bigint, (v_entry->>'token')::uuid, v_entry->>'state',
+                                          v_entry->>'result', v_entry->>'error');
+                RETURN NEXT;
+            END LOOP;
+        END
+        $fn$
+        """
+    ]
 }

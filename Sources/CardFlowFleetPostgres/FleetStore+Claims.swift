@@ -144,16 +144,51 @@ extension FleetStore {
                     recordID: recordID, token: token, state: state.rawValue, result: resultText, error: errorText),
                 logger: logger)
             for try await outcome in rows {
-                switch outcome {
-                case "applied": return .applied
-                case "already-applied": return .alreadyApplied
-                case "fenced": return .fenced
-                default:
+                guard let known = FleetCompletionOutcome(storeAnswer: outcome) else {
                     throw FleetStoreError.corruptRow(
                         operation: "complete", reason: "fleet_complete answered '\(outcome)'")
                 }
+                return known
             }
             return .fenced
+        }
+    }
+
+    /// Records how several claims ended in one round trip (`fleet_complete_many`: each one as
+    /// ``complete(recordID:token:state:result:error:)`` would, in one transaction, so on an error
+    /// none is recorded). The outcomes come in the order of `completions`.
+    public func complete(_ completions: [FleetCompletion]) async throws(FleetStoreError) -> [FleetCompletionOutcome] {
+        guard completions.count > 1 else {
+            guard let only = completions.first else { return [] }
+            return [
+                try await complete(
+                    recordID: only.recordID, token: only.token, state: only.state, result: only.result,
+                    error: only.error)
+            ]
+        }
+        let entries = completions.map { completion in
+            FleetCompleteManyStatement.Entry(
+                id: completion.recordID, token: completion.token, state: completion.state.rawValue,
+                result: completion.result.map { String(decoding: $0, as: UTF8.self) },
+                error: completion.error.map { String($0.prefix(2000)) })
+        }
+        return try await perform("complete") { client, logger in
+            let rows = try await client.execute(try FleetCompleteManyStatement(entries), logger: logger)
+            var outcomes = [FleetCompletionOutcome?](repeating: nil, count: entries.count)
+            for try await (item, outcome) in rows {
+                guard outcomes.indices.contains(item), let known = FleetCompletionOutcome(storeAnswer: outcome) else {
+                    throw FleetStoreError.corruptRow(
+                        operation: "complete", reason: "fleet_complete_many answered '\(outcome)' for item \(item)")
+                }
+                outcomes[item] = known
+            }
+            return try outcomes.enumerated().map { index, outcome in
+                guard let outcome else {
+                    throw FleetStoreError.corruptRow(
+                        operation: "complete", reason: "fleet_complete_many did not answer item \(index)")
+                }
+                return outcome
+            }
         }
     }
 
@@ -171,6 +206,18 @@ extension FleetStore {
                 """, logger: logger)
             for try await _ in rows.decode(Int64.self) { return true }
             return false
+        }
+    }
+}
+
+extension FleetCompletionOutcome {
+    /// The outcome `fleet_complete` answers as text.
+    init?(storeAnswer: String) {
+        switch storeAnswer {
+        case "applied": self = .applied
+        case "already-applied": self = .alreadyApplied
+        case "fenced": self = .fenced
+        default: return nil
         }
     }
 }

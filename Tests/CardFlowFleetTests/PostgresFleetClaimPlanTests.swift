@@ -120,7 +120,9 @@ struct PostgresFleetClaimPlanTests {
                 VALUES ('bureau-1', '1.0', 10, 8, 1, 1)
                 """)
             try await store.migrate()
-            #expect(try await server.psql("SELECT max(version) FROM fleet_schema") == "5\n")
+            #expect(try await server.psql("SELECT max(version) FROM fleet_schema") == "6\n")
+            #expect(
+                try await server.psql("SELECT count(*) FROM pg_proc WHERE proname = 'fleet_complete_many'") == "1\n")
             let indexes = try await server.psql("SELECT indexname FROM pg_indexes WHERE tablename = 'fleet_records'")
             #expect(indexes.contains("fleet_records_expiring"))
             #expect(indexes.contains("fleet_records_queue"))

@@ -45,6 +45,8 @@ struct PostgresFleetDeliveryTests {
             let report = await worker.report
             #expect(await calls.completions == count, "completion UPDATEs sent")
             #expect(await calls.completionsPerRecord.values.allSatisfy { $0 == 1 })
+            // One pass found them all waiting: one call (one round trip) took them together.
+            #expect(await calls.completionBatches == [count])
             #expect(report.completions == count - fencedCount)
             #expect(report.fencedWrites == fencedCount)
             #expect(report.outboxDepth == 0)
@@ -89,6 +91,11 @@ struct PostgresFleetDeliveryTests {
             await worker.deliverOutbox()
             #expect(await calls.completions == count)
             #expect(await calls.completionsPerRecord.values.allSatisfy { $0 == 1 })
+            let perCall = FleetWorker.completionsPerCall
+            #expect(
+                await calls.completionBatches
+                    == Array(repeating: perCall, count: FleetWorker.outboxReadLimit / perCall)
+                    + [count - FleetWorker.outboxReadLimit])
             #expect(await worker.report.outboxDepth == 0)
             #expect(try await log.fleetOutboxDepth() == 0)
             #expect(try await store.records(batch: "b", state: .done).count == count)

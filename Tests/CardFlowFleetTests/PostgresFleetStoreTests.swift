@@ -119,6 +119,52 @@ struct PostgresFleetStoreTests {
         }
     }
 
+    /// Several completions in one call answer as the same completions one by one would, in their
+    /// order; a call with one the server cannot take (a result that is not JSON) records none.
+    @Test func completionsTogetherAnswerAsOneByOneAndAllOrNothing() async throws {
+        try await withFleetStore { store, _ in
+            _ = try await store.importRecords(batch: "b", records(4))
+            var claims: [FleetClaim] = []
+            for index in 0..<4 {
+                claims.append(
+                    try claimed(
+                        try await store.claim(batch: "b", host: "h", reader: "r", uid: uid(index), lease: .seconds(60)))
+                )
+            }
+            let done = Array(#"{"uid": "04A1"}"#.utf8)
+            #expect(
+                try await store.complete(
+                    recordID: claims[0].recordID, token: claims[0].token, state: .done, result: done, error: nil)
+                    == .applied)
+            // A result the server cannot read as JSON fails the whole call: claims[1] stays claimed.
+            await #expect(throws: FleetStoreError.self) {
+                try await store.complete([
+                    FleetCompletion(
+                        recordID: claims[1].recordID, token: claims[1].token, state: .done, result: done, error: nil),
+                    FleetCompletion(
+                        recordID: claims[2].recordID, token: claims[2].token, state: .done,
+                        result: Array("not json".utf8), error: nil),
+                ])
+            }
+            #expect(try await store.records(batch: "b", state: .claimed).count == 3)
+            let outcomes = try await store.complete([
+                FleetCompletion(
+                    recordID: claims[0].recordID, token: claims[0].token, state: .done, result: done, error: nil),
+                FleetCompletion(recordID: claims[1].recordID, token: UUID(), state: .done, result: done, error: nil),
+                FleetCompletion(
+                    recordID: claims[2].recordID, token: claims[2].token, state: .failed, result: nil, error: "mute"),
+                FleetCompletion(
+                    recordID: claims[3].recordID, token: claims[3].token, state: .done, result: done, error: nil),
+            ])
+            #expect(outcomes == [.alreadyApplied, .fenced, .applied, .applied])
+            let rows = try await store.records(batch: "b")
+            #expect(rows.map(\.state) == [.done, .claimed, .failed, .done])
+            #expect(rows[2].error == "mute")
+            #expect(rows[3].result?.contains("04A1") == true)
+            #expect(try await store.complete([]) == [])
+        }
+    }
+
     @Test func anExpiredLeaseIsClaimedAgainAndTheDeadHostsCardIsSpoiled() async throws {
         try await withFleetStore { store, _ in
             _ = try await store.importRecords(batch: "b", records(1))

@@ -51,6 +51,10 @@ struct PartitionableQueue: FleetQueue {
         try await check("complete")
         return try await store.complete(recordID: recordID, token: token, state: state, result: result, error: error)
     }
+    func complete(_ completions: [FleetCompletion]) async throws(FleetStoreError) -> [FleetCompletionOutcome] {
+        try await check("complete")
+        return try await store.complete(completions)
+    }
     func release(_ claim: FleetClaim) async throws(FleetStoreError) -> Bool {
         try await check("release")
         return try await store.release(claim)

@@ -23,6 +23,11 @@ actor QueueCalls {
 
     func released() { releases += 1 }
 
+    /// Calls that sent more than one completion, and how many each sent.
+    private(set) var completionBatches: [Int] = []
+
+    func completedTogether(_ count: Int) { completionBatches.append(count) }
+
     func beganWriting() { writesBegun += 1 }
 
     func reported() { reports += 1 }
@@ -61,6 +66,11 @@ struct RecordingQueue: FleetQueue {
     ) async throws(FleetStoreError) -> FleetCompletionOutcome {
         await calls.completing(recordID)
         return try await store.complete(recordID: recordID, token: token, state: state, result: result, error: error)
+    }
+    func complete(_ completions: [FleetCompletion]) async throws(FleetStoreError) -> [FleetCompletionOutcome] {
+        for completion in completions { await calls.completing(completion.recordID) }
+        if completions.count > 1 { await calls.completedTogether(completions.count) }
+        return try await store.complete(completions)
     }
     func release(_ claim: FleetClaim) async throws(FleetStoreError) -> Bool {
         await calls.released()

@@ -421,44 +421,40 @@ public actor FleetWorker {
         // Marked in the log in one write after the pass: a crash before it only means the store
         // is asked again and answers alreadyApplied.
         var deliveries: [FleetOutboxDelivery] = []
-        for entry in pending {
-            let outcome: FleetCompletionOutcome
+        // Several waiting completions go in one call (one round trip, one transaction); one the
+        // store refuses makes its call fail as a whole, and that call's entries go one by one.
+        var next = pending.startIndex
+        delivery: while next < pending.endIndex {
+            let chunk = pending[next..<min(next + Self.completionsPerCall, pending.endIndex)]
+            next = chunk.endIndex
             let sent = ContinuousClock.now
             do {
-                outcome = try await queue.complete(
-                    recordID: entry.recordID, token: entry.token, state: entry.state, result: entry.result,
-                    error: entry.error)
-                metrics.fleetCompletionDuration(ContinuousClock.now - sent)
-            } catch {
-                if entry.id >= 0, let log {
-                    try? await log.recordFleetDeliveryFailure(entry.id, error: error.description)
+                let outcomes = try await queue.complete(
+                    chunk.map {
+                        FleetCompletion(
+                            recordID: $0.recordID, token: $0.token, state: $0.state, result: $0.result, error: $0.error)
+                    })
+                let elapsed = ContinuousClock.now - sent
+                for (entry, outcome) in zip(chunk, outcomes) {
+                    metrics.fleetCompletionDuration(elapsed)
+                    settle(entry, outcome, into: &deliveries)
                 }
-                if error.isTransient { break }
-                logger.error(
-                    "fleet store refused a completion; it stays in the outbox",
-                    metadata: ["record": "\(entry.recordID)", "error": "\(error)"])
-                continue
-            }
-            if entry.id >= 0 {
-                deliveries.append(FleetOutboxDelivery(id: entry.id, outcome: outcome))
-                fresh.removeAll { $0.id == entry.id }
-            } else {
-                unlogged.removeAll { $0.id == entry.id }
-            }
-            switch outcome {
-            case .applied:
-                completions += 1
-                metrics.fleetCompletion(entry.state)
-                logger.info(
-                    "fleet record completed", metadata: ["record": "\(entry.recordID)", "state": "\(entry.state)"])
-            case .alreadyApplied:
-                logger.debug("fleet completion was already recorded", metadata: ["record": "\(entry.recordID)"])
-            case .fenced:
-                fencedWrites += 1
-                metrics.fleetFencedWrite()
-                logger.warning(
-                    "fleet completion fenced: another claim holds the record",
-                    metadata: ["record": "\(entry.recordID)", "state": "\(entry.state)"])
+            } catch {
+                if error.isTransient || chunk.count == 1 {
+                    if let log {
+                        for entry in chunk where entry.id >= 0 {
+                            try? await log.recordFleetDeliveryFailure(entry.id, error: error.description)
+                        }
+                    }
+                    if error.isTransient { break delivery }
+                    logger.error(
+                        "fleet store refused a completion; it stays in the outbox",
+                        metadata: ["record": "\(chunk[chunk.startIndex].recordID)", "error": "\(error)"])
+                    continue
+                }
+                for entry in chunk {
+                    guard await deliverAlone(entry, into: &deliveries) else { break delivery }
+                }
             }
         }
         if let log, !deliveries.isEmpty {
@@ -470,6 +466,59 @@ public actor FleetWorker {
             }
         }
         await refreshOutboxDepth()
+    }
+
+    /// Completions sent in one call at most.
+    public static let completionsPerCall = 50
+
+    /// Sends one completion; false when the store could not be reached (the pass stops).
+    private func deliverAlone(_ entry: FleetOutboxEntry, into deliveries: inout [FleetOutboxDelivery]) async -> Bool {
+        let sent = ContinuousClock.now
+        do {
+            let outcome = try await queue.complete(
+                recordID: entry.recordID, token: entry.token, state: entry.state, result: entry.result,
+                error: entry.error)
+            metrics.fleetCompletionDuration(ContinuousClock.now - sent)
+            settle(entry, outcome, into: &deliveries)
+            return true
+        } catch {
+            if entry.id >= 0, let log {
+                try? await log.recordFleetDeliveryFailure(entry.id, error: error.description)
+            }
+            if error.isTransient { return false }
+            logger.error(
+                "fleet store refused a completion; it stays in the outbox",
+                metadata: ["record": "\(entry.recordID)", "error": "\(error)"])
+            return true
+        }
+    }
+
+    /// What follows the store's answer to one completion: it leaves the pending list, is counted
+    /// by outcome, and is marked in the log with the pass.
+    private func settle(
+        _ entry: FleetOutboxEntry, _ outcome: FleetCompletionOutcome, into deliveries: inout [FleetOutboxDelivery]
+    ) {
+        if entry.id >= 0 {
+            deliveries.append(FleetOutboxDelivery(id: entry.id, outcome: outcome))
+            fresh.removeAll { $0.id == entry.id }
+        } else {
+            unlogged.removeAll { $0.id == entry.id }
+        }
+        switch outcome {
+        case .applied:
+            completions += 1
+            metrics.fleetCompletion(entry.state)
+            logger.info(
+                "fleet record completed", metadata: ["record": "\(entry.recordID)", "state": "\(entry.state)"])
+        case .alreadyApplied:
+            logger.debug("fleet completion was already recorded", metadata: ["record": "\(entry.recordID)"])
+        case .fenced:
+            fencedWrites += 1
+            metrics.fleetFencedWrite()
+            logger.warning(
+                "fleet completion fenced: another claim holds the record",
+                metadata: ["record": "\(entry.recordID)", "state": "\(entry.state)"])
+        }
     }
 
     private func refreshOutboxDepth() async {
