@@ -16,28 +16,13 @@ struct PostgresFleetDeliveryTests {
         try await withFleetStore { store, server in
             let count = 24
             let fencedCount = 4
-            _ = try await store.importRecords(batch: "b", records(count))
-            let folder = NSTemporaryDirectory() + "fleet-outbox-\(UUID().uuidString.prefix(8))"
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let folder = try Self.temporaryFolder()
             defer { try? FileManager.default.removeItem(atPath: folder) }
-            let log = try JobLog(path: folder + "/jobs.sqlite")
             // Every record claimed; the first few end with a token the store no longer knows
             // (a claim lost to another host): those completions are fenced.
-            for index in 0..<count {
-                let claim = try claimed(
-                    try await store.claim(
-                        batch: "b", host: "a", reader: "sim:\(index % 2)", uid: uid(index), lease: .seconds(60)))
-                try await log.enqueueFleetCompletion(
-                    recordID: claim.recordID, token: index < fencedCount ? UUID() : claim.token, batch: "b",
-                    state: .done, result: nil, error: nil, job: nil)
-            }
+            let log = try await Self.outbox(at: folder, store: store, count: count, fenced: fencedCount)
             let calls = QueueCalls()
-            var logger = Logger(label: "fleet.delivery")
-            logger.logLevel = .warning
-            let worker = FleetWorker(
-                settings: FleetSettings(postgres: server.url, batch: "b", leaseSeconds: 60, hostName: "a"),
-                queue: RecordingQueue(store: store, calls: calls), log: log, metrics: DaemonMetrics(),
-                version: "test", readers: { ["sim:0", "sim:1"] }, logger: logger)
+            let worker = Self.worker(store: store, server: server, log: log, calls: calls)
             // Two readers' job ends, the delivery loop and two first claims ask at once.
             await withDiscardingTaskGroup { group in
                 for _ in 0..<5 { group.addTask { await worker.deliverOutbox() } }
@@ -64,25 +49,11 @@ struct PostgresFleetDeliveryTests {
     @Test func anOutboxLargerThanOneReadIsDeliveredWhole() async throws {
         try await withFleetStore { store, server in
             let count = FleetWorker.outboxReadLimit + 12
-            _ = try await store.importRecords(batch: "b", records(count))
-            let folder = NSTemporaryDirectory() + "fleet-outbox-\(UUID().uuidString.prefix(8))"
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let folder = try Self.temporaryFolder()
             defer { try? FileManager.default.removeItem(atPath: folder) }
-            let log = try JobLog(path: folder + "/jobs.sqlite")
-            for index in 0..<count {
-                let claim = try claimed(
-                    try await store.claim(batch: "b", host: "a", reader: "sim:0", uid: uid(index), lease: .seconds(60)))
-                try await log.enqueueFleetCompletion(
-                    recordID: claim.recordID, token: claim.token, batch: "b", state: .done, result: nil, error: nil,
-                    job: nil)
-            }
+            let log = try await Self.outbox(at: folder, store: store, count: count, fenced: 0)
             let calls = QueueCalls()
-            var logger = Logger(label: "fleet.delivery")
-            logger.logLevel = .warning
-            let worker = FleetWorker(
-                settings: FleetSettings(postgres: server.url, batch: "b", leaseSeconds: 60, hostName: "a"),
-                queue: RecordingQueue(store: store, calls: calls), log: log, metrics: DaemonMetrics(),
-                version: "test", readers: { ["sim:0"] }, logger: logger)
+            let worker = Self.worker(store: store, server: server, log: log, calls: calls)
             await worker.deliverOutbox()
             // The first read held the oldest entries only; the rest still wait in the log.
             #expect(await calls.completions == FleetWorker.outboxReadLimit)
@@ -102,5 +73,37 @@ struct PostgresFleetDeliveryTests {
             await worker.deliverOutbox()
             #expect(await calls.completions == count)
         }
+    }
+
+    static func temporaryFolder() throws -> String {
+        let folder = NSTemporaryDirectory() + "fleet-outbox-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    /// A job log whose outbox holds the completions of `count` claimed records of batch "b"
+    /// (imported here), as a previous run left them; the first `fenced` carry a token the store
+    /// does not know.
+    static func outbox(at folder: String, store: FleetStore, count: Int, fenced: Int) async throws -> JobLog {
+        _ = try await store.importRecords(batch: "b", records(count))
+        let log = try JobLog(path: folder + "/jobs.sqlite")
+        for index in 0..<count {
+            let claim = try claimed(
+                try await store.claim(
+                    batch: "b", host: "a", reader: "sim:\(index % 2)", uid: uid(index), lease: .seconds(60)))
+            try await log.enqueueFleetCompletion(
+                recordID: claim.recordID, token: index < fenced ? UUID() : claim.token, batch: "b", state: .done,
+                result: nil, error: nil, job: nil)
+        }
+        return log
+    }
+
+    static func worker(store: FleetStore, server: ThrowawayPostgres, log: JobLog, calls: QueueCalls) -> FleetWorker {
+        var logger = Logger(label: "fleet.delivery")
+        logger.logLevel = .warning
+        return FleetWorker(
+            settings: FleetSettings(postgres: server.url, batch: "b", leaseSeconds: 60, hostName: "a"),
+            queue: RecordingQueue(store: store, calls: calls), log: log, metrics: DaemonMetrics(),
+            version: "test", readers: { ["sim:0", "sim:1"] }, logger: logger)
     }
 }
