@@ -53,6 +53,10 @@ public final class FleetStore: FleetQueue {
             var configuration = configuration
             configuration.options.connectTimeout = min(operationTimeout, .seconds(10))
             configuration.options.maximumConnections = 4
+            // With one server the pool keeps its connections: a connection above the minimum gets
+            // an idle-timeout timer (two tasks and a sleep in postgres-nio's pool) each time it goes
+            // back to the pool, twice per card. With standbys listed, their pools stay lazy.
+            if address.endpoints.count == 1 { configuration.options.minimumConnections = 4 }
             // The pool notices a server that went away through the keep-alive; a host then
             // reconnects when its next operation asks, without waiting for a long idle timeout.
             configuration.options.keepAliveBehavior = .init(frequency: .seconds(15))
