@@ -205,7 +205,8 @@ struct CarddCommand: AsyncParsableCommand {
             fleetMembership = FleetMembership(
                 settings: settings,
                 queue: FleetStore(
-                    address: address, operationTimeout: .seconds(settings.databaseTimeoutSeconds), logger: logger))
+                    address: address, operationTimeout: .seconds(settings.databaseTimeoutSeconds),
+                    keepsConnections: true, logger: logger))
             logger.info(
                 "joining the fleet",
                 metadata: ["store": "\(address)", "batch": "\(settings.batch)", "host": "\(settings.hostName)"])

@@ -44,7 +44,20 @@ public final class FleetStore: FleetQueue {
     /// Which server is the primary, for an address of several.
     let selector: FleetPrimarySelector
 
-    public init(address: FleetDatabaseAddress, operationTimeout: Duration = .seconds(10), logger: Logger) {
+    /// A store on the servers of `address`.
+    ///
+    /// - Parameters:
+    ///   - address: the server, or a primary and its standbys.
+    ///   - operationTimeout: the longest any operation waits for the server.
+    ///   - keepsConnections: whether a pool holds its connections open between operations (with
+    ///     one server only): right for a host that claims card after card (cardd), which then
+    ///     starts no idle-timeout timer per operation; a short-lived client (cardctl) leaves it off
+    ///     and opens only the connections it uses.
+    ///   - logger: where the store and postgres-nio log.
+    public init(
+        address: FleetDatabaseAddress, operationTimeout: Duration = .seconds(10), keepsConnections: Bool = false,
+        logger: Logger
+    ) {
         self.address = address
         self.operationTimeout = operationTimeout
         self.logger = logger
@@ -53,10 +66,10 @@ public final class FleetStore: FleetQueue {
             var configuration = configuration
             configuration.options.connectTimeout = min(operationTimeout, .seconds(10))
             configuration.options.maximumConnections = 4
-            // With one server the pool keeps its connections: a connection above the minimum gets
-            // an idle-timeout timer (two tasks and a sleep in postgres-nio's pool) each time it goes
-            // back to the pool, twice per card. With standbys listed, their pools stay lazy.
-            if address.endpoints.count == 1 { configuration.options.minimumConnections = 4 }
+            // A host with one server keeps its pool's connections: a connection above the minimum
+            // gets an idle-timeout timer (two tasks and a sleep in postgres-nio's pool) each time it
+            // goes back to the pool, twice per card. With standbys listed, their pools stay lazy.
+            if keepsConnections, address.endpoints.count == 1 { configuration.options.minimumConnections = 4 }
             // The pool notices a server that went away through the keep-alive; a host then
             // reconnects when its next operation asks, without waiting for a long idle timeout.
             configuration.options.keepAliveBehavior = .init(frequency: .seconds(15))

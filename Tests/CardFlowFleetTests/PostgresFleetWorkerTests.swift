@@ -79,7 +79,10 @@ struct PostgresFleetWorkerTests {
         var logger = Logger(label: "fleet.\(name)")
         logger.logLevel = .warning
         let url = url ?? server.url
-        let store = FleetStore(address: try FleetDatabaseAddress(url), operationTimeout: .seconds(3), logger: logger)
+        // As cardd makes its store: the pool holds its connections (with one server).
+        let store = FleetStore(
+            address: try FleetDatabaseAddress(url), operationTimeout: .seconds(3), keepsConnections: true,
+            logger: logger)
         let settings = FleetSettings(postgres: url, batch: "b", leaseSeconds: lease, hostName: name, pollSeconds: 1)
         let queue: any FleetQueue = partition.map { PartitionableQueue(store: store, partition: $0) } ?? store
         let configuration = DaemonConfiguration(

@@ -13,7 +13,10 @@ func recordingHost(
 ) throws -> (DaemonConfiguration, FleetMembership) {
     var logger = Logger(label: "fleet.\(name)")
     logger.logLevel = .warning
-    let store = FleetStore(address: try FleetDatabaseAddress(server.url), operationTimeout: .seconds(5), logger: logger)
+    // As cardd makes its store: the pool holds its connections.
+    let store = FleetStore(
+        address: try FleetDatabaseAddress(server.url), operationTimeout: .seconds(5), keepsConnections: true,
+        logger: logger)
     let settings = FleetSettings(postgres: server.url, batch: "b", leaseSeconds: lease, hostName: name, pollSeconds: 1)
     let configuration = DaemonConfiguration(
         readers: [],
