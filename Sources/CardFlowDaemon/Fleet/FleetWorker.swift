@@ -427,6 +427,9 @@ public actor FleetWorker {
         delivery: while next < pending.endIndex {
             let chunk = pending[next..<min(next + Self.completionsPerCall, pending.endIndex)]
             next = chunk.endIndex
+            guard chunk.count > 1 else {
+                if await deliverAlone(chunk[chunk.startIndex], into: &deliveries) { continue } else { break }
+            }
             let sent = ContinuousClock.now
             do {
                 let outcomes = try await queue.complete(
@@ -440,17 +443,13 @@ public actor FleetWorker {
                     settle(entry, outcome, into: &deliveries)
                 }
             } catch {
-                if error.isTransient || chunk.count == 1 {
+                if error.isTransient {
                     if let log {
                         for entry in chunk where entry.id >= 0 {
                             try? await log.recordFleetDeliveryFailure(entry.id, error: error.description)
                         }
                     }
-                    if error.isTransient { break delivery }
-                    logger.error(
-                        "fleet store refused a completion; it stays in the outbox",
-                        metadata: ["record": "\(chunk[chunk.startIndex].recordID)", "error": "\(error)"])
-                    continue
+                    break
                 }
                 for entry in chunk {
                     guard await deliverAlone(entry, into: &deliveries) else { break delivery }
