@@ -58,6 +58,23 @@ public struct CCIDReaderDriver: ReaderDriver {
         try await driver.transmit(consume command, slot: slot)
     }
 
+    /// Held to `timeLimit` by the driver's own transfer timeouts (and aborted as on
+    /// cancellation when it passes), with no timer task, when `clock` and the driver both read
+    /// real time; otherwise against a timer on `clock`
+    /// (``/CardFlow/ReaderDriver/transmitRacingTimer(_:timeLimit:clock:)``).
+    public func transmit(_ command: consuming [UInt8], timeLimit: Duration, clock: any ElapsedClock) async throws
+        -> [UInt8]
+    {
+        guard clock.measuresRealTime, driver.measuresRealTime else {
+            return try await transmitRacingTimer(consume command, timeLimit: timeLimit, clock: clock)
+        }
+        do {
+            return try await driver.transmit(consume command, slot: slot, timeLimit: timeLimit)
+        } catch CCIDDriverError.exchangeTimeLimitExceeded(let limit, _) where limit == timeLimit {
+            throw ReaderExchangeTimedOut(limit: timeLimit)
+        }
+    }
+
     public func presence() async throws -> CardPresence {
         try await driver.slotStatus(slot: slot).icc == .absent ? .absent : .present
     }

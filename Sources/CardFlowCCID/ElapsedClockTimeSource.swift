@@ -20,4 +20,6 @@ public struct ElapsedClockTimeSource: CCIDTimeSource {
     public func now() -> Duration { clock.now() }
 
     public func suspend(until deadline: Duration) async throws { try await clock.suspend(until: deadline) }
+
+    public var measuresRealTime: Bool { clock.measuresRealTime }
 }

@@ -81,6 +81,51 @@ struct ExchangeTimeLimitTests {
         #expect(try await harness.driver.transmit(readEF0101) == (0..<32).map { UInt8($0) } + [0x90, 0x00])
     }
 
+    @Test("a caller's shorter time limit ends the exchange at that limit, names it, and the reader answers again")
+    func callersTimeLimit() async throws {
+        let clock = ManualClock()
+        var configuration = CCIDDriverConfiguration()
+        configuration.exchangeTimeLimit = .seconds(60)
+        configuration.maxTimeExtensions = 100_000
+        let harness = await SimulatedReaderHarness(clock: clock, driverConfiguration: configuration)
+        _ = try await harness.driver.powerOn()
+        #expect(try await harness.driver.transmit(selectApplication).suffix(2) == [0x90, 0x00])
+        await harness.reader.inject(.timeExtensionStorm(interval: .seconds(2), multiplier: 1))
+        let driver = harness.driver
+        let outcome = await Self.runAdvancing(clock, step: .milliseconds(500), giveUpAt: .seconds(3600)) {
+            try await driver.transmit(readEF0101, timeLimit: .seconds(5))
+        }
+        guard case .failure(let error)? = outcome else {
+            Issue.record("no error within an hour: \(String(describing: outcome))")
+            return
+        }
+        #expect(error as? CCIDDriverError == .exchangeTimeLimitExceeded(limit: .seconds(5), during: .xfrBlock))
+        #expect(clock.now() <= .seconds(8), "ended at \(clock.now())")
+        #expect(await harness.driver.counters.aborts == 1)
+        #expect(try await harness.driver.transmit(readEF0101) == (0..<32).map { UInt8($0) } + [0x90, 0x00])
+    }
+
+    @Test("a caller's time limit longer than the exchange time limit leaves the driver's in charge")
+    func callersLongerTimeLimit() async throws {
+        let clock = ManualClock()
+        var configuration = CCIDDriverConfiguration()
+        configuration.exchangeTimeLimit = .seconds(20)
+        configuration.maxTimeExtensions = 100_000
+        let harness = await SimulatedReaderHarness(clock: clock, driverConfiguration: configuration)
+        _ = try await harness.driver.powerOn()
+        await harness.reader.inject(.timeExtensionStorm(interval: .seconds(2), multiplier: 1))
+        let driver = harness.driver
+        let outcome = await Self.runAdvancing(clock, step: .milliseconds(500), giveUpAt: .seconds(3600)) {
+            try await driver.transmit(readEF0101, timeLimit: .seconds(600))
+        }
+        guard case .failure(let error)? = outcome else {
+            Issue.record("no error within an hour: \(String(describing: outcome))")
+            return
+        }
+        #expect(error as? CCIDDriverError == .exchangeTimeLimitExceeded(limit: .seconds(20), during: .xfrBlock))
+        #expect(clock.now() <= .seconds(25))
+    }
+
     @Test("endless T=1 S(WTX) requests end at the limit; T=1 resynchronises and the card answers again")
     func endlessWaitingTimeExtensions() async throws {
         let clock = ManualClock()

@@ -8,6 +8,15 @@ public protocol ElapsedClock: Sendable {
     func now() -> Duration
     /// Suspends until `deadline` (measured from the origin); throws on task cancellation.
     func suspend(until deadline: Duration) async throws
+    /// Whether the clock runs with real (monotonic) time, so that a duration measured on it is
+    /// the same on any other real-time clock: a backend may then hold an exchange to a time
+    /// limit with its own timers (``ReaderDriver/transmit(_:timeLimit:clock:)``). False unless
+    /// a clock says otherwise.
+    var measuresRealTime: Bool { get }
+}
+
+extension ElapsedClock {
+    public var measuresRealTime: Bool { false }
 }
 
 /// Real time, measured from when the clock was made.
@@ -16,6 +25,8 @@ public struct RealClock: ElapsedClock {
     private let origin: ContinuousClock.Instant
 
     public init() { origin = clock.now }
+
+    public var measuresRealTime: Bool { true }
 
     public func now() -> Duration { origin.duration(to: clock.now) }
 

@@ -46,6 +46,16 @@ public protocol ReaderDriver: Sendable {
     /// The command is handed over (`consuming`): a backend may frame it in its own storage.
     func transmit(_ command: consuming [UInt8]) async throws -> [UInt8]
 
+    /// ``transmit(_:)`` within a time limit: when `timeLimit` has passed on `clock` since the
+    /// call, the exchange is stopped as cancellation stops it and ``ReaderExchangeTimedOut`` is
+    /// thrown. A ``CardSession`` with an APDU timeout sends every APDU this way.
+    ///
+    /// The default runs ``transmit(_:)`` against a timer (``transmitRacingTimer(_:timeLimit:clock:)``:
+    /// two child tasks and a sleep per call). A backend that can bound its own transfers
+    /// overrides it and spares an APDU those tasks; it may fall back to the default (for
+    /// example when `clock` is not the time its transfers are measured with).
+    func transmit(_ command: consuming [UInt8], timeLimit: Duration, clock: any ElapsedClock) async throws -> [UInt8]
+
     /// Whether a card is on the reader now (asks the reader).
     func presence() async throws -> CardPresence
 

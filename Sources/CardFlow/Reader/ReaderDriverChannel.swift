@@ -31,6 +31,31 @@ public struct ReaderDriverChannel: CardChannel {
     func exchange(_ command: CommandAPDU, encoded: consuming [UInt8]) async throws -> ResponseAPDU {
         try ResponseAPDU(answer: try await driver.transmit(consume encoded), to: command)
     }
+
+    /// ``exchange(_:)`` within `limit` (``ReaderDriver/transmit(_:timeLimit:clock:)``).
+    @inline(__always)
+    func exchange(_ command: CommandAPDU, within limit: ExchangeTimeLimit) async throws -> ResponseAPDU {
+        try ResponseAPDU(
+            answer: try await driver.transmit(command.encoded(), timeLimit: limit.duration, clock: limit.clock),
+            to: command)
+    }
+
+    /// ``exchange(_:encoded:)`` within `limit`, or without one when it is nil.
+    @inline(__always)
+    func exchange(_ command: CommandAPDU, encoded: consuming [UInt8], within limit: ExchangeTimeLimit?)
+        async throws -> ResponseAPDU
+    {
+        guard let limit else { return try await exchange(command, encoded: consume encoded) }
+        return try ResponseAPDU(
+            answer: try await driver.transmit(consume encoded, timeLimit: limit.duration, clock: limit.clock),
+            to: command)
+    }
+}
+
+/// How long one exchange may take, measured on which clock: a session's APDU timeout.
+struct ExchangeTimeLimit: Sendable {
+    let duration: Duration
+    let clock: any ElapsedClock
 }
 
 extension ResponseAPDU {

@@ -49,10 +49,14 @@ public actor CardSession: CardChannel {
         let channel = self.channel
         guard !channel.isClosed else { throw SessionError.sessionClosed }
         do {
-            // Without an APDU timeout there is nothing to race: no task group, no timer task.
             guard let timeout = policy.apduTimeout else { return try await channel.transmit(command) }
-            return try await withDeadline(timeout, clock: policy.clock, what: "APDU INS \([command.ins].hexString)") {
-                try await channel.transmit(command)
+            // The backend holds the exchange to the timeout (the CCID driver with its own
+            // transfer timeouts; others race a timer task).
+            do {
+                let limit = ExchangeTimeLimit(duration: timeout, clock: policy.clock)
+                return try await channel.transmit(command, within: limit)
+            } catch let error as ReaderExchangeTimedOut where error.limit == timeout {
+                throw SessionError.timedOut(what: "APDU INS \([command.ins].hexString)", after: timeout)
             }
         } catch {
             if error.meansCardLost { await reader.noteCardLost() }

@@ -5,9 +5,19 @@ func withDeadline<T: Sendable>(
     _ operation: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     guard let duration else { return try await operation() }
-    let deadline = clock.now() + duration
     let description = what()
-    return try await withThrowingTaskGroup(of: T?.self) { group in
+    guard let value = try await racingTimer(clock.now() + duration, clock: clock, operation) else {
+        throw SessionError.timedOut(what: description, after: duration)
+    }
+    return value
+}
+
+/// `operation`'s result, or nil when `deadline` passed on `clock` first; the operation is then
+/// cancelled (and awaited: nothing of it outlives the call).
+func racingTimer<T: Sendable>(
+    _ deadline: Duration, clock: any ElapsedClock, _ operation: @escaping @Sendable () async throws -> T
+) async throws -> T? {
+    try await withThrowingTaskGroup(of: T?.self) { group in
         group.addTask { try await operation() }
         group.addTask {
             try await clock.suspend(until: deadline)
@@ -15,7 +25,6 @@ func withDeadline<T: Sendable>(
         }
         defer { group.cancelAll() }
         guard let first = try await group.next() else { throw CancellationError() }
-        guard let value = first else { throw SessionError.timedOut(what: description, after: duration) }
-        return value
+        return first
     }
 }

@@ -62,21 +62,34 @@ final class SessionChannel: Sendable {
             getResponseRedaction.recordUntraced()
             return try await backend.exchange(command)
         }
-        return try await observedTransmit(command)
+        return try await observedTransmit(command, within: nil)
     }
 
-    private func observedTransmit(_ command: CommandAPDU) async throws -> ResponseAPDU {
+    /// ``transmit(_:)`` within `limit`: the backend stops the exchange when it passes and
+    /// throws ``ReaderExchangeTimedOut``.
+    @inline(__always)
+    func transmit(_ command: CommandAPDU, within limit: ExchangeTimeLimit) async throws -> ResponseAPDU {
+        guard metrics.records || logHandler.logLevel <= .trace else {
+            getResponseRedaction.recordUntraced()
+            return try await backend.exchange(command, within: limit)
+        }
+        return try await observedTransmit(command, within: limit)
+    }
+
+    private func observedTransmit(_ command: CommandAPDU, within limit: ExchangeTimeLimit?) async throws
+        -> ResponseAPDU
+    {
         let sent = metrics.recordSending(command)
         let tracing = self.tracing.withLock { $0 }
         let response: ResponseAPDU
         do {
             if tracing.isTracing {
                 response = try await tracing.traced(command) { command, encoded in
-                    try await backend.exchange(command, encoded: consume encoded)
+                    try await backend.exchange(command, encoded: consume encoded, within: limit)
                 }
             } else {
                 tracing.recordUntraced()
-                response = try await backend.exchange(command)
+                response = try await backend.exchange(command, encoded: command.encoded(), within: limit)
             }
         } catch {
             metrics.recordFailure(error)

@@ -31,9 +31,18 @@ public actor CCIDDriver {
     private let logHandler: any LogHandler
     private let readBufferLength: Int
     private let timeSource: any CCIDTimeSource
-    /// When the operation now running on each slot must end
-    /// (``CCIDDriverConfiguration/exchangeTimeLimit``).
-    private var operationDeadlines = SlotTable<Duration>()
+    /// When the operation now running on each slot must end, and the limit that says so
+    /// (``CCIDDriverConfiguration/exchangeTimeLimit`` or the caller's, the shorter).
+    private var operationDeadlines = SlotTable<OperationDeadline>()
+
+    private struct OperationDeadline {
+        var deadline: Duration
+        var limit: Duration
+    }
+
+    /// Whether the driver's time source reads real time (``CCIDTimeSource/measuresRealTime``):
+    /// a caller's time limit measured on another real-time clock holds the same here.
+    public nonisolated var measuresRealTime: Bool { timeSource.measuresRealTime }
     /// The bulk-IN pipe, read by one task and shared out by bSlot.
     let bulkIn: InboundPipe
     /// The interrupt-IN pipe, read by one task and shared out to the slots a message concerns.
@@ -208,8 +217,20 @@ public actor CCIDDriver {
     /// At APDU level the XfrBlock is framed in `apdu`'s own storage when the caller hands over
     /// its only reference to an array with 10 bytes to spare (as `CommandAPDU.encoded()` returns
     /// one); any other array is framed as usual.
-    public func transmit(_ apdu: consuming [UInt8], slot: UInt8 = 0) async throws -> [UInt8] {
-        try await exclusively(slot: slot) {
+    ///
+    /// - Parameters:
+    ///   - apdu: the command APDU, handed over.
+    ///   - slot: the slot whose card gets it.
+    ///   - timeLimit: how long the exchange may take from this call on (waiting for the
+    ///   slot included), on the driver's time source; nil for
+    ///   ``CCIDDriverConfiguration/exchangeTimeLimit`` alone. When the shorter of the two passes,
+    ///   the command is aborted (as on cancellation) and
+    ///   ``CCIDDriverError/exchangeTimeLimitExceeded(limit:during:)`` says which limit it was.
+    public func transmit(_ apdu: consuming [UInt8], slot: UInt8 = 0, timeLimit: Duration? = nil) async throws
+        -> [UInt8]
+    {
+        let callerDeadline = timeLimit.map { (deadline: timeSource.now() + $0, limit: $0) }
+        return try await exclusively(slot: slot, callerDeadline: callerDeadline) {
             guard poweredSlots.contains(slot) else { throw CCIDDriverError.cardNotPowered(slot: slot) }
             // Taken out of the capture, so that the exchange below holds the only reference.
             var command: [UInt8] = []
@@ -267,22 +288,32 @@ public actor CCIDDriver {
 
     /// Runs one operation on `slot`: after the slot's earlier operations, within the exchange
     /// time limit. Operations on other slots are not held.
-    private func exclusively<T: Sendable>(slot: UInt8, _ body: () async throws -> T) async throws -> T {
+    ///
+    /// - Parameter callerDeadline: a shorter bound the caller set, if any: when it comes before
+    ///   the exchange time limit it is the operation's deadline.
+    private func exclusively<T: Sendable>(
+        slot: UInt8, callerDeadline: (deadline: Duration, limit: Duration)? = nil, _ body: () async throws -> T
+    ) async throws -> T {
         try await enterSlot(slot)
         defer {
             operationDeadlines[slot] = nil
             leaveSlot(slot)
         }
         try Task.checkCancellation()
-        operationDeadlines[slot] = timeSource.now() + configuration.exchangeTimeLimit
+        var bound = OperationDeadline(
+            deadline: timeSource.now() + configuration.exchangeTimeLimit, limit: configuration.exchangeTimeLimit)
+        if let callerDeadline, callerDeadline.deadline < bound.deadline {
+            bound = OperationDeadline(deadline: callerDeadline.deadline, limit: callerDeadline.limit)
+        }
+        operationDeadlines[slot] = bound
         return try await body()
     }
 
     /// What is left of the time limit of the operation running on `slot` at `now` (the time
     /// source's reading, taken by a caller that needs it anyway); nil when it is used up.
     private func timeLeft(slot: UInt8, now: Duration? = nil) -> Duration? {
-        guard let deadline = operationDeadlines[slot] else { return configuration.exchangeTimeLimit }
-        let left = deadline - (now ?? timeSource.now())
+        guard let bound = operationDeadlines[slot] else { return configuration.exchangeTimeLimit }
+        let left = bound.deadline - (now ?? timeSource.now())
         return left > .zero ? left : nil
     }
 
@@ -379,7 +410,7 @@ public actor CCIDDriver {
                     metadata: nil, source: nil, file: #fileID, function: #function, line: #line))
         }
         let limitExceeded = CCIDDriverError.exchangeTimeLimitExceeded(
-            limit: configuration.exchangeTimeLimit, during: type)
+            limit: operationDeadlines[slot]?.limit ?? configuration.exchangeTimeLimit, during: type)
         // Nothing of this command has reached the reader yet: no abort needed.
         guard let leftToWrite = timeLeft(slot: slot) else { throw limitExceeded }
         let writeTimeout = min(configuration.writeTimeout, leftToWrite)

@@ -13,6 +13,10 @@ public protocol CCIDTimeSource: Sendable {
     /// The driver uses it for the read timeout of a slot's exchange that waits while another
     /// slot's read is already on the bulk-IN pipe. The default waits with `Task.sleep` on the continuous clock.
     func suspend(until deadline: Duration) async throws
+
+    /// Whether the source reads real (monotonic) time, so that a limit measured on another
+    /// real-time clock holds the same on it. False unless a source says otherwise.
+    var measuresRealTime: Bool { get }
 }
 
 extension CCIDTimeSource {
@@ -21,6 +25,8 @@ extension CCIDTimeSource {
         let left = deadline - now()
         if left > .zero { try await Task.sleep(for: left) }
     }
+
+    public var measuresRealTime: Bool { false }
 }
 
 /// The monotonic system clock, measured from when the value was made.
@@ -30,4 +36,6 @@ public struct CCIDMonotonicTime: CCIDTimeSource {
     public init() {}
 
     public func now() -> Duration { origin.duration(to: .now) }
+
+    public var measuresRealTime: Bool { true }
 }
