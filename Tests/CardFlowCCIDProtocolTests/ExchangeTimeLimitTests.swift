@@ -58,11 +58,16 @@ struct ExchangeTimeLimitTests {
         #expect(try await harness.driver.transmit(selectApplication).suffix(2) == [0x90, 0x00])
     }
 
-    @Test("a configured limit holds even when the count of extensions would allow more")
-    func configuredLimitBeatsTheExtensionCount() async throws {
+    /// A reader whose exchange limit is `exchangeTimeLimit` and that, once the application is
+    /// selected, answers with time extensions every 2 s without end; READ BINARY is sent with
+    /// the caller's `timeLimit`. Returns the error it ended with (nil when it did not end within
+    /// an hour of the manual clock), when that was, and the reader.
+    static func readDuringTimeExtensionStorm(exchangeTimeLimit: Duration, timeLimit: Duration?) async throws
+        -> (error: (any Error)?, endedAt: Duration, harness: SimulatedReaderHarness)
+    {
         let clock = ManualClock()
         var configuration = CCIDDriverConfiguration()
-        configuration.exchangeTimeLimit = .seconds(60)
+        configuration.exchangeTimeLimit = exchangeTimeLimit
         configuration.maxTimeExtensions = 100_000
         let harness = await SimulatedReaderHarness(clock: clock, driverConfiguration: configuration)
         _ = try await harness.driver.powerOn()
@@ -70,60 +75,40 @@ struct ExchangeTimeLimitTests {
         await harness.reader.inject(.timeExtensionStorm(interval: .seconds(2), multiplier: 1))
         let driver = harness.driver
         let outcome = await Self.runAdvancing(clock, step: .milliseconds(500), giveUpAt: .seconds(3600)) {
-            try await driver.transmit(readEF0101)
+            try await driver.transmit(readEF0101, timeLimit: timeLimit)
         }
         guard case .failure(let error)? = outcome else {
             Issue.record("no error within an hour: \(String(describing: outcome))")
-            return
+            return (nil, clock.now(), harness)
         }
+        return (error, clock.now(), harness)
+    }
+
+    @Test("a configured limit holds even when the count of extensions would allow more")
+    func configuredLimitBeatsTheExtensionCount() async throws {
+        let (error, endedAt, harness) = try await Self.readDuringTimeExtensionStorm(
+            exchangeTimeLimit: .seconds(60), timeLimit: nil)
         #expect(error as? CCIDDriverError == .exchangeTimeLimitExceeded(limit: .seconds(60), during: .xfrBlock))
-        #expect(clock.now() <= .seconds(70))
+        #expect(endedAt <= .seconds(70))
         #expect(try await harness.driver.transmit(readEF0101) == (0..<32).map { UInt8($0) } + [0x90, 0x00])
     }
 
     @Test("a caller's shorter time limit ends the exchange at that limit, names it, and the reader answers again")
     func callersTimeLimit() async throws {
-        let clock = ManualClock()
-        var configuration = CCIDDriverConfiguration()
-        configuration.exchangeTimeLimit = .seconds(60)
-        configuration.maxTimeExtensions = 100_000
-        let harness = await SimulatedReaderHarness(clock: clock, driverConfiguration: configuration)
-        _ = try await harness.driver.powerOn()
-        #expect(try await harness.driver.transmit(selectApplication).suffix(2) == [0x90, 0x00])
-        await harness.reader.inject(.timeExtensionStorm(interval: .seconds(2), multiplier: 1))
-        let driver = harness.driver
-        let outcome = await Self.runAdvancing(clock, step: .milliseconds(500), giveUpAt: .seconds(3600)) {
-            try await driver.transmit(readEF0101, timeLimit: .seconds(5))
-        }
-        guard case .failure(let error)? = outcome else {
-            Issue.record("no error within an hour: \(String(describing: outcome))")
-            return
-        }
+        let (error, endedAt, harness) = try await Self.readDuringTimeExtensionStorm(
+            exchangeTimeLimit: .seconds(60), timeLimit: .seconds(5))
         #expect(error as? CCIDDriverError == .exchangeTimeLimitExceeded(limit: .seconds(5), during: .xfrBlock))
-        #expect(clock.now() <= .seconds(8), "ended at \(clock.now())")
+        #expect(endedAt <= .seconds(8), "ended at \(endedAt)")
         #expect(await harness.driver.counters.aborts == 1)
         #expect(try await harness.driver.transmit(readEF0101) == (0..<32).map { UInt8($0) } + [0x90, 0x00])
     }
 
     @Test("a caller's time limit longer than the exchange time limit leaves the driver's in charge")
     func callersLongerTimeLimit() async throws {
-        let clock = ManualClock()
-        var configuration = CCIDDriverConfiguration()
-        configuration.exchangeTimeLimit = .seconds(20)
-        configuration.maxTimeExtensions = 100_000
-        let harness = await SimulatedReaderHarness(clock: clock, driverConfiguration: configuration)
-        _ = try await harness.driver.powerOn()
-        await harness.reader.inject(.timeExtensionStorm(interval: .seconds(2), multiplier: 1))
-        let driver = harness.driver
-        let outcome = await Self.runAdvancing(clock, step: .milliseconds(500), giveUpAt: .seconds(3600)) {
-            try await driver.transmit(readEF0101, timeLimit: .seconds(600))
-        }
-        guard case .failure(let error)? = outcome else {
-            Issue.record("no error within an hour: \(String(describing: outcome))")
-            return
-        }
+        let (error, endedAt, _) = try await Self.readDuringTimeExtensionStorm(
+            exchangeTimeLimit: .seconds(20), timeLimit: .seconds(600))
         #expect(error as? CCIDDriverError == .exchangeTimeLimitExceeded(limit: .seconds(20), during: .xfrBlock))
-        #expect(clock.now() <= .seconds(25))
+        #expect(endedAt <= .seconds(25))
     }
 
     @Test("endless T=1 S(WTX) requests end at the limit; T=1 resynchronises and the card answers again")
