@@ -10,29 +10,6 @@ import Testing
 /// again. Time is a manual clock shared by the simulated reader and the driver.
 @Suite("Exchange time limit")
 struct ExchangeTimeLimitTests {
-    /// Runs `operation` while moving `clock` forward by `step` (yielding real time between
-    /// steps so the operation can progress), until it finishes or `giveUpAt` passes on the clock.
-    static func runAdvancing<T: Sendable>(
-        _ clock: ManualClock, step: Duration, giveUpAt: Duration,
-        _ operation: @escaping @Sendable () async throws -> T
-    ) async -> Result<T, any Error>? {
-        let outcome = Mutex<Result<T, any Error>?>(nil)
-        let task = Task {
-            let result: Result<T, any Error>
-            do { result = .success(try await operation()) } catch { result = .failure(error) }
-            outcome.withLock { $0 = result }
-        }
-        while outcome.withLock({ $0 == nil }) && clock.now() < giveUpAt {
-            try? await Task.sleep(for: .milliseconds(1))
-            await clock.advance(by: step)
-        }
-        guard let result = outcome.withLock({ $0 }) else {
-            task.cancel()
-            return nil
-        }
-        return result
-    }
-
     @Test("endless CCID time extensions end at the default limit, with no configuration at all")
     func endlessTimeExtensionsWithDefaults() async throws {
         let clock = ManualClock()
@@ -43,7 +20,7 @@ struct ExchangeTimeLimitTests {
         await harness.reader.inject(.timeExtensionStorm(interval: .seconds(750), multiplier: 254))
         let driver = harness.driver
         let started = clock.now()
-        let outcome = await Self.runAdvancing(clock, step: .seconds(10), giveUpAt: .seconds(24 * 3600)) {
+        let outcome = await clock.runAdvancing(by: .seconds(10), giveUpAt: .seconds(24 * 3600)) {
             try await driver.transmit(selectApplication)
         }
         let limit = CCIDDriverConfiguration().exchangeTimeLimit
@@ -74,7 +51,7 @@ struct ExchangeTimeLimitTests {
         #expect(try await harness.driver.transmit(selectApplication).suffix(2) == [0x90, 0x00])
         await harness.reader.inject(.timeExtensionStorm(interval: .seconds(2), multiplier: 1))
         let driver = harness.driver
-        let outcome = await Self.runAdvancing(clock, step: .milliseconds(500), giveUpAt: .seconds(3600)) {
+        let outcome = await clock.runAdvancing(by: .milliseconds(500), giveUpAt: .seconds(3600)) {
             try await driver.transmit(readEF0101, timeLimit: timeLimit)
         }
         guard case .failure(let error)? = outcome else {
@@ -123,7 +100,7 @@ struct ExchangeTimeLimitTests {
         await harness.reader.inject(.waitingTimeExtensionStorm(interval: .seconds(2), multiplier: 1))
         let driver = harness.driver
         let command = extendedEchoCommand(count: 20)
-        let outcome = await Self.runAdvancing(clock, step: .milliseconds(500), giveUpAt: .seconds(4 * 3600)) {
+        let outcome = await clock.runAdvancing(by: .milliseconds(500), giveUpAt: .seconds(4 * 3600)) {
             try await driver.transmit(command)
         }
         guard case .failure(let error)? = outcome else {
@@ -148,7 +125,7 @@ struct ExchangeTimeLimitTests {
         let harness = await SimulatedReaderHarness(
             reader, card: EchoCard(), clock: clock, driverConfiguration: configuration)
         let driver = harness.driver
-        let powered = await Self.runAdvancing(clock, step: .milliseconds(250), giveUpAt: .seconds(60)) {
+        let powered = await clock.runAdvancing(by: .milliseconds(250), giveUpAt: .seconds(60)) {
             try await driver.powerOn()
         }
         guard case .success? = powered else {
@@ -157,7 +134,7 @@ struct ExchangeTimeLimitTests {
         }
         let started = clock.now()
         let command = extendedEchoCommand(count: 3_000)
-        let outcome = await Self.runAdvancing(clock, step: .milliseconds(250), giveUpAt: started + .seconds(600)) {
+        let outcome = await clock.runAdvancing(by: .milliseconds(250), giveUpAt: started + .seconds(600)) {
             try await driver.transmit(command)
         }
         guard case .failure(let error)? = outcome else {

@@ -70,30 +70,6 @@ struct APDUTimeLimitTests {
         func nextPresenceNotice(timeout: Duration) async throws -> PresenceNotice { .unsupported }
     }
 
-    /// Runs `operation` while moving `clock` forward in steps (yielding real time between
-    /// them), so that whatever sleeps on it (a session's wait for the card, an APDU's timer)
-    /// wakes in order; gives up when `giveUpAt` passes on the clock.
-    static func runAdvancing<T: Sendable>(
-        _ clock: ManualClock, step: Duration, giveUpAt: Duration,
-        _ operation: @escaping @Sendable () async throws -> T
-    ) async -> Result<T, any Error>? {
-        let outcome = Mutex<Result<T, any Error>?>(nil)
-        let task = Task {
-            let result: Result<T, any Error>
-            do { result = .success(try await operation()) } catch { result = .failure(error) }
-            outcome.withLock { $0 = result }
-        }
-        while outcome.withLock({ $0 == nil }) && clock.now() < giveUpAt {
-            try? await Task.sleep(for: .milliseconds(1))
-            await clock.advance(by: step)
-        }
-        guard let result = outcome.withLock({ $0 }) else {
-            task.cancel()
-            return nil
-        }
-        return result
-    }
-
     @Test("the CCID driver holds an APDU to the session's timeout itself, aborts it, and answers the next")
     func ccidDriverBoundsTheExchange() async throws {
         let (reader, virtual) = await simulatedReader()
@@ -133,7 +109,7 @@ struct APDUTimeLimitTests {
         var policy = SessionPolicy()
         policy.clock = clock
         policy.apduTimeout = .seconds(2)
-        let outcome = await Self.runAdvancing(clock, step: .milliseconds(500), giveUpAt: .seconds(600)) { [policy] in
+        let outcome = await clock.runAdvancing(by: .milliseconds(500), giveUpAt: .seconds(600)) { [policy] in
             try await reader.withSession(policy: policy) { session in
                 await virtual.inject(.noResponse)
                 return try await session.send(selectApp)
@@ -155,7 +131,7 @@ struct APDUTimeLimitTests {
         var policy = SessionPolicy()
         policy.clock = clock
         policy.apduTimeout = .milliseconds(500)
-        let outcome = await Self.runAdvancing(clock, step: .milliseconds(100), giveUpAt: .seconds(600)) { [policy] in
+        let outcome = await clock.runAdvancing(by: .milliseconds(100), giveUpAt: .seconds(600)) { [policy] in
             try await reader.withSession(policy: policy) { session in
                 try await session.send(try CommandAPDU(hex: "00B0000001"))
             }

@@ -32,15 +32,8 @@ public struct ReaderDriverChannel: CardChannel {
         try ResponseAPDU(answer: try await driver.transmit(consume encoded), to: command)
     }
 
-    /// ``exchange(_:)`` within `limit` (``ReaderDriver/transmit(_:timeLimit:clock:)``).
-    @inline(__always)
-    func exchange(_ command: CommandAPDU, within limit: ExchangeTimeLimit) async throws -> ResponseAPDU {
-        try ResponseAPDU(
-            answer: try await driver.transmit(command.encoded(), timeLimit: limit.duration, clock: limit.clock),
-            to: command)
-    }
-
-    /// ``exchange(_:encoded:)`` within `limit`, or without one when it is nil.
+    /// ``exchange(_:encoded:)`` within `limit` (``ReaderDriver/transmit(_:timeLimit:clock:)``),
+    /// or without one when it is nil.
     @inline(__always)
     func exchange(_ command: CommandAPDU, encoded: consuming [UInt8], within limit: ExchangeTimeLimit?)
         async throws -> ResponseAPDU

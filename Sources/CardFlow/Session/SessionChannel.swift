@@ -71,7 +71,7 @@ final class SessionChannel: Sendable {
     func transmit(_ command: CommandAPDU, within limit: ExchangeTimeLimit) async throws -> ResponseAPDU {
         guard metrics.records || logHandler.logLevel <= .trace else {
             getResponseRedaction.recordUntraced()
-            return try await backend.exchange(command, within: limit)
+            return try await backend.exchange(command, encoded: command.encoded(), within: limit)
         }
         return try await observedTransmit(command, within: limit)
     }

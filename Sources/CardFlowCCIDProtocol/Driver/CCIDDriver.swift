@@ -229,8 +229,8 @@ public actor CCIDDriver {
     public func transmit(_ apdu: consuming [UInt8], slot: UInt8 = 0, timeLimit: Duration? = nil) async throws
         -> [UInt8]
     {
-        let callerDeadline = timeLimit.map { (deadline: timeSource.now() + $0, limit: $0) }
-        return try await exclusively(slot: slot, callerDeadline: callerDeadline) {
+        let callerBound = timeLimit.map { OperationDeadline(deadline: timeSource.now() + $0, limit: $0) }
+        return try await exclusively(slot: slot, callerBound: callerBound) {
             guard poweredSlots.contains(slot) else { throw CCIDDriverError.cardNotPowered(slot: slot) }
             // Taken out of the capture, so that the exchange below holds the only reference.
             var command: [UInt8] = []
@@ -289,10 +289,10 @@ public actor CCIDDriver {
     /// Runs one operation on `slot`: after the slot's earlier operations, within the exchange
     /// time limit. Operations on other slots are not held.
     ///
-    /// - Parameter callerDeadline: a shorter bound the caller set, if any: when it comes before
-    ///   the exchange time limit it is the operation's deadline.
+    /// - Parameter callerBound: the caller's own bound, if any: when it comes before the
+    ///   exchange time limit it is the operation's deadline.
     private func exclusively<T: Sendable>(
-        slot: UInt8, callerDeadline: (deadline: Duration, limit: Duration)? = nil, _ body: () async throws -> T
+        slot: UInt8, callerBound: OperationDeadline? = nil, _ body: () async throws -> T
     ) async throws -> T {
         try await enterSlot(slot)
         defer {
@@ -302,9 +302,7 @@ public actor CCIDDriver {
         try Task.checkCancellation()
         var bound = OperationDeadline(
             deadline: timeSource.now() + configuration.exchangeTimeLimit, limit: configuration.exchangeTimeLimit)
-        if let callerDeadline, callerDeadline.deadline < bound.deadline {
-            bound = OperationDeadline(deadline: callerDeadline.deadline, limit: callerDeadline.limit)
-        }
+        if let callerBound, callerBound.deadline < bound.deadline { bound = callerBound }
         operationDeadlines[slot] = bound
         return try await body()
     }
