@@ -3,13 +3,24 @@
 ///
 /// ``Reader`` waits this way for presence changes, the simulator's virtual CCID reader for data
 /// on a channel, the daemon simulation for a reader's activity; all need the same care (a waiter
-/// resumed exactly once, its timer task cancelled when something else wakes it, cancellation
-/// that never leaves a continuation behind), so it lives here once.
+/// resumed exactly once, cancellation that never leaves a continuation behind), so it lives here
+/// once.
+///
+/// Waiters on a clock that measures real time share one timer per actor: it sleeps until the
+/// earliest deadline and, when a waiter is woken early, keeps sleeping for the next waiter
+/// instead of being cancelled, so a wait that ends early (the usual case: data or a presence
+/// change comes) costs neither a task nor a timer. It is replaced only when a waiter's deadline
+/// comes before the one it sleeps towards. Waiters on another clock (a ``ManualClock`` in tests)
+/// each get a timer of their own on that clock, which fires only when the test moves it.
 package struct DeadlineWaiters<Tag: Sendable, Outcome: Sendable> {
     private struct Waiter {
         let tag: Tag
         let continuation: CheckedContinuation<Outcome, Never>
-        let timer: Task<Void, Never>
+        let expired: Outcome
+        /// When the shared timer expires the waiter (real-time clocks), else nil.
+        let instant: ContinuousClock.Instant?
+        /// The waiter's own timer (other clocks), else nil.
+        let timer: Task<Void, Never>?
     }
 
     /// How many wait (`waiters.count`), first and not generic: unspecialised code (any caller in
@@ -17,11 +28,22 @@ package struct DeadlineWaiters<Tag: Sendable, Outcome: Sendable> {
     private var waiting = 0
     private var waiters: [UInt64: Waiter] = [:]
     private var nextID: UInt64 = 0
+    /// The shared timer of real-time waiters, the instant it sleeps until, and its generation:
+    /// a replaced timer that wakes anyway finds its generation outdated and stops.
+    private var sharedTimer: Task<Void, Never>?
+    private var sharedTimerTarget: ContinuousClock.Instant?
+    private var sharedTimerGeneration: UInt64 = 0
 
     package init() {}
 
+    /// How many shared timers were started (tests hold the reuse to it).
+    package var sharedTimersStarted: UInt64 { sharedTimerGeneration }
+
     /// Whether no task is waiting.
     package var isEmpty: Bool { waiting == 0 }
+
+    /// How many tasks wait.
+    package var count: Int { waiting }
 
     /// A fresh identity for the next waiter.
     mutating func reserveID() -> UInt64 {
@@ -29,18 +51,69 @@ package struct DeadlineWaiters<Tag: Sendable, Outcome: Sendable> {
         return nextID
     }
 
+    /// Records a waiter with a timer of its own.
     mutating func add(
-        _ id: UInt64, tag: Tag, continuation: CheckedContinuation<Outcome, Never>, timer: Task<Void, Never>
+        _ id: UInt64, tag: Tag, continuation: CheckedContinuation<Outcome, Never>, expired: Outcome,
+        timer: Task<Void, Never>
     ) {
-        waiters[id] = Waiter(tag: tag, continuation: continuation, timer: timer)
+        waiters[id] = Waiter(tag: tag, continuation: continuation, expired: expired, instant: nil, timer: timer)
         waiting = waiters.count
+    }
+
+    /// Records a waiter the shared timer expires at `instant`. Returns the generation of a new
+    /// shared timer to start (with ``armSharedTimer(_:generation:)``) when none sleeps until
+    /// `instant` or earlier; nil when the running one will do.
+    mutating func add(
+        _ id: UInt64, tag: Tag, continuation: CheckedContinuation<Outcome, Never>, expired: Outcome,
+        at instant: ContinuousClock.Instant
+    ) -> UInt64? {
+        waiters[id] = Waiter(tag: tag, continuation: continuation, expired: expired, instant: instant, timer: nil)
+        waiting = waiters.count
+        if sharedTimer != nil, let target = sharedTimerTarget, target <= instant { return nil }
+        sharedTimer?.cancel()
+        sharedTimer = nil
+        sharedTimerTarget = instant
+        sharedTimerGeneration &+= 1
+        return sharedTimerGeneration
+    }
+
+    /// Keeps the timer started for `generation` (unless a newer one replaced it meanwhile).
+    mutating func armSharedTimer(_ timer: Task<Void, Never>, generation: UInt64) {
+        guard generation == sharedTimerGeneration else {
+            timer.cancel()
+            return
+        }
+        sharedTimer = timer
+    }
+
+    /// Called by the shared timer of `generation` when it wakes at `now`: expires the waiters
+    /// whose instant has come and returns the instant to sleep until next, or nil when the
+    /// timer should stop (no waiter left for it, or it was replaced).
+    mutating func sharedTimerFired(generation: UInt64, now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+        guard generation == sharedTimerGeneration else { return nil }
+        var next: ContinuousClock.Instant?
+        if waiting > 0 {
+            for (id, waiter) in waiters {
+                guard let instant = waiter.instant else { continue }
+                if instant <= now {
+                    waiters[id] = nil
+                    waiter.continuation.resume(returning: waiter.expired)
+                } else if next.map({ instant < $0 }) ?? true {
+                    next = instant
+                }
+            }
+            waiting = waiters.count
+        }
+        sharedTimerTarget = next
+        if next == nil { sharedTimer = nil }
+        return next
     }
 
     /// Resumes waiter `id` with `outcome` if it still waits (a second wake does nothing).
     package mutating func wake(_ id: UInt64, with outcome: Outcome) {
         guard waiting > 0, let waiter = waiters.removeValue(forKey: id) else { return }
         waiting = waiters.count
-        waiter.timer.cancel()
+        waiter.timer?.cancel()
         waiter.continuation.resume(returning: outcome)
     }
 
@@ -52,7 +125,7 @@ package struct DeadlineWaiters<Tag: Sendable, Outcome: Sendable> {
         guard waiting > 0 else { return }
         for (id, waiter) in waiters where matches(waiter.tag) {
             waiters[id] = nil
-            waiter.timer.cancel()
+            waiter.timer?.cancel()
             waiter.continuation.resume(returning: outcome)
         }
         waiting = waiters.count
@@ -65,7 +138,7 @@ package struct DeadlineWaiters<Tag: Sendable, Outcome: Sendable> {
         waiters.removeAll()
         waiting = 0
         for waiter in woken.values {
-            waiter.timer.cancel()
+            waiter.timer?.cancel()
             waiter.continuation.resume(returning: outcome)
         }
     }
@@ -102,16 +175,48 @@ extension DeadlineWaiting {
                     continuation.resume(returning: expired)
                     return
                 }
-                let timer = Task {
-                    try? await clock.suspend(until: deadline)
-                    self.wakeDeadlineWaiter(id, with: expired)
+                if clock.measuresRealTime {
+                    // Any real-time clock's durations are ContinuousClock's: one timer serves all.
+                    let instant = ContinuousClock.now.advanced(by: deadline - clock.now())
+                    if let generation = deadlineWaiters.add(
+                        id, tag: tag, continuation: continuation, expired: expired, at: instant)
+                    {
+                        deadlineWaiters.armSharedTimer(
+                            startSharedTimer(until: instant, generation: generation), generation: generation)
+                    }
+                } else {
+                    let timer = Task {
+                        try? await clock.suspend(until: deadline)
+                        self.wakeDeadlineWaiter(id, with: expired)
+                    }
+                    deadlineWaiters.add(id, tag: tag, continuation: continuation, expired: expired, timer: timer)
                 }
-                deadlineWaiters.add(id, tag: tag, continuation: continuation, timer: timer)
                 registered()
             }
         } onCancel: {
             Task { await self.wakeDeadlineWaiter(id, with: expired) }
         }
+    }
+
+    /// The shared timer: sleeps until `instant`, expires what is due, and goes on while waiters
+    /// remain. It holds the actor weakly, so an actor released meanwhile is not kept alive.
+    private func startSharedTimer(until instant: ContinuousClock.Instant, generation: UInt64) -> Task<Void, Never> {
+        Task { [weak self] in
+            var target = instant
+            while true {
+                do {
+                    try await Task.sleep(until: target, tolerance: nil, clock: .continuous)
+                } catch {
+                    return  // replaced by a timer with an earlier target
+                }
+                guard let self, let next = await self.sharedDeadlineTimerFired(generation: generation) else { return }
+                target = next
+            }
+        }
+    }
+
+    private func sharedDeadlineTimerFired(generation: UInt64) -> ContinuousClock.Instant? {
+        deadlineWaiters.sharedTimerFired(generation: generation, now: .now)
     }
 
     private func wakeDeadlineWaiter(_ id: UInt64, with outcome: WaiterOutcome) {
