@@ -207,7 +207,7 @@ extension DeadlineWaiting {
                 do {
                     try await Task.sleep(until: target, tolerance: nil, clock: .continuous)
                 } catch {
-                    return  // replaced by a timer with an earlier target
+                    return // replaced by a timer with an earlier target
                 }
                 guard let self, let next = await self.sharedDeadlineTimerFired(generation: generation) else { return }
                 target = next
