@@ -16,11 +16,17 @@ private actor Waiting: DeadlineWaiting {
     var someoneWaits: Bool { !deadlineWaiters.isEmpty }
     var timersStarted: UInt64 { deadlineWaiters.sharedTimersStarted }
 
-    /// Yields until a waiter is recorded (the gate a test needs before waking it).
-    func untilSomeoneWaits() async { await until(waiting: 1) }
+    /// Waits until a waiter is recorded (the gate a test needs before waking it).
+    func untilSomeoneWaits() async { #expect(await until(waiting: 1)) }
 
-    func until(waiting count: Int) async {
-        while deadlineWaiters.count < count { await Task.yield() }
+    /// Whether `count` tasks came to wait within ten seconds. It sleeps between looks rather than
+    /// yielding: a test spinning on two cores would starve the tasks it waits for.
+    func until(waiting count: Int) async -> Bool {
+        for _ in 0..<10_000 {
+            if deadlineWaiters.count >= count { return true }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        return false
     }
 }
 
@@ -58,11 +64,12 @@ struct DeadlineWaitersTests {
     @Test("the shared timer expires each waiter whose deadline passed, then goes on for the later ones")
     func timerGoesOnForLaterWaiters() async {
         let waiting = Waiting(clock: RealClock())
-        // A second is room enough for the second waiter to be recorded before the first expires.
-        let first = Task { await waiting.wait(1, for: .seconds(1)) }
+        // Two seconds are room enough for the second waiter to be recorded before the first
+        // expires; if they were not, the gate gives up and the test fails (it never hangs).
+        let first = Task { await waiting.wait(1, for: .seconds(2)) }
         await waiting.untilSomeoneWaits()
-        let second = Task { await waiting.wait(2, for: .milliseconds(1050)) }
-        await waiting.until(waiting: 2)
+        let second = Task { await waiting.wait(2, for: .milliseconds(2050)) }
+        #expect(await waiting.until(waiting: 2))
         #expect(await first.value == "expired")
         #expect(await second.value == "expired")
         // The second deadline came after the first: the first timer served both.

@@ -8,14 +8,35 @@ struct FlowRunner<Output: Sendable> {
     let events: FlowEventSink
 
     func run() async throws -> Output {
-        let clock = policy.clock
-        let bound = flow.deadline
-        return try await withDeadline(bound, clock: clock, what: "flow") {
-            try await runSteps()
+        let stepTimeout = policy.stepTimeout
+        guard let watchdog = FlowWatchdog(clock: policy.clock, flowTimeout: flow.deadline, stepTimeout: stepTimeout)
+        else { return try await runSteps(watchdog: nil) }
+        let ending = try await withThrowingTaskGroup(of: Ending.self) { group in
+            group.addTask { .finished(try await runSteps(watchdog: watchdog)) }
+            group.addTask { .expired(try await watchdog.expiry()) }
+            // The first to end wins; the other is cancelled (an APDU in flight is aborted) and awaited.
+            defer { group.cancelAll() }
+            guard let first = try await group.next() else { throw CancellationError() }
+            return first
+        }
+        switch ending {
+        case .finished(let output):
+            return output
+        case .expired(.flow):
+            throw SessionError.timedOut(what: "flow", after: flow.deadline ?? .zero)
+        case .expired(.step(let index)):
+            throw SessionError.timedOut(
+                what: "step \(index + 1) (\(flow.steps[index].name))", after: stepTimeout ?? .zero)
         }
     }
 
-    private func runSteps() async throws -> Output {
+    /// How a run bounded by its watchdog ended.
+    private enum Ending: Sendable {
+        case finished(Output)
+        case expired(FlowWatchdog.Expiry)
+    }
+
+    private func runSteps(watchdog: FlowWatchdog?) async throws -> Output {
         try await reader.enterSession()
         var session: CardSession?
         do {
@@ -23,7 +44,7 @@ struct FlowRunner<Output: Sendable> {
             let opened = try await reader.openSession(policy: policy, events: events)
             session = opened
             events.emit(.connected(await opened.identity))
-            let result = try await runSteps(on: opened)
+            let result = try await runSteps(on: opened, watchdog: watchdog)
             await finish(session)
             return result
         } catch {
@@ -42,7 +63,7 @@ struct FlowRunner<Output: Sendable> {
         }.value
     }
 
-    private func runSteps(on session: CardSession) async throws -> Output {
+    private func runSteps(on session: CardSession, watchdog: FlowWatchdog?) async throws -> Output {
         let steps = flow.steps
         let total = steps.count
         let cardKey = await session.identity.key
@@ -51,7 +72,9 @@ struct FlowRunner<Output: Sendable> {
         while index < total {
             let step = steps[index]
             events.emit(.stepStarted(index: index, total: total, name: step.name))
+            watchdog?.stepBegan(index)
             value = try await runStep(step, index: index, input: value, session: session, cardKey: cardKey)
+            watchdog?.stepEnded()
             events.emit(.stepFinished(index: index, total: total, name: step.name))
             index += 1
             if policy.reconnectBetweenSteps, index < total {
@@ -63,53 +86,47 @@ struct FlowRunner<Output: Sendable> {
         return value as! Output
     }
 
-    /// One step with its retries and card-loss recovery, bounded by the step timeout.
+    /// One step with its retries and card-loss recovery (the watchdog bounds it by the step timeout).
     private func runStep(
         _ step: FlowStep, index: Int, input: any Sendable, session: CardSession,
         cardKey: [UInt8]
     ) async throws -> any Sendable {
-        let policy = self.policy
-        let events = self.events
         let retry = step.retry ?? policy.retries
-        let runner = self
-        return try await withDeadline(policy.stepTimeout, clock: policy.clock, what: "step \(index + 1) (\(step.name))")
-        {
-            var attempt = 0
-            var interrupted = false
-            while true {
-                // Outside the retry handling: a gate's refusal ends the flow as it is.
-                if let gate = policy.beforeStep {
-                    try await gate(FlowStepGate(index: index, name: step.name, idempotent: step.idempotent))
-                }
-                do {
-                    if interrupted, !step.idempotent {
-                        // The step may have taken effect before the card left: ask the step.
-                        guard let verify = step.verify else {
-                            throw SessionError.unverifiableStepInterrupted(step: index, name: step.name)
-                        }
-                        if let done = try await verify(input, session) { return done }
+        var attempt = 0
+        var interrupted = false
+        while true {
+            // Outside the retry handling: a gate's refusal ends the flow as it is.
+            if let gate = policy.beforeStep {
+                try await gate(FlowStepGate(index: index, name: step.name, idempotent: step.idempotent))
+            }
+            do {
+                if interrupted, !step.idempotent {
+                    // The step may have taken effect before the card left: ask the step.
+                    guard let verify = step.verify else {
+                        throw SessionError.unverifiableStepInterrupted(step: index, name: step.name)
                     }
-                    return try await step.body(input, session)
-                } catch let error where error.meansCardLost {
-                    interrupted = true
-                    events.emit(.cardLost(index: index))
-                    // A zero card-return timeout turns recovery off: the loss is the answer.
-                    guard policy.cardReturnTimeout > .zero else { throw error }
-                    try await runner.recoverCard(session: session, cardKey: cardKey)
-                    events.emit(.resumed(index: index))
-                } catch let error as SessionError {
+                    if let done = try await verify(input, session) { return done }
+                }
+                return try await step.body(input, session)
+            } catch let error where error.meansCardLost {
+                interrupted = true
+                events.emit(.cardLost(index: index))
+                // A zero card-return timeout turns recovery off: the loss is the answer.
+                guard policy.cardReturnTimeout > .zero else { throw error }
+                try await recoverCard(session: session, cardKey: cardKey)
+                events.emit(.resumed(index: index))
+            } catch let error as SessionError {
+                throw FlowError(stepIndex: index, stepName: step.name, underlying: error)
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                attempt += 1
+                guard attempt <= retry.attempts else {
                     throw FlowError(stepIndex: index, stepName: step.name, underlying: error)
-                } catch is CancellationError {
-                    throw CancellationError()
-                } catch {
-                    attempt += 1
-                    guard attempt <= retry.attempts else {
-                        throw FlowError(stepIndex: index, stepName: step.name, underlying: error)
-                    }
-                    events.emit(.retrying(index: index, attempt: attempt, reason: String(describing: error)))
-                    let pause = retry.delay(beforeRetry: attempt)
-                    if pause > .zero { try await policy.clock.suspend(until: policy.clock.now() + pause) }
                 }
+                events.emit(.retrying(index: index, attempt: attempt, reason: String(describing: error)))
+                let pause = retry.delay(beforeRetry: attempt)
+                if pause > .zero { try await policy.clock.suspend(until: policy.clock.now() + pause) }
             }
         }
     }

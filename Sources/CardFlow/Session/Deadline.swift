@@ -1,17 +1,3 @@
-/// Runs `operation`, cancelling it when `duration` elapses on `clock`. Cancellation of the
-/// operation is real: an APDU in flight is aborted by the driver.
-func withDeadline<T: Sendable>(
-    _ duration: Duration?, clock: any ElapsedClock, what: @autoclosure () -> String,
-    _ operation: @escaping @Sendable () async throws -> T
-) async throws -> T {
-    guard let duration else { return try await operation() }
-    let description = what()
-    guard let value = try await racingTimer(clock.now() + duration, clock: clock, operation) else {
-        throw SessionError.timedOut(what: description, after: duration)
-    }
-    return value
-}
-
 /// `operation`'s result, or nil when `deadline` passed on `clock` first; the operation is then
 /// cancelled (and awaited: nothing of it outlives the call).
 func racingTimer<T: Sendable>(
