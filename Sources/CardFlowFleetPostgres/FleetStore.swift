@@ -228,8 +228,9 @@ public final class FleetStore: FleetQueue {
                 sink.finish(throwing: error)
             }
         }
-        let timer = Task {
-            try? await Task.sleep(for: timeout)
+        // The bound is a task scheduled on the event loops the clients use (a heap entry there),
+        // not a Swift task with a timer of its own per operation.
+        let timer = PostgresClient.defaultEventLoopGroup.any().scheduleTask(in: Self.timeAmount(timeout)) {
             sink.finish(throwing: FleetStoreError.timedOut(operation: operation, seconds: Self.seconds(timeout)))
         }
         defer {
@@ -271,6 +272,11 @@ public final class FleetStore: FleetQueue {
         var reason = error.code.description
         if let underlying = error.underlying { reason += ": \(underlying)" }
         return .unreachable(operation: operation, reason: reason)
+    }
+
+    static func timeAmount(_ duration: Duration) -> TimeAmount {
+        let (seconds, attoseconds) = duration.components
+        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 
     static func seconds(_ duration: Duration) -> Double {
