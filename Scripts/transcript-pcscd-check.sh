@@ -55,7 +55,8 @@ if [[ "${1:-}" == "--subset" ]]; then
     logs=()
     for name in ccid-79-omnikey-3121-openpgp libnfc-476-acr122u-fe-with-data libnfc-476-acr122u-list-loop \
         libnfc-694-acr122u-mifare-init pcsc-146-acr122u-card-removed pcsc-65-yubikey5-powerup \
-        pcsc-117-omnikey-1021-t0-powerup yubico-piv-tool-63-yubikey-neo-powerup; do
+        pcsc-117-omnikey-1021-t0-powerup yubico-piv-tool-63-yubikey-neo-powerup \
+        yubico-piv-tool-63-yubikey-neo-get-data; do
         logs+=("$root/Tests/Fixtures/transcripts/$name.log")
     done
 fi
