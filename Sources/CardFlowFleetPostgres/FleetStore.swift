@@ -230,7 +230,7 @@ public final class FleetStore: FleetQueue {
         }
         // The bound is a task scheduled on the event loops the clients use (a heap entry there),
         // not a Swift task with a timer of its own per operation.
-        let timer = PostgresClient.defaultEventLoopGroup.any().scheduleTask(in: Self.timeAmount(timeout)) {
+        let timer = PostgresClient.defaultEventLoopGroup.any().scheduleTask(in: TimeAmount(timeout)) {
             sink.finish(throwing: FleetStoreError.timedOut(operation: operation, seconds: Self.seconds(timeout)))
         }
         defer {
@@ -272,11 +272,6 @@ public final class FleetStore: FleetQueue {
         var reason = error.code.description
         if let underlying = error.underlying { reason += ": \(underlying)" }
         return .unreachable(operation: operation, reason: reason)
-    }
-
-    static func timeAmount(_ duration: Duration) -> TimeAmount {
-        let (seconds, attoseconds) = duration.components
-        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 
     static func seconds(_ duration: Duration) -> Double {

@@ -60,30 +60,20 @@ package struct DeadlineWaiters<Tag: Sendable, Outcome: Sendable> {
         waiting = waiters.count
     }
 
-    /// Records a waiter the shared timer expires at `instant`. Returns the generation of a new
-    /// shared timer to start (with ``armSharedTimer(_:generation:)``) when none sleeps until
-    /// `instant` or earlier; nil when the running one will do.
+    /// Records a waiter the shared timer expires at `instant`, and starts a new shared timer with
+    /// `startTimer` (given its target and generation) when none sleeps until `instant` or earlier.
     mutating func add(
         _ id: UInt64, tag: Tag, continuation: CheckedContinuation<Outcome, Never>, expired: Outcome,
-        at instant: ContinuousClock.Instant
-    ) -> UInt64? {
+        at instant: ContinuousClock.Instant,
+        startTimer: (ContinuousClock.Instant, UInt64) -> Task<Void, Never>
+    ) {
         waiters[id] = Waiter(tag: tag, continuation: continuation, expired: expired, instant: instant, timer: nil)
         waiting = waiters.count
-        if sharedTimer != nil, let target = sharedTimerTarget, target <= instant { return nil }
+        if sharedTimer != nil, let target = sharedTimerTarget, target <= instant { return }
         sharedTimer?.cancel()
-        sharedTimer = nil
         sharedTimerTarget = instant
         sharedTimerGeneration &+= 1
-        return sharedTimerGeneration
-    }
-
-    /// Keeps the timer started for `generation` (unless a newer one replaced it meanwhile).
-    mutating func armSharedTimer(_ timer: Task<Void, Never>, generation: UInt64) {
-        guard generation == sharedTimerGeneration else {
-            timer.cancel()
-            return
-        }
-        sharedTimer = timer
+        sharedTimer = startTimer(instant, sharedTimerGeneration)
     }
 
     /// Called by the shared timer of `generation` when it wakes at `now`: expires the waiters
@@ -178,12 +168,9 @@ extension DeadlineWaiting {
                 if clock.measuresRealTime {
                     // Any real-time clock's durations are ContinuousClock's: one timer serves all.
                     let instant = ContinuousClock.now.advanced(by: deadline - clock.now())
-                    if let generation = deadlineWaiters.add(
-                        id, tag: tag, continuation: continuation, expired: expired, at: instant)
-                    {
-                        deadlineWaiters.armSharedTimer(
-                            startSharedTimer(until: instant, generation: generation), generation: generation)
-                    }
+                    deadlineWaiters.add(
+                        id, tag: tag, continuation: continuation, expired: expired, at: instant,
+                        startTimer: startSharedTimer(until:generation:))
                 } else {
                     let timer = Task {
                         try? await clock.suspend(until: deadline)

@@ -71,8 +71,7 @@ public actor ManualClock: ElapsedClock {
     /// Moves time forward and wakes every sleeper whose deadline has passed.
     public func advance(by duration: Duration) {
         current += duration
-        let (seconds, attoseconds) = current.components
-        mirror.store(seconds * 1_000_000_000 + attoseconds / 1_000_000_000, ordering: .releasing)
+        mirror.store(current.wholeNanoseconds, ordering: .releasing)
         let due = sleepers.filter { $0.deadline <= current }
         sleepers.removeAll { $0.deadline <= current }
         for sleeper in due { sleeper.continuation.resume() }
@@ -84,5 +83,13 @@ public actor ManualClock: ElapsedClock {
     private func cancelSleeper(_ id: UInt64) {
         guard let index = sleepers.firstIndex(where: { $0.id == id }) else { return }
         sleepers.remove(at: index).continuation.resume(throwing: CancellationError())
+    }
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds, for clocks and deadlines kept in an atomic.
+    var wholeNanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 }

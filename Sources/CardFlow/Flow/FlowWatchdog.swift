@@ -33,7 +33,7 @@ final class FlowWatchdog: Sendable {
     /// Step `index` begins now.
     func stepBegan(_ index: Int) {
         guard let stepTimeout else { return }
-        let deadline = Self.nanoseconds(clock.now() + stepTimeout)
+        let deadline = (clock.now() + stepTimeout).wholeNanoseconds
         step.store(WordPair(first: UInt(bitPattern: Int(deadline)), second: UInt(index + 1)), ordering: .releasing)
     }
 
@@ -64,10 +64,5 @@ final class FlowWatchdog: Sendable {
             guard let target else { throw CancellationError() }
             try await clock.suspend(until: target)
         }
-    }
-
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 }
