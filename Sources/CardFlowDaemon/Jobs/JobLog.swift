@@ -5,7 +5,8 @@ import GRDB
 
 /// The persistent job log: every job with its steps, outcome and card identity, in SQLite.
 ///
-/// Each change is its own transaction in WAL mode with `synchronous=NORMAL`: a crash or `SIGKILL`
+/// Each change is committed before its call returns (changes asked for together share one
+/// transaction), in WAL mode with `synchronous=NORMAL`: a crash or `SIGKILL`
 /// leaves every committed record intact (a power cut can lose the last few, never corrupt the
 /// file), without an fsync per progress event; jobs still `running` when the log is opened again are marked
 /// ``/CardFlowDaemonControl/JobState/interrupted`` with the last step they completed. Write failures (a full disk)
@@ -19,6 +20,7 @@ import GRDB
 /// ```
 public final class JobLog: Sendable {
     let database: DatabasePool
+    private let groupCommit: JobLogGroupCommit
     /// The SQLite file.
     public let path: String
     /// Older jobs are pruned beyond this many, so that a daemon running for months stays bounded.
@@ -44,6 +46,7 @@ public final class JobLog: Sendable {
         }
         self.retainedJobs = retainedJobs
         self.path = path
+        groupCommit = JobLogGroupCommit(database: database)
         do {
             try Self.migrator.migrate(database)
         } catch {
@@ -162,12 +165,10 @@ public final class JobLog: Sendable {
     }
 
     /// Writes whether or not the calling task is cancelled: a job that is being cancelled still
-    /// gets its last records. (GRDB's async `write` gives up with `CancellationError`; its
-    /// completion-handler form does not look at the task, so no task of its own is needed.)
+    /// gets its last records. Writes asked for together share a transaction
+    /// (``JobLogGroupCommit``); each returns once its transaction committed.
     func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            database.asyncWrite(updates) { _, result in continuation.resume(with: result) }
-        }
+        try await groupCommit.write(updates)
     }
 
     /// Records a new running job and returns its id.
