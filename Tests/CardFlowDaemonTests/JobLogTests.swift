@@ -79,6 +79,25 @@ struct JobLogTests {
         #expect(try await log.fleetOutboxDepth() == 0)
     }
 
+    /// A fleet job's end: the job's record and its outbox entry are committed together, the
+    /// entry carries the job's id, and the same record and token again is not new.
+    @Test func aJobsEndCommitsItsFleetCompletionWithIt() async throws {
+        let log = try JobLog(path: Self.temporaryPath())
+        let id = try await log.begin(reader: "sim:0", rule: "badges", flow: "fleet", trigger: .card)
+        let draft = FleetOutboxDraft(
+            recordID: 41, token: UUID(), batch: "b", state: .done, result: Array(#"{"ref":"B1"}"#.utf8), error: nil)
+        let entry = try #require(
+            try await log.finish(id, state: .succeeded, outcome: JobOutcome(["ref": "B1"]), outbox: draft))
+        #expect(entry.recordID == 41 && entry.job == id && entry.result == draft.result)
+        #expect(try await log.job(id)?.state == .succeeded)
+        let pending = try await log.fleetOutboxSnapshot().pending
+        #expect(pending.map(\.id) == [entry.id] && pending.first?.job == id && pending.first?.result == draft.result)
+        let other = try await log.begin(reader: "sim:0", rule: "badges", flow: "fleet", trigger: .card)
+        #expect(try await log.finish(other, state: .failed, error: "late", outbox: draft) == nil)
+        #expect(try await log.job(other)?.state == .failed)
+        #expect(try await log.fleetOutboxSnapshot().pending.map(\.id) == [entry.id])
+    }
+
     @Test func jobsRunningWhenTheDaemonDiedAreMarkedInterrupted() async throws {
         let path = Self.temporaryPath()
         var id: JobID = 0

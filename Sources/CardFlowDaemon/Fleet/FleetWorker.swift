@@ -173,7 +173,10 @@ public actor FleetWorker {
         } catch {
             logger.error(
                 "fleet record cannot be run", metadata: ["record": "\(claim.recordID)", "error": "\(error)"])
-            await finish(claim, state: .failed, result: nil, error: error.description, job: nil)
+            let draft = FleetOutboxDraft(
+                recordID: claim.recordID, token: claim.token, batch: claim.batch, state: .failed, result: nil,
+                error: error.description)
+            await finish(claim, draft, job: nil, written: nil)
             return nil
         }
         var policy = policy
@@ -184,6 +187,7 @@ public actor FleetWorker {
         }
         let id = await jobs.submit(
             specification, on: reader, rule: rule, trigger: .card, policy: policy,
+            outbox: { [weak self] ended in await self?.outboxDraft(claim, ended) },
             completion: { [weak self] completion in await self?.jobEnded(claim, completion) })
         _ = await jobs.wait(for: id)
         return id
@@ -320,50 +324,71 @@ public actor FleetWorker {
             metadata: ["record": "\(recordID)", "reason": "\(reason)"])
     }
 
-    private func jobEnded(_ claim: FleetClaim, _ completion: JobCompletion) async {
-        if completion.state != .succeeded, held[claim.recordID]?.stepBegun == false {
-            // Ended before its first step (the lease lapsed first, the card left): untouched.
-            let reason = completion.error.map { String(describing: $0) } ?? completion.state.rawValue
-            await release(claim, reason: "the job ended before its first step: \(reason)")
-            return
-        }
+    /// The completion a job's end puts in the outbox with the job's record; nil for a job that
+    /// ended before its first step (untouched: its claim is released instead).
+    private func outboxDraft(_ claim: FleetClaim, _ completion: JobCompletion) -> FleetOutboxDraft? {
+        if completion.state != .succeeded, held[claim.recordID]?.stepBegun == false { return nil }
         if completion.state == .succeeded {
             var values = completion.outcome?.values ?? [:]
             values["ref"] = claim.reference
             values["job"] = "\(completion.id)"
             let result = (try? JSONEncoder().encode(values)).map { Array($0) }
-            await finish(claim, state: .done, result: result, error: nil, job: completion.id)
-        } else {
-            let reason = completion.error.map { String(describing: $0) } ?? completion.state.rawValue
-            await finish(claim, state: .failed, result: nil, error: reason, job: completion.id)
+            return FleetOutboxDraft(
+                recordID: claim.recordID, token: claim.token, batch: claim.batch, state: .done, result: result,
+                error: nil)
         }
+        let reason = completion.error.map { String(describing: $0) } ?? completion.state.rawValue
+        return FleetOutboxDraft(
+            recordID: claim.recordID, token: claim.token, batch: claim.batch, state: .failed, result: nil,
+            error: reason)
     }
 
-    /// Commits the completion to the outbox, forgets the claim, and delivers at once.
-    private func finish(
-        _ claim: FleetClaim, state: FleetCompletionState, result: [UInt8]?, error: String?, job: JobID?
-    ) async {
+    private func jobEnded(_ claim: FleetClaim, _ completion: JobCompletion) async {
+        guard let draft = completion.outboxDraft else {
+            // Ended before its first step (the lease lapsed first, the card left): untouched.
+            let reason = completion.error.map { String(describing: $0) } ?? completion.state.rawValue
+            await release(claim, reason: "the job ended before its first step: \(reason)")
+            return
+        }
+        await finish(claim, draft, job: completion.id, written: completion.outboxWrite)
+    }
+
+    /// Commits the completion to the outbox (unless the job's end did: `written`), forgets the
+    /// claim, and delivers at once.
+    private func finish(_ claim: FleetClaim, _ draft: FleetOutboxDraft, job: JobID?, written: FleetOutboxWrite?)
+        async
+    {
         held[claim.recordID] = nil
         var logged = false
-        if let log {
-            do {
-                let entry = try await log.enqueueNewFleetCompletion(
-                    recordID: claim.recordID, token: claim.token, batch: claim.batch, state: state, result: result,
-                    error: error, job: job)
-                if let entry, entry.id > outboxReadThrough { fresh.append(entry) }
-                logged = true
-            } catch {
-                logger.error(
-                    "fleet outbox write failed; the completion is kept in memory",
-                    metadata: ["record": "\(claim.recordID)", "error": "\(error)"])
-                metrics.jobLogFailure()
+        switch written {
+        case .written(let entry):
+            if let entry, entry.id > outboxReadThrough { fresh.append(entry) }
+            logged = true
+        case .failed:
+            // The job center logged and counted the failure.
+            break
+        case nil:
+            if let log {
+                do {
+                    let entry = try await log.enqueueNewFleetCompletion(
+                        recordID: draft.recordID, token: draft.token, batch: draft.batch, state: draft.state,
+                        result: draft.result, error: draft.error, job: job)
+                    if let entry, entry.id > outboxReadThrough { fresh.append(entry) }
+                    logged = true
+                } catch {
+                    logger.error(
+                        "fleet outbox write failed; the completion is kept in memory",
+                        metadata: ["record": "\(claim.recordID)", "error": "\(error)"])
+                    metrics.jobLogFailure()
+                }
             }
         }
         if !logged {
             unlogged.append(
                 FleetOutboxEntry(
-                    id: nextUnloggedID, recordID: claim.recordID, token: claim.token, batch: claim.batch,
-                    state: state, result: result, error: error, job: job, attempts: 0, createdAt: Date()))
+                    id: nextUnloggedID, recordID: draft.recordID, token: draft.token, batch: draft.batch,
+                    state: draft.state, result: draft.result, error: draft.error, job: job, attempts: 0,
+                    createdAt: Date()))
             nextUnloggedID -= 1
         }
         await deliverOutbox()

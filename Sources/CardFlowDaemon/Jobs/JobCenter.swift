@@ -39,12 +39,15 @@ public actor JobCenter {
     ///   - rule: the rule that chose it, for the job log (nil for a control request).
     ///   - trigger: what started the job.
     ///   - policy: the session policy (the flow may adjust it, e.g. DESFire's identity).
+    ///   - outbox: asked once the job ended, before it is logged, for a fleet completion to
+    ///     commit with the job's record (nil: none); the completion then says what became of it.
     ///   - completion: called once the job ended and was logged, before ``wait(for:)``
-    ///     returns (the fleet puts its completion in the outbox there).
+    ///     returns (the fleet delivers its completion from there).
     @discardableResult
     public func submit(
         _ specification: FlowSpecification, on reader: Reader, rule: String?, trigger: JobTrigger,
-        policy: SessionPolicy, completion: (@Sendable (JobCompletion) async -> Void)? = nil
+        policy: SessionPolicy, outbox: (@Sendable (JobCompletion) async -> FleetOutboxDraft?)? = nil,
+        completion: (@Sendable (JobCompletion) async -> Void)? = nil
     ) async -> JobID {
         let id = await beginRecord(reader: reader.info.id, rule: rule, flow: specification.kind, trigger: trigger)
         await bus.publish(.jobStarted(id, reader: reader.info.id, flow: specification.kind, rule: rule))
@@ -63,11 +66,13 @@ public actor JobCenter {
                 run = reader.run(job.flow, policy: job.policy(policy))
             } catch {
                 // A missing key or a bad parameter: the job fails before touching the card.
-                let state = await Self.failEarly(
-                    id, error: error, flow: specification.kind, log: log, bus: bus,
+                var ended = JobCompletion(id: id, state: .failed, outcome: nil, error: error)
+                ended.outboxDraft = await outbox?(ended)
+                ended.outboxWrite = await Self.failEarly(
+                    id, error: error, outbox: ended.outboxDraft, flow: specification.kind, log: log, bus: bus,
                     metrics: metrics, logger: logger)
-                await completion?(JobCompletion(id: id, state: state, outcome: nil, error: error))
-                return state
+                await completion?(ended)
+                return JobState.failed
             }
             let forwarding = Task {
                 var recorded = 0
@@ -110,19 +115,24 @@ public actor JobCenter {
                 await job.finish(error)
             }
             await forwarding.value
+            var ended = JobCompletion(id: id, state: state, outcome: outcome, error: thrown)
+            ended.outboxDraft = await outbox?(ended)
             if let log {
                 do {
-                    try await log.finish(id, state: state, outcome: outcome, error: failure)
+                    let entry = try await log.finish(
+                        id, state: state, outcome: outcome, error: failure, outbox: ended.outboxDraft)
+                    if ended.outboxDraft != nil { ended.outboxWrite = .written(entry) }
                 } catch {
                     logger.error("job log write failed", metadata: ["job": "\(id)", "error": "\(error)"])
                     metrics.jobLogFailure()
+                    if ended.outboxDraft != nil { ended.outboxWrite = .failed }
                 }
             }
             metrics.jobFinished(flow: specification.kind, state: state, duration: ContinuousClock.now - started)
             logger.info(
                 "job finished", metadata: ["job": "\(id)", "state": "\(state.rawValue)", "error": "\(failure ?? "-")"])
             await bus.publish(.jobFinished(id, state: state, error: failure))
-            await completion?(JobCompletion(id: id, state: state, outcome: outcome, error: thrown))
+            await completion?(ended)
             return state
         }
         running[id] = task
@@ -182,18 +192,26 @@ public actor JobCenter {
         return nextEphemeralID
     }
 
+    /// Logs a job that failed before it started; returns what became of its fleet completion.
     private static func failEarly(
-        _ id: JobID, error: any Error, flow: String, log: JobLog?, bus: EventBus,
+        _ id: JobID, error: any Error, outbox: FleetOutboxDraft?, flow: String, log: JobLog?, bus: EventBus,
         metrics: DaemonMetrics, logger: Logger
-    ) async -> JobState {
+    ) async -> FleetOutboxWrite? {
         let reason = String(describing: error)
-        if let log, id >= 0 {
-            do { try await log.finish(id, state: .failed, error: reason) } catch { metrics.jobLogFailure() }
+        var write: FleetOutboxWrite?
+        if let log, id >= 0 || outbox != nil {
+            do {
+                let entry = try await log.finish(id, state: .failed, error: reason, outbox: outbox)
+                if outbox != nil { write = .written(entry) }
+            } catch {
+                metrics.jobLogFailure()
+                if outbox != nil { write = .failed }
+            }
         }
         metrics.jobFinished(flow: flow, state: .failed, duration: .zero)
         logger.warning("job failed before it started", metadata: ["job": "\(id)", "error": "\(reason)"])
         await bus.publish(.jobFinished(id, state: .failed, error: reason))
-        return .failed
+        return write
     }
 
     private static func record(_ event: FlowEvent, job id: JobID, log: JobLog?, bus: EventBus, logger: Logger) async {
@@ -235,4 +253,17 @@ public struct JobCompletion: Sendable {
     public var outcome: JobOutcome?
     /// What ended a failed or cancelled job.
     public var error: (any Error)?
+    /// The fleet completion the job's end was asked to log (`submit`'s `outbox`); nil when none.
+    public var outboxDraft: FleetOutboxDraft?
+    /// What became of ``outboxDraft`` in the job log; nil when the job center has no log (or
+    /// there was no draft).
+    public var outboxWrite: FleetOutboxWrite?
+
+    /// How a job ended, before the fleet's part is known.
+    public init(id: JobID, state: JobState, outcome: JobOutcome?, error: (any Error)?) {
+        self.id = id
+        self.state = state
+        self.outcome = outcome
+        self.error = error
+    }
 }

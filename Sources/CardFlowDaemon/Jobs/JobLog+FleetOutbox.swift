@@ -19,6 +19,37 @@ public struct FleetOutboxEntry: Sendable, Hashable {
     public var createdAt: Date
 }
 
+/// A completion to put in the outbox: what ``FleetOutboxEntry`` holds before the outbox gave it
+/// an id (the job's end writes it in the same transaction as the job's record).
+public struct FleetOutboxDraft: Sendable, Hashable {
+    public var recordID: Int64
+    public var token: UUID
+    public var batch: String
+    public var state: FleetCompletionState
+    /// A JSON object (UTF-8) with what the card got.
+    public var result: [UInt8]?
+    public var error: String?
+
+    public init(
+        recordID: Int64, token: UUID, batch: String, state: FleetCompletionState, result: [UInt8]?, error: String?
+    ) {
+        self.recordID = recordID
+        self.token = token
+        self.batch = batch
+        self.state = state
+        self.result = result
+        self.error = error
+    }
+}
+
+/// What became of a completion the job's end was asked to put in the outbox.
+public enum FleetOutboxWrite: Sendable, Hashable {
+    /// Committed with the job's record; nil when the record and token were in the outbox already.
+    case written(FleetOutboxEntry?)
+    /// The job log could not be written (a full disk): the completion is not in the outbox.
+    case failed
+}
+
 /// An outbox entry the store took, and what the store did with it.
 public struct FleetOutboxDelivery: Sendable, Hashable {
     /// The outbox entry's id.
@@ -69,35 +100,43 @@ extension JobLog {
         recordID: Int64, token: UUID, batch: String, state: FleetCompletionState, result: [UInt8]?, error: String?,
         job: JobID?
     ) async throws -> FleetOutboxEntry? {
+        let draft = FleetOutboxDraft(
+            recordID: recordID, token: token, batch: batch, state: state, result: result, error: error)
         let retained = Int64(retainedJobs)
+        return try await write { db in try Self.insert(draft, job: job, retained: retained, db) }
+    }
+
+    /// Inserts `draft` into the outbox in the caller's transaction; nil when the record and token
+    /// were there already.
+    static func insert(_ draft: FleetOutboxDraft, job: JobID?, retained: Int64, _ db: Database) throws
+        -> FleetOutboxEntry?
+    {
         let createdAt = Date()
-        let resultText = result.map { String(decoding: $0, as: UTF8.self) }
-        let errorText = error.map { String($0.prefix(2000)) }
+        let resultText = draft.result.map { String(decoding: $0, as: UTF8.self) }
+        let errorText = draft.error.map { String($0.prefix(2000)) }
         let jobID = job.flatMap { $0 >= 0 ? $0 : nil }
-        return try await write { db -> FleetOutboxEntry? in
-            try db.executeCached(
-                sql: """
-                    INSERT INTO fleet_outbox (record_id, token, batch, state, result, error, job_id, created_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (record_id, token) DO NOTHING
-                    """,
-                arguments: [
-                    recordID, token.uuidString, batch, state.rawValue, resultText, errorText, jobID,
-                    createdAt.timeIntervalSince1970,
-                ])
-            // DO NOTHING leaves lastInsertedRowID at an earlier insert: only a changed row is new.
-            guard db.changesCount > 0 else { return nil }
-            let id = db.lastInsertedRowID
-            // Delivered entries are history; keep as many as jobs.
-            try db.executeCached(
-                sql: "DELETE FROM fleet_outbox WHERE delivered_at IS NOT NULL AND id <= ?", arguments: [id - retained])
-            // As a read of the entry would give it (`substr` counts code points).
-            let stored = resultText.map { text in
-                Array(String(String.UnicodeScalarView(text.unicodeScalars.prefix(65536))).utf8)
-            }
-            return FleetOutboxEntry(
-                id: id, recordID: recordID, token: token, batch: batch, state: state, result: stored,
-                error: errorText, job: jobID, attempts: 0, createdAt: createdAt)
+        try db.executeCached(
+            sql: """
+                INSERT INTO fleet_outbox (record_id, token, batch, state, result, error, job_id, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (record_id, token) DO NOTHING
+                """,
+            arguments: [
+                draft.recordID, draft.token.uuidString, draft.batch, draft.state.rawValue, resultText, errorText, jobID,
+                createdAt.timeIntervalSince1970,
+            ])
+        // DO NOTHING leaves lastInsertedRowID at an earlier insert: only a changed row is new.
+        guard db.changesCount > 0 else { return nil }
+        let id = db.lastInsertedRowID
+        // Delivered entries are history; keep as many as jobs.
+        try db.executeCached(
+            sql: "DELETE FROM fleet_outbox WHERE delivered_at IS NOT NULL AND id <= ?", arguments: [id - retained])
+        // As a read of the entry would give it (`substr` counts code points).
+        let stored = resultText.map { text in
+            Array(String(String.UnicodeScalarView(text.unicodeScalars.prefix(65536))).utf8)
         }
+        return FleetOutboxEntry(
+            id: id, recordID: draft.recordID, token: draft.token, batch: draft.batch, state: draft.state,
+            result: stored, error: errorText, job: jobID, attempts: 0, createdAt: createdAt)
     }
 
     /// The pending completions (oldest first, at most `limit`) and the last id given, read together.

@@ -216,13 +216,23 @@ public final class JobLog: Sendable {
         }
     }
 
-    /// Records how a job ended.
-    public func finish(_ id: JobID, state: JobState, outcome: JobOutcome? = nil, error: String? = nil) async throws {
+    /// Records how a job ended, and with it (in the same transaction) a fleet completion for the
+    /// outbox.
+    ///
+    /// - Returns: the outbox entry as committed; nil when there was none to write or the record
+    ///   and token were in the outbox already.
+    @discardableResult
+    public func finish(
+        _ id: JobID, state: JobState, outcome: JobOutcome? = nil, error: String? = nil,
+        outbox: FleetOutboxDraft? = nil
+    ) async throws -> FleetOutboxEntry? {
         let outcomeText = try outcome.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
-        try await write { db in
+        let retained = Int64(retainedJobs)
+        return try await write { db in
             try db.executeCached(
                 sql: "UPDATE job SET state = ?, finished_at = ?, outcome = ?, error = ? WHERE id = ?",
                 arguments: [state.rawValue, Date().timeIntervalSince1970, outcomeText, error, id])
+            return try outbox.flatMap { try Self.insert($0, job: id, retained: retained, db) }
         }
     }
 
