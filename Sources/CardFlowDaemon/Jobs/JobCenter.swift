@@ -246,7 +246,7 @@ public actor JobCenter {
     }
 }
 
-/// How a job ended, as ``JobCenter/submit(_:on:rule:trigger:policy:completion:)`` reports it.
+/// How a job ended, as ``JobCenter/submit(_:on:rule:trigger:policy:outbox:completion:)`` reports it.
 public struct JobCompletion: Sendable {
     public var id: JobID
     public var state: JobState
