@@ -1,5 +1,6 @@
 import CardFlowDaemon
 import CardFlowDaemonControl
+import CardFlowFleet
 import Foundation
 import Testing
 
@@ -85,13 +86,15 @@ struct JobLogTests {
         let log = try JobLog(path: Self.temporaryPath())
         let id = try await log.begin(reader: "sim:0", rule: "badges", flow: "fleet", trigger: .card)
         let draft = FleetOutboxDraft(
-            recordID: 41, token: UUID(), batch: "b", state: .done, result: Array(#"{"ref":"B1"}"#.utf8), error: nil)
+            batch: "b",
+            completion: FleetCompletion(
+                recordID: 41, token: UUID(), state: .done, result: Array(#"{"ref":"B1"}"#.utf8), error: nil))
         let entry = try #require(
             try await log.finish(id, state: .succeeded, outcome: JobOutcome(["ref": "B1"]), outbox: draft))
-        #expect(entry.recordID == 41 && entry.job == id && entry.result == draft.result)
+        #expect(entry.recordID == 41 && entry.job == id && entry.result == draft.completion.result)
         #expect(try await log.job(id)?.state == .succeeded)
         let pending = try await log.fleetOutboxSnapshot().pending
-        #expect(pending.map(\.id) == [entry.id] && pending.first?.job == id && pending.first?.result == draft.result)
+        #expect(pending.map(\.id) == [entry.id] && pending.first?.job == id && pending.first?.result == draft.completion.result)
         let other = try await log.begin(reader: "sim:0", rule: "badges", flow: "fleet", trigger: .card)
         #expect(try await log.finish(other, state: .failed, error: "late", outbox: draft) == nil)
         #expect(try await log.job(other)?.state == .failed)

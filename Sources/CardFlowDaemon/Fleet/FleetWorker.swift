@@ -173,9 +173,7 @@ public actor FleetWorker {
         } catch {
             logger.error(
                 "fleet record cannot be run", metadata: ["record": "\(claim.recordID)", "error": "\(error)"])
-            let draft = FleetOutboxDraft(
-                recordID: claim.recordID, token: claim.token, batch: claim.batch, state: .failed, result: nil,
-                error: error.description)
+            let draft = Self.draft(claim, state: .failed, result: nil, error: error.description)
             await finish(claim, draft, job: nil, written: nil)
             return nil
         }
@@ -333,14 +331,19 @@ public actor FleetWorker {
             values["ref"] = claim.reference
             values["job"] = "\(completion.id)"
             let result = (try? JSONEncoder().encode(values)).map { Array($0) }
-            return FleetOutboxDraft(
-                recordID: claim.recordID, token: claim.token, batch: claim.batch, state: .done, result: result,
-                error: nil)
+            return Self.draft(claim, state: .done, result: result, error: nil)
         }
         let reason = completion.error.map { String(describing: $0) } ?? completion.state.rawValue
-        return FleetOutboxDraft(
-            recordID: claim.recordID, token: claim.token, batch: claim.batch, state: .failed, result: nil,
-            error: reason)
+        return Self.draft(claim, state: .failed, result: nil, error: reason)
+    }
+
+    private static func draft(
+        _ claim: FleetClaim, state: FleetCompletionState, result: [UInt8]?, error: String?
+    ) -> FleetOutboxDraft {
+        FleetOutboxDraft(
+            batch: claim.batch,
+            completion: FleetCompletion(
+                recordID: claim.recordID, token: claim.token, state: state, result: result, error: error))
     }
 
     private func jobEnded(_ claim: FleetClaim, _ completion: JobCompletion) async {
@@ -370,9 +373,10 @@ public actor FleetWorker {
         case nil:
             if let log {
                 do {
+                    let completion = draft.completion
                     let entry = try await log.enqueueNewFleetCompletion(
-                        recordID: draft.recordID, token: draft.token, batch: draft.batch, state: draft.state,
-                        result: draft.result, error: draft.error, job: job)
+                        recordID: completion.recordID, token: completion.token, batch: draft.batch,
+                        state: completion.state, result: completion.result, error: completion.error, job: job)
                     if let entry, entry.id > outboxReadThrough { fresh.append(entry) }
                     logged = true
                 } catch {
@@ -384,11 +388,12 @@ public actor FleetWorker {
             }
         }
         if !logged {
+            let completion = draft.completion
             unlogged.append(
                 FleetOutboxEntry(
-                    id: nextUnloggedID, recordID: draft.recordID, token: draft.token, batch: draft.batch,
-                    state: draft.state, result: draft.result, error: draft.error, job: job, attempts: 0,
-                    createdAt: Date()))
+                    id: nextUnloggedID, recordID: completion.recordID, token: completion.token, batch: draft.batch,
+                    state: completion.state, result: completion.result, error: completion.error, job: job,
+                    attempts: 0, createdAt: Date()))
             nextUnloggedID -= 1
         }
         await deliverOutbox()
@@ -457,11 +462,7 @@ public actor FleetWorker {
             }
             let sent = ContinuousClock.now
             do {
-                let outcomes = try await queue.complete(
-                    chunk.map {
-                        FleetCompletion(
-                            recordID: $0.recordID, token: $0.token, state: $0.state, result: $0.result, error: $0.error)
-                    })
+                let outcomes = try await queue.complete(chunk.map(\.completion))
                 let elapsed = ContinuousClock.now - sent
                 for (entry, outcome) in zip(chunk, outcomes) {
                     metrics.fleetCompletionDuration(elapsed)

@@ -17,28 +17,23 @@ public struct FleetOutboxEntry: Sendable, Hashable {
     public var attempts: Int
     /// When the completion was put in the outbox (its age is the `cardd_fleet_outbox_age_seconds` gauge).
     public var createdAt: Date
+
+    /// The completion this entry holds, as the fleet store takes it.
+    public var completion: FleetCompletion {
+        FleetCompletion(recordID: recordID, token: token, state: state, result: result, error: error)
+    }
 }
 
-/// A completion to put in the outbox: what ``FleetOutboxEntry`` holds before the outbox gave it
-/// an id (the job's end writes it in the same transaction as the job's record).
+/// A completion to put in the outbox, and the batch of its record: what ``FleetOutboxEntry``
+/// holds before the outbox gave it an id (the job's end writes it in the same transaction as the
+/// job's record).
 public struct FleetOutboxDraft: Sendable, Hashable {
-    public var recordID: Int64
-    public var token: UUID
     public var batch: String
-    public var state: FleetCompletionState
-    /// A JSON object (UTF-8) with what the card got.
-    public var result: [UInt8]?
-    public var error: String?
+    public var completion: FleetCompletion
 
-    public init(
-        recordID: Int64, token: UUID, batch: String, state: FleetCompletionState, result: [UInt8]?, error: String?
-    ) {
-        self.recordID = recordID
-        self.token = token
+    public init(batch: String, completion: FleetCompletion) {
         self.batch = batch
-        self.state = state
-        self.result = result
-        self.error = error
+        self.completion = completion
     }
 }
 
@@ -101,7 +96,8 @@ extension JobLog {
         job: JobID?
     ) async throws -> FleetOutboxEntry? {
         let draft = FleetOutboxDraft(
-            recordID: recordID, token: token, batch: batch, state: state, result: result, error: error)
+            batch: batch,
+            completion: FleetCompletion(recordID: recordID, token: token, state: state, result: result, error: error))
         let retained = Int64(retainedJobs)
         return try await write { db in try Self.insert(draft, job: job, retained: retained, db) }
     }
@@ -112,8 +108,9 @@ extension JobLog {
         -> FleetOutboxEntry?
     {
         let createdAt = Date()
-        let resultText = draft.result.map { String(decoding: $0, as: UTF8.self) }
-        let errorText = draft.error.map { String($0.prefix(2000)) }
+        let completion = draft.completion
+        let resultText = completion.result.map { String(decoding: $0, as: UTF8.self) }
+        let errorText = completion.error.map { String($0.prefix(2000)) }
         let jobID = job.flatMap { $0 >= 0 ? $0 : nil }
         try db.executeCached(
             sql: """
@@ -121,7 +118,8 @@ extension JobLog {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (record_id, token) DO NOTHING
                 """,
             arguments: [
-                draft.recordID, draft.token.uuidString, draft.batch, draft.state.rawValue, resultText, errorText, jobID,
+                completion.recordID, completion.token.uuidString, draft.batch, completion.state.rawValue, resultText,
+                errorText, jobID,
                 createdAt.timeIntervalSince1970,
             ])
         // DO NOTHING leaves lastInsertedRowID at an earlier insert: only a changed row is new.
@@ -135,7 +133,7 @@ extension JobLog {
             Array(String(String.UnicodeScalarView(text.unicodeScalars.prefix(65536))).utf8)
         }
         return FleetOutboxEntry(
-            id: id, recordID: draft.recordID, token: draft.token, batch: draft.batch, state: draft.state,
+            id: id, recordID: completion.recordID, token: completion.token, batch: draft.batch, state: completion.state,
             result: stored, error: errorText, job: jobID, attempts: 0, createdAt: createdAt)
     }
 
