@@ -68,9 +68,10 @@ public actor JobCenter {
                 // A missing key or a bad parameter: the job fails before touching the card.
                 var ended = JobCompletion(id: id, state: .failed, outcome: nil, error: error)
                 ended.outboxDraft = await outbox?(ended)
-                ended.outboxWrite = await Self.failEarly(
-                    id, error: error, outbox: ended.outboxDraft, flow: specification.kind, log: log, bus: bus,
-                    metrics: metrics, logger: logger)
+                ended.outboxWrite = await Self.logEnd(
+                    ended, error: String(describing: error), log: log, metrics: metrics, logger: logger)
+                await Self.failEarly(
+                    id, error: error, flow: specification.kind, bus: bus, metrics: metrics, logger: logger)
                 await completion?(ended)
                 return JobState.failed
             }
@@ -117,17 +118,7 @@ public actor JobCenter {
             await forwarding.value
             var ended = JobCompletion(id: id, state: state, outcome: outcome, error: thrown)
             ended.outboxDraft = await outbox?(ended)
-            if let log {
-                do {
-                    let entry = try await log.finish(
-                        id, state: state, outcome: outcome, error: failure, outbox: ended.outboxDraft)
-                    if ended.outboxDraft != nil { ended.outboxWrite = .written(entry) }
-                } catch {
-                    logger.error("job log write failed", metadata: ["job": "\(id)", "error": "\(error)"])
-                    metrics.jobLogFailure()
-                    if ended.outboxDraft != nil { ended.outboxWrite = .failed }
-                }
-            }
+            ended.outboxWrite = await Self.logEnd(ended, error: failure, log: log, metrics: metrics, logger: logger)
             metrics.jobFinished(flow: specification.kind, state: state, duration: ContinuousClock.now - started)
             logger.info(
                 "job finished", metadata: ["job": "\(id)", "state": "\(state.rawValue)", "error": "\(failure ?? "-")"])
@@ -192,26 +183,31 @@ public actor JobCenter {
         return nextEphemeralID
     }
 
-    /// Logs a job that failed before it started; returns what became of its fleet completion.
-    private static func failEarly(
-        _ id: JobID, error: any Error, outbox: FleetOutboxDraft?, flow: String, log: JobLog?, bus: EventBus,
-        metrics: DaemonMetrics, logger: Logger
+    /// Records how a job ended, with its fleet completion (if any) in the same transaction, and
+    /// returns what became of that completion (nil when there was none or no log).
+    private static func logEnd(
+        _ ended: JobCompletion, error: String?, log: JobLog?, metrics: DaemonMetrics, logger: Logger
     ) async -> FleetOutboxWrite? {
-        let reason = String(describing: error)
-        var write: FleetOutboxWrite?
-        if let log, id >= 0 || outbox != nil {
-            do {
-                let entry = try await log.finish(id, state: .failed, error: reason, outbox: outbox)
-                if outbox != nil { write = .written(entry) }
-            } catch {
-                metrics.jobLogFailure()
-                if outbox != nil { write = .failed }
-            }
+        guard let log else { return nil }
+        do {
+            let entry = try await log.finish(
+                ended.id, state: ended.state, outcome: ended.outcome, error: error, outbox: ended.outboxDraft)
+            return ended.outboxDraft == nil ? nil : .written(entry)
+        } catch {
+            logger.error("job log write failed", metadata: ["job": "\(ended.id)", "error": "\(error)"])
+            metrics.jobLogFailure()
+            return ended.outboxDraft == nil ? nil : .failed
         }
+    }
+
+    /// Counts, logs and publishes a job that failed before it started (its end is logged apart).
+    private static func failEarly(
+        _ id: JobID, error: any Error, flow: String, bus: EventBus, metrics: DaemonMetrics, logger: Logger
+    ) async {
+        let reason = String(describing: error)
         metrics.jobFinished(flow: flow, state: .failed, duration: .zero)
         logger.warning("job failed before it started", metadata: ["job": "\(id)", "error": "\(reason)"])
         await bus.publish(.jobFinished(id, state: .failed, error: reason))
-        return write
     }
 
     private static func record(_ event: FlowEvent, job id: JobID, log: JobLog?, bus: EventBus, logger: Logger) async {
