@@ -59,7 +59,7 @@ struct FlowRunner<Output: Sendable> {
         let finalizers = flow.finalizers
         await Task {
             for finalizer in finalizers { await finalizer(session) }
-            await session?.close()
+            await session?.closeInUncancelledTask()
         }.value
     }
 

@@ -112,6 +112,15 @@ public actor CardSession: CardChannel {
         }.value
     }
 
+    /// ``close()`` in the calling task, for a caller that is itself an unstructured task
+    /// nobody cancels (a flow's finishing task): the power-off cannot be interrupted there, and
+    /// a second task would only add its creation and a thread hand-off to every flow.
+    func closeInUncancelledTask() async {
+        guard !channel.close() else { return }
+        try? await reader.driver.powerOff()
+        await reader.leaveSession(clock: policy.clock)
+    }
+
     /// Whether ``close()`` has begun; a closed session refuses APDUs with ``SessionError/sessionClosed``.
     public nonisolated var isClosed: Bool { channel.isClosed }
 
