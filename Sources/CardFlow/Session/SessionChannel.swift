@@ -19,8 +19,9 @@ final class SessionChannel: Sendable {
     /// session cost. Same answers: `Logger` is a value, so the reader's copy never changes its
     /// handler, and a handler whose level lives in shared state still reports changes.
     private let logHandler: any LogHandler
-    /// Replaced when the session adds a redaction rule; read only when tracing.
-    private let tracing: Mutex<TracingCardChannel>
+    /// Made when the first APDU is traced, replaced when the session adds a redaction rule:
+    /// a session that traces nothing makes none.
+    private let tracing: Mutex<TracingCardChannel?>
     /// Shared by every tracing channel the session makes, so GET RESPONSE redaction carries on.
     private let getResponseRedaction = GetResponseRedaction()
     private let metrics: MetricsCardChannel
@@ -30,11 +31,8 @@ final class SessionChannel: Sendable {
         backend = ReaderDriverChannel(driver: reader.driver)
         logger = reader.logger
         logHandler = reader.logger.handler
-        tracing = Mutex(
-            TracingCardChannel(
-                wrapping: backend, logger: reader.logger, redaction: .none,
-                getResponseRedaction: getResponseRedaction))
-        metrics = MetricsCardChannel(wrapping: backend, readerName: reader.info.name, factory: reader.metricsFactory)
+        tracing = Mutex(nil)
+        metrics = reader.apduMetrics
     }
 
     /// Whether the session is closed.
@@ -47,10 +45,23 @@ final class SessionChannel: Sendable {
 
     /// Traces with `redaction` from now on.
     func setRedaction(_ redaction: APDURedaction) {
-        let channel = TracingCardChannel(
-            wrapping: backend, logger: logger, redaction: redaction,
-            getResponseRedaction: getResponseRedaction)
+        let channel = tracingChannel(redaction: redaction)
         tracing.withLock { $0 = channel }
+    }
+
+    private func tracingChannel(redaction: APDURedaction) -> TracingCardChannel {
+        TracingCardChannel(
+            wrapping: backend, logger: logger, redaction: redaction, getResponseRedaction: getResponseRedaction)
+    }
+
+    /// The tracing channel, made (with no redaction) if none was needed before.
+    private func currentTracing() -> TracingCardChannel {
+        tracing.withLock { channel in
+            if let channel { return channel }
+            let made = tracingChannel(redaction: .none)
+            channel = made
+            return made
+        }
     }
 
     /// One exchange. With tracing off and metrics going nowhere (swift-metrics' no-op factory)
@@ -80,15 +91,15 @@ final class SessionChannel: Sendable {
         -> ResponseAPDU
     {
         let sent = metrics.recordSending(command)
-        let tracing = self.tracing.withLock { $0 }
         let response: ResponseAPDU
         do {
-            if tracing.isTracing {
+            if logHandler.logLevel <= .trace {
+                let tracing = currentTracing()
                 response = try await tracing.traced(command) { command, encoded in
                     try await backend.exchange(command, encoded: consume encoded, within: limit)
                 }
             } else {
-                tracing.recordUntraced()
+                getResponseRedaction.recordUntraced()
                 response = try await backend.exchange(command, encoded: command.encoded(), within: limit)
             }
         } catch {
