@@ -17,28 +17,35 @@ extension CCIDDriver {
         let hostRunsProtocol = exchangeLevel == .tpdu || exchangeLevel == .character
         let mustSucceed = hostRunsProtocol || preference != .automatic
         let atr: AnswerToReset
-        do {
-            atr = try AnswerToReset(bytes: initialATR)
-        } catch {
-            guard mustSucceed else {
-                // APDU readers run the protocol themselves; an odd ATR is theirs to handle.
-                logger.debug(
-                    "ATR not parsed; leaving protocol and parameters to the reader", metadata: ["error": "\(error)"])
-                return initialATR
-            }
-            throw CCIDDriverError.invalidATR(error)
-        }
         var selection: ProtocolSelection
-        do {
-            selection = try ProtocolSelection(
-                atr: atr, descriptor: descriptor, supportedDataRates: await readerDataRates(),
-                preference: preference)
-        } catch {
-            guard mustSucceed else {
-                logger.debug("no protocol selected; leaving it to the reader", metadata: ["error": "\(error)"])
-                return initialATR
+        if let (known, chosen) = protocolSelectionMemo?.recall(atr: initialATR, preference: preference) {
+            (atr, selection) = (known, chosen)
+        } else {
+            do {
+                atr = try AnswerToReset(bytes: initialATR)
+            } catch {
+                guard mustSucceed else {
+                    // APDU readers run the protocol themselves; an odd ATR is theirs to handle.
+                    logger.debug(
+                        "ATR not parsed; leaving protocol and parameters to the reader",
+                        metadata: ["error": "\(error)"])
+                    return initialATR
+                }
+                throw CCIDDriverError.invalidATR(error)
             }
-            throw CCIDDriverError.protocolSelection(error)
+            do {
+                selection = try ProtocolSelection(
+                    atr: atr, descriptor: descriptor, supportedDataRates: await readerDataRates(),
+                    preference: preference)
+            } catch {
+                guard mustSucceed else {
+                    logger.debug("no protocol selected; leaving it to the reader", metadata: ["error": "\(error)"])
+                    return initialATR
+                }
+                throw CCIDDriverError.protocolSelection(error)
+            }
+            protocolSelectionMemo = ProtocolSelectionMemo(
+                atrBytes: initialATR, preference: preference, atr: atr, selection: selection)
         }
         var currentATR = initialATR
         var factors = selection.factors

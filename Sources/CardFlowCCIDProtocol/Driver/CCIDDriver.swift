@@ -65,6 +65,8 @@ public actor CCIDDriver {
     /// The reader's GET_DATA_RATES table: not asked yet (nil), or the answer (nil inside when
     /// the reader has no table or did not answer).
     var dataRateTable: [UInt32]?? = nil
+    /// The last ATR's parse and protocol selection (`setUpProtocol`).
+    var protocolSelectionMemo: ProtocolSelectionMemo?
     var poweredSlots = SlotTable<Void>()
     private var eventCounts = CCIDDriverCounters()
     /// T=1 recoveries of protocol states no longer in ``t1Sessions`` (a slot powered off or reset).
