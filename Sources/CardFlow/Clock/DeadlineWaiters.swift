@@ -12,27 +12,44 @@
 /// change comes) costs neither a task nor a timer. It is replaced only when a waiter's deadline
 /// comes before the one it sleeps towards. Waiters on another clock (a ``ManualClock`` in tests)
 /// each get a timer of their own on that clock, which fires only when the test moves it.
+///
+/// The wakes, the counts and adding a waiter are `@inlinable`: the simulator's readers wake on
+/// every message they queue, and unspecialised (from another module) each call looked up this
+/// type's and its dictionary's generic metadata. Hence the stored state is `@usableFromInline`;
+/// only this file changes it.
 package struct DeadlineWaiters<Tag: Sendable, Outcome: Sendable> {
-    private struct Waiter {
-        let tag: Tag
-        let continuation: CheckedContinuation<Outcome, Never>
-        let expired: Outcome
+    @usableFromInline
+    struct Waiter {
+        @usableFromInline let tag: Tag
+        @usableFromInline let continuation: CheckedContinuation<Outcome, Never>
+        @usableFromInline let expired: Outcome
         /// When the shared timer expires the waiter (real-time clocks), else nil.
-        let instant: ContinuousClock.Instant?
+        @usableFromInline let instant: ContinuousClock.Instant?
         /// The waiter's own timer (other clocks), else nil.
-        let timer: Task<Void, Never>?
+        @usableFromInline let timer: Task<Void, Never>?
+
+        @inlinable
+        init(
+            tag: Tag, continuation: CheckedContinuation<Outcome, Never>, expired: Outcome,
+            instant: ContinuousClock.Instant?, timer: Task<Void, Never>?
+        ) {
+            self.tag = tag
+            self.continuation = continuation
+            self.expired = expired
+            self.instant = instant
+            self.timer = timer
+        }
     }
 
-    /// How many wait (`waiters.count`), first and not generic: unspecialised code (any caller in
-    /// another module) reads it without looking up the dictionary type's generic metadata.
-    private var waiting = 0
-    private var waiters: [UInt64: Waiter] = [:]
-    private var nextID: UInt64 = 0
+    /// How many wait (`waiters.count`), kept apart so the empty check reads one integer.
+    @usableFromInline var waiting = 0
+    @usableFromInline var waiters: [UInt64: Waiter] = [:]
+    @usableFromInline var nextID: UInt64 = 0
     /// The shared timer of real-time waiters, the instant it sleeps until, and its generation:
     /// a replaced timer that wakes anyway finds its generation outdated and stops.
-    private var sharedTimer: Task<Void, Never>?
-    private var sharedTimerTarget: ContinuousClock.Instant?
-    private var sharedTimerGeneration: UInt64 = 0
+    @usableFromInline var sharedTimer: Task<Void, Never>?
+    @usableFromInline var sharedTimerTarget: ContinuousClock.Instant?
+    @usableFromInline var sharedTimerGeneration: UInt64 = 0
 
     package init() {}
 
@@ -40,18 +57,20 @@ package struct DeadlineWaiters<Tag: Sendable, Outcome: Sendable> {
     package var sharedTimersStarted: UInt64 { sharedTimerGeneration }
 
     /// Whether no task is waiting.
-    package var isEmpty: Bool { waiting == 0 }
+    @inlinable package var isEmpty: Bool { waiting == 0 }
 
     /// How many tasks wait.
-    package var count: Int { waiting }
+    @inlinable package var count: Int { waiting }
 
     /// A fresh identity for the next waiter.
+    @inlinable
     mutating func reserveID() -> UInt64 {
         defer { nextID &+= 1 }
         return nextID
     }
 
     /// Records a waiter with a timer of its own.
+    @inlinable
     mutating func add(
         _ id: UInt64, tag: Tag, continuation: CheckedContinuation<Outcome, Never>, expired: Outcome,
         timer: Task<Void, Never>
@@ -62,6 +81,7 @@ package struct DeadlineWaiters<Tag: Sendable, Outcome: Sendable> {
 
     /// Records a waiter the shared timer expires at `instant`, and starts a new shared timer with
     /// `startTimer` (given its target and generation) when none sleeps until `instant` or earlier.
+    @inlinable
     mutating func add(
         _ id: UInt64, tag: Tag, continuation: CheckedContinuation<Outcome, Never>, expired: Outcome,
         at instant: ContinuousClock.Instant,
@@ -100,6 +120,7 @@ package struct DeadlineWaiters<Tag: Sendable, Outcome: Sendable> {
     }
 
     /// Resumes waiter `id` with `outcome` if it still waits (a second wake does nothing).
+    @inlinable
     package mutating func wake(_ id: UInt64, with outcome: Outcome) {
         guard waiting > 0, let waiter = waiters.removeValue(forKey: id) else { return }
         waiting = waiters.count
@@ -108,10 +129,8 @@ package struct DeadlineWaiters<Tag: Sendable, Outcome: Sendable> {
     }
 
     /// Resumes every waiter whose tag matches with `outcome`.
+    @inlinable
     package mutating func wake(where matches: (Tag) -> Bool, with outcome: Outcome) {
-        // Callers in other modules run this unspecialised: even asking an empty dictionary
-        // whether it is empty looks up its generic metadata, and a simulated reader wakes on
-        // every message it queues.
         guard waiting > 0 else { return }
         for (id, waiter) in waiters where matches(waiter.tag) {
             waiters[id] = nil
@@ -122,6 +141,7 @@ package struct DeadlineWaiters<Tag: Sendable, Outcome: Sendable> {
     }
 
     /// Resumes every waiter with `outcome`.
+    @inlinable
     package mutating func wakeAll(with outcome: Outcome) {
         guard waiting > 0 else { return }
         let woken = waiters
@@ -136,9 +156,11 @@ package struct DeadlineWaiters<Tag: Sendable, Outcome: Sendable> {
 
 extension DeadlineWaiters where Outcome == Void {
     /// Resumes every waiter whose tag matches.
+    @inlinable
     package mutating func wake(where matches: (Tag) -> Bool) { wake(where: matches, with: ()) }
 
     /// Resumes every waiter.
+    @inlinable
     package mutating func wakeAll() { wakeAll(with: ()) }
 }
 
