@@ -3,6 +3,7 @@ import CardFlowBenchSupport
 import CardFlowCCIDProtocol
 import CardFlowDESFire
 import CardFlowSimulator
+import Foundation
 
 /// Loops for profilers (`perf record`, `valgrind --tool=callgrind`): `count` repetitions of one
 /// benchmark's measured body, after a short warm-up, so that per-APDU costs dominate the profile.
@@ -46,10 +47,12 @@ enum ProfileLoop: String, CaseIterable {
         case .flow:
             let reader = await makeReader(level: .shortAPDU, exchange: .tiny, logLevel: .info)
             let command = Exchange.tiny.command
+            // CARDFLOW_PROFILE_FLOW_APDUS=0 leaves a flow run's fixed cost alone in the profile.
+            let apdus = ProcessInfo.processInfo.environment["CARDFLOW_PROFILE_FLOW_APDUS"].flatMap(Int.init) ?? 100
             for _ in 0..<count {
                 let flow = Flow.start("batch") { session in
-                    for _ in 0..<100 { _ = try await session.transmit(command) }
-                    return 100
+                    for _ in 0..<apdus { _ = try await session.transmit(command) }
+                    return apdus
                 }
                 _ = try await reader.run(flow).value
             }
