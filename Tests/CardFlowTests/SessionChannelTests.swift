@@ -150,6 +150,30 @@ struct SessionChannelTests {
         #expect(response?.metadata["apdu.redacted"] == "true")
     }
 
+    /// A reader makes its sessions' metrics once: sessions one after another count into the same
+    /// series. Each session still traces with its own redaction: a rule one session added (before
+    /// its first traced APDU made its tracing channel) hides nothing in the next session.
+    @Test func sessionsShareTheReadersMetricsButNotTheirRedaction() async throws {
+        let log = CapturedLog()
+        let metrics = CapturingMetricsFactory()
+        let (reader, _) = await Self.reader(log: log, metrics: metrics)
+        let hideRead = APDURedaction { command in command.ins == 0xB0 ? .init(responseData: [0..<4]) : .none }
+        for redacted in [true, false, true] {
+            try await reader.withSession { session in
+                if redacted { await session.addRedaction(hideRead) }
+                _ = try await session.transmit(selectApp)
+                _ = try await session.transmit(readFirstFile)
+            }
+            let response = log.all.last { $0.message.hasPrefix("APDU Response:") }?.message ?? ""
+            let expected = redacted ? "APDU Response: ** ** ** ** 04 05" : "APDU Response: 00 01 02 03"
+            #expect(response.hasPrefix(expected), "\(response)")
+        }
+        // Each session: GET DATA (UID), SELECT, READ BINARY.
+        let readerDimension = [("reader", "Test Reader")]
+        #expect(metrics.counter("cardflow_apdus_sent", readerDimension) == 9)
+        #expect(metrics.timerValues("cardflow_apdu_duration", readerDimension).count == 9)
+    }
+
     @Test func aFailedExchangeIsLoggedCountedAndMarksTheCardLost() async throws {
         let log = CapturedLog()
         let metrics = CapturingMetricsFactory()
