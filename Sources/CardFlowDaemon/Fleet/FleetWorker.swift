@@ -373,10 +373,7 @@ public actor FleetWorker {
         case nil:
             if let log {
                 do {
-                    let completion = draft.completion
-                    let entry = try await log.enqueueNewFleetCompletion(
-                        recordID: completion.recordID, token: completion.token, batch: draft.batch,
-                        state: completion.state, result: completion.result, error: completion.error, job: job)
+                    let entry = try await log.enqueueNewFleetCompletion(draft, job: job)
                     if let entry, entry.id > outboxReadThrough { fresh.append(entry) }
                     logged = true
                 } catch {

@@ -95,9 +95,16 @@ extension JobLog {
         recordID: Int64, token: UUID, batch: String, state: FleetCompletionState, result: [UInt8]?, error: String?,
         job: JobID?
     ) async throws -> FleetOutboxEntry? {
-        let draft = FleetOutboxDraft(
-            batch: batch,
-            completion: FleetCompletion(recordID: recordID, token: token, state: state, result: result, error: error))
+        try await enqueueNewFleetCompletion(
+            FleetOutboxDraft(
+                batch: batch,
+                completion: FleetCompletion(
+                    recordID: recordID, token: token, state: state, result: result, error: error)),
+            job: job)
+    }
+
+    /// ``enqueueNewFleetCompletion(recordID:token:batch:state:result:error:job:)`` of a draft.
+    public func enqueueNewFleetCompletion(_ draft: FleetOutboxDraft, job: JobID?) async throws -> FleetOutboxEntry? {
         let retained = Int64(retainedJobs)
         return try await write { db in try Self.insert(draft, job: job, retained: retained, db) }
     }
