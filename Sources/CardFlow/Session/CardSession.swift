@@ -104,12 +104,7 @@ public actor CardSession: CardChannel {
     /// to completion even when the calling task is cancelled.
     public func close() async {
         guard !channel.close() else { return }
-        let reader = self.reader
-        let clock = policy.clock
-        await Task {
-            try? await reader.driver.powerOff()
-            await reader.leaveSession(clock: clock)
-        }.value
+        await Task { await self.powerOffAndLeave() }.value
     }
 
     /// ``close()`` in the calling task, for a caller that is itself an unstructured task
@@ -117,6 +112,11 @@ public actor CardSession: CardChannel {
     /// a second task would only add its creation and a thread hand-off to every flow.
     func closeInUncancelledTask() async {
         guard !channel.close() else { return }
+        await powerOffAndLeave()
+    }
+
+    /// Powers the card off and hands the reader to the next session (the session is closed).
+    private func powerOffAndLeave() async {
         try? await reader.driver.powerOff()
         await reader.leaveSession(clock: policy.clock)
     }
