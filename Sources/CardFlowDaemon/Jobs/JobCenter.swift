@@ -184,11 +184,12 @@ public actor JobCenter {
     }
 
     /// Records how a job ended, with its fleet completion (if any) in the same transaction, and
-    /// returns what became of that completion (nil when there was none or no log).
+    /// returns what became of that completion (nil when there was none or no log). A job with an
+    /// ephemeral id (its start was never logged) has no row to update.
     private static func logEnd(
         _ ended: JobCompletion, error: String?, log: JobLog?, metrics: DaemonMetrics, logger: Logger
     ) async -> FleetOutboxWrite? {
-        guard let log else { return nil }
+        guard let log, ended.id >= 0 || ended.outboxDraft != nil else { return nil }
         do {
             let entry = try await log.finish(
                 ended.id, state: ended.state, outcome: ended.outcome, error: error, outbox: ended.outboxDraft)
