@@ -1,8 +1,9 @@
-import CardFlow
 import CardFlowCCID
 import CardFlowCCIDProtocol
 import CardFlowSimulator
 import Testing
+
+@testable import CardFlow
 
 let selectApp = try! CommandAPDU(hex: "00A4040007A0000002471001")
 let readFirstFile = try! CommandAPDU(hex: "00B0810020")
@@ -150,8 +151,13 @@ struct SessionTests {
                         await order.append(index)
                     }
                 })
-            // Let each task reach the queue before the next is created.
-            try await Task.sleep(for: .milliseconds(1))
+            // Each task is in the queue before the next is created (a gate, not a pause: a 1 ms
+            // pause let a task overtake its predecessor on a loaded machine).
+            let deadline = ContinuousClock.now + .seconds(30)
+            while await reader.sessionsWaiting < index + 1, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            #expect(await reader.sessionsWaiting == index + 1)
         }
         await gate.close()
         for task in tasks { try await task.value }

@@ -339,6 +339,9 @@ public actor Reader: DeadlineWaiting {
         admission.cancel(ticket)
     }
 
+    /// How many sessions wait for this reader (tests gate on it).
+    var sessionsWaiting: Int { admission.waitingCount }
+
     func leaveSession(clock: any ElapsedClock) {
         lastSessionEnd = clock.now()
         admission.leave()
