@@ -224,4 +224,42 @@ struct SessionChannelTests {
             metrics.counter(
                 "cardflow_apdu_transport_errors", [("reader", "Test Reader"), ("error", "CardChannelError")]) == 2)
     }
+
+    /// A session that measures nothing and traces nothing sends its APDUs straight to the driver
+    /// (CardSession's inlined path). A GET RESPONSE traced after such APDUs may continue secret
+    /// data, so its data must be hidden whole, every time: also after a traced exchange reset the
+    /// carry-over, and after several untraced APDUs in a row (which skip the redaction's lock).
+    @Test func untracedAPDUsStraightToTheDriverStillHideTheNextGetResponse() async throws {
+        let log = CapturedLog(level: .info)
+        let virtual = VirtualCCIDReader(configuration: VirtualReaderConfiguration())
+        await virtual.insert(APDUTestCard())
+        let configuration = virtual.configuration
+        let driver = CCIDDriver(transport: InMemoryUSBTransport(reader: virtual), descriptor: configuration.descriptor)
+        let info = ReaderInfo(
+            id: "sim:0", name: "Test Reader", vendorID: configuration.vendorID,
+            productID: configuration.productID, descriptor: configuration.descriptor)
+        let reader = Reader(
+            info: info, driver: driver, logger: log.logger(), metricsFactory: NOOPMetricsHandler.instance)
+        let deferFour = try CommandAPDU(hex: "80500004") // 61 04: four pattern bytes wait
+        let getResponse = try CommandAPDU(hex: "00C0000004")
+        let noOperation = try CommandAPDU(hex: "80100000")
+        try await reader.withSession { session in
+            for untracedInARow in [1, 1, 3] {
+                log.logLevel = .info
+                for _ in 0..<untracedInARow {
+                    #expect(try await session.transmit(deferFour).statusWord == StatusWord(sw1: 0x61, sw2: 0x04))
+                }
+                log.logLevel = .trace
+                let traced = log.all.count
+                let answer = try await session.transmit(getResponse)
+                #expect(answer.data == [0, 1, 2, 3] && answer.statusWord == .success)
+                #expect(
+                    Array(log.messages.dropFirst(traced)) == [
+                        ">>> Send apdu 00 C0 00 00 04", "SW1-SW2: 90, 00", "APDU Response: ** ** ** **",
+                    ])
+                // A traced exchange with nothing to carry over: the next round starts from "none".
+                #expect(try await session.transmit(noOperation).statusWord == .success)
+            }
+        }
+    }
 }

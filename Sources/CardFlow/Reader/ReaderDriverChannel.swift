@@ -60,9 +60,12 @@ extension ResponseAPDU {
         guard answer.count >= 2 else {
             throw CardChannelError.malformedResponse(answer, instruction: command.ins)
         }
-        // The backend's array is ours alone: dropping SW1 SW2 in place keeps the data without a copy.
-        let sw2 = answer.removeLast()
-        let sw1 = answer.removeLast()
+        // The backend's array is ours alone: dropping SW1 SW2 in place keeps the data without a
+        // copy (one removal, so one uniqueness check).
+        let count = answer.count
+        let sw1 = answer[count - 2]
+        let sw2 = answer[count - 1]
+        answer.removeLast(2)
         self.init(data: answer, sw1: sw1, sw2: sw2)
     }
 }

@@ -6,7 +6,7 @@ import Metrics
 /// (selection, authentication) so that the card is back in the state the next step expects.
 ///
 /// Get one from ``Reader/withSession(policy:_:)``, ``Reader/connect(policy:)`` or a flow step.
-public actor CardSession: CardChannel {
+public final actor CardSession: CardChannel {
     public nonisolated let reader: Reader
     public private(set) var identity: CardIdentity
     let policy: SessionPolicy
@@ -45,7 +45,38 @@ public actor CardSession: CardChannel {
     /// Nonisolated: it touches no actor state, so an APDU goes from the caller straight to the
     /// driver (which serialises exchanges) without a stop on the session's executor, and the
     /// session costs about what a bare call of the reader's ``ReaderDriver/transmit(_:)`` does.
+    @inlinable @inline(__always)
     public nonisolated func transmit(_ command: CommandAPDU) async throws -> ResponseAPDU {
+        // The common case (no APDU timeout, nothing traced or measured) is inlined into the caller:
+        // the exchange goes to the driver without a frame of its own and without the hop to the
+        // generic executor that entering a nonisolated async function costs.
+        guard try needsOnlyTheDriver() else { return try await observedTransmit(command) }
+        do {
+            return try ResponseAPDU(answer: try await reader.driver.transmit(command.encoded()), to: command)
+        } catch {
+            await noteExchangeFailure(error)
+            throw error
+        }
+    }
+
+    /// Whether the next APDU needs nothing but the reader's driver: no APDU timeout, tracing
+    /// off, metrics going nowhere (the untraced exchange is then noted for GET RESPONSE
+    /// redaction). Throws ``SessionError/sessionClosed`` for a closed session.
+    @usableFromInline
+    nonisolated func needsOnlyTheDriver() throws(SessionError) -> Bool {
+        guard !channel.isClosed else { throw SessionError.sessionClosed }
+        return policy.apduTimeout == nil && channel.recordUntracedIfUnobserved()
+    }
+
+    /// After a failed exchange: tells the reader when the error means the card is gone.
+    @usableFromInline
+    nonisolated func noteExchangeFailure(_ error: any Error) async {
+        if error.meansCardLost { await reader.noteCardLost() }
+    }
+
+    /// ``transmit(_:)`` through the session's tracing, metrics and APDU timeout.
+    @usableFromInline
+    nonisolated func observedTransmit(_ command: CommandAPDU) async throws -> ResponseAPDU {
         let channel = self.channel
         guard !channel.isClosed else { throw SessionError.sessionClosed }
         do {
@@ -59,7 +90,7 @@ public actor CardSession: CardChannel {
                 throw SessionError.timedOut(what: "APDU INS \([command.ins].hexString)", after: timeout)
             }
         } catch {
-            if error.meansCardLost { await reader.noteCardLost() }
+            await noteExchangeFailure(error)
             throw error
         }
     }

@@ -64,6 +64,15 @@ final class SessionChannel: Sendable {
         }
     }
 
+    /// Whether an exchange now needs neither tracing nor metrics; if so, notes it as untraced
+    /// for GET RESPONSE redaction (the caller then sends it straight to the driver).
+    @inline(__always)
+    func recordUntracedIfUnobserved() -> Bool {
+        guard !metrics.records, logHandler.logLevel > .trace else { return false }
+        getResponseRedaction.recordUntraced()
+        return true
+    }
+
     /// One exchange. With tracing off and metrics going nowhere (swift-metrics' no-op factory)
     /// the layers have nothing to do but note the untraced exchange; otherwise their steps are
     /// synchronous calls around the driver's `transmit`.

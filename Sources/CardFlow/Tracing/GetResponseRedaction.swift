@@ -21,6 +21,9 @@ final class GetResponseRedaction: Sendable {
     static let getResponseInstruction: UInt8 = 0xC0
 
     private let state = Mutex(State.none)
+    /// Whether `state` is `.unknown`, written with it under the lock: lets an untraced exchange
+    /// (every APDU of a session that traces nothing) skip the lock when nothing changes.
+    private let isUnknown = Atomic<Bool>(false)
 
     /// The response ranges to hide for `command` on top of its own rules.
     func carriedRanges(for command: CommandAPDU) -> [Range<Int>] {
@@ -40,6 +43,7 @@ final class GetResponseRedaction: Sendable {
     /// Records a traced exchange: `ownRanges` are the response ranges the rules gave `command`.
     func recordTraced(_ command: CommandAPDU, ownRanges: [Range<Int>], response: ResponseAPDU?) {
         state.withLock { state in
+            defer { isUnknown.store(state == .unknown, ordering: .releasing) }
             guard let response, response.sw1 == 0x61 else {
                 state = .none
                 return
@@ -59,7 +63,11 @@ final class GetResponseRedaction: Sendable {
 
     /// Records an exchange that was not traced.
     func recordUntraced() {
-        state.withLock { $0 = .unknown }
+        guard !isUnknown.load(ordering: .acquiring) else { return }
+        state.withLock { state in
+            state = .unknown
+            isUnknown.store(true, ordering: .releasing)
+        }
     }
 }
 
