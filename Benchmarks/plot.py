@@ -151,6 +151,17 @@ def main():
                                  f" vs {paired['driverNanosecondsPerAPDU']:,.0f} ns)",
                                  f"≤ {goal * 100:.0f} % vs driver", "✅" if max(med, mins) <= goal else "❌"))
             rows.append(("2 session", f"{name}: mallocs/APDU (p50)", fmt(r[2], 1), "", ""))
+        # One step of a running flow (no package-benchmark twin): from the end of a first step that
+        # sends nothing to the end of a second step of 100 APDUs, against 100 through the driver.
+        step = next((p for p in rt.get("flowStepOverheadPaired", []) if p["name"] == f"FlowStep-TraceOff-Short-{ex}"),
+                    None)
+        if step:
+            med, mins = step["medianRatio"] - 1, step["ratioOfMinimums"] - 1
+            rows.append(("2 session", f"FlowStep-TraceOff-Short-{ex}: time/APDU vs driver, paired, a step of 100 APDUs"
+                         f" in a running flow (median of {step['rounds']} round ratios; ratio of minimums)",
+                         f"{med * 100:+.1f} %; {mins * 100:+.1f} % ({step['sessionNanosecondsPerAPDU']:,.0f}"
+                         f" vs {step['driverNanosecondsPerAPDU']:,.0f} ns)",
+                         "≤ 5 % vs driver", "✅" if max(med, mins) <= 0.05 else "❌"))
         on, off = session.get(f"Session-TraceOn-Short-{ex}"), session.get(f"Session-TraceOff-Short-{ex}")
         if on and off:
             rows.append(("2 session", f"tracing on vs off ({ex}) (p50; p0)",

@@ -22,6 +22,10 @@ struct PairedSessionOverhead {
         case tracingOverUntraced
         /// A one-step flow (its session opened and closed per batch) over the bare driver.
         case flowOverDriver
+        /// One step of a running flow over the bare driver: from the end of the flow's first
+        /// step (which sends nothing) to the end of its second (the batch), so the step's hand-over
+        /// and its own start and finish are counted, and the flow's start and end are not.
+        case flowStepOverDriver
     }
 
     let exchange: Exchange
@@ -69,6 +73,10 @@ struct PairedSessionOverhead {
             let driver = try await makePoweredDriver(level: .shortAPDU, exchange: exchange)
             baseline = { try await driverBatch(driver) }
             measured = { try await flowBatch(reader) }
+        case .flowStepOverDriver:
+            let driver = try await makePoweredDriver(level: .shortAPDU, exchange: exchange)
+            baseline = { try await driverBatch(driver) }
+            measured = { try await flowStepBatch(reader) }
         }
         for _ in 0..<20 {
             _ = try await baseline()
@@ -134,6 +142,23 @@ struct PairedSessionOverhead {
         }
         _ = try await reader.run(flow).value
         return seconds(start.duration(to: .now))
+    }
+
+    /// Seconds for `batch` APDUs in the second step of a running flow, from the end of its first
+    /// step (which sends nothing and passes its end time on) to the end of the second.
+    private func flowStepBatch(_ reader: Reader) async throws -> Double {
+        let command = exchange.command
+        let exchange = exchange
+        let batch = batch
+        let flow = Flow.start("mark") { _ in ContinuousClock.now }
+            .then("batch") { firstStepEnded, session in
+                for _ in 0..<batch {
+                    let response = try await session.transmit(command)
+                    precondition(response.statusWord == .success && response.data.count == exchange.responseDataLength)
+                }
+                return firstStepEnded.duration(to: .now)
+            }
+        return seconds(try await reader.run(flow).value)
     }
 
     private func median(_ values: [Double]) -> Double {

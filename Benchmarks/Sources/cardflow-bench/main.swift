@@ -121,6 +121,7 @@ func pairedRuns(_ prefix: String, _ comparing: PairedSessionOverhead.Comparison,
 let pairedOverhead = try await pairedRuns("Session-TraceOff-Short", .sessionOverDriver, what: "session ÷ driver")
 let pairedTracing = try await pairedRuns("Session-TraceOn-Short", .tracingOverUntraced, what: "traced ÷ untraced")
 let pairedFlow = try await pairedRuns("Flow-TraceOff-Short", .flowOverDriver, what: "flow ÷ driver")
+let pairedFlowStep = try await pairedRuns("FlowStep-TraceOff-Short", .flowStepOverDriver, what: "flow step ÷ driver")
 if pairedOnly { exit(0) }
 
 /// APDU/s through a session to a reader whose waits `clock` skips (timed on that clock: the
@@ -228,6 +229,7 @@ let provision: [String: Any] = [
 
 let output: [String: Any] = [
     "sessionOverheadPaired": pairedOverhead, "tracingCostPaired": pairedTracing, "flowOverheadPaired": pairedFlow,
+    "flowStepOverheadPaired": pairedFlowStep,
     "latencyModel": latency,
     "scaling": scaling, "provision": provision,
 ]
