@@ -49,13 +49,17 @@ enum ProfileLoop: String, CaseIterable {
             let command = Exchange.tiny.command
             // CARDFLOW_PROFILE_FLOW_APDUS=0 leaves a flow run's fixed cost alone in the profile.
             let apdus = ProcessInfo.processInfo.environment["CARDFLOW_PROFILE_FLOW_APDUS"].flatMap(Int.init) ?? 100
-            for _ in 0..<count {
-                let flow = Flow.start("batch") { session in
-                    for _ in 0..<apdus { _ = try await session.transmit(command) }
-                    return apdus
-                }
-                _ = try await reader.run(flow).value
+            // CARDFLOW_PROFILE_FLOW_STEPS=N chains N such steps per run (with APDUS=0: the cost of a step).
+            let steps = ProcessInfo.processInfo.environment["CARDFLOW_PROFILE_FLOW_STEPS"].flatMap(Int.init) ?? 1
+            let step: @Sendable (CardSession) async throws -> Int = { session in
+                for _ in 0..<apdus { _ = try await session.transmit(command) }
+                return apdus
             }
+            let flow = Flow.start("batch", step)
+                .then(forEach: Array(1..<max(steps, 1)), name: { index, _ in "batch \(index + 2)" }) { _, _, session in
+                    try await step(session)
+                }
+            for _ in 0..<count { _ = try await reader.run(flow).value }
         case .desfireRead: try await desfire(ev2: false, write: false, count)
         case .desfireWrite: try await desfire(ev2: false, write: true, count)
         case .desfireEV2Read: try await desfire(ev2: true, write: false, count)
