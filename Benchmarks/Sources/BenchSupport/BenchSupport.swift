@@ -104,6 +104,17 @@ public func makePoweredDriver(
     return driver
 }
 
+/// A bare CCID driver on a ``NullCCIDDevice`` (the short-APDU reader's descriptor), card
+/// powered on: the driver's own cost per APDU, with nothing behind the transport.
+public func makePoweredNullDriver(exchange: Exchange) async throws -> CCIDDriver {
+    let descriptor = VirtualReaderConfiguration.level(.shortAPDU, maxMessageLength: 271).descriptor
+    let answer = Array(repeating: UInt8(0xA5), count: exchange.responseDataLength) + [0x90, 0x00]
+    let driver = CCIDDriver(
+        transport: NullCCIDDevice(answer: answer), descriptor: descriptor, logger: discardingLogger(level: .info))
+    _ = try await driver.powerOn()
+    return driver
+}
+
 /// A CardFlow reader (driver, session, tracing, metrics) on a simulated reader; `logLevel`
 /// `.trace` turns APDU tracing on.
 public func makeReader(

@@ -19,6 +19,7 @@ enum ProfileLoop: String, CaseIterable {
     case driverCharacterT0Long = "Driver-Character-T0-255-256"
     case driverTPDUT0 = "Driver-TPDU-T0-5-2"
     case driverTPDUT0Long = "Driver-TPDU-T0-255-256"
+    case driverNull = "Driver-Null-5-2"
     case sessionTraceOff = "Session-TraceOff-Short-5-2"
     case sessionTraceOn = "Session-TraceOn-Short-5-2"
     case sessionTraceOnLong = "Session-TraceOn-Short-255-256"
@@ -41,6 +42,9 @@ enum ProfileLoop: String, CaseIterable {
         case .driverCharacterT0Long: try await driver(.character, .maxShort, count, contact: .t0Only())
         case .driverTPDUT0: try await driver(.tpdu, .tiny, count, contact: .t0Only())
         case .driverTPDUT0Long: try await driver(.tpdu, .maxShort, count, contact: .t0Only())
+        case .driverNull:
+            let driver = try await makePoweredNullDriver(exchange: .tiny)
+            for _ in 0..<count { check(try await driver.transmit(Exchange.tiny.command.encoded()), .tiny) }
         case .sessionTraceOff: try await session(.tiny, traced: false, count)
         case .sessionTraceOn: try await session(.tiny, traced: true, count)
         case .sessionTraceOnLong: try await session(.maxShort, traced: true, count)

@@ -124,6 +124,15 @@ let pairedFlow = try await pairedRuns("Flow-TraceOff-Short", .flowOverDriver, wh
 let pairedFlowStep = try await pairedRuns("FlowStep-TraceOff-Short", .flowStepOverDriver, what: "flow step ÷ driver")
 if pairedOnly { exit(0) }
 
+// The driver alone: short APDUs (5-2) to a CCID device that answers at once (NullCCIDDevice, the
+// counterpart of pcsc-lite's null IFD handler), best of three runs of 200,000.
+var nullDeviceRates: [Double] = []
+for _ in 0..<3 {
+    let driver = try await makePoweredNullDriver(exchange: .tiny)
+    _ = try await driverRate(driver, .tiny, count: 10_000)  // warm-up
+    nullDeviceRates.append(try await driverRate(driver, .tiny, count: 200_000))
+}
+
 /// APDU/s through a session to a reader whose waits `clock` skips (timed on that clock: the
 /// model's waits plus the stack's real time), and the skipped waits per APDU.
 func skippedWaitRate(_ exchange: Exchange, timing: TimingModel, count: Int) async throws -> (
@@ -230,6 +239,7 @@ let provision: [String: Any] = [
 let output: [String: Any] = [
     "sessionOverheadPaired": pairedOverhead, "tracingCostPaired": pairedTracing, "flowOverheadPaired": pairedFlow,
     "flowStepOverheadPaired": pairedFlowStep,
+    "driverNullDevice": ["name": "Driver-Null-5-2", "apdus": 200_000, "apdusPerSecondRuns": nullDeviceRates],
     "latencyModel": latency,
     "scaling": scaling, "provision": provision,
 ]
