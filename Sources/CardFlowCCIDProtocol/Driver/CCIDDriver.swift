@@ -293,10 +293,15 @@ public actor CCIDDriver {
     ///
     /// - Parameter callerBound: the caller's own bound, if any: when it comes before the
     ///   exchange time limit it is the operation's deadline.
+    @inline(__always)
     private func exclusively<T: Sendable>(
         slot: UInt8, callerBound: OperationDeadline? = nil, _ body: () async throws -> T
     ) async throws -> T {
-        try await enterSlot(slot)
+        // A free slot is taken without a suspension point (and so without a hop back to this
+        // actor after it); only a caller that must queue awaits its turn.
+        if let ticket = slotAdmissions.update(slot, default: FIFOAdmission(), { $0.tryEnter() }) {
+            try await waitForSlot(slot, ticket: ticket)
+        }
         defer {
             operationDeadlines[slot] = nil
             leaveSlot(slot)
@@ -317,9 +322,8 @@ public actor CCIDDriver {
         return left > .zero ? left : nil
     }
 
-    private func enterSlot(_ slot: UInt8) async throws {
-        guard let ticket = slotAdmissions.update(slot, default: FIFOAdmission(), { $0.tryEnter() })
-        else { return }
+    /// Waits for `ticket`'s turn on `slot` (the slot was busy when it was asked for).
+    private func waitForSlot(_ slot: UInt8, ticket: UInt64) async throws {
         try await FIFOAdmission.wait(
             enqueue: { continuation in
                 slotAdmissions.update(slot, default: FIFOAdmission()) { $0.enqueue(ticket, continuation) }
@@ -335,9 +339,8 @@ public actor CCIDDriver {
         slotAdmissions.update(slot) { $0.cancel(ticket) }
     }
 
-    /// Waits until fewer than bMaxCCIDBusySlots commands are outstanding on the device.
-    private func enterBusySlot() async throws {
-        guard let ticket = busySlots.tryEnter() else { return }
+    /// Waits for `ticket`'s turn among the device's bMaxCCIDBusySlots outstanding commands.
+    private func waitForBusySlot(_ ticket: UInt64) async throws {
         try await FIFOAdmission.wait(
             enqueue: { busySlots.enqueue(ticket, $0) }, cancel: { await self.cancelBusySlotWaiter(ticket) })
     }
@@ -368,7 +371,8 @@ public actor CCIDDriver {
         guard Int(slot) < descriptor.slotCount else {
             throw CCIDDriverError.noSuchSlot(slot, slotCount: descriptor.slotCount)
         }
-        try await enterBusySlot()
+        // Fewer than bMaxCCIDBusySlots commands outstanding: no suspension point (see exclusively).
+        if let ticket = busySlots.tryEnter() { try await waitForBusySlot(ticket) }
         defer { leaveBusySlot() }
         // Answers for the slot are collected from before the command goes out.
         await bulkIn.open(slot)
