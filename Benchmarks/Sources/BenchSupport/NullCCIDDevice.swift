@@ -37,21 +37,21 @@ public final class NullCCIDDevice: USBTransport {
         let reply = state.withLock { state -> [UInt8] in
             let reply: [UInt8]
             switch command[0] {
-            case 0x62:  // PC_to_RDR_IccPowerOn → RDR_to_PC_DataBlock
+            case 0x62: // PC_to_RDR_IccPowerOn → RDR_to_PC_DataBlock
                 state.powered = true
                 reply = Self.message(0x80, slot, sequence, status: 0, chain: 0, Self.answerToReset)
-            case 0x63:  // PC_to_RDR_IccPowerOff → RDR_to_PC_SlotStatus, card present and inactive
+            case 0x63: // PC_to_RDR_IccPowerOff → RDR_to_PC_SlotStatus, card present and inactive
                 state.powered = false
                 reply = Self.message(0x81, slot, sequence, status: 1, chain: 0, [])
-            case 0x65:  // PC_to_RDR_GetSlotStatus
+            case 0x65: // PC_to_RDR_GetSlotStatus
                 reply = Self.message(0x81, slot, sequence, status: state.powered ? 0 : 1, chain: 0, [])
-            case 0x6C, 0x61, 0x6D:  // GetParameters, SetParameters, ResetParameters → T=1 Parameters
+            case 0x6C, 0x61, 0x6D: // GetParameters, SetParameters, ResetParameters → T=1 Parameters
                 reply = Self.message(
                     0x82, slot, sequence, status: state.powered ? 0 : 1, chain: 0x01,
                     [0x11, 0x10, 0x00, 0x4D, 0x00, 0xFE, 0x00])
-            case 0x6F:  // PC_to_RDR_XfrBlock → RDR_to_PC_DataBlock
+            case 0x6F: // PC_to_RDR_XfrBlock → RDR_to_PC_DataBlock
                 reply = Self.message(0x80, slot, sequence, status: 0, chain: 0, answer)
-            default:  // bmCommandStatus 1 (failed), bError 0: command not supported
+            default: // bmCommandStatus 1 (failed), bError 0: command not supported
                 reply = Self.message(0x81, slot, sequence, status: 0x40 | (state.powered ? 0 : 1), chain: 0, [])
             }
             return reply

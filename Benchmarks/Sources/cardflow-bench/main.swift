@@ -129,7 +129,7 @@ if pairedOnly { exit(0) }
 var nullDeviceRates: [Double] = []
 for _ in 0..<3 {
     let driver = try await makePoweredNullDriver(exchange: .tiny)
-    _ = try await driverRate(driver, .tiny, count: 10_000)  // warm-up
+    _ = try await driverRate(driver, .tiny, count: 10_000) // warm-up
     nullDeviceRates.append(try await driverRate(driver, .tiny, count: 200_000))
 }
 
