@@ -68,7 +68,7 @@ extension CCIDDriver {
     /// "processed" and bError ICC_MUTE when the tag did not answer (pcscd logs in pyscard#18 and
     /// libnfc#263), so that answer means a mute card, not an empty response.
     /// The APDU is handed over: framed in its own storage (``exchange(_:slot:timeout:failureIsError:handingOverData:lending:)``).
-    @inline(__always)  // a call of its own costs a hop back to the driver after every await of it
+    @inline(__always) // a call of its own costs a hop back to the driver after every await of it
     func apduLevelXfrBlock(_ apdu: consuming [UInt8], slot: UInt8) async throws -> (chain: UInt8, data: [UInt8]) {
         let response = try await exchange(
             .xfrBlock(blockWaitingTimeMultiplier: 0, levelParameter: CCIDLevelParameter.complete, data: consume apdu),
@@ -82,7 +82,7 @@ extension CCIDDriver {
         return (chain, payload)
     }
 
-    @inline(__always)  // a call of its own costs a hop back to the driver after every await of it
+    @inline(__always) // a call of its own costs a hop back to the driver after every await of it
     func transmitShort(_ apdu: consuming [UInt8], slot: UInt8) async throws -> [UInt8] {
         guard apdu.count <= descriptor.maxPayloadPerMessage else {
             throw CCIDDriverError.commandTooLong(length: apdu.count, maximum: descriptor.maxPayloadPerMessage)
@@ -119,7 +119,7 @@ extension CCIDDriver {
     }
 
     /// Follows bChainParameter until the response is complete, bounded in size.
-    @inline(__always)  // a call of its own costs a hop back to the driver after every await of it
+    @inline(__always) // a call of its own costs a hop back to the driver after every await of it
     func collectChainedResponse(_ first: (chain: UInt8, data: [UInt8]), slot: UInt8) async throws -> [UInt8] {
         switch first.chain {
         case CCIDChainParameter.complete: return first.data
