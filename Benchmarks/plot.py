@@ -91,6 +91,20 @@ def fmt(x, digits=0):
     return f"{x:,.{digits}f}"
 
 
+def paired_overhead_row(rows, rt, key, name, side, goal):
+    """A paired measurement of cardflow-bench (PairedSessionOverhead) against the driver, as a
+    report row with its goal: the median of the round ratios and the ratio of the minimums."""
+    paired = next((p for p in rt.get(key, []) if p["name"] == name), None)
+    if not paired:
+        return
+    med, mins = paired["medianRatio"] - 1, paired["ratioOfMinimums"] - 1
+    rows.append(("2 session", f"{name}: time/APDU vs driver, paired, {side} (median of"
+                 f" {paired['rounds']} round ratios; ratio of minimums)",
+                 f"{med * 100:+.1f} %; {mins * 100:+.1f} % ({paired['sessionNanosecondsPerAPDU']:,.0f}"
+                 f" vs {paired['driverNanosecondsPerAPDU']:,.0f} ns)",
+                 f"≤ {goal * 100:.0f} % vs driver", "✅" if max(med, mins) <= goal else "❌"))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--results", default=os.path.join(os.path.dirname(__file__), "results"))
@@ -150,26 +164,12 @@ def main():
                            "Flow-TraceOff": ("flowOverheadPaired", 0.05, "one-step flow of 100 APDUs")}
             if kind in paired_sets:
                 key, goal, side = paired_sets[kind]
-                paired = next((p for p in rt.get(key, []) if p["name"] == name), None)
-                if paired:
-                    med, mins = paired["medianRatio"] - 1, paired["ratioOfMinimums"] - 1
-                    rows.append(("2 session", f"{name}: time/APDU vs driver, paired, {side} (median of"
-                                 f" {paired['rounds']} round ratios; ratio of minimums)",
-                                 f"{med * 100:+.1f} %; {mins * 100:+.1f} % ({paired['sessionNanosecondsPerAPDU']:,.0f}"
-                                 f" vs {paired['driverNanosecondsPerAPDU']:,.0f} ns)",
-                                 f"≤ {goal * 100:.0f} % vs driver", "✅" if max(med, mins) <= goal else "❌"))
+                paired_overhead_row(rows, rt, key, name, side, goal)
             rows.append(("2 session", f"{name}: mallocs/APDU (p50)", fmt(r[2], 1), "", ""))
         # One step of a running flow (no package-benchmark twin): from the end of a first step that
         # sends nothing to the end of a second step of 100 APDUs, against 100 through the driver.
-        step = next((p for p in rt.get("flowStepOverheadPaired", []) if p["name"] == f"FlowStep-TraceOff-Short-{ex}"),
-                    None)
-        if step:
-            med, mins = step["medianRatio"] - 1, step["ratioOfMinimums"] - 1
-            rows.append(("2 session", f"FlowStep-TraceOff-Short-{ex}: time/APDU vs driver, paired, a step of 100 APDUs"
-                         f" in a running flow (median of {step['rounds']} round ratios; ratio of minimums)",
-                         f"{med * 100:+.1f} %; {mins * 100:+.1f} % ({step['sessionNanosecondsPerAPDU']:,.0f}"
-                         f" vs {step['driverNanosecondsPerAPDU']:,.0f} ns)",
-                         "≤ 5 % vs driver", "✅" if max(med, mins) <= 0.05 else "❌"))
+        paired_overhead_row(rows, rt, "flowStepOverheadPaired", f"FlowStep-TraceOff-Short-{ex}",
+                            "a step of 100 APDUs in a running flow", 0.05)
         on, off = session.get(f"Session-TraceOn-Short-{ex}"), session.get(f"Session-TraceOff-Short-{ex}")
         if on and off:
             rows.append(("2 session", f"tracing on vs off ({ex}) (p50; p0)",

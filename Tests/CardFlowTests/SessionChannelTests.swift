@@ -11,9 +11,11 @@ import Testing
 @Suite("CardSession exchange path: trace records and metrics as the channel chain's")
 struct SessionChannelTests {
     /// A reader on a simulated ISO 7816 card, logging to `log` and measuring into `metrics`.
-    static func reader(log: CapturedLog, metrics: CapturingMetricsFactory) async -> (Reader, VirtualCCIDReader) {
+    static func reader(
+        log: CapturedLog, metrics: any MetricsFactory, card: some VirtualCard = ISO7816Card(seed: 1)
+    ) async -> (Reader, VirtualCCIDReader) {
         let virtual = VirtualCCIDReader(configuration: VirtualReaderConfiguration())
-        await virtual.insert(ISO7816Card(seed: 1))
+        await virtual.insert(card)
         let configuration = virtual.configuration
         let driver = CCIDDriver(transport: InMemoryUSBTransport(reader: virtual), descriptor: configuration.descriptor)
         let info = ReaderInfo(
@@ -199,14 +201,7 @@ struct SessionChannelTests {
     @Test func anAnswerWithoutAStatusWordIsATypedErrorTracedAndCounted() async throws {
         let log = CapturedLog()
         let metrics = CapturingMetricsFactory()
-        let virtual = VirtualCCIDReader(configuration: VirtualReaderConfiguration())
-        await virtual.insert(OneByteCard())
-        let configuration = virtual.configuration
-        let driver = CCIDDriver(transport: InMemoryUSBTransport(reader: virtual), descriptor: configuration.descriptor)
-        let info = ReaderInfo(
-            id: "sim:0", name: "Test Reader", vendorID: configuration.vendorID,
-            productID: configuration.productID, descriptor: configuration.descriptor)
-        let reader = Reader(info: info, driver: driver, logger: log.logger(), metricsFactory: metrics)
+        let (reader, _) = await Self.reader(log: log, metrics: metrics, card: OneByteCard())
         try await reader.withSession { session in
             await #expect(throws: CardChannelError.malformedResponse([0x90], instruction: 0xB0)) {
                 try await session.transmit(readFirstFile)
@@ -231,15 +226,7 @@ struct SessionChannelTests {
     /// carry-over, and after several untraced APDUs in a row (which skip the redaction's lock).
     @Test func untracedAPDUsStraightToTheDriverStillHideTheNextGetResponse() async throws {
         let log = CapturedLog(level: .info)
-        let virtual = VirtualCCIDReader(configuration: VirtualReaderConfiguration())
-        await virtual.insert(APDUTestCard())
-        let configuration = virtual.configuration
-        let driver = CCIDDriver(transport: InMemoryUSBTransport(reader: virtual), descriptor: configuration.descriptor)
-        let info = ReaderInfo(
-            id: "sim:0", name: "Test Reader", vendorID: configuration.vendorID,
-            productID: configuration.productID, descriptor: configuration.descriptor)
-        let reader = Reader(
-            info: info, driver: driver, logger: log.logger(), metricsFactory: NOOPMetricsHandler.instance)
+        let (reader, _) = await Self.reader(log: log, metrics: NOOPMetricsHandler.instance, card: APDUTestCard())
         let deferFour = try CommandAPDU(hex: "80500004") // 61 04: four pattern bytes wait
         let getResponse = try CommandAPDU(hex: "00C0000004")
         let noOperation = try CommandAPDU(hex: "80100000")
