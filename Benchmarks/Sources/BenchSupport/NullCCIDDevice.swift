@@ -29,7 +29,9 @@ public final class NullCCIDDevice: USBTransport {
         self.answer = answer
     }
 
-    public func bulkOut(_ data: consuming [UInt8], timeout: Duration) async throws(USBTransportError) {
+    public nonisolated(nonsending) func bulkOut(_ data: consuming [UInt8], timeout: Duration)
+        async throws(USBTransportError)
+    {
         let command = data
         guard command.count >= 10 else { throw USBTransportError.io("short CCID message") }
         let slot = command[5]
@@ -67,7 +69,9 @@ public final class NullCCIDDevice: USBTransport {
         waiting?.resume(returning: reply)
     }
 
-    public func bulkIn(maxLength: Int, timeout: Duration) async throws(USBTransportError) -> [UInt8] {
+    public nonisolated(nonsending) func bulkIn(maxLength: Int, timeout: Duration) async throws(USBTransportError)
+        -> [UInt8]
+    {
         let ready = state.withLock { state -> [UInt8]? in
             state.answers.isEmpty ? nil : state.answers.removeFirst()
         }
@@ -84,11 +88,15 @@ public final class NullCCIDDevice: USBTransport {
         }
     }
 
-    public func interruptIn(maxLength: Int, timeout: Duration) async throws(USBTransportError) -> [UInt8] {
+    public nonisolated(nonsending) func interruptIn(maxLength: Int, timeout: Duration) async throws(USBTransportError)
+        -> [UInt8]
+    {
         throw USBTransportError.noInterruptEndpoint
     }
 
-    public func control(_ request: USBControlRequest, timeout: Duration) async throws(USBTransportError) -> [UInt8] {
+    public nonisolated(nonsending) func control(_ request: USBControlRequest, timeout: Duration)
+        async throws(USBTransportError) -> [UInt8]
+    {
         throw USBTransportError.stall(endpoint: "control")
     }
 

@@ -40,7 +40,7 @@ actor InboundPipe {
     }
 
     typealias Outcome = Result<[UInt8], USBTransportError>
-    typealias Read = @Sendable (_ timeout: Duration) async throws(USBTransportError) -> [UInt8]
+    typealias Read = nonisolated(nonsending) @Sendable (_ timeout: Duration) async throws(USBTransportError) -> [UInt8]
 
     private struct Waiter {
         let key: Key

@@ -4,23 +4,29 @@
 /// reader on a desk, or the in-memory transport of `CardSimulator` for tests, benchmarks and the
 /// demo. Implementations must honour Swift task cancellation: when the calling task is
 /// cancelled, a pending transfer is cancelled and the call throws ``USBTransportError/cancelled``.
+///
+/// The methods are `nonisolated(nonsending)`: they run on their caller's executor, the driver's,
+/// so a transfer is set up and its completion comes back without a hop to the generic executor
+/// and back on every message. An implementation declared without it still conforms, with a hop.
 public protocol USBTransport: Sendable {
     /// Writes one whole CCID message to the bulk-OUT endpoint. The message is handed over
     /// (`consuming`): a transport that passes it on, as the in-memory one does to its simulated
     /// reader, gives the only reference, which can be worked on in place.
-    func bulkOut(_ data: consuming [UInt8], timeout: Duration) async throws(USBTransportError)
+    nonisolated(nonsending) func bulkOut(_ data: consuming [UInt8], timeout: Duration) async throws(USBTransportError)
 
     /// Reads one bulk-IN transfer (one whole CCID message, ended by a short packet) of at most
     /// `maxLength` bytes.
-    func bulkIn(maxLength: Int, timeout: Duration) async throws(USBTransportError) -> [UInt8]
+    nonisolated(nonsending) func bulkIn(maxLength: Int, timeout: Duration) async throws(USBTransportError) -> [UInt8]
 
     /// Reads one interrupt-IN transfer. Throws ``USBTransportError/noInterruptEndpoint`` when the
     /// interface has none.
-    func interruptIn(maxLength: Int, timeout: Duration) async throws(USBTransportError) -> [UInt8]
+    nonisolated(nonsending) func interruptIn(maxLength: Int, timeout: Duration) async throws(USBTransportError)
+        -> [UInt8]
 
     /// Performs a control transfer on the default pipe. For device-to-host requests the answer is
     /// returned; for host-to-device requests the result is empty.
-    func control(_ request: USBControlRequest, timeout: Duration) async throws(USBTransportError) -> [UInt8]
+    nonisolated(nonsending) func control(_ request: USBControlRequest, timeout: Duration)
+        async throws(USBTransportError) -> [UInt8]
 
     /// Writes one whole CCID message whose answer the caller reads next with
     /// ``bulkIn(maxLength:timeout:)``. A transport may start that read before the write has
@@ -30,13 +36,13 @@ public protocol USBTransport: Sendable {
     /// lost or reordered, and the `bulkIn` call's own timeout and cancellation hold. The read is
     /// handed over (`consuming`) with the storage it lends (``USBBulkInRead/storage``). The
     /// default implementation is plain ``bulkOut(_:timeout:)``.
-    func bulkOut(
+    nonisolated(nonsending) func bulkOut(
         _ data: consuming [UInt8], timeout: Duration, readingAhead read: consuming USBBulkInRead
     ) async throws(USBTransportError)
 }
 
 extension USBTransport {
-    public func bulkOut(
+    public nonisolated(nonsending) func bulkOut(
         _ data: consuming [UInt8], timeout: Duration, readingAhead read: consuming USBBulkInRead
     ) async throws(USBTransportError) {
         try await bulkOut(consume data, timeout: timeout)

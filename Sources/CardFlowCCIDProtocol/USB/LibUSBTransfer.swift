@@ -135,7 +135,9 @@ final class LibUSBTransfer: Sendable {
     /// Submits the transfer and waits for it to end. Cancelling the calling task cancels the
     /// transfer. `finishing` runs exactly once, on the thread that ends the transfer (normally
     /// the libusb event thread), before the task resumes; it must not block on Swift tasks.
-    func run(finishing: @escaping @Sendable (LibUSBTransferOutcome) -> Void) async -> LibUSBTransferOutcome {
+    nonisolated(nonsending) func run(finishing: @escaping @Sendable (LibUSBTransferOutcome) -> Void) async
+        -> LibUSBTransferOutcome
+    {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<LibUSBTransferOutcome, Never>) in
                 submit(resuming: continuation, finishing: finishing)
@@ -153,7 +155,7 @@ final class LibUSBTransfer: Sendable {
 
     /// Waits for a transfer begun with ``start(finishing:)`` to end (at once when it has).
     /// Cancelling the calling task cancels the transfer. Call it once.
-    func wait() async -> LibUSBTransferOutcome {
+    nonisolated(nonsending) func wait() async -> LibUSBTransferOutcome {
         if let outcome = takeOutcome() { return outcome }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<LibUSBTransferOutcome, Never>) in

@@ -107,7 +107,7 @@ public final class LibUSBTransport: USBTransport, CustomStringConvertible {
 
     // MARK: - USBTransport
 
-    public func bulkOut(_ data: [UInt8], timeout: Duration) async throws(USBTransportError) {
+    public nonisolated(nonsending) func bulkOut(_ data: [UInt8], timeout: Duration) async throws(USBTransportError) {
         let endpoint = reader.endpoints.bulkOut
         let name = LibUSBErrorMapping.endpointName("bulk-OUT", endpoint)
         let transfer = try LibUSBTransfer.bulk(
@@ -119,7 +119,7 @@ public final class LibUSBTransport: USBTransport, CustomStringConvertible {
         }
     }
 
-    public func bulkOut(
+    public nonisolated(nonsending) func bulkOut(
         _ data: consuming [UInt8], timeout: Duration, readingAhead read: consuming USBBulkInRead
     ) async throws(USBTransportError) {
         // The lent storage goes unused: libusb writes into the transfer's own buffer.
@@ -129,7 +129,9 @@ public final class LibUSBTransport: USBTransport, CustomStringConvertible {
         try await bulkOut(consume data, timeout: timeout)
     }
 
-    public func bulkIn(maxLength: Int, timeout: Duration) async throws(USBTransportError) -> [UInt8] {
+    public nonisolated(nonsending) func bulkIn(maxLength: Int, timeout: Duration) async throws(USBTransportError)
+        -> [UInt8]
+    {
         let endpoint = reader.endpoints.bulkIn
         let name = LibUSBErrorMapping.endpointName("bulk-IN", endpoint)
         let readAhead = state.withLock { state in
@@ -163,7 +165,9 @@ public final class LibUSBTransport: USBTransport, CustomStringConvertible {
         return data
     }
 
-    public func interruptIn(maxLength: Int, timeout: Duration) async throws(USBTransportError) -> [UInt8] {
+    public nonisolated(nonsending) func interruptIn(maxLength: Int, timeout: Duration) async throws(USBTransportError)
+        -> [UInt8]
+    {
         guard let endpoint = reader.endpoints.interruptIn else { throw .noInterruptEndpoint }
         let name = LibUSBErrorMapping.endpointName("interrupt-IN", endpoint)
         let length = Self.wholePackets(maxLength, packetSize: reader.endpoints.interruptInMaxPacketSize ?? 8)
@@ -175,7 +179,9 @@ public final class LibUSBTransport: USBTransport, CustomStringConvertible {
         return data
     }
 
-    public func control(_ request: USBControlRequest, timeout: Duration) async throws(USBTransportError) -> [UInt8] {
+    public nonisolated(nonsending) func control(_ request: USBControlRequest, timeout: Duration)
+        async throws(USBTransportError) -> [UInt8]
+    {
         let transfer = try LibUSBTransfer.control(
             handle: handle, request: request,
             timeoutMilliseconds: Self.milliseconds(timeout))
@@ -273,7 +279,7 @@ public final class LibUSBTransport: USBTransport, CustomStringConvertible {
     /// Returns its answer, or nil when the caller must read afresh (the read ahead ended
     /// without an answer, or was cut short because it would have outlasted the caller). Errors
     /// of the pipe itself (stall, overflow, a gone device) and the caller's cancellation throw.
-    private func takeOver(
+    private nonisolated(nonsending) func takeOver(
         _ readAhead: ReadAhead, until deadline: ContinuousClock.Instant, timeout: Duration, name: String
     ) async throws(USBTransportError) -> [UInt8]? {
         // libusb works in whole milliseconds; a read ahead ending within one of the caller's
@@ -311,7 +317,7 @@ public final class LibUSBTransport: USBTransport, CustomStringConvertible {
     // MARK: - Transfers
 
     /// Registers, runs and maps one transfer. Returns the bytes moved and the data received.
-    private func perform(
+    private nonisolated(nonsending) func perform(
         _ transfer: LibUSBTransfer, endpoint: UInt8, name: String,
         timeout: Duration
     ) async throws(USBTransportError) -> (Int, [UInt8]) {

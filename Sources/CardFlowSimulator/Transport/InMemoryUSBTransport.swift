@@ -9,13 +9,15 @@ public struct InMemoryUSBTransport: USBTransport {
         self.reader = reader
     }
 
-    public func bulkOut(_ data: consuming [UInt8], timeout: Duration) async throws(USBTransportError) {
+    public nonisolated(nonsending) func bulkOut(_ data: consuming [UInt8], timeout: Duration)
+        async throws(USBTransportError)
+    {
         if Task.isCancelled { throw .cancelled }
         try await reader.receiveBulkOut(consume data)
     }
 
     /// Hands the simulated reader the storage the host lends for the answer (``/CardFlowCCIDProtocol/USBBulkInRead/storage``).
-    public func bulkOut(
+    public nonisolated(nonsending) func bulkOut(
         _ data: consuming [UInt8], timeout: Duration, readingAhead read: consuming USBBulkInRead
     ) async throws(USBTransportError) {
         if Task.isCancelled { throw .cancelled }
@@ -25,15 +27,21 @@ public struct InMemoryUSBTransport: USBTransport {
         try await reader.receiveBulkOut(consume data, answerStorage: consume storage)
     }
 
-    public func bulkIn(maxLength: Int, timeout: Duration) async throws(USBTransportError) -> [UInt8] {
+    public nonisolated(nonsending) func bulkIn(maxLength: Int, timeout: Duration) async throws(USBTransportError)
+        -> [UInt8]
+    {
         try await reader.nextBulkIn(maxLength: maxLength, timeout: timeout)
     }
 
-    public func interruptIn(maxLength: Int, timeout: Duration) async throws(USBTransportError) -> [UInt8] {
+    public nonisolated(nonsending) func interruptIn(maxLength: Int, timeout: Duration) async throws(USBTransportError)
+        -> [UInt8]
+    {
         try await reader.nextInterrupt(maxLength: maxLength, timeout: timeout)
     }
 
-    public func control(_ request: USBControlRequest, timeout: Duration) async throws(USBTransportError) -> [UInt8] {
+    public nonisolated(nonsending) func control(_ request: USBControlRequest, timeout: Duration)
+        async throws(USBTransportError) -> [UInt8]
+    {
         try await reader.control(request)
     }
 }
