@@ -78,10 +78,7 @@ final class SessionChannel: Sendable {
     /// synchronous calls around the driver's `transmit`.
     @inline(__always)
     func transmit(_ command: CommandAPDU) async throws -> ResponseAPDU {
-        guard metrics.records || logHandler.logLevel <= .trace else {
-            getResponseRedaction.recordUntraced()
-            return try await backend.exchange(command)
-        }
+        guard !recordUntracedIfUnobserved() else { return try await backend.exchange(command) }
         return try await observedTransmit(command, within: nil)
     }
 
@@ -89,8 +86,7 @@ final class SessionChannel: Sendable {
     /// throws ``ReaderExchangeTimedOut``.
     @inline(__always)
     func transmit(_ command: CommandAPDU, within limit: ExchangeTimeLimit) async throws -> ResponseAPDU {
-        guard metrics.records || logHandler.logLevel <= .trace else {
-            getResponseRedaction.recordUntraced()
+        guard !recordUntracedIfUnobserved() else {
             return try await backend.exchange(command, encoded: command.encoded(), within: limit)
         }
         return try await observedTransmit(command, within: limit)
