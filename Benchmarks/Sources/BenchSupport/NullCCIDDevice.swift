@@ -36,7 +36,8 @@ public final class NullCCIDDevice: USBTransport {
         guard command.count >= 10 else { throw USBTransportError.io("short CCID message") }
         let slot = command[5]
         let sequence = command[6]
-        let reply = state.withLock { state -> [UInt8] in
+        // The answer is made and handed to a waiting read (or queued) under one lock.
+        let (reply, waiting) = state.withLock { state -> ([UInt8], CheckedContinuation<[UInt8], Never>?) in
             let reply: [UInt8]
             switch command[0] {
             case 0x62: // PC_to_RDR_IccPowerOn → RDR_to_PC_DataBlock
@@ -56,15 +57,12 @@ public final class NullCCIDDevice: USBTransport {
             default: // bmCommandStatus 1 (failed), bError 0: command not supported
                 reply = Self.message(0x81, slot, sequence, status: 0x40 | (state.powered ? 0 : 1), chain: 0, [])
             }
-            return reply
-        }
-        let waiting = state.withLock { state -> CheckedContinuation<[UInt8], Never>? in
             if let reader = state.reader {
                 state.reader = nil
-                return reader
+                return (reply, reader)
             }
             state.answers.append(reply)
-            return nil
+            return (reply, nil)
         }
         waiting?.resume(returning: reply)
     }
