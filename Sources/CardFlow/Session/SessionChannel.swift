@@ -21,7 +21,7 @@ final class SessionChannel: Sendable {
     private let logHandler: any LogHandler
     /// Made when the first APDU is traced, replaced when the session adds a redaction rule:
     /// a session that traces nothing makes none.
-    private let tracing: Mutex<TracingCardChannel?>
+    private let tracing: Mutex<TracingChannelBox?>
     /// Shared by every tracing channel the session makes, so GET RESPONSE redaction carries on.
     private let getResponseRedaction = GetResponseRedaction()
     private let metrics: MetricsCardChannel
@@ -49,13 +49,14 @@ final class SessionChannel: Sendable {
         tracing.withLock { $0 = channel }
     }
 
-    private func tracingChannel(redaction: APDURedaction) -> TracingCardChannel {
-        TracingCardChannel(
-            wrapping: backend, logger: logger, redaction: redaction, getResponseRedaction: getResponseRedaction)
+    private func tracingChannel(redaction: APDURedaction) -> TracingChannelBox {
+        TracingChannelBox(
+            TracingCardChannel(
+                wrapping: backend, logger: logger, redaction: redaction, getResponseRedaction: getResponseRedaction))
     }
 
     /// The tracing channel, made (with no redaction) if none was needed before.
-    private func currentTracing() -> TracingCardChannel {
+    private func currentTracing() -> TracingChannelBox {
         tracing.withLock { channel in
             if let channel { return channel }
             let made = tracingChannel(redaction: .none)
@@ -100,7 +101,7 @@ final class SessionChannel: Sendable {
         do {
             if logHandler.logLevel <= .trace {
                 let tracing = currentTracing()
-                response = try await tracing.traced(command) { command, encoded in
+                response = try await tracing.channel.traced(command) { command, encoded in
                     try await backend.exchange(command, encoded: consume encoded, within: limit)
                 }
             } else {
@@ -113,5 +114,16 @@ final class SessionChannel: Sendable {
         }
         metrics.recordAnswer(response, sentAt: sent)
         return response
+    }
+}
+
+/// A session's tracing channel behind one reference: a traced APDU takes it out of the lock with
+/// one retain, where the channel itself (a backend, a logger, its redaction and state) would be
+/// copied field by field, and released so, for every APDU.
+private final class TracingChannelBox: Sendable {
+    let channel: TracingCardChannel
+
+    init(_ channel: TracingCardChannel) {
+        self.channel = channel
     }
 }

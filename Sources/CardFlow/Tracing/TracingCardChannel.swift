@@ -90,6 +90,7 @@ public struct TracingCardChannel: CardChannel {
     /// status word are short strings (stored inline), and each record's metadata dictionary is the
     /// channel's, rewritten in place (``APDUTraceMetadata``); only a record with hidden bytes gets
     /// a copy with `apdu.redacted` added.
+    @inline(__always) // a frame of its own and a hop back after the exchange, per traced APDU
     func traced(
         _ command: CommandAPDU,
         through exchange: (CommandAPDU, consuming [UInt8]) async throws -> ResponseAPDU
