@@ -1,4 +1,4 @@
-import CardFlow
+@_spi(CardFlowInternals) import CardFlow
 import CardFlowDaemonControl
 
 /// What the daemon has told about each simulated reader on its event bus, so that a schedule

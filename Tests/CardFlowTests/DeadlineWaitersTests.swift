@@ -1,4 +1,4 @@
-import CardFlow
+@_spi(CardFlowInternals) import CardFlow
 import Testing
 
 /// An actor that waits the way ``Reader`` and the simulated readers do.

@@ -15,9 +15,12 @@
 ///
 /// The wakes, the counts and adding a waiter are `@inlinable`: the simulator's readers wake on
 /// every message they queue, and unspecialised (from another module) each call looked up this
-/// type's and its dictionary's generic metadata. Hence the stored state is `@usableFromInline`;
-/// only this file changes it.
-package struct DeadlineWaiters<Tag: Sendable, Outcome: Sendable> {
+/// type's and its dictionary's generic metadata (about 7 % of an APDU through the simulated
+/// reader). Hence the stored state is `@usableFromInline`; only this file changes it. The type is
+/// SPI (`@_spi(CardFlowInternals) import CardFlow`), not `package`: this compiler serialises an
+/// `@inlinable package` body but does not specialise it in another module without package-wide
+/// cross-module optimisation, which only unsafe flags turn on.
+@_spi(CardFlowInternals) public struct DeadlineWaiters<Tag: Sendable, Outcome: Sendable> {
     @usableFromInline
     struct Waiter {
         @usableFromInline let tag: Tag
@@ -51,16 +54,16 @@ package struct DeadlineWaiters<Tag: Sendable, Outcome: Sendable> {
     @usableFromInline var sharedTimerTarget: ContinuousClock.Instant?
     @usableFromInline var sharedTimerGeneration: UInt64 = 0
 
-    package init() {}
+    public init() {}
 
     /// How many shared timers were started (tests hold the reuse to it).
-    package var sharedTimersStarted: UInt64 { sharedTimerGeneration }
+    public var sharedTimersStarted: UInt64 { sharedTimerGeneration }
 
     /// Whether no task is waiting.
-    @inlinable package var isEmpty: Bool { waiting == 0 }
+    @inlinable public var isEmpty: Bool { waiting == 0 }
 
     /// How many tasks wait.
-    @inlinable package var count: Int { waiting }
+    @inlinable public var count: Int { waiting }
 
     /// A fresh identity for the next waiter.
     @inlinable
@@ -121,7 +124,7 @@ package struct DeadlineWaiters<Tag: Sendable, Outcome: Sendable> {
 
     /// Resumes waiter `id` with `outcome` if it still waits (a second wake does nothing).
     @inlinable
-    package mutating func wake(_ id: UInt64, with outcome: Outcome) {
+    public mutating func wake(_ id: UInt64, with outcome: Outcome) {
         guard waiting > 0, let waiter = waiters.removeValue(forKey: id) else { return }
         waiting = waiters.count
         waiter.timer?.cancel()
@@ -130,7 +133,7 @@ package struct DeadlineWaiters<Tag: Sendable, Outcome: Sendable> {
 
     /// Resumes every waiter whose tag matches with `outcome`.
     @inlinable
-    package mutating func wake(where matches: (Tag) -> Bool, with outcome: Outcome) {
+    public mutating func wake(where matches: (Tag) -> Bool, with outcome: Outcome) {
         guard waiting > 0 else { return }
         for (id, waiter) in waiters where matches(waiter.tag) {
             waiters[id] = nil
@@ -142,7 +145,7 @@ package struct DeadlineWaiters<Tag: Sendable, Outcome: Sendable> {
 
     /// Resumes every waiter with `outcome`.
     @inlinable
-    package mutating func wakeAll(with outcome: Outcome) {
+    public mutating func wakeAll(with outcome: Outcome) {
         guard waiting > 0 else { return }
         let woken = waiters
         waiters.removeAll()
@@ -157,11 +160,11 @@ package struct DeadlineWaiters<Tag: Sendable, Outcome: Sendable> {
 extension DeadlineWaiters where Outcome == Void {
     /// Resumes every waiter whose tag matches.
     @inlinable
-    package mutating func wake(where matches: (Tag) -> Bool) { wake(where: matches, with: ()) }
+    public mutating func wake(where matches: (Tag) -> Bool) { wake(where: matches, with: ()) }
 
     /// Resumes every waiter.
     @inlinable
-    package mutating func wakeAll() { wakeAll(with: ()) }
+    public mutating func wakeAll() { wakeAll(with: ()) }
 }
 
 /// An actor that suspends tasks in its ``deadlineWaiters``.

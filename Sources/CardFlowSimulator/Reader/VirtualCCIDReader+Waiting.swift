@@ -1,4 +1,4 @@
-import CardFlow
+@_spi(CardFlowInternals) import CardFlow
 
 // Waiting for data with a deadline on the injected clock, and waking waiters.
 extension VirtualCCIDReader {

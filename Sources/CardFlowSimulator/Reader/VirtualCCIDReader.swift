@@ -1,4 +1,4 @@
-import CardFlow
+@_spi(CardFlowInternals) import CardFlow
 import CardFlowCCID
 import CardFlowCCIDProtocol
 import Logging
