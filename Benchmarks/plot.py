@@ -64,7 +64,9 @@ def parse_usb(results):
 PCSC_PARTS = [("in-memory", "in memory", "pcscd + in-memory IFD handler", "CardFlow sim:iso7816 (in process)"),
               ("in-memory-1cpu", "in memory, 1 CPU", "pcscd + in-memory IFD handler, all on CPU 0",
                "CardFlow sim:iso7816, on CPU 0"),
-              ("usb", "emulated USB", "pcscd + libccid, emulated USB reader", "CardFlow --reader usb, same reader")]
+              ("usb", "emulated USB", "pcscd + libccid, emulated USB reader", "CardFlow --reader usb, same reader"),
+              ("usb-pinned", "emulated USB, pinned", "pcscd + libccid on CPU 1, the emulated bus on CPU 0",
+               "CardFlow --reader usb on CPU 1")]
 
 
 def parse_pcsc(results):
@@ -255,8 +257,15 @@ def main():
             continue
         rows.append(("7 pcsc-lite", f"{title}: {pcsc_path}: APDU/s", fmt(p), "", ""))
         rows.append(("7 pcsc-lite", f"{title}: {cardflow_path}: APDU/s", fmt(c), "", ""))
-        rows.append(("7 pcsc-lite", f"{title}: CardFlow / pcsc-lite ({detail})", f"{ratio:.3f}",
-                     "≥ 1.0", f"{ratio:.2f}× {'✅' if ratio >= 1 else '❌'}"))
+        spread = re.search(r"rounds ([\d.]+) to ([\d.]+)", detail)
+        if key.startswith("usb") and spread:
+            # Issue 40's goal over the emulated USB reader: 1.5x pcscd + libccid in every round.
+            lowest = float(spread.group(1))
+            rows.append(("7 pcsc-lite", f"{title}: CardFlow / pcsc-lite ({detail})", f"{ratio:.3f}",
+                         "≥ 1.5 in every round", f"lowest {lowest:.2f}× {'✅' if lowest >= 1.5 else '❌'}"))
+        else:
+            rows.append(("7 pcsc-lite", f"{title}: CardFlow / pcsc-lite ({detail})", f"{ratio:.3f}",
+                         "≥ 1.0", f"{ratio:.2f}× {'✅' if ratio >= 1 else '❌'}"))
 
     out = ["# CardFlow benchmark results", "",
            f"- Date: {args.date}", f"- Command: `{args.command}`", f"- Machine: {args.machine}",
