@@ -22,14 +22,14 @@ public struct ReaderDriverChannel: CardChannel {
     /// measurable share of the session's cost.
     @inline(__always)
     func exchange(_ command: CommandAPDU) async throws -> ResponseAPDU {
-        try ResponseAPDU(answer: try await driver.transmit(command.encoded()), to: command)
+        try await driver.exchange(command, encoded: command.encoded())
     }
 
     /// ``exchange(_:)`` of a command already encoded (`encoded` is `command.encoded()`): the
     /// traced path encodes once for the trace and the backend.
     @inline(__always)
     func exchange(_ command: CommandAPDU, encoded: consuming [UInt8]) async throws -> ResponseAPDU {
-        try ResponseAPDU(answer: try await driver.transmit(consume encoded), to: command)
+        try await driver.exchange(command, encoded: consume encoded)
     }
 
     /// ``exchange(_:encoded:)`` within `limit` (``ReaderDriver/transmit(_:timeLimit:clock:)``),
@@ -42,6 +42,16 @@ public struct ReaderDriverChannel: CardChannel {
         return try ResponseAPDU(
             answer: try await driver.transmit(consume encoded, timeLimit: limit.duration, clock: limit.clock),
             to: command)
+    }
+}
+
+extension ReaderDriver {
+    /// `command` (whose bytes are `encoded`) sent with ``transmit(_:)``, its answer decoded: the
+    /// one definition for ``ReaderDriverChannel`` and for ``CardSession/transmit(_:)``'s path
+    /// straight to the driver, which is inlined into its callers' modules (hence `@inlinable`).
+    @inlinable @inline(__always)
+    func exchange(_ command: CommandAPDU, encoded: consuming [UInt8]) async throws -> ResponseAPDU {
+        try ResponseAPDU(answer: try await transmit(consume encoded), to: command)
     }
 }
 

@@ -52,7 +52,7 @@ public final actor CardSession: CardChannel {
         // generic executor that entering a nonisolated async function costs.
         guard try needsOnlyTheDriver() else { return try await observedTransmit(command) }
         do {
-            return try ResponseAPDU(answer: try await reader.driver.transmit(command.encoded()), to: command)
+            return try await reader.driver.exchange(command, encoded: command.encoded())
         } catch {
             await noteExchangeFailure(error)
             throw error
@@ -74,11 +74,11 @@ public final actor CardSession: CardChannel {
         if error.meansCardLost { await reader.noteCardLost() }
     }
 
-    /// ``transmit(_:)`` through the session's tracing, metrics and APDU timeout.
+    /// ``transmit(_:)`` through the session's tracing, metrics and APDU timeout (called after
+    /// ``needsOnlyTheDriver()``, which has checked that the session is open).
     @usableFromInline
     nonisolated func observedTransmit(_ command: CommandAPDU) async throws -> ResponseAPDU {
         let channel = self.channel
-        guard !channel.isClosed else { throw SessionError.sessionClosed }
         do {
             guard let timeout = policy.apduTimeout else { return try await channel.transmit(command) }
             // The backend holds the exchange to the timeout (the CCID driver with its own
