@@ -249,6 +249,40 @@ struct MultiSlotDriverTests {
         #expect(await harness.reader.slotBusyRefusals == 0)
     }
 
+    // The driver starts an operation's clock with its first message, not on entry; a wait for
+    // a busy slot must still count (it is where a slow neighbour holds a caller longest).
+    @Test(
+        "bMaxCCIDBusySlots 1: the wait for the busy slot counts against the exchange time limit",
+        .timeLimit(.minutes(1)))
+    func busySlotWaitCountsAgainstTheLimit() async throws {
+        let harness = await MultiSlotHarness(
+            busySlots: 1, cards: [SlowEchoCard(delay: .seconds(2)), SlowEchoCard(delay: .seconds(2))],
+            exchangeTimeLimit: .seconds(3))
+        _ = try await harness.driver.powerOn(slot: 0)
+        _ = try await harness.driver.powerOn(slot: 1)
+        let first = Task { try await harness.driver.transmit(echo(0xA0), slot: 0) }
+        try await harness.waitUntilCardsReceived(1)
+        let ended = CompletionOrder()
+        let waiting = Task {
+            defer { Task { await ended.note(1) } }
+            return try await harness.driver.transmit(echo(0xB1), slot: 1)
+        }
+        try await harness.settle()
+        await harness.clock.advance(by: .seconds(2))
+        #expect(try await first.value == [0xA0, 0xA0, 0x90, 0x00])
+        // Slot 1 waited 2 s for the busy slot, so 1 s of its 3 s is left for a 2 s card: the
+        // limit ends it. Had its clock started with its message, the card's answer (at 4 s)
+        // would come within the limit. (The clock keeps moving until the task has ended, so when
+        // it ended is not exact on a loaded machine; the outcome is.)
+        while await ended.order.isEmpty, harness.clock.now() < .seconds(10) {
+            await harness.clock.advance(by: .milliseconds(500))
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        await #expect(throws: CCIDDriverError.exchangeTimeLimitExceeded(limit: .seconds(3), during: .xfrBlock)) {
+            try await waiting.value
+        }
+    }
+
     @Test(
         "the simulated reader answers CMD_SLOT_BUSY beyond bMaxCCIDBusySlots and to a busy slot",
         arguments: [UInt8(1), UInt8(2)])

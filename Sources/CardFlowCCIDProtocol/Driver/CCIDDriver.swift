@@ -31,13 +31,29 @@ public actor CCIDDriver {
     private let logHandler: any LogHandler
     private let readBufferLength: Int
     private let timeSource: any CCIDTimeSource
-    /// When the operation now running on each slot must end, and the limit that says so
-    /// (``CCIDDriverConfiguration/exchangeTimeLimit`` or the caller's, the shorter).
-    private var operationDeadlines = SlotTable<OperationDeadline>()
+    /// The time limit of the operation now running on each slot. Its clock starts with the
+    /// operation's first message (before any wait for a busy slot), on the reading that times
+    /// that message: one clock reading less per APDU than starting it on entry, and only
+    /// in-memory work lies between the two.
+    private var operationBounds = SlotTable<OperationBound>()
 
+    /// When an operation must end, and the limit that says so
+    /// (``CCIDDriverConfiguration/exchangeTimeLimit`` or the caller's, the shorter).
     private struct OperationDeadline {
         var deadline: Duration
         var limit: Duration
+
+        /// What is left at `now`; nil when it is used up.
+        func left(at now: Duration) -> Duration? {
+            let left = deadline - now
+            return left > .zero ? left : nil
+        }
+    }
+
+    private enum OperationBound {
+        /// Entered, no message sent yet; the caller's own deadline, if it gave one.
+        case notStarted(caller: OperationDeadline?)
+        case running(OperationDeadline)
     }
 
     /// Whether the driver's time source reads real time (``CCIDTimeSource/measuresRealTime``):
@@ -303,23 +319,30 @@ public actor CCIDDriver {
             try await waitForSlot(slot, ticket: ticket)
         }
         defer {
-            operationDeadlines[slot] = nil
+            operationBounds[slot] = nil
             leaveSlot(slot)
         }
         try Task.checkCancellation()
-        var bound = OperationDeadline(
-            deadline: timeSource.now() + configuration.exchangeTimeLimit, limit: configuration.exchangeTimeLimit)
-        if let callerBound, callerBound.deadline < bound.deadline { bound = callerBound }
-        operationDeadlines[slot] = bound
+        operationBounds[slot] = .notStarted(caller: callerBound)
         return try await body()
     }
 
-    /// What is left of the time limit of the operation running on `slot` at `now` (the time
-    /// source's reading, taken by a caller that needs it anyway); nil when it is used up.
-    private func timeLeft(slot: UInt8, now: Duration? = nil) -> Duration? {
-        guard let bound = operationDeadlines[slot] else { return configuration.exchangeTimeLimit }
-        let left = bound.deadline - (now ?? timeSource.now())
-        return left > .zero ? left : nil
+    /// The deadline of the operation running on `slot`; its first message starts its clock at
+    /// `now` (the time source's reading, taken by a caller that needs it anyway).
+    private func operationDeadline(slot: UInt8, now: Duration) -> OperationDeadline {
+        let limit = configuration.exchangeTimeLimit
+        switch operationBounds[slot] {
+        case .running(let deadline):
+            return deadline
+        case .notStarted(let caller):
+            var deadline = OperationDeadline(deadline: now + limit, limit: limit)
+            if let caller, caller.deadline < deadline.deadline { deadline = caller }
+            operationBounds[slot] = .running(deadline)
+            return deadline
+        case nil:
+            // A message outside an operation is an operation of its own.
+            return OperationDeadline(deadline: now + limit, limit: limit)
+        }
     }
 
     /// Waits for `ticket`'s turn on `slot` (the slot was busy when it was asked for).
@@ -372,7 +395,11 @@ public actor CCIDDriver {
             throw CCIDDriverError.noSuchSlot(slot, slotCount: descriptor.slotCount)
         }
         // Fewer than bMaxCCIDBusySlots commands outstanding: no suspension point (see exclusively).
-        if let ticket = busySlots.tryEnter() { try await waitForBusySlot(ticket) }
+        if let ticket = busySlots.tryEnter() {
+            // The wait counts against the operation's time limit: its clock starts here.
+            _ = operationDeadline(slot: slot, now: timeSource.now())
+            try await waitForBusySlot(ticket)
+        }
         defer { leaveBusySlot() }
         // Answers for the slot are collected from before the command goes out.
         await bulkIn.open(slot)
@@ -413,10 +440,12 @@ public actor CCIDDriver {
                         stringLiteral: CCIDTraceLine.sent(type, sequence: sequence, length: encoded.count)),
                     metadata: nil, source: nil, file: #fileID, function: #function, line: #line))
         }
-        let limitExceeded = CCIDDriverError.exchangeTimeLimitExceeded(
-            limit: operationDeadlines[slot]?.limit ?? configuration.exchangeTimeLimit, during: type)
+        // The operation's deadline is fixed from its first message on: read once per exchange.
+        let sending = timeSource.now()
+        let deadline = operationDeadline(slot: slot, now: sending)
+        let limitExceeded = CCIDDriverError.exchangeTimeLimitExceeded(limit: deadline.limit, during: type)
         // Nothing of this command has reached the reader yet: no abort needed.
-        guard let leftToWrite = timeLeft(slot: slot) else { throw limitExceeded }
+        guard let leftToWrite = deadline.left(at: sending) else { throw limitExceeded }
         let writeTimeout = min(configuration.writeTimeout, leftToWrite)
         eventCounts.messagesSent += 1
         // The answer's read may start with the write (the transport decides): the first read
@@ -444,7 +473,7 @@ public actor CCIDDriver {
             // One reading of the time source serves both (a clock read is a few percent of a
             // fast exchange).
             let readStarted = timeSource.now()
-            guard let left = timeLeft(slot: slot, now: readStarted) else {
+            guard let left = deadline.left(at: readStarted) else {
                 await abort(slot: slot, sequence: sequence)
                 throw limitExceeded
             }

@@ -159,12 +159,15 @@ actor InboundPipe {
             callerReading = false
             startPumpIfNeeded()
         }
+        // The first transfer starts at `started`: next() read the clock just now, or its caller
+        // did, on this executor (the driver shares it), so nothing passed in between.
+        var now = started
         while true {
-            let now = timeSource.now()
             switch await readOnce(max(.zero, timeout - (now - started)), at: now) {
             case .success(let bytes):
                 if let mine = dispatch(bytes, reader: key) { return .success(mine) }
                 if let mine = takeFirst(for: key) { return mine }
+                now = timeSource.now()
             case .failure(.timeout):
                 return .failure(.timeout(endpoint: endpoint, after: timeout))
             case .failure(.cancelled):
