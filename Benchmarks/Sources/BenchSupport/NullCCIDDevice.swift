@@ -32,6 +32,19 @@ public final class NullCCIDDevice: USBTransport {
     public nonisolated(nonsending) func bulkOut(_ data: consuming [UInt8], timeout: Duration)
         async throws(USBTransportError)
     {
+        try receive(consume data)
+    }
+
+    /// The driver's call. Implemented here rather than left to the protocol's default, which
+    /// would add an async frame of its own per message to what Driver-Null counts as the
+    /// driver's; this device reads nothing ahead.
+    public nonisolated(nonsending) func bulkOut(
+        _ data: consuming [UInt8], timeout: Duration, readingAhead read: consuming USBBulkInRead
+    ) async throws(USBTransportError) {
+        try receive(consume data)
+    }
+
+    private func receive(_ data: consuming [UInt8]) throws(USBTransportError) {
         let command = data
         guard command.count >= 10 else { throw USBTransportError.io("short CCID message") }
         let slot = command[5]
@@ -103,11 +116,22 @@ public final class NullCCIDDevice: USBTransport {
     private static func message(
         _ type: UInt8, _ slot: UInt8, _ sequence: UInt8, status: UInt8, chain: UInt8, _ data: [UInt8]
     ) -> [UInt8] {
+        // One allocation of the message's size, as a null IFD handler writes into the caller's
+        // buffer: a header array grown by the data was a second allocation and a copy per
+        // answer, counted in Driver-Null as if it were the driver's.
         let length = UInt32(data.count)
-        var bytes: [UInt8] = [
-            type, UInt8(length & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length >> 16 & 0xFF), UInt8(length >> 24),
-            slot, sequence, status, 0x00, chain,
-        ]
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(10 + data.count)
+        bytes.append(type)
+        bytes.append(UInt8(length & 0xFF))
+        bytes.append(UInt8(length >> 8 & 0xFF))
+        bytes.append(UInt8(length >> 16 & 0xFF))
+        bytes.append(UInt8(length >> 24))
+        bytes.append(slot)
+        bytes.append(sequence)
+        bytes.append(status)
+        bytes.append(0x00)
+        bytes.append(chain)
         bytes.append(contentsOf: data)
         return bytes
     }
