@@ -396,7 +396,8 @@ public actor CCIDDriver {
         }
         // Fewer than bMaxCCIDBusySlots commands outstanding: no suspension point (see exclusively).
         if let ticket = busySlots.tryEnter() {
-            // The wait counts against the operation's time limit: its clock starts here.
+            // The wait counts against the operation's time limit: its clock starts here, unless
+            // an earlier message of the operation started it.
             _ = operationDeadline(slot: slot, now: timeSource.now())
             try await waitForBusySlot(ticket)
         }
@@ -440,7 +441,7 @@ public actor CCIDDriver {
                         stringLiteral: CCIDTraceLine.sent(type, sequence: sequence, length: encoded.count)),
                     metadata: nil, source: nil, file: #fileID, function: #function, line: #line))
         }
-        // The operation's deadline is fixed from its first message on: read once per exchange.
+        // The operation's deadline is fixed from its first message on: looked up once per exchange.
         let sending = timeSource.now()
         let deadline = operationDeadline(slot: slot, now: sending)
         let limitExceeded = CCIDDriverError.exchangeTimeLimitExceeded(limit: deadline.limit, during: type)

@@ -15,7 +15,8 @@ public struct CCIDDriverConfiguration: Sendable, Hashable {
     /// ``CCIDDriverError/exchangeTimeLimitExceeded(limit:during:)``. The per-read timeouts and
     /// extension counts alone would allow hours (64 extensions × 254 × 3 s); five minutes leave
     /// room for slow on-card key generation. The limit runs from the operation's first message
-    /// (a wait for one of the reader's busy slots included), not from its wait for the slot.
+    /// (a wait for one of the reader's busy slots, bMaxCCIDBusySlots, included); the wait for
+    /// earlier operations on the same slot does not count.
     public var exchangeTimeLimit: Duration = .seconds(300)
     /// Frames with a wrong bSeq/bSlot discarded before the exchange fails (pcsc-lite: 10).
     public var maxDiscardedFrames: Int = 10
