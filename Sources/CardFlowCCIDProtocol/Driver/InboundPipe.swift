@@ -115,8 +115,10 @@ actor InboundPipe {
     /// immediate read when the pipe is idle.
     ///
     /// - Parameter since: when the wait began on the ``CCIDTimeSource`` (now by default): a
-    ///   caller that computed `timeout` from a deadline passes the time it did so, so the hop
-    ///   to this actor does not lengthen the wait.
+    ///   caller that computed `timeout` from a deadline passes the time it did so. When the pipe
+    ///   is idle, that reading also stands for "now" at its first transfer (one clock reading
+    ///   less), so only a caller on this pipe's executor passes it (the driver shares it):
+    ///   nothing can pass between its reading and the transfer.
     func next(for key: Key, timeout: Duration, since: Duration? = nil) async -> Outcome {
         open(key)
         if let first = takeFirst(for: key) { return first }
