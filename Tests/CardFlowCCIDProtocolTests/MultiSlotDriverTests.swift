@@ -262,11 +262,7 @@ struct MultiSlotDriverTests {
         _ = try await harness.driver.powerOn(slot: 1)
         let first = Task { try await harness.driver.transmit(echo(0xA0), slot: 0) }
         try await harness.waitUntilCardsReceived(1)
-        let ended = CompletionOrder()
-        let waiting = Task {
-            defer { Task { await ended.note(1) } }
-            return try await harness.driver.transmit(echo(0xB1), slot: 1)
-        }
+        let waiting = Task { try await harness.driver.transmit(echo(0xB1), slot: 1) }
         try await harness.settle()
         await harness.clock.advance(by: .seconds(2))
         #expect(try await first.value == [0xA0, 0xA0, 0x90, 0x00])
@@ -274,12 +270,12 @@ struct MultiSlotDriverTests {
         // limit ends it. Had its clock started with its message, the card's answer (at 4 s)
         // would come within the limit. (The clock keeps moving until the task has ended, so when
         // it ended is not exact on a loaded machine; the outcome is.)
-        while await ended.order.isEmpty, harness.clock.now() < .seconds(10) {
-            await harness.clock.advance(by: .milliseconds(500))
-            try await Task.sleep(for: .milliseconds(1))
-        }
-        await #expect(throws: CCIDDriverError.exchangeTimeLimitExceeded(limit: .seconds(3), during: .xfrBlock)) {
+        let outcome = await harness.clock.runAdvancing(by: .milliseconds(500), giveUpAt: .seconds(10)) {
             try await waiting.value
+        }
+        let result = try #require(outcome, "slot 1's exchange did not end within 10 s of the clock")
+        #expect(throws: CCIDDriverError.exchangeTimeLimitExceeded(limit: .seconds(3), during: .xfrBlock)) {
+            try result.get()
         }
     }
 
