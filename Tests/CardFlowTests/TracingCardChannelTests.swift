@@ -32,16 +32,24 @@ struct TracingCardChannelTests {
     /// The channel rewrites its records' metadata in place from one APDU to the next; a handler
     /// that keeps the records' dictionaries must still hold each APDU's own values, and the
     /// redaction mark of one record must not stay on later ones. Both ways a handler can take
-    /// them: copied out at once, or kept as given.
+    /// them: copied out at once, or kept as given. A value the previous APDU had is not written
+    /// again, so the later APDUs change one value at a time (the status word, then the
+    /// instruction, then nothing) and the last changes the length alone.
     @Test(arguments: [false, true])
     func recordsKeepTheirOwnMetadata(keepingEvents: Bool) async throws {
         let log = CapturedLog(keepingEvents: keepingEvents)
         let channel = TracingCardChannel(
-            wrapping: try ExchangeScriptChannel(answers: [Self.fci + "9000", "6A82", "0102 6300"]),
+            wrapping: try ExchangeScriptChannel(answers: [
+                Self.fci + "9000", "6A82", "0102 6300", "0304 9000", "0506 9000", "0506 9000", "9000",
+            ]),
             logger: log.logger(), redaction: .instruction(0x20))
         _ = try await channel.transmit(CommandAPDU(hex: Self.select))
         _ = try await channel.transmit(CommandAPDU(hex: "0020008104 31323334"))
         _ = try await channel.transmit(CommandAPDU(hex: "00B0000002"))
+        _ = try await channel.transmit(CommandAPDU(hex: "00B0000202"))
+        _ = try await channel.transmit(CommandAPDU(hex: "00CA010102"))
+        _ = try await channel.transmit(CommandAPDU(hex: "00CA010102"))
+        _ = try await channel.transmit(CommandAPDU(hex: "00CA010200"))
         let expected: [[String: String]] = [
             ["apdu.ins": "A4"],
             ["apdu.ins": "A4", "apdu.sw": "9000"],
@@ -52,6 +60,18 @@ struct TracingCardChannelTests {
             ["apdu.ins": "B0"],
             ["apdu.ins": "B0", "apdu.sw": "6300"],
             ["apdu.ins": "B0", "apdu.sw": "6300", "apdu.length": "2"],
+            ["apdu.ins": "B0"],
+            ["apdu.ins": "B0", "apdu.sw": "9000"],
+            ["apdu.ins": "B0", "apdu.sw": "9000", "apdu.length": "2"],
+            ["apdu.ins": "CA"],
+            ["apdu.ins": "CA", "apdu.sw": "9000"],
+            ["apdu.ins": "CA", "apdu.sw": "9000", "apdu.length": "2"],
+            ["apdu.ins": "CA"],
+            ["apdu.ins": "CA", "apdu.sw": "9000"],
+            ["apdu.ins": "CA", "apdu.sw": "9000", "apdu.length": "2"],
+            ["apdu.ins": "CA"],
+            ["apdu.ins": "CA", "apdu.sw": "9000"],
+            ["apdu.ins": "CA", "apdu.sw": "9000", "apdu.length": "0"],
         ]
         #expect(log.all.map(\.metadata) == expected)
         #expect(log.keptEventMetadata == (keepingEvents ? expected : []))

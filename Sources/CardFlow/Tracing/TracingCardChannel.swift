@@ -1,4 +1,3 @@
-import CardFlowHex
 import Logging
 
 /// A ``CardChannel`` that logs every exchange with another channel at `trace` level, in the
@@ -86,21 +85,22 @@ public struct TracingCardChannel: CardChannel {
     /// Traces `command` and its answer around `exchange`, which gets the command's encoded bytes
     /// too (the send line needed them; a backend need not encode them again).
     ///
-    /// What the records cost: each line is one string (``APDUTraceText``), the instruction and
-    /// status word are short strings (stored inline), and each record's metadata dictionary is the
-    /// channel's, rewritten in place (``APDUTraceMetadata``); only a record with hidden bytes gets
-    /// a copy with `apdu.redacted` added.
+    /// What the records cost: each line is one string (``APDUTraceText``), and each record's
+    /// metadata dictionary is the channel's, rewritten in place where the APDU's instruction, status
+    /// word or length differs from the previous one's (``APDUTraceMetadata``); only a record with
+    /// hidden bytes gets a copy with `apdu.redacted` added.
     @inline(__always) // a frame of its own and a hop back after the exchange, per traced APDU
     func traced(
         _ command: CommandAPDU,
         through exchange: (CommandAPDU, consuming [UInt8]) async throws -> ResponseAPDU
     ) async throws -> ResponseAPDU {
         let ranges = redaction.hidesNothing ? .none : redaction.ranges(for: command)
-        let responseRanges = ranges.responseData + getResponseRedaction.carriedRanges(for: command)
-        let instruction = Logger.MetadataValue.string(HexFormat.digits(command.ins))
+        let carried = getResponseRedaction.carriedRanges(for: command)
+        // Joined only when there is something to join (`+` makes a new array even of two empty ones).
+        let responseRanges = carried.isEmpty ? ranges.responseData : ranges.responseData + carried
 
         var metadata = metadataStore.take()
-        metadata.setInstruction(instruction)
+        metadata.setInstruction(command.ins)
         let encoded = command.encoded()
         let sendLine = APDUTraceText.sendLine(command, encoded: encoded, hiding: ranges.commandData)
         record(sendLine.text, metadata: sendLine.redacted ? Self.markedRedacted(metadata.send) : metadata.send)
@@ -115,16 +115,14 @@ public struct TracingCardChannel: CardChannel {
             logger.trace(
                 "APDU exchange failed: \(error)",
                 metadata: [
-                    APDUTraceMetadata.instructionKey: instruction,
+                    APDUTraceMetadata.instructionKey: APDUTraceMetadata.instructionValues[Int(command.ins)],
                     "error.type": "\(String(describing: type(of: error)))",
                 ])
             throw error
         }
         getResponseRedaction.recordTraced(command, ownRanges: ranges.responseData, response: response)
 
-        metadata.setAnswer(
-            statusWord: .string(HexFormat.digits(UInt16(response.sw1) << 8 | UInt16(response.sw2))),
-            length: .string(String(response.data.count)))
+        metadata.setAnswer(statusWord: UInt16(response.sw1) << 8 | UInt16(response.sw2), length: response.data.count)
         record(APDUTraceText.statusLine(response), metadata: metadata.status)
         let responseLine = APDUTraceText.responseLine(response, hiding: responseRanges)
         record(
