@@ -173,3 +173,33 @@ import Testing
         #expect(other.interfaces[0].supportedDataRates == nil)
     }
 }
+
+/// The default answer to "does this T=0 header send data?" (`VirtualCard.t0TakesData(header:)`),
+/// checked against ISO/IEC 7816-4's interindustry instructions: those whose command carries data
+/// get an ACK for it, the rest are answered at once.
+@Suite struct DefaultT0DataInstructionTests {
+    /// A card with nothing of its own: every answer comes from the protocol's defaults.
+    struct PlainCard: VirtualCard {
+        var kind: String { "plain" }
+        var technology: ContactlessTechnology { .isoDepTypeA(ats: [0x05, 0x78, 0x80, 0x70, 0x02]) }
+        var uid: [UInt8] { [] }
+        mutating func powerOn() {}
+        mutating func process(_ command: [UInt8]) -> [UInt8] { [0x90, 0x00] }
+    }
+
+    @Test func commandsWithDataTakeItAndOthersDoNot() {
+        let card = PlainCard()
+        // ISO/IEC 7816-4 §11: VERIFY, MANAGE SECURITY ENVIRONMENT, CHANGE REFERENCE DATA, PERFORM
+        // SECURITY OPERATION, EXTERNAL and INTERNAL AUTHENTICATE, SELECT, ENVELOPE, UPDATE BINARY,
+        // UPDATE RECORD, CREATE FILE.
+        for ins: UInt8 in [0x20, 0x22, 0x24, 0x2A, 0x82, 0x88, 0xA4, 0xC2, 0xD6, 0xDC, 0xE0] {
+            #expect(card.t0TakesData(header: [0x00, ins, 0x00, 0x00, 0x02]), "INS \(ins)")
+        }
+        // READ BINARY, READ RECORD, GET RESPONSE, GET CHALLENGE, GET DATA, and a proprietary one.
+        for ins: UInt8 in [0xB0, 0xB2, 0xC0, 0x84, 0xCA, 0x5A] {
+            #expect(!card.t0TakesData(header: [0x00, ins, 0x00, 0x00, 0x02]), "INS \(ins)")
+        }
+        #expect((0...255).filter { card.t0TakesData(header: [0x00, UInt8($0), 0, 0, 1]) }.count == 38)
+        #expect(!card.t0TakesData(header: [0x00]))
+    }
+}

@@ -13,8 +13,9 @@ struct CharacterLine: Sendable {
 
     private enum T0Stage: Sendable {
         case header([UInt8])
-        /// The card acknowledged a command with data; `data` arrived so far.
-        case incoming(header: [UInt8], data: [UInt8])
+        /// The card acknowledged a command with data: the TPDU so far, its five header bytes and
+        /// the data that arrived (kept together, so the whole TPDU goes to the card without a copy).
+        case incoming(tpdu: [UInt8])
         /// The card is stuck sending NULL.
         case stalled
         /// The card said nothing more (mute, or after a broken answer).
@@ -118,12 +119,12 @@ struct CharacterLine: Sendable {
     /// the command through ``t0Received``) in one append, and returns how many it took. The same
     /// effect as character by character.
     private mutating func t0ReceiveData(_ bytes: ArraySlice<UInt8>) -> Int {
-        guard !behaviour.oneByteAtATime, case .incoming(let header, var data) = t0Stage else { return 0 }
-        let count = min(Int(header[4]) - 1 - data.count, bytes.count)
+        guard !behaviour.oneByteAtATime, case .incoming(var tpdu) = t0Stage else { return 0 }
+        let count = min(5 + Int(tpdu[4]) - 1 - tpdu.count, bytes.count)
         guard count > 0 else { return 0 }
         t0Stage = .silent
-        data.append(contentsOf: bytes.prefix(count))
-        t0Stage = .incoming(header: header, data: data)
+        tpdu.append(contentsOf: bytes.prefix(count))
+        t0Stage = .incoming(tpdu: tpdu)
         return count
     }
 
@@ -204,9 +205,9 @@ struct CharacterLine: Sendable {
             if header[4] != 0, takesData(header) {
                 // Command data follows: ACK it all at once, or one byte at a time.
                 sendT0(nulls + [behaviour.oneByteAtATime ? ~ins : ins], instruction: ins, endsWithStatusWord: false)
-                var data: [UInt8] = []
-                data.reserveCapacity(Int(header[4]))
-                t0Stage = .incoming(header: header, data: data)
+                var tpdu = header
+                tpdu.reserveCapacity(5 + Int(header[4]))
+                t0Stage = .incoming(tpdu: tpdu)
                 return
             }
             t0Stage = .header([])
@@ -220,21 +221,23 @@ struct CharacterLine: Sendable {
                     header: header, incomingLength: 0, answer: answer,
                     nullBytes: behaviour.nullBytes, oneByteAtATime: behaviour.oneByteAtATime),
                 instruction: ins)
-        case .incoming(let header, var data):
+        case .incoming(var tpdu):
             t0Stage = .silent
-            data.append(byte)
-            guard data.count == Int(header[4]) else {
-                if behaviour.oneByteAtATime { sendT0([~header[1]], instruction: header[1], endsWithStatusWord: false) }
-                t0Stage = .incoming(header: header, data: data)
+            tpdu.append(byte)
+            let ins = tpdu[1]
+            guard tpdu.count == 5 + Int(tpdu[4]) else {
+                if behaviour.oneByteAtATime { sendT0([~ins], instruction: ins, endsWithStatusWord: false) }
+                t0Stage = .incoming(tpdu: tpdu)
                 return
             }
             t0Stage = .header([])
-            let answer = t0Answer(to: header + data, process: process)
+            let answer = t0Answer(to: tpdu, process: process)
             guard answer.count >= 2 else {
                 t0Stage = .silent
                 return
             }
-            emit(nulls + answer, instruction: header[1])
+            // Without NULL bytes the answer goes out as it is (no copy of it behind an empty prefix).
+            emit(behaviour.nullBytes == 0 ? answer : nulls + answer, instruction: ins)
         }
     }
 

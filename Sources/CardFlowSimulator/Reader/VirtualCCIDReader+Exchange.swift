@@ -228,8 +228,10 @@ extension VirtualCCIDReader {
         let wanted = Int(level)
         var answer = line.read(wanted) ?? (line.behaviour.readerReturnsShortAnswers ? line.drain() : nil)
         if answer == nil { _ = line.drain() }
-        slots[index].characterLine = line
-        slots[index].contactLink = link
+        // Moved back, not copied (a copy, then the local's destruction, were a twentieth of a
+        // character-level T=0 exchange).
+        slots[index].characterLine = consume line
+        slots[index].contactLink = consume link
         if let data = answer {
             reply(dataBlock(command, data: data), delay: time, cardExchange: true)
         } else {
