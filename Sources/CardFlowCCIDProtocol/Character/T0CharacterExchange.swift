@@ -67,6 +67,8 @@ public struct T0CharacterExchange: Sendable {
         } else {
             malformed = nil
         }
+        // Room for all the card may send and SW1 SW2: the answer is built in one array, in place.
+        received.reserveCapacity(leftToReceive + 2)
     }
 
     /// The first transfer: the header.
@@ -91,7 +93,9 @@ public struct T0CharacterExchange: Sendable {
                 return .failed(.answerLength(expected: 0, received: bytes.count))
             case .statusWord2(let sw1):
                 stage = .finished
-                return .completed(received + [sw1, byte])
+                received.append(sw1)
+                received.append(byte)
+                return .completed(received)
             case .data(let count):
                 // The promised data bytes are taken together, not one step each; this byte is the
                 // first of them.
