@@ -102,6 +102,26 @@ struct TracingCardChannelTests {
         }
     }
 
+    /// Lengths past a short APDU's 256 (an extended answer) and every status word still read as
+    /// they would formatted anew (the channel reads short lengths and hex digits from tables).
+    @Test func longAnswersAndUnusualStatusWords() async throws {
+        let log = CapturedLog()
+        let long = String(repeating: "A5", count: 300)
+        let channel = TracingCardChannel(
+            wrapping: try ExchangeScriptChannel(answers: [long + "6283", "0102" + "9F10", long + "6283"]),
+            logger: log.logger())
+        _ = try await channel.transmit(CommandAPDU(hex: "00B0000000012C"))
+        _ = try await channel.transmit(CommandAPDU(hex: "80CA9F7F00"))
+        _ = try await channel.transmit(CommandAPDU(hex: "00B0000000012C"))
+        let answers = log.all.filter { $0.message.hasPrefix("APDU Response") }.map(\.metadata)
+        #expect(
+            answers == [
+                ["apdu.ins": "B0", "apdu.sw": "6283", "apdu.length": "300"],
+                ["apdu.ins": "CA", "apdu.sw": "9F10", "apdu.length": "2"],
+                ["apdu.ins": "B0", "apdu.sw": "6283", "apdu.length": "300"],
+            ])
+    }
+
     @Test func answersWithoutDataSayNoData() async throws {
         let log = CapturedLog()
         let channel = TracingCardChannel(wrapping: try ExchangeScriptChannel(answers: ["6A82"]), logger: log.logger())

@@ -55,9 +55,13 @@ struct APDUTraceMetadata {
         responseLength = response.index(forKey: Self.lengthKey)!
     }
 
-    /// `"A4"` for each instruction byte, made once: an APDU's instruction is a table read, not a
-    /// new string.
-    static let instructionValues: [Logger.MetadataValue] = (0...255).map { .string(HexFormat.digits(UInt8($0))) }
+    /// `"A4"` for each byte value, made once: an APDU's instruction is a table read, and its status
+    /// word two reads joined (two-character strings are stored inline: no allocation, no UTF-8
+    /// validation, where formatting each value anew validated the characters it had just written).
+    private static let byteDigits: [String] = (0...255).map { HexFormat.digits(UInt8($0)) }
+    static let instructionValues: [Logger.MetadataValue] = byteDigits.map { .string($0) }
+    /// `"0"` … `"256"`: every length a short APDU's answer can have.
+    private static let lengthValues: [Logger.MetadataValue] = (0...256).map { .string(String($0)) }
 
     /// Starts an APDU: its instruction goes on every record.
     mutating func setInstruction(_ instruction: UInt8) {
@@ -73,13 +77,15 @@ struct APDUTraceMetadata {
     mutating func setAnswer(statusWord sw: UInt16, length: Int) {
         if sw != currentStatusWord {
             currentStatusWord = sw
-            let value = Logger.MetadataValue.string(HexFormat.digits(sw))
+            let value = Logger.MetadataValue.string(
+                Self.byteDigits[Int(sw >> 8)] + Self.byteDigits[Int(sw & 0xFF)])
             status.values[statusWord] = value
             response.values[responseStatusWord] = value
         }
         if length != currentLength {
             currentLength = length
-            response.values[responseLength] = .string(String(length))
+            response.values[responseLength] =
+                Self.lengthValues.indices.contains(length) ? Self.lengthValues[length] : .string(String(length))
         }
     }
 }
