@@ -50,29 +50,18 @@ struct TracingCardChannelTests {
         _ = try await channel.transmit(CommandAPDU(hex: "00CA010102"))
         _ = try await channel.transmit(CommandAPDU(hex: "00CA010102"))
         _ = try await channel.transmit(CommandAPDU(hex: "00CA010200"))
-        let expected: [[String: String]] = [
-            ["apdu.ins": "A4"],
-            ["apdu.ins": "A4", "apdu.sw": "9000"],
-            ["apdu.ins": "A4", "apdu.sw": "9000", "apdu.length": "15"],
-            ["apdu.ins": "20", "apdu.redacted": "true"],
-            ["apdu.ins": "20", "apdu.sw": "6A82"],
-            ["apdu.ins": "20", "apdu.sw": "6A82", "apdu.length": "0"],
-            ["apdu.ins": "B0"],
-            ["apdu.ins": "B0", "apdu.sw": "6300"],
-            ["apdu.ins": "B0", "apdu.sw": "6300", "apdu.length": "2"],
-            ["apdu.ins": "B0"],
-            ["apdu.ins": "B0", "apdu.sw": "9000"],
-            ["apdu.ins": "B0", "apdu.sw": "9000", "apdu.length": "2"],
-            ["apdu.ins": "CA"],
-            ["apdu.ins": "CA", "apdu.sw": "9000"],
-            ["apdu.ins": "CA", "apdu.sw": "9000", "apdu.length": "2"],
-            ["apdu.ins": "CA"],
-            ["apdu.ins": "CA", "apdu.sw": "9000"],
-            ["apdu.ins": "CA", "apdu.sw": "9000", "apdu.length": "2"],
-            ["apdu.ins": "CA"],
-            ["apdu.ins": "CA", "apdu.sw": "9000"],
-            ["apdu.ins": "CA", "apdu.sw": "9000", "apdu.length": "0"],
-        ]
+        // One APDU's three records: send, status, response.
+        func records(_ ins: String, _ sw: String, _ length: String, sendRedacted: Bool = false) -> [[String: String]] {
+            [
+                sendRedacted ? ["apdu.ins": ins, "apdu.redacted": "true"] : ["apdu.ins": ins],
+                ["apdu.ins": ins, "apdu.sw": sw],
+                ["apdu.ins": ins, "apdu.sw": sw, "apdu.length": length],
+            ]
+        }
+        let expected =
+            records("A4", "9000", "15") + records("20", "6A82", "0", sendRedacted: true) + records("B0", "6300", "2")
+            + records("B0", "9000", "2") + records("CA", "9000", "2") + records("CA", "9000", "2")
+            + records("CA", "9000", "0")
         #expect(log.all.map(\.metadata) == expected)
         #expect(log.keptEventMetadata == (keepingEvents ? expected : []))
         #expect(log.messages[3] == ">>> Send apdu 00 20 00 81 04 ** ** ** **")
