@@ -29,8 +29,8 @@ struct APDUTraceMetadata {
 
     /// What the dictionaries hold now (`nil`: the empty placeholders they were made with). A
     /// conversation repeats its instructions, status words and lengths (a read loop, `9000`), and
-    /// an unchanged value is neither formatted nor written again: each write is an exclusivity
-    /// check, a uniqueness check and a release, three dictionaries over.
+    /// an unchanged value is neither looked up nor written again: each write is a uniqueness check,
+    /// a release and a retain, in up to three dictionaries.
     private var currentInstruction: UInt8?
     private var currentStatusWord: UInt16?
     private var currentLength: Int?

@@ -96,7 +96,8 @@ public struct TracingCardChannel: CardChannel {
     ) async throws -> ResponseAPDU {
         let ranges = redaction.hidesNothing ? .none : redaction.ranges(for: command)
         let carried = getResponseRedaction.carriedRanges(for: command)
-        // Joined only when there is something to join (`+` makes a new array even of two empty ones).
+        // Joined only when there is something to join (`+` takes the array's growth path even for
+        // two empty ones).
         let responseRanges = carried.isEmpty ? ranges.responseData : ranges.responseData + carried
 
         var metadata = metadataStore.take()
