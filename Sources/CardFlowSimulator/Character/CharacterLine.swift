@@ -204,7 +204,7 @@ struct CharacterLine: Sendable {
             let ins = header[1]
             if header[4] != 0, takesData(header) {
                 // Command data follows: ACK it all at once, or one byte at a time.
-                sendT0(nulls + [behaviour.oneByteAtATime ? ~ins : ins], instruction: ins, endsWithStatusWord: false)
+                sendT0(afterNulls([behaviour.oneByteAtATime ? ~ins : ins]), instruction: ins, endsWithStatusWord: false)
                 var tpdu = header
                 tpdu.reserveCapacity(5 + Int(header[4]))
                 t0Stage = .incoming(tpdu: tpdu)
@@ -236,12 +236,15 @@ struct CharacterLine: Sendable {
                 t0Stage = .silent
                 return
             }
-            // Without NULL bytes the answer goes out as it is (no copy of it behind an empty prefix).
-            emit(behaviour.nullBytes == 0 ? answer : nulls + answer, instruction: ins)
+            emit(afterNulls(answer), instruction: ins)
         }
     }
 
-    private var nulls: [UInt8] { [UInt8](repeating: 0x60, count: behaviour.nullBytes) }
+    /// `characters` after the NULL bytes (60) the behaviour sends first; as they are when it sends
+    /// none (no copy behind an empty prefix).
+    private func afterNulls(_ characters: [UInt8]) -> [UInt8] {
+        behaviour.nullBytes == 0 ? characters : [UInt8](repeating: 0x60, count: behaviour.nullBytes) + characters
+    }
 
     /// The card's answer to a whole TPDU (data and SW1 SW2), as ``T0CardEndpoint`` gives it.
     private mutating func t0Answer(to tpdu: [UInt8], process: ([UInt8]) -> [UInt8]) -> [UInt8] {
