@@ -111,6 +111,22 @@ struct TracingCardChannelTests {
             ])
     }
 
+    /// Every instruction byte and every SW1 (each with a different SW2) in the records' metadata,
+    /// against Foundation's `String(format:)`, a formatter the channel's tables do not use.
+    @Test func everyInstructionAndStatusWordAgainstAnIndependentFormatter() async throws {
+        let log = CapturedLog()
+        let words = (0..<256).map { UInt16($0) << 8 | UInt16(255 - $0) }
+        let channel = TracingCardChannel(
+            wrapping: try ExchangeScriptChannel(answers: words.map { String(format: "%04X", $0) }),
+            logger: log.logger())
+        for ins in 0..<256 {
+            _ = try await channel.transmit(CommandAPDU(cla: 0x80, ins: UInt8(ins), p1: 0, p2: 0))
+        }
+        let answers = log.all.filter { $0.message.hasPrefix("APDU Response") }.map(\.metadata)
+        #expect(answers.map { $0["apdu.ins"] } == (0..<256).map { String(format: "%02X", $0) })
+        #expect(answers.map { $0["apdu.sw"] } == words.map { String(format: "%04X", $0) })
+    }
+
     @Test func answersWithoutDataSayNoData() async throws {
         let log = CapturedLog()
         let channel = TracingCardChannel(wrapping: try ExchangeScriptChannel(answers: ["6A82"]), logger: log.logger())
