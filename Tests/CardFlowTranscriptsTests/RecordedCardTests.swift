@@ -71,6 +71,65 @@ struct RecordedCardTests {
         try await Self.expectComplete(virtual)
     }
 
+    @Test("DESFire EV3 without authentication (ESP32 + PN532 log): application, plain file, 91 9D typed, 32 bytes read")
+    func desfirePlainFileSession() async throws {
+        let (reader, virtual) = try await Self.reader("desfire-ev3-plain-file-esp32-pn532.apdu")
+        let aid = try DESFireApplicationID(0x9A_7856)
+        let free = DESFireAccessRights(rawValue: 0xEEEE)
+        let written = [UInt8](1...32)
+        let read = try await reader.withSession { session in
+            let card = DESFireClient(channel: session)
+            #expect(try await card.getFreeMemory() == 0x1400)
+            let version = try await card.getVersion()
+            #expect(version.hardware == [0x04, 0x01, 0x01, 0x33, 0x00, 0x18, 0x05])
+            #expect(version.uid == [0x04, 0x35, 0x68, 0xDA, 0x05, 0x1A, 0x90])
+            try await card.createApplication(aid, settings: 0x0F, keyCount: 5, keyType: .aes)
+            // The recorded host created the file before selecting the application: the card refused.
+            await #expect(throws: DESFireError.cardStatus(.permissionDenied, command: .createStdDataFile)) {
+                try await card.createDataFile(file: 1, size: 32, commMode: .plain, accessRights: free)
+            }
+            try await card.selectApplication(aid)
+            try await card.createDataFile(file: 1, size: 32, commMode: .plain, accessRights: free)
+            let settings = try await card.getFileSettings(file: 1)
+            #expect(settings.kind == .standard(size: 32))
+            #expect(settings.commMode == .plain && settings.accessRights == free)
+            // The host wrote with EV2's WriteData (8D); CardFlow's client writes with EV1's 3D
+            // without an EV2 session, so the recorded command goes as it is.
+            let write = try CommandAPDU(
+                cla: 0x90, ins: 0x8D, p1: 0, p2: 0, data: [0x01, 0, 0, 0, 0x20, 0, 0] + written, le: 256)
+            #expect(try await session.transmit(write).statusWord.rawValue == 0x9100)
+            return try await card.readData(file: 1, length: 32)
+        }
+        #expect(read == written)
+        try await Self.expectComplete(virtual)
+    }
+
+    @Test("NTAG 424 DNA GetVersion on an Identiv uTrust 3700 F (NXP community): three frames, product decoded")
+    func ntag424GetVersion() async throws {
+        let (reader, virtual) = try await Self.reader("ntag424-getversion-identiv-3700f-nxp-community.apdu")
+        let version = try await reader.withSession { session in
+            try await NTAG424Client(channel: session).getVersion()
+        }
+        #expect(version.prefix(7) == [0x04, 0x04, 0x08, 0x30, 0x00, 0x11, 0x05])
+        #expect(Array(version[14..<21]) == [0x04, 0x87, 0x3D, 0x2A, 0xAA, 0x61, 0x80])
+        try await Self.expectComplete(virtual)
+    }
+
+    @Test("DESFire SelectApplication of absent applications (Proxmark3 PR 2815): 91 A0 typed, no application selected")
+    func desfireApplicationNotFound() async throws {
+        let (reader, virtual) = try await Self.reader("desfire-select-not-found-pm3-2815.apdu")
+        try await reader.withSession { session in
+            let card = DESFireClient(channel: session)
+            for value in [UInt32(0x0000FF), 0x000100] {
+                await #expect(throws: DESFireError.cardStatus(.applicationNotFound, command: .selectApplication)) {
+                    try await card.selectApplication(try DESFireApplicationID(value))
+                }
+            }
+            #expect(await card.selectedApplication == .picc)
+        }
+        try await Self.expectComplete(virtual)
+    }
+
     @Test("DESFire ISO authentication with DES and FormatPICC (Proxmark3 issue 2961): RndA injected, CMAC verified")
     func desfireAuthenticateAndFormat() async throws {
         let (reader, virtual) = try await Self.reader("desfire-iso-auth-format-pm3-2961.apdu")
