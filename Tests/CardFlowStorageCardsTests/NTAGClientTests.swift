@@ -1,6 +1,7 @@
 import CardFlow
 import CardFlowNDEF
 import CardFlowSimulator
+import CardFlowSimulatorCards
 import Testing
 
 @testable import CardFlowStorageCards
@@ -159,6 +160,61 @@ struct NTAGClientTests {
                 #expect(try await session.transmit(command).statusWord == StatusWord(0x6300))
             }
         }
+    }
+
+    /// A reader that reports a WRITE's 4-bit answer as `63 00` (as a real ACR1281U-C1 did, see
+    /// `RecordedCardTests`): a scripted conversation, so the two other outcomes can be played.
+    static func silentACKReader(_ exchanges: String) async throws -> (Reader, VirtualCCIDReader) {
+        let recording = try APDURecording(
+            parsing: """
+                # source: https://techqa.club/v/q/ntag216-write-command-unexpected-response-code-78194226
+                # card: a scripted NTAG216 behind a reader that reports 4-bit answers as 63 00
+                # license: written for this test
+                # storage: 03 0003
+                \(exchanges)
+                """)
+        let virtual = VirtualCCIDReader()
+        await virtual.insert(RecordedConversationCard(recording: recording))
+        return (Reader.simulated(virtual), virtual)
+    }
+
+    @Test("ACS direct transmit, WRITE answered 63 00: a page that does not read back as written is the tag's NAK")
+    func silentACKReadBackDiffers() async throws {
+        let (reader, virtual) = try await Self.silentACKReader(
+            """
+            > FF 00 00 00 06 A2 04 41 41 41 41
+            < 63 00
+            > FF 00 00 00 03 3A 04 04
+            < 00 00 00 00 90 00
+            """)
+        try await reader.withSession { session in
+            let tag = NTAGClient(channel: session, variant: .acs, product: .ntag216, rawPathOnly: true)
+            await #expect {
+                try await tag.write(page: 4, Array("AAAA".utf8))
+            } throws: { error in
+                guard case StorageCardError.cardNAK(0xA2, 4?, nil, let cause) = error else { return false }
+                return cause.contains("63 00")
+            }
+        }
+        let card = try #require(await virtual.card() as? RecordedConversationCard)
+        #expect(card.isComplete && card.mismatch == nil)
+    }
+
+    @Test("ACS direct transmit, WRITE of the password page answered 63 00: no read-back (PWD reads as zeros)")
+    func silentACKOnTheSecretPage() async throws {
+        let (reader, virtual) = try await Self.silentACKReader(
+            """
+            > FF 00 00 00 06 A2 E5 01 02 03 04
+            < 63 00
+            """)
+        try await reader.withSession { session in
+            let tag = NTAGClient(channel: session, variant: .acs, product: .ntag216, rawPathOnly: true)
+            await #expect(throws: StorageCardError.rfNoAnswer(command: 0xA2, route: .acsDirectTransmit)) {
+                try await tag.write(page: 0xE5, [1, 2, 3, 4])
+            }
+        }
+        let card = try #require(await virtual.card() as? RecordedConversationCard)
+        #expect(card.isComplete && card.mismatch == nil)
     }
 
     @Test("NTAG215: a message that fills the 496-byte area fits (no Terminator), one byte more is refused")

@@ -225,17 +225,53 @@ public actor NTAGClient {
         return bytes
     }
 
-    /// WRITE: one page of 4 bytes.
+    /// WRITE: one page of 4 bytes. On the raw path through an ACS reader's direct transmit, a
+    /// `63 00` answer (a reader that does not pass the tag's ACK on) is settled by reading the
+    /// page back: the bytes written there mean success, others
+    /// ``StorageCardError/cardNAK(command:page:code:likelyCause:)``.
     public func write(page: Int, _ data: [UInt8]) async throws {
         try checkPage(page)
         guard data.count == 4 else { throw StorageCardError.invalidArgument("a page has 4 bytes, not \(data.count)") }
         guard !usesRawPath else {
-            try await acknowledged(frame: [0xA2, UInt8(page)] + data, page: page, redact: isSecretPage(page))
+            try await rawWrite(page: page, data)
             return
         }
         let command = try PCSCStorageCommand.updateBinary(block: page, data: data)
         let response = try await exchange(command, operation: "write page \(page)", redact: isSecretPage(page))
         try checkPageAccess(response, command: command, page: page, what: "write")
+    }
+
+    /// WRITE as a raw frame (`A2 page data`), answered by the tag's 4-bit ACK.
+    ///
+    /// An ACS reader's direct transmit may not pass that ACK on: an ACR1281U-C1 answered a
+    /// WRITE that took effect with `63 00`, its "no answer" (Stack Overflow 78194226, replayed by
+    /// `RecordedCardTests`). There the page, read back, tells: the bytes written mean the ACK,
+    /// anything else is the tag's NAK. Pages whose read-back differs from what was written (the
+    /// lock and OTP bits, PWD and PACK) cannot be told that way and keep the reader's answer.
+    private func rawWrite(page: Int, _ data: [UInt8]) async throws {
+        do {
+            try await acknowledged(frame: [0xA2, UInt8(page)] + data, page: page, redact: isSecretPage(page))
+        } catch StorageCardError.rfNoAnswer(let command, .acsDirectTransmit) where readsBackAsWritten(page) {
+            logger.debug(
+                "the reader reported no answer to WRITE; reading the page back",
+                metadata: ["page": "\(page)", "route": "\(StorageRawFrameRoute.acsDirectTransmit)"])
+            let back =
+                product.hasEV1Commands ? try await fastRead(page...page) : Array(try await read(page: page).prefix(4))
+            guard back == data else {
+                throw StorageCardError.cardNAK(
+                    command: command, page: page, code: nil,
+                    likelyCause:
+                        "the reader reported no answer (63 00) and the page does not hold the bytes written: an "
+                        + "invalid page, access refused (AUTH0, lock bits, CFGLCK), or the tag left the field")
+            }
+        }
+    }
+
+    /// Whether a page reads back as it was written: user memory and CFG0/CFG1.
+    private func readsBackAsWritten(_ page: Int) -> Bool {
+        if product.userPages.contains(page) { return true }
+        guard let configuration = product.configurationPage else { return false }
+        return page == configuration || page == configuration + 1
     }
 
     /// COMPATIBILITY_WRITE (`A0 page`, then 16 bytes of which the tag keeps the first 4): the

@@ -21,7 +21,10 @@ import CardFlow
 ///   `reference/storage-cards.md`) and a public pyusb script that drives an ACR1252U (072F:223B)
 ///   with `FF 00 00 00 05 1B PWD` for NTAG213 PWD_AUTH; `63 00` "the operation failed" from the
 ///   ACR1222U/ACR128 manuals' direct-transmit status table. How the ACR1252U reports a 4-bit
-///   NAK was not found: we take it to be one data byte, as the other routes give it.
+///   NAK was not found: we take it to be one data byte, as the other routes give it. An
+///   ACR1281U-C1 (Stack Overflow 78194226) answered PWD_AUTH, GET_VERSION and FAST_READ this way
+///   but a WRITE that took effect with `63 00`: it did not pass the 4-bit ACK on, so
+///   ``NTAGClient`` reads the page back when a WRITE gets `63 00` on this route.
 /// - PC/SC part 3 transparent exchange (Identiv, HID OMNIKEY, generic): PC/SC part 3 v2.02+
 ///   §3.2.2.1.8 (manage session `81 00` start / `82 00` end, transceive DO `95`, timer DO
 ///   `5F 46`, response DOs `C0` generic error, `92` RX bits, `96` response status, `97` ICC
