@@ -422,6 +422,7 @@ let package = Package(
                 "CardFlowSimulatorReaders",
                 // Real cards' recordings replayed against the card clients.
                 "CardFlowSimulatorCards", "CardFlow", "CardFlowDESFire", "CardFlowStorageCards", "CardFlowISO15693",
+                "CardFlowNDEF",
             ]),
         .testTarget(
             name: "CardFlowSimulatorTests",

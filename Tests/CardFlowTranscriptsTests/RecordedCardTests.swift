@@ -1,6 +1,7 @@
 import CardFlow
 import CardFlowDESFire
 import CardFlowISO15693
+import CardFlowNDEF
 import CardFlowSimulator
 import CardFlowSimulatorCards
 import CardFlowStorageCards
@@ -226,6 +227,66 @@ struct RecordedCardTests {
             }
             #expect(await card.authenticatedSector == nil)
         }
+        try await Self.expectComplete(virtual)
+    }
+
+    @Test("NTAG216 on an ACS ACR1281U-C1 (Stack Overflow 78194226): a WRITE answered 63 00 is confirmed by a read-back")
+    func ntag216WriteAcknowledgedAsNoAnswer() async throws {
+        let (reader, virtual) = try await Self.reader("ntag216-acr1281u-write-ack-as-6300-so78194226.apdu")
+        try await reader.withSession { session in
+            // The recorded host authenticated before anything else, so the product is given
+            // (GET_VERSION, second in the recording, confirms it).
+            let tag = NTAGClient(channel: session, variant: .acs, product: .ntag216)
+            let pack = try await tag.authenticate(password: .factory, expectedPACK: [0, 0])
+            #expect(pack == [0, 0])
+            #expect(Type2Product(version: try await tag.getVersion()) == .ntag216)
+            // The reader did not pass the tag's 4-bit ACK on: 63 00. The page read back holds
+            // "AAAA", so the write took effect and is no error.
+            try await tag.write(page: 4, Array("AAAA".utf8))
+        }
+        try await Self.expectComplete(virtual)
+    }
+
+    @Test(
+        "NTAG203 on an ACR122U (blog post, two tags): pages 0-11 through the client, the NDEF Text record decoded",
+        arguments: [
+            ("ntag203-acr122u-read-pages-tag-a-blog.apdu", [0x04, 0x19, 0x92, 0x7A, 0x8C, 0x33, 0x81], 0x10),
+            ("ntag203-acr122u-read-pages-tag-b-blog.apdu", [0x04, 0x5B, 0x9D, 0x32, 0x23, 0x35, 0x80], 0x11),
+        ] as [(String, [UInt8], UInt8)])
+    func ntag203PagesAndNDEF(name: String, uid: [UInt8], mappingVersion: UInt8) async throws {
+        let (reader, virtual) = try await Self.reader(name)
+        let (readUID, pages) = try await reader.withSession { session in
+            // The session reads the UID (GET DATA) as it opens: tag B's recorded reader answers it,
+            // tag A's recording has none, so the simulated reader answers with its `# uid:`.
+            let readUID = await session.identity.uid
+            // An NTAG203 has no GET_VERSION: the client is made for its pages, read four at a time.
+            let tag = NTAGClient(channel: session, variant: .acr122u, product: .ultralight)
+            return (readUID, try await tag.readPages(0...11))
+        }
+        #expect(readUID == uid)
+        #expect(Array(pages[0..<3]) + Array(pages[4..<8]) == uid, "the UID pages")
+        #expect(pages[3] == 0x88 ^ pages[0] ^ pages[1] ^ pages[2], "BCC0")
+        #expect(pages[8] == pages[4] ^ pages[5] ^ pages[6] ^ pages[7], "BCC1")
+        #expect(Array(pages[12..<16]) == [0xE1, mappingVersion, 0x12, 0x00])
+        // The capability container names the data area's size only: 144 bytes, NTAG203's and NTAG213's.
+        #expect(Type2Product(capabilityContainer: Array(pages[12..<16])) == .ntag213)
+        let area = Array(pages[16...])
+        let location = try #require(try Type2Tag.locateNDEF(in: area))
+        let value = location.valueOffset..<location.valueOffset + location.length
+        let message = try NDEFMessage(decoding: Array(area[value]))
+        let text = try TextRecord(try #require(message.records.first), mode: .strict)
+        #expect(message.records.count == 1 && text.text == "HelloKitty!" && text.language == "en")
+        try await Self.expectComplete(virtual)
+    }
+
+    @Test("NTAG216 on an Alcor AK9567 (libnfc issue 755): a UID ending in 90; only the last two bytes are SW1 SW2")
+    func uidEndingInNinety() async throws {
+        let (reader, virtual) = try await Self.reader("ntag216-ak9567-get-uid-libnfc-755.apdu")
+        // The first GET DATA is the session's own, as it opens; the second the client's.
+        let uids = try await reader.withSession { session in
+            [try #require(await session.identity.uid), try await StorageCardUID.read(from: session)]
+        }
+        #expect(uids == Array(repeating: [0x04, 0x74, 0x48, 0x22, 0xA6, 0x14, 0x90], count: 2))
         try await Self.expectComplete(virtual)
     }
 
