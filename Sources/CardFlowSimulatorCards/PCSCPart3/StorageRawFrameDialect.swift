@@ -8,7 +8,10 @@
 ///   PN532 command other than `D4 42` answers `63 00` here (not emulated).
 /// - `acsDirectTransmit` — ACS ACR1252U (223B/223E), ACR1255U-J1 (223F): `FF 00 00 00 Lc frame`
 ///   → `answer 90 00`, `63 00` when the card does not answer (ACR1252U API manual; ACR1222U
-///   manual's direct-transmit status table).
+///   manual's direct-transmit status table). A 4-bit ACK or NAK goes back as one byte here; a
+///   real ACR1281U-C1 answered a WRITE's ACK with `63 00` instead (Stack Overflow 78194226, in
+///   the card recordings). Which the ACR1252U does is not documented in what we read; CardFlow's
+///   client copes with both.
 /// - `part3TransparentExchange` — every other reader (Identiv, HID OMNIKEY, generic): PC/SC
 ///   part 3 §3.2.2.1.8. `FF C2 00 00 Lc` manages the session (`81 00` start, `82 00` end,
 ///   answered `C0 03 00 90 00` + `90 00`); `FF C2 00 01 Lc DOs` with a transceive DO `95 L frame`
