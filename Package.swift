@@ -477,7 +477,10 @@ let package = Package(
             exclude: ["ndeflib_crosscheck.py"]),
         .testTarget(
             name: "CardFlowISO15693Tests",
-            dependencies: ["CardFlowSimulatorTestSupport", "CardFlowISO15693", "CardFlow", "CardFlowSimulator"]),
+            dependencies: [
+                "CardFlowSimulatorTestSupport", "CardFlowISO15693", "CardFlow", "CardFlowSimulator",
+                "CardFlowSimulatorCards",
+            ]),
         .testTarget(
             name: "CardFlowStorageCardsTests",
             dependencies: [

@@ -121,6 +121,50 @@ public struct ISO15693Tag: Sendable {
         _ = try await transceive([0x02, 0x22, UInt8(block)])
     }
 
+    /// Runs `body` inside a PC/SC part 3 transparent session switched to ISO 15693 layer 3:
+    /// start the session (`FF C2 00 00 02 81 00`), switch the protocol (`FF C2 00 02 04 8F 02 02
+    /// 03`), `body`, end the session (`FF C2 00 00 02 82 00`), the end also when `body` throws.
+    ///
+    /// Part 3 takes raw requests (``transceive(_:)``, ``systemInformation()``,
+    /// ``writeBlockDirectly(_:data:uid:)``…) inside such a session; a reader that follows it to the
+    /// letter refuses them outside one. The three commands are those a real ACS ACR1552 took
+    /// with an ICODE SLI (NXP community thread 2093136, among CardFlow's card recordings); as
+    /// there, the switch goes without Le.
+    ///
+    /// ```swift
+    /// let info = try await tag.withTransparentSession { tag in try await tag.systemInformation() }
+    /// ```
+    public func withTransparentSession<T>(_ body: (ISO15693Tag) async throws -> T) async throws -> T {
+        try await transparentControl(p2: 0x00, objects: [0x81, 0x00], le: 256)
+        do {
+            try await transparentControl(p2: 0x02, objects: [0x8F, 0x02, 0x02, 0x03], le: nil)
+            let result = try await body(self)
+            try await transparentControl(p2: 0x00, objects: [0x82, 0x00], le: 256)
+            return result
+        } catch {
+            // The body's (or the switch's) error is the one to report; ending the session is
+            // still worth a try, its failure (a lifted tag, most likely) adds nothing.
+            try? await transparentControl(p2: 0x00, objects: [0x82, 0x00], le: 256)
+            throw error
+        }
+    }
+
+    /// A manage-session or switch-protocol command; throws unless the reader's generic error
+    /// object says none failed.
+    private func transparentControl(p2: UInt8, objects: [UInt8], le: Int?) async throws {
+        let command = try CommandAPDU(cla: 0xFF, ins: 0xC2, p1: 0x00, p2: p2, data: objects, le: le)
+        let response = try await channel.transmit(command)
+        try response.throwIfNotSuccess(for: command)
+        try Self.checkGenericError(response.data)
+    }
+
+    /// The generic error object every transparent-exchange answer starts with: `C0 03 <index of
+    /// the failing object, 0 for none> <SW1 SW2>`.
+    private static func checkGenericError(_ reply: [UInt8]) throws(ISO15693Error) {
+        guard reply.count >= 5, reply[0] == 0xC0, reply[1] == 0x03 else { throw .malformedExchange(reply) }
+        guard reply[2] == 0x00 else { throw .exchangeFailed(sw: UInt16(reply[3]) << 8 | UInt16(reply[4])) }
+    }
+
     /// One raw ISO 15693-3 request in a transparent exchange; returns the response after its
     /// flags byte, or throws the tag's error code.
     ///
@@ -134,8 +178,7 @@ public struct ISO15693Tag: Sendable {
         try response.throwIfNotSuccess(for: command)
         let reply = response.data
         // C0 03 <failing object> <SW1 SW2>, then 92/96/97 objects.
-        guard reply.count >= 5, reply[0] == 0xC0, reply[1] == 0x03 else { throw ISO15693Error.malformedExchange(reply) }
-        guard reply[2] == 0x00 else { throw ISO15693Error.exchangeFailed(sw: UInt16(reply[3]) << 8 | UInt16(reply[4])) }
+        try Self.checkGenericError(reply)
         var offset = 5
         while offset + 1 < reply.count {
             let tag = reply[offset]

@@ -188,26 +188,24 @@ struct RecordedCardTests {
         try await Self.expectComplete(virtual)
     }
 
-    @Test("ICODE SLI on an ACR1552 (NXP community): GET SYSTEM INFORMATION decoded, the reader's write time-out typed")
+    @Test("ICODE SLI on an ACR1552 (NXP community): transparent session, system information, the write time-out typed")
     func icodeSLITransparentExchange() async throws {
         let (reader, virtual) = try await Self.reader("icode-sli-acr1552-transparent-nxp-community.apdu")
         try await reader.withSession { session in
-            // The application's own steps (the client has no call for them): start the transparent
-            // session and switch to ISO 15693 layer 3.
-            #expect(try await session.transmit(CommandAPDU(hex: "FF C2 00 00 02 81 00 00")).statusWord.isSuccess)
-            #expect(try await session.transmit(CommandAPDU(hex: "FF C2 00 02 04 8F 02 02 03")).statusWord.isSuccess)
-            let tag = ISO15693Tag(channel: session)
-            let info = try await tag.systemInformation()
-            #expect(info.uid == [0xE0, 0x04, 0x01, 0x00, 0x8A, 0x5C, 0x98, 0x2E])
-            #expect(info.blockCount == 28 && info.blockSize == 4)
-            #expect(info.dsfid == 0 && info.afi == 0 && info.icReference == 1)
-            _ = try await session.transmit(CommandAPDU(hex: "FF C2 00 01 05 95 03 42 20 00 00"))
-            await #expect(throws: ISO15693Error.exchangeFailed(sw: 0x6401)) {
-                try await tag.writeBlockDirectly(0, data: [0x12, 0x34, 0x56, 0x78])
+            // The session's start, switch to ISO 15693 layer 3 and end are the client's, byte for
+            // byte as the recorded application sent them.
+            try await ISO15693Tag(channel: session).withTransparentSession { tag in
+                let info = try await tag.systemInformation()
+                #expect(info.uid == [0xE0, 0x04, 0x01, 0x00, 0x8A, 0x5C, 0x98, 0x2E])
+                #expect(info.blockCount == 28 && info.blockSize == 4)
+                #expect(info.dsfid == 0 && info.afi == 0 && info.icReference == 1)
+                // READ SINGLE BLOCK 0 with the option flag: the block's security status, then its data.
+                #expect(try await tag.transceive([0x42, 0x20, 0x00]) == [0x00, 0x00, 0x11, 0x22, 0x33])
+                await #expect(throws: ISO15693Error.exchangeFailed(sw: 0x6401)) {
+                    try await tag.writeBlockDirectly(0, data: [0x12, 0x34, 0x56, 0x78])
+                }
+                #expect(try await tag.transceive([0x42, 0x20, 0x00]) == [0x00, 0x12, 0x34, 0x56, 0x78])
             }
-            let back = try await session.transmit(CommandAPDU(hex: "FF C2 00 01 05 95 03 42 20 00 00"))
-            #expect(Array(back.data.suffix(4)) == [0x12, 0x34, 0x56, 0x78])
-            _ = try await session.transmit(CommandAPDU(hex: "FF C2 00 00 02 82 00 00"))
         }
         try await Self.expectComplete(virtual)
     }
