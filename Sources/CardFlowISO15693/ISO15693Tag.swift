@@ -21,10 +21,22 @@ public struct ISO15693Tag: Sendable {
 
     public let channel: any CardChannel
     public let byteOrder: ByteOrder
+    /// How long the reader waits for the tag's answer to a raw request, sent as PC/SC part 3's
+    /// timer object (`5F 46 04`, microseconds) before each one; nil leaves the reader's own
+    /// timer. A write or lock programs EEPROM and may answer later than the reader's default:
+    /// an ACS ACR1552 reported its time-out (`64 01`) for a write that took effect until the
+    /// application sent a 1-second timer (NXP community thread 2093136).
+    public let exchangeTimeout: Duration?
 
     public init(channel: any CardChannel, byteOrder: ByteOrder = .asStored) {
+        self.init(channel: channel, byteOrder: byteOrder, exchangeTimeout: nil)
+    }
+
+    /// A tag whose raw requests carry a timer (``exchangeTimeout``).
+    public init(channel: any CardChannel, byteOrder: ByteOrder = .asStored, exchangeTimeout: Duration?) {
         self.channel = channel
         self.byteOrder = byteOrder
+        self.exchangeTimeout = exchangeTimeout
     }
 
     /// The 8-byte UID, most significant byte (E0) first.
@@ -168,11 +180,13 @@ public struct ISO15693Tag: Sendable {
     /// One raw ISO 15693-3 request in a transparent exchange; returns the response after its
     /// flags byte, or throws the tag's error code.
     ///
-    /// - Throws: ``ISO15693Error/requestTooLong(_:)`` for a request over 253 bytes (it travels
-    ///   in one BER-TLV data object inside a short APDU).
+    /// - Throws: ``ISO15693Error/requestTooLong(_:)`` for a request over 253 bytes, 246 with
+    ///   ``exchangeTimeout`` (it travels in one BER-TLV data object inside a short APDU, after the
+    ///   7-byte timer object).
     public func transceive(_ request: [UInt8]) async throws -> [UInt8] {
-        guard request.count <= 253 else { throw ISO15693Error.requestTooLong(request.count) }
-        let objects: [UInt8] = [0x95, UInt8(request.count)] + request
+        let timer = exchangeTimeout.map(Self.timerObject) ?? []
+        guard request.count <= 253 - timer.count else { throw ISO15693Error.requestTooLong(request.count) }
+        let objects: [UInt8] = timer + [0x95, UInt8(request.count)] + request
         let command = try CommandAPDU(cla: 0xFF, ins: 0xC2, p1: 0x00, p2: 0x01, data: objects, le: 256)
         let response = try await channel.transmit(command)
         try response.throwIfNotSuccess(for: command)
@@ -193,6 +207,15 @@ public struct ISO15693Tag: Sendable {
             offset += 2 + length
         }
         throw ISO15693Error.noResponse
+    }
+
+    /// PC/SC part 3's timer object: `5F 46 04` and the time in microseconds, least significant
+    /// byte first (at most 2³² − 1 µs, about 71 minutes).
+    static func timerObject(_ timeout: Duration) -> [UInt8] {
+        let (seconds, attoseconds) = timeout.components
+        let micros = max(0, seconds) * 1_000_000 + max(0, attoseconds) / 1_000_000_000_000
+        let value = UInt32(clamping: micros)
+        return [0x5F, 0x46, 0x04] + (0..<4).map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) }
     }
 
     private func resolvedBlockSize(_ given: Int?) async throws -> Int {
@@ -265,7 +288,7 @@ public enum ISO15693Error: Error, Sendable, Hashable, CustomStringConvertible {
     case blockOutOfRange(first: Int, count: Int)
     /// A block size outside 1...32 bytes.
     case invalidBlockSize(Int)
-    /// A raw request longer than a transparent exchange carries (253 bytes).
+    /// A raw request longer than a transparent exchange carries (253 bytes, 246 with a timer).
     case requestTooLong(Int)
 
     public var description: String {
@@ -287,7 +310,7 @@ public enum ISO15693Error: Error, Sendable, Hashable, CustomStringConvertible {
                 : "\(count) blocks from block \(first) are outside the block numbers ISO 15693 can address (0...255)"
         case .invalidBlockSize(let size): "a block size of \(size) bytes is outside 1...32"
         case .requestTooLong(let count):
-            "a \(count)-byte request does not fit a transparent exchange (253 bytes at most)"
+            "a \(count)-byte request does not fit a transparent exchange (253 bytes at most, 246 with a timer)"
         case .verificationFailed(let expected, let found):
             "read-back differs from what was written (\(expected.count) bytes written, \(zip(expected, found).filter { $0 != $1 }.count) differ)"
         case .differentTag(let expected, let found):

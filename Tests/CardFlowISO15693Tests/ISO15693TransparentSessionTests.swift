@@ -1,8 +1,9 @@
 import CardFlow
-import CardFlowISO15693
 import CardFlowSimulatorCards
 import CardFlowSimulatorTestSupport
 import Testing
+
+@testable import CardFlowISO15693
 
 /// ``ISO15693Tag/withTransparentSession(_:)`` ends the session it started whatever happens inside,
 /// against scripted readers (a recorded-conversation card fails any command out of order).
@@ -68,5 +69,36 @@ struct ISO15693TransparentSessionTests {
             try await ISO15693Tag(channel: channel).withTransparentSession { _ in }
         }
         #expect(await channel.apduCount == 1)
+    }
+
+    @Test("a write with a 1-second timer: the command is the thread's own, byte for byte (5F 46 04 40 42 0F 00 before 95)")
+    func writeWithTheThreadsTimer() async throws {
+        // The command is the one the thread published; the thread gives the answer only as "OK",
+        // so the answer here is written for the test (flags 00: done).
+        let channel = try Self.channel(
+            """
+            > FF C2 00 01 10 5F 46 04 40 42 0F 00 95 07 02 21 00 00 01 02 03 00
+            < C0 03 00 90 00 92 01 00 96 02 00 00 97 01 00 90 00
+            """)
+        try await ISO15693Tag(channel: channel, exchangeTimeout: .seconds(1)).writeBlockDirectly(0, data: [0, 1, 2, 3])
+        #expect(await channel.apduCount == 1)
+    }
+
+    @Test("the timer object: microseconds, least significant byte first, clamped to four bytes")
+    func timerObject() {
+        #expect(ISO15693Tag.timerObject(.seconds(1)) == [0x5F, 0x46, 0x04, 0x40, 0x42, 0x0F, 0x00])
+        #expect(ISO15693Tag.timerObject(.milliseconds(20)) == [0x5F, 0x46, 0x04, 0x20, 0x4E, 0x00, 0x00])
+        #expect(ISO15693Tag.timerObject(.seconds(10_000)) == [0x5F, 0x46, 0x04, 0xFF, 0xFF, 0xFF, 0xFF])
+        #expect(ISO15693Tag.timerObject(.seconds(-1)) == [0x5F, 0x46, 0x04, 0x00, 0x00, 0x00, 0x00])
+    }
+
+    @Test("with a timer a request of 247 bytes no longer fits, 246 still does")
+    func timerShortensTheLongestRequest() async throws {
+        let channel = try Self.channel("> FF C2 00 00 02 81 00 00\n< C0 03 00 90 00 90 00")
+        let tag = ISO15693Tag(channel: channel, exchangeTimeout: .milliseconds(50))
+        await #expect(throws: ISO15693Error.requestTooLong(247)) {
+            _ = try await tag.transceive([UInt8](repeating: 0x02, count: 247))
+        }
+        #expect(await channel.apduCount == 0)
     }
 }
