@@ -71,7 +71,7 @@ struct ISO15693TransparentSessionTests {
         #expect(await channel.apduCount == 1)
     }
 
-    @Test("a write with a 1-second timer: the command is the thread's own, byte for byte (5F 46 04 40 42 0F 00 before 95)")
+    @Test("a write with a 1-second timer: byte for byte the thread's command (5F 46 04 40 42 0F 00 before 95)")
     func writeWithTheThreadsTimer() async throws {
         // The command is the one the thread published; the thread gives the answer only as "OK",
         // so the answer here is written for the test (flags 00: done).
