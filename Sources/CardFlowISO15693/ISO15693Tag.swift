@@ -147,24 +147,23 @@ public struct ISO15693Tag: Sendable {
     /// let info = try await tag.withTransparentSession { tag in try await tag.systemInformation() }
     /// ```
     public func withTransparentSession<T>(_ body: (ISO15693Tag) async throws -> T) async throws -> T {
-        try await transparentControl(p2: 0x00, objects: [0x81, 0x00], le: 256)
+        try await transparentControl(PCSCTransparentExchange.startSession)
         do {
-            try await transparentControl(p2: 0x02, objects: [0x8F, 0x02, 0x02, 0x03], le: nil)
+            try await transparentControl(PCSCTransparentExchange.switchProtocol(rf: 0x02, layer: 0x03))
             let result = try await body(self)
-            try await transparentControl(p2: 0x00, objects: [0x82, 0x00], le: 256)
+            try await transparentControl(PCSCTransparentExchange.endSession)
             return result
         } catch {
             // The body's (or the switch's) error is the one to report; ending the session is
             // still worth a try, its failure (a lifted tag, most likely) adds nothing.
-            try? await transparentControl(p2: 0x00, objects: [0x82, 0x00], le: 256)
+            try? await transparentControl(PCSCTransparentExchange.endSession)
             throw error
         }
     }
 
     /// A manage-session or switch-protocol command; throws unless the reader's generic error
     /// object says none failed.
-    private func transparentControl(p2: UInt8, objects: [UInt8], le: Int?) async throws {
-        let command = try CommandAPDU(cla: 0xFF, ins: 0xC2, p1: 0x00, p2: p2, data: objects, le: le)
+    private func transparentControl(_ command: CommandAPDU) async throws {
         let response = try await channel.transmit(command)
         try response.throwIfNotSuccess(for: command)
         try Self.checkGenericError(response.data)
@@ -184,7 +183,7 @@ public struct ISO15693Tag: Sendable {
     ///   ``exchangeTimeout`` (it travels in one BER-TLV data object inside a short APDU, after the
     ///   7-byte timer object).
     public func transceive(_ request: [UInt8]) async throws -> [UInt8] {
-        let timer = exchangeTimeout.map(Self.timerObject) ?? []
+        let timer = exchangeTimeout.map { PCSCTransparentExchange.timerObject($0) } ?? []
         guard request.count <= 253 - timer.count else { throw ISO15693Error.requestTooLong(request.count) }
         let objects: [UInt8] = timer + [0x95, UInt8(request.count)] + request
         let command = try CommandAPDU(cla: 0xFF, ins: 0xC2, p1: 0x00, p2: 0x01, data: objects, le: 256)
@@ -207,15 +206,6 @@ public struct ISO15693Tag: Sendable {
             offset += 2 + length
         }
         throw ISO15693Error.noResponse
-    }
-
-    /// PC/SC part 3's timer object: `5F 46 04` and the time in microseconds, least significant
-    /// byte first (at most 2³² − 1 µs, about 71 minutes).
-    static func timerObject(_ timeout: Duration) -> [UInt8] {
-        let (seconds, attoseconds) = timeout.components
-        let micros = max(0, seconds) * 1_000_000 + max(0, attoseconds) / 1_000_000_000_000
-        let value = UInt32(clamping: micros)
-        return [0x5F, 0x46, 0x04] + (0..<4).map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) }
     }
 
     private func resolvedBlockSize(_ given: Int?) async throws -> Int {

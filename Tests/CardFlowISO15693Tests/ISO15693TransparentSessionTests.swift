@@ -1,9 +1,8 @@
 import CardFlow
+import CardFlowISO15693
 import CardFlowSimulatorCards
 import CardFlowSimulatorTestSupport
 import Testing
-
-@testable import CardFlowISO15693
 
 /// ``ISO15693Tag/withTransparentSession(_:)`` ends the session it started whatever happens inside,
 /// against scripted readers (a recorded-conversation card fails any command out of order).
@@ -82,14 +81,6 @@ struct ISO15693TransparentSessionTests {
             """)
         try await ISO15693Tag(channel: channel, exchangeTimeout: .seconds(1)).writeBlockDirectly(0, data: [0, 1, 2, 3])
         #expect(await channel.apduCount == 1)
-    }
-
-    @Test("the timer object: microseconds, least significant byte first, clamped to four bytes")
-    func timerObject() {
-        #expect(ISO15693Tag.timerObject(.seconds(1)) == [0x5F, 0x46, 0x04, 0x40, 0x42, 0x0F, 0x00])
-        #expect(ISO15693Tag.timerObject(.milliseconds(20)) == [0x5F, 0x46, 0x04, 0x20, 0x4E, 0x00, 0x00])
-        #expect(ISO15693Tag.timerObject(.seconds(10_000)) == [0x5F, 0x46, 0x04, 0xFF, 0xFF, 0xFF, 0xFF])
-        #expect(ISO15693Tag.timerObject(.seconds(-1)) == [0x5F, 0x46, 0x04, 0x00, 0x00, 0x00, 0x00])
     }
 
     @Test("with a timer a request of 247 bytes no longer fits, 246 still does")

@@ -10,10 +10,14 @@ import CardFlow
 /// ```
 public enum StorageRawFrameCodec {
     /// Start a transparent session: `FF C2 00 00 02 81 00` (Le `00`).
-    public static func startTransparentSession() throws(StorageCardError) -> CommandAPDU { try manageSession(0x81) }
+    public static func startTransparentSession() throws(StorageCardError) -> CommandAPDU {
+        PCSCTransparentExchange.startSession
+    }
 
     /// End a transparent session: `FF C2 00 00 02 82 00` (Le `00`).
-    public static func endTransparentSession() throws(StorageCardError) -> CommandAPDU { try manageSession(0x82) }
+    public static func endTransparentSession() throws(StorageCardError) -> CommandAPDU {
+        PCSCTransparentExchange.endSession
+    }
 
     /// The APDU that carries `frame` on `route`.
     ///
@@ -43,8 +47,7 @@ public enum StorageRawFrameCodec {
         case .part3TransparentExchange:
             var objects: [UInt8] = []
             if let timeoutMicroseconds {
-                objects +=
-                    [0x5F, 0x46, 0x04] + (0..<4).map { UInt8(truncatingIfNeeded: timeoutMicroseconds >> ($0 * 8)) }
+                objects += PCSCTransparentExchange.timerObject(microseconds: timeoutMicroseconds)
             }
             objects += [0x95] + berLength(frame.count) + frame
             (ins, p2, data) = (0xC2, 0x01, objects)
@@ -205,14 +208,6 @@ public enum StorageRawFrameCodec {
     }
 
     // MARK: - BER-TLV
-
-    private static func manageSession(_ tag: UInt8) throws(StorageCardError) -> CommandAPDU {
-        do {
-            return try CommandAPDU(cla: 0xFF, ins: 0xC2, p1: 0x00, p2: 0x00, data: [tag, 0x00], le: 256)
-        } catch {
-            throw .invalidArgument("session APDU: \(error)")
-        }
-    }
 
     static func berLength(_ length: Int) -> [UInt8] {
         length < 0x80 ? [UInt8(length)] : [0x81, UInt8(truncatingIfNeeded: length)]
