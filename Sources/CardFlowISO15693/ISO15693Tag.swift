@@ -184,8 +184,10 @@ public struct ISO15693Tag: Sendable {
     ///   7-byte timer object).
     public func transceive(_ request: [UInt8]) async throws -> [UInt8] {
         let timer = exchangeTimeout.map { PCSCTransparentExchange.timerObject($0) } ?? []
-        guard request.count <= 253 - timer.count else { throw ISO15693Error.requestTooLong(request.count) }
-        let objects: [UInt8] = timer + [0x95, UInt8(request.count)] + request
+        guard request.count <= 253 - timer.count, let length = UInt8(exactly: request.count) else {
+            throw ISO15693Error.requestTooLong(request.count)
+        }
+        let objects: [UInt8] = timer + [0x95, length] + request
         let command = try CommandAPDU(cla: 0xFF, ins: 0xC2, p1: 0x00, p2: 0x01, data: objects, le: 256)
         let response = try await channel.transmit(command)
         try response.throwIfNotSuccess(for: command)
