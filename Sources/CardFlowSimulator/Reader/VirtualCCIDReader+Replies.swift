@@ -7,19 +7,28 @@ import Logging
 extension VirtualCCIDReader {
     // MARK: - Replies
 
+    /// `count` time-extension frames (bStatus 0x80, bError = `multiplier`) for the command
+    /// `response` answers, queued ahead of it.
+    private func enqueueTimeExtensions(count: Int, multiplier: UInt8, for response: CCIDResponse) {
+        for _ in 0..<count {
+            let extensionFrame = CCIDResponse(
+                slot: response.slot, sequence: response.sequence,
+                state: .init(icc: .presentActive, command: .timeExtension),
+                errorCode: multiplier, kind: .dataBlock(chainParameter: 0, data: []))
+            enqueue(extensionFrame.encoded(), delay: .zero)
+        }
+    }
+
     func reply(_ response: CCIDResponse, delay: Duration, cardExchange: Bool = false) {
         var response = response
         if response.state.command == .processed { response.errorCode = configuration.errorCodeOnSuccess }
+        if cardExchange, configuration.timeExtensionsPerExchange > 0 {
+            enqueueTimeExtensions(count: configuration.timeExtensionsPerExchange, multiplier: 1, for: response)
+        }
         if cardExchange, let index = faults.firstIndex(where: { if case .timeExtensions = $0 { true } else { false } }),
             case .timeExtensions(let count, let multiplier) = faults.remove(at: index)
         {
-            for _ in 0..<count {
-                let extensionFrame = CCIDResponse(
-                    slot: response.slot, sequence: response.sequence,
-                    state: .init(icc: .presentActive, command: .timeExtension),
-                    errorCode: multiplier, kind: .dataBlock(chainParameter: 0, data: []))
-                enqueue(extensionFrame.encoded(), delay: .zero)
-            }
+            enqueueTimeExtensions(count: count, multiplier: multiplier, for: response)
         }
         if cardExchange,
             case .timeExtensionStorm(let interval, let multiplier)? = takeFault(where: {

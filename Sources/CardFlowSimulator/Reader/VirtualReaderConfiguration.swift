@@ -24,6 +24,10 @@ public struct VirtualReaderConfiguration: Sendable {
     public var firmwareVersion: String
     /// Seeded misbehaviour on top of injected faults (nil: the reader behaves).
     public var chaos: ReaderChaos? = nil
+    /// Time-extension frames (bStatus 0x80, bError 1) the reader sends before every answer to a
+    /// card exchange (XfrBlock, Secure), as a reader with a slow card does for each command; 0:
+    /// none. A standing behaviour, unlike ``ReaderFault/timeExtensions(count:multiplier:)``.
+    public var timeExtensionsPerExchange = 0
     /// The answer to GET_DATA_RATES (a mimicked reader's `Support N bps` list); nil answers
     /// bNumDataRatesSupported copies of dwDataRate.
     public var supportedDataRates: [UInt32]? = nil

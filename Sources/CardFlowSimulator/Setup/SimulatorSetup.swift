@@ -49,6 +49,7 @@ public struct SimulatorSetup: Sendable {
                 configuration.timing = specification.timing
                 configuration.timing.extraLatency = specification.latency
                 configuration.chaos = specification.readerChaos
+                configuration.timeExtensionsPerExchange = specification.timeExtensionsPerExchange
                 configuration.supportedDataRates = interface.supportedDataRates
                 configurations.append((configuration, interface.interfaceNumber, name))
             }
@@ -64,6 +65,7 @@ public struct SimulatorSetup: Sendable {
             configuration.timing = specification.timing
             configuration.timing.extraLatency = specification.latency
             configuration.chaos = specification.readerChaos
+            configuration.timeExtensionsPerExchange = specification.timeExtensionsPerExchange
             configurations.append((configuration, 0, configuration.name))
         }
         if let first = configurations.first?.0.descriptor, Self.needsContactCard(first, for: specification) {

@@ -61,6 +61,9 @@ public struct SimulatorSpecification: Sendable, Hashable {
     /// short, oversized, garbled and duplicated answers, bSeq games, stalls, unknown interrupt
     /// messages. Errors must come back typed; nothing may crash or hang.
     public var readerChaos: ReaderChaos?
+    /// Time-extension frames before every answer to a card exchange (`time-extensions=N`, 1 to
+    /// 16; see ``VirtualReaderConfiguration/timeExtensionsPerExchange``), 0 by default.
+    public var timeExtensionsPerExchange = 0
     /// Fuzz card: the well-behaved card whose answers it spoils (`wrap=KIND`); none: every
     /// answer is hostile.
     public var fuzzWrappedKind: SimulatedCardKind?
@@ -203,6 +206,12 @@ public struct SimulatorSpecification: Sendable, Hashable {
                     throw .invalidValue(option: key, value: text, expected: "a seed (an unsigned integer)")
                 }
                 readerChaos = ReaderChaos(seed: number)
+            case "time-extensions":
+                let text = try require()
+                guard let count = Int(text), (1...16).contains(count) else {
+                    throw .invalidValue(option: key, value: text, expected: "a count from 1 to 16")
+                }
+                timeExtensionsPerExchange = count
             case "chaos-rate":
                 let text = try require()
                 guard let rate = Double(text), (0...1).contains(rate) else {
@@ -431,7 +440,7 @@ public enum SimulatorSpecificationError: Error, Sendable, Hashable, CustomString
         case .unknownCardKind(let kind):
             "unknown simulated card '\(kind)'; known: \(SimulatedCardKind.selectable.map(\.rawValue).joined(separator: ", "))"
         case .unknownOption(let key):
-            "unknown simulator option '\(key)'; known: profile, slots, busy-slots, latency, usb, firmware, rf, fsc, cmd-byte, resp-byte, clock, lift-after, return-after, swap, seed, state, capacity, block-size, locked, multi-write, ndef, random-uid, activation, recording, wrap, hostile, sticky, max-response, reader-chaos, chaos-rate, contact, ta1, specific, pps, edc"
+            "unknown simulator option '\(key)'; known: profile, slots, busy-slots, latency, usb, firmware, rf, fsc, cmd-byte, resp-byte, clock, lift-after, return-after, swap, seed, state, capacity, block-size, locked, multi-write, ndef, random-uid, activation, recording, wrap, hostile, sticky, max-response, reader-chaos, chaos-rate, time-extensions, contact, ta1, specific, pps, edc"
         case .missingValue(let key): "simulator option '\(key)' needs a value (\(key)=...)"
         case .invalidValue(let key, let value, let expected):
             "simulator option '\(key)' has value '\(value)'; expected \(expected)"
