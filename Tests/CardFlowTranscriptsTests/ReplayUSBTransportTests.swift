@@ -129,4 +129,34 @@ struct ReplayUSBTransportTests {
         #expect(!ReplayFrameMatching.matches([0x6F, 2, 0, 0, 0, 0, 0x05, 0x00, 1, 0, 0xAA, 0xBB], recorded))
         #expect(!ReplayFrameMatching.matches([0x6F, 2, 0, 0, 0, 0, 0x05, 0x00, 0, 0, 0xAA, 0xBC], recorded))
     }
+
+    @Test("a recorded four-byte T=0 case 1 command accepts ISO/IEC 7816-3's TPDU with P3 = 00, nothing else")
+    func caseOneTPDU() throws {
+        // libccid's XfrBlock of `80 10 00 00` to a TPDU reader (a log it wrote in ccid-differential).
+        let recorded = try RecordedFrame(
+            direction: .bulkOut, readerIndex: 0, bytes: [0x6F, 4, 0, 0, 0, 0, 0x0A, 0, 0, 0, 0x80, 0x10, 0x00, 0x00])
+        let tpdu: [UInt8] = [0x6F, 5, 0, 0, 0, 0, 0x06, 0, 0, 0, 0x80, 0x10, 0x00, 0x00, 0x00]
+        #expect(ReplayFrameMatching.matches(tpdu, recorded))
+        // The four bytes as recorded still match (a host that sends what libccid sent).
+        #expect(ReplayFrameMatching.matches([0x6F, 4, 0, 0, 0, 0, 0x01, 0, 0, 0, 0x80, 0x10, 0x00, 0x00], recorded))
+        // P3 other than 00, another instruction, another slot, another message type: refused.
+        let otherP3: [UInt8] = [0x6F, 5, 0, 0, 0, 0, 0x06, 0, 0, 0, 0x80, 0x10, 0x00, 0x00, 0x01]
+        #expect(!ReplayFrameMatching.matches(otherP3, recorded))
+        let otherInstruction: [UInt8] = [0x6F, 5, 0, 0, 0, 0, 0x06, 0, 0, 0, 0x80, 0x12, 0x00, 0x00, 0x00]
+        #expect(!ReplayFrameMatching.matches(otherInstruction, recorded))
+        let otherSlot: [UInt8] = [0x6F, 5, 0, 0, 0, 1, 0x06, 0, 0, 0, 0x80, 0x10, 0x00, 0x00, 0x00]
+        let otherLevelParameter: [UInt8] = [0x6F, 5, 0, 0, 0, 0, 0x06, 0, 1, 0, 0x80, 0x10, 0x00, 0x00, 0x00]
+        #expect(!ReplayFrameMatching.matches(otherSlot, recorded))
+        #expect(!ReplayFrameMatching.matches(otherLevelParameter, recorded))
+        // Only a four-byte recorded command: a recorded five-byte one wants five bytes, exactly.
+        let fiveBytes: [UInt8] = [0x6F, 5, 0, 0, 0, 0, 0x0A, 0, 0, 0, 0x80, 0x10, 0x00, 0x00, 0x00]
+        let five = try RecordedFrame(direction: .bulkOut, readerIndex: 0, bytes: fiveBytes)
+        let six: [UInt8] = [0x6F, 6, 0, 0, 0, 0, 0x06, 0, 0, 0, 0x80, 0x10, 0x00, 0x00, 0x00, 0x00]
+        #expect(!ReplayFrameMatching.matches(six, five))
+        // Not for other messages of four bytes (an Escape).
+        let escape = try RecordedFrame(
+            direction: .bulkOut, readerIndex: 0, bytes: [0x6B, 4, 0, 0, 0, 0, 0x0A, 0, 0, 0, 0x80, 0x10, 0x00, 0x00])
+        let escapeOfFive: [UInt8] = [0x6B, 5, 0, 0, 0, 0, 0x06, 0, 0, 0, 0x80, 0x10, 0x00, 0x00, 0x00]
+        #expect(!ReplayFrameMatching.matches(escapeOfFive, escape))
+    }
 }
