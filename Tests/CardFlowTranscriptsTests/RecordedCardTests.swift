@@ -228,6 +228,44 @@ struct RecordedCardTests {
         try await Self.expectComplete(virtual)
     }
 
+    @Test("MIFARE Classic on an ACR122U (Stack Overflow 56423316): a block read, a refused write that halts the card")
+    func classicWriteRefused() async throws {
+        let (reader, virtual) = try await Self.reader("classic-acr122u-write-refused-so56423316.apdu")
+        let key = try ClassicKey([0x05, 0, 0, 0, 0, 0])
+        let before: [UInt8] = [0, 0, 0, 0, 0x40, 0, 0, 0, 0xAA, 0x55, 0, 0, 0, 0x40, 0, 0]
+        try await reader.withSession { session in
+            #expect(await session.identity.uid == [0xDB, 0x96, 0xAE, 0x52])
+            let card = try await ClassicClient.open(on: session)
+            try await card.authenticate(sector: 0, keyType: .a, key: key)
+            #expect(try await card.readBlock(1) == before)
+            await #expect {
+                try await card.writeBlock(1, data: before)
+            } throws: { error in
+                guard case StorageCardError.operationRefused(0xD6, 1, let statusWord, let likelyCause) = error else {
+                    return false
+                }
+                // What this card shows: the block's contents are unknown after a refused write.
+                return statusWord.rawValue == 0x6300 && likelyCause.contains("read it back")
+            }
+            // The client drops the authentication after a refused operation and refuses the read
+            // before sending it; the recorded card agrees: the same read, sent anyway, gets 63 00.
+            #expect(await card.authenticatedSector == nil)
+            await #expect(throws: StorageCardError.notAuthenticated(block: 1)) { try await card.readBlock(1) }
+            for _ in 0..<2 {
+                #expect(try await session.transmit(try CommandAPDU(hex: "FF00400004 01000101")).statusWord == .success)
+            }
+            #expect(try await session.transmit(try CommandAPDU(hex: "FFB0000110")).statusWord.rawValue == 0x6300)
+        }
+        // Reconnected: the write that was reported as failed had changed the block.
+        let after = try await reader.withSession { session in
+            let card = try await ClassicClient.open(on: session)
+            try await card.authenticate(sector: 0, keyType: .a, key: key)
+            return try await card.readBlock(1)
+        }
+        #expect(after == [UInt8](repeating: 0, count: 16))
+        try await Self.expectComplete(virtual)
+    }
+
     @Test("NTAG216 on an ACS ACR1281U-C1 (Stack Overflow 78194226): a WRITE answered 63 00 is confirmed by a read-back")
     func ntag216WriteAcknowledgedAsNoAnswer() async throws {
         let (reader, virtual) = try await Self.reader("ntag216-acr1281u-write-ack-as-6300-so78194226.apdu")

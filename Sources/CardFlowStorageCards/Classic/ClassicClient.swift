@@ -323,8 +323,16 @@ public actor ClassicClient {
             instruction: command.ins, block: block, statusWord: response.statusWord,
             likelyCause: "the sector's access bits do not let \(key) \(what) block \(block)"
                 + (what.contains("value") || what == "increment" || what == "decrement"
-                    ? ", or it is no value block" : ""))
+                    ? ", or it is no value block" : "")
+                + (what.hasPrefix("write") ? Self.contentsUnknownAfterRefusedWrite : ""))
     }
+
+    /// A refused write does not prove the block unchanged: a real ACR122U answered 63 00 to a
+    /// write whose block then read back as zeros (Stack Overflow 56423316, replayed in
+    /// `RecordedCardTests`).
+    static let contentsUnknownAfterRefusedWrite =
+        "; the block's contents are unknown now: authenticate again and read it back "
+        + "(a write the reader reported as failed has been seen to change the block)"
 
     /// Sends one APDU: cancellation is checked first, the card leaving becomes
     /// ``StorageCardError/cardLost(_:operation:)``, and the exchange is logged at `trace` with
