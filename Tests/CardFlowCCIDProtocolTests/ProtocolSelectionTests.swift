@@ -118,6 +118,12 @@ import Testing
         #expect(listed.factors.rawValue == 0x94)
         let none = try ProtocolSelection(atr: atr, descriptor: Self.tpduReader(), supportedDataRates: [10752, 21505])
         #expect(none.factors == .default && none.ppsRequest == nil)
+        // A listed rate above the reader's own dwMaxDataRate is not taken (pcsc-lite's driver
+        // checks the maximum first): 250 000 bps is listed, 115 200 is the maximum.
+        let aboveMaximum = try ProtocolSelection(
+            atr: atr, descriptor: Self.tpduReader(maxDataRate: 115_200),
+            supportedDataRates: [10752, 250_000, 62501])
+        #expect(aboveMaximum.factors.rawValue == 0x94)
     }
 
     @Test func specificModeTakesNoPPSAndKeepsTA1() throws {

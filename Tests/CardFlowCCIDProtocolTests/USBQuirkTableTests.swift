@@ -69,6 +69,30 @@ struct USBQuirkTableTests {
         #expect(profile.applied(to: extended).exchangeLevel == .shortAPDU)
     }
 
+    @Test("AU9540: a card that could run at 231 250 bps is run at 115 625, as pcsc-lite's driver chose")
+    func alcorAU9540IsHeldTo200000bps() throws {
+        // The AU9540's descriptor (Tests/Fixtures/ccid-readers/AU9540.txt): 3.7 MHz, dwMaxDataRate
+        // 318 280 bps, short and extended APDU level with automatic PPS; a part of its rate list.
+        let descriptor = CCIDClassDescriptor(
+            protocols: [.t0, .t1], defaultClock: 3700, maximumClock: 3700, dataRate: 9946, maxDataRate: 318_280,
+            features: CCIDFeatures(rawValue: 0x0004_04BE), maxMessageLength: 271)
+        let rates: [UInt32] = [9946, 115_625, 198_925, 212_186, 231_250, 318_280]
+        let profile = CCIDReaderQuirkTable.lookup(vendorID: 0x058F, productID: 0x9540, bcdDevice: 0x0100)
+        #expect(profile.maximumDataRate == 200_000)
+        let corrected = profile.applied(to: descriptor)
+        #expect(corrected.maxDataRate == 200_000 && corrected.features == descriptor.features)
+        // A T=0 card with TA1 96 (Fi 512, Di 32): 231 250 bps at 3.7 MHz. libccid logged "Reader
+        // can't do more than 200000 bauds", "Set adapted speed to 115625 bauds" and sent
+        // SetParameters with bmFindexDindex 95.
+        let atr = try AnswerToReset(bytes: [0x3B, 0x18, 0x96, 0x43, 0x61, 0x72, 0x64, 0x46, 0x6C, 0x6F, 0x77])
+        let held = try ProtocolSelection(atr: atr, descriptor: corrected, supportedDataRates: rates)
+        #expect(held.factors.rawValue == 0x95)
+        #expect(held.parameters()?.bytes.first == 0x95)
+        // Without the table's correction the reader's own descriptor allows TA1 96.
+        let unheld = try ProtocolSelection(atr: atr, descriptor: descriptor, supportedDataRates: rates)
+        #expect(unheld.factors.rawValue == 0x96)
+    }
+
     @Test func unknownReadersGetAnEmptyProfile() {
         let profile = CCIDReaderQuirkTable.lookup(vendorID: 0x1209, productID: 0x2702, bcdDevice: 0x0100)
         #expect(profile == CCIDReaderQuirkProfile())

@@ -181,15 +181,20 @@ public struct ProtocolSelection: Sendable, Hashable {
 
     /// Whether the reader can run the card at `factors`: the bit rate at dwDefaultClock is
     /// within dwMaxDataRate and, when the reader lists its rates, one of them (±2 bps, as the
-    /// rates are rounded).
+    /// rates are rounded). Both limits hold: many readers list rates above their own
+    /// dwMaxDataRate (18 of the fixtures' dumps: an OMNIKEY 3x21 lists 600 000 bps under a maximum
+    /// of 412 903), and pcsc-lite's driver refuses a rate above dwMaxDataRate before it looks at
+    /// the list ("Reader can't do more than … bauds").
     public static func readerSupports(
         _ factors: TransmissionFactors, descriptor: CCIDClassDescriptor,
         dataRates: [UInt32]?
     ) -> Bool {
-        guard let rate = factors.baudRate(clockKHz: descriptor.defaultClock) else { return false }
+        guard let rate = factors.baudRate(clockKHz: descriptor.defaultClock),
+            rate <= Int(descriptor.maxDataRate) + 2
+        else { return false }
         if let dataRates, !dataRates.isEmpty {
             return dataRates.contains { abs(Int($0) - rate) < 2 }
         }
-        return rate <= Int(descriptor.maxDataRate) + 2
+        return true
     }
 }

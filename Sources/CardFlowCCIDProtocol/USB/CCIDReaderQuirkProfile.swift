@@ -13,26 +13,32 @@ public struct CCIDReaderQuirkProfile: Sendable, Hashable {
     /// A longer read timeout for the first GetSlotStatus after opening, for readers that answer
     /// it slowly while no card is present (pcsc-lite `ccid_open_hack_pre()`).
     public var initialStatusTimeout: Duration?
+    /// The highest data rate (bps) to run a card at, below the descriptor's dwMaxDataRate: the
+    /// rates above it are left out of the speed choice (pcsc-lite `ccid_open_hack_pre()`).
+    public var maximumDataRate: UInt32?
     /// Known firmware problems of this particular reader, for the user.
     public var warnings: [String]
 
     public init(
         model: String? = nil, quirks: CCIDQuirks = [], exchangeLevelOverride: CCIDExchangeLevelOverride? = nil,
-        pinSupportOverride: UInt8? = nil, initialStatusTimeout: Duration? = nil, warnings: [String] = []
+        pinSupportOverride: UInt8? = nil, initialStatusTimeout: Duration? = nil, maximumDataRate: UInt32? = nil,
+        warnings: [String] = []
     ) {
         self.model = model
         self.quirks = quirks
         self.exchangeLevelOverride = exchangeLevelOverride
         self.pinSupportOverride = pinSupportOverride
         self.initialStatusTimeout = initialStatusTimeout
+        self.maximumDataRate = maximumDataRate
         self.warnings = warnings
     }
 
-    /// The descriptor with the corrections applied (exchange level, bPINSupport).
+    /// The descriptor with the corrections applied (exchange level, bPINSupport, dwMaxDataRate).
     public func applied(to descriptor: CCIDClassDescriptor) -> CCIDClassDescriptor {
         var corrected = descriptor
         if let exchangeLevelOverride { corrected.features = exchangeLevelOverride.applied(to: corrected.features) }
         if let pinSupportOverride { corrected.pinSupport = pinSupportOverride }
+        if let maximumDataRate { corrected.maxDataRate = min(corrected.maxDataRate, maximumDataRate) }
         return corrected
     }
 

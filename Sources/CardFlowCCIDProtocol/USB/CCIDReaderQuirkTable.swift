@@ -13,6 +13,7 @@
 /// | HID OMNIKEY 3x21, 6121, Aviator; Cherry Smart Terminal xx44; Fujitsu D323 | 076B:3031, 076B:6632, 076B:3A21, 046A:00A7, 0BF8:1024 | extended APDU level (the firmware chains), bPINSupport 0 |
 /// | Cherry KC1000SC firmware 1.00 | 046A:00A1 | extended APDU level when short is announced (answers > 128 bytes are chained) |
 /// | Kobil TriBank | 0D46:3010 | short APDU level |
+/// | Alcor Micro AU9540 | 058F:9540 | cards run at 200 000 bps at most (its data rate list goes to 318 280) |
 ///
 /// The Diebold PN7362AU, which pcsc-lite also forces to extended APDUs, is not listed: its USB
 /// IDs are not in the sources this table was written from.
@@ -30,7 +31,7 @@ public enum CCIDReaderQuirkTable {
         var profile = CCIDReaderQuirkProfile(
             model: entry.model, quirks: entry.quirks,
             pinSupportOverride: entry.pinSupportOverride,
-            initialStatusTimeout: entry.initialStatusTimeout)
+            initialStatusTimeout: entry.initialStatusTimeout, maximumDataRate: entry.maximumDataRate)
         if let override = entry.exchangeLevelOverride,
             entry.overrideOnlyForFirmware.map({ $0 == bcdDevice }) ?? true
         {
@@ -54,6 +55,7 @@ public enum CCIDReaderQuirkTable {
         var overrideOnlyForFirmware: UInt16?
         var pinSupportOverride: UInt8?
         var initialStatusTimeout: Duration?
+        var maximumDataRate: UInt32?
         var minimumFirmware: (bcdDevice: UInt16, problem: String)?
     }
 
@@ -97,6 +99,11 @@ public enum CCIDReaderQuirkTable {
         Entry(
             model: "Kobil TriBank", vendorID: 0x0D46, productID: [0x3010],
             exchangeLevelOverride: CCIDExchangeLevelOverride(level: .shortAPDU)),
+        // pcsc-lite's driver drops this reader's data rates above 200 000 bps when it opens it; its
+        // log shows it ("Remove baudrate: 212186", "… 231250", "… 318280", then "Reader can't do
+        // more than 200000 bauds" for a card with TA1 96), found by replaying that log through
+        // CardFlow's driver.
+        Entry(model: "Alcor Micro AU9540", vendorID: 0x058F, productID: [0x9540], maximumDataRate: 200_000),
     ]
 
     /// "2.06" for 0x0206 (bcdDevice is binary-coded decimal).

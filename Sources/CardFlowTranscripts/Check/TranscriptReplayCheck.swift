@@ -28,6 +28,11 @@ public enum TranscriptReplayCheck {
         configuration: CCIDDriverConfiguration = CCIDDriverConfiguration(),
         logger: Logger = Logger(label: "cardflow.replay")
     ) async -> TranscriptReplayReport {
+        // The driver as it would be opened on USB: with the quirk table's corrections for the
+        // log's reader (its firmware version is not in the log: the newest is assumed).
+        let profile = quirkProfile(of: transcript.header)
+        let descriptor = profile.applied(to: descriptor)
+        let configuration = profile.applied(to: configuration)
         let replay = ReplayUSBTransport(transcript: transcript, logger: logger)
         let driver = CCIDDriver(
             transport: replay, descriptor: descriptor, interfaceNumber: UInt8(clamping: transcript.header.interface),
@@ -36,6 +41,12 @@ public enum TranscriptReplayCheck {
         return TranscriptReplayReport(
             results: results, mismatches: await replay.mismatches, matchedCommands: await replay.matchedCommands,
             standIns: await replay.standIns)
+    }
+
+    /// The quirk table's profile for the log's reader, empty when the log names no VID:PID.
+    static func quirkProfile(of header: TranscriptHeader) -> CCIDReaderQuirkProfile {
+        guard let vendorID = header.vendorID, let productID = header.productID else { return CCIDReaderQuirkProfile() }
+        return CCIDReaderQuirkTable.lookup(vendorID: vendorID, productID: productID, bcdDevice: .max)
     }
 
     /// Asks `driver` what the log's application asked, operation by operation, and returns what it
