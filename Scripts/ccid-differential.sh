@@ -7,11 +7,15 @@
 # answers (data and SW1 SW2) must be byte-identical.
 #
 # Usage:
-#   Scripts/ccid-differential.sh [--subset] [--cards LIST] [--results DIR] [--cardctl PATH]
+#   Scripts/ccid-differential.sh [--subset] [--frames] [--keep-logs] [--cards LIST] [--results DIR] [--cardctl PATH]
 #                                [--unlisted overlay|skip] [--timeout S] [--fixtures DIR] [PROFILE...]
 #     PROFILE     dumps of the fixtures folder, by file name (default: every dump there)
 #     --subset    the CI subset: the first profiles by file name of every exchange level x
-#                 protocol set x message-length class (<=271, <=1034, larger), at least 40
+#                 protocol set x message-length class (<=271, <=1034, larger), at least 40;
+#                 implies --frames
+#     --frames    also compare the CCID messages (see "Frames" below)
+#     --keep-logs keep pcscd's log of every run (profiles/NAME/CARD/pcscd.log; by default only
+#                 those of runs that were not identical)
 #     --cards     simulated cards, separated by ';', each as `cardctl simulate --card` takes it
 #                 (default: 'apdu-test;apdu-test,contact=t0', a T=1 and a T=0 card; see
 #                 "Protocols" below; 'apdu-test,contact=t1,edc=crc' is a T=1 card with CRC)
@@ -50,6 +54,25 @@
 # transport does (GET RESPONSE, re-issue with P3 = xx): for TPDU readers the PC/SC client
 # applies the same rules (pcsc-apdu.pl --t0-transport), so what is compared is what an
 # application sees. At APDU level the reader runs T=0 and both stacks pass its answers on.
+#
+# Frames (--frames; CI's --subset turns it on): besides the answers, the CCID messages. pcscd's
+# log of the run (LIBCCID_ifdLogLevel=7: every message libccid sent and got) is replayed through
+# CardFlow's driver (`cardctl transcript-check` with the profile's dump), which must send the
+# messages libccid sent, in order, and return what pcscd returned (the replay's tolerance rules:
+# bSeq, bBWI and bPowerSelect are the host's; a T=0 case 1 command may carry P3 = 00; T=0
+# follow-ups libccid's application sent are the driver's own). The frames column says identical,
+# known (a reasoned difference, below) or differs (the first frame or outcome that differs);
+# a run whose frames differ fails. Known, with the reason:
+#   - character level: the two hosts ask for the card's bytes in steps of their own
+#     (wLevelParameter: libccid reads a T=1 block's prologue, then the rest; CardFlow the
+#     prologue with the EDC, then the rest; after a T=0 command's data libccid asks for one
+#     procedure byte, CardFlow for SW1 SW2), so the recorded answers cannot serve the other's
+#     requests;
+#   - an APDU-level reader without automatic PPS: libccid sends the PPS request as an XfrBlock,
+#     which such a reader takes for an APDU (the simulated one answers it 6E 00 and libccid reads
+#     that as the PPS confirmation); CardFlow leaves PPS to the reader at APDU level;
+#   - a reader with several interfaces: pcscd polls the others' slots in the same log, which the
+#     one-interface replay answers with stand-ins (only slot statuses differ).
 #
 # Classification per profile and card: identical; differing (both answered, bytes differ);
 # card-model-mismatch (T=1 runs of the APDU test card: CardFlow's answer is not the one the
@@ -153,12 +176,16 @@ results="$root/.build/ccid-differential"
 fixtures="${CCID_FIXTURES:-$root/Tests/Fixtures/ccid-readers}"
 cards="apdu-test;apdu-test,contact=t0"
 subset=0
+frames=0
+keep_logs=0
 unlisted=""
 limit=60
 profiles=()
 while [[ $# -gt 0 ]]; do
     case "$1" in
-        --subset) subset=1; shift ;;
+        --subset) subset=1; frames=1; shift ;;
+        --frames) frames=1; shift ;;
+        --keep-logs) keep_logs=1; shift ;;
         --cards) cards="$2"; shift 2 ;;
         --results) results="$2"; shift 2 ;;
         --cardctl) cardctl="$2"; shift 2 ;;
@@ -320,7 +347,7 @@ extended_script="80200000000101
 
 mkdir -p "$results"
 tsv="$results/results.tsv"
-printf 'profile\tcard\tprotocol\tlevel\tprotocols\tmax_message\tlibccid_lists\tclass\tapdus\tsame\tboth_refused\tdiffering\tlibccid_failed\tcardflow_failed\tnot_compared\tseconds\tdetail\n' >"$tsv"
+printf 'profile\tcard\tprotocol\tlevel\tprotocols\tmax_message\tlibccid_lists\tclass\tapdus\tsame\tboth_refused\tdiffering\tlibccid_failed\tcardflow_failed\tnot_compared\tseconds\tdetail\tframes\n' >"$tsv"
 
 record() { printf '%s\t' "$@" | sed 's/\t$//' >>"$tsv"; printf '\n' >>"$tsv"; }
 
@@ -470,11 +497,38 @@ run_profile() {
     fi
     [[ -n "$proto_seen" && "$proto_seen" != "T=${protocol#T}" ]] && detail="pcsc-lite chose $proto_seen; $detail"
     [[ $lists == no ]] && detail="libccid Info.plist overlay; $detail"
+    local frames_verdict="-"
+    if ((frames)) && [[ $class == identical || $class == known-difference ]]; then
+        frames_verdict=$(frames_of "$dir/pcscd.log" "$name" "$level" "$interfaces")
+    fi
     record "${row[@]}" "$class" "$apdus" "$same" "$refused" "$differing" "$libccid_failed" "$cardflow_failed" "$not_compared" \
-        $((SECONDS - started)) "${detail:-}"
+        $((SECONDS - started)) "${detail:-}" "$frames_verdict"
     # Keep the logs of interesting runs only.
-    if [[ $class == identical ]]; then rm -f "$dir/pcscd.log" "$dir/Info.plist"; fi
+    if ((!keep_logs)) && [[ $class == identical && $frames_verdict != differs* ]]; then rm -f "$dir/pcscd.log" "$dir/Info.plist"; fi
     printf '%-60s %-22s %s\n' "$name" "$class" "${detail:0:150}" >&2
+    [[ $frames_verdict == "-" || $frames_verdict == identical ]] || printf '%-60s frames: %s\n' "" "${frames_verdict:0:150}" >&2
+}
+
+# frames_of LOG PROFILE LEVEL INTERFACES: pcscd's log of a run replayed through CardFlow's driver (see
+# "Frames" above): identical, known: REASON, or differs: WHAT.
+frames_of() {
+    local log="$1" profile="$2" level="$3" interfaces="$4" out status=0
+    [[ -f "$log" ]] || { echo "differs: no pcscd log"; return; }
+    out=$("$cardctl" transcript-check --fixtures "$fixtures" --reader-profile "$fixtures/$profile" "$log" 2>/dev/null) \
+        || status=$?
+    if [[ $status -eq 0 ]]; then echo identical; return; fi
+    local mismatch differing
+    mismatch=$(grep -m1 'mismatch at' <<<"$out" | sed 's/^ *//' || true)
+    differing=$(grep -- '<-- differs' <<<"$out" | sed 's/^ *//' || true)
+    if [[ $level == character ]]; then
+        echo "known: character level, each host asks for the card's bytes in its own steps"
+    elif [[ $level == short || $level == extended ]] && [[ $mismatch =~ expected\ -\>\ 6F\ ..\ 00\ 00\ 00\ 00\ ..\ ..\ ..\ ..\ FF ]]; then
+        echo "known: libccid sent a PPS request as an XfrBlock to an APDU-level reader"
+    elif ((interfaces > 1)) && [[ -z $mismatch && -n $differing ]] && ! grep -qv '^slot status' <<<"$differing"; then
+        echo "known: another interface's slot statuses in the same log"
+    else
+        echo "differs: ${mismatch:-$(head -n1 <<<"${differing:-exit status $status}")}"
+    fi
 }
 
 IFS=';' read -ra card_list <<<"$cards"
@@ -500,10 +554,19 @@ summary="$results/summary.txt"
             for (k in skipped) printf "    skipped: %-70s %d\n", k, skipped[k]
         }' "$tsv"
     awk -F'\t' 'NR > 1 && $8 != "identical" && $8 != "skipped" { printf "  %s [%s] %s: %s\n", $1, $2, $8, $17 }' "$tsv"
+    if ((frames)); then
+        awk -F'\t' 'NR > 1 && $18 != "-" && $18 != "" { n++; v = $18; sub(/:.*/, "", v); verdict[v]++; if (v == "known") { k = $18; sub(/^known: /, "", k); known[k]++ } }
+            END {
+                printf "CCID messages replayed through CardFlow'"'"'s driver (runs answered alike): %d\n", n
+                printf "  identical %d, known %d, differs %d\n", verdict["identical"], verdict["known"], verdict["differs"]
+                for (k in known) printf "    known: %-70s %d\n", k, known[k]
+            }' "$tsv"
+        awk -F'\t' 'NR > 1 && $18 ~ /^differs/ { printf "  %s [%s] frames %s\n", $1, $2, $18 }' "$tsv"
+    fi
     echo "per-profile results: $tsv"
 } | tee "$summary"
 
-if awk -F'\t' 'NR > 1 && ($8 == "differing" || $8 == "card-model-mismatch" || $8 == "cardflow-only-failure" || $8 == "both-failed") { bad = 1 } END { exit !bad }' "$tsv"; then
+if awk -F'\t' 'NR > 1 && ($8 == "differing" || $8 == "card-model-mismatch" || $8 == "cardflow-only-failure" || $8 == "both-failed" || $18 ~ /^differs/) { bad = 1 } END { exit !bad }' "$tsv"; then
     exit 1
 fi
 exit 0

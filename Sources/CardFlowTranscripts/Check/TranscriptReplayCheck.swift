@@ -58,7 +58,11 @@ public enum TranscriptReplayCheck {
     {
         var results: [TranscriptReplayReport.Result] = []
         var powered = false
-        for operation in TranscriptOperation.operations(of: transcript) {
+        let operations = TranscriptOperation.operations(of: transcript)
+        var index = 0
+        while index < operations.count {
+            let operation = operations[index]
+            index += 1
             let actual: TranscriptOutcome
             if case .transmit = operation.request, !powered {
                 let setUp = await outcome { .bytes(try await driver.powerOn()) }
@@ -75,6 +79,19 @@ public enum TranscriptReplayCheck {
             case (.powerOn, .bytes): powered = true
             case (.powerOff, _): powered = false
             default: break
+            }
+            // The driver's T=0 transport may have sent the follow-ups the application sent next.
+            if case .bytes(let answer) = actual, actual != operation.recordedOutcome {
+                let covered = TranscriptT0Transport.followUps(after: index - 1, in: operations, driverAnswer: answer)
+                if covered > 0 {
+                    results.append(
+                        .init(operation: operation, outcome: actual, t0Transport: .followedUp(operations: covered)))
+                    for followUp in operations[index..<(index + covered)] {
+                        results.append(.init(operation: followUp, outcome: actual, t0Transport: .sentByDriver))
+                    }
+                    index += covered
+                    continue
+                }
             }
             results.append(TranscriptReplayReport.Result(operation: operation, outcome: actual))
         }
