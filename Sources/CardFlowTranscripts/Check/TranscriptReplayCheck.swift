@@ -33,7 +33,8 @@ public enum TranscriptReplayCheck {
         let profile = quirkProfile(of: transcript.header)
         let descriptor = profile.applied(to: descriptor)
         let configuration = profile.applied(to: configuration)
-        let replay = ReplayUSBTransport(transcript: transcript, logger: logger)
+        let replay = ReplayUSBTransport(
+            transcript: transcript, characterLevel: descriptor.exchangeLevel == .character, logger: logger)
         let driver = CCIDDriver(
             transport: replay, descriptor: descriptor, interfaceNumber: UInt8(clamping: transcript.header.interface),
             configuration: configuration, logger: logger)

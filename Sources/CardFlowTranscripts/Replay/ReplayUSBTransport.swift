@@ -16,6 +16,11 @@ import Logging
 /// only when no stand-in applies). Recorded
 /// GetSlotStatus polls and Escape queries the driver does not send are skipped; the commands listed in
 /// ``ReplayStandIn`` are answered from the recording's state when the segment lacks them.
+///
+/// For a reader at character level (`characterLevel`), a run of recorded XfrBlocks is the
+/// card's I/O line (``ReplayCharacterLine``): the host's XfrBlocks must send the recorded bytes
+/// in order, and may wait for the card's characters in steps of their own (wLevelParameter), as
+/// long as no step waits for a character the card sent only after more input.
 public actor ReplayUSBTransport: USBTransport {
     /// The recording.
     public nonisolated let transcript: Transcript
@@ -29,6 +34,9 @@ public actor ReplayUSBTransport: USBTransport {
     private var nextInterrupt = 0
     private var cardPowered = false
     private var lastSlotState: CCIDSlotState?
+    private let characterLevel: Bool
+    /// At character level: the run of XfrBlocks the host is on.
+    private var line: ReplayCharacterLine?
 
     /// Host commands the recording did not accept, in order.
     public private(set) var mismatches: [ReplayMismatch] = []
@@ -39,9 +47,18 @@ public actor ReplayUSBTransport: USBTransport {
 
     /// A replay of `transcript`'s frames with its busiest libccid reader index (the reader or
     /// interface the log is about).
-    public init(transcript: Transcript, logger: Logger = Logger(label: "cardflow.replay")) {
+    ///
+    /// - Parameters:
+    ///   - transcript: the recording.
+    ///   - characterLevel: the reader exchanges characters (its dwFeatures exchange level is 0):
+    ///     XfrBlocks are matched as the card's I/O line, not message by message.
+    ///   - logger: where the replay logs.
+    public init(
+        transcript: Transcript, characterLevel: Bool = false, logger: Logger = Logger(label: "cardflow.replay")
+    ) {
         self.transcript = transcript
         script = ReplayScript(transcript, readerIndex: ReplayScript.mainReaderIndex(of: transcript))
+        self.characterLevel = characterLevel
         self.logger = logger
     }
 
@@ -51,6 +68,10 @@ public actor ReplayUSBTransport: USBTransport {
     public func bulkOut(_ data: [UInt8], timeout: Duration) async throws(USBTransportError) {
         if Task.isCancelled { throw .cancelled }
         pendingAnswers = []
+        if characterLevel, let answer = serveOnTheLine(data) {
+            pendingAnswers = [answer]
+            return
+        }
         if let (foundSegment, foundStep) = locate(data, reach: .nextSegment) {
             try play(segment: foundSegment, step: foundStep, host: data, timeout: timeout)
             return
@@ -113,6 +134,37 @@ public actor ReplayUSBTransport: USBTransport {
     }
 
     // MARK: - Following the recording
+
+    /// At character level: the answer to the host's XfrBlock from the run of recorded XfrBlocks
+    /// it is on (starting one at the next recorded XfrBlock, GetSlotStatus polls and Escape
+    /// queries skipped), nil when the line does not bear it out (the caller then matches
+    /// message by message, and reports the mismatch).
+    private func serveOnTheLine(_ data: [UInt8]) -> [UInt8]? {
+        guard data.first == CCIDMessageType.xfrBlock.rawValue, segment < script.segments.count else { return nil }
+        if line == nil {
+            let steps = script.segments[segment]
+            var start = step
+            while start < steps.count, Self.isSkippable(steps[start].command) { start += 1 }
+            line = ReplayCharacterLine(steps: steps, from: start)
+        }
+        guard var current = line, let answer = current.serve(data) else {
+            // Off the line: the recording stands at the step with the host's next bytes, where
+            // matching message by message goes on (and a mismatch names that step).
+            if let current = line, current.currentStep > step { step = current.currentStep }
+            line = nil
+            return nil
+        }
+        matchedCommands += 1
+        synchronised = true
+        if current.isUsedUp {
+            step = current.endStep
+            line = nil
+        } else {
+            line = current
+        }
+        absorb(answer)
+        return answer
+    }
 
     /// How far ahead of the current segment a command may be found.
     private enum Reach {
