@@ -93,6 +93,39 @@ struct USBQuirkTableTests {
         #expect(unheld.factors.rawValue == 0x96)
     }
 
+    @Test("O2Micro Oz776: no PPS; the card runs its default protocol at the default speed")
+    func o2MicroWithoutPPS() throws {
+        for productID: UInt16 in [0x7762, 0x7772] {
+            let profile = CCIDReaderQuirkTable.lookup(vendorID: 0x0B97, productID: productID, bcdDevice: 0x0100)
+            #expect(profile.quirks == [.noPPS])
+        }
+        // A character-level reader offering both protocols (the Oz776's dwFeatures level 0).
+        let reader = CCIDClassDescriptor(
+            protocols: [.t0, .t1], defaultClock: 4000, maximumClock: 4000, dataRate: 10752, maxDataRate: 344_086,
+            features: [], maxMessageLength: 271)
+        // T=0 first, T=1 offered, TA1 96: with a PPS, T=1 at TA1 96; without, T=0 at 11.
+        let dual = try AnswerToReset(bytes: [
+            0x3B, 0x98, 0x96, 0x80, 0x11, 0xFE, 0x43, 0x61, 0x72, 0x64, 0x46, 0x6C, 0x6F, 0x77, 0x67,
+        ])
+        let negotiated = try ProtocolSelection(atr: dual, descriptor: reader)
+        #expect(negotiated.transmissionProtocol == .t1 && negotiated.ppsRequest != nil)
+        let quiet = try ProtocolSelection(atr: dual, descriptor: reader, hostMaySendPPS: false)
+        #expect(quiet.transmissionProtocol == .t0 && quiet.factors == .default && quiet.ppsRequest == nil)
+        #expect(quiet.parameters()?.bytes.first == 0x11)
+        // T=1 only: T=1 without PPS (pcsc-lite's driver falls back to T=0 there and the card is mute).
+        // (JavaCOS A22: T=1 only, TA1 95.)
+        let t1Only = try AnswerToReset(bytes: [
+            0x3B, 0x9F, 0x95, 0x81, 0x31, 0xFE, 0x9F, 0x00, 0x66, 0x46, 0x53, 0x05, 0x10, 0x00, 0xFF, 0x71, 0xDF, 0x00,
+            0x00, 0x00, 0x00, 0x00, 0xEC,
+        ])
+        let t1 = try ProtocolSelection(atr: t1Only, descriptor: reader, hostMaySendPPS: false)
+        #expect(t1.transmissionProtocol == .t1 && t1.ppsRequest == nil)
+        // Asking for the protocol the card does not start with cannot work without a PPS.
+        #expect(throws: ProtocolSelectionError.self) {
+            try ProtocolSelection(atr: dual, descriptor: reader, preference: .t1, hostMaySendPPS: false)
+        }
+    }
+
     @Test func unknownReadersGetAnEmptyProfile() {
         let profile = CCIDReaderQuirkTable.lookup(vendorID: 0x1209, productID: 0x2702, bcdDevice: 0x0100)
         #expect(profile == CCIDReaderQuirkProfile())

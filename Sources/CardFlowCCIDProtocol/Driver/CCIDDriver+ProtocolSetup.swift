@@ -36,7 +36,7 @@ extension CCIDDriver {
             do {
                 selection = try ProtocolSelection(
                     atr: atr, descriptor: descriptor, supportedDataRates: await readerDataRates(),
-                    preference: preference)
+                    preference: preference, hostMaySendPPS: !configuration.quirks.contains(.noPPS))
             } catch {
                 guard mustSucceed else {
                     logger.debug("no protocol selected; leaving it to the reader", metadata: ["error": "\(error)"])

@@ -47,4 +47,7 @@ public struct CCIDQuirks: OptionSet, Sendable, Hashable {
     public static let acceptsPreviousSequence = CCIDQuirks(rawValue: 1 << 0)
     /// The reader must not receive SET_INTERFACE (ACR122U).
     public static let noSetInterface = CCIDQuirks(rawValue: 1 << 1)
+    /// The host must not send a PPS request through the reader (O2Micro Oz776: pcsc-lite's driver
+    /// logs "PPS not supported on O2Micro readers"): the card keeps its default protocol and speed.
+    public static let noPPS = CCIDQuirks(rawValue: 1 << 2)
 }

@@ -40,9 +40,12 @@ public struct ProtocolSelection: Sendable, Hashable {
     ///   - supportedDataRates: the reader's GET_DATA_RATES answer, nil when it has no
     ///     table (bNumDataRatesSupported 0) or did not answer.
     ///   - preference: the protocol asked for.
+    ///   - hostMaySendPPS: false for a reader that does not pass a PPS request on
+    ///     (``CCIDQuirks/noPPS``): at TPDU and character level the card then keeps its default
+    ///     protocol and speed.
     public init(
         atr: AnswerToReset, descriptor: CCIDClassDescriptor, supportedDataRates: [UInt32]? = nil,
-        preference: ProtocolPreference = .automatic
+        preference: ProtocolPreference = .automatic, hostMaySendPPS: Bool = true
     ) throws(ProtocolSelectionError) {
         // A reader announcing no protocol at all is taken at its word for neither; the corpus
         // has none at contact levels, so treat it as offering both rather than refusing.
@@ -72,7 +75,10 @@ public struct ProtocolSelection: Sendable, Hashable {
                     factors, bitsPerSecond: factors.baudRate(clockKHz: descriptor.defaultClock))
             }
         } else {
-            let common = card.filter(readerProtocols.contains)
+            // Without a PPS the card runs its default protocol: nothing else can be chosen.
+            let hostLevel = descriptor.exchangeLevel == .tpdu || descriptor.exchangeLevel == .character
+            let reachable = hostLevel && !hostMaySendPPS ? [atr.defaultProtocol] : card
+            let common = reachable.filter(readerProtocols.contains)
             if let required = preference.required {
                 guard common.contains(required) else {
                     throw .protocolNotOffered(required, card: card, reader: readerProtocols)
@@ -92,7 +98,7 @@ public struct ProtocolSelection: Sendable, Hashable {
         let readerNegotiates = features.contains(.automaticParameterNegotiation)
         // At APDU level the reader owns the I/O line; at TPDU and character level the host does.
         let hostLevel = descriptor.exchangeLevel == .tpdu || descriptor.exchangeLevel == .character
-        let canSendPPS = hostLevel && !readerNegotiates && !features.contains(.automaticPPS)
+        let canSendPPS = hostLevel && !readerNegotiates && !features.contains(.automaticPPS) && hostMaySendPPS
         // Without a PPS a card in negotiable mode stays at Fd/Dd: only a reader that makes
         // the PPS itself (0x80) or negotiates everything (0x40) may be given faster factors.
         if specific == nil, !canSendPPS, !readerNegotiates, !features.contains(.automaticPPS) { factors = .default }

@@ -14,6 +14,7 @@
 /// | Cherry KC1000SC firmware 1.00 | 046A:00A1 | extended APDU level when short is announced (answers > 128 bytes are chained) |
 /// | Kobil TriBank | 0D46:3010 | short APDU level |
 /// | Alcor Micro AU9540 | 058F:9540 | cards run at 200 000 bps at most (its data rate list goes to 318 280) |
+/// | O2Micro Oz776 | 0B97:7762, 0B97:7772 | no PPS: the card keeps its default protocol and speed |
 ///
 /// The Diebold PN7362AU, which pcsc-lite also forces to extended APDUs, is not listed: its USB
 /// IDs are not in the sources this table was written from.
@@ -104,6 +105,9 @@ public enum CCIDReaderQuirkTable {
         // more than 200000 bauds" for a card with TA1 96), found by replaying that log through
         // CardFlow's driver.
         Entry(model: "Alcor Micro AU9540", vendorID: 0x058F, productID: [0x9540], maximumDataRate: 200_000),
+        // "PPS not supported on O2Micro readers" (pcsc-lite's driver, which then also falls back to
+        // T=0 for a card that offers T=1 only; without a PPS such a card runs its default protocol, T=1).
+        Entry(model: "O2Micro Oz776", vendorID: 0x0B97, productID: [0x7762, 0x7772], quirks: [.noPPS]),
     ]
 
     /// "2.06" for 0x0206 (bcdDevice is binary-coded decimal).
