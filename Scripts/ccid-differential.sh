@@ -62,17 +62,24 @@
 # bSeq, bBWI and bPowerSelect are the host's; a T=0 case 1 command may carry P3 = 00; T=0
 # follow-ups libccid's application sent are the driver's own). The frames column says identical,
 # known (a reasoned difference, below) or differs (the first frame or outcome that differs);
-# a run whose frames differ fails. Known, with the reason:
-#   - character level: the two hosts ask for the card's bytes in steps of their own
-#     (wLevelParameter: libccid reads a T=1 block's prologue, then the rest; CardFlow the
-#     prologue with the EDC, then the rest; after a T=0 command's data libccid asks for one
-#     procedure byte, CardFlow for SW1 SW2), so the recorded answers cannot serve the other's
-#     requests;
+# a run whose frames differ fails. At character level the replay serves the card's I/O line in
+# the host's own steps (libccid reads a T=1 block's prologue, then the rest, CardFlow the prologue
+# with the EDC; after a T=0 command's data libccid waits for one procedure byte, CardFlow for SW1
+# SW2): the bytes to the card must be the same, in order. Known, with the reason:
+#   - T=1 at character level on a reader with short messages: libccid cuts a long command into
+#     blocks that fit one XfrBlock (IFSC 32 on the Winbond), CardFlow into blocks of the card's
+#     IFSC sent over several XfrBlocks (both valid: ISO/IEC 7816-3 lets the host send blocks up
+#     to IFSC);
 #   - an APDU-level reader without automatic PPS: libccid sends the PPS request as an XfrBlock,
 #     which such a reader takes for an APDU (the simulated one answers it 6E 00 and libccid reads
 #     that as the PPS confirmation); CardFlow leaves PPS to the reader at APDU level;
 #   - a reader with several interfaces: pcscd polls the others' slots in the same log, which the
-#     one-interface replay answers with stand-ins (only slot statuses differ).
+#     one-interface replay answers with stand-ins (only slot statuses differ);
+#   - the answers' known difference (a DataBlock chained with bChainParameter at short APDU
+#     level): CardFlow asks for the rest, libccid does not;
+#   - a command both refused: pcscd after the reader's error, CardFlow with an error of its own
+#     (for example a TPDU longer than the reader's dwMaxCCIDMessageLength, which CardFlow does
+#     not send).
 #
 # Classification per profile and card: identical; differing (both answered, bytes differ);
 # card-model-mismatch (T=1 runs of the APDU test card: CardFlow's answer is not the one the
@@ -433,6 +440,10 @@ run_profile() {
 
     local proto_seen
     proto_seen=$(sed -n 's/^PROTOCOL //p' "$dir/pcscd.out")
+    # The card model's answers are T=1's: where the card stays at its default protocol T=0 the
+    # run is T=0's (pcsc-lite chose T=0, or an O2Micro reader, through which neither stack sends a
+    # PPS: CardFlow's quirk table and libccid's "PPS not supported on O2Micro readers").
+    if [[ $proto_seen == "T=0" || $vid == 0b97 ]]; then oracle=0; fi
     # Align both outputs with the script: one answer line per APDU, segment by segment.
     local -a left=() right=() segment_of=()
     mapfile -t left < <(grep -E '^(OK|ERR|NOTRUN)' "$dir/pcscd.out" || true)
@@ -458,7 +469,7 @@ run_profile() {
         if ((oracle)) && [[ "$b" == OK* && "$b" != "${expected[$i]}" ]]; then
             # CardFlow returned what the card did not say (and pcscd too when a == b).
             model_mismatch=$((model_mismatch + 1))
-            [[ -n "$model_detail" ]] || model_detail="APDU ${script_lines[$i]:0:24}: the card model answers $(answer_summary "${expected[$i]}"), CardFlow $(answer_summary "$b")$([[ "$a" == "$b" ]] && echo ", pcscd the same")"
+            [[ -n "$model_detail" ]] || model_detail="APDU ${script_lines[$i]:0:24}: the card model answers $(answer_summary "${expected[$i]}"), CardFlow $(answer_summary "$b")$([[ "$a" != "$b" ]] || echo ", pcscd the same")"
         fi
         if [[ "$a" == "$b" ]]; then same=$((same + 1)); continue; fi
         if [[ "$a" == ERR* && "$b" == ERR* ]]; then refused=$((refused + 1)); continue; fi
@@ -499,7 +510,7 @@ run_profile() {
     [[ $lists == no ]] && detail="libccid Info.plist overlay; $detail"
     local frames_verdict="-"
     if ((frames)) && [[ $class == identical || $class == known-difference ]]; then
-        frames_verdict=$(frames_of "$dir/pcscd.log" "$name" "$level" "$interfaces")
+        frames_verdict=$(frames_of "$dir/pcscd.log" "$name" "$level" "$interfaces" "$class")
     fi
     record "${row[@]}" "$class" "$apdus" "$same" "$refused" "$differing" "$libccid_failed" "$cardflow_failed" "$not_compared" \
         $((SECONDS - started)) "${detail:-}" "$frames_verdict"
@@ -509,10 +520,19 @@ run_profile() {
     [[ $frames_verdict == "-" || $frames_verdict == identical ]] || printf '%-60s frames: %s\n' "" "${frames_verdict:0:150}" >&2
 }
 
-# frames_of LOG PROFILE LEVEL INTERFACES: pcscd's log of a run replayed through CardFlow's driver (see
+# t1_block_sizes_differ MISMATCH: the host's and the recorded XfrBlock both start a T=1 I-block
+# (NAD 00), of different lengths.
+t1_block_sizes_differ() {
+    local host recorded
+    host=$(sed -n 's/.*host sent -> 6F\( [0-9A-F][0-9A-F]\)\{9\} 00 \([0246]0\) \([0-9A-F][0-9A-F]\).*/\2 \3/p' <<<"$1")
+    recorded=$(sed -n 's/.*expected -> 6F\( [0-9A-F][0-9A-F]\)\{9\} 00 \([0246]0\) \([0-9A-F][0-9A-F]\).*/\2 \3/p' <<<"$1")
+    [[ -n $host && -n $recorded && ${host#* } != "${recorded#* }" ]]
+}
+
+# frames_of LOG PROFILE LEVEL INTERFACES CLASS: pcscd's log of a run replayed through CardFlow's driver (see
 # "Frames" above): identical, known: REASON, or differs: WHAT.
 frames_of() {
-    local log="$1" profile="$2" level="$3" interfaces="$4" out status=0
+    local log="$1" profile="$2" level="$3" interfaces="$4" class="$5" out status=0
     [[ -f "$log" ]] || { echo "differs: no pcscd log"; return; }
     out=$("$cardctl" transcript-check --fixtures "$fixtures" --reader-profile "$fixtures/$profile" "$log" 2>/dev/null) \
         || status=$?
@@ -520,12 +540,16 @@ frames_of() {
     local mismatch differing
     mismatch=$(grep -m1 'mismatch at' <<<"$out" | sed 's/^ *//' || true)
     differing=$(grep -- '<-- differs' <<<"$out" | sed 's/^ *//' || true)
-    if [[ $level == character ]]; then
-        echo "known: character level, each host asks for the card's bytes in its own steps"
+    if [[ $level == character ]] && t1_block_sizes_differ "$mismatch"; then
+        echo "known: T=1 at character level, libccid cuts commands into blocks that fit one message, CardFlow into the card's IFSC over several"
     elif [[ $level == short || $level == extended ]] && [[ $mismatch =~ expected\ -\>\ 6F\ ..\ 00\ 00\ 00\ 00\ ..\ ..\ ..\ ..\ FF ]]; then
         echo "known: libccid sent a PPS request as an XfrBlock to an APDU-level reader"
     elif ((interfaces > 1)) && [[ -z $mismatch && -n $differing ]] && ! grep -qv '^slot status' <<<"$differing"; then
         echo "known: another interface's slot statuses in the same log"
+    elif [[ $class == known-difference && $mismatch =~ host\ sent\ -\>\ 6F\ 00\ 00\ 00\ 00\ 00\ ..\ ..\ 10\ 00\; ]]; then
+        echo "known: CardFlow follows bChainParameter where libccid returned the first DataBlock (the answers' known difference)"
+    elif [[ -z $mismatch && -n $differing ]] && ! grep -qv ' → failure (.*CardFlow: error: ' <<<"$differing"; then
+        echo "known: both refused the command (pcscd after the reader's error, CardFlow with an error of its own)"
     else
         echo "differs: ${mismatch:-$(head -n1 <<<"${differing:-exit status $status}")}"
     fi
