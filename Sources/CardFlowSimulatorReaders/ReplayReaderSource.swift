@@ -44,7 +44,9 @@ public struct ReplayReaderSource: ReaderSource {
         var driverLogger = options.logger
         driverLogger[metadataKey: "reader"] = "\(id)"
         let driver = CCIDDriver(
-            transport: ReplayUSBTransport(transcript: transcript, logger: driverLogger), descriptor: descriptor,
+            transport: ReplayUSBTransport(
+                transcript: transcript, characterLevel: descriptor.exchangeLevel == .character, logger: driverLogger),
+            descriptor: descriptor,
             interfaceNumber: UInt8(clamping: header.interface), configuration: options.ccidDriverConfiguration,
             logger: driverLogger)
         let info = ReaderInfo(

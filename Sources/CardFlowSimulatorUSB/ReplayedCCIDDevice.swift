@@ -50,7 +50,9 @@ public actor ReplayedCCIDDevice: EmulatedCCIDDeviceModel {
             serialNumber: nil, classDescriptor: profile.classDescriptorBytes(interface: header.interface),
             // A CCID interface with three endpoints has the interrupt-IN one.
             hasInterruptEndpoint: profile.interfaces[header.interface].numberOfEndpoints >= 3)
-        replay = ReplayUSBTransport(transcript: transcript, logger: logger)
+        let descriptor = try? CCIDClassDescriptor(bytes: profile.classDescriptorBytes(interface: header.interface))
+        replay = ReplayUSBTransport(
+            transcript: transcript, characterLevel: descriptor?.exchangeLevel == .character, logger: logger)
         // Bounded by the recording: only recorded answers are queued.
         (answers, answerQueue) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .unbounded)
         self.logger = logger
