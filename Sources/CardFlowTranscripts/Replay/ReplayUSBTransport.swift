@@ -18,7 +18,7 @@ import Logging
 /// ``ReplayStandIn`` are answered from the recording's state when the segment lacks them.
 ///
 /// For a reader at character level (`characterLevel`), a run of recorded XfrBlocks is the
-/// card's I/O line (``ReplayCharacterLine``): the host's XfrBlocks must send the recorded bytes
+/// card's I/O line (`ReplayCharacterLine`): the host's XfrBlocks must send the recorded bytes
 /// in order, and may wait for the card's characters in steps of their own (wLevelParameter), as
 /// long as no step waits for a character the card sent only after more input.
 public actor ReplayUSBTransport: USBTransport {
