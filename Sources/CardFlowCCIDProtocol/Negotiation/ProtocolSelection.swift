@@ -55,6 +55,8 @@ public struct ProtocolSelection: Sendable, Hashable {
         if readerProtocols.isEmpty { readerProtocols = [.t0, .t1] }
         let card = atr.offeredProtocols
         let features = descriptor.features
+        // At APDU level the reader owns the I/O line; at TPDU and character level the host does.
+        let hostLevel = descriptor.exchangeLevel == .tpdu || descriptor.exchangeLevel == .character
 
         let chosen: TransmissionProtocol
         var factors = TransmissionFactors.default
@@ -76,7 +78,6 @@ public struct ProtocolSelection: Sendable, Hashable {
             }
         } else {
             // Without a PPS the card runs its default protocol: nothing else can be chosen.
-            let hostLevel = descriptor.exchangeLevel == .tpdu || descriptor.exchangeLevel == .character
             let reachable = hostLevel && !hostMaySendPPS ? [atr.defaultProtocol] : card
             let common = reachable.filter(readerProtocols.contains)
             if let required = preference.required {
@@ -96,8 +97,6 @@ public struct ProtocolSelection: Sendable, Hashable {
         }
 
         let readerNegotiates = features.contains(.automaticParameterNegotiation)
-        // At APDU level the reader owns the I/O line; at TPDU and character level the host does.
-        let hostLevel = descriptor.exchangeLevel == .tpdu || descriptor.exchangeLevel == .character
         let canSendPPS = hostLevel && !readerNegotiates && !features.contains(.automaticPPS) && hostMaySendPPS
         // Without a PPS a card in negotiable mode stays at Fd/Dd: only a reader that makes
         // the PPS itself (0x80) or negotiates everything (0x40) may be given faster factors.

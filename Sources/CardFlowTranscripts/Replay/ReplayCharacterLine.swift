@@ -37,8 +37,8 @@ struct ReplayCharacterLine: Sendable {
         while index < steps.count, steps[index].command.messageType == .xfrBlock {
             let step = steps[index]
             guard step.ending == .answered, let answer = step.answers.last(where: { !Self.isTimeExtension($0) }),
-                answer.bytes[0] == CCIDMessageType.dataBlock.rawValue, answer.bytes[7] & 0xC0 == 0,
-                answer.bytes[9] == 0
+                answer.bytes[0] == CCIDMessageType.dataBlock.rawValue,
+                CCIDSlotState(rawValue: answer.bytes[7]).command == .processed, answer.bytes[9] == 0
             else { break }
             hostOffsets.append(sent)
             hostBytes += step.command.payload
@@ -80,14 +80,13 @@ struct ReplayCharacterLine: Sendable {
         hostPosition = sentEnd
         let characters = Array(cardBytes[cardPosition..<readEnd])
         cardPosition = readEnd
-        let length = UInt32(characters.count)
-        let lengthBytes = (0..<4).map { UInt8(truncatingIfNeeded: length >> (8 * $0)) }
-        // A DataBlock: dwLength, the host's slot and bSeq, bStatus 00 (processed), no error, no chaining.
-        return [CCIDMessageType.dataBlock.rawValue] + lengthBytes + [message[5], message[6], 0x00, 0x00, 0x00]
-            + characters
+        return CCIDResponse(
+            slot: message[5], sequence: message[6], state: CCIDSlotState(icc: .presentActive, command: .processed),
+            kind: .dataBlock(chainParameter: 0, data: characters)
+        ).encoded()
     }
 
     private static func isTimeExtension(_ frame: RecordedFrame) -> Bool {
-        frame.bytes[7] & 0xC0 == 0x80
+        CCIDSlotState(rawValue: frame.bytes[7]).command == .timeExtension
     }
 }
