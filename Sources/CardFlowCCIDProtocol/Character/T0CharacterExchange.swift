@@ -51,7 +51,8 @@ public struct T0CharacterExchange: Sendable {
     private let malformed: CharacterLevelError?
 
     public init(tpdu: [UInt8]) {
-        header = Array(tpdu.prefix(5))
+        // A TPDU without data is its header: shared, not copied.
+        header = tpdu.count == 5 ? tpdu : Array(tpdu.prefix(5))
         instruction = tpdu.count > 1 ? tpdu[1] : 0
         let p3 = tpdu.count >= 5 ? Int(tpdu[4]) : 0
         let data = tpdu.dropFirst(5)

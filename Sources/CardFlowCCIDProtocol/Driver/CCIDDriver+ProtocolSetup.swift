@@ -160,9 +160,9 @@ extension CCIDDriver {
     /// One command APDU over T=0: ``T0HostProtocol`` maps it to TPDUs (GET RESPONSE, re-issue,
     /// ENVELOPE as it decides); at TPDU level each TPDU goes in one XfrBlock, the reader handling
     /// the procedure bytes, at character level the driver runs them (``characterTPDU(_:slot:)``).
-    func transmitT0(_ apdu: [UInt8], slot: UInt8) async throws -> [UInt8] {
+    func transmitT0(_ apdu: consuming [UInt8], slot: UInt8) async throws -> [UInt8] {
         var t0 = T0HostProtocol(limits: configuration.t0Limits)
-        var action = t0.begin(command: apdu)
+        var action = t0.begin(command: consume apdu)
         // The state machine bounds the TPDUs of one command (ENVELOPE parts, GET RESPONSE
         // rounds, re-issues); this loop ends with it.
         while true {

@@ -57,15 +57,19 @@ public struct T0HostProtocol: Sendable {
     }
 
     /// Starts one command APDU; returns the first TPDU (or a failure for a malformed APDU).
-    public mutating func begin(command apdu: [UInt8]) -> T0HostAction {
+    ///
+    /// The TPDU is made in the APDU's own storage (it differs from the APDU only in its length
+    /// fields), so a caller that hands its only copy over pays for no new array.
+    public mutating func begin(command apdu: consuming [UInt8]) -> T0HostAction {
         self = T0HostProtocol(limits: limits)
         guard let parsed = ParsedCommand(apdu) else { return .failed(.malformedCommand(length: apdu.count)) }
-        instruction = parsed.header[1]
-        commandClass = parsed.header[0]
+        instruction = apdu[1]
+        commandClass = apdu[0]
         expectedLength = parsed.expectedLength
         if parsed.data.count > 255 {
             // ENVELOPE carries the whole command APDU, length fields included (ISO/IEC 7816-4 §7.6).
-            let chunks = stride(from: 0, to: apdu.count, by: 255).map { Array(apdu[$0..<min($0 + 255, apdu.count)]) }
+            let whole = copy apdu
+            let chunks = stride(from: 0, to: whole.count, by: 255).map { Array(whole[$0..<min($0 + 255, whole.count)]) }
             let tpdus = chunks.enumerated().map { index, chunk in
                 // A chunk holds at most 255 bytes (the stride above).
                 [
@@ -78,13 +82,19 @@ public struct T0HostProtocol: Sendable {
             return send(tpdus[0])
         }
         stage = .awaitingAnswer
+        // The header stays; what follows it becomes P3 and the data (at most 255 bytes here).
+        var tpdu = consume apdu
+        let p3: UInt8
         if parsed.data.isEmpty {
             // Case 1: P3 = 00. Case 2: P3 = Ne, where 256 (and anything larger) is coded 00.
-            let p3 = parsed.expectedLength.map { $0 >= 256 ? 0 : UInt8($0) } ?? 0
-            return send(parsed.header + [p3])
+            p3 = parsed.expectedLength.map { $0 >= 256 ? 0 : UInt8($0) } ?? 0
+        } else {
+            // Case 3 or 4: P3 = Nc.
+            p3 = UInt8(truncatingIfNeeded: parsed.data.count)
         }
-        // Case 3 or 4 with at most 255 data bytes (longer commands went to ENVELOPE above).
-        return send(parsed.header + [UInt8(truncatingIfNeeded: parsed.data.count)] + parsed.data)
+        tpdu.removeSubrange(parsed.data.upperBound...)
+        tpdu.replaceSubrange(4..<parsed.data.lowerBound, with: CollectionOfOne(p3))
+        return send(tpdu)
     }
 
     /// Feeds the card's answer to the TPDU last sent.
@@ -131,16 +141,15 @@ public struct T0HostProtocol: Sendable {
             leCorrections += 1
             return send(Array(inFlight.prefix(4)) + [sw2])
         }
-        let data = answer.dropLast(2)
-        guard gathered.count + data.count + 2 <= limits.maxResponseLength else {
+        let dataLength = answer.count - 2
+        guard gathered.count + dataLength + 2 <= limits.maxResponseLength else {
             stage = .idle
             return .failed(
                 .responseTooLong(
-                    length: gathered.count + data.count + 2, maximum: limits.maxResponseLength,
+                    length: gathered.count + dataLength + 2, maximum: limits.maxResponseLength,
                     instruction: instruction))
         }
-        gathered += data
-        if sw1 == 0x61, let expected = expectedLength, gathered.count < expected {
+        if sw1 == 0x61, let expected = expectedLength, gathered.count + dataLength < expected {
             guard getResponseRounds < limits.maxGetResponseRounds else {
                 stage = .idle
                 return .failed(
@@ -148,6 +157,7 @@ public struct T0HostProtocol: Sendable {
                         limit: max(limits.maxGetResponseRounds, 0), instruction: instruction,
                         statusWord: statusWord))
             }
+            gathered += answer[..<dataLength]
             getResponseRounds += 1
             leCorrections = 0
             let announced = sw2 == 0 ? 256 : Int(sw2)
@@ -155,7 +165,11 @@ public struct T0HostProtocol: Sendable {
             return send([Self.getResponseClass(for: commandClass), 0xC0, 0x00, 0x00, wanted >= 256 ? 0 : UInt8(wanted)])
         }
         stage = .idle
-        return .completed(gathered + [sw1, sw2])
+        // The response is the data gathered so far, this answer's data and its SW1 SW2: the
+        // answer itself when nothing came before it (a single TPDU, or 61xx without data).
+        guard !gathered.isEmpty else { return .completed(answer) }
+        gathered += answer
+        return .completed(gathered)
     }
 
     private mutating func send(_ tpdu: [UInt8]) -> T0HostAction {
@@ -182,36 +196,37 @@ public struct T0HostProtocol: Sendable {
     }
 }
 
-/// A command APDU split into its header, data and Ne (ISO/IEC 7816-4 §5.1), short or extended.
+/// Where a command APDU's data lies and its Ne (ISO/IEC 7816-4 §5.1), short or extended; the
+/// header is the APDU's first four bytes. Positions only: nothing is copied.
 private struct ParsedCommand {
-    let header: [UInt8]
-    let data: [UInt8]
+    /// The command data's positions in the APDU (empty, at the end of the length fields, for
+    /// cases 1 and 2).
+    let data: Range<Int>
     let expectedLength: Int?
 
-    init?(_ apdu: [UInt8]) {
+    init?(_ apdu: borrowing [UInt8]) {
         guard apdu.count >= 4 else { return nil }
-        header = Array(apdu[0..<4])
         let n = apdu.count
-        if n == 4 { data = []; expectedLength = nil; return }
+        if n == 4 { data = 4..<4; expectedLength = nil; return }
         let b5 = Int(apdu[4])
-        if n == 5 { data = []; expectedLength = b5 == 0 ? 256 : b5; return }
+        if n == 5 { data = 5..<5; expectedLength = b5 == 0 ? 256 : b5; return }
         if b5 != 0 {
-            if n == 5 + b5 { data = Array(apdu[5...]); expectedLength = nil; return }
+            if n == 5 + b5 { data = 5..<n; expectedLength = nil; return }
             if n == 6 + b5 {
                 let le = Int(apdu[n - 1])
-                data = Array(apdu[5..<(n - 1)]); expectedLength = le == 0 ? 256 : le
+                data = 5..<(n - 1); expectedLength = le == 0 ? 256 : le
                 return
             }
             return nil
         }
         guard n >= 7 else { return nil }
         let first = Int(apdu[5]) << 8 | Int(apdu[6])
-        if n == 7 { data = []; expectedLength = first == 0 ? 65_536 : first; return }
+        if n == 7 { data = 7..<7; expectedLength = first == 0 ? 65_536 : first; return }
         guard first != 0 else { return nil }
-        if n == 7 + first { data = Array(apdu[7...]); expectedLength = nil; return }
+        if n == 7 + first { data = 7..<n; expectedLength = nil; return }
         if n == 9 + first {
             let le = Int(apdu[n - 2]) << 8 | Int(apdu[n - 1])
-            data = Array(apdu[7..<(n - 2)]); expectedLength = le == 0 ? 65_536 : le
+            data = 7..<(n - 2); expectedLength = le == 0 ? 65_536 : le
             return
         }
         return nil
