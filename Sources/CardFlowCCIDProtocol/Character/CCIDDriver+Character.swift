@@ -94,10 +94,14 @@ extension CCIDDriver {
         }
         var exchange = T0CharacterExchange(tpdu: tpdu)
         var step = exchange.start()
+        // The exchange copies what it reads: each answer's storage is lent for the next one.
+        var spent: [UInt8] = []
         while true {
             switch step {
             case .transfer(let send, let expect):
-                step = exchange.receive(try await characterTransfer(send, expect: expect, slot: slot))
+                let bytes = try await characterTransfer(send, expect: expect, slot: slot, lending: consume spent)
+                step = exchange.receive(bytes)
+                spent = consume bytes
             case .completed(let answer):
                 if logger.logLevel <= .trace {
                     logger.trace("T=0 TPDU <", metadata: ["answer": "\(answer.map(hex2).joined(separator: " "))"])

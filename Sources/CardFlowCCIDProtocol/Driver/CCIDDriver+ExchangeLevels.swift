@@ -50,13 +50,15 @@ extension CCIDDriver {
     // MARK: - Exchange levels
 
     /// One XfrBlock; `answerStorage` is lent for the answer (``exchange(_:slot:timeout:failureIsError:handingOverData:lending:)``).
+    /// With `handingOver`, `data` is framed in its own storage (data the caller no longer holds).
     func xfrBlock(
-        _ data: [UInt8], slot: UInt8, bwi: UInt8 = 0, level: UInt16 = CCIDLevelParameter.complete,
-        timeout: Duration? = nil, lending answerStorage: consuming [UInt8] = []
+        _ data: consuming [UInt8], slot: UInt8, bwi: UInt8 = 0, level: UInt16 = CCIDLevelParameter.complete,
+        timeout: Duration? = nil, handingOver: Bool = false, lending answerStorage: consuming [UInt8] = []
     ) async throws -> (chain: UInt8, data: [UInt8]) {
         let response = try await exchange(
-            .xfrBlock(blockWaitingTimeMultiplier: bwi, levelParameter: level, data: data),
-            slot: slot, timeout: timeout ?? configuration.readTimeout, lending: consume answerStorage)
+            .xfrBlock(blockWaitingTimeMultiplier: bwi, levelParameter: level, data: consume data),
+            slot: slot, timeout: timeout ?? configuration.readTimeout, handingOverData: handingOver,
+            lending: consume answerStorage)
         guard case .dataBlock(let chain, let payload) = response.kind else {
             throw CCIDDriverError.unexpectedResponse(response.messageType, during: .xfrBlock)
         }

@@ -169,14 +169,17 @@ extension CCIDDriver {
             switch action {
             case .send(let tpdu) where exchangeLevel == .character:
                 action = t0.receive(try await characterTPDU(tpdu, slot: slot))
-            case .send(let tpdu):
+            case .send(var tpdu):
                 guard tpdu.count <= descriptor.maxPayloadPerMessage else {
                     throw CCIDDriverError.commandTooLong(length: tpdu.count, maximum: descriptor.maxPayloadPerMessage)
                 }
                 if logger.logLevel <= .trace {
                     logger.trace("T=0 TPDU >", metadata: ["tpdu": "\(tpdu.map(hex2).joined(separator: " "))"])
                 }
-                let answer = try await xfrBlock(tpdu, slot: slot).data
+                // The TPDU is framed in its own storage: nothing else holds it once the action
+                // that carried it is gone.
+                action = .completed([])
+                let answer = try await xfrBlock(consume tpdu, slot: slot, handingOver: true).data
                 if logger.logLevel <= .trace {
                     logger.trace("T=0 TPDU <", metadata: ["answer": "\(answer.map(hex2).joined(separator: " "))"])
                 }

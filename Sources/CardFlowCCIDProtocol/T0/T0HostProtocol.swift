@@ -47,7 +47,10 @@ public struct T0HostProtocol: Sendable {
     /// Ne of the command; nil for cases 1 and 3 (no data expected).
     private var expectedLength: Int?
     private var gathered: [UInt8] = []
-    private var inFlight: [UInt8] = []
+    /// CLA INS P1 P2 of the TPDU in flight, and whether it carried data: all a re-issue needs
+    /// (the TPDU itself goes to the caller alone, which may hand its storage on).
+    private var inFlightHeader: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
+    private var inFlightHasData = false
     private var getResponseRounds = 0
     private var leCorrections = 0
     private var envelopePartsSent = 0
@@ -128,7 +131,6 @@ public struct T0HostProtocol: Sendable {
         case .awaitingAnswer:
             break
         }
-        let inFlightHasData = inFlight.count > 5
         if sw1 == 0x6C, expectedLength != nil, !inFlightHasData {
             // The card discards the data of a wrong-length answer; only P3 changes.
             guard leCorrections < limits.maxLeCorrections else {
@@ -139,7 +141,8 @@ public struct T0HostProtocol: Sendable {
                         statusWord: statusWord))
             }
             leCorrections += 1
-            return send(Array(inFlight.prefix(4)) + [sw2])
+            let (cla, ins, p1, p2) = inFlightHeader
+            return send([cla, ins, p1, p2, sw2])
         }
         let dataLength = answer.count - 2
         guard gathered.count + dataLength + 2 <= limits.maxResponseLength else {
@@ -172,8 +175,10 @@ public struct T0HostProtocol: Sendable {
         return .completed(gathered)
     }
 
-    private mutating func send(_ tpdu: [UInt8]) -> T0HostAction {
-        inFlight = tpdu
+    private mutating func send(_ tpdu: consuming [UInt8]) -> T0HostAction {
+        // Every TPDU has its 5-byte header.
+        inFlightHeader = (tpdu[0], tpdu[1], tpdu[2], tpdu[3])
+        inFlightHasData = tpdu.count > 5
         return .send(tpdu)
     }
 

@@ -30,15 +30,18 @@ public struct T0CardEndpoint: Sendable {
 
     private enum Awaiting: Sendable, Hashable {
         case nothing
-        /// A command without data: the answer must have exactly `expected` bytes of data.
-        case outgoing(header: [UInt8], expected: Int)
+        /// A command without data (its 5-byte TPDU): the answer must have exactly `expected`
+        /// bytes of data.
+        case outgoing(tpdu: [UInt8], expected: Int)
         /// A command with data: data in the answer is announced with `61 xx`.
         case incoming
     }
 
     private var awaiting = Awaiting.nothing
-    private var pendingData: [UInt8] = []
-    private var pendingStatus: [UInt8] = []
+    /// Data kept for GET RESPONSE and the status word that follows it (views of the card
+    /// model's answer: kept, not copied).
+    private var pendingData: ArraySlice<UInt8> = []
+    private var pendingStatus: ArraySlice<UInt8> = []
     /// The answer held back behind `6C xx`, for the header it belongs to with the right P3.
     private var corrected: (tpdu: [UInt8], answer: [UInt8])?
     private var envelope: [UInt8]?
@@ -55,26 +58,25 @@ public struct T0CardEndpoint: Sendable {
         pendingData = []
         pendingStatus = []
         guard tpdu.count >= 5 else { return .respond([0x67, 0x00]) }
-        let header = Array(tpdu[0..<4])
         let p3 = Int(tpdu[4])
-        let data = Array(tpdu[5...])
+        let dataCount = tpdu.count - 5
         // A T=0 card reads exactly P3 data bytes after the header: anything else is a
         // length error (at character level the card would wait or see extra bytes).
-        guard data.isEmpty || data.count == p3 else { return .respond([0x67, 0x00]) }
-        if data.isEmpty, let held, held.tpdu == tpdu { return .respond(held.answer) }
-        let ins = header[1]
-        if ins == 0xC0, data.isEmpty, let (kept, status) = pending {
+        guard dataCount == 0 || dataCount == p3 else { return .respond([0x67, 0x00]) }
+        if dataCount == 0, let held, held.tpdu == tpdu { return .respond(held.answer) }
+        let ins = tpdu[1]
+        if ins == 0xC0, dataCount == 0, let (kept, status) = pending {
             return .respond(deliver(kept, status: status, asked: p3 == 0 ? 256 : p3))
         }
         if ins == 0xC2 {
             guard supportsEnvelope else { return .respond([0x6D, 0x00]) }
-            guard !data.isEmpty else { return .respond([0x67, 0x00]) }
-            let collected = (envelope ?? []) + data
+            guard dataCount > 0 else { return .respond([0x67, 0x00]) }
+            let collected = (envelope ?? []) + tpdu[5...]
             guard collected.count <= 65_544 else {
                 envelope = nil
                 return .respond([0x67, 0x00])
             }
-            if header[0] & 0x10 != 0 {
+            if tpdu[0] & 0x10 != 0 {
                 envelope = collected
                 return .respond([0x90, 0x00])
             }
@@ -83,12 +85,10 @@ public struct T0CardEndpoint: Sendable {
             return .process(collected)
         }
         envelope = nil
-        if data.isEmpty {
-            awaiting = .outgoing(header: header, expected: p3 == 0 ? 256 : p3)
-            return .process(header + [UInt8(p3)])
-        }
-        awaiting = .incoming
-        return .process(header + [UInt8(p3)] + data)
+        // Header and P3 (Le), or header, P3 (Lc) and data: the card model's command is the
+        // TPDU itself.
+        awaiting = dataCount == 0 ? .outgoing(tpdu: tpdu, expected: p3 == 0 ? 256 : p3) : .incoming
+        return .process(tpdu)
     }
 
     /// Turns the card model's answer to the command of the last ``T0CardEvent/process(_:)``
@@ -96,40 +96,47 @@ public struct T0CardEndpoint: Sendable {
     public mutating func respond(with answer: [UInt8]) -> [UInt8] {
         let awaited = awaiting
         awaiting = .nothing
-        guard answer.count >= 2 else { return answer }
-        let data = Array(answer.dropLast(2))
-        let status = Array(answer.suffix(2))
-        guard !data.isEmpty else { return status }
+        guard answer.count > 2 else { return answer }
+        let data = answer[..<(answer.count - 2)]
+        let status = answer[(answer.count - 2)...]
         switch awaited {
         case .nothing:
-            return status
+            return Array(status)
         case .incoming:
             pendingData = data
             pendingStatus = status
             return [0x61, UInt8(truncatingIfNeeded: min(data.count, 256))]
-        case .outgoing(let header, let expected):
+        case .outgoing(let tpdu, let expected):
             if data.count == expected { return answer }
             if data.count > expected { return deliver(data, status: status, asked: expected) }
             // Wrong length: the card tells the host how many bytes it has, and keeps them for
             // the same command with that P3.
             let length = UInt8(truncatingIfNeeded: data.count)
-            corrected = (header + [length], answer)
+            corrected = (Array(tpdu.prefix(4)) + [length], answer)
             return [0x6C, length]
         }
     }
 
     /// Sends `asked` bytes of `data`, keeping the rest behind `61 xx`, or `6C xx` when fewer
     /// than `asked` are left.
-    private mutating func deliver(_ data: [UInt8], status: [UInt8], asked: Int) -> [UInt8] {
+    private mutating func deliver(_ data: ArraySlice<UInt8>, status: ArraySlice<UInt8>, asked: Int) -> [UInt8] {
         guard asked <= data.count else {
             pendingData = data
             pendingStatus = status
             return [0x6C, UInt8(truncatingIfNeeded: data.count)]
         }
-        let rest = Array(data[asked...])
-        guard !rest.isEmpty else { return data + status }
-        pendingData = rest
-        pendingStatus = status
-        return Array(data[..<asked]) + [0x61, UInt8(truncatingIfNeeded: min(rest.count, 256))]
+        let sent = data.prefix(asked)
+        let rest = data.dropFirst(asked)
+        var out: [UInt8] = []
+        out.reserveCapacity(asked + 2)
+        out += sent
+        if rest.isEmpty {
+            out += status
+        } else {
+            pendingData = rest
+            pendingStatus = status
+            out += [0x61, UInt8(truncatingIfNeeded: min(rest.count, 256))]
+        }
+        return out
     }
 }
