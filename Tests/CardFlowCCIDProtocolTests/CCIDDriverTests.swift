@@ -83,6 +83,23 @@ struct CCIDDriverTests {
         }
     }
 
+    /// A real device's time extensions carry bError 00, no multiplier at all: a Pico HSM (RP2040
+    /// firmware) answered an RSA 4096 signature with two DataBlocks of bStatus 80, bError 00 and
+    /// no data, about 1.5 s apart, then the 514-byte answer, all with the command's bSeq (Wireshark
+    /// capture in github.com/polhenarejos/pico-hsm/issues/80). The next read waits the usual time,
+    /// not zero; the answer here comes 50 ms after the extensions.
+    @Test func timeExtensionsWithoutAMultiplierWaitTheUsualTime() async throws {
+        var configuration = VirtualReaderConfiguration()
+        configuration.timing = TimingModel(extraLatency: .milliseconds(50))
+        let harness = await SimulatedReaderHarness(configuration, card: EchoCard())
+        _ = try await harness.driver.powerOn()
+        await harness.reader.inject(.timeExtensions(count: 2, multiplier: 0))
+        let command = extendedEchoCommand(count: 512)
+        let response = try await harness.driver.transmit(command)
+        #expect(response == Array(command[7..<519]) + [0x90, 0x00])
+        #expect(await harness.driver.counters.timeExtensions == 2)
+    }
+
     @Test func staleFramesAreDiscarded() async throws {
         let harness = await SimulatedReaderHarness()
         _ = try await harness.driver.powerOn()
