@@ -142,7 +142,7 @@ public struct T0HostProtocol: Sendable {
             }
             leCorrections += 1
             let (cla, ins, p1, p2) = inFlightHeader
-            return send([cla, ins, p1, p2, sw2])
+            return send(Self.tpdu(cla, ins, p1, p2, sw2))
         }
         let dataLength = answer.count - 2
         guard gathered.count + dataLength + 2 <= limits.maxResponseLength else {
@@ -165,7 +165,7 @@ public struct T0HostProtocol: Sendable {
             leCorrections = 0
             let announced = sw2 == 0 ? 256 : Int(sw2)
             let wanted = min(announced, expected - gathered.count)
-            return send([Self.getResponseClass(for: commandClass), 0xC0, 0x00, 0x00, wanted >= 256 ? 0 : UInt8(wanted)])
+            return send(Self.tpdu(Self.getResponseClass(for: commandClass), 0xC0, 0x00, 0x00, wanted >= 256 ? 0 : UInt8(wanted)))
         }
         stage = .idle
         // The response is the data gathered so far, this answer's data and its SW1 SW2: the
@@ -180,6 +180,15 @@ public struct T0HostProtocol: Sendable {
         inFlightHeader = (tpdu[0], tpdu[1], tpdu[2], tpdu[3])
         inFlightHasData = tpdu.count > 5
         return .send(tpdu)
+    }
+
+    /// A TPDU without data, with room for the CCID header in front of it (the driver frames a
+    /// TPDU in its own storage).
+    private static func tpdu(_ cla: UInt8, _ ins: UInt8, _ p1: UInt8, _ p2: UInt8, _ p3: UInt8) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(ccidHeaderLength + 5)
+        bytes += [cla, ins, p1, p2, p3]
+        return bytes
     }
 
     /// The CLA of GET RESPONSE after a command of class `cla` (ISO/IEC 7816-4 §5.4.1): an
