@@ -165,7 +165,8 @@ public struct T0HostProtocol: Sendable {
             leCorrections = 0
             let announced = sw2 == 0 ? 256 : Int(sw2)
             let wanted = min(announced, expected - gathered.count)
-            return send(Self.tpdu(Self.getResponseClass(for: commandClass), 0xC0, 0x00, 0x00, wanted >= 256 ? 0 : UInt8(wanted)))
+            let p3: UInt8 = wanted >= 256 ? 0 : UInt8(wanted)
+            return send(Self.tpdu(Self.getResponseClass(for: commandClass), 0xC0, 0x00, 0x00, p3))
         }
         stage = .idle
         // The response is the data gathered so far, this answer's data and its SW1 SW2: the
