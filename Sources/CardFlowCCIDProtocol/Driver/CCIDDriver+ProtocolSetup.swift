@@ -166,19 +166,18 @@ extension CCIDDriver {
         // The state machine bounds the TPDUs of one command (ENVELOPE parts, GET RESPONSE
         // rounds, re-issues); this loop ends with it.
         while true {
-            switch action {
+            // Consumed: a TPDU taken out of it is held by nothing else, so it is framed in its
+            // own storage; every branch that goes round again sets the next action.
+            switch consume action {
             case .send(let tpdu) where exchangeLevel == .character:
                 action = t0.receive(try await characterTPDU(tpdu, slot: slot))
-            case .send(var tpdu):
+            case .send(let tpdu):
                 guard tpdu.count <= descriptor.maxPayloadPerMessage else {
                     throw CCIDDriverError.commandTooLong(length: tpdu.count, maximum: descriptor.maxPayloadPerMessage)
                 }
                 if logger.logLevel <= .trace {
                     logger.trace("T=0 TPDU >", metadata: ["tpdu": "\(tpdu.map(hex2).joined(separator: " "))"])
                 }
-                // The TPDU is framed in its own storage: nothing else holds it once the action
-                // that carried it is gone.
-                action = .completed([])
                 let answer = try await xfrBlock(consume tpdu, slot: slot, handingOver: true).data
                 if logger.logLevel <= .trace {
                     logger.trace("T=0 TPDU <", metadata: ["answer": "\(answer.map(hex2).joined(separator: " "))"])
