@@ -57,6 +57,20 @@ struct MultiSlotHarness {
         }
     }
 
+    /// Waits (real time, bounded) until `count` commands wait for one of the device's busy slots:
+    /// the gate before moving the clock past a command that must queue (its operation clock
+    /// starts when it enters the driver, which a loaded machine can delay past any fixed wait).
+    func waitUntilCommandsWaitForABusySlot(_ count: Int) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while await driver.commandsWaitingForABusySlot < count {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("\(await driver.commandsWaitingForABusySlot) commands wait for a busy slot, not \(count)")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+    }
+
     /// Gives other tasks every chance to run (real time, a little).
     func settle() async throws {
         for _ in 0..<20 { await Task.yield() }
@@ -68,6 +82,18 @@ struct MultiSlotHarness {
 actor CompletionOrder {
     private(set) var order: [Int] = []
     func note(_ value: Int) { order.append(value) }
+
+    /// Waits (real time, bounded) until `count` operations have finished.
+    func waitUntilNoted(_ count: Int) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while order.count < count {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("\(order.count) operations finished, not \(count)")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+    }
 }
 
 private func echo(_ marker: UInt8) -> [UInt8] { [0x80, 0x10, 0x00, 0x00, 0x02, marker, marker, 0x00] }
@@ -112,6 +138,7 @@ struct MultiSlotDriverTests {
             await order.note(1)
             return answer
         }
+        try await harness.waitUntilCommandsWaitForABusySlot(1)
         try await harness.settle()
         // Slot 1's command must wait: the reader works on one slot at a time.
         #expect(await harness.reader.apdusProcessed == 1, "slot 1's command went out while slot 0's was outstanding")
@@ -141,14 +168,18 @@ struct MultiSlotDriverTests {
             if slot < Int(busySlots) {
                 try await harness.waitUntilCardsReceived(slot + 1)
             } else {
-                try await harness.settle()
+                try await harness.waitUntilCommandsWaitForABusySlot(slot + 1 - Int(busySlots))
             }
         }
         #expect(
             await harness.reader.apdusProcessed == Int(busySlots), "more commands outstanding than bMaxCCIDBusySlots")
-        for _ in 0..<5 {
+        // Gates instead of fixed waits: each second of the clock moves only once what was due by
+        // then has happened (answers noted; with two busy slots, slot 2's command out at 1 s).
+        let finishedBy: [Int: Int] = [1: 1, 3: 2, 4: 3]
+        for second in 1...5 {
             await harness.clock.advance(by: .seconds(1))
-            try await harness.settle()
+            if let count = finishedBy[second] { try await order.waitUntilNoted(count) }
+            if second == 1 { try await harness.waitUntilCardsReceived(3) }
         }
         for slot in 0..<3 {
             let marker = 0xC0 + UInt8(slot)
@@ -263,7 +294,7 @@ struct MultiSlotDriverTests {
         let first = Task { try await harness.driver.transmit(echo(0xA0), slot: 0) }
         try await harness.waitUntilCardsReceived(1)
         let waiting = Task { try await harness.driver.transmit(echo(0xB1), slot: 1) }
-        try await harness.settle()
+        try await harness.waitUntilCommandsWaitForABusySlot(1)
         await harness.clock.advance(by: .seconds(2))
         #expect(try await first.value == [0xA0, 0xA0, 0x90, 0x00])
         // Slot 1 waited 2 s for the busy slot, so 1 s of its 3 s is left for a 2 s card: the

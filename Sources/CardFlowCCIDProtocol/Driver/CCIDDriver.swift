@@ -96,6 +96,15 @@ public actor CCIDDriver {
         return counts
     }
 
+    /// Commands waiting for their turn because the device already has bMaxCCIDBusySlots commands
+    /// outstanding (``concurrentSlotLimit``): on a multi-slot reader, how many callers a slow card
+    /// in another slot is holding up right now.
+    ///
+    /// ```swift
+    /// if await driver.commandsWaitingForABusySlot > 0 { logger.info("slots are queueing") }
+    /// ```
+    public var commandsWaitingForABusySlot: Int { busySlots.waitingCount }
+
     // Per slot: one operation at a time, in the order callers arrived.
     private var slotAdmissions = SlotTable<FIFOAdmission>()
     // Per device: at most bMaxCCIDBusySlots commands outstanding at once.
