@@ -14,7 +14,13 @@ import argparse, glob, json, os, re
 BATCH = 100  # APDUs per package-benchmark sample (StackBench.swift `batch`)
 CARD_BATCH = 10  # card operations per sample of the DESFire-*/TON-* benchmarks (CardBenchmarks.swift `cardBatch`)
 CARD_BENCHMARKS = ["DESFire-ReadData-Enc-32B", "DESFire-ReadData-Enc-256B", "DESFire-WriteData-Enc-32B",
-                   "DESFire-WriteData-Enc-256B", "TON-SignDefaultPath-32B"]
+                   "DESFire-WriteData-Enc-256B", "DESFire-EV2-ReadData-Full-32B", "DESFire-EV2-ReadData-Full-256B",
+                   "DESFire-EV2-WriteData-Full-32B", "DESFire-EV2-WriteData-Full-256B", "TON-SignDefaultPath-32B"]
+# Issue 40: DESFire EV1 and EV2 enciphered ReadData/WriteData of 32 bytes in at most 40 allocations.
+CARD_MALLOC_GOALS = {name: 40 for name in CARD_BENCHMARKS if name.startswith("DESFire") and name.endswith("-32B")}
+SUN_BATCH = 1000  # URLs per sample of SUN-VerifyURL-x1000 (SUNBenchmarks.swift `sunBatch`)
+# Issue 40's allocation goals for the driver (per APDU): a short APDU ≤ 2, TPDU T=1 ≤ 4 short and ≤ 8 for 255 bytes.
+DRIVER_MALLOC_GOALS = {"Driver-Short-5-2": 2, "Driver-Short-255-256": 2, "Driver-TPDU-5-2": 4, "Driver-TPDU-255-256": 8}
 UNITS = {"ns": 1, "μs": 1e3, "us": 1e3, "ms": 1e6, "s": 1e9, "#": 1, "K": 1e3, "M": 1e6, "G": 1e9}
 
 
@@ -133,7 +139,19 @@ def main():
                 target = "≥ 200,000 APDU/s"
                 verdict = f"{r[1] / 200000:.2f}× {'✅' if r[1] >= 200000 else '❌'}"
             rows.append(("1 stack", f"{name}: APDU/s (p50)", fmt(r[1]), target, verdict))
-            rows.append(("1 stack", f"{name}: mallocs/APDU (p50)", fmt(r[2], 1), "", ""))
+            goal = DRIVER_MALLOC_GOALS.get(name)
+            rows.append(("1 stack", f"{name}: mallocs/APDU (p50)", fmt(r[2], 1), f"≤ {goal}" if goal else "",
+                         ("✅" if r[2] <= goal else "❌") if goal and r[2] is not None else ""))
+    # Issue 40: character level within 2× of TPDU (time per APDU, the same protocol and sizes).
+    for protocol in ["", "-T0"]:
+        for ex in ["5-2", "255-256"]:
+            character, tpdu = driver.get(f"Driver-Character{protocol}-{ex}"), driver.get(f"Driver-TPDU{protocol}-{ex}")
+            if not character or not tpdu:
+                continue
+            ratio, ratio_min = character[0] / tpdu[0], character[3] / tpdu[3]
+            rows.append(("1 stack", f"Driver-Character{protocol}-{ex} ÷ Driver-TPDU{protocol}-{ex}: time/APDU,"
+                         " sequential runs (p50; p0)", f"{ratio:.2f}×; {ratio_min:.2f}×", "≤ 2×",
+                         "✅" if ratio <= 2 else "❌"))
     # The driver alone, on a CCID device that answers at once (cardflow-bench, best of three runs):
     # issue 40's ≥ 1,000,000 APDU/s for the driver, without the simulated reader behind it.
     null = rt.get("driverNullDevice")
@@ -218,7 +236,7 @@ def main():
         rows.append(("4 scaling", f"{case['name']}: T(N) / (N × T(1))",
                      f"{case['efficiency']:.3f} ({fmt(case['totalAPDUsPerSecond'])} APDU/s total)", "≈ 1", ""))
 
-    # 5. Card level (package-benchmark): the issue gives no targets for these.
+    # 5. Card level (package-benchmark); issue 40's allocation goal for DESFire's 32-byte operations.
     cards = {}
     for name in CARD_BENCHMARKS:
         r = per_apdu(data, name, CARD_BATCH)
@@ -227,7 +245,17 @@ def main():
             continue
         cards[name] = r
         rows.append(("5 cards", f"{name}: ops/s (p50)", f"{fmt(r[1])} ({r[0] / 1000:,.1f} µs/op)", "—", ""))
-        rows.append(("5 cards", f"{name}: mallocs/op (p50)", fmt(r[2], 1), "—", ""))
+        goal = CARD_MALLOC_GOALS.get(name)
+        rows.append(("5 cards", f"{name}: mallocs/op (p50)", fmt(r[2], 1), f"≤ {goal}" if goal else "—",
+                     ("✅" if r[2] <= goal else "❌") if goal and r[2] is not None else ""))
+    # SUN verification (no card): issue 40's ≥ 100,000 URLs/s on one core.
+    sun = per_apdu(data, f"SUN-VerifyURL-x{SUN_BATCH}", SUN_BATCH)
+    if sun:
+        rows.append(("5 cards", "SUN-VerifyURL: URLs/s (p50)", f"{fmt(sun[1])} ({sun[0] / 1000:,.2f} µs/URL)",
+                     "≥ 100,000 URLs/s", f"{sun[1] / 1e5:.2f}× {'✅' if sun[1] >= 1e5 else '❌'}"))
+        rows.append(("5 cards", "SUN-VerifyURL: mallocs/URL (p50)", fmt(sun[2], 1), "—", ""))
+    else:
+        rows.append(("5 cards", "SUN-VerifyURL: URLs/s (p50)", "not measured", "≥ 100,000 URLs/s", ""))
 
     # 6. DESFire provisioning flow on a modelled reader (cardflow-bench)
     prov = rt.get("provision")
