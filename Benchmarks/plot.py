@@ -190,6 +190,17 @@ def main():
         # sends nothing to the end of a second step of 100 APDUs, against 100 through the driver.
         paired_overhead_row(rows, rt, "flowStepOverheadPaired", f"FlowStep-TraceOff-Short-{ex}",
                             "a step of 100 APDUs in a running flow", 0.05)
+        # The rungs under a session (no goal of their own): a checked ResponseAPDU from the concrete
+        # driver, then the same through `any ReaderDriver`; the session row above adds its own checks.
+        for key, prefix, side in [("typedResponsePaired", "TypedResponse", "a checked ResponseAPDU, concrete driver"),
+                                  ("readerDriverPaired", "ReaderDriver", "the same through any ReaderDriver")]:
+            rung = next((p for p in rt.get(key, []) if p["name"] == f"{prefix}-Short-{ex}"), None)
+            if rung:
+                rows.append(("2 session", f"{prefix}-Short-{ex}: time/APDU vs driver, paired, {side} (median of"
+                             f" {rung['rounds']} round ratios; ratio of minimums)",
+                             f"{(rung['medianRatio'] - 1) * 100:+.1f} %; {(rung['ratioOfMinimums'] - 1) * 100:+.1f} %"
+                             f" ({rung['sessionNanosecondsPerAPDU']:,.0f} vs {rung['driverNanosecondsPerAPDU']:,.0f} ns)",
+                             "", ""))
         on, off = session.get(f"Session-TraceOn-Short-{ex}"), session.get(f"Session-TraceOff-Short-{ex}")
         if on and off:
             rows.append(("2 session", f"tracing on vs off ({ex}) (p50; p0)",

@@ -26,6 +26,12 @@ struct PairedSessionOverhead {
         /// step (which sends nothing) to the end of its second (the batch), so the step's hand-over
         /// and its own start and finish are counted, and the flow's start and end are not.
         case flowStepOverDriver
+        /// The first rung under a session: each answer made a `ResponseAPDU` and checked as the
+        /// session batch checks it, from the concrete `CCIDDriver` (no existential, no session).
+        case typedResponseOverDriver
+        /// The second rung: the same through the backend-neutral `any ReaderDriver` (the CCID
+        /// plug's witness), as a session reaches its driver, still without the session.
+        case readerDriverOverDriver
     }
 
     let exchange: Exchange
@@ -77,6 +83,17 @@ struct PairedSessionOverhead {
             let driver = try await makePoweredDriver(level: .shortAPDU, exchange: exchange)
             baseline = { try await driverBatch(driver) }
             measured = { try await flowStepBatch(reader) }
+        case .typedResponseOverDriver:
+            let driver = try await makePoweredDriver(level: .shortAPDU, exchange: exchange)
+            let other = try await makePoweredDriver(level: .shortAPDU, exchange: exchange)
+            baseline = { try await driverBatch(driver) }
+            measured = { try await typedResponseBatch(other) }
+        case .readerDriverOverDriver:
+            let driver = try await makePoweredDriver(level: .shortAPDU, exchange: exchange)
+            let erased: any ReaderDriver = CCIDReaderDriver(
+                driver: try await makePoweredDriver(level: .shortAPDU, exchange: exchange))
+            baseline = { try await driverBatch(driver) }
+            measured = { try await readerDriverBatch(erased) }
         }
         for _ in 0..<20 {
             _ = try await baseline()
@@ -113,6 +130,28 @@ struct PairedSessionOverhead {
         let command = exchange.command
         let start = ContinuousClock.now
         for _ in 0..<batch { check(try await driver.transmit(command.encoded()), exchange) }
+        return seconds(start.duration(to: .now))
+    }
+
+    /// Seconds for `batch` APDUs through the bare driver, each answer a checked `ResponseAPDU`.
+    private func typedResponseBatch(_ driver: CCIDDriver) async throws -> Double {
+        let command = exchange.command
+        let start = ContinuousClock.now
+        for _ in 0..<batch {
+            let response = try ResponseAPDU(answer: try await driver.transmit(command.encoded()), to: command)
+            precondition(response.statusWord == .success && response.data.count == exchange.responseDataLength)
+        }
+        return seconds(start.duration(to: .now))
+    }
+
+    /// Seconds for `batch` APDUs through `any ReaderDriver`, each answer a checked `ResponseAPDU`.
+    private func readerDriverBatch(_ driver: any ReaderDriver) async throws -> Double {
+        let command = exchange.command
+        let start = ContinuousClock.now
+        for _ in 0..<batch {
+            let response = try ResponseAPDU(answer: try await driver.transmit(command.encoded()), to: command)
+            precondition(response.statusWord == .success && response.data.count == exchange.responseDataLength)
+        }
         return seconds(start.duration(to: .now))
     }
 

@@ -122,6 +122,12 @@ let pairedOverhead = try await pairedRuns("Session-TraceOff-Short", .sessionOver
 let pairedTracing = try await pairedRuns("Session-TraceOn-Short", .tracingOverUntraced, what: "traced ÷ untraced")
 let pairedFlow = try await pairedRuns("Flow-TraceOff-Short", .flowOverDriver, what: "flow ÷ driver")
 let pairedFlowStep = try await pairedRuns("FlowStep-TraceOff-Short", .flowStepOverDriver, what: "flow step ÷ driver")
+// What a session's cost is made of, rung by rung under it (no goal of their own): the typed,
+// checked response from the concrete driver, then the same through `any ReaderDriver`.
+let pairedTypedResponse = try await pairedRuns(
+    "TypedResponse-Short", .typedResponseOverDriver, what: "typed response ÷ driver")
+let pairedReaderDriver = try await pairedRuns(
+    "ReaderDriver-Short", .readerDriverOverDriver, what: "any ReaderDriver ÷ driver")
 if pairedOnly { exit(0) }
 
 // The driver alone: short APDUs (5-2) to a CCID device that answers at once (NullCCIDDevice, the
@@ -239,6 +245,7 @@ let provision: [String: Any] = [
 let output: [String: Any] = [
     "sessionOverheadPaired": pairedOverhead, "tracingCostPaired": pairedTracing, "flowOverheadPaired": pairedFlow,
     "flowStepOverheadPaired": pairedFlowStep,
+    "typedResponsePaired": pairedTypedResponse, "readerDriverPaired": pairedReaderDriver,
     "driverNullDevice": ["name": "Driver-Null-5-2", "apdus": 200_000, "apdusPerSecondRuns": nullDeviceRates],
     "latencyModel": latency,
     "scaling": scaling, "provision": provision,
