@@ -79,7 +79,7 @@ fleet_tests='PostgresFleet'
 # beside the parallel suite 20-66 s (2026-12-02), and over 30 s in two of five such runs that day;
 # the second then met the first's cancelled but still running daemon, which had claimed its reader.
 # DeadlineWaitersTests give a waiter two seconds to be recorded before another's real-time deadline.
-timing='CardFlowTests.FlowTests|DeadlineWaitersTests|MultiSlotReaderTests|RelayTLSTests|RelayEndToEndTests|CardctlRelayTests|CarddProcessTests|ExchangeTimeLimitTests|LatencyRunnerTests|SessionOptionTests|DaemonHostileDescriptorTests|DaemonOverlappingSelectorsTests'
+timing='CardFlowTests.FlowTests|DeadlineWaitersTests|MultiSlotReaderTests|RelayTLSTests|RelayEndToEndTests|CardctlRelayTests|CarddProcessTests|CardctlSocketTests|ExchangeTimeLimitTests|LatencyRunnerTests|SessionOptionTests|DaemonHostileDescriptorTests|DaemonOverlappingSelectorsTests'
 step tests umockdev-wrapper swift test --skip-build --disable-xctest --skip "$heavy|$pcscd_tests|$fleet_tests|$timing"
 step tests umockdev-wrapper swift test --skip-build --disable-xctest --filter "$timing"
 step tests umockdev-wrapper swift test --skip-build --disable-xctest --filter "$heavy" --no-parallel

@@ -38,11 +38,13 @@ struct DaemonDeadlineTests {
 
     /// A card that takes 2.5 s per APDU (within the driver's own 3 s read timeout, so nothing
     /// below cardd stops it) and a script of 1024 APDUs: 40 minutes without cardd's deadlines.
+    /// The deadlines are short of the slow card but long enough that the next card's job, under
+    /// the same deadlines, meets them on a loaded machine.
     @Test(.timeLimit(.minutes(1))) func aCardThatNeverAnswersInTimeFailsWithATimeoutAndTheNextCardIsServed()
         async throws
     {
         var configuration = DaemonConfiguration(readers: [], rules: Self.slowScriptRules)
-        configuration.apduTimeoutMilliseconds = 400
+        configuration.apduTimeoutMilliseconds = 2_000
         try await runTwoCards(
             configuration: configuration, slowCard: SlowCard(perAPDU: .milliseconds(2_500)),
             expectedError: "APDU")
@@ -52,7 +54,7 @@ struct DaemonDeadlineTests {
     /// would take 150 s: the step deadline ends it.
     @Test(.timeLimit(.minutes(1))) func aStepThatNeverFinishesFailsWithATimeoutAndTheNextCardIsServed() async throws {
         var configuration = DaemonConfiguration(readers: [], rules: Self.slowScriptRules)
-        configuration.stepTimeoutMilliseconds = 1_000
+        configuration.stepTimeoutMilliseconds = 5_000
         try await runTwoCards(
             configuration: configuration, slowCard: SlowCard(perAPDU: .milliseconds(150)),
             expectedError: "step 2 (apdus)")

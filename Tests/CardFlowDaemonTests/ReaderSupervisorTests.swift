@@ -22,6 +22,11 @@ struct ReaderSupervisorTests {
         { harness in
             _ = try await harness.waitForJob { $0.rule == "report" && $0.state != .running }
             await virtual.unplug()
+            // From the first end on (how soon it comes after the unplug is up to a loaded machine).
+            let deadline = ContinuousClock.now + .seconds(60)
+            while !capture.text.contains("card presence monitoring ended"), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
             try await Task.sleep(for: .seconds(2))
             let restarts = capture.text.components(separatedBy: "card presence monitoring ended").count - 1
             // 50 + 100 + 200 + 400 + 800 ms: at most 6 attempts in 2 s (a tight loop made ~40).

@@ -22,12 +22,13 @@ struct OpenedUSBReader {
 
     static func make(
         _ testbed: USBTestbed, configuration: VirtualReaderConfiguration = VirtualReaderConfiguration(),
-        card: (any VirtualCard)? = ISO7816Card(seed: 1), readTimeout: Duration = .seconds(2)
+        card: (any VirtualCard)? = ISO7816Card(seed: 1), readTimeout: Duration = .seconds(2),
+        clock: any ElapsedClock = RealClock()
     ) async throws -> OpenedUSBReader {
         var configuration = configuration
         let serial = "CF\(UInt32.random(in: 0...UInt32.max))"
         configuration.serialNumber = serial
-        let virtual = VirtualCCIDReader(configuration: configuration)
+        let virtual = VirtualCCIDReader(configuration: configuration, clock: clock)
         if let card { await virtual.insert(card) }
         let emulated = try testbed.attach(virtual)
         let context = try LibUSBContext()
@@ -127,7 +128,14 @@ extension USBIntegration.LibUSBDriverTests {
         _ = try await driver.powerOn()
         await reader.virtual.inject(.noResponse)
         let pending = Task { try await driver.transmit(select) }
-        try await Task.sleep(for: .milliseconds(100))
+        // Cancel once the SELECT is at the reader (it took the injected fault), not after a fixed
+        // 100 ms: on a loaded machine the task could still be short of the driver then, so the
+        // cancellation came before the transfer and left the fault for the next SELECT.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while await reader.virtual.pendingFaultCount > 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        #expect(await reader.virtual.pendingFaultCount == 0, "the SELECT did not reach the reader")
         pending.cancel()
         await #expect(throws: CancellationError.self) { try await pending.value }
         // The CCID abort handshake went through; the reader answers the next APDU.

@@ -6,7 +6,7 @@ import CardFlowSimulatorUSB
 import Foundation
 import Testing
 
-/// A card that takes `delay` of real time for every APDU and echoes its data.
+/// A card that takes `delay` on the reader's clock for every APDU and echoes its data.
 private struct DelayedEchoCard: VirtualCard {
     let delay: Duration
     let marker: UInt8
@@ -28,15 +28,24 @@ extension USBIntegration {
 }
 
 extension USBIntegration.MultiSlotUSBTests {
-    @Test("a 2-slot emulated reader: one Reader per slot; slot 1 answers while slot 0's card is still working")
+    // The time limit ends a driver that holds slot 1 behind slot 0 (it would wait for ever on the
+    // manual clock) as a failure.
+    @Test(
+        "a 2-slot emulated reader: one Reader per slot; slot 1 answers while slot 0's card is still working",
+        .timeLimit(.minutes(2)))
     func twoSlotsOverLibUSB() async throws {
         guard let testbed = try MockEnvironment.testbed() else { return }
         var configuration = VirtualReaderConfiguration()
         configuration.descriptor.maxSlotIndex = 1
         configuration.descriptor.maxBusySlots = 2
+        // Slot 0's card answers only when the test moves the reader's clock, so slot 1's whole session
+        // (connect, power-on, identity, APDU through umockdev) cannot lose a race with it however long
+        // a busy machine takes; the long read time-out lets the driver wait for slot 0 meanwhile.
+        let clock = ManualClock()
         let opened = try await OpenedUSBReader.make(
             testbed, configuration: configuration,
-            card: DelayedEchoCard(delay: .milliseconds(1500), marker: 0xA0))
+            card: DelayedEchoCard(delay: .milliseconds(1500), marker: 0xA0),
+            readTimeout: .seconds(60), clock: clock)
         await opened.virtual.insert(DelayedEchoCard(delay: .zero, marker: 0xB1), slot: 1)
         #expect(opened.driver.descriptor.slotCount == 2)
         let info = ReaderInfo(
@@ -51,8 +60,7 @@ extension USBIntegration.MultiSlotUSBTests {
             await finished.note(0)
             return data.first
         }
-        // Let slot 0's APDU reach its card first. Its card takes 1.5 s (under the harness's 2 s read time-out), so slot 1's whole session
-        // (connect, power-on, identity, APDU through umockdev) fits even on a busy machine.
+        // Let slot 0's APDU reach its card first.
         let deadline = ContinuousClock.now + .seconds(60)
         while await opened.virtual.apdusProcessed < 1, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
@@ -63,8 +71,10 @@ extension USBIntegration.MultiSlotUSBTests {
             return data.first
         }
         #expect(fast == 0xB1)
+        #expect(await finished.slots == [1], "slot 0's card answered before the clock reached its 1.5 s")
+        await clock.advance(by: .milliseconds(1500))
         #expect(try await slow == 0xA0)
-        #expect(await finished.slots == [1, 0], "slot 1 waited for slot 0's card")
+        #expect(await finished.slots == [1, 0])
         #expect(await opened.virtual.slotBusyRefusals == 0)
         await opened.close()
     }

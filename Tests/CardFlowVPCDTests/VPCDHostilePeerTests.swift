@@ -50,7 +50,9 @@ struct VPCDHostilePeerTests {
             }
             try await withExporter(SimulatedVPCDCard(APDUTestCard()), port: listener.port) {
                 try await waitFor(.present, on: listener)
-                let answer = try await listener.transmit(noOp)
+                // A limit of its own: `configuration` may have short timeouts (for a peer that never
+                // answers), which a loaded machine can overrun with a good card too.
+                let answer = try await listener.transmit(noOp, timeout: .seconds(20))
                 #expect(answer == [0x90, 0x00])
             }
         }

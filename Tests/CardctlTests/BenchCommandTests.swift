@@ -95,10 +95,17 @@ struct BenchCommandTests {
         defer { Fixtures.removeDirectory(directory) }
         let report = directory.appendingPathComponent("latency.html").path
         let run = try CardctlProcess([
-            "--reader", "sim:iso7816,latency=2", "bench", "latency", "--json", "--count", "1000000", "--warmup", "5",
-            "--report", report,
+            "--reader", "sim:iso7816,latency=2", "--trace", "bench", "latency", "--json", "--count", "1000000",
+            "--warmup", "5", "--report", report,
         ])
-        try await Task.sleep(for: .seconds(2))
+        // SIGINT once round trips are being measured, as the trace's answers on stderr tell (5 of
+        // warm-up, then measured ones), not after a fixed 2 s: a loaded machine can take longer than
+        // that to start cardctl, and a signal before the first sample leaves nothing to keep.
+        var answers = 0
+        while answers < 20, let line = await run.nextErrorLine(timeout: .seconds(60)) {
+            if line.hasPrefix("SW1-SW2") { answers += 1 }
+        }
+        #expect(answers == 20, "cardctl traced \(answers) answers")
         run.interrupt()
         let result = try await run.waitForExit(timeout: .seconds(20))
         #expect(result.status == 130, "\(result)")

@@ -194,7 +194,12 @@ struct CardctlSocketTests {
         let watch = try CardctlProcess(["--socket", socket, "--json", "watch"])
         try await Task.sleep(for: .milliseconds(500))
         _ = try await CardctlProcess.run(["--socket", socket, "--reader", "sim:0", "flow", #"{"kind":"report"}"#])
-        try await Task.sleep(for: .milliseconds(300))
+        // Stopped once it has printed the job's end (a gate, bounded), not 300 ms after the flow: a
+        // loaded machine can take longer than that to get the event through to cardctl's output.
+        var printed = false
+        while !printed, let line = await watch.nextOutputLine(timeout: .seconds(30)) {
+            printed = line.contains(#""event":"jobFinished""#)
+        }
         watch.send(signal: SIGINT)
         let watched = try await watch.waitForExit(timeout: .seconds(5))
         #expect(watched.stdout.contains(#""event":"jobFinished""#), "\(watched)")
