@@ -47,27 +47,15 @@ struct MultiSlotHarness {
 
     /// Waits (real time, bounded) until the cards have received `count` APDUs in all.
     func waitUntilCardsReceived(_ count: Int) async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while await reader.apdusProcessed < count {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("the cards received \(await reader.apdusProcessed) APDUs, not \(count)")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(2))
-        }
+        try await waitUntil("the cards received \(count) APDUs") { await reader.apdusProcessed >= count }
     }
 
     /// Waits (real time, bounded) until `count` commands wait for one of the device's busy slots:
     /// the gate before moving the clock past a command that must queue (its operation clock
     /// starts when it enters the driver, which a loaded machine can delay past any fixed wait).
     func waitUntilCommandsWaitForABusySlot(_ count: Int) async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while await driver.commandsWaitingForABusySlot < count {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("\(await driver.commandsWaitingForABusySlot) commands wait for a busy slot, not \(count)")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(2))
+        try await waitUntil("\(count) commands wait for a busy slot") {
+            await driver.commandsWaitingForABusySlot >= count
         }
     }
 
@@ -85,14 +73,20 @@ actor CompletionOrder {
 
     /// Waits (real time, bounded) until `count` operations have finished.
     func waitUntilNoted(_ count: Int) async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while order.count < count {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("\(order.count) operations finished, not \(count)")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(2))
+        try await waitUntil("\(count) operations finished") { await self.order.count >= count }
+    }
+}
+
+/// Polls `condition` (real time, every 2 ms) until it holds; records an issue saying `what` was
+/// awaited when it does not within 60 s.
+func waitUntil(_ what: String, _ condition: @Sendable () async -> Bool) async throws {
+    let deadline = ContinuousClock.now + .seconds(60)
+    while await !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("waited 60 s in vain until \(what)")
+            return
         }
+        try await Task.sleep(for: .milliseconds(2))
     }
 }
 

@@ -135,21 +135,23 @@ struct PairedSessionOverhead {
 
     /// Seconds for `batch` APDUs through the bare driver, each answer a checked `ResponseAPDU`.
     private func typedResponseBatch(_ driver: CCIDDriver) async throws -> Double {
-        let command = exchange.command
-        let start = ContinuousClock.now
-        for _ in 0..<batch {
-            let response = try ResponseAPDU(answer: try await driver.transmit(command.encoded()), to: command)
-            precondition(response.statusWord == .success && response.data.count == exchange.responseDataLength)
-        }
-        return seconds(start.duration(to: .now))
+        try await checkedResponseBatch { try await driver.transmit($0) }
     }
 
     /// Seconds for `batch` APDUs through `any ReaderDriver`, each answer a checked `ResponseAPDU`.
     private func readerDriverBatch(_ driver: any ReaderDriver) async throws -> Double {
+        try await checkedResponseBatch { try await driver.transmit($0) }
+    }
+
+    /// Seconds for `batch` APDUs sent with `transmit`, each answer made a `ResponseAPDU` and
+    /// checked as ``sessionBatch(_:)`` checks it. Always inlined, so `transmit` is too: the rungs
+    /// measure their call, not a closure's.
+    @inline(__always)
+    private func checkedResponseBatch(_ transmit: (consuming [UInt8]) async throws -> [UInt8]) async throws -> Double {
         let command = exchange.command
         let start = ContinuousClock.now
         for _ in 0..<batch {
-            let response = try ResponseAPDU(answer: try await driver.transmit(command.encoded()), to: command)
+            let response = try ResponseAPDU(answer: try await transmit(command.encoded()), to: command)
             precondition(response.statusWord == .success && response.data.count == exchange.responseDataLength)
         }
         return seconds(start.duration(to: .now))
