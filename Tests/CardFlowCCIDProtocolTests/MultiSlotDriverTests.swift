@@ -246,7 +246,11 @@ struct MultiSlotDriverTests {
         await harness.reader.inject(.timeExtensionStorm(interval: .seconds(2), multiplier: 1))
         let ended = CompletionOrder()
         let stormy = Task {
-            defer { Task { await ended.note(Int(harness.clock.now() / .milliseconds(1))) } }
+            // The clock is read when the exchange ends, not when the noting task gets to run.
+            defer {
+                let endedAt = Int(harness.clock.now() / .milliseconds(1))
+                Task { await ended.note(endedAt) }
+            }
             return try await harness.driver.transmit(echo(0xF0), slot: 0)
         }
         try await harness.waitUntilCardsReceived(1)

@@ -144,8 +144,10 @@ struct USBCardEventSourceTests {
             return first
         }
         #expect(await consumer.value == [Self.change(false, changed: false), Self.change(true, changed: true)])
-        // The watch task notices the termination and its pending read is cancelled.
-        for _ in 0..<200 where !transport.sawCancellation {
+        // The watch task notices the termination and its pending read is cancelled (bounded in
+        // real time, generously: a loaded machine can stall the pool for a second or more).
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !transport.sawCancellation, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }
         #expect(transport.sawCancellation)
